@@ -1,0 +1,61 @@
+package io.rafestore.spi;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A passive object store: the only thing RafeStore asks of a cloud.
+ *
+ * <p><b>Contract.</b> Every method returns at once and reports its outcome through the returned
+ * future; failures complete it exceptionally with a {@link CloudException} naming {@link #id()}
+ * (a missing object is {@link CloudException.Kind#NOT_FOUND}). A driver never returns {@code
+ * null} for failure. {@code put} replaces an existing object whole; readers never see a partial
+ * object. The byte arrays passed in and handed out are owned by the receiver: a driver may keep
+ * the array given to {@code put} only if it copies it, and callers may modify arrays returned by
+ * {@code get}.
+ *
+ * <p><b>Cancellation.</b> Cancelling a returned future tells the driver the result is no longer
+ * wanted; the driver aborts the request where its SDK allows and otherwise lets it finish and
+ * drops the result. A cancelled {@code put} may or may not have taken effect.
+ *
+ * <p><b>Fault model.</b> RafeStore assumes nothing about a driver's honesty: a driver (or the
+ * cloud behind it) may lie, lose data or hang, and the protocol masks up to f such clouds. Retry,
+ * timeouts, accounting, WAN emulation and fault injection are decorators around a driver, not
+ * part of it.
+ *
+ * <p><b>Thread-safety.</b> Implementations must be safe for concurrent use by many threads.
+ */
+public interface CloudDriver extends AutoCloseable {
+
+  /** A short stable id for this cloud, used in metadata, errors and statistics (e.g. "p0"). */
+  String id();
+
+  /** Stores {@code data} under {@code key}, replacing any existing object. */
+  CompletableFuture<Void> put(ObjectKey key, byte[] data);
+
+  /**
+   * Reads an object, or the given range of it.
+   *
+   * @param range empty for the whole object
+   */
+  CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range);
+
+  /** Reads a whole object. */
+  default CompletableFuture<byte[]> get(ObjectKey key) {
+    return get(key, Optional.empty());
+  }
+
+  /** Deletes an object. Deleting a missing object succeeds (deletes are idempotent). */
+  CompletableFuture<Void> delete(ObjectKey key);
+
+  /**
+   * Lists the objects whose name starts with {@code prefix} (the empty string lists all), in
+   * ascending name order. The driver follows its SDK's paging and returns the full listing.
+   */
+  CompletableFuture<List<ObjectInfo>> list(String prefix);
+
+  /** Releases the driver's connections and threads. Idempotent. */
+  @Override
+  void close();
+}
