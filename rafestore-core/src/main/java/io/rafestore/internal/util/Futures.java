@@ -1,0 +1,55 @@
+package io.rafestore.internal.util;
+
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.function.BiConsumer;
+
+/** Small helpers for {@link CompletableFuture} plumbing shared by the client and decorators. */
+public final class Futures {
+  private Futures() {}
+
+  /**
+   * A new future that completes as {@code inner} does and, when cancelled, cancels {@code inner}:
+   * the way every decorator hands a driver's future to its caller so cancellation reaches the
+   * driver.
+   */
+  public static <T> CompletableFuture<T> relay(CompletableFuture<T> inner) {
+    CompletableFuture<T> outer = new CompletableFuture<>();
+    inner.whenComplete(completer(outer));
+    outer.whenComplete(
+        (r, e) -> {
+          if (outer.isCancelled()) {
+            inner.cancel(true);
+          }
+        });
+    return outer;
+  }
+
+  /** A callback that completes {@code target} with the outcome it is given, unwrapping. */
+  public static <T> BiConsumer<T, Throwable> completer(CompletableFuture<T> target) {
+    return (value, error) -> {
+      if (error == null) {
+        target.complete(value);
+      } else {
+        target.completeExceptionally(unwrap(error));
+      }
+    };
+  }
+
+  /** Strips {@link CompletionException} and {@link ExecutionException} wrappers. */
+  public static Throwable unwrap(Throwable t) {
+    Throwable cur = t;
+    while ((cur instanceof CompletionException || cur instanceof ExecutionException)
+        && cur.getCause() != null) {
+      cur = cur.getCause();
+    }
+    return cur;
+  }
+
+  /** Whether {@code t} (unwrapped) is a cancellation. */
+  public static boolean isCancellation(Throwable t) {
+    return unwrap(t) instanceof CancellationException;
+  }
+}
