@@ -1,0 +1,250 @@
+package io.rafestore;
+
+import io.rafestore.internal.protocol.Client;
+import io.rafestore.internal.protocol.Settings;
+import io.rafestore.spi.CloudDriver;
+import java.security.KeyPair;
+import java.security.PublicKey;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+/**
+ * A client of multi-version storage kept on several independent clouds, up to f of which may be
+ * Byzantine: down, slow, lying about versions, or returning garbage.
+ *
+ * <p><b>Data model</b> (the paper's "independent content"): a key has a history of versions; a
+ * write adds a new version without reading the old value (a blind write); a read returns the
+ * latest version or a given one; {@link #history} lists versions newest first. A forum thread or
+ * an RSS feed is one key whose versions are its posts.
+ *
+ * <p><b>Fault model and guarantees.</b> With n metadata clouds, n >= 3f+1, and at least 2f+1 data
+ * clouds, of which at most f are faulty in any way, and writers whose signing keys are trusted and
+ * not compromised:
+ *
+ * <ul>
+ *   <li>A read never returns bytes that do not match the SHA-256 in metadata signed by a trusted
+ *       writer ({@link IntegrityException} instead).
+ *   <li>Reads are <em>regular</em>: a read that starts after a write completed returns that
+ *       version or a newer one; a read concurrent with writes returns the last completed version
+ *       or one being written. (Not atomic: two reads concurrent with one write may disagree.)
+ *   <li>Every completed write appears exactly once in {@link #history}, in one order that every
+ *       reader sees, also with several concurrent writers on one key; no locks, no leases, no
+ *       clock synchronisation.
+ *   <li>Operations complete while at most f clouds fail; timeouts bound resources, they never
+ *       decide correctness.
+ * </ul>
+ *
+ * With more than f faulty clouds a read fails with a clear error or returns an older version that
+ * is still validly signed; it never returns bytes that fail verification.
+ *
+ * <p><b>Thread-safety.</b> Immutable after {@link Builder#build()} and safe for concurrent use.
+ * Writes by one client to one key are ordered in call order; writes to different keys run in
+ * parallel. A writer id must be used by one client at a time.
+ *
+ * <p>All asynchronous methods return at once; their futures fail with a {@link
+ * RafeStoreException} subclass. Invalid arguments (a bad key, a missing value) throw {@link
+ * IllegalArgumentException} at the call.
+ */
+public interface RafeStore extends AutoCloseable {
+
+  /** A new builder. */
+  static Builder builder() {
+    return new Builder();
+  }
+
+  /** Writes a new version of {@code key} holding {@code value} (a blind write). */
+  CompletableFuture<WriteReceipt> write(String key, byte[] value);
+
+  /** Reads the latest version of {@code key}; fails with {@link KeyNotFoundException} if none. */
+  CompletableFuture<StoredValue> read(String key);
+
+  /**
+   * Reads one version of {@code key}; fails with {@link VersionNotFoundException} if the history
+   * does not have it.
+   */
+  CompletableFuture<StoredValue> read(String key, Version version);
+
+  /**
+   * Lists versions of {@code key}, newest first.
+   *
+   * @param before start after this version (the previous page's {@link HistoryPage#nextBefore});
+   *     empty for the newest
+   * @param limit page size, 1 to 10,000
+   */
+  CompletableFuture<HistoryPage> history(String key, Optional<Version> before, int limit);
+
+  /**
+   * Deletes {@code key}: a signed tombstone hides every version up to now from readers (so no
+   * cloud can resurrect the key by replaying old metadata), then the data objects are removed.
+   * A later write starts a new history.
+   */
+  CompletableFuture<Void> delete(String key);
+
+  /** Condition 1 for small values, from the client's current latency estimates. */
+  ConditionOne conditionOne();
+
+  /** Condition 1 for values of {@code valueSize} bytes (each data term includes transfer time). */
+  ConditionOne conditionOne(long valueSize);
+
+  /** Per-cloud request and byte counts since the client was built, keyed by cloud id. */
+  Map<String, CloudStats> stats();
+
+  /** f, the number of faulty clouds tolerated. */
+  int faultsTolerated();
+
+  /** A blocking view of this client (same instance state). */
+  BlockingRafeStore blocking();
+
+  /** Closes the drivers the client owns. Idempotent. */
+  @Override
+  void close();
+
+  /**
+   * Builds a {@link RafeStore}. Not thread-safe; every setting is validated in {@link #build()}
+   * with a message naming the setting and the accepted range.
+   */
+  final class Builder {
+    private final List<Settings.CloudSetting> clouds = new ArrayList<>();
+    private int f = 1;
+    private String writerId;
+    private KeyPair writerKeys;
+    private final Map<String, PublicKey> trusted = new LinkedHashMap<>();
+    private ProtocolMode mode = ProtocolMode.PAPER;
+    private Executor executor;
+    private Scheduler scheduler = Scheduler.system();
+    private Clock clock = Clock.systemUTC();
+    private RafeStoreListener listener = RafeStoreListener.NONE;
+    private long maxValueBytes = 64L * 1024 * 1024;
+    private int maxMetadataBytes = 8 * 1024 * 1024;
+    private Duration operationTimeout = Duration.ofMinutes(5);
+    private boolean closeDrivers = true;
+
+    Builder() {}
+
+    /** f, the number of Byzantine clouds to tolerate (default 1). */
+    public Builder faultsTolerated(int f) {
+      this.f = f;
+      return this;
+    }
+
+    /** Adds a cloud that holds data and metadata, with no latency hint. */
+    public Builder cloud(CloudDriver driver) {
+      return cloud(driver, CloudRole.DATA_AND_METADATA, null);
+    }
+
+    /** Adds a cloud with the given role. */
+    public Builder cloud(CloudDriver driver, CloudRole role) {
+      return cloud(driver, role, null);
+    }
+
+    /**
+     * Adds a cloud with the given role and an expected round-trip time, used to order data clouds
+     * until the client has measured them (clouds without a hint keep the order they were added
+     * in, after hinted ones).
+     */
+    public Builder cloud(CloudDriver driver, CloudRole role, Duration expectedRtt) {
+      clouds.add(new Settings.CloudSetting(driver, role, expectedRtt));
+      return this;
+    }
+
+    /** This client's writer identity: its id and Ed25519 key pair. Omit for a read-only client. */
+    public Builder writer(String id, KeyPair ed25519KeyPair) {
+      this.writerId = id;
+      this.writerKeys = ed25519KeyPair;
+      return this;
+    }
+
+    /**
+     * Trusts metadata signed by writer {@code id} with this Ed25519 public key. The client's own
+     * writer is trusted implicitly.
+     */
+    public Builder trustWriter(String id, PublicKey ed25519PublicKey) {
+      trusted.put(Objects.requireNonNull(id, "trusted writer id"), ed25519PublicKey);
+      return this;
+    }
+
+    /** The protocol mode (default {@link ProtocolMode#PAPER}). */
+    public Builder mode(ProtocolMode mode) {
+      this.mode = mode;
+      return this;
+    }
+
+    /**
+     * Runs CPU work (hashing, signing, verifying) and callbacks; default the common fork-join
+     * pool. Tests on virtual time pass {@code Runnable::run}.
+     */
+    public Builder executor(Executor executor) {
+      this.executor = executor;
+      return this;
+    }
+
+    /** Time and timers (default {@link Scheduler#system()}). */
+    public Builder scheduler(Scheduler scheduler) {
+      this.scheduler = scheduler;
+      return this;
+    }
+
+    /** Wall clock, only for the informational creation time of versions (default UTC). */
+    public Builder clock(Clock clock) {
+      this.clock = clock;
+      return this;
+    }
+
+    /** Receives fault and write events (default none). */
+    public Builder listener(RafeStoreListener listener) {
+      this.listener = listener;
+      return this;
+    }
+
+    /** Largest value accepted by {@link #write} (default 64 MiB, at most 2 GiB - 1). */
+    public Builder maxValueBytes(long max) {
+      this.maxValueBytes = max;
+      return this;
+    }
+
+    /**
+     * Largest metadata object accepted from a cloud (default 8 MiB); larger ones are rejected
+     * unread as malformed.
+     */
+    public Builder maxMetadataBytes(int max) {
+      this.maxMetadataBytes = max;
+      return this;
+    }
+
+    /**
+     * Upper bound on one operation, to bound resources when more than f clouds hang (default 5
+     * minutes). It never decides correctness: an operation that times out reports failure.
+     */
+    public Builder operationTimeout(Duration timeout) {
+      this.operationTimeout = timeout;
+      return this;
+    }
+
+    /** Whether {@link RafeStore#close()} closes the drivers (default true). */
+    public Builder closeDrivers(boolean close) {
+      this.closeDrivers = close;
+      return this;
+    }
+
+    /**
+     * Validates every setting and builds the client.
+     *
+     * @throws IllegalArgumentException naming the first invalid setting and what is accepted
+     */
+    public RafeStore build() {
+      Settings settings =
+          Settings.validate(
+              clouds, f, writerId, writerKeys, trusted, mode, executor, scheduler, clock, listener,
+              maxValueBytes, maxMetadataBytes, operationTimeout, closeDrivers);
+      return new Client(settings);
+    }
+  }
+}

@@ -1,0 +1,51 @@
+package io.rafestore;
+
+import java.util.Objects;
+
+/**
+ * A value read from RafeStore, verified against the SHA-256 in signed metadata.
+ *
+ * @param info the version's metadata
+ * @param value the bytes (a copy is returned by {@link #value()})
+ * @param servedBy the id of the cloud whose bytes were returned
+ */
+public record StoredValue(VersionInfo info, byte[] value, String servedBy) {
+  public StoredValue {
+    Objects.requireNonNull(info, "info");
+    Objects.requireNonNull(servedBy, "servedBy");
+    value = value.clone();
+  }
+
+  @Override
+  public byte[] value() {
+    return value.clone();
+  }
+
+  /** The version read. */
+  public Version version() {
+    return info.version();
+  }
+
+  /** The value decoded as UTF-8. */
+  public String utf8() {
+    return new String(value, java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof StoredValue s
+        && info.equals(s.info)
+        && java.util.Arrays.equals(value, s.value)
+        && servedBy.equals(s.servedBy);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(info, java.util.Arrays.hashCode(value), servedBy);
+  }
+
+  @Override
+  public String toString() {
+    return "StoredValue[" + info.version() + ", " + value.length + " bytes from " + servedBy + "]";
+  }
+}

@@ -1,0 +1,45 @@
+package io.rafestore;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What a completed write did: the new version and how the protocol got there. The forum example
+ * shows it to visitors; the benchmarks count {@link #onlyFPlusOneDataClouds()} (the paper's Table
+ * 3).
+ *
+ * @param info the new version's metadata as written
+ * @param dataCloudsContacted every data cloud the value was sent to (writeDo and writeDf)
+ * @param writeDfUsed whether writeDf had to add clouds
+ * @param metadataAcks the clouds that acknowledged the metadata before the write returned
+ * @param readMSkipped whether readM was skipped ({@link ProtocolMode#FAST} with a known log)
+ * @param latency time from the call to completion, on the client's scheduler
+ * @param faultsTolerated f, for convenience
+ */
+public record WriteReceipt(
+    VersionInfo info,
+    List<String> dataCloudsContacted,
+    boolean writeDfUsed,
+    List<String> metadataAcks,
+    boolean readMSkipped,
+    Duration latency,
+    int faultsTolerated) {
+
+  public WriteReceipt {
+    Objects.requireNonNull(info, "info");
+    dataCloudsContacted = List.copyOf(dataCloudsContacted);
+    metadataAcks = List.copyOf(metadataAcks);
+    Objects.requireNonNull(latency, "latency");
+  }
+
+  /** The version written. */
+  public Version version() {
+    return info.version();
+  }
+
+  /** Whether the write contacted only f+1 data clouds (no writeDf, no replacement). */
+  public boolean onlyFPlusOneDataClouds() {
+    return dataCloudsContacted.size() == faultsTolerated + 1;
+  }
+}

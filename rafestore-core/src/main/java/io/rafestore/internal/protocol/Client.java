@@ -1,0 +1,325 @@
+package io.rafestore.internal.protocol;
+
+import io.rafestore.BlockingRafeStore;
+import io.rafestore.CloudFault;
+import io.rafestore.CloudStats;
+import io.rafestore.ConditionOne;
+import io.rafestore.HistoryPage;
+import io.rafestore.KeyNotFoundException;
+import io.rafestore.RafeStore;
+import io.rafestore.RafeStoreException;
+import io.rafestore.Scheduler;
+import io.rafestore.StoredValue;
+import io.rafestore.Version;
+import io.rafestore.VersionInfo;
+import io.rafestore.VersionNotFoundException;
+import io.rafestore.WriteReceipt;
+import io.rafestore.internal.util.Futures;
+import io.rafestore.internal.util.Names;
+import io.rafestore.spi.ObjectKey;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** The {@link RafeStore} implementation: validates arguments and runs the protocol operations. */
+public final class Client implements RafeStore {
+  private final Context ctx;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final BlockingRafeStore blocking = new Blocking();
+
+  public Client(Settings settings) {
+    this.ctx = new Context(settings);
+  }
+
+  @Override
+  public CompletableFuture<WriteReceipt> write(String key, byte[] value) {
+    Names.checkKey(key);
+    Objects.requireNonNull(value, "value");
+    checkWriter("write");
+    if (value.length > ctx.settings.maxValueBytes()) {
+      throw new IllegalArgumentException(
+          "value is " + value.length + " bytes, over maxValueBytes " + ctx.settings.maxValueBytes());
+    }
+    checkOpen();
+    return bounded("write of '" + key + "'", WriteOp.run(ctx, key, value.clone()));
+  }
+
+  @Override
+  public CompletableFuture<StoredValue> read(String key) {
+    Names.checkKey(key);
+    checkOpen();
+    return bounded(
+        "read of '" + key + "'",
+        MetadataRead.run(ctx, key)
+            .thenCompose(
+                view -> {
+                  if (view.visible.isEmpty()) {
+                    return CompletableFuture.failedFuture(
+                        new KeyNotFoundException(
+                            key, view.tombstone == null ? "never written" : "deleted at " + view.tombstone));
+                  }
+                  return fetch(key, view.visible.get(0));
+                }));
+  }
+
+  @Override
+  public CompletableFuture<StoredValue> read(String key, Version version) {
+    Names.checkKey(key);
+    Objects.requireNonNull(version, "version");
+    checkOpen();
+    return bounded(
+        "read of '" + key + "' " + version,
+        MetadataRead.run(ctx, key)
+            .thenCompose(
+                view -> {
+                  View.Item item = view.find(version);
+                  if (item == null) {
+                    String why =
+                        view.tombstone != null && version.compareTo(view.tombstone) <= 0
+                            ? "deleted at " + view.tombstone
+                            : "not in the history";
+                    return CompletableFuture.failedFuture(
+                        new VersionNotFoundException(key, version, why));
+                  }
+                  return fetch(key, item);
+                }));
+  }
+
+  private CompletableFuture<StoredValue> fetch(String key, View.Item item) {
+    VersionInfo info = item.entry().info(key, item.version().writer());
+    return DataFetch.run(ctx, key, info, item.entry().dataObject());
+  }
+
+  @Override
+  public CompletableFuture<HistoryPage> history(String key, Optional<Version> before, int limit) {
+    Names.checkKey(key);
+    Objects.requireNonNull(before, "before");
+    if (limit < 1 || limit > 10_000) {
+      throw new IllegalArgumentException("history limit must be 1 to 10000, was " + limit);
+    }
+    checkOpen();
+    return bounded(
+        "history of '" + key + "'",
+        MetadataRead.run(ctx, key)
+            .thenApply(
+                view -> {
+                  List<VersionInfo> page = new ArrayList<>();
+                  boolean more = false;
+                  for (View.Item it : view.visible) {
+                    if (before.isPresent() && it.version().compareTo(before.get()) >= 0) {
+                      continue;
+                    }
+                    if (page.size() == limit) {
+                      more = true;
+                      break;
+                    }
+                    page.add(it.entry().info(key, it.version().writer()));
+                  }
+                  Optional<Version> next =
+                      more ? Optional.of(page.get(page.size() - 1).version()) : Optional.empty();
+                  return new HistoryPage(key, page, next);
+                }));
+  }
+
+  @Override
+  public CompletableFuture<Void> delete(String key) {
+    Names.checkKey(key);
+    checkWriter("delete");
+    checkOpen();
+    return bounded("delete of '" + key + "'", DeleteOp.run(ctx, key));
+  }
+
+  @Override
+  public ConditionOne conditionOne() {
+    return conditionOne(0);
+  }
+
+  @Override
+  public ConditionOne conditionOne(long valueSize) {
+    if (valueSize < 0) {
+      throw new IllegalArgumentException("valueSize must be >= 0, was " + valueSize);
+    }
+    List<String> data = ctx.model.fastestFirst(ctx.dataCloudIds, valueSize);
+    List<String> chosen = data.subList(0, ctx.f() + 1);
+    String lCloud = chosen.get(0);
+    String hhCloud = chosen.get(0);
+    for (String c : chosen) {
+      if (ctx.model.predict(c, valueSize).compareTo(ctx.model.predict(lCloud, valueSize)) < 0) {
+        lCloud = c;
+      }
+      if (ctx.model.predict(c, valueSize).compareTo(ctx.model.predict(hhCloud, valueSize)) > 0) {
+        hhCloud = c;
+      }
+    }
+    List<String> all = new ArrayList<>(ctx.byId.keySet());
+    List<String> meta = ctx.model.fastestFirst(all, 0);
+    String hCloud = meta.get(ctx.settings.quorum() - 1);
+    return new ConditionOne(
+        valueSize,
+        ctx.model.predict(lCloud, valueSize),
+        ctx.model.predict(hCloud, 0),
+        ctx.model.predict(hhCloud, valueSize),
+        lCloud,
+        hCloud,
+        hhCloud);
+  }
+
+  @Override
+  public Map<String, CloudStats> stats() {
+    Map<String, CloudStats> out = new LinkedHashMap<>();
+    for (Cloud c : ctx.clouds) {
+      out.put(c.id(), c.accounting().snapshot());
+    }
+    return out;
+  }
+
+  @Override
+  public int faultsTolerated() {
+    return ctx.f();
+  }
+
+  @Override
+  public BlockingRafeStore blocking() {
+    return blocking;
+  }
+
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true) && ctx.settings.closeDrivers()) {
+      for (Cloud c : ctx.clouds) {
+        try {
+          c.raw().close();
+        } catch (RuntimeException e) {
+          // Closing is best effort; one driver's failure must not keep the others open.
+        }
+      }
+    }
+  }
+
+  private void checkOpen() {
+    if (closed.get()) {
+      throw new IllegalStateException("this RafeStore client is closed");
+    }
+  }
+
+  private void checkWriter(String what) {
+    if (!ctx.settings.canWrite()) {
+      throw new IllegalStateException(
+          "cannot " + what + ": this client has no writer identity (set Builder.writer)");
+    }
+  }
+
+  /**
+   * Bounds an operation's resources: after the operation timeout it fails and, through its own
+   * completion handlers, cancels whatever it still has in flight. Cancelling the returned future
+   * cancels the operation.
+   */
+  private <T> CompletableFuture<T> bounded(String what, CompletableFuture<T> op) {
+    CompletableFuture<T> out = Futures.relay(op);
+    Duration timeout = ctx.settings.operationTimeout();
+    Scheduler.Cancellable timer =
+        ctx.settings
+            .scheduler()
+            .schedule(
+                timeout,
+                () -> {
+                  RafeStoreException e =
+                      new RafeStoreException(
+                          what + " did not finish within the operation timeout " + timeout
+                              + " (more than f clouds slow or hanging?)",
+                          new TimeoutException());
+                  if (op.completeExceptionally(e)) {
+                    out.completeExceptionally(e);
+                  }
+                });
+    out.whenComplete((r, e) -> timer.cancel());
+    return out;
+  }
+
+  /** Deletes data objects named by entries, best effort, and reports failures. */
+  static CompletableFuture<Void> deleteData(Context ctx, String key, List<View.Item> items) {
+    List<CompletableFuture<Void>> deletes = new ArrayList<>();
+    for (View.Item it : items) {
+      ObjectKey object = ObjectKey.of(it.entry().dataObject());
+      for (String holder : it.entry().holders()) {
+        Cloud c = ctx.byId.get(holder);
+        if (c == null) {
+          continue;
+        }
+        deletes.add(
+            c.driver()
+                .delete(object)
+                .handle(
+                    (r, e) -> {
+                      if (e != null) {
+                        ctx.report(
+                            key,
+                            new CloudFault(
+                                holder, CloudFault.Kind.ERROR, "delete " + object + ": " + e.getMessage()));
+                      }
+                      return null;
+                    }));
+      }
+    }
+    return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]));
+  }
+
+  private final class Blocking implements BlockingRafeStore {
+    @Override
+    public WriteReceipt write(String key, byte[] value) throws RafeStoreException, InterruptedIOException {
+      return await(Client.this.write(key, value));
+    }
+
+    @Override
+    public StoredValue read(String key) throws RafeStoreException, InterruptedIOException {
+      return await(Client.this.read(key));
+    }
+
+    @Override
+    public StoredValue read(String key, Version version)
+        throws RafeStoreException, InterruptedIOException {
+      return await(Client.this.read(key, version));
+    }
+
+    @Override
+    public HistoryPage history(String key, Optional<Version> before, int limit)
+        throws RafeStoreException, InterruptedIOException {
+      return await(Client.this.history(key, before, limit));
+    }
+
+    @Override
+    public void delete(String key) throws RafeStoreException, InterruptedIOException {
+      await(Client.this.delete(key));
+    }
+  }
+
+  static <T> T await(CompletableFuture<T> future) throws RafeStoreException, InterruptedIOException {
+    try {
+      return future.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while waiting for RafeStore");
+    } catch (ExecutionException e) {
+      Throwable cause = Futures.unwrap(e);
+      if (cause instanceof RafeStoreException r) {
+        throw r;
+      }
+      if (cause instanceof RuntimeException r) {
+        throw r;
+      }
+      if (cause instanceof Error err) {
+        throw err;
+      }
+      throw new RafeStoreException("operation failed: " + cause, cause);
+    }
+  }
+}

@@ -1,0 +1,90 @@
+package io.rafestore.internal.protocol;
+
+import io.rafestore.CloudFault;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** Everything an operation needs: settings, clouds, the latency model, the codec, caches. */
+final class Context {
+  final Settings settings;
+  final List<Cloud> clouds;
+  final Map<String, Cloud> byId;
+  final List<String> dataCloudIds;
+  final LatencyModel model;
+  final MetadataCodec codec = new MetadataCodec();
+
+  /**
+   * This writer's own logs as last stored or read, by key: lets {@code FAST} mode skip readM
+   * when this client is the only trusted writer. Bounded: cleared when it grows too large.
+   */
+  private final ConcurrentHashMap<String, MetadataLog> ownLogs = new ConcurrentHashMap<>();
+
+  private static final int OWN_LOG_LIMIT = 100_000;
+
+  /** Tail of the chain of metadata phases per key, so this client's appends never race. */
+  private final ConcurrentHashMap<String, CompletableFuture<Void>> keyTails =
+      new ConcurrentHashMap<>();
+
+  Context(Settings settings) {
+    this.settings = settings;
+    this.model = new LatencyModel(settings.scheduler(), settings.clouds());
+    List<Cloud> list = new ArrayList<>();
+    Map<String, Cloud> map = new LinkedHashMap<>();
+    List<String> data = new ArrayList<>();
+    for (Settings.CloudSetting s : settings.clouds()) {
+      Cloud c = Cloud.of(s, model);
+      list.add(c);
+      map.put(c.id(), c);
+      if (c.role().holdsData()) {
+        data.add(c.id());
+      }
+    }
+    this.clouds = List.copyOf(list);
+    this.byId = Map.copyOf(map);
+    this.dataCloudIds = List.copyOf(data);
+  }
+
+  int f() {
+    return settings.f();
+  }
+
+  MetadataLog ownLog(String key) {
+    return ownLogs.get(key);
+  }
+
+  void rememberOwnLog(MetadataLog log) {
+    if (ownLogs.size() >= OWN_LOG_LIMIT) {
+      ownLogs.clear();
+    }
+    ownLogs.merge(log.key(), log, (a, b) -> a.sequence() >= b.sequence() ? a : b);
+  }
+
+  /**
+   * Joins the per-key queue: the returned future completes when every earlier metadata section
+   * of this client for {@code key} has finished; {@code done} must be completed when this one
+   * finishes (successfully or not).
+   */
+  CompletableFuture<Void> enterKey(String key, CompletableFuture<Void> done) {
+    CompletableFuture<Void> previous = keyTails.put(key, done);
+    done.whenComplete((r, e) -> keyTails.remove(key, done));
+    return previous == null ? CompletableFuture.completedFuture(null) : previous.handle((r, e) -> null);
+  }
+
+  void report(String key, CloudFault fault) {
+    try {
+      settings.listener().cloudFault(key, fault);
+    } catch (RuntimeException ignored) {
+      // A listener must not break the protocol; its failure is its own.
+    }
+  }
+
+  void reportAll(String key, List<CloudFault> faults) {
+    for (CloudFault f : faults) {
+      report(key, f);
+    }
+  }
+}

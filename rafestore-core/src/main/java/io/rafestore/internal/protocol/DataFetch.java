@@ -1,0 +1,170 @@
+package io.rafestore.internal.protocol;
+
+import io.rafestore.CloudFault;
+import io.rafestore.IntegrityException;
+import io.rafestore.Scheduler;
+import io.rafestore.StoredValue;
+import io.rafestore.VersionInfo;
+import io.rafestore.internal.util.Futures;
+import io.rafestore.spi.CloudException;
+import io.rafestore.spi.ObjectKey;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Fetches a version's value from its holders and verifies it against the signed size and
+ * SHA-256; never returns bytes that do not match.
+ *
+ * <p>Holders are tried fastest first (by predicted time for the value's size). A holder that
+ * fails, lacks the object or returns wrong bytes is reported and the next is asked at once; a
+ * holder that is merely late (past twice its predicted time) gets a hedge: the next holder is
+ * asked too and the first verified answer wins, the other request being cancelled.
+ */
+final class DataFetch {
+  private final Context ctx;
+  private final String key;
+  private final VersionInfo info;
+  private final ObjectKey object;
+  private final List<String> order;
+  private final CompletableFuture<StoredValue> result = new CompletableFuture<>();
+  private final Map<String, CompletableFuture<byte[]>> inflight = new HashMap<>();
+  private final List<CloudFault> faults = new ArrayList<>();
+  private int next;
+  private Scheduler.Cancellable hedge;
+
+  private DataFetch(Context ctx, String key, VersionInfo info, String dataObject) {
+    this.ctx = ctx;
+    this.key = key;
+    this.info = info;
+    this.object = ObjectKey.of(dataObject);
+    List<String> known = new ArrayList<>();
+    for (String h : info.dataClouds()) {
+      if (ctx.byId.containsKey(h)) {
+        known.add(h);
+      }
+    }
+    this.order = ctx.model.fastestFirst(known, info.size());
+  }
+
+  static CompletableFuture<StoredValue> run(
+      Context ctx, String key, VersionInfo info, String dataObject) {
+    DataFetch d = new DataFetch(ctx, key, info, dataObject);
+    d.result.whenComplete((r, e) -> d.cancelAll());
+    synchronized (d) {
+      if (!d.launchNext()) {
+        d.result.completeExceptionally(
+            new IntegrityException(
+                "version " + info.version() + " of '" + key + "' names no configured data cloud"
+                    + " among its holders " + info.dataClouds(),
+                List.of()));
+      }
+    }
+    return d.result;
+  }
+
+  /** Asks the next holder. Caller holds the lock. Returns false if none is left. */
+  private boolean launchNext() {
+    if (next >= order.size()) {
+      return false;
+    }
+    String id = order.get(next++);
+    CompletableFuture<byte[]> get = ctx.byId.get(id).driver().get(object, Optional.empty());
+    inflight.put(id, get);
+    get.handleAsync(
+        (bytes, error) -> {
+          onReply(id, bytes, error);
+          return null;
+        },
+        ctx.settings.executor());
+    if (next < order.size()) {
+      Duration expected = ctx.model.predict(id, info.size());
+      Duration wait = expected.multipliedBy(2).plusMillis(5);
+      if (hedge != null) {
+        hedge.cancel();
+      }
+      hedge =
+          ctx.settings
+              .scheduler()
+              .schedule(
+                  wait,
+                  () -> {
+                    synchronized (DataFetch.this) {
+                      if (!result.isDone()) {
+                        launchNext();
+                      }
+                    }
+                  });
+    }
+    return true;
+  }
+
+  private void onReply(String id, byte[] bytes, Throwable error) {
+    CloudFault fault = null;
+    boolean ok = false;
+    if (error != null) {
+      Throwable cause = Futures.unwrap(error);
+      if (Futures.isCancellation(cause)) {
+        return;
+      }
+      boolean missing = cause instanceof CloudException ce && ce.kind() == CloudException.Kind.NOT_FOUND;
+      fault =
+          new CloudFault(
+              id,
+              missing ? CloudFault.Kind.MISSING_DATA : CloudFault.Kind.ERROR,
+              object + ": " + cause.getMessage());
+    } else if (bytes.length != info.size()
+        || !MessageDigest.isEqual(MetadataCodec.sha256(bytes), info.sha256())) {
+      fault =
+          new CloudFault(
+              id,
+              CloudFault.Kind.CORRUPT_DATA,
+              object + ": " + bytes.length + " bytes not matching the signed size " + info.size()
+                  + " and SHA-256");
+    } else {
+      ok = true;
+    }
+    if (ok) {
+      result.complete(new StoredValue(info, bytes, id));
+      return;
+    }
+    ctx.report(key, fault);
+    IntegrityException failure = null;
+    synchronized (this) {
+      inflight.remove(id);
+      faults.add(fault);
+      if (result.isDone()) {
+        return;
+      }
+      if (!launchNext() && inflight.isEmpty()) {
+        failure =
+            new IntegrityException(
+                "no holder of '" + key + "' version " + info.version()
+                    + " returned bytes matching its signed hash (more than f clouds faulty?)",
+                faults);
+      }
+    }
+    if (failure != null) {
+      result.completeExceptionally(failure);
+    }
+  }
+
+  private void cancelAll() {
+    List<CompletableFuture<byte[]>> copy;
+    synchronized (this) {
+      copy = new ArrayList<>(inflight.values());
+      inflight.clear();
+      if (hedge != null) {
+        hedge.cancel();
+      }
+    }
+    for (CompletableFuture<byte[]> f : copy) {
+      f.cancel(true);
+    }
+  }
+}

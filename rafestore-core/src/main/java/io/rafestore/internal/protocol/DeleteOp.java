@@ -1,0 +1,44 @@
+package io.rafestore.internal.protocol;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Deletes a key: readM, then a signed tombstone one timestamp above the highest seen is appended
+ * to this writer's log (writeM), hiding every earlier version of every writer; only then are the
+ * data objects of the hidden versions removed from their holders.
+ *
+ * <p>Why a tombstone rather than removing the metadata: removed metadata cannot be told apart from
+ * metadata a faulty cloud withholds, and a faulty cloud could replay the old signed log to
+ * resurrect the key. A signed tombstone with a higher sequence wins every merge.
+ */
+final class DeleteOp {
+  private DeleteOp() {}
+
+  static CompletableFuture<Void> run(Context ctx, String key) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    CompletableFuture<Void> turn = ctx.enterKey(key, done);
+    CompletableFuture<Void> result =
+        turn.thenCompose(x -> MetadataRead.run(ctx, key))
+            .thenCompose(
+                view -> {
+                  String writer = ctx.settings.writerId();
+                  LogEntry tombstone =
+                      LogEntry.tombstone(view.maxTimestamp + 1, ctx.settings.clock().millis());
+                  MetadataLog next = Logs.append(view.logOf(writer), view, tombstone);
+                  byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
+                  List<View.Item> dead = new ArrayList<>(view.visible);
+                  dead.addAll(view.hidden);
+                  return MetadataWrite.run(ctx, key, writer, bytes, "writeM (tombstone)")
+                      .thenCompose(
+                          acks -> {
+                            ctx.rememberOwnLog(next);
+                            return Client.deleteData(ctx, key, dead);
+                          });
+                });
+    // Release this client's turn on the key however the delete ends.
+    result.whenComplete((r, e) -> done.complete(null));
+    return result;
+  }
+}

@@ -1,0 +1,314 @@
+package io.rafestore.internal.protocol;
+
+import io.rafestore.CloudFault;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.security.Signature;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The metadata wire format, version 1. Explicit, big-endian, never Java serialisation:
+ *
+ * <pre>
+ *   magic        4 bytes  "RFSM"
+ *   format       u8       1
+ *   key          u16 length + UTF-8
+ *   writer       u8 length + ASCII
+ *   sequence     i64
+ *   entry count  u32
+ *   entries      kind u8 (1 value, 2 tombstone), timestamp i64, createdAtMillis i64,
+ *                dataObject u16 length + ASCII, size i64, sha256 32 bytes,
+ *                holder count u8, holders (u8 length + ASCII)*
+ *   sig algo     u8       1 = Ed25519
+ *   sig length   u8       64
+ *   signature    Ed25519 over every byte before "sig algo"
+ * </pre>
+ *
+ * <p>The parser treats its input as hostile: every length is checked against the bytes that
+ * remain before anything is allocated, counts are bounded by what the remaining bytes could hold,
+ * trailing bytes are rejected, and every failure is a {@link MalformedMetadataException}; no
+ * other exception escapes. A log is accepted only if it names the expected key and writer and its
+ * signature verifies under that writer's trusted key.
+ *
+ * <p>Thread-safe. Ed25519 signatures are deterministic, so all correct clouds return identical
+ * bytes for a log; verified logs are cached by the SHA-256 of their bytes so a read verifies each
+ * distinct log once rather than once per cloud.
+ */
+final class MetadataCodec {
+  static final byte[] MAGIC = {'R', 'F', 'S', 'M'};
+  static final int FORMAT = 1;
+  static final int SIG_ED25519 = 1;
+  private static final int SIG_LENGTH = 64;
+  /** The smallest possible encoded entry: kind, ts, created, empty name, size, hash, no holders. */
+  private static final int MIN_ENTRY = 1 + 8 + 8 + 2 + 8 + 32 + 1;
+
+  private static final int CACHE_LIMIT = 8192;
+  private final ConcurrentHashMap<CacheKey, MetadataLog> verified = new ConcurrentHashMap<>();
+
+  private record CacheKey(byte[] digest) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof CacheKey k && Arrays.equals(digest, k.digest);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(digest);
+    }
+  }
+
+  /** Encodes and signs a log. */
+  byte[] encode(MetadataLog log, PrivateKey signingKey) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(128 + 160 * log.entries().size());
+    out.writeBytes(MAGIC);
+    out.write(FORMAT);
+    byte[] key = log.key().getBytes(StandardCharsets.UTF_8);
+    u16(out, key.length);
+    out.writeBytes(key);
+    byte[] writer = log.writer().getBytes(StandardCharsets.US_ASCII);
+    out.write(writer.length);
+    out.writeBytes(writer);
+    i64(out, log.sequence());
+    i32(out, log.entries().size());
+    for (LogEntry e : log.entries()) {
+      out.write(e.kind().code);
+      i64(out, e.timestamp());
+      i64(out, e.createdAtMillis());
+      byte[] name = e.dataObject().getBytes(StandardCharsets.US_ASCII);
+      u16(out, name.length);
+      out.writeBytes(name);
+      i64(out, e.size());
+      out.writeBytes(e.sha256Unsafe());
+      if (e.holders().size() > 255) {
+        throw new IllegalArgumentException("at most 255 holders");
+      }
+      out.write(e.holders().size());
+      for (String h : e.holders()) {
+        byte[] hb = h.getBytes(StandardCharsets.US_ASCII);
+        out.write(hb.length);
+        out.writeBytes(hb);
+      }
+    }
+    byte[] body = out.toByteArray();
+    byte[] sig;
+    try {
+      Signature s = Signature.getInstance("Ed25519");
+      s.initSign(signingKey);
+      s.update(body);
+      sig = s.sign();
+    } catch (GeneralSecurityException ex) {
+      throw new IllegalStateException("cannot sign metadata with the writer's key", ex);
+    }
+    byte[] all = Arrays.copyOf(body, body.length + 2 + sig.length);
+    all[body.length] = SIG_ED25519;
+    all[body.length + 1] = (byte) sig.length;
+    System.arraycopy(sig, 0, all, body.length + 2, sig.length);
+    return all;
+  }
+
+  /**
+   * Parses and verifies a log fetched from a cloud.
+   *
+   * @param expectedKey the key that was asked for
+   * @param expectedWriter the writer whose log was asked for
+   * @param writerKey that writer's trusted public key
+   * @param maxBytes the largest accepted object
+   */
+  MetadataLog decode(
+      byte[] bytes, String expectedKey, String expectedWriter, PublicKey writerKey, int maxBytes)
+      throws MalformedMetadataException {
+    if (bytes.length > maxBytes) {
+      throw malformed("metadata object of " + bytes.length + " bytes exceeds " + maxBytes);
+    }
+    CacheKey ck = new CacheKey(sha256(bytes));
+    MetadataLog cached = verified.get(ck);
+    if (cached != null) {
+      checkNames(cached, expectedKey, expectedWriter);
+      return cached;
+    }
+    MetadataLog log = parseAndVerify(bytes, writerKey);
+    checkNames(log, expectedKey, expectedWriter);
+    if (verified.size() >= CACHE_LIMIT) {
+      verified.clear();
+    }
+    verified.put(ck, log);
+    return log;
+  }
+
+  private static void checkNames(MetadataLog log, String expectedKey, String expectedWriter)
+      throws MalformedMetadataException {
+    if (!log.key().equals(expectedKey)) {
+      throw malformed("metadata is for key '" + log.key() + "', not '" + expectedKey + "'");
+    }
+    if (!log.writer().equals(expectedWriter)) {
+      throw malformed("metadata is by writer '" + log.writer() + "', not '" + expectedWriter + "'");
+    }
+  }
+
+  private static MetadataLog parseAndVerify(byte[] bytes, PublicKey writerKey)
+      throws MalformedMetadataException {
+    ByteBuffer in = ByteBuffer.wrap(bytes);
+    try {
+      byte[] magic = new byte[4];
+      need(in, 5);
+      in.get(magic);
+      if (!Arrays.equals(magic, MAGIC)) {
+        throw malformed("bad magic");
+      }
+      int format = in.get() & 0xFF;
+      if (format != FORMAT) {
+        throw malformed("unknown metadata format " + format);
+      }
+      String key = utf8(in, u16(in));
+      String writer = ascii(in, u8(in));
+      need(in, 12);
+      long sequence = in.getLong();
+      if (sequence < 1) {
+        throw malformed("sequence " + sequence + " < 1");
+      }
+      long count = in.getInt() & 0xFFFFFFFFL;
+      if (count > in.remaining() / MIN_ENTRY) {
+        throw malformed("entry count " + count + " exceeds what " + in.remaining() + " bytes hold");
+      }
+      List<LogEntry> entries = new ArrayList<>((int) count);
+      long lastTs = 0;
+      for (long i = 0; i < count; i++) {
+        need(in, 17);
+        LogEntry.Kind kind = LogEntry.Kind.of(in.get() & 0xFF);
+        if (kind == null) {
+          throw malformed("entry " + i + " has an unknown kind");
+        }
+        long ts = in.getLong();
+        long created = in.getLong();
+        if (ts <= lastTs) {
+          throw malformed("entry " + i + " timestamp " + ts + " is not increasing");
+        }
+        lastTs = ts;
+        String name = ascii(in, u16(in));
+        need(in, 8 + 32 + 1);
+        long size = in.getLong();
+        if (size < 0) {
+          throw malformed("entry " + i + " has negative size");
+        }
+        byte[] sha = new byte[32];
+        in.get(sha);
+        int holderCount = u8(in);
+        List<String> holders = new ArrayList<>(holderCount);
+        for (int h = 0; h < holderCount; h++) {
+          holders.add(ascii(in, u8(in)));
+        }
+        if (kind == LogEntry.Kind.VALUE && (name.isEmpty() || holders.isEmpty())) {
+          throw malformed("entry " + i + " is a value without data object or holders");
+        }
+        entries.add(new LogEntry(kind, ts, created, name, size, sha, holders));
+      }
+      int signedLength = in.position();
+      need(in, 2);
+      int algo = u8(in);
+      int sigLength = u8(in);
+      if (algo != SIG_ED25519 || sigLength != SIG_LENGTH) {
+        throw malformed("unsupported signature algorithm " + algo + "/" + sigLength);
+      }
+      need(in, sigLength);
+      byte[] sig = new byte[sigLength];
+      in.get(sig);
+      if (in.hasRemaining()) {
+        throw malformed(in.remaining() + " trailing bytes after the signature");
+      }
+      if (!verify(bytes, signedLength, sig, writerKey)) {
+        throw new MalformedMetadataException(
+            CloudFault.Kind.BAD_SIGNATURE, "signature does not verify under writer's key");
+      }
+      return new MetadataLog(key, writer, sequence, entries);
+    } catch (MalformedMetadataException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      // Any decoding surprise on hostile bytes (bad UTF-8, a record check) is a malformed log.
+      throw malformed("undecodable metadata: " + e);
+    }
+  }
+
+  private static boolean verify(byte[] bytes, int length, byte[] sig, PublicKey key) {
+    try {
+      Signature s = Signature.getInstance("Ed25519");
+      s.initVerify(key);
+      s.update(bytes, 0, length);
+      return s.verify(sig);
+    } catch (GeneralSecurityException e) {
+      return false;
+    }
+  }
+
+  static byte[] sha256(byte[] data) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(data);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("no SHA-256 in this JVM", e);
+    }
+  }
+
+  private static MalformedMetadataException malformed(String message) {
+    return new MalformedMetadataException(CloudFault.Kind.MALFORMED_METADATA, message);
+  }
+
+  private static void need(ByteBuffer in, int n) throws MalformedMetadataException {
+    if (in.remaining() < n) {
+      throw malformed("truncated: needs " + n + " more bytes at offset " + in.position());
+    }
+  }
+
+  private static int u8(ByteBuffer in) throws MalformedMetadataException {
+    need(in, 1);
+    return in.get() & 0xFF;
+  }
+
+  private static int u16(ByteBuffer in) throws MalformedMetadataException {
+    need(in, 2);
+    return in.getShort() & 0xFFFF;
+  }
+
+  private static String utf8(ByteBuffer in, int length) throws MalformedMetadataException {
+    need(in, length);
+    String s = new String(in.array(), in.position(), length, StandardCharsets.UTF_8);
+    in.position(in.position() + length);
+    return s;
+  }
+
+  private static String ascii(ByteBuffer in, int length) throws MalformedMetadataException {
+    need(in, length);
+    for (int i = 0; i < length; i++) {
+      byte b = in.get(in.position() + i);
+      if (b < 0x21 || b > 0x7E) {
+        throw malformed("non-printable byte in an ASCII field");
+      }
+    }
+    String s = new String(in.array(), in.position(), length, StandardCharsets.US_ASCII);
+    in.position(in.position() + length);
+    return s;
+  }
+
+  private static void u16(ByteArrayOutputStream out, int v) {
+    out.write(v >>> 8);
+    out.write(v);
+  }
+
+  private static void i32(ByteArrayOutputStream out, int v) {
+    out.write(v >>> 24);
+    out.write(v >>> 16);
+    out.write(v >>> 8);
+    out.write(v);
+  }
+
+  private static void i64(ByteArrayOutputStream out, long v) {
+    i32(out, (int) (v >>> 32));
+    i32(out, (int) v);
+  }
+}

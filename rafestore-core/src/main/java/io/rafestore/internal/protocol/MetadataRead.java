@@ -1,0 +1,222 @@
+package io.rafestore.internal.protocol;
+
+import io.rafestore.CloudFault;
+import io.rafestore.QuorumException;
+import io.rafestore.internal.util.Futures;
+import io.rafestore.spi.ByteRange;
+import io.rafestore.spi.CloudException;
+import java.security.PublicKey;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Phase readM: fetch every trusted writer's log for a key from all n clouds and complete with
+ * the merged {@link View} as soon as n - f clouds gave valid replies.
+ *
+ * <p>A cloud's reply is valid when every one of its per-writer answers is either a log that
+ * parses, names the right key and writer and verifies under the writer's key, or "not found". A
+ * failed or invalid answer makes the whole cloud's reply invalid: it never counts toward the
+ * quorum. If more than f clouds are invalid the phase fails with {@link QuorumException}. Requests
+ * still out when the quorum is reached are useless and are cancelled.
+ *
+ * <p>Why n - f suffices: a write completed only after its log reached n - f clouds, so any n - f
+ * replies share at least n - 2f >= f + 1 clouds with it, one of them correct; that correct cloud
+ * returns the log (or a newer one), and the highest sequence wins the merge.
+ */
+final class MetadataRead {
+  private final Context ctx;
+  private final String key;
+  private final List<String> writers;
+  private final CompletableFuture<View> result = new CompletableFuture<>();
+  private final List<CompletableFuture<byte[]>> inflight = new ArrayList<>();
+  private final List<CloudFault> faults = new ArrayList<>();
+  /** Valid replies: cloud id to (writer to log); a missing writer means "not found". */
+  private final Map<String, Map<String, MetadataLog>> replies = new HashMap<>();
+  private int invalid;
+  private boolean finished;
+
+  private MetadataRead(Context ctx, String key) {
+    this.ctx = ctx;
+    this.key = key;
+    this.writers = List.copyOf(ctx.settings.trustedWriters().keySet());
+  }
+
+  /** Runs readM for {@code key}. Cancelling the result cancels the outstanding requests. */
+  static CompletableFuture<View> run(Context ctx, String key) {
+    MetadataRead r = new MetadataRead(ctx, key);
+    r.start();
+    return r.result;
+  }
+
+  private void start() {
+    result.whenComplete((v, e) -> cancelInflight());
+    Optional<ByteRange> bound = Optional.of(ByteRange.of(0, ctx.settings.maxMetadataBytes() + 1L));
+    for (Cloud cloud : ctx.clouds) {
+      CloudReply reply = new CloudReply(cloud.id(), writers.size());
+      for (String writer : writers) {
+        CompletableFuture<byte[]> get =
+            cloud.driver().get(io.rafestore.internal.util.Names.metadataObject(key, writer), bound);
+        synchronized (this) {
+          inflight.add(get);
+        }
+        get.handleAsync(
+            (bytes, error) -> {
+              reply.answer(writer, bytes, error);
+              return null;
+            },
+            ctx.settings.executor());
+      }
+    }
+  }
+
+  private void cancelInflight() {
+    List<CompletableFuture<byte[]>> copy;
+    synchronized (this) {
+      copy = new ArrayList<>(inflight);
+      inflight.clear();
+    }
+    for (CompletableFuture<byte[]> f : copy) {
+      f.cancel(true);
+    }
+  }
+
+  /** Collects one cloud's per-writer answers. */
+  private final class CloudReply {
+    private final String cloudId;
+    private int remaining;
+    private final Map<String, MetadataLog> logs = new HashMap<>();
+    private CloudFault fault;
+
+    CloudReply(String cloudId, int writers) {
+      this.cloudId = cloudId;
+      this.remaining = writers;
+    }
+
+    void answer(String writer, byte[] bytes, Throwable error) {
+      MetadataLog log = null;
+      CloudFault f = null;
+      if (error != null) {
+        Throwable cause = Futures.unwrap(error);
+        if (cause instanceof CloudException ce && ce.kind() == CloudException.Kind.NOT_FOUND) {
+          // A valid answer: this writer has no log for the key on this cloud.
+        } else if (Futures.isCancellation(cause)) {
+          return;
+        } else {
+          f = new CloudFault(cloudId, CloudFault.Kind.ERROR, "readM " + writer + ": " + cause.getMessage());
+        }
+      } else {
+        PublicKey pk = ctx.settings.trustedWriters().get(writer);
+        try {
+          log = ctx.codec.decode(bytes, key, writer, pk, ctx.settings.maxMetadataBytes());
+        } catch (MalformedMetadataException e) {
+          f = new CloudFault(cloudId, e.kind(), "log of " + writer + ": " + e.getMessage());
+        }
+      }
+      boolean complete;
+      synchronized (this) {
+        if (f != null && fault == null) {
+          fault = f;
+        }
+        if (log != null) {
+          logs.put(writer, log);
+        }
+        complete = --remaining == 0;
+      }
+      if (complete) {
+        allAnswered();
+      }
+    }
+
+    private void allAnswered() {
+      CloudFault f;
+      Map<String, MetadataLog> copy;
+      synchronized (this) {
+        f = fault;
+        copy = Map.copyOf(logs);
+      }
+      MetadataRead.this.cloudDone(cloudId, copy, f);
+    }
+  }
+
+  private void cloudDone(String cloudId, Map<String, MetadataLog> logs, CloudFault fault) {
+    View view = null;
+    List<CloudFault> stale = List.of();
+    QuorumException failure = null;
+    synchronized (this) {
+      if (finished) {
+        return;
+      }
+      if (fault != null) {
+        faults.add(fault);
+        invalid++;
+        if (invalid > ctx.settings.n() - ctx.settings.quorum()) {
+          failure =
+              new QuorumException(
+                  "readM of '" + key + "'", ctx.settings.quorum(), replies.size(), faults);
+          finished = true;
+        }
+      } else {
+        replies.put(cloudId, logs);
+        if (replies.size() >= ctx.settings.quorum()) {
+          view = merge();
+          stale = view.faults.subList(faults.size(), view.faults.size());
+          finished = true;
+        }
+      }
+    }
+    if (fault != null) {
+      ctx.report(key, fault);
+    }
+    if (failure != null) {
+      result.completeExceptionally(failure);
+    } else if (view != null) {
+      ctx.reportAll(key, stale);
+      result.complete(view);
+    }
+  }
+
+  /** Picks each writer's best log among the valid replies; notes clouds that lag behind. */
+  private View merge() {
+    Map<String, MetadataLog> best = new HashMap<>();
+    for (Map<String, MetadataLog> reply : replies.values()) {
+      for (MetadataLog log : reply.values()) {
+        best.merge(log.writer(), log, MetadataRead::better);
+      }
+    }
+    List<CloudFault> all = new ArrayList<>(faults);
+    for (Map.Entry<String, Map<String, MetadataLog>> reply : replies.entrySet()) {
+      for (MetadataLog top : best.values()) {
+        MetadataLog theirs = reply.getValue().get(top.writer());
+        long seq = theirs == null ? 0 : theirs.sequence();
+        if (seq < top.sequence()) {
+          all.add(
+              new CloudFault(
+                  reply.getKey(),
+                  CloudFault.Kind.STALE_METADATA,
+                  "log of " + top.writer() + " at sequence " + seq + " < " + top.sequence()
+                      + " (lagging, or replaying an old log)"));
+        }
+      }
+    }
+    return new View(key, best, all, false);
+  }
+
+  /**
+   * The preferred of two validly signed logs of one writer: the higher sequence. Equal sequences
+   * can differ only if the writer crashed mid-writeM and rewrote that sequence; prefer the one
+   * with the higher last timestamp, then more entries, so every reader picks the same one.
+   */
+  static MetadataLog better(MetadataLog a, MetadataLog b) {
+    if (a.sequence() != b.sequence()) {
+      return a.sequence() > b.sequence() ? a : b;
+    }
+    if (a.maxTimestamp() != b.maxTimestamp()) {
+      return a.maxTimestamp() > b.maxTimestamp() ? a : b;
+    }
+    return a.entries().size() >= b.entries().size() ? a : b;
+  }
+}

@@ -1,0 +1,84 @@
+package io.rafestore.internal.protocol;
+
+import io.rafestore.CloudFault;
+import io.rafestore.Version;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What readM learned about a key: the newest validly signed log of each trusted writer among the
+ * n - f replies, merged into one history.
+ *
+ * <p>The merged history is every value entry of every writer's log whose version is newer than
+ * the newest tombstone, ordered by version (timestamp, then writer id). Because each writer's log
+ * only grows (or is compacted below a tombstone) and readers always take the highest sequence,
+ * every reader that sees a set of completed writes orders them the same way.
+ */
+final class View {
+  /** A version and the log entry that holds it. */
+  record Item(Version version, LogEntry entry) {}
+
+  final String key;
+  final Map<String, MetadataLog> logs;
+  final long maxTimestamp;
+  final Version tombstone;
+  /** Visible versions, newest first. */
+  final List<Item> visible;
+  /** Value entries hidden by the newest tombstone (their data may still need deleting). */
+  final List<Item> hidden;
+  final List<CloudFault> faults;
+  final boolean fromCache;
+
+  View(String key, Map<String, MetadataLog> logs, List<CloudFault> faults, boolean fromCache) {
+    this.key = key;
+    this.logs = Map.copyOf(logs);
+    this.faults = List.copyOf(faults);
+    this.fromCache = fromCache;
+    long max = 0;
+    Version newestTombstone = null;
+    List<Item> all = new ArrayList<>();
+    for (MetadataLog log : logs.values()) {
+      max = Math.max(max, log.maxTimestamp());
+      for (LogEntry e : log.entries()) {
+        Version v = e.version(log.writer());
+        if (e.kind() == LogEntry.Kind.TOMBSTONE) {
+          if (newestTombstone == null || v.compareTo(newestTombstone) > 0) {
+            newestTombstone = v;
+          }
+        } else {
+          all.add(new Item(v, e));
+        }
+      }
+    }
+    all.sort(Comparator.comparing(Item::version).reversed());
+    List<Item> vis = new ArrayList<>();
+    List<Item> hid = new ArrayList<>();
+    for (Item it : all) {
+      if (newestTombstone == null || it.version().compareTo(newestTombstone) > 0) {
+        vis.add(it);
+      } else {
+        hid.add(it);
+      }
+    }
+    this.maxTimestamp = max;
+    this.tombstone = newestTombstone;
+    this.visible = List.copyOf(vis);
+    this.hidden = List.copyOf(hid);
+  }
+
+  MetadataLog logOf(String writer) {
+    MetadataLog log = logs.get(writer);
+    return log == null ? MetadataLog.empty(key, writer) : log;
+  }
+
+  Item find(Version version) {
+    for (Item it : visible) {
+      if (it.version().equals(version)) {
+        return it;
+      }
+    }
+    return null;
+  }
+}

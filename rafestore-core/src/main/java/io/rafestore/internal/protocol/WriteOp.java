@@ -1,0 +1,327 @@
+package io.rafestore.internal.protocol;
+
+import io.rafestore.CloudFault;
+import io.rafestore.ProtocolMode;
+import io.rafestore.QuorumException;
+import io.rafestore.RafeStoreException;
+import io.rafestore.VersionInfo;
+import io.rafestore.WriteReceipt;
+import io.rafestore.internal.util.Futures;
+import io.rafestore.internal.util.Names;
+import io.rafestore.spi.ObjectKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * One write, as the paper's anticipated protocol (Figures 1b and 2):
+ *
+ * <ol>
+ *   <li><b>writeDo</b>: send the value to the f+1 data clouds predicted fastest for its size,
+ *       under a fresh object name (data objects are never overwritten).
+ *   <li><b>readM</b>: in {@link ProtocolMode#PAPER} it starts on the first writeDo
+ *       acknowledgement; in {@link ProtocolMode#FAST} at once, or not at all when this client is
+ *       the only trusted writer and knows its own log. It finds the highest timestamp.
+ *   <li>When readM ends, the crucial check: are there f+1 writeDo acknowledgements? If not,
+ *       <b>writeDf</b> sends the value to one more data cloud per missing acknowledgement and the
+ *       write waits until f+1 acknowledgements exist in total (from any of the clouds contacted).
+ *       No timer decides this; a data cloud that fails outright is replaced at once.
+ *   <li><b>writeM</b>: the writer's log for the key, extended with the new version (timestamp one
+ *       above the highest seen, the value's SHA-256 and size, and the acknowledging clouds), is
+ *       signed and sent to all n clouds; the write completes at n - f acknowledgements.
+ * </ol>
+ *
+ * <p>Invariants: metadata is written only after f+1 data clouds acknowledged, so every version a
+ * reader can see has at least one correct holder; a failed request never counts toward a quorum;
+ * data uploads still running when writeM starts are useless and are cancelled (and counted).
+ */
+final class WriteOp {
+  private final Context ctx;
+  private final String key;
+  private final byte[] value;
+  private final long startNanos;
+  private final ObjectKey dataObject;
+  private final CompletableFuture<WriteReceipt> result = new CompletableFuture<>();
+  private final CompletableFuture<Void> keyTurnDone = new CompletableFuture<>();
+
+  // All mutable state below is guarded by "this".
+  private final List<String> dataOrder;
+  private int nextDataCloud;
+  private final Set<String> contacted = new LinkedHashSet<>();
+  private final Set<String> acked = new LinkedHashSet<>();
+  private final Map<String, CompletableFuture<Void>> pendingData = new java.util.HashMap<>();
+  private final List<CloudFault> faults = new ArrayList<>();
+  private boolean readMStarted;
+  private View view;
+  private boolean writeDfUsed;
+  private boolean writeMStarted;
+  private boolean readMSkipped;
+  private CompletableFuture<View> readM;
+  private final CompletableFuture<byte[]> hash;
+
+  private WriteOp(Context ctx, String key, byte[] value) {
+    this.ctx = ctx;
+    this.key = key;
+    this.value = value;
+    this.startNanos = ctx.settings.scheduler().nanoTime();
+    byte[] nonce = new byte[12];
+    ThreadLocalRandom.current().nextBytes(nonce);
+    this.dataObject =
+        Names.dataObject(key, ctx.settings.writerId(), HexFormat.of().formatHex(nonce));
+    this.dataOrder = ctx.model.fastestFirst(ctx.dataCloudIds, value.length);
+    this.hash = CompletableFuture.supplyAsync(() -> MetadataCodec.sha256(value), ctx.settings.executor());
+  }
+
+  /** Starts a write; the value must not be modified afterwards (the client passes a copy). */
+  static CompletableFuture<WriteReceipt> run(Context ctx, String key, byte[] value) {
+    WriteOp op = new WriteOp(ctx, key, value);
+    op.start();
+    return op.result;
+  }
+
+  private void start() {
+    result.whenComplete((r, e) -> finish());
+    CompletableFuture<Void> turn = ctx.enterKey(key, keyTurnDone);
+    int f = ctx.f();
+    synchronized (this) {
+      for (int i = 0; i <= f; i++) {
+        sendData();
+      }
+    }
+    if (ctx.settings.mode() == ProtocolMode.FAST) {
+      turn.thenRun(this::startReadM);
+    } else {
+      // PAPER: readM starts on the first writeDo acknowledgement (see onData), after our turn.
+      turn.thenRun(
+          () -> {
+            boolean go;
+            synchronized (this) {
+              turnReached = true;
+              go = !acked.isEmpty();
+            }
+            if (go) {
+              startReadM();
+            }
+          });
+    }
+  }
+
+  private boolean turnReached;
+
+  /** Sends the value to the next data cloud in order. Caller holds the lock. */
+  private boolean sendData() {
+    if (nextDataCloud >= dataOrder.size()) {
+      return false;
+    }
+    String id = dataOrder.get(nextDataCloud++);
+    contacted.add(id);
+    CompletableFuture<Void> put = ctx.byId.get(id).driver().put(dataObject, value);
+    pendingData.put(id, put);
+    put.whenComplete((r, e) -> onData(id, e));
+    return true;
+  }
+
+  private void onData(String id, Throwable error) {
+    boolean startReadM = false;
+    boolean startWriteM = false;
+    RafeStoreException failure = null;
+    CloudFault fault = null;
+    synchronized (this) {
+      pendingData.remove(id);
+      if (result.isDone() || writeMStarted) {
+        return;
+      }
+      if (error == null) {
+        acked.add(id);
+        if (ctx.settings.mode() == ProtocolMode.PAPER && !readMStarted && turnReached) {
+          startReadM = true;
+        }
+        if (view != null && acked.size() >= ctx.f() + 1) {
+          writeMStarted = true;
+          startWriteM = true;
+        }
+      } else {
+        if (Futures.isCancellation(error)) {
+          return;
+        }
+        fault = new CloudFault(id, CloudFault.Kind.ERROR, "writeDo: " + Futures.unwrap(error).getMessage());
+        faults.add(fault);
+        // A definite failure, not a guess from a timer: replace the cloud at once.
+        sendData();
+        if (acked.size() + pendingData.size() < ctx.f() + 1) {
+          failure =
+              new QuorumException(
+                  "data write (writeDo/writeDf) of '" + key + "'", ctx.f() + 1, acked.size(), faults);
+        }
+      }
+    }
+    if (fault != null) {
+      ctx.report(key, fault);
+    }
+    if (failure != null) {
+      result.completeExceptionally(failure);
+      return;
+    }
+    if (startReadM) {
+      startReadM();
+    }
+    if (startWriteM) {
+      startWriteM();
+    }
+  }
+
+  private void startReadM() {
+    CompletableFuture<View> m;
+    synchronized (this) {
+      if (readMStarted || result.isDone()) {
+        return;
+      }
+      readMStarted = true;
+      MetadataLog own = ctx.ownLog(key);
+      if (ctx.settings.mode() == ProtocolMode.FAST
+          && own != null
+          && ctx.settings.trustedWriters().size() == 1) {
+        // The only writer, and we know our log: nobody else can have advanced the key.
+        readMSkipped = true;
+        m = CompletableFuture.completedFuture(new View(key, Map.of(own.writer(), own), List.of(), true));
+      } else {
+        m = MetadataRead.run(ctx, key);
+      }
+      readM = m;
+    }
+    m.whenComplete(this::onReadM);
+  }
+
+  private void onReadM(View v, Throwable error) {
+    if (error != null) {
+      result.completeExceptionally(Futures.unwrap(error));
+      return;
+    }
+    boolean startWriteM = false;
+    RafeStoreException failure = null;
+    synchronized (this) {
+      if (result.isDone()) {
+        return;
+      }
+      view = v;
+      int missing = ctx.f() + 1 - acked.size();
+      if (missing <= 0) {
+        writeMStarted = true;
+        startWriteM = true;
+      } else {
+        // The crucial check failed: writeDf adds one data cloud per missing acknowledgement,
+        // keeping the outstanding writeDo requests (whichever f+1 answer first will do).
+        writeDfUsed = true;
+        for (int i = 0; i < missing; i++) {
+          sendData();
+        }
+        if (acked.size() + pendingData.size() < ctx.f() + 1) {
+          failure =
+              new QuorumException(
+                  "writeDf of '" + key + "'", ctx.f() + 1, acked.size(), faults);
+        }
+      }
+    }
+    if (failure != null) {
+      result.completeExceptionally(failure);
+    } else if (startWriteM) {
+      startWriteM();
+    }
+  }
+
+  private void startWriteM() {
+    List<String> holders;
+    List<CompletableFuture<Void>> useless;
+    View v;
+    synchronized (this) {
+      holders = new ArrayList<>();
+      for (String id : dataOrder) {
+        if (acked.contains(id)) {
+          holders.add(id);
+        }
+      }
+      useless = new ArrayList<>(pendingData.values());
+      pendingData.clear();
+      v = view;
+    }
+    for (CompletableFuture<Void> f : useless) {
+      f.cancel(true);
+    }
+    hash.thenAcceptAsync(sha -> writeM(v, holders, sha), ctx.settings.executor())
+        .exceptionally(
+            e -> {
+              result.completeExceptionally(Futures.unwrap(e));
+              return null;
+            });
+  }
+
+  private void writeM(View v, List<String> holders, byte[] sha) {
+    String writer = ctx.settings.writerId();
+    MetadataLog previous = v.logOf(writer);
+    long ts = v.maxTimestamp + 1;
+    LogEntry entry =
+        new LogEntry(
+            LogEntry.Kind.VALUE,
+            ts,
+            ctx.settings.clock().millis(),
+            dataObject.value(),
+            value.length,
+            sha,
+            holders);
+    MetadataLog next = Logs.append(previous, v, entry);
+    byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
+    MetadataWrite.run(ctx, key, writer, bytes, "writeM")
+        .whenComplete(
+            (acks, e) -> {
+              if (e != null) {
+                result.completeExceptionally(Futures.unwrap(e));
+                return;
+              }
+              ctx.rememberOwnLog(next);
+              VersionInfo info = entry.info(key, writer);
+              List<String> contactedCopy;
+              boolean df;
+              boolean skipped;
+              synchronized (this) {
+                contactedCopy = List.copyOf(contacted);
+                df = writeDfUsed;
+                skipped = readMSkipped;
+              }
+              Duration latency =
+                  Duration.ofNanos(ctx.settings.scheduler().nanoTime() - startNanos);
+              WriteReceipt receipt =
+                  new WriteReceipt(info, contactedCopy, df, acks, skipped, latency, ctx.f());
+              if (result.complete(receipt)) {
+                try {
+                  ctx.settings.listener().writeCompleted(receipt);
+                } catch (RuntimeException ignored) {
+                  // A listener must not break the protocol.
+                }
+              }
+            });
+  }
+
+  /** Cleanup on completion, success or failure: release the key, cancel what is still running. */
+  private void finish() {
+    List<CompletableFuture<Void>> useless;
+    CompletableFuture<View> m;
+    synchronized (this) {
+      useless = new ArrayList<>(pendingData.values());
+      pendingData.clear();
+      m = readM;
+    }
+    for (CompletableFuture<Void> f : useless) {
+      f.cancel(true);
+    }
+    if (m != null) {
+      m.cancel(true);
+    }
+    keyTurnDone.complete(null);
+  }
+}
