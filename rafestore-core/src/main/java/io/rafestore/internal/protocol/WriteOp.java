@@ -89,11 +89,13 @@ final class WriteOp {
     result.whenComplete((r, e) -> finish());
     CompletableFuture<Void> turn = ctx.enterKey(key, keyTurnDone);
     int f = ctx.f();
+    List<Runnable> sends = new ArrayList<>();
     synchronized (this) {
       for (int i = 0; i <= f; i++) {
-        sendData();
+        sendData(sends);
       }
     }
+    sends.forEach(Runnable::run);
     if (ctx.settings.mode() == ProtocolMode.FAST) {
       turn.thenRun(this::startReadM);
     } else {
@@ -114,20 +116,36 @@ final class WriteOp {
 
   private boolean turnReached;
 
-  /** Sends the value to the next data cloud in order. Caller holds the lock. */
-  private boolean sendData() {
+  /**
+   * Claims the next data cloud in order and adds to {@code sends} the action that sends the value
+   * to it. Caller holds the lock and runs the actions after releasing it, so a driver that
+   * answers synchronously cannot re-enter the state machine half-way through a transition.
+   */
+  private boolean sendData(List<Runnable> sends) {
     if (nextDataCloud >= dataOrder.size()) {
       return false;
     }
     String id = dataOrder.get(nextDataCloud++);
     contacted.add(id);
-    CompletableFuture<Void> put = ctx.byId.get(id).driver().put(dataObject, value);
-    pendingData.put(id, put);
-    put.whenComplete((r, e) -> onData(id, e));
+    CompletableFuture<Void> slot = new CompletableFuture<>();
+    pendingData.put(id, slot);
+    sends.add(
+        () -> {
+          CompletableFuture<Void> put = ctx.byId.get(id).driver().put(dataObject, value);
+          // Cancelling the slot (the request became useless) cancels the driver's request.
+          slot.whenComplete(
+              (r, e) -> {
+                if (slot.isCancelled()) {
+                  put.cancel(true);
+                }
+              });
+          put.whenComplete((r, e) -> onData(id, e));
+        });
     return true;
   }
 
   private void onData(String id, Throwable error) {
+    List<Runnable> sends = new ArrayList<>();
     boolean startReadM = false;
     boolean startWriteM = false;
     RafeStoreException failure = null;
@@ -153,7 +171,7 @@ final class WriteOp {
         fault = new CloudFault(id, CloudFault.Kind.ERROR, "writeDo: " + Futures.unwrap(error).getMessage());
         faults.add(fault);
         // A definite failure, not a guess from a timer: replace the cloud at once.
-        sendData();
+        sendData(sends);
         if (acked.size() + pendingData.size() < ctx.f() + 1) {
           failure =
               new QuorumException(
@@ -168,6 +186,7 @@ final class WriteOp {
       result.completeExceptionally(failure);
       return;
     }
+    sends.forEach(Runnable::run);
     if (startReadM) {
       startReadM();
     }
@@ -205,6 +224,7 @@ final class WriteOp {
     }
     boolean startWriteM = false;
     RafeStoreException failure = null;
+    List<Runnable> sends = new ArrayList<>();
     synchronized (this) {
       if (result.isDone()) {
         return;
@@ -219,7 +239,7 @@ final class WriteOp {
         // keeping the outstanding writeDo requests (whichever f+1 answer first will do).
         writeDfUsed = true;
         for (int i = 0; i < missing; i++) {
-          sendData();
+          sendData(sends);
         }
         if (acked.size() + pendingData.size() < ctx.f() + 1) {
           failure =
@@ -232,7 +252,47 @@ final class WriteOp {
       result.completeExceptionally(failure);
     } else if (startWriteM) {
       startWriteM();
+    } else {
+      sends.forEach(Runnable::run);
+      scheduleWriteDfHedge();
     }
+  }
+
+  /**
+   * Liveness, not correctness: one extra per missing acknowledgement (the paper's rule) is enough
+   * while the clouds it picks answer, but with f >= 2 the extra may itself be one of the faulty
+   * clouds and hang. If acknowledgements are still missing well past the time the pending uploads
+   * should have taken, one more data cloud is added, and so on. Any f+1 acknowledgements are
+   * equally valid, so this timer never decides what is written, only how soon.
+   */
+  private void scheduleWriteDfHedge() {
+    Duration wait = Duration.ZERO;
+    synchronized (this) {
+      if (writeMStarted || result.isDone() || nextDataCloud >= dataOrder.size()) {
+        return;
+      }
+      for (String id : pendingData.keySet()) {
+        Duration p = ctx.model.predict(id, value.length);
+        if (p.compareTo(wait) > 0) {
+          wait = p;
+        }
+      }
+    }
+    ctx.settings
+        .scheduler()
+        .schedule(
+            wait.multipliedBy(2).plusMillis(5),
+            () -> {
+              List<Runnable> sends = new ArrayList<>();
+              synchronized (this) {
+                if (writeMStarted || result.isDone() || acked.size() >= ctx.f() + 1) {
+                  return;
+                }
+                sendData(sends);
+              }
+              sends.forEach(Runnable::run);
+              scheduleWriteDfHedge();
+            });
   }
 
   private void startWriteM() {
