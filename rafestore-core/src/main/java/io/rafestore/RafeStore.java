@@ -126,6 +126,7 @@ public interface RafeStore extends AutoCloseable {
     private int maxMetadataBytes = 8 * 1024 * 1024;
     private Duration operationTimeout = Duration.ofMinutes(5);
     private boolean closeDrivers = true;
+    private boolean dataOrderAsAdded;
 
     Builder() {}
 
@@ -228,6 +229,16 @@ public interface RafeStore extends AutoCloseable {
       return this;
     }
 
+    /**
+     * Use data clouds in the order they were added (the first f+1 receive each value, the rest are
+     * writeDf's extras, as in the paper's hand-made Table 2 arrangements) instead of the default,
+     * fastest predicted completion first for each value's size.
+     */
+    public Builder dataCloudsInOrderAdded(boolean asAdded) {
+      this.dataOrderAsAdded = asAdded;
+      return this;
+    }
+
     /** Whether {@link RafeStore#close()} closes the drivers (default true). */
     public Builder closeDrivers(boolean close) {
       this.closeDrivers = close;
@@ -243,7 +254,7 @@ public interface RafeStore extends AutoCloseable {
       Settings settings =
           Settings.validate(
               clouds, f, writerId, writerKeys, trusted, mode, executor, scheduler, clock, listener,
-              maxValueBytes, maxMetadataBytes, operationTimeout, closeDrivers);
+              maxValueBytes, maxMetadataBytes, operationTimeout, closeDrivers, dataOrderAsAdded);
       return new Client(settings);
     }
   }

@@ -148,7 +148,7 @@ public final class Client implements RafeStore {
     if (valueSize < 0) {
       throw new IllegalArgumentException("valueSize must be >= 0, was " + valueSize);
     }
-    List<String> data = ctx.model.fastestFirst(ctx.dataCloudIds, valueSize);
+    List<String> data = ctx.dataOrder(valueSize);
     List<String> chosen = data.subList(0, ctx.f() + 1);
     String lCloud = chosen.get(0);
     String hhCloud = chosen.get(0);

@@ -74,7 +74,7 @@ final class WriteOp {
     ThreadLocalRandom.current().nextBytes(nonce);
     this.dataObject =
         Names.dataObject(key, ctx.settings.writerId(), HexFormat.of().formatHex(nonce));
-    this.dataOrder = ctx.model.fastestFirst(ctx.dataCloudIds, value.length);
+    this.dataOrder = ctx.dataOrder(value.length);
     this.hash = CompletableFuture.supplyAsync(() -> MetadataCodec.sha256(value), ctx.settings.executor());
   }
 
