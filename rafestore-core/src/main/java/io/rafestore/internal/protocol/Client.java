@@ -50,7 +50,13 @@ public final class Client implements RafeStore {
           "value is " + value.length + " bytes, over maxValueBytes " + ctx.settings.maxValueBytes());
     }
     checkOpen();
-    return bounded("write of '" + key + "'", WriteOp.run(ctx, key, value.clone()));
+    byte[] copy = value.clone();
+    CompletableFuture<WriteReceipt> op =
+        switch (ctx.settings.mode()) {
+          case PAPER, FAST -> WriteOp.run(ctx, key, copy);
+          case DEPSKY_A -> DepSkyAWriteOp.run(ctx, key, copy);
+        };
+    return bounded("write of '" + key + "'", op);
   }
 
   @Override

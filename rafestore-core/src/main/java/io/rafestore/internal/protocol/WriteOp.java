@@ -4,7 +4,6 @@ import io.rafestore.CloudFault;
 import io.rafestore.ProtocolMode;
 import io.rafestore.QuorumException;
 import io.rafestore.RafeStoreException;
-import io.rafestore.VersionInfo;
 import io.rafestore.WriteReceipt;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.Names;
@@ -322,49 +321,24 @@ final class WriteOp {
   }
 
   private void writeM(View v, List<String> holders, byte[] sha) {
-    String writer = ctx.settings.writerId();
-    MetadataLog previous = v.logOf(writer);
-    long ts = v.maxTimestamp + 1;
     LogEntry entry =
-        new LogEntry(
-            LogEntry.Kind.VALUE,
-            ts,
+        LogEntry.replica(
+            v.maxTimestamp + 1,
             ctx.settings.clock().millis(),
             dataObject.value(),
             value.length,
             sha,
             holders);
-    MetadataLog next = Logs.append(previous, v, entry);
-    byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
-    MetadataWrite.run(ctx, key, writer, bytes, "writeM")
-        .whenComplete(
-            (acks, e) -> {
-              if (e != null) {
-                result.completeExceptionally(Futures.unwrap(e));
-                return;
-              }
-              ctx.rememberOwnLog(next);
-              VersionInfo info = entry.info(key, writer);
-              List<String> contactedCopy;
-              boolean df;
-              boolean skipped;
-              synchronized (this) {
-                contactedCopy = List.copyOf(contacted);
-                df = writeDfUsed;
-                skipped = readMSkipped;
-              }
-              Duration latency =
-                  Duration.ofNanos(ctx.settings.scheduler().nanoTime() - startNanos);
-              WriteReceipt receipt =
-                  new WriteReceipt(info, contactedCopy, df, acks, skipped, latency, ctx.f());
-              if (result.complete(receipt)) {
-                try {
-                  ctx.settings.listener().writeCompleted(receipt);
-                } catch (RuntimeException ignored) {
-                  // A listener must not break the protocol.
-                }
-              }
-            });
+    List<String> contactedCopy;
+    boolean df;
+    boolean skipped;
+    synchronized (this) {
+      contactedCopy = List.copyOf(contacted);
+      df = writeDfUsed;
+      skipped = readMSkipped;
+    }
+    Commit.run(ctx, key, v, entry, contactedCopy, df, skipped, startNanos)
+        .whenComplete(Futures.completer(result));
   }
 
   /** Cleanup on completion, success or failure: release the key, cancel what is still running. */

@@ -97,9 +97,7 @@ class ByzantineMatrixTest {
 
   /** A well-formed log for KEY that claims to be alice's, newer, but signed by Mallory. */
   static byte[] forged(MetadataCodec codec) {
-    LogEntry bogus =
-        new LogEntry(
-            LogEntry.Kind.VALUE, 999, 0, "d/forged", 5, new byte[32], List.of("p0", "p1"));
+    LogEntry bogus = LogEntry.replica(999, 0, "d/forged", 5, new byte[32], List.of("p0", "p1"));
     return codec.encode(
         new MetadataLog(KEY, "alice", 1_000_000, List.of(bogus)), Harness.MALLORY.getPrivate());
   }

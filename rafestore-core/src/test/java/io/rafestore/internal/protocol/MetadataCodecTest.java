@@ -20,7 +20,7 @@ class MetadataCodecTest {
     for (int i = 1; i <= entries; i++) {
       byte[] sha = new byte[32];
       sha[0] = (byte) i;
-      list.add(new LogEntry(LogEntry.Kind.VALUE, i, 1000L * i, "d/k/alice-" + i, 10L * i, sha, List.of("p0", "p1")));
+      list.add(LogEntry.replica(i, 1000L * i, "d/k/alice-" + i, 10L * i, sha, List.of("p0", "p1")));
     }
     list.add(LogEntry.tombstone(entries + 1, 42));
     return new MetadataLog("k", "alice", 7, list);

@@ -132,7 +132,9 @@ class ProtocolTest {
   }
 
   @ParameterizedTest
-  @EnumSource(ProtocolMode.class)
+  @EnumSource(
+      value = ProtocolMode.class,
+      names = {"PAPER", "FAST"})
   void slowP1TriggersWriteDfAndTheWriteCompletes(ProtocolMode mode) throws Exception {
     Harness h = new Harness(1, 4).rtts(TABLE1);
     h.clouds.get(1).behave(Behaviour.SLOW);
@@ -247,6 +249,37 @@ class ProtocolTest {
               assertThat(fault.kind())
                   .isIn(CloudFault.Kind.CORRUPT_DATA, CloudFault.Kind.MALFORMED_METADATA, CloudFault.Kind.BAD_SIGNATURE);
             });
+  }
+
+  @Test
+  void depSkyAWritesToAllCloudsAndReadsTheFirstValidReply() throws Exception {
+    Harness h = new Harness(1, 4).rtts(TABLE1);
+    h.clouds.get(0).behave(Behaviour.CORRUPT);
+    try (RafeStore store = config1(h, ProtocolMode.DEPSKY_A)) {
+      WriteReceipt r = h.run(store.write("k", utf8("depsky")));
+      assertThat(r.dataCloudsContacted()).containsExactly("p0", "p1", "p2", "p3");
+      assertThat(r.onlyFPlusOneDataClouds()).isFalse();
+      assertThat(r.info().dataClouds()).hasSize(3);
+      StoredValue v = h.run(store.read("k"));
+      assertThat(v.utf8()).isEqualTo("depsky");
+      // The surplus upload (to the slowest cloud) was cancelled once n - f acknowledged.
+      assertThat(store.stats().get("p3").cancelled()).isPositive();
+    }
+  }
+
+  @Test
+  void anticipationBeatsDepSkyAOnTable1() throws Exception {
+    Harness a = new Harness(1, 4).rtts(TABLE1);
+    Harness b = new Harness(1, 4).rtts(TABLE1);
+    try (RafeStore paper = config1(a, ProtocolMode.PAPER);
+        RafeStore depsky = config1(b, ProtocolMode.DEPSKY_A)) {
+      WriteReceipt rp = a.run(paper.write("k", utf8("x")));
+      WriteReceipt rd = b.run(depsky.write("k", utf8("x")));
+      // PAPER: max(p1 data 315, p0 5 + readM 750) + writeM 750 = 1505 ms;
+      // DepSky-A: readM 750 + data 750 + writeM 750 = 2250 ms.
+      assertThat(rp.latency().toMillis()).isEqualTo(1505);
+      assertThat(rd.latency().toMillis()).isEqualTo(2250);
+    }
   }
 
   @Test
