@@ -1,0 +1,372 @@
+package io.rafestore.drivers.redis;
+
+import io.rafestore.internal.util.BlockingCalls;
+import io.rafestore.spi.ByteRange;
+import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.CloudException;
+import io.rafestore.spi.CloudException.Kind;
+import io.rafestore.spi.ObjectInfo;
+import io.rafestore.spi.ObjectKey;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.exceptions.JedisAccessControlException;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+
+/**
+ * A cloud kept in a Redis server: each object is one binary string value under the key {@code
+ * keyPrefix + name}, so several stores can share a server (or a database) without seeing each
+ * other's objects.
+ *
+ * <p><b>Durability depends on the Redis server's persistence settings</b> (RDB snapshots, AOF
+ * with its fsync policy, replication). A server run without persistence loses every object on
+ * restart; RafeStore's protocol masks up to f such clouds, but a deployment should configure
+ * {@code appendonly yes} where Redis is meant to be a durable cloud. Objects live in memory, so
+ * the largest object is bounded by the server's {@code proto-max-bulk-len} (512 MB by default).
+ *
+ * <p>Jedis is blocking: calls run on a pool of at most {@link Builder#maxConnections(int)}
+ * threads, one pooled connection each. A cancelled call that has not started never runs.
+ * Listing uses {@code SCAN MATCH prefix*} and sorts the result; it is not a snapshot (objects
+ * written during a listing may or may not appear). Thread-safe.
+ */
+public final class RedisCloud implements CloudDriver {
+  private final String id;
+  private final byte[] keyPrefix;
+  private final String keyPrefixText;
+  private final RedisClient client;
+  private final ExecutorService pool;
+  private volatile boolean closed;
+
+  private RedisCloud(Builder b) {
+    this.id = b.id;
+    this.keyPrefixText = b.keyPrefix;
+    this.keyPrefix = b.keyPrefix.getBytes(StandardCharsets.UTF_8);
+    DefaultJedisClientConfig.Builder config =
+        DefaultJedisClientConfig.builder()
+            .connectionTimeoutMillis(Math.toIntExact(b.connectTimeout.toMillis()))
+            .socketTimeoutMillis(Math.toIntExact(b.readTimeout.toMillis()))
+            .database(b.database)
+            .clientName("rafestore-" + b.id);
+    String[] userInfo = userInfo(b.uri);
+    String password = b.password != null ? b.password : userInfo[1];
+    if (userInfo[0] != null) {
+      config.user(userInfo[0]);
+    }
+    if (password != null) {
+      config.password(password);
+    }
+    ConnectionPoolConfig poolConfig = new ConnectionPoolConfig();
+    poolConfig.setMaxTotal(b.maxConnections);
+    poolConfig.setMaxIdle(b.maxConnections);
+    this.client =
+        RedisClient.builder()
+            .hostAndPort(b.uri.getHost(), b.uri.getPort() < 0 ? 6379 : b.uri.getPort())
+            .clientConfig(config.build())
+            .poolConfig(poolConfig)
+            .build();
+    this.pool = BlockingCalls.boundedPool("rafestore-redis-" + id, b.maxConnections);
+  }
+
+  /** Settings for a driver with the given cloud id. */
+  public static Builder builder(String id) {
+    return new Builder(id);
+  }
+
+  @Override
+  public String id() {
+    return id;
+  }
+
+  @Override
+  public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
+    Objects.requireNonNull(key, "key");
+    // Copied now: the caller may reuse its array as soon as put returns.
+    byte[] copy = Objects.requireNonNull(data, "data").clone();
+    return call(
+        () -> {
+          client.set(redisKey(key), copy);
+          return null;
+        });
+  }
+
+  @Override
+  public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(range, "range");
+    byte[] k = redisKey(key);
+    return call(
+        () -> {
+          if (range.isEmpty()) {
+            byte[] value = client.get(k);
+            if (value == null) {
+              throw CloudException.notFound(id, key);
+            }
+            return value;
+          }
+          ByteRange r = range.get();
+          // GETRANGE answers "" both for a missing key and for a range past the end, and reads
+          // "0 to -1" as the whole value, so empty answers are checked against EXISTS.
+          byte[] value =
+              r.length() == 0 ? new byte[0] : client.getrange(k, r.offset(), r.lastInclusive());
+          if (value.length == 0 && !client.exists(k)) {
+            throw CloudException.notFound(id, key);
+          }
+          return value;
+        });
+  }
+
+  @Override
+  public CompletableFuture<Void> delete(ObjectKey key) {
+    Objects.requireNonNull(key, "key");
+    return call(
+        () -> {
+          client.del(redisKey(key));
+          return null;
+        });
+  }
+
+  @Override
+  public CompletableFuture<List<ObjectInfo>> list(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    byte[] pattern = (glob(keyPrefixText + prefix) + "*").getBytes(StandardCharsets.UTF_8);
+    return call(
+        () -> {
+          List<ObjectInfo> out = new ArrayList<>();
+          ScanParams params = new ScanParams().match(pattern).count(1000);
+          byte[] cursor = ScanParams.SCAN_POINTER_START_BINARY;
+          do {
+            ScanResult<byte[]> page = client.scan(cursor, params);
+            for (byte[] k : page.getResult()) {
+              // STRLEN of a key deleted since the scan is 0; such keys are left out.
+              long size = client.strlen(k);
+              if (size > 0 || client.exists(k)) {
+                out.add(new ObjectInfo(ObjectKey.of(name(k)), size));
+              }
+            }
+            cursor = page.getCursorAsBytes();
+          } while (!Arrays.equals(cursor, ScanParams.SCAN_POINTER_START_BINARY));
+          // SCAN may return a key more than once and in no order.
+          out.sort(Comparator.comparing(ObjectInfo::key));
+          List<ObjectInfo> unique = new ArrayList<>(out.size());
+          for (ObjectInfo info : out) {
+            if (unique.isEmpty() || !unique.get(unique.size() - 1).key().equals(info.key())) {
+              unique.add(info);
+            }
+          }
+          return unique;
+        });
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    pool.shutdown();
+    client.close();
+  }
+
+  @Override
+  public String toString() {
+    return "RedisCloud[" + id + ", prefix=" + keyPrefixText + "]";
+  }
+
+  private <T> CompletableFuture<T> call(Callable<T> body) {
+    if (closed) {
+      return CompletableFuture.failedFuture(
+          new CloudException(id, Kind.UNAVAILABLE, "driver is closed"));
+    }
+    return BlockingCalls.submit(pool, body, this::translate);
+  }
+
+  private byte[] redisKey(ObjectKey key) {
+    byte[] name = key.value().getBytes(StandardCharsets.UTF_8);
+    byte[] k = Arrays.copyOf(keyPrefix, keyPrefix.length + name.length);
+    System.arraycopy(name, 0, k, keyPrefix.length, name.length);
+    return k;
+  }
+
+  private String name(byte[] redisKey) {
+    return new String(
+        redisKey, keyPrefix.length, redisKey.length - keyPrefix.length, StandardCharsets.UTF_8);
+  }
+
+  /** Escapes the glob characters of a SCAN MATCH pattern. */
+  static String glob(String literal) {
+    StringBuilder sb = new StringBuilder(literal.length() + 8);
+    for (int i = 0; i < literal.length(); i++) {
+      char c = literal.charAt(i);
+      if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\' || c == '^' || c == '-') {
+        sb.append('\\');
+      }
+      sb.append(c);
+    }
+    return sb.toString();
+  }
+
+  /** Maps a Jedis failure to a {@link CloudException} of this cloud. */
+  Throwable translate(Throwable t) {
+    if (t instanceof CloudException) {
+      return t;
+    }
+    String message = String.valueOf(t.getMessage());
+    if (closed || t instanceof java.util.concurrent.RejectedExecutionException) {
+      return new CloudException(id, Kind.UNAVAILABLE, "driver is closed", t);
+    }
+    if (t instanceof JedisConnectionException) {
+      return new CloudException(id, Kind.UNAVAILABLE, message, t);
+    }
+    if (t instanceof JedisAccessControlException
+        || message.startsWith("NOAUTH")
+        || message.startsWith("WRONGPASS")
+        || message.startsWith("NOPERM")) {
+      return new CloudException(id, Kind.UNAUTHORIZED, message, t);
+    }
+    if (t instanceof JedisDataException
+        && (message.startsWith("LOADING")
+            || message.startsWith("BUSY")
+            || message.startsWith("MASTERDOWN")
+            || message.startsWith("TRYAGAIN"))) {
+      return new CloudException(id, Kind.UNAVAILABLE, message, t);
+    }
+    if (t instanceof JedisDataException && message.startsWith("OOM")) {
+      return new CloudException(id, Kind.THROTTLED, message, t);
+    }
+    return new CloudException(id, Kind.OTHER, t.getClass().getSimpleName() + ": " + message, t);
+  }
+
+  private static String[] userInfo(URI uri) {
+    String info = uri.getUserInfo();
+    if (info == null || info.isEmpty()) {
+      return new String[2];
+    }
+    int colon = info.indexOf(':');
+    if (colon < 0) {
+      return new String[] {null, info};
+    }
+    String user = info.substring(0, colon);
+    return new String[] {user.isEmpty() ? null : user, info.substring(colon + 1)};
+  }
+
+  /**
+   * Settings of a {@link RedisCloud}. Required: {@link #uri(URI)}. The password comes from the
+   * URI's user info or {@link #password(String)}; none is needed for a server without AUTH.
+   */
+  public static final class Builder {
+    private final String id;
+    private URI uri;
+    private String keyPrefix = "rafestore/";
+    private String password;
+    private int database;
+    private int maxConnections = 8;
+    private Duration connectTimeout = Duration.ofSeconds(5);
+    private Duration readTimeout = Duration.ofSeconds(30);
+
+    private Builder(String id) {
+      this.id = id;
+    }
+
+    /** Server address, {@code redis://[user:password@]host[:port][/database]}. Required. */
+    public Builder uri(URI value) {
+      this.uri = value;
+      return this;
+    }
+
+    /** Prefix of every key this store writes; distinct stores on one server need distinct ones. */
+    public Builder keyPrefix(String value) {
+      this.keyPrefix = value;
+      return this;
+    }
+
+    /** AUTH password, overriding one in the URI. */
+    public Builder password(String value) {
+      this.password = value;
+      return this;
+    }
+
+    /** Logical database index, 0 to 15 on a default server. Default 0 or the URI's path. */
+    public Builder database(int value) {
+      this.database = value;
+      return this;
+    }
+
+    /** Most concurrent requests (pooled connections and threads), 1 to 1024. Default 8. */
+    public Builder maxConnections(int value) {
+      this.maxConnections = value;
+      return this;
+    }
+
+    /** TCP connect timeout, positive. Default 5 s. */
+    public Builder connectTimeout(Duration value) {
+      this.connectTimeout = value;
+      return this;
+    }
+
+    /** Socket read timeout per command, positive. Default 30 s. */
+    public Builder readTimeout(Duration value) {
+      this.readTimeout = value;
+      return this;
+    }
+
+    /** Validates the settings and opens the driver (connections are made lazily). */
+    public RedisCloud build() {
+      if (id == null || id.isBlank()) {
+        throw new IllegalArgumentException("id must not be blank");
+      }
+      if (uri == null) {
+        throw new IllegalArgumentException("uri is required (redis://host:port)");
+      }
+      if (!"redis".equals(uri.getScheme()) || uri.getHost() == null) {
+        throw new IllegalArgumentException(
+            "uri must look like redis://host:port, was " + uri.getScheme() + "://"
+                + uri.getHost());
+      }
+      String path = uri.getPath();
+      if (path != null && path.length() > 1 && database == 0) {
+        try {
+          database = Integer.parseInt(path.substring(1));
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException(
+              "uri path must be a database index, was " + path, e);
+        }
+      }
+      if (keyPrefix == null) {
+        throw new IllegalArgumentException("keyPrefix must not be null");
+      }
+      if (database < 0) {
+        throw new IllegalArgumentException("database must be >= 0, was " + database);
+      }
+      if (maxConnections < 1 || maxConnections > 1024) {
+        throw new IllegalArgumentException(
+            "maxConnections must be in [1, 1024], was " + maxConnections);
+      }
+      checkTimeout("connectTimeout", connectTimeout);
+      checkTimeout("readTimeout", readTimeout);
+      return new RedisCloud(this);
+    }
+
+    private static void checkTimeout(String name, Duration value) {
+      if (value == null || value.isZero() || value.isNegative()
+          || value.toMillis() > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(
+            name + " must be positive and under 24 days, was " + value);
+      }
+    }
+  }
+}
