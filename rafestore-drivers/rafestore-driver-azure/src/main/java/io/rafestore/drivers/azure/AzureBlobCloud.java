@@ -1,0 +1,315 @@
+package io.rafestore.drivers.azure;
+
+import com.azure.core.exception.HttpResponseException;
+import com.azure.core.http.jdk.httpclient.JdkHttpClientBuilder;
+import com.azure.core.util.BinaryData;
+import com.azure.core.util.FluxUtil;
+import com.azure.storage.blob.BlobContainerAsyncClient;
+import com.azure.storage.blob.BlobServiceAsyncClient;
+import com.azure.storage.blob.BlobServiceClientBuilder;
+import com.azure.storage.blob.BlobServiceVersion;
+import com.azure.storage.blob.models.BlobErrorCode;
+import com.azure.storage.blob.models.BlobRange;
+import com.azure.storage.blob.models.BlobStorageException;
+import com.azure.storage.blob.models.ListBlobsOptions;
+import com.azure.storage.common.policy.RequestRetryOptions;
+import com.azure.storage.common.policy.RetryPolicyType;
+import io.rafestore.internal.util.Futures;
+import io.rafestore.internal.util.HttpKinds;
+import io.rafestore.spi.ByteRange;
+import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.CloudException;
+import io.rafestore.spi.CloudException.Kind;
+import io.rafestore.spi.ObjectInfo;
+import io.rafestore.spi.ObjectKey;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+import reactor.core.publisher.Mono;
+
+/**
+ * A cloud in an Azure Blob Storage container (or Azurite), storing each object as a block blob.
+ *
+ * <p>Uses the JDK {@code HttpClient} transport (Netty is excluded) and pins the service version
+ * to {@link BlobServiceVersion#V2025_11_05}, which Azurite accepts. The container is created on
+ * the first write that finds it missing; reads and listings of a missing container behave as an
+ * empty one (NOT_FOUND, empty list). Authentication is by connection string or by SAS token on
+ * an explicit endpoint; azure-identity ({@code DefaultAzureCredential}) is not bundled, so
+ * managed identities need a SAS from the deployment. Retries are the SDK's, bounded by {@link
+ * Builder#maxTries(int)}. Cancelling a returned future cancels the reactive request.
+ * Thread-safe.
+ */
+public final class AzureBlobCloud implements CloudDriver {
+  private final String id;
+  private final BlobContainerAsyncClient container;
+  private volatile boolean closed;
+
+  private AzureBlobCloud(Builder b) {
+    this.id = b.id;
+    BlobServiceClientBuilder sb =
+        new BlobServiceClientBuilder()
+            .serviceVersion(BlobServiceVersion.V2025_11_05)
+            .httpClient(
+                new JdkHttpClientBuilder()
+                    .connectionTimeout(b.connectTimeout)
+                    .readTimeout(b.readTimeout)
+                    .writeTimeout(b.readTimeout)
+                    .responseTimeout(b.readTimeout)
+                    .build())
+            .retryOptions(
+                new RequestRetryOptions(
+                    RetryPolicyType.EXPONENTIAL, b.maxTries, (Duration) null, null, null, null));
+    if (b.connectionString != null) {
+      sb.connectionString(b.connectionString);
+    }
+    if (b.endpoint != null) {
+      sb.endpoint(b.endpoint);
+    }
+    if (b.sasToken != null) {
+      sb.sasToken(b.sasToken);
+    }
+    BlobServiceAsyncClient service = sb.buildAsyncClient();
+    this.container = service.getBlobContainerAsyncClient(b.container);
+  }
+
+  /** Settings for a driver with the given cloud id. */
+  public static Builder builder(String id) {
+    return new Builder(id);
+  }
+
+  @Override
+  public String id() {
+    return id;
+  }
+
+  @Override
+  public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
+    Objects.requireNonNull(key, "key");
+    BinaryData body = BinaryData.fromBytes(Objects.requireNonNull(data, "data").clone());
+    Mono<Void> upload =
+        Mono.defer(() -> container.getBlobAsyncClient(key.value()).upload(body, true)).then();
+    return call(
+        upload.onErrorResume(
+            e -> isContainerMissing(e),
+            e -> container.createIfNotExists().then(upload)));
+  }
+
+  @Override
+  public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(range, "range");
+    var blob = container.getBlobAsyncClient(key.value());
+    if (range.isEmpty()) {
+      return call(blob.downloadContent().map(BinaryData::toBytes));
+    }
+    ByteRange r = range.get();
+    if (r.length() == 0) {
+      // HTTP cannot ask for zero bytes: check the blob exists and answer empty.
+      return call(blob.getProperties().map(p -> new byte[0]));
+    }
+    Mono<byte[]> read =
+        blob.downloadStreamWithResponse(new BlobRange(r.offset(), r.length()), null, null, false)
+            .flatMap(resp -> FluxUtil.collectBytesInByteBufferStream(resp.getValue()))
+            // 416: the range starts at or after the end of an existing blob; the SPI says empty.
+            .onErrorResume(
+                e -> e instanceof BlobStorageException bse && bse.getStatusCode() == 416,
+                e -> Mono.just(new byte[0]));
+    return call(read);
+  }
+
+  @Override
+  public CompletableFuture<Void> delete(ObjectKey key) {
+    Objects.requireNonNull(key, "key");
+    return call(
+        container.getBlobAsyncClient(key.value()).deleteIfExists()
+            .onErrorResume(AzureBlobCloud::isContainerMissing, e -> Mono.just(false))
+            .then());
+  }
+
+  @Override
+  public CompletableFuture<List<ObjectInfo>> list(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    Mono<List<ObjectInfo>> listing =
+        container
+            .listBlobs(new ListBlobsOptions().setPrefix(prefix.isEmpty() ? null : prefix))
+            .map(
+                item ->
+                    new ObjectInfo(
+                        ObjectKey.of(item.getName()), item.getProperties().getContentLength()))
+            .collectList()
+            .map(
+                l -> {
+                  List<ObjectInfo> out = new ArrayList<>(l);
+                  out.sort(Comparator.comparing(ObjectInfo::key));
+                  return out;
+                })
+            .onErrorResume(AzureBlobCloud::isContainerMissing, e -> Mono.just(List.of()));
+    return call(listing);
+  }
+
+  @Override
+  public void close() {
+    // The async clients hold no resources of their own beyond the shared JDK HttpClient, which
+    // is released when unreachable; closing only stops new requests.
+    closed = true;
+  }
+
+  @Override
+  public String toString() {
+    return "AzureBlobCloud[" + id + ", container=" + container.getBlobContainerName() + "]";
+  }
+
+  private static boolean isContainerMissing(Throwable e) {
+    return e instanceof BlobStorageException bse
+        && BlobErrorCode.CONTAINER_NOT_FOUND.equals(bse.getErrorCode());
+  }
+
+  /** Subscribes to {@code request}; cancelling the returned future cancels the subscription. */
+  private <T> CompletableFuture<T> call(Mono<T> request) {
+    if (closed) {
+      return CompletableFuture.failedFuture(
+          new CloudException(id, Kind.UNAVAILABLE, "driver is closed"));
+    }
+    CompletableFuture<T> sdk = request.toFuture();
+    CompletableFuture<T> mapped = new CompletableFuture<>();
+    sdk.whenComplete(
+        (v, e) -> {
+          if (e == null) {
+            mapped.complete(v);
+          } else {
+            mapped.completeExceptionally(translate(e));
+          }
+        });
+    mapped.whenComplete(
+        (v, e) -> {
+          if (mapped.isCancelled()) {
+            sdk.cancel(true);
+          }
+        });
+    return mapped;
+  }
+
+  /** Maps an SDK failure to a {@link CloudException} of this cloud. */
+  CloudException translate(Throwable failure) {
+    Throwable t = Futures.unwrap(failure);
+    if (t instanceof CloudException ce) {
+      return ce;
+    }
+    if (t instanceof CancellationException) {
+      return new CloudException(id, Kind.CANCELLED, "request cancelled", t);
+    }
+    if (t instanceof HttpResponseException hre && hre.getResponse() != null) {
+      int status = hre.getResponse().getStatusCode();
+      String code =
+          t instanceof BlobStorageException bse && bse.getErrorCode() != null
+              ? bse.getErrorCode().toString()
+              : null;
+      return new CloudException(id, HttpKinds.forStatus(status, code), "HTTP " + status + " "
+          + code + " (container " + container.getBlobContainerName() + ")", t);
+    }
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof IOException || c instanceof UncheckedIOException
+          || c instanceof TimeoutException) {
+        return new CloudException(id, Kind.UNAVAILABLE, String.valueOf(c.getMessage()), t);
+      }
+    }
+    return new CloudException(
+        id, Kind.OTHER, t.getClass().getSimpleName() + ": " + t.getMessage(), t);
+  }
+
+  /**
+   * Settings of an {@link AzureBlobCloud}. Required: {@link #container(String)} and either a
+   * {@link #connectionString(String)} or an {@link #endpoint(String)} (with a {@link
+   * #sasToken(String)} unless the container is public).
+   */
+  public static final class Builder {
+    private final String id;
+    private String container;
+    private String connectionString;
+    private String endpoint;
+    private String sasToken;
+    private int maxTries = 3;
+    private Duration connectTimeout = Duration.ofSeconds(5);
+    private Duration readTimeout = Duration.ofSeconds(60);
+
+    private Builder(String id) {
+      this.id = id;
+    }
+
+    /** Container name (3-63 lowercase letters, digits and dashes). Required. */
+    public Builder container(String value) {
+      this.container = value;
+      return this;
+    }
+
+    /** A storage connection string, such as Azurite's development one. */
+    public Builder connectionString(String value) {
+      this.connectionString = value;
+      return this;
+    }
+
+    /** Endpoint override, such as {@code http://127.0.0.1:10000/devstoreaccount1}. */
+    public Builder endpoint(String value) {
+      this.endpoint = value;
+      return this;
+    }
+
+    /** A shared access signature for the endpoint. */
+    public Builder sasToken(String value) {
+      this.sasToken = value;
+      return this;
+    }
+
+    /** Tries per request including the first, 1 to 10. Default 3. */
+    public Builder maxTries(int value) {
+      this.maxTries = value;
+      return this;
+    }
+
+    /** TCP connect timeout, positive. Default 5 s. */
+    public Builder connectTimeout(Duration value) {
+      this.connectTimeout = value;
+      return this;
+    }
+
+    /** Longest wait for a response or its next bytes, positive. Default 60 s. */
+    public Builder readTimeout(Duration value) {
+      this.readTimeout = value;
+      return this;
+    }
+
+    /** Validates the settings and builds the driver. */
+    public AzureBlobCloud build() {
+      if (id == null || id.isBlank()) {
+        throw new IllegalArgumentException("id must not be blank");
+      }
+      if (container == null || !container.matches("[a-z0-9](?:[a-z0-9-]{1,61})[a-z0-9]")) {
+        throw new IllegalArgumentException(
+            "container must be 3-63 lowercase letters, digits and dashes, was " + container);
+      }
+      if (connectionString == null && endpoint == null) {
+        throw new IllegalArgumentException("connectionString or endpoint is required");
+      }
+      if (maxTries < 1 || maxTries > 10) {
+        throw new IllegalArgumentException("maxTries must be in [1, 10], was " + maxTries);
+      }
+      checkTimeout("connectTimeout", connectTimeout);
+      checkTimeout("readTimeout", readTimeout);
+      return new AzureBlobCloud(this);
+    }
+
+    private static void checkTimeout(String name, Duration value) {
+      if (value == null || value.isZero() || value.isNegative()) {
+        throw new IllegalArgumentException(name + " must be positive, was " + value);
+      }
+    }
+  }
+}

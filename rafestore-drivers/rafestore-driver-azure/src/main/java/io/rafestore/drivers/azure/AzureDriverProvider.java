@@ -1,0 +1,41 @@
+package io.rafestore.drivers.azure;
+
+import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.CloudSpec;
+import io.rafestore.spi.DriverProvider;
+import java.time.Duration;
+
+/**
+ * Type {@code azure}. {@code bucket}: the container (required). {@code credentialsRef} resolves
+ * to a connection string (if it contains {@code AccountName=}) or else to a SAS token for {@code
+ * endpoint}. Options {@code maxTries}, {@code connectTimeoutMs}, {@code readTimeoutMs}.
+ */
+public final class AzureDriverProvider implements DriverProvider {
+  @Override
+  public String type() {
+    return "azure";
+  }
+
+  @Override
+  public CloudDriver create(CloudSpec spec) {
+    AzureBlobCloud.Builder b = AzureBlobCloud.builder(spec.id()).container(spec.requireBucket());
+    if (spec.endpoint() != null) {
+      b.endpoint(spec.endpoint());
+    }
+    spec.resolveCredentials()
+        .ifPresent(c -> {
+          if (c.contains("AccountName=") || c.contains("BlobEndpoint=")) {
+            b.connectionString(c);
+          } else {
+            b.sasToken(c);
+          }
+        });
+    if (spec.endpoint() == null && spec.credentialsRef() == null) {
+      spec.requireEndpoint(); // fails naming the field
+    }
+    b.maxTries(Math.toIntExact(spec.longOption("maxTries", 3)));
+    b.connectTimeout(Duration.ofMillis(spec.longOption("connectTimeoutMs", 5_000)));
+    b.readTimeout(Duration.ofMillis(spec.longOption("readTimeoutMs", 60_000)));
+    return b.build();
+  }
+}

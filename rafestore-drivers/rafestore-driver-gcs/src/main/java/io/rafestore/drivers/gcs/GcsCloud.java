@@ -1,0 +1,374 @@
+package io.rafestore.drivers.gcs;
+
+import com.google.api.gax.retrying.RetrySettings;
+import com.google.cloud.BaseServiceException;
+import com.google.cloud.NoCredentials;
+import com.google.cloud.ReadChannel;
+import com.google.cloud.WriteChannel;
+import com.google.cloud.http.HttpTransportOptions;
+import com.google.cloud.storage.Blob;
+import com.google.cloud.storage.BlobId;
+import com.google.cloud.storage.BlobInfo;
+import com.google.cloud.storage.BucketInfo;
+import com.google.cloud.storage.Storage;
+import com.google.cloud.storage.StorageOptions;
+import io.rafestore.internal.util.BlockingCalls;
+import io.rafestore.internal.util.HttpKinds;
+import io.rafestore.spi.ByteRange;
+import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.CloudException;
+import io.rafestore.spi.CloudException.Kind;
+import io.rafestore.spi.ObjectInfo;
+import io.rafestore.spi.ObjectKey;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * A cloud in a Google Cloud Storage bucket (or fake-gcs-server), over google-cloud-storage.
+ *
+ * <p>The SDK is blocking, so calls run on a pool of at most {@link Builder#maxThreads(int)}
+ * threads; cancelling a call that has not started means it never runs, cancelling a running one
+ * drops its result. Objects above {@link Builder#resumableThreshold(long)} are written through a
+ * resumable upload in chunks; GCS makes an object visible only when its upload completes. Ranged
+ * reads use a read channel limited to the range. Credentials come from Application Default
+ * Credentials unless {@link Builder#anonymous(boolean)} is set (emulators). Retries are the
+ * SDK's, bounded by {@link Builder#maxAttempts(int)}. Thread-safe.
+ */
+public final class GcsCloud implements CloudDriver {
+  private final String id;
+  private final String bucket;
+  private final long resumableThreshold;
+  private final int chunkSize;
+  private final Storage storage;
+  private final ExecutorService pool;
+  private volatile boolean closed;
+
+  private GcsCloud(Builder b) {
+    this.id = b.id;
+    this.bucket = b.bucket;
+    this.resumableThreshold = b.resumableThreshold;
+    this.chunkSize = b.chunkSize;
+    StorageOptions.Builder ob =
+        StorageOptions.http()
+            .setTransportOptions(
+                HttpTransportOptions.newBuilder()
+                    .setConnectTimeout(Math.toIntExact(b.connectTimeout.toMillis()))
+                    .setReadTimeout(Math.toIntExact(b.readTimeout.toMillis()))
+                    .build())
+            .setRetrySettings(
+                RetrySettings.newBuilder()
+                    .setMaxAttempts(b.maxAttempts)
+                    .setInitialRetryDelayDuration(Duration.ofMillis(100))
+                    .setMaxRetryDelayDuration(Duration.ofSeconds(5))
+                    .setRetryDelayMultiplier(2.0)
+                    .setTotalTimeoutDuration(b.readTimeout.multipliedBy(b.maxAttempts))
+                    .build());
+    if (b.endpoint != null) {
+      ob.setHost(b.endpoint.toString());
+    }
+    if (b.projectId != null) {
+      ob.setProjectId(b.projectId);
+    }
+    if (b.anonymous) {
+      ob.setCredentials(NoCredentials.getInstance());
+    }
+    this.storage = ob.build().getService();
+    this.pool = BlockingCalls.boundedPool("rafestore-gcs-" + id, b.maxThreads);
+  }
+
+  /** Settings for a driver with the given cloud id. */
+  public static Builder builder(String id) {
+    return new Builder(id);
+  }
+
+  @Override
+  public String id() {
+    return id;
+  }
+
+  /** Creates the bucket if it does not exist (for tests and first-time set-up). */
+  public CompletableFuture<Void> createBucketIfMissing() {
+    return call(
+        () -> {
+          if (storage.get(bucket) == null) {
+            storage.create(BucketInfo.of(bucket));
+          }
+          return null;
+        });
+  }
+
+  @Override
+  public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
+    Objects.requireNonNull(key, "key");
+    byte[] copy = Objects.requireNonNull(data, "data").clone();
+    BlobInfo info = BlobInfo.newBuilder(BlobId.of(bucket, key.value())).build();
+    return call(
+        () -> {
+          if (copy.length <= resumableThreshold) {
+            storage.create(info, copy);
+          } else {
+            try (WriteChannel out = storage.writer(info)) {
+              out.setChunkSize(chunkSize);
+              ByteBuffer buf = ByteBuffer.wrap(copy);
+              while (buf.hasRemaining()) {
+                out.write(buf);
+              }
+            }
+          }
+          return null;
+        });
+  }
+
+  @Override
+  public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(range, "range");
+    BlobId blobId = BlobId.of(bucket, key.value());
+    return call(
+        () -> {
+          if (range.isEmpty()) {
+            return storage.readAllBytes(blobId);
+          }
+          ByteRange r = range.get();
+          // The range is clipped against the object's size, so a range past the end is empty
+          // and a missing object is NOT_FOUND, whatever the server does with such ranges.
+          Blob blob = storage.get(blobId);
+          if (blob == null) {
+            throw CloudException.notFound(id, key);
+          }
+          long[] span = r.clip(blob.getSize());
+          if (span[1] <= span[0]) {
+            return new byte[0];
+          }
+          try (ReadChannel in = storage.reader(blobId)) {
+            in.seek(span[0]);
+            in.limit(span[1]);
+            ByteArrayOutputStream out = new ByteArrayOutputStream((int) (span[1] - span[0]));
+            ByteBuffer buf = ByteBuffer.allocate(256 * 1024);
+            while (in.read(buf) >= 0) {
+              buf.flip();
+              out.write(buf.array(), 0, buf.limit());
+              buf.clear();
+            }
+            return out.toByteArray();
+          }
+        });
+  }
+
+  @Override
+  public CompletableFuture<Void> delete(ObjectKey key) {
+    Objects.requireNonNull(key, "key");
+    return call(
+        () -> {
+          storage.delete(BlobId.of(bucket, key.value())); // false if missing: still a success
+          return null;
+        });
+  }
+
+  @Override
+  public CompletableFuture<List<ObjectInfo>> list(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    return call(
+        () -> {
+          List<ObjectInfo> out = new ArrayList<>();
+          Iterable<Blob> blobs =
+              prefix.isEmpty()
+                  ? storage.list(bucket).iterateAll()
+                  : storage.list(bucket, Storage.BlobListOption.prefix(prefix)).iterateAll();
+          for (Blob b : blobs) {
+            out.add(new ObjectInfo(ObjectKey.of(b.getName()), b.getSize()));
+          }
+          out.sort(Comparator.comparing(ObjectInfo::key));
+          return out;
+        });
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    pool.shutdown();
+    try {
+      storage.close();
+    } catch (Exception e) {
+      // Closing only releases pooled connections; nothing a caller could act on.
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "GcsCloud[" + id + ", bucket=" + bucket + "]";
+  }
+
+  private <T> CompletableFuture<T> call(Callable<T> body) {
+    if (closed) {
+      return CompletableFuture.failedFuture(
+          new CloudException(id, Kind.UNAVAILABLE, "driver is closed"));
+    }
+    return BlockingCalls.submit(pool, body, this::translate);
+  }
+
+  /** Maps an SDK failure to a {@link CloudException} of this cloud. */
+  CloudException translate(Throwable t) {
+    if (t instanceof CloudException ce) {
+      return ce;
+    }
+    if (t instanceof RejectedExecutionException) {
+      return new CloudException(id, Kind.UNAVAILABLE, "driver is closed", t);
+    }
+    if (t instanceof BaseServiceException se) {
+      if (se.getCode() > 0) {
+        return new CloudException(id, HttpKinds.forStatus(se.getCode(), se.getReason()),
+            "HTTP " + se.getCode() + " " + se.getReason() + " (bucket " + bucket + ")", t);
+      }
+      // Code 0: no HTTP answer (connection refused, timeout).
+      return new CloudException(id, Kind.UNAVAILABLE, String.valueOf(se.getMessage()), t);
+    }
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof BaseServiceException se && se.getCode() > 0) {
+        return new CloudException(id, HttpKinds.forStatus(se.getCode(), se.getReason()),
+            "HTTP " + se.getCode() + " " + se.getReason(), t);
+      }
+      if (c instanceof IOException) {
+        return new CloudException(id, Kind.UNAVAILABLE, String.valueOf(c.getMessage()), t);
+      }
+    }
+    return new CloudException(
+        id, Kind.OTHER, t.getClass().getSimpleName() + ": " + t.getMessage(), t);
+  }
+
+  /**
+   * Settings of a {@link GcsCloud}. Required: {@link #bucket(String)}. For fake-gcs-server set
+   * {@link #endpoint(URI)}, {@link #anonymous(boolean)} and a {@link #projectId(String)}.
+   */
+  public static final class Builder {
+    private final String id;
+    private String bucket;
+    private URI endpoint;
+    private String projectId;
+    private boolean anonymous;
+    private long resumableThreshold = 8L * 1024 * 1024;
+    private int chunkSize = 8 * 1024 * 1024;
+    private int maxAttempts = 3;
+    private int maxThreads = 16;
+    private Duration connectTimeout = Duration.ofSeconds(5);
+    private Duration readTimeout = Duration.ofSeconds(60);
+
+    private Builder(String id) {
+      this.id = id;
+    }
+
+    /** Bucket holding this cloud's objects. Required. */
+    public Builder bucket(String value) {
+      this.bucket = value;
+      return this;
+    }
+
+    /** Host override, such as {@code http://127.0.0.1:4443} for fake-gcs-server. */
+    public Builder endpoint(URI value) {
+      this.endpoint = value;
+      return this;
+    }
+
+    /** Project id; default from the environment. */
+    public Builder projectId(String value) {
+      this.projectId = value;
+      return this;
+    }
+
+    /** Send no credentials (emulators only). Default false: Application Default Credentials. */
+    public Builder anonymous(boolean value) {
+      this.anonymous = value;
+      return this;
+    }
+
+    /** Objects larger than this are written by resumable upload; >= 0. Default 8 MiB. */
+    public Builder resumableThreshold(long bytes) {
+      this.resumableThreshold = bytes;
+      return this;
+    }
+
+    /** Resumable upload chunk, a positive multiple of 256 KiB. Default 8 MiB. */
+    public Builder chunkSize(int bytes) {
+      this.chunkSize = bytes;
+      return this;
+    }
+
+    /** Attempts per request including the first, 1 to 10. Default 3. */
+    public Builder maxAttempts(int value) {
+      this.maxAttempts = value;
+      return this;
+    }
+
+    /** Most concurrent requests (threads), 1 to 1024. Default 16. */
+    public Builder maxThreads(int value) {
+      this.maxThreads = value;
+      return this;
+    }
+
+    /** TCP connect timeout, positive. Default 5 s. */
+    public Builder connectTimeout(Duration value) {
+      this.connectTimeout = value;
+      return this;
+    }
+
+    /** Socket read timeout, positive. Default 60 s. */
+    public Builder readTimeout(Duration value) {
+      this.readTimeout = value;
+      return this;
+    }
+
+    /** Validates the settings and builds the driver. */
+    public GcsCloud build() {
+      if (id == null || id.isBlank()) {
+        throw new IllegalArgumentException("id must not be blank");
+      }
+      if (bucket == null || bucket.isBlank()) {
+        throw new IllegalArgumentException("bucket is required");
+      }
+      if (endpoint != null && (endpoint.getScheme() == null || endpoint.getHost() == null)) {
+        throw new IllegalArgumentException(
+            "endpoint must be an absolute URL such as http://127.0.0.1:4443, was " + endpoint);
+      }
+      if (resumableThreshold < 0) {
+        throw new IllegalArgumentException(
+            "resumableThreshold must be >= 0, was " + resumableThreshold);
+      }
+      if (chunkSize <= 0 || chunkSize % (256 * 1024) != 0) {
+        throw new IllegalArgumentException(
+            "chunkSize must be a positive multiple of 262144 (256 KiB), was " + chunkSize);
+      }
+      if (maxAttempts < 1 || maxAttempts > 10) {
+        throw new IllegalArgumentException("maxAttempts must be in [1, 10], was " + maxAttempts);
+      }
+      if (maxThreads < 1 || maxThreads > 1024) {
+        throw new IllegalArgumentException("maxThreads must be in [1, 1024], was " + maxThreads);
+      }
+      checkTimeout("connectTimeout", connectTimeout);
+      checkTimeout("readTimeout", readTimeout);
+      return new GcsCloud(this);
+    }
+
+    private static void checkTimeout(String name, Duration value) {
+      if (value == null || value.isZero() || value.isNegative()
+          || value.toMillis() > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(
+            name + " must be positive and under 24 days, was " + value);
+      }
+    }
+  }
+}

@@ -1,0 +1,403 @@
+package io.rafestore.drivers.s3;
+
+import io.rafestore.internal.util.Futures;
+import io.rafestore.internal.util.HttpKinds;
+import io.rafestore.spi.ByteRange;
+import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.CloudException;
+import io.rafestore.spi.CloudException.Kind;
+import io.rafestore.spi.ObjectInfo;
+import io.rafestore.spi.ObjectKey;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.async.AsyncRequestBody;
+import software.amazon.awssdk.core.async.AsyncResponseTransformer;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
+import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+/**
+ * A cloud in an S3 bucket (Amazon S3, MinIO or another S3-compatible store), over the AWS SDK v2
+ * {@link S3AsyncClient} on Netty.
+ *
+ * <p>Objects above {@link Builder#multipartThreshold(long)} are uploaded in parts by the SDK's
+ * multipart client; S3 makes a completed upload visible whole, so readers never see a partial
+ * object. Ranged reads send an HTTP Range header. Credentials come from the SDK's default chain
+ * (environment, profile, container or instance role) unless set explicitly. The SDK retries
+ * throttling and server errors a bounded number of times ({@link Builder#maxAttempts(int)});
+ * RafeStore's own retry wraps the driver. Cancelling a returned future cancels the SDK request.
+ * Thread-safe.
+ */
+public final class S3Cloud implements CloudDriver {
+  private final String id;
+  private final String bucket;
+  private final S3AsyncClient client;
+  private volatile boolean closed;
+
+  private S3Cloud(Builder b) {
+    this.id = b.id;
+    this.bucket = b.bucket;
+    S3AsyncClientBuilder cb =
+        S3AsyncClient.builder()
+            .region(Region.of(b.region))
+            .forcePathStyle(b.pathStyle)
+            .httpClientBuilder(
+                NettyNioAsyncHttpClient.builder()
+                    .connectionTimeout(b.connectTimeout)
+                    .readTimeout(b.readTimeout)
+                    .writeTimeout(b.readTimeout)
+                    .maxConcurrency(b.maxConnections))
+            .overrideConfiguration(
+                o -> o.retryStrategy(r -> r.maxAttempts(b.maxAttempts)))
+            .multipartEnabled(true)
+            .multipartConfiguration(
+                m -> m.thresholdInBytes(b.multipartThreshold).minimumPartSizeInBytes(b.partSize));
+    if (b.endpoint != null) {
+      cb.endpointOverride(b.endpoint);
+    }
+    if (b.credentials != null) {
+      cb.credentialsProvider(b.credentials);
+    }
+    this.client = cb.build();
+  }
+
+  /** Settings for a driver with the given cloud id. */
+  public static Builder builder(String id) {
+    return new Builder(id);
+  }
+
+  @Override
+  public String id() {
+    return id;
+  }
+
+  /** Creates the bucket if it does not exist (for tests and first-time set-up). */
+  public CompletableFuture<Void> createBucketIfMissing() {
+    return call(
+        () ->
+            client
+                .headBucket(r -> r.bucket(bucket))
+                .<Void>thenApply(h -> null)
+                .exceptionallyCompose(
+                    e -> client.createBucket(r -> r.bucket(bucket)).thenApply(c -> null)));
+  }
+
+  @Override
+  public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(data, "data");
+    // fromBytes copies, so the caller may reuse its array at once.
+    AsyncRequestBody body = AsyncRequestBody.fromBytes(data);
+    return call(
+        () ->
+            client
+                .putObject(r -> r.bucket(bucket).key(key.value()).contentLength((long) data.length),
+                    body)
+                .thenApply(r -> null));
+  }
+
+  @Override
+  public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(range, "range");
+    if (range.isPresent() && range.get().length() == 0) {
+      // HTTP cannot ask for zero bytes; check the object exists and answer empty.
+      return call(
+          () -> client.headObject(r -> r.bucket(bucket).key(key.value()))
+              .thenApply(h -> new byte[0]));
+    }
+    CompletableFuture<byte[]> read =
+        call(
+            () ->
+                client
+                    .getObject(
+                        r -> {
+                          r.bucket(bucket).key(key.value());
+                          range.ifPresent(
+                              x -> r.range("bytes=" + x.offset() + "-" + x.lastInclusive()));
+                        },
+                        AsyncResponseTransformer.toBytes())
+                    .thenApply(bytes -> bytes.asByteArrayUnsafe()));
+    if (range.isEmpty()) {
+      return read;
+    }
+    // A range starting at or after the end gets 416 from S3: the object exists, the answer is
+    // empty (as the SPI specifies).
+    CompletableFuture<byte[]> out = new CompletableFuture<>();
+    read.whenComplete(
+        (v, e) -> {
+          if (e == null) {
+            out.complete(v);
+          } else if (Futures.unwrap(e) instanceof CloudException ce
+              && ce.getCause() instanceof S3Exception s3
+              && s3.statusCode() == 416) {
+            out.complete(new byte[0]);
+          } else {
+            out.completeExceptionally(Futures.unwrap(e));
+          }
+        });
+    out.whenComplete(
+        (v, e) -> {
+          if (out.isCancelled()) {
+            read.cancel(true);
+          }
+        });
+    return out;
+  }
+
+  @Override
+  public CompletableFuture<Void> delete(ObjectKey key) {
+    Objects.requireNonNull(key, "key");
+    return call(
+        () -> client.deleteObject(r -> r.bucket(bucket).key(key.value())).thenApply(r -> null));
+  }
+
+  @Override
+  public CompletableFuture<List<ObjectInfo>> list(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    return call(
+        () -> {
+          List<ObjectInfo> out = new ArrayList<>();
+          return client
+              .listObjectsV2Paginator(r -> r.bucket(bucket).prefix(prefix))
+              .contents()
+              .subscribe(
+                  (S3Object o) -> out.add(new ObjectInfo(ObjectKey.of(o.key()), o.size())))
+              .thenApply(
+                  done -> {
+                    // S3 lists in UTF-8 byte order, which for ObjectKey's ASCII alphabet is
+                    // String order; sorting anyway keeps the contract with odd S3 clones.
+                    out.sort(Comparator.comparing(ObjectInfo::key));
+                    return out;
+                  });
+        });
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    client.close();
+  }
+
+  @Override
+  public String toString() {
+    return "S3Cloud[" + id + ", bucket=" + bucket + "]";
+  }
+
+  /**
+   * Starts an SDK call and returns a future that fails with a {@link CloudException} and, when
+   * cancelled, cancels the SDK's future (which aborts the HTTP request).
+   */
+  private <T> CompletableFuture<T> call(java.util.function.Supplier<CompletableFuture<T>> start) {
+    if (closed) {
+      return CompletableFuture.failedFuture(
+          new CloudException(id, Kind.UNAVAILABLE, "driver is closed"));
+    }
+    CompletableFuture<T> sdk;
+    try {
+      sdk = start.get();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(translate(e));
+    }
+    CompletableFuture<T> mapped = new CompletableFuture<>();
+    sdk.whenComplete(
+        (v, e) -> {
+          if (e == null) {
+            mapped.complete(v);
+          } else {
+            mapped.completeExceptionally(translate(e));
+          }
+        });
+    mapped.whenComplete(
+        (v, e) -> {
+          if (mapped.isCancelled()) {
+            sdk.cancel(true);
+          }
+        });
+    return mapped;
+  }
+
+  /** Maps an SDK failure to a {@link CloudException} of this cloud. */
+  CloudException translate(Throwable failure) {
+    Throwable t = Futures.unwrap(failure);
+    if (t instanceof CloudException ce) {
+      return ce;
+    }
+    if (t instanceof CancellationException) {
+      return new CloudException(id, Kind.CANCELLED, "request cancelled", t);
+    }
+    if (t instanceof S3Exception s3) {
+      String code = s3.awsErrorDetails() == null ? null : s3.awsErrorDetails().errorCode();
+      Kind kind = HttpKinds.forStatus(s3.statusCode(), code);
+      return new CloudException(
+          id, kind, "HTTP " + s3.statusCode() + " " + code + " (bucket " + bucket + ")", t);
+    }
+    if (t instanceof SdkClientException) {
+      // Connection refused or reset, timeouts, DNS: the cloud could not be reached.
+      if (closed) {
+        return new CloudException(id, Kind.UNAVAILABLE, "driver is closed", t);
+      }
+      return new CloudException(id, Kind.UNAVAILABLE, String.valueOf(t.getMessage()), t);
+    }
+    return new CloudException(
+        id, Kind.OTHER, t.getClass().getSimpleName() + ": " + t.getMessage(), t);
+  }
+
+  /**
+   * Settings of an {@link S3Cloud}. Required: {@link #bucket(String)}. For MinIO and other
+   * emulators set {@link #endpoint(URI)} and {@link #pathStyle(boolean)}.
+   */
+  public static final class Builder {
+    /** S3's smallest part (except the last). */
+    static final long MIN_PART_SIZE = 5L * 1024 * 1024;
+
+    private final String id;
+    private String bucket;
+    private URI endpoint;
+    private String region = "us-east-1";
+    private boolean pathStyle;
+    private AwsCredentialsProvider credentials;
+    private long multipartThreshold = 16L * 1024 * 1024;
+    private long partSize = 8L * 1024 * 1024;
+    private int maxAttempts = 3;
+    private int maxConnections = 64;
+    private Duration connectTimeout = Duration.ofSeconds(5);
+    private Duration readTimeout = Duration.ofSeconds(60);
+
+    private Builder(String id) {
+      this.id = id;
+    }
+
+    /** The bucket holding this cloud's objects. Required. */
+    public Builder bucket(String value) {
+      this.bucket = value;
+      return this;
+    }
+
+    /** Endpoint override, such as {@code http://127.0.0.1:9000} for MinIO. */
+    public Builder endpoint(URI value) {
+      this.endpoint = value;
+      return this;
+    }
+
+    /** AWS region name. Default us-east-1. */
+    public Builder region(String value) {
+      this.region = value;
+      return this;
+    }
+
+    /** Path-style addressing ({@code endpoint/bucket/key}), needed by most emulators. */
+    public Builder pathStyle(boolean value) {
+      this.pathStyle = value;
+      return this;
+    }
+
+    /** Explicit credentials; without this the SDK's default chain is used. */
+    public Builder credentials(AwsCredentialsProvider value) {
+      this.credentials = value;
+      return this;
+    }
+
+    /** Explicit access key pair; without this the SDK's default chain is used. */
+    public Builder credentials(String accessKeyId, String secretAccessKey) {
+      this.credentials =
+          StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKeyId, secretAccessKey));
+      return this;
+    }
+
+    /** Objects larger than this many bytes are uploaded in parts; at least 5 MiB. Default 16. */
+    public Builder multipartThreshold(long bytes) {
+      this.multipartThreshold = bytes;
+      return this;
+    }
+
+    /** Part size of multipart uploads, at least 5 MiB. Default 8 MiB. */
+    public Builder partSize(long bytes) {
+      this.partSize = bytes;
+      return this;
+    }
+
+    /** Attempts per request including the first, 1 to 10. Default 3. */
+    public Builder maxAttempts(int value) {
+      this.maxAttempts = value;
+      return this;
+    }
+
+    /** Most concurrent HTTP connections, 1 to 4096. Default 64. */
+    public Builder maxConnections(int value) {
+      this.maxConnections = value;
+      return this;
+    }
+
+    /** TCP connect timeout, positive. Default 5 s. */
+    public Builder connectTimeout(Duration value) {
+      this.connectTimeout = value;
+      return this;
+    }
+
+    /** Longest wait for the next bytes of a response or a write, positive. Default 60 s. */
+    public Builder readTimeout(Duration value) {
+      this.readTimeout = value;
+      return this;
+    }
+
+    /** Validates the settings and builds the driver. */
+    public S3Cloud build() {
+      if (id == null || id.isBlank()) {
+        throw new IllegalArgumentException("id must not be blank");
+      }
+      if (bucket == null || bucket.isBlank()) {
+        throw new IllegalArgumentException("bucket is required");
+      }
+      if (endpoint != null && (endpoint.getScheme() == null || endpoint.getHost() == null)) {
+        throw new IllegalArgumentException(
+            "endpoint must be an absolute URL such as http://127.0.0.1:9000, was " + endpoint);
+      }
+      if (region == null || region.isBlank()) {
+        throw new IllegalArgumentException("region must not be blank");
+      }
+      if (multipartThreshold < MIN_PART_SIZE) {
+        throw new IllegalArgumentException(
+            "multipartThreshold must be >= 5 MiB (" + MIN_PART_SIZE + "), was "
+                + multipartThreshold);
+      }
+      if (partSize < MIN_PART_SIZE) {
+        throw new IllegalArgumentException(
+            "partSize must be >= 5 MiB (" + MIN_PART_SIZE + "), was " + partSize);
+      }
+      if (maxAttempts < 1 || maxAttempts > 10) {
+        throw new IllegalArgumentException("maxAttempts must be in [1, 10], was " + maxAttempts);
+      }
+      if (maxConnections < 1 || maxConnections > 4096) {
+        throw new IllegalArgumentException(
+            "maxConnections must be in [1, 4096], was " + maxConnections);
+      }
+      checkTimeout("connectTimeout", connectTimeout);
+      checkTimeout("readTimeout", readTimeout);
+      return new S3Cloud(this);
+    }
+
+    private static void checkTimeout(String name, Duration value) {
+      if (value == null || value.isZero() || value.isNegative()) {
+        throw new IllegalArgumentException(name + " must be positive, was " + value);
+      }
+    }
+  }
+}

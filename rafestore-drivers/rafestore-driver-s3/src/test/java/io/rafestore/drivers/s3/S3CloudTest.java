@@ -1,0 +1,109 @@
+package io.rafestore.drivers.s3;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rafestore.clouds.Drivers;
+import io.rafestore.spi.ByteRange;
+import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.CloudException;
+import io.rafestore.spi.CloudSpec;
+import io.rafestore.spi.ObjectKey;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class S3CloudTest {
+  private static CloudException failure(CompletableFuture<?> f) throws Exception {
+    try {
+      f.get(60, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      return (CloudException) e.getCause();
+    }
+    throw new AssertionError("expected a failure");
+  }
+
+  @Test
+  void multipartUploadAboveThresholdRoundTrips() throws Exception {
+    byte[] big = new byte[13 * 1024 * 1024 + 17];
+    new Random(3).nextBytes(big);
+    try (S3Cloud d = MinioEmulator.fresh("mp")) {
+      d.put(ObjectKey.of("big"), big).get(120, TimeUnit.SECONDS);
+      assertThat(d.get(ObjectKey.of("big")).get(120, TimeUnit.SECONDS)).isEqualTo(big);
+      assertThat(
+              d.get(ObjectKey.of("big"), Optional.of(ByteRange.of(5L * 1024 * 1024 - 3, 10)))
+                  .get(60, TimeUnit.SECONDS))
+          .isEqualTo(Arrays.copyOfRange(big, 5 * 1024 * 1024 - 3, 5 * 1024 * 1024 + 7));
+    }
+  }
+
+  @Test
+  void missingBucketIsNotFound() throws Exception {
+    try (S3Cloud d = MinioEmulator.builder("nb").bucket("no-such-bucket-rafestore").build()) {
+      CloudException e = failure(d.get(ObjectKey.of("k")));
+      assertThat(e.kind()).isEqualTo(CloudException.Kind.NOT_FOUND);
+      assertThat(e.cloudId()).isEqualTo("nb");
+    }
+  }
+
+  @Test
+  void wrongSecretIsUnauthorized() throws Exception {
+    try (S3Cloud d =
+        S3Cloud.builder("bad")
+            .endpoint(URI.create(MinioEmulator.env("RAFESTORE_S3_ENDPOINT")))
+            .pathStyle(true)
+            .credentials(MinioEmulator.env("RAFESTORE_S3_ACCESS_KEY"), "not-the-secret")
+            .bucket("whatever")
+            .build()) {
+      CloudException e = failure(d.list(""));
+      assertThat(e.kind()).isEqualTo(CloudException.Kind.UNAUTHORIZED);
+      assertThat(e.cloudId()).isEqualTo("bad");
+    }
+  }
+
+  @Test
+  void refusedConnectionIsUnavailable() throws Exception {
+    try (S3Cloud d =
+        S3Cloud.builder("down").endpoint(URI.create("http://127.0.0.1:1")).pathStyle(true)
+            .credentials("a", "b").bucket("b").maxAttempts(1)
+            .connectTimeout(Duration.ofSeconds(2)).build()) {
+      CloudException e = failure(d.get(ObjectKey.of("k")));
+      assertThat(e.kind()).isEqualTo(CloudException.Kind.UNAVAILABLE);
+      assertThat(e.cloudId()).isEqualTo("down");
+    }
+  }
+
+  @Test
+  void builderNamesTheBadSetting() {
+    assertThatThrownBy(() -> S3Cloud.builder("s").build()).hasMessageContaining("bucket");
+    assertThatThrownBy(() -> S3Cloud.builder("s").bucket("b").partSize(1).build())
+        .hasMessageContaining("partSize");
+    assertThatThrownBy(() -> S3Cloud.builder("s").bucket("b").multipartThreshold(1).build())
+        .hasMessageContaining("multipartThreshold");
+    assertThatThrownBy(() -> S3Cloud.builder("s").bucket("b").maxAttempts(0).build())
+        .hasMessageContaining("maxAttempts");
+    assertThatThrownBy(
+            () -> S3Cloud.builder("s").bucket("b").endpoint(URI.create("no-scheme")).build())
+        .hasMessageContaining("endpoint");
+    assertThatThrownBy(
+            () -> S3Cloud.builder("s").bucket("b").readTimeout(Duration.ofSeconds(-1)).build())
+        .hasMessageContaining("readTimeout");
+  }
+
+  @Test
+  void createdFromSpecByType() {
+    assertThatThrownBy(() -> Drivers.create(CloudSpec.of("s0", "s3")))
+        .hasMessageContaining("'bucket'");
+    CloudSpec spec = CloudSpec.of("s0", "s3").withBucket("b")
+        .withEndpoint("http://127.0.0.1:1").withOption("pathStyle", "true");
+    try (CloudDriver d = Drivers.create(spec)) {
+      assertThat(d).isInstanceOf(S3Cloud.class);
+    }
+  }
+}
