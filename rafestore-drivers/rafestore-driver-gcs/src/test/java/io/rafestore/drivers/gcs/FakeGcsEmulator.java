@@ -26,7 +26,12 @@ final class FakeGcsEmulator {
 
   /** A driver over a new, empty bucket. */
   static GcsCloud fresh(String id) throws Exception {
-    GcsCloud d = builder(id).bucket("t-" + UUID.randomUUID()).build();
+    return fresh(builder(id));
+  }
+
+  /** A driver of the given settings over a new, empty bucket. */
+  static GcsCloud fresh(GcsCloud.Builder settings) throws Exception {
+    GcsCloud d = settings.bucket("t-" + UUID.randomUUID()).build();
     d.createBucketIfMissing().get(60, TimeUnit.SECONDS);
     return d;
   }

@@ -33,10 +33,9 @@ class GcsCloudTest {
   void resumableUploadAboveThresholdRoundTrips() throws Exception {
     byte[] big = new byte[3 * 1024 * 1024 + 5];
     new Random(7).nextBytes(big);
-    try (GcsCloud setup = FakeGcsEmulator.fresh("setup");
-        GcsCloud d = FakeGcsEmulator.builder("rs").bucket(setup.toString().replaceAll(
-            ".*bucket=(.*)]", "$1")).resumableThreshold(1024 * 1024).chunkSize(1024 * 1024)
-            .build()) {
+    try (GcsCloud d =
+        FakeGcsEmulator.fresh(
+            FakeGcsEmulator.builder("rs").resumableThreshold(1024 * 1024).chunkSize(1024 * 1024))) {
       d.put(ObjectKey.of("big"), big).get(120, TimeUnit.SECONDS);
       assertThat(d.get(ObjectKey.of("big")).get(60, TimeUnit.SECONDS)).isEqualTo(big);
       assertThat(d.get(ObjectKey.of("big"), Optional.of(ByteRange.of(1_000_000, 2_000_000)))
