@@ -47,7 +47,10 @@ public final class Client implements RafeStore {
     checkWriter("write");
     if (value.length > ctx.settings.maxValueBytes()) {
       throw new IllegalArgumentException(
-          "value is " + value.length + " bytes, over maxValueBytes " + ctx.settings.maxValueBytes());
+          "value is "
+              + value.length
+              + " bytes, over maxValueBytes "
+              + ctx.settings.maxValueBytes());
     }
     checkOpen();
     return bounded("write of '" + key + "'", WriteOp.run(ctx, key, value.clone()));
@@ -65,7 +68,10 @@ public final class Client implements RafeStore {
                   if (view.visible.isEmpty()) {
                     return CompletableFuture.failedFuture(
                         new KeyNotFoundException(
-                            key, view.tombstone == null ? "never written" : "deleted at " + view.tombstone));
+                            key,
+                            view.tombstone == null
+                                ? "never written"
+                                : "deleted at " + view.tombstone));
                   }
                   return fetch(key, view.visible.get(0));
                 }));
@@ -234,7 +240,9 @@ public final class Client implements RafeStore {
                 () -> {
                   RafeStoreException e =
                       new RafeStoreException(
-                          what + " did not finish within the operation timeout " + timeout
+                          what
+                              + " did not finish within the operation timeout "
+                              + timeout
                               + " (more than f clouds slow or hanging?)",
                           new TimeoutException());
                   if (op.completeExceptionally(e)) {
@@ -264,7 +272,9 @@ public final class Client implements RafeStore {
                         ctx.report(
                             key,
                             new CloudFault(
-                                holder, CloudFault.Kind.ERROR, "delete " + object + ": " + e.getMessage()));
+                                holder,
+                                CloudFault.Kind.ERROR,
+                                "delete " + object + ": " + e.getMessage()));
                       }
                       return null;
                     }));
@@ -275,7 +285,8 @@ public final class Client implements RafeStore {
 
   private final class Blocking implements BlockingRafeStore {
     @Override
-    public WriteReceipt write(String key, byte[] value) throws RafeStoreException, InterruptedIOException {
+    public WriteReceipt write(String key, byte[] value)
+        throws RafeStoreException, InterruptedIOException {
       return await(Client.this.write(key, value));
     }
 
@@ -302,7 +313,8 @@ public final class Client implements RafeStore {
     }
   }
 
-  static <T> T await(CompletableFuture<T> future) throws RafeStoreException, InterruptedIOException {
+  static <T> T await(CompletableFuture<T> future)
+      throws RafeStoreException, InterruptedIOException {
     try {
       return future.get();
     } catch (InterruptedException e) {

@@ -13,8 +13,8 @@ import java.util.concurrent.CompletableFuture;
  * that acknowledged. A failed put never counts. More than f failures fail the phase.
  *
  * <p>Puts still running after the quorum are not useless (they bring the remaining clouds up to
- * date, and their request is already paid), so they may finish, but only for {@link #LINGER}:
- * then they are cancelled, so a cloud that hangs forever cannot pin resources.
+ * date, and their request is already paid), so they may finish, but only for {@link #LINGER}: then
+ * they are cancelled, so a cloud that hangs forever cannot pin resources.
  */
 final class MetadataWrite {
   static final Duration LINGER = Duration.ofSeconds(30);
@@ -47,10 +47,13 @@ final class MetadataWrite {
               } else if (!Futures.isCancellation(e)) {
                 fault =
                     new CloudFault(
-                        cloud.id(), CloudFault.Kind.ERROR, phase + ": " + Futures.unwrap(e).getMessage());
+                        cloud.id(),
+                        CloudFault.Kind.ERROR,
+                        phase + ": " + Futures.unwrap(e).getMessage());
                 faults.add(fault);
                 if (faults.size() == tolerated + 1) {
-                  failure = new QuorumException(phase + " of '" + key + "'", quorum, acks.size(), faults);
+                  failure =
+                      new QuorumException(phase + " of '" + key + "'", quorum, acks.size(), faults);
                 }
               }
             }
