@@ -53,7 +53,13 @@ public final class Client implements RafeStore {
               + ctx.settings.maxValueBytes());
     }
     checkOpen();
-    return bounded("write of '" + key + "'", WriteOp.run(ctx, key, value.clone()));
+    byte[] copy = value.clone();
+    CompletableFuture<WriteReceipt> op =
+        switch (ctx.settings.mode()) {
+          case PAPER, FAST -> WriteOp.run(ctx, key, copy);
+          case DEPSKY_A -> DepSkyAWriteOp.run(ctx, key, copy);
+        };
+    return bounded("write of '" + key + "'", op);
   }
 
   @Override
@@ -154,7 +160,7 @@ public final class Client implements RafeStore {
     if (valueSize < 0) {
       throw new IllegalArgumentException("valueSize must be >= 0, was " + valueSize);
     }
-    List<String> data = ctx.model.fastestFirst(ctx.dataCloudIds, valueSize);
+    List<String> data = ctx.dataOrder(valueSize);
     List<String> chosen = data.subList(0, ctx.f() + 1);
     String lCloud = chosen.get(0);
     String hhCloud = chosen.get(0);

@@ -48,6 +48,11 @@ final class Context {
     this.dataCloudIds = List.copyOf(data);
   }
 
+  /** Data clouds in the order writeDo and writeDf use them for a value of {@code size} bytes. */
+  List<String> dataOrder(long size) {
+    return settings.dataOrderAsAdded() ? dataCloudIds : model.fastestFirst(dataCloudIds, size);
+  }
+
   int f() {
     return settings.f();
   }

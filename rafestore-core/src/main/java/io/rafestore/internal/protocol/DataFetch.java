@@ -57,6 +57,12 @@ final class DataFetch {
     DataFetch d = new DataFetch(ctx, key, info, dataObject);
     d.result.whenComplete((r, e) -> d.cancelAll());
     synchronized (d) {
+      if (ctx.settings.mode() == io.rafestore.ProtocolMode.DEPSKY_A) {
+        // DepSky-A asks every holder at once and takes the first value whose hash matches.
+        while (d.next < d.order.size() - 1) {
+          d.launchNext();
+        }
+      }
       if (!d.launchNext()) {
         d.result.completeExceptionally(
             new IntegrityException(

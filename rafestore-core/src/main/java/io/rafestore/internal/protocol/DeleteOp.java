@@ -30,7 +30,7 @@ final class DeleteOp {
                   byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
                   List<View.Item> dead = new ArrayList<>(view.visible);
                   dead.addAll(view.hidden);
-                  return MetadataWrite.run(ctx, key, writer, bytes, "writeM (tombstone)")
+                  return QuorumPut.metadata(ctx, key, writer, bytes, "writeM (tombstone)")
                       .thenCompose(
                           acks -> {
                             ctx.rememberOwnLog(next);

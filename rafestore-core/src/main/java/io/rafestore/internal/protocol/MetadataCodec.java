@@ -26,7 +26,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *   entry count  u32
  *   entries      kind u8 (1 value, 2 tombstone), timestamp i64, createdAtMillis i64,
  *                dataObject u16 length + ASCII, size i64, sha256 32 bytes,
- *                holder count u8, holders (u8 length + ASCII)*
+ *                holder count u8, holders (u8 length + ASCII)*,
+ *                coding u8 (0 replica, 1 DepSky-CA); if not 0: k u8, then one SHA-256 (32 bytes)
+ *                per holder: the hash of the piece that holder stores
  *   sig algo     u8       1 = Ed25519
  *   sig length   u8       64
  *   signature    Ed25519 over every byte before "sig algo"
@@ -49,7 +51,7 @@ final class MetadataCodec {
   private static final int SIG_LENGTH = 64;
 
   /** The smallest possible encoded entry: kind, ts, created, empty name, size, hash, no holders. */
-  private static final int MIN_ENTRY = 1 + 8 + 8 + 2 + 8 + 32 + 1;
+  private static final int MIN_ENTRY = 1 + 8 + 8 + 2 + 8 + 32 + 1 + 1;
 
   private static final int CACHE_LIMIT = 8192;
   private final ConcurrentHashMap<CacheKey, MetadataLog> verified = new ConcurrentHashMap<>();
@@ -96,6 +98,13 @@ final class MetadataCodec {
         byte[] hb = h.getBytes(StandardCharsets.US_ASCII);
         out.write(hb.length);
         out.writeBytes(hb);
+      }
+      out.write(e.coding().code);
+      if (e.coding() != LogEntry.Coding.REPLICA) {
+        out.write(e.k());
+        for (int i = 0; i < e.holders().size(); i++) {
+          out.writeBytes(e.pieceHashUnsafe(i));
+        }
       }
     }
     byte[] body = out.toByteArray();
@@ -209,7 +218,25 @@ final class MetadataCodec {
         if (kind == LogEntry.Kind.VALUE && (name.isEmpty() || holders.isEmpty())) {
           throw malformed("entry " + i + " is a value without data object or holders");
         }
-        entries.add(new LogEntry(kind, ts, created, name, size, sha, holders));
+        LogEntry.Coding coding = LogEntry.Coding.of(u8(in));
+        if (coding == null) {
+          throw malformed("entry " + i + " has an unknown coding");
+        }
+        int k = 0;
+        List<byte[]> pieces = new ArrayList<>();
+        if (coding != LogEntry.Coding.REPLICA) {
+          k = u8(in);
+          if (k < 1 || k > holderCount) {
+            throw malformed("entry " + i + " has k=" + k + " for " + holderCount + " holders");
+          }
+          need(in, 32 * holderCount);
+          for (int h = 0; h < holderCount; h++) {
+            byte[] ph = new byte[32];
+            in.get(ph);
+            pieces.add(ph);
+          }
+        }
+        entries.add(new LogEntry(kind, ts, created, name, size, sha, holders, coding, k, pieces));
       }
       int signedLength = in.position();
       need(in, 2);

@@ -37,7 +37,8 @@ public record Settings(
     long maxValueBytes,
     int maxMetadataBytes,
     Duration operationTimeout,
-    boolean closeDrivers) {
+    boolean closeDrivers,
+    boolean dataOrderAsAdded) {
 
   /** Largest value a byte[] API can carry. */
   public static final long MAX_VALUE_LIMIT = Integer.MAX_VALUE - 8;
@@ -76,7 +77,8 @@ public record Settings(
       long maxValueBytes,
       int maxMetadataBytes,
       Duration operationTimeout,
-      boolean closeDrivers) {
+      boolean closeDrivers,
+      boolean dataOrderAsAdded) {
     if (f < 1) {
       throw new IllegalArgumentException(
           "faultsTolerated (f) must be >= 1, was "
@@ -214,7 +216,8 @@ public record Settings(
         maxValueBytes,
         maxMetadataBytes,
         operationTimeout,
-        closeDrivers);
+        closeDrivers,
+        dataOrderAsAdded);
   }
 
   private static void checkEd25519(String algorithm, String setting) {
