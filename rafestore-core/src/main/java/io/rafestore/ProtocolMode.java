@@ -13,9 +13,9 @@ public enum ProtocolMode {
   PAPER,
   /**
    * RafeStore's faster mode: readM starts together with writeDo instead of waiting for its first
-   * reply, and a client that is the only trusted writer and already knows its own metadata log
-   * for the key (it wrote or read the key before in this process) skips readM altogether. Same
-   * data placement and writeDf rule as {@link #PAPER}.
+   * reply, and a client that is the only trusted writer and already knows its own metadata log for
+   * the key (it wrote or read the key before in this process) skips readM altogether. Same data
+   * placement and writeDf rule as {@link #PAPER}.
    */
   FAST,
   /**

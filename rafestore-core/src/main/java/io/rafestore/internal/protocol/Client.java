@@ -47,7 +47,10 @@ public final class Client implements RafeStore {
     checkWriter("write");
     if (value.length > ctx.settings.maxValueBytes()) {
       throw new IllegalArgumentException(
-          "value is " + value.length + " bytes, over maxValueBytes " + ctx.settings.maxValueBytes());
+          "value is "
+              + value.length
+              + " bytes, over maxValueBytes "
+              + ctx.settings.maxValueBytes());
     }
     checkOpen();
     byte[] copy = value.clone();
@@ -71,7 +74,10 @@ public final class Client implements RafeStore {
                   if (view.visible.isEmpty()) {
                     return CompletableFuture.failedFuture(
                         new KeyNotFoundException(
-                            key, view.tombstone == null ? "never written" : "deleted at " + view.tombstone));
+                            key,
+                            view.tombstone == null
+                                ? "never written"
+                                : "deleted at " + view.tombstone));
                   }
                   return fetch(key, view.visible.get(0));
                 }));
@@ -240,7 +246,9 @@ public final class Client implements RafeStore {
                 () -> {
                   RafeStoreException e =
                       new RafeStoreException(
-                          what + " did not finish within the operation timeout " + timeout
+                          what
+                              + " did not finish within the operation timeout "
+                              + timeout
                               + " (more than f clouds slow or hanging?)",
                           new TimeoutException());
                   if (op.completeExceptionally(e)) {
@@ -270,7 +278,9 @@ public final class Client implements RafeStore {
                         ctx.report(
                             key,
                             new CloudFault(
-                                holder, CloudFault.Kind.ERROR, "delete " + object + ": " + e.getMessage()));
+                                holder,
+                                CloudFault.Kind.ERROR,
+                                "delete " + object + ": " + e.getMessage()));
                       }
                       return null;
                     }));
@@ -281,7 +291,8 @@ public final class Client implements RafeStore {
 
   private final class Blocking implements BlockingRafeStore {
     @Override
-    public WriteReceipt write(String key, byte[] value) throws RafeStoreException, InterruptedIOException {
+    public WriteReceipt write(String key, byte[] value)
+        throws RafeStoreException, InterruptedIOException {
       return await(Client.this.write(key, value));
     }
 
@@ -308,7 +319,8 @@ public final class Client implements RafeStore {
     }
   }
 
-  static <T> T await(CompletableFuture<T> future) throws RafeStoreException, InterruptedIOException {
+  static <T> T await(CompletableFuture<T> future)
+      throws RafeStoreException, InterruptedIOException {
     try {
       return future.get();
     } catch (InterruptedException e) {

@@ -12,8 +12,8 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The DepSky-A write, the baseline RafeStore is measured against: readM; then the value to all n
- * clouds, waiting for n - f acknowledgements (the surplus uploads are useless and cancelled);
- * then writeM.
+ * clouds, waiting for n - f acknowledgements (the surplus uploads are useless and cancelled); then
+ * writeM.
  *
  * <p>Phase barriers or pipelining: we follow the papers' pseudo-code, where each phase waits for
  * its quorum before the next starts. The original DepSky code pipelines per cloud (each cloud's
@@ -40,8 +40,14 @@ final class DepSkyAWriteOp {
             .thenCompose(
                 view ->
                     QuorumPut.run(
-                            ctx, key, object, value, ctx.clouds, ctx.settings.quorum(),
-                            "DepSky-A data write", Duration.ZERO)
+                            ctx,
+                            key,
+                            object,
+                            value,
+                            ctx.clouds,
+                            ctx.settings.quorum(),
+                            "DepSky-A data write",
+                            Duration.ZERO)
                         .thenCompose(
                             acks ->
                                 hash.thenCompose(

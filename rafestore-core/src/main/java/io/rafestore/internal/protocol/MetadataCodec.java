@@ -34,11 +34,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *   signature    Ed25519 over every byte before "sig algo"
  * </pre>
  *
- * <p>The parser treats its input as hostile: every length is checked against the bytes that
- * remain before anything is allocated, counts are bounded by what the remaining bytes could hold,
- * trailing bytes are rejected, and every failure is a {@link MalformedMetadataException}; no
- * other exception escapes. A log is accepted only if it names the expected key and writer and its
- * signature verifies under that writer's trusted key.
+ * <p>The parser treats its input as hostile: every length is checked against the bytes that remain
+ * before anything is allocated, counts are bounded by what the remaining bytes could hold, trailing
+ * bytes are rejected, and every failure is a {@link MalformedMetadataException}; no other exception
+ * escapes. A log is accepted only if it names the expected key and writer and its signature
+ * verifies under that writer's trusted key.
  *
  * <p>Thread-safe. Ed25519 signatures are deterministic, so all correct clouds return identical
  * bytes for a log; verified logs are cached by the SHA-256 of their bytes and the verifying key,
@@ -51,6 +51,7 @@ final class MetadataCodec {
   static final int FORMAT = 1;
   static final int SIG_ED25519 = 1;
   private static final int SIG_LENGTH = 64;
+
   /** The smallest possible encoded entry: kind, ts, created, empty name, size, hash, no holders. */
   private static final int MIN_ENTRY = 1 + 8 + 8 + 2 + 8 + 32 + 1 + 1;
 

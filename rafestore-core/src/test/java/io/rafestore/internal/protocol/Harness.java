@@ -63,8 +63,13 @@ final class Harness {
   }
 
   /** Builds with the given role and latency hint per cloud. */
-  RafeStore build(ProtocolMode mode, BiFunction<Integer, CloudDriver, CloudRole> roles, String writer, KeyPair keys,
-      List<String> trustedIds, List<KeyPair> trustedKeys) {
+  RafeStore build(
+      ProtocolMode mode,
+      BiFunction<Integer, CloudDriver, CloudRole> roles,
+      String writer,
+      KeyPair keys,
+      List<String> trustedIds,
+      List<KeyPair> trustedKeys) {
     RafeStore.Builder b =
         RafeStore.builder()
             .faultsTolerated(f)

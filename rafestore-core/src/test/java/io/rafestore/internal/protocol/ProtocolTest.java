@@ -179,7 +179,8 @@ class ProtocolTest {
     }
     List<RafeStore> clients = new ArrayList<>();
     for (int w = 0; w < writers; w++) {
-      clients.add(h.build(mode, (i, c) -> CloudRole.DATA_AND_METADATA, ids.get(w), keys.get(w), ids, keys));
+      clients.add(
+          h.build(mode, (i, c) -> CloudRole.DATA_AND_METADATA, ids.get(w), keys.get(w), ids, keys));
     }
     // Each writer appends its versions one after another; the eight run concurrently, their
     // phases interleaving on the shared clouds.
@@ -195,7 +196,9 @@ class ProtocolTest {
       }
       chains.add(chain);
     }
-    h.run(java.util.concurrent.CompletableFuture.allOf(chains.toArray(new java.util.concurrent.CompletableFuture<?>[0])));
+    h.run(
+        java.util.concurrent.CompletableFuture.allOf(
+            chains.toArray(new java.util.concurrent.CompletableFuture<?>[0])));
 
     List<Version> reference = null;
     for (RafeStore reader : List.of(clients.get(0), clients.get(3), clients.get(7))) {
@@ -247,7 +250,10 @@ class ProtocolTest {
             fault -> {
               assertThat(fault.cloudId()).isEqualTo("p0");
               assertThat(fault.kind())
-                  .isIn(CloudFault.Kind.CORRUPT_DATA, CloudFault.Kind.MALFORMED_METADATA, CloudFault.Kind.BAD_SIGNATURE);
+                  .isIn(
+                      CloudFault.Kind.CORRUPT_DATA,
+                      CloudFault.Kind.MALFORMED_METADATA,
+                      CloudFault.Kind.BAD_SIGNATURE);
             });
   }
 
@@ -288,7 +294,8 @@ class ProtocolTest {
     for (int i = 0; i < 2; i++) {
       h.clouds.get(i).behave(Behaviour.HANG);
     }
-    RafeStore store = h.builder(ProtocolMode.PAPER).operationTimeout(java.time.Duration.ofSeconds(3)).build();
+    RafeStore store =
+        h.builder(ProtocolMode.PAPER).operationTimeout(java.time.Duration.ofSeconds(3)).build();
     assertThatThrownBy(() -> h.run(store.write("k", utf8("v"))))
         .isInstanceOf(ExecutionException.class)
         .hasMessageContaining("operation timeout");

@@ -41,6 +41,7 @@ final class TestCloud implements CloudDriver {
   private volatile Duration rtt = Duration.ZERO;
   private volatile Behaviour behaviour = Behaviour.CORRECT;
   private volatile UnaryOperator<byte[]> forger = b -> b;
+
   /** Every version ever put, per object, for STALE. */
   private final Map<String, List<byte[]>> history = new HashMap<>();
 
@@ -74,7 +75,8 @@ final class TestCloud implements CloudDriver {
     return delegate.id();
   }
 
-  private <T> CompletableFuture<T> after(Duration d, java.util.function.Supplier<CompletableFuture<T>> call) {
+  private <T> CompletableFuture<T> after(
+      Duration d, java.util.function.Supplier<CompletableFuture<T>> call) {
     Behaviour b = behaviour;
     if (b == Behaviour.HANG) {
       return new CompletableFuture<>();
