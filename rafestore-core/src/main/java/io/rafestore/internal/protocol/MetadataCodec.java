@@ -41,10 +41,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * verifies under that writer's trusted key.
  *
  * <p>Thread-safe. Ed25519 signatures are deterministic, so all correct clouds return identical
- * bytes for a log; verified logs are cached by the SHA-256 of their bytes and the verifying key,
- * so a read verifies each distinct log once rather than once per cloud, and clients in one JVM
- * share the work. (JDK 17's Ed25519 verify costs about a millisecond: caching is what keeps reads
- * of unchanged keys cheap.)
+ * bytes for a log; verified logs are cached by the SHA-256 of their bytes and the verifying key, so
+ * a read verifies each distinct log once rather than once per cloud, and clients in one JVM share
+ * the work. (JDK 17's Ed25519 verify costs about a millisecond: caching is what keeps reads of
+ * unchanged keys cheap.)
  */
 final class MetadataCodec {
   static final byte[] MAGIC = {'R', 'F', 'S', 'M'};
@@ -58,7 +58,8 @@ final class MetadataCodec {
   private static final int CACHE_LIMIT = 16_384;
 
   /** Verified logs by (SHA-256 of the bytes, verifying key): shared by all clients in the JVM. */
-  private static final ConcurrentHashMap<CacheKey, MetadataLog> VERIFIED = new ConcurrentHashMap<>();
+  private static final ConcurrentHashMap<CacheKey, MetadataLog> VERIFIED =
+      new ConcurrentHashMap<>();
 
   private record CacheKey(byte[] digest, PublicKey key) {
     @Override
