@@ -239,20 +239,12 @@ public final class ByzantineCloud implements CloudDriver {
    * wrapped driver's future.
    */
   private <T> CompletableFuture<T> altered(CompletableFuture<T> inner, UnaryOperator<T> lie) {
-    CompletableFuture<T> out =
-        Futures.relay(
-            inner.thenApply(
-                value -> {
-                  lies.incrementAndGet();
-                  return lie.apply(value);
-                }));
-    out.whenComplete(
-        (r, e) -> {
-          if (out.isCancelled()) {
-            inner.cancel(true);
-          }
+    return Futures.relay(
+        inner,
+        value -> {
+          lies.incrementAndGet();
+          return lie.apply(value);
         });
-    return out;
   }
 
   private byte[] corrupt(byte[] bytes) {
