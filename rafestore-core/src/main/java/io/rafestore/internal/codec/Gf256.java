@@ -127,6 +127,95 @@ final class Gf256 {
   }
 
   /**
+   * {@code out[outOff..+len) (^)= sum_j c[j] * in[j][inOff..+len)} for {@code j} in {@code
+   * from..from+4}: four inputs fused in one pass, so the output is loaded and stored once per
+   * four products instead of four times. Overwrites the output unless {@code accumulate}.
+   */
+  static void mulSum4(
+      int[] c, int from, byte[][] in, int inOff, byte[] out, int outOff, int len, boolean acc) {
+    final byte[] mul = MUL;
+    final int r0 = c[from] << 8;
+    final int r1 = c[from + 1] << 8;
+    final int r2 = c[from + 2] << 8;
+    final int r3 = c[from + 3] << 8;
+    final byte[] a = in[from];
+    final byte[] b = in[from + 1];
+    final byte[] d = in[from + 2];
+    final byte[] e = in[from + 3];
+    for (int i = 0; i < len; i++) {
+      int p = inOff + i;
+      int v =
+          mul[r0 | (a[p] & 0xFF)]
+              ^ mul[r1 | (b[p] & 0xFF)]
+              ^ mul[r2 | (d[p] & 0xFF)]
+              ^ mul[r3 | (e[p] & 0xFF)];
+      out[outOff + i] = (byte) (acc ? out[outOff + i] ^ v : v);
+    }
+  }
+
+  /** {@link #mulSum4} for three inputs. */
+  static void mulSum3(
+      int[] c, int from, byte[][] in, int inOff, byte[] out, int outOff, int len, boolean acc) {
+    final byte[] mul = MUL;
+    final int r0 = c[from] << 8;
+    final int r1 = c[from + 1] << 8;
+    final int r2 = c[from + 2] << 8;
+    final byte[] a = in[from];
+    final byte[] b = in[from + 1];
+    final byte[] d = in[from + 2];
+    for (int i = 0; i < len; i++) {
+      int p = inOff + i;
+      int v = mul[r0 | (a[p] & 0xFF)] ^ mul[r1 | (b[p] & 0xFF)] ^ mul[r2 | (d[p] & 0xFF)];
+      out[outOff + i] = (byte) (acc ? out[outOff + i] ^ v : v);
+    }
+  }
+
+  /** {@link #mulSum4} for two inputs. */
+  static void mulSum2(
+      int[] c, int from, byte[][] in, int inOff, byte[] out, int outOff, int len, boolean acc) {
+    final byte[] mul = MUL;
+    final int r0 = c[from] << 8;
+    final int r1 = c[from + 1] << 8;
+    final byte[] a = in[from];
+    final byte[] b = in[from + 1];
+    for (int i = 0; i < len; i++) {
+      int p = inOff + i;
+      int v = mul[r0 | (a[p] & 0xFF)] ^ mul[r1 | (b[p] & 0xFF)];
+      out[outOff + i] = (byte) (acc ? out[outOff + i] ^ v : v);
+    }
+  }
+
+  /**
+   * {@code out[outOff..+len) = sum_j c[j] * in[j][inOff..+len)} over all j: the one bulk kernel
+   * of Reed-Solomon encoding and decoding. Inputs are taken four, three or two at a time.
+   */
+  static void mulSum(int[] c, byte[][] in, int inOff, byte[] out, int outOff, int len) {
+    int n = c.length;
+    int j = 0;
+    boolean acc = false;
+    while (j < n) {
+      int left = n - j;
+      if (left >= 4 && left != 5) {
+        mulSum4(c, j, in, inOff, out, outOff, len, acc);
+        j += 4;
+      } else if (left == 3 || left == 5) {
+        mulSum3(c, j, in, inOff, out, outOff, len, acc);
+        j += 3;
+      } else if (left == 2) {
+        mulSum2(c, j, in, inOff, out, outOff, len, acc);
+        j += 2;
+      } else if (acc) {
+        mulAdd(c[j], in[j], inOff, out, outOff, len);
+        j++;
+      } else {
+        mulAssign(c[j], in[j], inOff, out, outOff, len);
+        j++;
+      }
+      acc = true;
+    }
+  }
+
+  /**
    * Inverts a square matrix by Gauss-Jordan elimination.
    *
    * @return the inverse (a new matrix); {@code matrix} is left unchanged

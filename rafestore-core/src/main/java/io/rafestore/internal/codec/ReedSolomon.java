@@ -218,16 +218,9 @@ public final class ReedSolomon {
     return out;
   }
 
-  /**
-   * {@code out[outOff..+len) = sum_j coefficients[j] * in[j][inOff..+len)}: the one kernel of
-   * both encoding and decoding.
-   */
   private static void combine(
       int[] coefficients, byte[][] in, int inOff, byte[] out, int outOff, int len) {
-    Gf256.mulAssign(coefficients[0], in[0], inOff, out, outOff, len);
-    for (int j = 1; j < coefficients.length; j++) {
-      Gf256.mulAdd(coefficients[j], in[j], inOff, out, outOff, len);
-    }
+    Gf256.mulSum(coefficients, in, inOff, out, outOff, len);
   }
 
   /**

@@ -112,6 +112,35 @@ class Gf256Test {
   }
 
   @Test
+  void fusedSumMatchesScalarForEveryInputCount() {
+    Random random = new Random(13);
+    for (int n = 1; n <= 11; n++) {
+      int[] c = new int[n];
+      byte[][] in = new byte[n][300];
+      for (int j = 0; j < n; j++) {
+        c[j] = random.nextInt(256);
+        random.nextBytes(in[j]);
+      }
+      c[0] = n % 3 == 0 ? 0 : c[0];
+      c[n - 1] = n % 4 == 0 ? 1 : c[n - 1];
+      byte[] out = new byte[300];
+      random.nextBytes(out);
+      byte[] before = out.clone();
+      Gf256.mulSum(c, in, 10, out, 20, 250);
+      for (int i = 0; i < 300; i++) {
+        int expected = before[i] & 0xFF;
+        if (i >= 20 && i < 270) {
+          expected = 0;
+          for (int j = 0; j < n; j++) {
+            expected ^= Gf256.slowMul(c[j], in[j][i - 10] & 0xFF);
+          }
+        }
+        assertThat(out[i] & 0xFF).as("n=%d i=%d", n, i).isEqualTo(expected);
+      }
+    }
+  }
+
+  @Test
   void invertRecoversIdentityAndRejectsSingular() {
     Random random = new Random(11);
     for (int trial = 0; trial < 200; trial++) {
