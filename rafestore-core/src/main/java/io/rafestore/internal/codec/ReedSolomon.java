@@ -116,11 +116,14 @@ public final class ReedSolomon {
   public byte[][] encode(byte[] data) {
     Objects.requireNonNull(data, "data");
     int size = shardSize(data.length);
-    byte[][] shards = new byte[totalShards()][size];
+    byte[][] shards = new byte[totalShards()][];
     for (int j = 0; j < dataShards; j++) {
-      int from = j * size;
-      int n = Math.max(0, Math.min(size, data.length - from));
-      System.arraycopy(data, Math.min(from, data.length), shards[j], 0, n);
+      // copyOfRange zero-pads past the end of data and skips zeroing what it copies.
+      int from = Math.min(j * size, data.length);
+      shards[j] = Arrays.copyOfRange(data, from, from + size);
+    }
+    for (int i = dataShards; i < totalShards(); i++) {
+      shards[i] = new byte[size];
     }
     encodeParity(
         Arrays.copyOfRange(shards, 0, dataShards),
