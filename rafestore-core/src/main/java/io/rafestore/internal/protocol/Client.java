@@ -6,6 +6,7 @@ import io.rafestore.CloudStats;
 import io.rafestore.ConditionOne;
 import io.rafestore.HistoryPage;
 import io.rafestore.KeyNotFoundException;
+import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
 import io.rafestore.RafeStoreException;
 import io.rafestore.Scheduler;
@@ -259,14 +260,18 @@ public final class Client implements RafeStore {
     return out;
   }
 
-  /** Deletes data objects named by entries, best effort, and reports failures. */
+  /**
+   * Deletes the data objects named by entries, best effort, and reports failures. Every cloud the
+   * value may have been sent to is asked, not only the holders in the metadata: an upload that was
+   * cancelled as useless (writeDf's slow cloud, DepSky-A's surplus cloud) may still have landed.
+   * Deletes of missing objects succeed, and most providers do not charge for them.
+   */
   static CompletableFuture<Void> deleteData(Context ctx, String key, List<View.Item> items) {
     List<CompletableFuture<Void>> deletes = new ArrayList<>();
     for (View.Item it : items) {
       ObjectKey object = ObjectKey.of(it.entry().dataObject());
-      for (String holder : it.entry().holders()) {
-        Cloud c = ctx.byId.get(holder);
-        if (c == null) {
+      for (Cloud c : ctx.clouds) {
+        if (!c.role().holdsData() && ctx.settings.mode() != ProtocolMode.DEPSKY_A) {
           continue;
         }
         deletes.add(
@@ -278,7 +283,7 @@ public final class Client implements RafeStore {
                         ctx.report(
                             key,
                             new CloudFault(
-                                holder,
+                                c.id(),
                                 CloudFault.Kind.ERROR,
                                 "delete " + object + ": " + e.getMessage()));
                       }

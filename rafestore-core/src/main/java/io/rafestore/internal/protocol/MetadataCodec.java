@@ -41,8 +41,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * verifies under that writer's trusted key.
  *
  * <p>Thread-safe. Ed25519 signatures are deterministic, so all correct clouds return identical
- * bytes for a log; verified logs are cached by the SHA-256 of their bytes so a read verifies each
- * distinct log once rather than once per cloud.
+ * bytes for a log; verified logs are cached by the SHA-256 of their bytes and the verifying key, so
+ * a read verifies each distinct log once rather than once per cloud, and clients in one JVM share
+ * the work. (JDK 17's Ed25519 verify costs about a millisecond: caching is what keeps reads of
+ * unchanged keys cheap.)
  */
 final class MetadataCodec {
   static final byte[] MAGIC = {'R', 'F', 'S', 'M'};
@@ -53,18 +55,21 @@ final class MetadataCodec {
   /** The smallest possible encoded entry: kind, ts, created, empty name, size, hash, no holders. */
   private static final int MIN_ENTRY = 1 + 8 + 8 + 2 + 8 + 32 + 1 + 1;
 
-  private static final int CACHE_LIMIT = 8192;
-  private final ConcurrentHashMap<CacheKey, MetadataLog> verified = new ConcurrentHashMap<>();
+  private static final int CACHE_LIMIT = 16_384;
 
-  private record CacheKey(byte[] digest) {
+  /** Verified logs by (SHA-256 of the bytes, verifying key): shared by all clients in the JVM. */
+  private static final ConcurrentHashMap<CacheKey, MetadataLog> VERIFIED =
+      new ConcurrentHashMap<>();
+
+  private record CacheKey(byte[] digest, PublicKey key) {
     @Override
     public boolean equals(Object o) {
-      return o instanceof CacheKey k && Arrays.equals(digest, k.digest);
+      return o instanceof CacheKey k && Arrays.equals(digest, k.digest) && key.equals(k.key);
     }
 
     @Override
     public int hashCode() {
-      return Arrays.hashCode(digest);
+      return Arrays.hashCode(digest) * 31 + key.hashCode();
     }
   }
 
@@ -138,18 +143,18 @@ final class MetadataCodec {
     if (bytes.length > maxBytes) {
       throw malformed("metadata object of " + bytes.length + " bytes exceeds " + maxBytes);
     }
-    CacheKey ck = new CacheKey(sha256(bytes));
-    MetadataLog cached = verified.get(ck);
+    CacheKey ck = new CacheKey(sha256(bytes), writerKey);
+    MetadataLog cached = VERIFIED.get(ck);
     if (cached != null) {
       checkNames(cached, expectedKey, expectedWriter);
       return cached;
     }
     MetadataLog log = parseAndVerify(bytes, writerKey);
     checkNames(log, expectedKey, expectedWriter);
-    if (verified.size() >= CACHE_LIMIT) {
-      verified.clear();
+    if (VERIFIED.size() >= CACHE_LIMIT) {
+      VERIFIED.clear();
     }
-    verified.put(ck, log);
+    VERIFIED.put(ck, log);
     return log;
   }
 

@@ -241,6 +241,10 @@ final class WriteOp {
       if (missing <= 0) {
         writeMStarted = true;
         startWriteM = true;
+      } else if (v.fromCache) {
+        // readM was skipped, so "when readM ends" is now, before any upload could finish: the
+        // crucial check would always add clouds. Wait for writeDo instead; only a failure (at
+        // once) or lateness (the hedge below) adds a data cloud.
       } else {
         // The crucial check failed: writeDf adds one data cloud per missing acknowledgement,
         // keeping the outstanding writeDo requests (whichever f+1 answer first will do).

@@ -90,7 +90,7 @@ class ByzantineMatrixTest {
     }
     MetadataCodec codec = new MetadataCodec();
     for (int i : placement) {
-      h.clouds.get(i).behave(b).forger(real -> forged(codec));
+      h.clouds.get(i).forger(real -> forged(codec)).behave(b);
     }
     return h;
   }

@@ -30,12 +30,15 @@ final class Harness {
   final List<TestCloud> clouds = new ArrayList<>();
   final int f;
 
+  final io.rafestore.clouds.WanEmulator network =
+      io.rafestore.clouds.WanEmulator.builder(scheduler).seed(42).build();
+
   Harness(int f, int n) {
     this.f = f;
     for (int i = 0; i < n; i++) {
       MemoryCloud m = new MemoryCloud("p" + i);
       stores.add(m);
-      clouds.add(new TestCloud(m, scheduler, 1000L + i));
+      clouds.add(new TestCloud(m, network, scheduler, 1000L + i));
     }
   }
 

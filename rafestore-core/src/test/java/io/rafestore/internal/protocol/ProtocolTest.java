@@ -158,6 +158,9 @@ class ProtocolTest {
       assertThat(first.readMSkipped()).isFalse();
       WriteReceipt second = h.run(fast.write("k", utf8("2")));
       assertThat(second.readMSkipped()).isTrue();
+      // Skipping readM must not make the crucial check fire early: still only f+1 data clouds.
+      assertThat(second.dataCloudsContacted()).containsExactly("p0", "p1");
+      assertThat(second.writeDfUsed()).isFalse();
       assertThat(second.version().timestamp()).isEqualTo(first.version().timestamp() + 1);
       assertThat(h.run(fast.read("k")).utf8()).isEqualTo("2");
       assertThat(second.latency()).isLessThan(first.latency());

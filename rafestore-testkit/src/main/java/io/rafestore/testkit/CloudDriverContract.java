@@ -1,0 +1,448 @@
+package io.rafestore.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rafestore.spi.ByteRange;
+import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.CloudException;
+import io.rafestore.spi.ObjectInfo;
+import io.rafestore.spi.ObjectKey;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The behaviour every {@link CloudDriver} must show, as one abstract JUnit 5 suite. A driver runs
+ * it with a three-line subclass:
+ *
+ * <pre>{@code
+ * class MyCloudContractTest extends CloudDriverContract {
+ *   @Override protected CloudDriver newDriver() { return new MyCloud("p0", emulatorEndpoint()); }
+ * }
+ * }</pre>
+ *
+ * <p>Each test gets a fresh driver from {@link #newDriver()} over an empty namespace, and the
+ * driver is closed and {@link #cleanUp(CloudDriver)} called after it. Waits are bounded by {@link
+ * #timeout()} so a hung driver fails instead of blocking the build; nothing asserts on elapsed
+ * time. The largest object is {@value #LARGE_OBJECT_BYTES} bytes, so the suite stays quick against
+ * real emulators.
+ */
+public abstract class CloudDriverContract {
+  /** Size of the large-object round trip. */
+  protected static final int LARGE_OBJECT_BYTES = 20 * 1024 * 1024;
+
+  /** The driver under test for the current test method. */
+  protected CloudDriver driver;
+
+  /**
+   * A new driver over a fresh, empty namespace (a new bucket, container, directory or key prefix).
+   * Called once before each test.
+   */
+  protected abstract CloudDriver newDriver() throws Exception;
+
+  /** Called after each test, after the driver was closed; delete buckets or files here. */
+  protected void cleanUp(CloudDriver closedDriver) throws Exception {}
+
+  /** How long one operation may take before the test fails; raise it for slow emulators. */
+  protected Duration timeout() {
+    return Duration.ofSeconds(60);
+  }
+
+  @BeforeEach
+  final void createDriver() throws Exception {
+    driver = newDriver();
+    assertThat(driver).as("newDriver()").isNotNull();
+  }
+
+  @AfterEach
+  final void closeDriver() throws Exception {
+    if (driver != null) {
+      driver.close();
+      cleanUp(driver);
+    }
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  /** Waits for {@code f}, failing the test on timeout; throws the driver's exception unwrapped. */
+  protected final <T> T await(CompletableFuture<T> f) throws Exception {
+    try {
+      return f.get(timeout().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof Exception) {
+        throw (Exception) e.getCause();
+      }
+      throw e;
+    } catch (TimeoutException e) {
+      f.cancel(true);
+      throw new AssertionError("driver " + driver.id() + " did not answer within " + timeout(), e);
+    }
+  }
+
+  /** Waits for {@code f} to fail and returns its cause, which must be a {@link CloudException}. */
+  protected final CloudException awaitFailure(CompletableFuture<?> f) throws Exception {
+    try {
+      Object value = f.get(timeout().toMillis(), TimeUnit.MILLISECONDS);
+      throw new AssertionError("expected a CloudException, but the call returned " + value);
+    } catch (ExecutionException e) {
+      assertThat(e.getCause()).isInstanceOf(CloudException.class);
+      return (CloudException) e.getCause();
+    } catch (TimeoutException e) {
+      f.cancel(true);
+      throw new AssertionError("driver " + driver.id() + " did not answer within " + timeout(), e);
+    }
+  }
+
+  protected static ObjectKey key(String name) {
+    return ObjectKey.of(name);
+  }
+
+  protected static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+
+  protected static byte[] randomBytes(int length, long seed) {
+    byte[] b = new byte[length];
+    new Random(seed).nextBytes(b);
+    return b;
+  }
+
+  private void put(String name, byte[] data) throws Exception {
+    await(driver.put(key(name), data));
+  }
+
+  private byte[] get(String name) throws Exception {
+    return await(driver.get(key(name)));
+  }
+
+  private byte[] get(String name, long offset, long length) throws Exception {
+    return await(driver.get(key(name), Optional.of(ByteRange.of(offset, length))));
+  }
+
+  private List<String> names(String prefix) throws Exception {
+    List<String> out = new ArrayList<>();
+    for (ObjectInfo info : await(driver.list(prefix))) {
+      out.add(info.key().value());
+    }
+    return out;
+  }
+
+  // ---- identity ------------------------------------------------------------------------------
+
+  @Test
+  void idIsStableAndNotBlank() {
+    assertThat(driver.id()).isNotBlank().isEqualTo(driver.id());
+  }
+
+  // ---- put and get ---------------------------------------------------------------------------
+
+  @Test
+  void getReturnsWhatWasPut() throws Exception {
+    put("greeting", bytes("hello, clouds"));
+
+    assertThat(get("greeting")).isEqualTo(bytes("hello, clouds"));
+  }
+
+  @Test
+  void putReplacesWholeObject() throws Exception {
+    put("k", bytes("a much longer first value"));
+    put("k", bytes("short"));
+
+    assertThat(get("k")).isEqualTo(bytes("short"));
+    assertThat(await(driver.list("k"))).containsExactly(new ObjectInfo(key("k"), 5));
+  }
+
+  @Test
+  void emptyObjectRoundTrips() throws Exception {
+    put("empty", new byte[0]);
+
+    assertThat(get("empty")).isEmpty();
+    assertThat(get("empty", 0, 10)).isEmpty();
+    assertThat(await(driver.list("empty"))).containsExactly(new ObjectInfo(key("empty"), 0));
+  }
+
+  @Test
+  void allByteValuesRoundTrip() throws Exception {
+    byte[] all = new byte[512];
+    for (int i = 0; i < all.length; i++) {
+      all[i] = (byte) i;
+    }
+    put("bytes/all", all);
+
+    assertThat(get("bytes/all")).isEqualTo(all);
+  }
+
+  @Test
+  void storedObjectDoesNotAliasCallerArrays() throws Exception {
+    byte[] data = bytes("original");
+    put("alias", data);
+    data[0] = 'X';
+    byte[] first = get("alias");
+    first[1] = 'Y';
+
+    assertThat(get("alias")).isEqualTo(bytes("original"));
+  }
+
+  @Test
+  void largeObjectRoundTripsWithRangedReadInside() throws Exception {
+    byte[] big = randomBytes(LARGE_OBJECT_BYTES, 20);
+    put("large/object", big);
+
+    assertThat(get("large/object")).isEqualTo(big);
+    int offset = 7_654_321;
+    int length = 1_000_003;
+    assertThat(get("large/object", offset, length))
+        .isEqualTo(java.util.Arrays.copyOfRange(big, offset, offset + length));
+    assertThat(await(driver.list("large/")))
+        .containsExactly(new ObjectInfo(key("large/object"), LARGE_OBJECT_BYTES));
+  }
+
+  // ---- ranged get ----------------------------------------------------------------------------
+
+  @Test
+  void rangedGetFromStart() throws Exception {
+    put("r", bytes("0123456789"));
+
+    assertThat(get("r", 0, 4)).isEqualTo(bytes("0123"));
+  }
+
+  @Test
+  void rangedGetInMiddle() throws Exception {
+    put("r", bytes("0123456789"));
+
+    assertThat(get("r", 3, 4)).isEqualTo(bytes("3456"));
+    assertThat(get("r", 9, 1)).isEqualTo(bytes("9"));
+  }
+
+  @Test
+  void rangedGetRunningPastEndIsCut() throws Exception {
+    put("r", bytes("0123456789"));
+
+    assertThat(get("r", 7, 100)).isEqualTo(bytes("789"));
+  }
+
+  @Test
+  void rangedGetStartingAtOrAfterEndIsEmpty() throws Exception {
+    put("r", bytes("0123456789"));
+
+    assertThat(get("r", 10, 5)).isEmpty();
+    assertThat(get("r", 1000, 5)).isEmpty();
+  }
+
+  @Test
+  void zeroLengthRangeIsEmpty() throws Exception {
+    put("r", bytes("0123456789"));
+
+    assertThat(get("r", 4, 0)).isEmpty();
+  }
+
+  // ---- missing objects -----------------------------------------------------------------------
+
+  @Test
+  void getOfMissingKeyFailsNotFoundNamingTheCloud() throws Exception {
+    CloudException e = awaitFailure(driver.get(key("no/such/key")));
+
+    assertThat(e.kind()).isEqualTo(CloudException.Kind.NOT_FOUND);
+    assertThat(e.cloudId()).isEqualTo(driver.id());
+    assertThat(e.isRetryable()).isFalse();
+  }
+
+  @Test
+  void rangedGetOfMissingKeyFailsNotFound() throws Exception {
+    CloudException e = awaitFailure(driver.get(key("missing"), Optional.of(ByteRange.of(0, 10))));
+
+    assertThat(e.kind()).isEqualTo(CloudException.Kind.NOT_FOUND);
+    assertThat(e.cloudId()).isEqualTo(driver.id());
+  }
+
+  // ---- delete --------------------------------------------------------------------------------
+
+  @Test
+  void deleteRemovesObject() throws Exception {
+    put("doomed", bytes("x"));
+    put("kept", bytes("y"));
+
+    await(driver.delete(key("doomed")));
+
+    assertThat(awaitFailure(driver.get(key("doomed"))).kind())
+        .isEqualTo(CloudException.Kind.NOT_FOUND);
+    assertThat(names("")).containsExactly("kept");
+  }
+
+  @Test
+  void deleteOfMissingKeySucceeds() throws Exception {
+    await(driver.delete(key("never/written")));
+    put("twice", bytes("x"));
+    await(driver.delete(key("twice")));
+    await(driver.delete(key("twice")));
+
+    assertThat(names("")).isEmpty();
+  }
+
+  @Test
+  void objectCanBeWrittenAgainAfterDelete() throws Exception {
+    put("phoenix", bytes("one"));
+    await(driver.delete(key("phoenix")));
+    put("phoenix", bytes("two"));
+
+    assertThat(get("phoenix")).isEqualTo(bytes("two"));
+  }
+
+  // ---- list ----------------------------------------------------------------------------------
+
+  @Test
+  void listOfEmptyNamespaceIsEmpty() throws Exception {
+    assertThat(await(driver.list(""))).isEmpty();
+  }
+
+  @Test
+  void listReturnsAllObjectsInAscendingOrderWithSizes() throws Exception {
+    put("b", bytes("22"));
+    put("a/2", bytes("1"));
+    put("a", bytes("333"));
+    put("a/1", bytes(""));
+    put("a-b", bytes("4444"));
+
+    assertThat(await(driver.list("")))
+        .containsExactly(
+            new ObjectInfo(key("a"), 3),
+            new ObjectInfo(key("a-b"), 4),
+            new ObjectInfo(key("a/1"), 0),
+            new ObjectInfo(key("a/2"), 1),
+            new ObjectInfo(key("b"), 2));
+  }
+
+  @Test
+  void listMatchesByStringPrefixAcrossDirectories() throws Exception {
+    for (String name :
+        List.of(
+            "meta/p0/log",
+            "meta/p0/log2",
+            "meta/p1/log",
+            "meta/p10/x/y",
+            "meta",
+            "metal",
+            "data/v1")) {
+      put(name, bytes(name));
+    }
+
+    assertThat(names("meta/"))
+        .containsExactly("meta/p0/log", "meta/p0/log2", "meta/p1/log", "meta/p10/x/y");
+    assertThat(names("meta/p1")).containsExactly("meta/p1/log", "meta/p10/x/y");
+    assertThat(names("meta/p0/log")).containsExactly("meta/p0/log", "meta/p0/log2");
+    assertThat(names("meta"))
+        .containsExactly(
+            "meta", "meta/p0/log", "meta/p0/log2", "meta/p1/log", "meta/p10/x/y", "metal");
+    assertThat(names("data/v1")).containsExactly("data/v1");
+    assertThat(names("data/v1/")).isEmpty();
+    assertThat(names("nothing")).isEmpty();
+    assertThat(names("meta/p2/")).isEmpty();
+  }
+
+  @Test
+  void listHandlesDeepAndLongNames() throws Exception {
+    String longSegment = "x".repeat(300);
+    String deep = "d1/d2/d3/d4/d5/d6/" + longSegment + "/leaf";
+    put(deep, bytes("deep"));
+    put(longSegment, bytes("long"));
+
+    assertThat(names(""))
+        .containsExactly("d1/d2/d3/d4/d5/d6/" + longSegment + "/leaf", longSegment);
+    assertThat(names("d1/d2/d3/d4/d5/d6/" + "x".repeat(250))).containsExactly(deep);
+    assertThat(get(deep)).isEqualTo(bytes("deep"));
+  }
+
+  // ---- concurrency ---------------------------------------------------------------------------
+
+  @Test
+  void concurrentPutsToDifferentKeysAllLand() throws Exception {
+    int threads = 8;
+    int perThread = 8;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<?>> tasks = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int thread = t;
+        tasks.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < perThread; i++) {
+                    String name = "concurrent/t" + thread + "/k" + i;
+                    await(driver.put(key(name), randomBytes(1000 + i, thread * 100L + i)));
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> task : tasks) {
+        task.get(timeout().toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+
+    assertThat(await(driver.list("concurrent/"))).hasSize(threads * perThread);
+    for (int t = 0; t < threads; t++) {
+      for (int i = 0; i < perThread; i++) {
+        assertThat(get("concurrent/t" + t + "/k" + i))
+            .isEqualTo(randomBytes(1000 + i, t * 100L + i));
+      }
+    }
+  }
+
+  // ---- cancellation --------------------------------------------------------------------------
+
+  @Test
+  void cancellingInFlightRequestsLeavesDriverUsable() throws Exception {
+    put("existing", bytes("value"));
+
+    driver.put(key("cancelled/put"), randomBytes(100_000, 1)).cancel(true);
+    driver.get(key("existing")).cancel(true);
+    driver.get(key("missing")).cancel(true);
+    driver.delete(key("existing-not")).cancel(true);
+    driver.list("").cancel(true);
+
+    put("after", bytes("works"));
+    assertThat(get("after")).isEqualTo(bytes("works"));
+    assertThat(get("existing")).isEqualTo(bytes("value"));
+    assertThat(names("")).contains("existing", "after");
+  }
+
+  @Test
+  void cancellingCompletedFutureChangesNothing() throws Exception {
+    CompletableFuture<Void> done = driver.put(key("k"), bytes("v"));
+    await(done);
+    done.cancel(true);
+    CompletableFuture<byte[]> read = driver.get(key("k"));
+    await(read);
+    read.cancel(true);
+
+    assertThat(get("k")).isEqualTo(bytes("v"));
+  }
+
+  // ---- close ---------------------------------------------------------------------------------
+
+  @Test
+  void operationsAfterCloseFailWithCloudException() throws Exception {
+    put("k", bytes("v"));
+    driver.close();
+    driver.close(); // idempotent
+
+    assertThat(awaitFailure(driver.put(key("k2"), bytes("v"))).cloudId()).isEqualTo(driver.id());
+    assertThat(awaitFailure(driver.get(key("k"))).cloudId()).isEqualTo(driver.id());
+    assertThat(awaitFailure(driver.delete(key("k"))).cloudId()).isEqualTo(driver.id());
+    assertThat(awaitFailure(driver.list("")).cloudId()).isEqualTo(driver.id());
+  }
+}

@@ -1,0 +1,11 @@
+package io.rafestore.testkit;
+
+import io.rafestore.clouds.MemoryCloud;
+import io.rafestore.spi.CloudDriver;
+
+class MemoryCloudContractTest extends CloudDriverContract {
+  @Override
+  protected CloudDriver newDriver() {
+    return new MemoryCloud("mem");
+  }
+}
