@@ -17,9 +17,9 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * AES-256-GCM ({@link Aead}) encrypt and decrypt of a 1 MiB value with 32 bytes of associated
- * data, as DepSky-CA and RafeStore's confidential mode do once per write and read. Scores are
- * ops/s; x 1.048576 = MB/s. Run:
+ * AES-256-GCM ({@link Aead}) encrypt and decrypt of a 1 MiB value with 32 bytes of associated data,
+ * as DepSky-CA and RafeStore's confidential mode do once per write and read. Scores are ops/s; x
+ * 1.048576 = MB/s. Run:
  *
  * <pre>
  * java -jar rafestore-bench/target/benchmarks.jar AeadBenchmark -f 1 -wi 2 -i 3

@@ -18,11 +18,11 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Reed-Solomon encode and decode throughput for the codes RafeStore uses, on 1 MiB and 16 MiB
- * values. Decoding is measured in the worst case: the first min(k, m) data shards are missing,
- * so that many are rebuilt from parity.
+ * values. Decoding is measured in the worst case: the first min(k, m) data shards are missing, so
+ * that many are rebuilt from parity.
  *
- * <p>Scores are operations per second; multiply by {@code size} for bytes of value per second
- * (1 MiB: ops/s x 1.048576 = MB/s). Run, after {@code mvn -pl rafestore-core,rafestore-bench -am
+ * <p>Scores are operations per second; multiply by {@code size} for bytes of value per second (1
+ * MiB: ops/s x 1.048576 = MB/s). Run, after {@code mvn -pl rafestore-core,rafestore-bench -am
  * install -DskipTests}:
  *
  * <pre>

@@ -9,14 +9,14 @@ import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * AES-256-GCM authenticated encryption with a fresh random 96-bit nonce for every encryption and
- * a 128-bit tag.
+ * AES-256-GCM authenticated encryption with a fresh random 96-bit nonce for every encryption and a
+ * 128-bit tag.
  *
- * <p>Output format: {@code nonce (12 bytes) || ciphertext (plaintext length) || tag (16 bytes)},
- * so a sealed value is {@link #OVERHEAD} bytes longer than its plaintext. The optional associated
- * data is authenticated but not stored: the caller passes the same bytes to {@link #decrypt}
- * (RafeStore binds the object key and version into it, so a cloud cannot swap one version's
- * ciphertext for another's).
+ * <p>Output format: {@code nonce (12 bytes) || ciphertext (plaintext length) || tag (16 bytes)}, so
+ * a sealed value is {@link #OVERHEAD} bytes longer than its plaintext. The optional associated data
+ * is authenticated but not stored: the caller passes the same bytes to {@link #decrypt} (RafeStore
+ * binds the object key and version into it, so a cloud cannot swap one version's ciphertext for
+ * another's).
  *
  * <p>Random nonces are safe for up to 2^32 encryptions under one key (NIST SP 800-38D, section
  * 8.3); RafeStore draws a new key for every value, far below that.

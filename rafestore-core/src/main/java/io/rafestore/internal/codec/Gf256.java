@@ -3,14 +3,14 @@ package io.rafestore.internal.codec;
 import java.util.Arrays;
 
 /**
- * Arithmetic in GF(2^8) with the reducing polynomial x^8 + x^4 + x^3 + x^2 + 1 (0x11D), for
- * which 2 is a generator of the multiplicative group. Elements are ints in 0..255; addition and
- * subtraction are XOR.
+ * Arithmetic in GF(2^8) with the reducing polynomial x^8 + x^4 + x^3 + x^2 + 1 (0x11D), for which 2
+ * is a generator of the multiplicative group. Elements are ints in 0..255; addition and subtraction
+ * are XOR.
  *
- * <p>Multiplication uses a full 256 x 256 product table ({@link #MUL}, 64 KiB) indexed by {@code
- * (a << 8) | b}, so the bulk kernels ({@link #mulAssign}, {@link #mulAdd}) do one array load per
- * byte with no branches. The tables are built once from the bitwise definition at class
- * initialisation. Stateless and thread-safe.
+ * <p>Multiplication uses a full 256 x 256 product table ({@link #MUL}, 64 KiB) indexed by {@code (a
+ * << 8) | b}, so the bulk kernels ({@link #mulAssign}, {@link #mulAdd}) do one array load per byte
+ * with no branches. The tables are built once from the bitwise definition at class initialisation.
+ * Stateless and thread-safe.
  */
 final class Gf256 {
   /** The reducing polynomial, including the x^8 term. */
@@ -128,8 +128,8 @@ final class Gf256 {
 
   /**
    * {@code out[outOff..+len) (^)= sum_j c[j] * in[j][inOff..+len)} for {@code j} in {@code
-   * from..from+4}: four inputs fused in one pass, so the output is loaded and stored once per
-   * four products instead of four times. Overwrites the output unless {@code accumulate}.
+   * from..from+4}: four inputs fused in one pass, so the output is loaded and stored once per four
+   * products instead of four times. Overwrites the output unless {@code accumulate}.
    */
   static void mulSum4(
       int[] c, int from, byte[][] in, int inOff, byte[] out, int outOff, int len, boolean acc) {
@@ -186,8 +186,8 @@ final class Gf256 {
   }
 
   /**
-   * {@code out[outOff..+len) = sum_j c[j] * in[j][inOff..+len)} over all j: the one bulk kernel
-   * of Reed-Solomon encoding and decoding. Inputs are taken four, three or two at a time.
+   * {@code out[outOff..+len) = sum_j c[j] * in[j][inOff..+len)} over all j: the one bulk kernel of
+   * Reed-Solomon encoding and decoding. Inputs are taken four, three or two at a time.
    */
   static void mulSum(int[] c, byte[][] in, int inOff, byte[] out, int outOff, int len) {
     int n = c.length;

@@ -7,26 +7,25 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A systematic Reed-Solomon erasure code over GF(2^8) (polynomial 0x11D) with k data shards and
- * m parity shards: a value is split into k equal data shards, m parity shards are computed from
- * them, and the value can be rebuilt from ANY k of the k + m shards.
+ * A systematic Reed-Solomon erasure code over GF(2^8) (polynomial 0x11D) with k data shards and m
+ * parity shards: a value is split into k equal data shards, m parity shards are computed from them,
+ * and the value can be rebuilt from ANY k of the k + m shards.
  *
  * <p><b>Construction.</b> The encoding matrix is {@code [I_k ; C]}, where C is the m x k Cauchy
- * matrix {@code C[i][j] = 1 / (x_i + y_j)} with {@code x_i = k + i} and {@code y_j = j}; these
- * k + m points are distinct elements of GF(2^8), which is why k + m is at most 256. Every square
+ * matrix {@code C[i][j] = 1 / (x_i + y_j)} with {@code x_i = k + i} and {@code y_j = j}; these k +
+ * m points are distinct elements of GF(2^8), which is why k + m is at most 256. Every square
  * submatrix of a Cauchy matrix is non-singular, so every k x k submatrix of {@code [I_k ; C]} is
  * non-singular (expand along the identity rows it contains): any k shards determine the data.
  *
- * <p><b>Length.</b> Shards carry no header. {@link #encode} pads the value with zeros to {@code k
- * * shardSize(length)} bytes, and {@link #decode} needs the original length back from the
- * caller. In RafeStore that length lives in the signed metadata of the version, which is
- * authoritative; a length in an unsigned shard header would be one more thing a Byzantine cloud
- * could forge.
+ * <p><b>Length.</b> Shards carry no header. {@link #encode} pads the value with zeros to {@code k *
+ * shardSize(length)} bytes, and {@link #decode} needs the original length back from the caller. In
+ * RafeStore that length lives in the signed metadata of the version, which is authoritative; a
+ * length in an unsigned shard header would be one more thing a Byzantine cloud could forge.
  *
  * <p><b>Faults.</b> The code corrects erasures, not errors: a corrupted shard that is used for
- * decoding yields wrong data without any error. Callers must verify each shard (RafeStore checks
- * a per-fragment SHA-256 from the signed metadata) and pass only verified shards, with {@code
- * null} for the rest.
+ * decoding yields wrong data without any error. Callers must verify each shard (RafeStore checks a
+ * per-fragment SHA-256 from the signed metadata) and pass only verified shards, with {@code null}
+ * for the rest.
  *
  * <p>Instances are immutable apart from a bounded cache of decoding matrices and are safe for
  * concurrent use by any number of threads.
@@ -63,8 +62,8 @@ public final class ReedSolomon {
   /**
    * A code with {@code dataShards} data and {@code parityShards} parity shards.
    *
-   * @throws IllegalArgumentException unless {@code dataShards >= 1}, {@code parityShards >= 0}
-   *     and {@code dataShards + parityShards <= 256}
+   * @throws IllegalArgumentException unless {@code dataShards >= 1}, {@code parityShards >= 0} and
+   *     {@code dataShards + parityShards <= 256}
    */
   public static ReedSolomon of(int dataShards, int parityShards) {
     if (dataShards < 1) {
@@ -135,8 +134,8 @@ public final class ReedSolomon {
 
   /**
    * Computes {@code parityOut[i][off..off+len)} for every parity shard i from {@code
-   * dataShards[j][off..off+len)}, overwriting the output range. Lets a caller encode in place,
-   * in slices, or into buffers it reuses.
+   * dataShards[j][off..off+len)}, overwriting the output range. Lets a caller encode in place, in
+   * slices, or into buffers it reuses.
    *
    * @throws IllegalArgumentException if the array counts are not k and m
    * @throws IndexOutOfBoundsException if {@code off..off+len} is outside a shard

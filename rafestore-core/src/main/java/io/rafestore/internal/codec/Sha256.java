@@ -4,9 +4,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Objects;
 
-/**
- * SHA-256 one-shot hashing and constant-time comparison of digests. Stateless and thread-safe.
- */
+/** SHA-256 one-shot hashing and constant-time comparison of digests. Stateless and thread-safe. */
 public final class Sha256 {
   /** Length of a digest. */
   public static final int BYTES = 32;

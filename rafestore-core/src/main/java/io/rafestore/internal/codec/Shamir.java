@@ -12,8 +12,8 @@ import java.util.Random;
 /**
  * Shamir secret sharing over GF(2^8), byte by byte: for every byte s of the secret an independent
  * uniformly random polynomial {@code p(x) = s + a_1 x + ... + a_(t-1) x^(t-1)} is drawn, and share
- * i is {@code (x = i, y = p(i))} for i in 1..n. Any {@code threshold = t} shares determine every
- * p and so the secret (Lagrange interpolation at 0); any t - 1 shares are, for every candidate
+ * i is {@code (x = i, y = p(i))} for i in 1..n. Any {@code threshold = t} shares determine every p
+ * and so the secret (Lagrange interpolation at 0); any t - 1 shares are, for every candidate
  * secret, consistent with exactly one polynomial each, so they carry no information about it
  * (perfect secrecy; the coefficients come from {@link SecureRandom}).
  *
@@ -24,9 +24,9 @@ import java.util.Random;
  * <p>No maintained Shamir library resolves cleanly for this project, so this one is written here
  * from the definition, on the same GF(2^8) tables as {@link ReedSolomon}; its tests check the field
  * exhaustively, recovery from every subset, and secrecy by enumerating every polynomial. It does
- * not try to be constant-time: table lookups indexed by secret bytes may leak through the cache
- * to a co-located attacker, which is outside RafeStore's fault model (clouds, not local processes,
- * are the adversary).
+ * not try to be constant-time: table lookups indexed by secret bytes may leak through the cache to
+ * a co-located attacker, which is outside RafeStore's fault model (clouds, not local processes, are
+ * the adversary).
  *
  * <p>Stateless and thread-safe.
  */
@@ -97,8 +97,8 @@ public final class Shamir {
    * least {@code threshold} shares of one split, all correct: fewer, or one changed share, give a
    * wrong secret and this method cannot tell.
    *
-   * @throws IllegalArgumentException if there are no shares, two have the same x, or their
-   *     lengths differ
+   * @throws IllegalArgumentException if there are no shares, two have the same x, or their lengths
+   *     differ
    */
   public static byte[] combine(Collection<Share> shares) {
     Objects.requireNonNull(shares, "shares");
@@ -136,11 +136,11 @@ public final class Shamir {
   }
 
   /**
-   * One share: the x coordinate (1..255) and the value of every byte's polynomial at x.
-   * Immutable; {@link #toString} does not print the value.
+   * One share: the x coordinate (1..255) and the value of every byte's polynomial at x. Immutable;
+   * {@link #toString} does not print the value.
    *
-   * <p>Wire format, version 1 (big-endian): {@code 0x01 | x (1 byte) | length (4 bytes) | y
-   * (length bytes)}.
+   * <p>Wire format, version 1 (big-endian): {@code 0x01 | x (1 byte) | length (4 bytes) | y (length
+   * bytes)}.
    */
   public static final class Share {
     private static final byte FORMAT_VERSION = 1;
@@ -189,8 +189,8 @@ public final class Shamir {
      * Reads one share from {@code in}, advancing its position past it; the bytes may be hostile.
      * Every length is checked against what remains before anything is allocated.
      *
-     * @throws MalformedInputException if the bytes are not a version-1 share; {@code in}'s
-     *     position is then unspecified
+     * @throws MalformedInputException if the bytes are not a version-1 share; {@code in}'s position
+     *     is then unspecified
      */
     public static Share read(ByteBuffer in) throws MalformedInputException {
       if (in.remaining() < HEADER_BYTES) {

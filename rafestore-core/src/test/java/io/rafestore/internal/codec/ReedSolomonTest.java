@@ -96,8 +96,8 @@ class ReedSolomonTest {
   }
 
   /**
-   * Erasure codes do not detect errors: a corrupted shard silently changes the output. The
-   * protocol compares each shard's SHA-256 with the signed metadata and drops the mismatch.
+   * Erasure codes do not detect errors: a corrupted shard silently changes the output. The protocol
+   * compares each shard's SHA-256 with the signed metadata and drops the mismatch.
    */
   @RepeatedTest(20)
   void corruptedShardIsFoundByHashAndExcluded(RepetitionInfo info) throws Exception {
@@ -182,8 +182,7 @@ class ReedSolomonTest {
     assertThatThrownBy(() -> rs.decode(wrongLength, 10))
         .isInstanceOf(MalformedInputException.class)
         .hasMessageContaining("shard 3 has 6 bytes, expected 5");
-    assertThatThrownBy(() -> rs.decode(shards, 12))
-        .isInstanceOf(MalformedInputException.class);
+    assertThatThrownBy(() -> rs.decode(shards, 12)).isInstanceOf(MalformedInputException.class);
     assertThatThrownBy(() -> rs.encodeParity(new byte[2][4], new byte[2][4], 2, 3))
         .isInstanceOf(IndexOutOfBoundsException.class);
     assertThatThrownBy(() -> rs.encodeParity(new byte[3][4], new byte[2][4], 0, 4))

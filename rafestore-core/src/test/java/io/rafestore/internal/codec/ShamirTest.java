@@ -52,9 +52,9 @@ class ShamirTest {
 
   /**
    * Perfect secrecy, by enumeration: for a 1-byte secret and threshold t, each of the 256^(t-1)
-   * coefficient choices is equally likely, and for EVERY secret they map one-to-one onto the
-   * values of any t - 1 shares. So every (t-1)-tuple of share values occurs exactly once per
-   * secret: the shares' distribution is uniform and the same whatever the secret.
+   * coefficient choices is equally likely, and for EVERY secret they map one-to-one onto the values
+   * of any t - 1 shares. So every (t-1)-tuple of share values occurs exactly once per secret: the
+   * shares' distribution is uniform and the same whatever the secret.
    */
   @ParameterizedTest(name = "t={0}")
   @CsvSource({"2", "3"})
@@ -151,14 +151,12 @@ class ShamirTest {
     assertThat(Shamir.split(secret, 255, 255)).hasSize(255);
 
     List<Share> shares = Shamir.split(secret, 3, 2);
-    assertThatThrownBy(() -> Shamir.combine(List.of()))
-        .hasMessageContaining("at least one share");
+    assertThatThrownBy(() -> Shamir.combine(List.of())).hasMessageContaining("at least one share");
     assertThatThrownBy(() -> Shamir.combine(List.of(shares.get(0), shares.get(0))))
         .hasMessageContaining("two shares have x = 1");
     assertThatThrownBy(() -> Shamir.combine(List.of(shares.get(0), new Share(2, new byte[2]))))
         .hasMessageContaining("different lengths: 3 and 2");
-    assertThatThrownBy(() -> new Share(0, new byte[1]))
-        .hasMessageContaining("x must be in 1..255");
+    assertThatThrownBy(() -> new Share(0, new byte[1])).hasMessageContaining("x must be in 1..255");
     assertThatThrownBy(() -> new Share(256, new byte[1])).hasMessageContaining("was 256");
     assertThat(shares.get(0).toString()).doesNotContain("[1, 2, 3]").contains("3 bytes");
   }
