@@ -216,7 +216,8 @@ class ProtocolTest {
             chains.toArray(new java.util.concurrent.CompletableFuture<?>[0])));
 
     List<Version> reference = null;
-    for (RafeStore reader : List.of(clients.get(0), clients.get(writers / 2), clients.get(writers - 1))) {
+    for (RafeStore reader :
+        List.of(clients.get(0), clients.get(writers / 2), clients.get(writers - 1))) {
       List<Version> all = new ArrayList<>();
       Optional<Version> before = Optional.empty();
       do {
