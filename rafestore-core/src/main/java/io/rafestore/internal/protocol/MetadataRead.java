@@ -216,8 +216,10 @@ final class MetadataRead {
 
   /**
    * The preferred of two validly signed logs of one writer: the higher sequence. Equal sequences
-   * can differ only if the writer crashed mid-writeM and rewrote that sequence; prefer the one with
-   * the higher last timestamp, then more entries, so every reader picks the same one.
+   * with different contents exist only if the writer crashed during writeM and, restarted, did not
+   * see its half-written log and reused the sequence. Every reader that sees both must pick the
+   * same one, so the tie is broken by content alone: the higher last timestamp, then more entries,
+   * then the last entry's data object name.
    */
   static MetadataLog better(MetadataLog a, MetadataLog b) {
     if (a.sequence() != b.sequence()) {
@@ -226,6 +228,14 @@ final class MetadataRead {
     if (a.maxTimestamp() != b.maxTimestamp()) {
       return a.maxTimestamp() > b.maxTimestamp() ? a : b;
     }
-    return a.entries().size() >= b.entries().size() ? a : b;
+    if (a.entries().size() != b.entries().size()) {
+      return a.entries().size() > b.entries().size() ? a : b;
+    }
+    if (a.entries().isEmpty()) {
+      return a;
+    }
+    String an = a.entries().get(a.entries().size() - 1).dataObject();
+    String bn = b.entries().get(b.entries().size() - 1).dataObject();
+    return an.compareTo(bn) >= 0 ? a : b;
   }
 }
