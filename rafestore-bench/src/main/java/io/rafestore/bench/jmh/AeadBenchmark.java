@@ -33,7 +33,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 6, time = 3)
+@Warmup(iterations = 8, time = 3)
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class AeadBenchmark {
