@@ -61,7 +61,8 @@ public final class FaultyCloud implements CloudDriver {
   }
 
   /** One immutable state, swapped whole so that a call sees a consistent mode and parameters. */
-  private record State(Mode mode, double failProbability, Duration delay, Set<Operation> affected) {}
+  private record State(
+      Mode mode, double failProbability, Duration delay, Set<Operation> affected) {}
 
   private final CloudDriver delegate;
   private final Scheduler scheduler;

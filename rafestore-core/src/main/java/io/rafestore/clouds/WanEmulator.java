@@ -50,8 +50,7 @@ import java.util.function.Supplier;
  */
 public final class WanEmulator {
 
-  /** Bits per byte, for readers who wonder about the 8s. */
-  private static final int BITS = 8;
+  private static final int BITS_PER_BYTE = 8;
 
   private final Scheduler scheduler;
   private final Executor callbacks;
@@ -448,7 +447,7 @@ public final class WanEmulator {
             startFlow(
                 shared,
                 own,
-                (double) bytes * BITS,
+                (double) bytes * BITS_PER_BYTE,
                 () -> {
                   synchronized (WanEmulator.this) {
                     flow = null;
