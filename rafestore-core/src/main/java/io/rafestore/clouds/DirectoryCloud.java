@@ -47,8 +47,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * files live under {@code <root>/tmp/}, so no object name can ever collide with one and a listing
  * never sees one. An object name's {@code /}-separated segments become directories. Because a
  * store may hold both {@code a} and {@code a/b}, a directory made from a segment carries a {@code
- * +} suffix ({@code a/b} is {@code objects/a+/b}); a segment longer than {@value #CHUNK} characters
- * is split into directories ending in {@code =} (file names are limited to 255 bytes). Neither
+ * +} suffix ({@code a/b} is {@code objects/a+/b}); a segment longer than 200 characters is
+ * split into directories ending in {@code =} (file names are limited to 255 bytes). Neither
  * character is allowed in an {@link ObjectKey}, so the mapping is injective. On a case-insensitive
  * file system, names that differ only in case share a file.
  *

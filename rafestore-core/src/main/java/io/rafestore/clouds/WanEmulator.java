@@ -130,6 +130,7 @@ public final class WanEmulator {
       return this;
     }
 
+    /** A new emulator with these settings and no flows. */
     public WanEmulator build() {
       return new WanEmulator(this);
     }
