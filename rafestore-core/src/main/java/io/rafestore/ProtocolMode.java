@@ -13,9 +13,16 @@ public enum ProtocolMode {
   PAPER,
   /**
    * RafeStore's faster mode: readM starts together with writeDo instead of waiting for its first
-   * reply, and a client that is the only trusted writer and already knows its own metadata log
-   * for the key (it wrote or read the key before in this process) skips readM altogether. Same
-   * data placement and writeDf rule as {@link #PAPER}.
+   * reply, and a client that is the only trusted writer and already knows its own metadata log for
+   * the key (it wrote or read the key before in this process) skips readM altogether. Same data
+   * placement and writeDf rule as {@link #PAPER}.
    */
-  FAST
+  FAST,
+  /**
+   * The DepSky-A baseline (Bessani et al., EuroSys 2011 / ACM TOS 2013), for comparison: readM,
+   * then the value to all n clouds waiting for n - f, then writeM; reads ask every holder at once
+   * and return the first value whose hash matches. Phases are strict barriers, as in the papers'
+   * pseudo-code. Clouds' data/metadata roles are ignored: every cloud stores the value.
+   */
+  DEPSKY_A
 }

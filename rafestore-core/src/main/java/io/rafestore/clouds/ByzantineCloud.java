@@ -21,32 +21,32 @@ import java.util.function.UnaryOperator;
 
 /**
  * Makes a driver lie, switchable at run time: the arbitrary (Byzantine) faults the protocol must
- * mask, as opposed to the crashes and delays of {@link FaultyCloud}. A {@link Behaviour} applies
- * to every object or only to those whose name matches a predicate (say, only metadata); other
- * requests pass through honestly. The lies:
+ * mask, as opposed to the crashes and delays of {@link FaultyCloud}. A {@link Behaviour} applies to
+ * every object or only to those whose name matches a predicate (say, only metadata); other requests
+ * pass through honestly. The lies:
  *
  * <ul>
  *   <li>{@link Behaviour#CORRUPT}: gets return the stored bytes with one to four bytes flipped (an
  *       empty object comes back as one random byte);
- *   <li>{@link Behaviour#STALE}: gets return the version put before the current one under the
- *       same name (even after a delete), or the current one if there is none older;
+ *   <li>{@link Behaviour#STALE}: gets return the version put before the current one under the same
+ *       name (even after a delete), or the current one if there is none older;
  *   <li>{@link Behaviour#OTHER_KEY}: gets return the latest bytes put under another name, or the
  *       true object if no other name was ever put;
  *   <li>{@link Behaviour#DROP_WRITES}: puts and deletes are acknowledged without reaching the
  *       cloud, and listings omit the affected objects;
  *   <li>{@link Behaviour#GARBLE}: gets return random bytes of the true object's length;
- *   <li>{@link Behaviour#CUSTOM}: gets return what a caller-given function makes of the true
- *       bytes (for instance metadata re-signed with an untrusted key).
+ *   <li>{@link Behaviour#CUSTOM}: gets return what a caller-given function makes of the true bytes
+ *       (for instance metadata re-signed with an untrusted key).
  * </ul>
  *
- * <p>To serve stale and other-key answers, this decorator keeps a copy of the last two versions
- * put through it under every name, whatever the behaviour: it is a test tool, not for large
- * production runs. Missing objects and the wrapped driver's errors pass through. All randomness
- * comes from a generator seeded at construction, so the same calls in the same order get the same
- * lies. Cancelling a returned future cancels the wrapped driver's.
+ * <p>To serve stale and other-key answers, this decorator keeps a copy of the last two versions put
+ * through it under every name, whatever the behaviour: it is a test tool, not for large production
+ * runs. Missing objects and the wrapped driver's errors pass through. All randomness comes from a
+ * generator seeded at construction, so the same calls in the same order get the same lies.
+ * Cancelling a returned future cancels the wrapped driver's.
  *
- * <p>Thread-safe: the behaviour can be switched from any thread; each call obeys the behaviour
- * in force when it was made.
+ * <p>Thread-safe: the behaviour can be switched from any thread; each call obeys the behaviour in
+ * force when it was made.
  */
 public final class ByzantineCloud implements CloudDriver {
 
@@ -112,8 +112,8 @@ public final class ByzantineCloud implements CloudDriver {
   }
 
   /**
-   * From now on, gets of every object return {@code forgery} applied to the true bytes (or
-   * range); the function gets its own copy and may modify and return it.
+   * From now on, gets of every object return {@code forgery} applied to the true bytes (or range);
+   * the function gets its own copy and may modify and return it.
    */
   public ByzantineCloud forge(UnaryOperator<byte[]> forgery) {
     return forge(forgery, key -> true);
@@ -141,11 +141,6 @@ public final class ByzantineCloud implements CloudDriver {
   /** How many answers so far were lies (altered reads, dropped writes, trimmed listings). */
   public long liesTold() {
     return lies.get();
-  }
-
-  /** The wrapped driver. */
-  public CloudDriver delegate() {
-    return delegate;
   }
 
   @Override
@@ -235,8 +230,8 @@ public final class ByzantineCloud implements CloudDriver {
   }
 
   /**
-   * The wrapped driver's answer passed through {@code lie}, with cancellation reaching the
-   * wrapped driver's future.
+   * The wrapped driver's answer passed through {@code lie}, with cancellation reaching the wrapped
+   * driver's future.
    */
   private <T> CompletableFuture<T> altered(CompletableFuture<T> inner, UnaryOperator<T> lie) {
     return Futures.relay(

@@ -30,8 +30,8 @@ import java.util.function.Supplier;
  * this cloud is closed (then it fails {@code UNAVAILABLE}); healing does not release calls that
  * already hang, as a dead connection stays dead. Delays run on the injected {@link Scheduler};
  * cancelling a delayed call cancels its timer, or the wrapped driver's future if the call has
- * started. Which calls fail is drawn from a generator seeded at construction, so the same calls
- * in the same order fail the same way.
+ * started. Which calls fail is drawn from a generator seeded at construction, so the same calls in
+ * the same order fail the same way.
  *
  * <p>Thread-safe: the mode can be switched from any thread while calls are in flight; each call
  * obeys the mode in force when it was made.
@@ -147,11 +147,6 @@ public final class FaultyCloud implements CloudDriver {
   /** Calls hanging now, waiting for a cancel or {@link #close()} (for tests). */
   public int hangingCalls() {
     return hanging.size();
-  }
-
-  /** The wrapped driver. */
-  public CloudDriver delegate() {
-    return delegate;
   }
 
   @Override

@@ -8,21 +8,20 @@ import java.util.concurrent.CompletableFuture;
  * A passive object store: the only thing RafeStore asks of a cloud.
  *
  * <p><b>Contract.</b> Every method returns at once and reports its outcome through the returned
- * future; failures complete it exceptionally with a {@link CloudException} naming {@link #id()}
- * (a missing object is {@link CloudException.Kind#NOT_FOUND}). A driver never returns {@code
- * null} for failure. {@code put} replaces an existing object whole; readers never see a partial
- * object. The byte arrays passed in and handed out are owned by the receiver: a driver may keep
- * the array given to {@code put} only if it copies it, and callers may modify arrays returned by
- * {@code get}.
+ * future; failures complete it exceptionally with a {@link CloudException} naming {@link #id()} (a
+ * missing object is {@link CloudException.Kind#NOT_FOUND}). A driver never returns {@code null} for
+ * failure. {@code put} replaces an existing object whole; readers never see a partial object. The
+ * byte arrays passed in and handed out are owned by the receiver: a driver may keep the array given
+ * to {@code put} only if it copies it, and callers may modify arrays returned by {@code get}.
  *
  * <p><b>Cancellation.</b> Cancelling a returned future tells the driver the result is no longer
- * wanted; the driver aborts the request where its SDK allows and otherwise lets it finish and
- * drops the result. A cancelled {@code put} may or may not have taken effect.
+ * wanted; the driver aborts the request where its SDK allows and otherwise lets it finish and drops
+ * the result. A cancelled {@code put} may or may not have taken effect.
  *
- * <p><b>Fault model.</b> RafeStore assumes nothing about a driver's honesty: a driver (or the
- * cloud behind it) may lie, lose data or hang, and the protocol masks up to f such clouds. Retry,
- * timeouts, accounting, WAN emulation and fault injection are decorators around a driver, not
- * part of it.
+ * <p><b>Fault model.</b> RafeStore assumes nothing about a driver's honesty: a driver (or the cloud
+ * behind it) may lie, lose data or hang, and the protocol masks up to f such clouds. Retry,
+ * timeouts, accounting, WAN emulation and fault injection are decorators around a driver, not part
+ * of it.
  *
  * <p><b>Thread-safety.</b> Implementations must be safe for concurrent use by many threads.
  */

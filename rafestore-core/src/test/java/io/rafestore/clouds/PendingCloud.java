@@ -10,8 +10,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A cloud whose requests never finish on their own; tests complete or inspect the futures it
- * handed out, to watch cancellation reach a driver.
+ * A cloud whose requests never finish on their own; tests complete or inspect the futures it handed
+ * out, to watch cancellation reach a driver.
  */
 final class PendingCloud implements CloudDriver {
   final List<CompletableFuture<?>> calls = new ArrayList<>();

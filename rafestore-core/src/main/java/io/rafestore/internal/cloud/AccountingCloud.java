@@ -16,11 +16,11 @@ import java.util.concurrent.atomic.LongAdder;
  * Counts what is asked of a driver: the numbers behind {@link CloudStats}. The client wraps every
  * driver in one of these.
  *
- * <p>A request is counted when it is started, whatever becomes of it; its payload bytes up (a
- * put's data) are counted then too, its bytes down (a get's answer) when the answer arrives. A
- * request that completes exceptionally counts as <em>cancelled</em> if the caller cancelled it
- * (or the driver reports a cancellation) and as an <em>error</em> otherwise. Cancelling a
- * returned future cancels the driver's future.
+ * <p>A request is counted when it is started, whatever becomes of it; its payload bytes up (a put's
+ * data) are counted then too, its bytes down (a get's answer) when the answer arrives. A request
+ * that completes exceptionally counts as <em>cancelled</em> if the caller cancelled it (or the
+ * driver reports a cancellation) and as an <em>error</em> otherwise. Cancelling a returned future
+ * cancels the driver's future.
  *
  * <p><b>Fault model.</b> Adds none: answers, errors and lies of the wrapped driver pass through
  * unchanged. <b>Thread-safety.</b> Safe for concurrent use; counters are {@link LongAdder}s, so a

@@ -6,6 +6,7 @@ import io.rafestore.CloudStats;
 import io.rafestore.ConditionOne;
 import io.rafestore.HistoryPage;
 import io.rafestore.KeyNotFoundException;
+import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
 import io.rafestore.RafeStoreException;
 import io.rafestore.Scheduler;
@@ -47,10 +48,19 @@ public final class Client implements RafeStore {
     checkWriter("write");
     if (value.length > ctx.settings.maxValueBytes()) {
       throw new IllegalArgumentException(
-          "value is " + value.length + " bytes, over maxValueBytes " + ctx.settings.maxValueBytes());
+          "value is "
+              + value.length
+              + " bytes, over maxValueBytes "
+              + ctx.settings.maxValueBytes());
     }
     checkOpen();
-    return bounded("write of '" + key + "'", WriteOp.run(ctx, key, value.clone()));
+    byte[] copy = value.clone();
+    CompletableFuture<WriteReceipt> op =
+        switch (ctx.settings.mode()) {
+          case PAPER, FAST -> WriteOp.run(ctx, key, copy);
+          case DEPSKY_A -> DepSkyAWriteOp.run(ctx, key, copy);
+        };
+    return bounded("write of '" + key + "'", op);
   }
 
   @Override
@@ -65,7 +75,10 @@ public final class Client implements RafeStore {
                   if (view.visible.isEmpty()) {
                     return CompletableFuture.failedFuture(
                         new KeyNotFoundException(
-                            key, view.tombstone == null ? "never written" : "deleted at " + view.tombstone));
+                            key,
+                            view.tombstone == null
+                                ? "never written"
+                                : "deleted at " + view.tombstone));
                   }
                   return fetch(key, view.visible.get(0));
                 }));
@@ -148,7 +161,7 @@ public final class Client implements RafeStore {
     if (valueSize < 0) {
       throw new IllegalArgumentException("valueSize must be >= 0, was " + valueSize);
     }
-    List<String> data = ctx.model.fastestFirst(ctx.dataCloudIds, valueSize);
+    List<String> data = ctx.dataOrder(valueSize);
     List<String> chosen = data.subList(0, ctx.f() + 1);
     String lCloud = chosen.get(0);
     String hhCloud = chosen.get(0);
@@ -234,7 +247,9 @@ public final class Client implements RafeStore {
                 () -> {
                   RafeStoreException e =
                       new RafeStoreException(
-                          what + " did not finish within the operation timeout " + timeout
+                          what
+                              + " did not finish within the operation timeout "
+                              + timeout
                               + " (more than f clouds slow or hanging?)",
                           new TimeoutException());
                   if (op.completeExceptionally(e)) {
@@ -245,14 +260,18 @@ public final class Client implements RafeStore {
     return out;
   }
 
-  /** Deletes data objects named by entries, best effort, and reports failures. */
+  /**
+   * Deletes the data objects named by entries, best effort, and reports failures. Every cloud the
+   * value may have been sent to is asked, not only the holders in the metadata: an upload that was
+   * cancelled as useless (writeDf's slow cloud, DepSky-A's surplus cloud) may still have landed.
+   * Deletes of missing objects succeed, and most providers do not charge for them.
+   */
   static CompletableFuture<Void> deleteData(Context ctx, String key, List<View.Item> items) {
     List<CompletableFuture<Void>> deletes = new ArrayList<>();
     for (View.Item it : items) {
       ObjectKey object = ObjectKey.of(it.entry().dataObject());
-      for (String holder : it.entry().holders()) {
-        Cloud c = ctx.byId.get(holder);
-        if (c == null) {
+      for (Cloud c : ctx.clouds) {
+        if (!c.role().holdsData() && ctx.settings.mode() != ProtocolMode.DEPSKY_A) {
           continue;
         }
         deletes.add(
@@ -264,7 +283,9 @@ public final class Client implements RafeStore {
                         ctx.report(
                             key,
                             new CloudFault(
-                                holder, CloudFault.Kind.ERROR, "delete " + object + ": " + e.getMessage()));
+                                c.id(),
+                                CloudFault.Kind.ERROR,
+                                "delete " + object + ": " + e.getMessage()));
                       }
                       return null;
                     }));
@@ -275,7 +296,8 @@ public final class Client implements RafeStore {
 
   private final class Blocking implements BlockingRafeStore {
     @Override
-    public WriteReceipt write(String key, byte[] value) throws RafeStoreException, InterruptedIOException {
+    public WriteReceipt write(String key, byte[] value)
+        throws RafeStoreException, InterruptedIOException {
       return await(Client.this.write(key, value));
     }
 
@@ -302,7 +324,8 @@ public final class Client implements RafeStore {
     }
   }
 
-  static <T> T await(CompletableFuture<T> future) throws RafeStoreException, InterruptedIOException {
+  static <T> T await(CompletableFuture<T> future)
+      throws RafeStoreException, InterruptedIOException {
     try {
       return future.get();
     } catch (InterruptedException e) {

@@ -18,13 +18,13 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Fetches a version's value from its holders and verifies it against the signed size and
- * SHA-256; never returns bytes that do not match.
+ * Fetches a version's value from its holders and verifies it against the signed size and SHA-256;
+ * never returns bytes that do not match.
  *
- * <p>Holders are tried fastest first (by predicted time for the value's size). A holder that
- * fails, lacks the object or returns wrong bytes is reported and the next is asked at once; a
- * holder that is merely late (past twice its predicted time) gets a hedge: the next holder is
- * asked too and the first verified answer wins, the other request being cancelled.
+ * <p>Holders are tried fastest first (by predicted time for the value's size). A holder that fails,
+ * lacks the object or returns wrong bytes is reported and the next is asked at once; a holder that
+ * is merely late (past twice its predicted time) gets a hedge: the next holder is asked too and the
+ * first verified answer wins, the other request being cancelled.
  */
 final class DataFetch {
   private final Context ctx;
@@ -57,11 +57,22 @@ final class DataFetch {
     DataFetch d = new DataFetch(ctx, key, info, dataObject);
     d.result.whenComplete((r, e) -> d.cancelAll());
     synchronized (d) {
+      if (ctx.settings.mode() == io.rafestore.ProtocolMode.DEPSKY_A) {
+        // DepSky-A asks every holder at once and takes the first value whose hash matches.
+        while (d.next < d.order.size() - 1) {
+          d.launchNext();
+        }
+      }
       if (!d.launchNext()) {
         d.result.completeExceptionally(
             new IntegrityException(
-                "version " + info.version() + " of '" + key + "' names no configured data cloud"
-                    + " among its holders " + info.dataClouds(),
+                "version "
+                    + info.version()
+                    + " of '"
+                    + key
+                    + "' names no configured data cloud"
+                    + " among its holders "
+                    + info.dataClouds(),
                 List.of()));
       }
     }
@@ -112,7 +123,8 @@ final class DataFetch {
       if (Futures.isCancellation(cause)) {
         return;
       }
-      boolean missing = cause instanceof CloudException ce && ce.kind() == CloudException.Kind.NOT_FOUND;
+      boolean missing =
+          cause instanceof CloudException ce && ce.kind() == CloudException.Kind.NOT_FOUND;
       fault =
           new CloudFault(
               id,
@@ -124,7 +136,11 @@ final class DataFetch {
           new CloudFault(
               id,
               CloudFault.Kind.CORRUPT_DATA,
-              object + ": " + bytes.length + " bytes not matching the signed size " + info.size()
+              object
+                  + ": "
+                  + bytes.length
+                  + " bytes not matching the signed size "
+                  + info.size()
                   + " and SHA-256");
     } else {
       ok = true;
@@ -144,7 +160,10 @@ final class DataFetch {
       if (!launchNext() && inflight.isEmpty()) {
         failure =
             new IntegrityException(
-                "no holder of '" + key + "' version " + info.version()
+                "no holder of '"
+                    + key
+                    + "' version "
+                    + info.version()
                     + " returned bytes matching its signed hash (more than f clouds faulty?)",
                 faults);
       }

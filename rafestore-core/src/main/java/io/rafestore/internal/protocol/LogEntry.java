@@ -18,6 +18,11 @@ import java.util.Objects;
  * @param size the value's size
  * @param sha256 the value's SHA-256 (32 zero bytes for a tombstone)
  * @param holders the data clouds that acknowledged the value before writeM
+ * @param coding how the value is stored on the holders: {@link Coding#REPLICA} (each holds the
+ *     whole value) or a coded form whose per-holder piece hashes are in {@code pieceHashes}
+ * @param k for coded forms, how many pieces rebuild the value (0 for replicas)
+ * @param pieceHashes for coded forms, the SHA-256 of the object stored on {@code holders.get(i)},
+ *     one per holder (empty for replicas)
  */
 public record LogEntry(
     Kind kind,
@@ -26,7 +31,58 @@ public record LogEntry(
     String dataObject,
     long size,
     byte[] sha256,
-    List<String> holders) {
+    List<String> holders,
+    Coding coding,
+    int k,
+    List<byte[]> pieceHashes) {
+
+  /** How a value is laid out on its holders; the wire code is {@link #code}. */
+  public enum Coding {
+    /** Every holder stores the whole value (RafeStore, DepSky-A). */
+    REPLICA(0),
+    /**
+     * DepSky-CA: the value encrypted with AES-256-GCM under a random key, the ciphertext
+     * Reed-Solomon coded into n fragments any k = f+1 of which decode, the key Shamir-split with
+     * threshold f+1; holder i stores share i and fragment i.
+     */
+    DEPSKY_CA(1);
+
+    final int code;
+
+    Coding(int code) {
+      this.code = code;
+    }
+
+    static Coding of(int code) {
+      for (Coding c : values()) {
+        if (c.code == code) {
+          return c;
+        }
+      }
+      return null;
+    }
+  }
+
+  /** A replicated value entry. */
+  static LogEntry replica(
+      long timestamp,
+      long createdAtMillis,
+      String dataObject,
+      long size,
+      byte[] sha256,
+      List<String> holders) {
+    return new LogEntry(
+        Kind.VALUE,
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        holders,
+        Coding.REPLICA,
+        0,
+        List.of());
+  }
 
   /** Entry kinds; the wire code is {@link #code}. */
   public enum Kind {
@@ -63,11 +119,50 @@ public record LogEntry(
     }
     sha256 = sha256.clone();
     holders = List.copyOf(holders);
+    Objects.requireNonNull(coding, "coding");
+    List<byte[]> hashes = new java.util.ArrayList<>();
+    for (byte[] h : pieceHashes) {
+      if (h == null || h.length != 32) {
+        throw new IllegalArgumentException("piece hashes must be 32 bytes");
+      }
+      hashes.add(h.clone());
+    }
+    pieceHashes = List.copyOf(hashes);
+    if (coding == Coding.REPLICA
+        ? (k != 0 || !pieceHashes.isEmpty())
+        : (k < 1 || pieceHashes.size() != holders.size())) {
+      throw new IllegalArgumentException(
+          "coding " + coding + " needs k and one piece hash per holder");
+    }
+  }
+
+  @Override
+  public List<byte[]> pieceHashes() {
+    List<byte[]> out = new java.util.ArrayList<>();
+    for (byte[] h : pieceHashes) {
+      out.add(h.clone());
+    }
+    return out;
+  }
+
+  /** The hash of the piece on {@code holders.get(i)}, without a copy, for internal checks. */
+  byte[] pieceHashUnsafe(int i) {
+    return pieceHashes.get(i);
   }
 
   /** A tombstone at {@code timestamp}. */
   static LogEntry tombstone(long timestamp, long createdAtMillis) {
-    return new LogEntry(Kind.TOMBSTONE, timestamp, createdAtMillis, "", 0, new byte[32], List.of());
+    return new LogEntry(
+        Kind.TOMBSTONE,
+        timestamp,
+        createdAtMillis,
+        "",
+        0,
+        new byte[32],
+        List.of(),
+        Coding.REPLICA,
+        0,
+        List.of());
   }
 
   @Override
@@ -99,7 +194,22 @@ public record LogEntry(
         && dataObject.equals(e.dataObject)
         && size == e.size
         && Arrays.equals(sha256, e.sha256)
-        && holders.equals(e.holders);
+        && holders.equals(e.holders)
+        && coding == e.coding
+        && k == e.k
+        && sameHashes(pieceHashes, e.pieceHashes);
+  }
+
+  private static boolean sameHashes(List<byte[]> a, List<byte[]> b) {
+    if (a.size() != b.size()) {
+      return false;
+    }
+    for (int i = 0; i < a.size(); i++) {
+      if (!Arrays.equals(a.get(i), b.get(i))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   @Override

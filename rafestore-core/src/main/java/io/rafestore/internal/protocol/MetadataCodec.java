@@ -26,42 +26,50 @@ import java.util.concurrent.ConcurrentHashMap;
  *   entry count  u32
  *   entries      kind u8 (1 value, 2 tombstone), timestamp i64, createdAtMillis i64,
  *                dataObject u16 length + ASCII, size i64, sha256 32 bytes,
- *                holder count u8, holders (u8 length + ASCII)*
+ *                holder count u8, holders (u8 length + ASCII)*,
+ *                coding u8 (0 replica, 1 DepSky-CA); if not 0: k u8, then one SHA-256 (32 bytes)
+ *                per holder: the hash of the piece that holder stores
  *   sig algo     u8       1 = Ed25519
  *   sig length   u8       64
  *   signature    Ed25519 over every byte before "sig algo"
  * </pre>
  *
- * <p>The parser treats its input as hostile: every length is checked against the bytes that
- * remain before anything is allocated, counts are bounded by what the remaining bytes could hold,
- * trailing bytes are rejected, and every failure is a {@link MalformedMetadataException}; no
- * other exception escapes. A log is accepted only if it names the expected key and writer and its
- * signature verifies under that writer's trusted key.
+ * <p>The parser treats its input as hostile: every length is checked against the bytes that remain
+ * before anything is allocated, counts are bounded by what the remaining bytes could hold, trailing
+ * bytes are rejected, and every failure is a {@link MalformedMetadataException}; no other exception
+ * escapes. A log is accepted only if it names the expected key and writer and its signature
+ * verifies under that writer's trusted key.
  *
  * <p>Thread-safe. Ed25519 signatures are deterministic, so all correct clouds return identical
- * bytes for a log; verified logs are cached by the SHA-256 of their bytes so a read verifies each
- * distinct log once rather than once per cloud.
+ * bytes for a log; verified logs are cached by the SHA-256 of their bytes and the verifying key, so
+ * a read verifies each distinct log once rather than once per cloud, and clients in one JVM share
+ * the work. (JDK 17's Ed25519 verify costs about a millisecond: caching is what keeps reads of
+ * unchanged keys cheap.)
  */
 final class MetadataCodec {
   static final byte[] MAGIC = {'R', 'F', 'S', 'M'};
   static final int FORMAT = 1;
   static final int SIG_ED25519 = 1;
   private static final int SIG_LENGTH = 64;
+
   /** The smallest possible encoded entry: kind, ts, created, empty name, size, hash, no holders. */
-  private static final int MIN_ENTRY = 1 + 8 + 8 + 2 + 8 + 32 + 1;
+  private static final int MIN_ENTRY = 1 + 8 + 8 + 2 + 8 + 32 + 1 + 1;
 
-  private static final int CACHE_LIMIT = 8192;
-  private final ConcurrentHashMap<CacheKey, MetadataLog> verified = new ConcurrentHashMap<>();
+  private static final int CACHE_LIMIT = 16_384;
 
-  private record CacheKey(byte[] digest) {
+  /** Verified logs by (SHA-256 of the bytes, verifying key): shared by all clients in the JVM. */
+  private static final ConcurrentHashMap<CacheKey, MetadataLog> VERIFIED =
+      new ConcurrentHashMap<>();
+
+  private record CacheKey(byte[] digest, PublicKey key) {
     @Override
     public boolean equals(Object o) {
-      return o instanceof CacheKey k && Arrays.equals(digest, k.digest);
+      return o instanceof CacheKey k && Arrays.equals(digest, k.digest) && key.equals(k.key);
     }
 
     @Override
     public int hashCode() {
-      return Arrays.hashCode(digest);
+      return Arrays.hashCode(digest) * 31 + key.hashCode();
     }
   }
 
@@ -96,6 +104,13 @@ final class MetadataCodec {
         out.write(hb.length);
         out.writeBytes(hb);
       }
+      out.write(e.coding().code);
+      if (e.coding() != LogEntry.Coding.REPLICA) {
+        out.write(e.k());
+        for (int i = 0; i < e.holders().size(); i++) {
+          out.writeBytes(e.pieceHashUnsafe(i));
+        }
+      }
     }
     byte[] body = out.toByteArray();
     byte[] sig;
@@ -128,18 +143,18 @@ final class MetadataCodec {
     if (bytes.length > maxBytes) {
       throw malformed("metadata object of " + bytes.length + " bytes exceeds " + maxBytes);
     }
-    CacheKey ck = new CacheKey(sha256(bytes));
-    MetadataLog cached = verified.get(ck);
+    CacheKey ck = new CacheKey(sha256(bytes), writerKey);
+    MetadataLog cached = VERIFIED.get(ck);
     if (cached != null) {
       checkNames(cached, expectedKey, expectedWriter);
       return cached;
     }
     MetadataLog log = parseAndVerify(bytes, writerKey);
     checkNames(log, expectedKey, expectedWriter);
-    if (verified.size() >= CACHE_LIMIT) {
-      verified.clear();
+    if (VERIFIED.size() >= CACHE_LIMIT) {
+      VERIFIED.clear();
     }
-    verified.put(ck, log);
+    VERIFIED.put(ck, log);
     return log;
   }
 
@@ -208,7 +223,25 @@ final class MetadataCodec {
         if (kind == LogEntry.Kind.VALUE && (name.isEmpty() || holders.isEmpty())) {
           throw malformed("entry " + i + " is a value without data object or holders");
         }
-        entries.add(new LogEntry(kind, ts, created, name, size, sha, holders));
+        LogEntry.Coding coding = LogEntry.Coding.of(u8(in));
+        if (coding == null) {
+          throw malformed("entry " + i + " has an unknown coding");
+        }
+        int k = 0;
+        List<byte[]> pieces = new ArrayList<>();
+        if (coding != LogEntry.Coding.REPLICA) {
+          k = u8(in);
+          if (k < 1 || k > holderCount) {
+            throw malformed("entry " + i + " has k=" + k + " for " + holderCount + " holders");
+          }
+          need(in, 32 * holderCount);
+          for (int h = 0; h < holderCount; h++) {
+            byte[] ph = new byte[32];
+            in.get(ph);
+            pieces.add(ph);
+          }
+        }
+        entries.add(new LogEntry(kind, ts, created, name, size, sha, holders, coding, k, pieces));
       }
       int signedLength = in.position();
       need(in, 2);

@@ -4,7 +4,6 @@ import io.rafestore.CloudFault;
 import io.rafestore.ProtocolMode;
 import io.rafestore.QuorumException;
 import io.rafestore.RafeStoreException;
-import io.rafestore.VersionInfo;
 import io.rafestore.WriteReceipt;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.Names;
@@ -23,11 +22,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * One write, as the paper's anticipated protocol (Figures 1b and 2):
  *
  * <ol>
- *   <li><b>writeDo</b>: send the value to the f+1 data clouds predicted fastest for its size,
- *       under a fresh object name (data objects are never overwritten).
- *   <li><b>readM</b>: in {@link ProtocolMode#PAPER} it starts on the first writeDo
- *       acknowledgement; in {@link ProtocolMode#FAST} at once, or not at all when this client is
- *       the only trusted writer and knows its own log. It finds the highest timestamp.
+ *   <li><b>writeDo</b>: send the value to the f+1 data clouds predicted fastest for its size, under
+ *       a fresh object name (data objects are never overwritten).
+ *   <li><b>readM</b>: in {@link ProtocolMode#PAPER} it starts on the first writeDo acknowledgement;
+ *       in {@link ProtocolMode#FAST} at once, or not at all when this client is the only trusted
+ *       writer and knows its own log. It finds the highest timestamp.
  *   <li>When readM ends, the crucial check: are there f+1 writeDo acknowledgements? If not,
  *       <b>writeDf</b> sends the value to one more data cloud per missing acknowledgement and the
  *       write waits until f+1 acknowledgements exist in total (from any of the clouds contacted).
@@ -74,8 +73,9 @@ final class WriteOp {
     ThreadLocalRandom.current().nextBytes(nonce);
     this.dataObject =
         Names.dataObject(key, ctx.settings.writerId(), HexFormat.of().formatHex(nonce));
-    this.dataOrder = ctx.model.fastestFirst(ctx.dataCloudIds, value.length);
-    this.hash = CompletableFuture.supplyAsync(() -> MetadataCodec.sha256(value), ctx.settings.executor());
+    this.dataOrder = ctx.dataOrder(value.length);
+    this.hash =
+        CompletableFuture.supplyAsync(() -> MetadataCodec.sha256(value), ctx.settings.executor());
   }
 
   /** Starts a write; the value must not be modified afterwards (the client passes a copy). */
@@ -89,11 +89,13 @@ final class WriteOp {
     result.whenComplete((r, e) -> finish());
     CompletableFuture<Void> turn = ctx.enterKey(key, keyTurnDone);
     int f = ctx.f();
+    List<Runnable> sends = new ArrayList<>();
     synchronized (this) {
       for (int i = 0; i <= f; i++) {
-        sendData();
+        sendData(sends);
       }
     }
+    sends.forEach(Runnable::run);
     if (ctx.settings.mode() == ProtocolMode.FAST) {
       turn.thenRun(this::startReadM);
     } else {
@@ -114,20 +116,36 @@ final class WriteOp {
 
   private boolean turnReached;
 
-  /** Sends the value to the next data cloud in order. Caller holds the lock. */
-  private boolean sendData() {
+  /**
+   * Claims the next data cloud in order and adds to {@code sends} the action that sends the value
+   * to it. Caller holds the lock and runs the actions after releasing it, so a driver that answers
+   * synchronously cannot re-enter the state machine half-way through a transition.
+   */
+  private boolean sendData(List<Runnable> sends) {
     if (nextDataCloud >= dataOrder.size()) {
       return false;
     }
     String id = dataOrder.get(nextDataCloud++);
     contacted.add(id);
-    CompletableFuture<Void> put = ctx.byId.get(id).driver().put(dataObject, value);
-    pendingData.put(id, put);
-    put.whenComplete((r, e) -> onData(id, e));
+    CompletableFuture<Void> slot = new CompletableFuture<>();
+    pendingData.put(id, slot);
+    sends.add(
+        () -> {
+          CompletableFuture<Void> put = ctx.byId.get(id).driver().put(dataObject, value);
+          // Cancelling the slot (the request became useless) cancels the driver's request.
+          slot.whenComplete(
+              (r, e) -> {
+                if (slot.isCancelled()) {
+                  put.cancel(true);
+                }
+              });
+          put.whenComplete((r, e) -> onData(id, e));
+        });
     return true;
   }
 
   private void onData(String id, Throwable error) {
+    List<Runnable> sends = new ArrayList<>();
     boolean startReadM = false;
     boolean startWriteM = false;
     RafeStoreException failure = null;
@@ -150,14 +168,19 @@ final class WriteOp {
         if (Futures.isCancellation(error)) {
           return;
         }
-        fault = new CloudFault(id, CloudFault.Kind.ERROR, "writeDo: " + Futures.unwrap(error).getMessage());
+        fault =
+            new CloudFault(
+                id, CloudFault.Kind.ERROR, "writeDo: " + Futures.unwrap(error).getMessage());
         faults.add(fault);
         // A definite failure, not a guess from a timer: replace the cloud at once.
-        sendData();
+        sendData(sends);
         if (acked.size() + pendingData.size() < ctx.f() + 1) {
           failure =
               new QuorumException(
-                  "data write (writeDo/writeDf) of '" + key + "'", ctx.f() + 1, acked.size(), faults);
+                  "data write (writeDo/writeDf) of '" + key + "'",
+                  ctx.f() + 1,
+                  acked.size(),
+                  faults);
         }
       }
     }
@@ -168,6 +191,7 @@ final class WriteOp {
       result.completeExceptionally(failure);
       return;
     }
+    sends.forEach(Runnable::run);
     if (startReadM) {
       startReadM();
     }
@@ -189,7 +213,9 @@ final class WriteOp {
           && ctx.settings.trustedWriters().size() == 1) {
         // The only writer, and we know our log: nobody else can have advanced the key.
         readMSkipped = true;
-        m = CompletableFuture.completedFuture(new View(key, Map.of(own.writer(), own), List.of(), true));
+        m =
+            CompletableFuture.completedFuture(
+                new View(key, Map.of(own.writer(), own), List.of(), true));
       } else {
         m = MetadataRead.run(ctx, key);
       }
@@ -205,6 +231,7 @@ final class WriteOp {
     }
     boolean startWriteM = false;
     RafeStoreException failure = null;
+    List<Runnable> sends = new ArrayList<>();
     synchronized (this) {
       if (result.isDone()) {
         return;
@@ -219,12 +246,11 @@ final class WriteOp {
         // keeping the outstanding writeDo requests (whichever f+1 answer first will do).
         writeDfUsed = true;
         for (int i = 0; i < missing; i++) {
-          sendData();
+          sendData(sends);
         }
         if (acked.size() + pendingData.size() < ctx.f() + 1) {
           failure =
-              new QuorumException(
-                  "writeDf of '" + key + "'", ctx.f() + 1, acked.size(), faults);
+              new QuorumException("writeDf of '" + key + "'", ctx.f() + 1, acked.size(), faults);
         }
       }
     }
@@ -232,7 +258,47 @@ final class WriteOp {
       result.completeExceptionally(failure);
     } else if (startWriteM) {
       startWriteM();
+    } else {
+      sends.forEach(Runnable::run);
+      scheduleWriteDfHedge();
     }
+  }
+
+  /**
+   * Liveness, not correctness: one extra per missing acknowledgement (the paper's rule) is enough
+   * while the clouds it picks answer, but with f >= 2 the extra may itself be one of the faulty
+   * clouds and hang. If acknowledgements are still missing well past the time the pending uploads
+   * should have taken, one more data cloud is added, and so on. Any f+1 acknowledgements are
+   * equally valid, so this timer never decides what is written, only how soon.
+   */
+  private void scheduleWriteDfHedge() {
+    Duration wait = Duration.ZERO;
+    synchronized (this) {
+      if (writeMStarted || result.isDone() || nextDataCloud >= dataOrder.size()) {
+        return;
+      }
+      for (String id : pendingData.keySet()) {
+        Duration p = ctx.model.predict(id, value.length);
+        if (p.compareTo(wait) > 0) {
+          wait = p;
+        }
+      }
+    }
+    ctx.settings
+        .scheduler()
+        .schedule(
+            wait.multipliedBy(2).plusMillis(5),
+            () -> {
+              List<Runnable> sends = new ArrayList<>();
+              synchronized (this) {
+                if (writeMStarted || result.isDone() || acked.size() >= ctx.f() + 1) {
+                  return;
+                }
+                sendData(sends);
+              }
+              sends.forEach(Runnable::run);
+              scheduleWriteDfHedge();
+            });
   }
 
   private void startWriteM() {
@@ -262,49 +328,24 @@ final class WriteOp {
   }
 
   private void writeM(View v, List<String> holders, byte[] sha) {
-    String writer = ctx.settings.writerId();
-    MetadataLog previous = v.logOf(writer);
-    long ts = v.maxTimestamp + 1;
     LogEntry entry =
-        new LogEntry(
-            LogEntry.Kind.VALUE,
-            ts,
+        LogEntry.replica(
+            v.maxTimestamp + 1,
             ctx.settings.clock().millis(),
             dataObject.value(),
             value.length,
             sha,
             holders);
-    MetadataLog next = Logs.append(previous, v, entry);
-    byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
-    MetadataWrite.run(ctx, key, writer, bytes, "writeM")
-        .whenComplete(
-            (acks, e) -> {
-              if (e != null) {
-                result.completeExceptionally(Futures.unwrap(e));
-                return;
-              }
-              ctx.rememberOwnLog(next);
-              VersionInfo info = entry.info(key, writer);
-              List<String> contactedCopy;
-              boolean df;
-              boolean skipped;
-              synchronized (this) {
-                contactedCopy = List.copyOf(contacted);
-                df = writeDfUsed;
-                skipped = readMSkipped;
-              }
-              Duration latency =
-                  Duration.ofNanos(ctx.settings.scheduler().nanoTime() - startNanos);
-              WriteReceipt receipt =
-                  new WriteReceipt(info, contactedCopy, df, acks, skipped, latency, ctx.f());
-              if (result.complete(receipt)) {
-                try {
-                  ctx.settings.listener().writeCompleted(receipt);
-                } catch (RuntimeException ignored) {
-                  // A listener must not break the protocol.
-                }
-              }
-            });
+    List<String> contactedCopy;
+    boolean df;
+    boolean skipped;
+    synchronized (this) {
+      contactedCopy = List.copyOf(contacted);
+      df = writeDfUsed;
+      skipped = readMSkipped;
+    }
+    Commit.run(ctx, key, v, entry, contactedCopy, df, skipped, startNanos)
+        .whenComplete(Futures.completer(result));
   }
 
   /** Cleanup on completion, success or failure: release the key, cancel what is still running. */

@@ -1,0 +1,132 @@
+package io.rafestore.internal.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rafestore.CloudFault;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The metadata parser on hostile input: only MalformedMetadataException, never an allocation of a
+ * claimed size.
+ */
+class MetadataCodecTest {
+  static final int MAX = 1 << 20;
+
+  static MetadataLog sample(int entries) {
+    List<LogEntry> list = new ArrayList<>();
+    for (int i = 1; i <= entries; i++) {
+      byte[] sha = new byte[32];
+      sha[0] = (byte) i;
+      list.add(LogEntry.replica(i, 1000L * i, "d/k/alice-" + i, 10L * i, sha, List.of("p0", "p1")));
+    }
+    list.add(LogEntry.tombstone(entries + 1, 42));
+    return new MetadataLog("k", "alice", 7, list);
+  }
+
+  @Test
+  void roundTrip() throws Exception {
+    MetadataCodec codec = new MetadataCodec();
+    MetadataLog log = sample(5);
+    byte[] bytes = codec.encode(log, Harness.ALICE.getPrivate());
+    assertThat(codec.decode(bytes, "k", "alice", Harness.ALICE.getPublic(), MAX)).isEqualTo(log);
+    // Deterministic signatures: identical bytes every time, so clouds agree byte for byte.
+    assertThat(codec.encode(log, Harness.ALICE.getPrivate())).isEqualTo(bytes);
+  }
+
+  @Test
+  void everySingleByteChangeIsRejected() {
+    byte[] bytes = new MetadataCodec().encode(sample(2), Harness.ALICE.getPrivate());
+    for (int i = 0; i < bytes.length; i++) {
+      byte[] bad = bytes.clone();
+      bad[i] ^= 0x5A;
+      MetadataCodec fresh = new MetadataCodec();
+      assertThatThrownBy(() -> fresh.decode(bad, "k", "alice", Harness.ALICE.getPublic(), MAX))
+          .as("flipping byte %d", i)
+          .isInstanceOf(MalformedMetadataException.class);
+    }
+  }
+
+  @Test
+  void everyTruncationIsRejected() {
+    byte[] bytes = new MetadataCodec().encode(sample(2), Harness.ALICE.getPrivate());
+    for (int n = 0; n < bytes.length; n++) {
+      byte[] cut = Arrays.copyOf(bytes, n);
+      assertThatThrownBy(
+              () -> new MetadataCodec().decode(cut, "k", "alice", Harness.ALICE.getPublic(), MAX))
+          .isInstanceOf(MalformedMetadataException.class);
+    }
+    byte[] longer = Arrays.copyOf(bytes, bytes.length + 1);
+    assertThatThrownBy(
+            () -> new MetadataCodec().decode(longer, "k", "alice", Harness.ALICE.getPublic(), MAX))
+        .hasMessageContaining("trailing");
+  }
+
+  @Test
+  void wrongKeyWriterOrSignerIsRejected() {
+    MetadataCodec codec = new MetadataCodec();
+    byte[] bytes = codec.encode(sample(1), Harness.ALICE.getPrivate());
+    assertThatThrownBy(() -> codec.decode(bytes, "other", "alice", Harness.ALICE.getPublic(), MAX))
+        .hasMessageContaining("for key 'k', not 'other'");
+    assertThatThrownBy(() -> codec.decode(bytes, "k", "bob", Harness.ALICE.getPublic(), MAX))
+        .hasMessageContaining("by writer 'alice', not 'bob'");
+    byte[] forged = codec.encode(sample(1), Harness.MALLORY.getPrivate());
+    assertThatThrownBy(
+            () -> new MetadataCodec().decode(forged, "k", "alice", Harness.ALICE.getPublic(), MAX))
+        .isInstanceOfSatisfying(
+            MalformedMetadataException.class,
+            e -> assertThat(e.kind()).isEqualTo(CloudFault.Kind.BAD_SIGNATURE));
+  }
+
+  @Test
+  void hugeClaimedCountsAndOversizedObjectsAreRefusedWithoutAllocating() {
+    // A header that claims 2^32-1 entries in a few bytes.
+    ByteBuffer b = ByteBuffer.allocate(64);
+    b.put(MetadataCodec.MAGIC)
+        .put((byte) 1)
+        .putShort((short) 1)
+        .put((byte) 'k')
+        .put((byte) 1)
+        .put((byte) 'a');
+    b.putLong(1).putInt(-1);
+    byte[] claim = Arrays.copyOf(b.array(), b.position());
+    assertThatThrownBy(
+            () -> new MetadataCodec().decode(claim, "k", "a", Harness.ALICE.getPublic(), MAX))
+        .hasMessageContaining("entry count 4294967295 exceeds");
+    byte[] big = new byte[MAX + 1];
+    assertThatThrownBy(
+            () -> new MetadataCodec().decode(big, "k", "a", Harness.ALICE.getPublic(), MAX))
+        .hasMessageContaining("exceeds " + MAX);
+  }
+
+  @Test
+  void randomGarbageOnlyEverGivesMalformed() {
+    Random r = new Random(7);
+    byte[] valid = new MetadataCodec().encode(sample(3), Harness.ALICE.getPrivate());
+    for (int i = 0; i < 5000; i++) {
+      byte[] input;
+      if (i % 2 == 0) {
+        input = new byte[r.nextInt(400)];
+        r.nextBytes(input);
+        if (input.length > 5 && r.nextBoolean()) {
+          System.arraycopy(MetadataCodec.MAGIC, 0, input, 0, 4);
+          input[4] = 1;
+        }
+      } else {
+        input = valid.clone();
+        for (int k = 0; k < 1 + r.nextInt(4); k++) {
+          input[r.nextInt(input.length)] ^= (byte) (1 + r.nextInt(255));
+        }
+      }
+      byte[] in = input;
+      assertThatThrownBy(
+              () -> new MetadataCodec().decode(in, "k", "alice", Harness.ALICE.getPublic(), MAX))
+          .isInstanceOf(MalformedMetadataException.class);
+    }
+  }
+}
