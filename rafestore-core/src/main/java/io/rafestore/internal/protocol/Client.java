@@ -58,7 +58,7 @@ public final class Client implements RafeStore {
     CompletableFuture<WriteReceipt> op =
         switch (ctx.settings.mode()) {
           case PAPER, FAST -> WriteOp.run(ctx, key, copy);
-          case DEPSKY_A -> DepSkyAWriteOp.run(ctx, key, copy);
+          case DEPSKY_A, DEPSKY_CA -> DepSkyWriteOp.run(ctx, key, copy);
         };
     return bounded("write of '" + key + "'", op);
   }
@@ -109,6 +109,9 @@ public final class Client implements RafeStore {
 
   private CompletableFuture<StoredValue> fetch(String key, View.Item item) {
     VersionInfo info = item.entry().info(key, item.version().writer());
+    if (item.entry().coding() == LogEntry.Coding.DEPSKY_CA) {
+      return CodedFetch.run(ctx, key, info, item.entry());
+    }
     return DataFetch.run(ctx, key, info, item.entry().dataObject());
   }
 
@@ -271,7 +274,9 @@ public final class Client implements RafeStore {
     for (View.Item it : items) {
       ObjectKey object = ObjectKey.of(it.entry().dataObject());
       for (Cloud c : ctx.clouds) {
-        if (!c.role().holdsData() && ctx.settings.mode() != ProtocolMode.DEPSKY_A) {
+        if (!c.role().holdsData()
+            && ctx.settings.mode() != ProtocolMode.DEPSKY_A
+            && ctx.settings.mode() != ProtocolMode.DEPSKY_CA) {
           continue;
         }
         deletes.add(

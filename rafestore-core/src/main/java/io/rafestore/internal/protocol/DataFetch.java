@@ -5,10 +5,10 @@ import io.rafestore.IntegrityException;
 import io.rafestore.Scheduler;
 import io.rafestore.StoredValue;
 import io.rafestore.VersionInfo;
+import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.CloudException;
 import io.rafestore.spi.ObjectKey;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -130,8 +130,7 @@ final class DataFetch {
               id,
               missing ? CloudFault.Kind.MISSING_DATA : CloudFault.Kind.ERROR,
               object + ": " + cause.getMessage());
-    } else if (bytes.length != info.size()
-        || !MessageDigest.isEqual(MetadataCodec.sha256(bytes), info.sha256())) {
+    } else if (bytes.length != info.size() || !Sha256.matches(bytes, info.sha256())) {
       fault =
           new CloudFault(
               id,

@@ -5,7 +5,6 @@ import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.Signature;
@@ -143,7 +142,7 @@ final class MetadataCodec {
     if (bytes.length > maxBytes) {
       throw malformed("metadata object of " + bytes.length + " bytes exceeds " + maxBytes);
     }
-    CacheKey ck = new CacheKey(sha256(bytes), writerKey);
+    CacheKey ck = new CacheKey(io.rafestore.internal.codec.Sha256.hash(bytes), writerKey);
     MetadataLog cached = VERIFIED.get(ck);
     if (cached != null) {
       checkNames(cached, expectedKey, expectedWriter);
@@ -277,14 +276,6 @@ final class MetadataCodec {
       return s.verify(sig);
     } catch (GeneralSecurityException e) {
       return false;
-    }
-  }
-
-  static byte[] sha256(byte[] data) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(data);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("no SHA-256 in this JVM", e);
     }
   }
 

@@ -49,13 +49,26 @@ final class QuorumPut {
       int quorum,
       String phase,
       Duration linger) {
+    return run(ctx, key, object, c -> bytes, targets, quorum, phase, linger);
+  }
+
+  /** As above, with a payload per cloud (DepSky-CA's per-cloud share and fragment). */
+  static CompletableFuture<List<String>> run(
+      Context ctx,
+      String key,
+      ObjectKey object,
+      java.util.function.Function<Cloud, byte[]> payload,
+      List<Cloud> targets,
+      int quorum,
+      String phase,
+      Duration linger) {
     CompletableFuture<List<String>> result = new CompletableFuture<>();
     List<String> acks = new ArrayList<>();
     List<CloudFault> faults = new ArrayList<>();
     List<CompletableFuture<Void>> puts = new ArrayList<>();
     int tolerated = targets.size() - quorum;
     for (Cloud cloud : targets) {
-      CompletableFuture<Void> put = cloud.driver().put(object, bytes);
+      CompletableFuture<Void> put = cloud.driver().put(object, payload.apply(cloud));
       puts.add(put);
       put.whenComplete(
           (r, e) -> {

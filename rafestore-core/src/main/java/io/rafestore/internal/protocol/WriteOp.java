@@ -5,6 +5,7 @@ import io.rafestore.ProtocolMode;
 import io.rafestore.QuorumException;
 import io.rafestore.RafeStoreException;
 import io.rafestore.WriteReceipt;
+import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ObjectKey;
@@ -74,8 +75,7 @@ final class WriteOp {
     this.dataObject =
         Names.dataObject(key, ctx.settings.writerId(), HexFormat.of().formatHex(nonce));
     this.dataOrder = ctx.dataOrder(value.length);
-    this.hash =
-        CompletableFuture.supplyAsync(() -> MetadataCodec.sha256(value), ctx.settings.executor());
+    this.hash = CompletableFuture.supplyAsync(() -> Sha256.hash(value), ctx.settings.executor());
   }
 
   /** Starts a write; the value must not be modified afterwards (the client passes a copy). */
@@ -241,6 +241,10 @@ final class WriteOp {
       if (missing <= 0) {
         writeMStarted = true;
         startWriteM = true;
+      } else if (v.fromCache) {
+        // readM was skipped, so "when readM ends" is now, before any upload could finish: the
+        // crucial check would always add clouds. Wait for writeDo instead; only a failure (at
+        // once) or lateness (the hedge below) adds a data cloud.
       } else {
         // The crucial check failed: writeDf adds one data cloud per missing acknowledgement,
         // keeping the outstanding writeDo requests (whichever f+1 answer first will do).

@@ -25,7 +25,20 @@ class MetadataCodecTest {
       sha[0] = (byte) i;
       list.add(LogEntry.replica(i, 1000L * i, "d/k/alice-" + i, 10L * i, sha, List.of("p0", "p1")));
     }
-    list.add(LogEntry.tombstone(entries + 1, 42));
+    List<byte[]> pieces = List.of(new byte[32], new byte[32], new byte[32]);
+    list.add(
+        new LogEntry(
+            LogEntry.Kind.VALUE,
+            entries + 1,
+            5,
+            "d/k/alice-ca",
+            99,
+            new byte[32],
+            List.of("p0", "p1", "p2"),
+            LogEntry.Coding.DEPSKY_CA,
+            2,
+            pieces));
+    list.add(LogEntry.tombstone(entries + 2, 42));
     return new MetadataLog("k", "alice", 7, list);
   }
 
