@@ -143,11 +143,6 @@ public final class ByzantineCloud implements CloudDriver {
     return lies.get();
   }
 
-  /** The wrapped driver. */
-  public CloudDriver delegate() {
-    return delegate;
-  }
-
   @Override
   public String id() {
     return delegate.id();

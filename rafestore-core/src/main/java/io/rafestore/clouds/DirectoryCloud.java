@@ -47,10 +47,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * files live under {@code <root>/tmp/}, so no object name can ever collide with one and a listing
  * never sees one. An object name's {@code /}-separated segments become directories. Because a store
  * may hold both {@code a} and {@code a/b}, a directory made from a segment carries a {@code +}
- * suffix ({@code a/b} is {@code objects/a+/b}); a segment longer than {@value #CHUNK} characters is
- * split into directories ending in {@code =} (file names are limited to 255 bytes). Neither
- * character is allowed in an {@link ObjectKey}, so the mapping is injective. On a case-insensitive
- * file system, names that differ only in case share a file.
+ * suffix ({@code a/b} is {@code objects/a+/b}); a segment longer than 200 characters is split into
+ * directories ending in {@code =} (file names are limited to 255 bytes). Neither character is
+ * allowed in an {@link ObjectKey}, so the mapping is injective. On a case-insensitive file system,
+ * names that differ only in case share a file.
  *
  * <p><b>Crash safety.</b> A put writes a fresh temporary file, forces it to disk and renames it
  * over the object atomically, so a crash mid-write never leaves a torn object, readers always see
@@ -223,10 +223,12 @@ public final class DirectoryCloud implements CloudDriver {
         }
         ch.force(true);
       }
-      Files.createDirectories(target.getParent());
+      // Every object path is objects/..., so it has a parent.
+      Path dir = Objects.requireNonNull(target.getParent(), "parent of an object path");
+      Files.createDirectories(dir);
       Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       moved = true;
-      forceDirectory(target.getParent());
+      forceDirectory(dir);
     } finally {
       if (!moved) {
         Files.deleteIfExists(temp);

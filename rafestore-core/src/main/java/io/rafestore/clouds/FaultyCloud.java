@@ -149,11 +149,6 @@ public final class FaultyCloud implements CloudDriver {
     return hanging.size();
   }
 
-  /** The wrapped driver. */
-  public CloudDriver delegate() {
-    return delegate;
-  }
-
   @Override
   public String id() {
     return delegate.id();

@@ -50,8 +50,7 @@ import java.util.function.Supplier;
  */
 public final class WanEmulator {
 
-  /** Bits per byte, for readers who wonder about the 8s. */
-  private static final int BITS = 8;
+  private static final int BITS_PER_BYTE = 8;
 
   private final Scheduler scheduler;
   private final Executor callbacks;
@@ -131,6 +130,7 @@ public final class WanEmulator {
       return this;
     }
 
+    /** A new emulator with these settings and no flows. */
     public WanEmulator build() {
       return new WanEmulator(this);
     }
@@ -283,11 +283,6 @@ public final class WanEmulator {
         down.capacity = newLink.capacity();
         reschedule();
       }
-    }
-
-    /** The wrapped driver. */
-    public CloudDriver delegate() {
-      return delegate;
     }
 
     @Override
@@ -447,7 +442,7 @@ public final class WanEmulator {
             startFlow(
                 shared,
                 own,
-                (double) bytes * BITS,
+                (double) bytes * BITS_PER_BYTE,
                 () -> {
                   synchronized (WanEmulator.this) {
                     flow = null;

@@ -217,4 +217,15 @@ class ByzantineCloudTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("forge");
   }
+
+  @Test
+  void cancellingAnAlteredReadCancelsTheCloudsFuture() {
+    PendingCloud pending = new PendingCloud();
+    ByzantineCloud liar = new ByzantineCloud(pending, 1).behave(Behaviour.CORRUPT);
+
+    liar.get(DATA).cancel(true);
+
+    assertThat(pending.calls.get(0)).isCancelled();
+    assertThat(liar.liesTold()).isZero();
+  }
 }

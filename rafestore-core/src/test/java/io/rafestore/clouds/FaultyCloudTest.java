@@ -196,4 +196,27 @@ class FaultyCloudTest {
     assertThat(inFlight).isCompleted();
     failure(cloud.get(KEY));
   }
+
+  @Test
+  void cancellingASlowCallThatHasStartedCancelsTheCloudsFuture() {
+    PendingCloud pending = new PendingCloud();
+    FaultyCloud slow = new FaultyCloud(pending, clock, 1).slowDown(Duration.ofSeconds(1));
+
+    CompletableFuture<byte[]> get = slow.get(KEY);
+    clock.runUntilIdle();
+    assertThat(pending.calls).hasSize(1);
+    get.cancel(true);
+
+    assertThat(pending.calls.get(0)).isCancelled();
+  }
+
+  @Test
+  void healthyCallsRelayCancellationToTheCloud() {
+    PendingCloud pending = new PendingCloud();
+    FaultyCloud healthy = new FaultyCloud(pending, clock, 1);
+
+    healthy.list("").cancel(true);
+
+    assertThat(pending.calls.get(0)).isCancelled();
+  }
 }

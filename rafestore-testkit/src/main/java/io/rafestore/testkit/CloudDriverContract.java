@@ -12,7 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Random;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -116,7 +116,7 @@ public abstract class CloudDriverContract {
 
   protected static byte[] randomBytes(int length, long seed) {
     byte[] b = new byte[length];
-    new Random(seed).nextBytes(b);
+    new SplittableRandom(seed).nextBytes(b); // seeded: the same bytes on every run
     return b;
   }
 

@@ -19,7 +19,12 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * AES-256-GCM ({@link Aead}) encrypt and decrypt of a 1 MiB value with 32 bytes of associated data,
  * as DepSky-CA and RafeStore's confidential mode do once per write and read. Scores are ops/s; x
- * 1.048576 = MB/s. Run:
+ * 1.048576 = MB/s.
+ *
+ * <p>Warm-up is long on purpose: JDK 17 runs AES-CTR and GHASH of a 1 MiB one-shot call in
+ * interpreted Java (about 70 MB/s here) until, after roughly 10 s of such calls, the methods
+ * holding the AES-NI/PCLMULQDQ intrinsics are compiled (about 2 GB/s). A short warm-up measures the
+ * cold path. Run:
  *
  * <pre>
  * java -jar rafestore-bench/target/benchmarks.jar AeadBenchmark -f 1 -wi 2 -i 3
@@ -28,7 +33,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 2)
+@Warmup(iterations = 8, time = 3)
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class AeadBenchmark {

@@ -55,6 +55,8 @@ public final class AccountingCloud implements CloudDriver {
 
   @Override
   public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
+    // Reject bad arguments before counting, so the counts only hold requests really made.
+    Objects.requireNonNull(key, "key");
     Objects.requireNonNull(data, "data");
     puts.increment();
     bytesUp.add(data.length);
@@ -63,6 +65,8 @@ public final class AccountingCloud implements CloudDriver {
 
   @Override
   public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(range, "range");
     gets.increment();
     // Count the bytes before the caller sees them, so a snapshot after a get includes them.
     return watch(
@@ -76,12 +80,14 @@ public final class AccountingCloud implements CloudDriver {
 
   @Override
   public CompletableFuture<Void> delete(ObjectKey key) {
+    Objects.requireNonNull(key, "key");
     deletes.increment();
     return watch(delegate.delete(key));
   }
 
   @Override
   public CompletableFuture<List<ObjectInfo>> list(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
     lists.increment();
     return watch(delegate.list(prefix));
   }

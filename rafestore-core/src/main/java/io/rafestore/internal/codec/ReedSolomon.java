@@ -249,7 +249,11 @@ public final class ReedSolomon {
     }
     int[][] inv = Gf256.invert(sub);
     if (inverses.size() < MAX_CACHED_INVERSES) {
-      inverses.putIfAbsent(key, inv);
+      // Another thread may have cached the same inverse first; both are equal, use the cached.
+      int[][] raced = inverses.putIfAbsent(key, inv);
+      if (raced != null) {
+        return raced;
+      }
     }
     return inv;
   }

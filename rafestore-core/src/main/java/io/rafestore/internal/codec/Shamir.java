@@ -155,15 +155,17 @@ public final class Shamir {
      * @throws IllegalArgumentException unless {@code 1 <= x <= 255}
      */
     public Share(int x, byte[] y) {
-      this(x, Objects.requireNonNull(y, "y").clone(), false);
+      this(x, y, true);
     }
 
-    private Share(int x, byte[] y, boolean unused) {
+    /** {@code copy} is false only for arrays this class allocated and no one else holds. */
+    private Share(int x, byte[] y, boolean copy) {
+      Objects.requireNonNull(y, "y");
       if (x < 1 || x > MAX_SHARES) {
         throw new IllegalArgumentException("x must be in 1.." + MAX_SHARES + ", was " + x);
       }
       this.x = x;
-      this.y = y;
+      this.y = copy ? y.clone() : y;
     }
 
     public int x() {

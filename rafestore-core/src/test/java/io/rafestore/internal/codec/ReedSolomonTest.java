@@ -8,6 +8,9 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.RepetitionInfo;
@@ -202,6 +205,38 @@ class ReedSolomonTest {
     assertThat(rs.decode(in, 999)).isEqualTo(data);
     for (int i = 1; i < 5; i++) {
       assertThat(shards[i]).isEqualTo(copy[i]);
+    }
+  }
+
+  /** One instance shared by threads that decode different erasure patterns at once. */
+  @Test
+  void concurrentDecodesShareOneInstance() throws Exception {
+    ReedSolomon rs = ReedSolomon.of(4, 4);
+    byte[] data = randomBytes(new Random(21), 40_000);
+    byte[][] shards = rs.encode(data);
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<Boolean>> results = new ArrayList<>();
+      for (int task = 0; task < 200; task++) {
+        int seed = task;
+        results.add(
+            pool.submit(
+                () -> {
+                  Random random = new Random(seed);
+                  List<Integer> order = new ArrayList<>(List.of(0, 1, 2, 3, 4, 5, 6, 7));
+                  Collections.shuffle(order, random);
+                  byte[][] subset = new byte[8][];
+                  for (int i = 0; i < 4; i++) {
+                    subset[order.get(i)] = shards[order.get(i)];
+                  }
+                  return Arrays.equals(rs.decode(subset, data.length), data);
+                }));
+      }
+      for (Future<Boolean> result : results) {
+        assertThat(result.get()).isTrue();
+      }
+    } finally {
+      pool.shutdownNow();
     }
   }
 
