@@ -10,7 +10,8 @@ import java.util.Optional;
  */
 public interface BlockingRafeStore {
   /** See {@link RafeStore#write}. */
-  WriteReceipt write(String key, byte[] value) throws RafeStoreException, java.io.InterruptedIOException;
+  WriteReceipt write(String key, byte[] value)
+      throws RafeStoreException, java.io.InterruptedIOException;
 
   /** See {@link RafeStore#read(String)}. */
   StoredValue read(String key) throws RafeStoreException, java.io.InterruptedIOException;

@@ -3,9 +3,9 @@ package io.rafestore;
 import java.time.Duration;
 
 /**
- * The paper's Condition 1, {@code HH <= L + H}, evaluated for the client's current arrangement
- * from its latency estimates: when it holds, the f+1-th writeDo acknowledgement is expected
- * before readM ends, so writes contact only f+1 data clouds.
+ * The paper's Condition 1, {@code HH <= L + H}, evaluated for the client's current arrangement from
+ * its latency estimates: when it holds, the f+1-th writeDo acknowledgement is expected before readM
+ * ends, so writes contact only f+1 data clouds.
  *
  * <ul>
  *   <li>{@code L}: when readM starts, i.e. the first writeDo acknowledgement: the fastest of the
@@ -45,7 +45,14 @@ public record ConditionOne(
   public String toString() {
     return String.format(
         "Condition 1 for %d-byte values: HH=%d ms (%s) %s L=%d ms (%s) + H=%d ms (%s): %s",
-        valueSize, hh.toMillis(), hhCloud, holds() ? "<=" : ">", l.toMillis(), lCloud,
-        h.toMillis(), hCloud, holds() ? "holds" : "fails");
+        valueSize,
+        hh.toMillis(),
+        hhCloud,
+        holds() ? "<=" : ">",
+        l.toMillis(),
+        lCloud,
+        h.toMillis(),
+        hCloud,
+        holds() ? "holds" : "fails");
   }
 }

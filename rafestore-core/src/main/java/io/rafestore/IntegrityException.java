@@ -3,9 +3,9 @@ package io.rafestore;
 import java.util.List;
 
 /**
- * No cloud returned bytes matching the signed metadata of the version asked for: every holder
- * was missing, corrupt or unreachable. RafeStore never returns unverified bytes; with at most f
- * faulty clouds this cannot happen for a completed write, so it means more than f clouds failed.
+ * No cloud returned bytes matching the signed metadata of the version asked for: every holder was
+ * missing, corrupt or unreachable. RafeStore never returns unverified bytes; with at most f faulty
+ * clouds this cannot happen for a completed write, so it means more than f clouds failed.
  */
 public class IntegrityException extends RafeStoreException {
   private static final long serialVersionUID = 1L;

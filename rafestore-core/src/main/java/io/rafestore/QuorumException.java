@@ -4,9 +4,9 @@ import java.util.List;
 
 /**
  * A phase could not gather the replies it needs: more than f clouds failed or misbehaved. The
- * operation had no effect that readers can observe as a completed write (a partial write leaves
- * no metadata quorum, or leaves a version that readers may or may not see, as for any write that
- * did not complete).
+ * operation had no effect that readers can observe as a completed write (a partial write leaves no
+ * metadata quorum, or leaves a version that readers may or may not see, as for any write that did
+ * not complete).
  */
 public class QuorumException extends RafeStoreException {
   private static final long serialVersionUID = 1L;
@@ -17,7 +17,12 @@ public class QuorumException extends RafeStoreException {
 
   public QuorumException(String phase, int needed, int got, List<CloudFault> faults) {
     super(
-        phase + " needed " + needed + " valid replies but got " + got + "; cloud faults: "
+        phase
+            + " needed "
+            + needed
+            + " valid replies but got "
+            + got
+            + "; cloud faults: "
             + faults);
     this.phase = phase;
     this.needed = needed;

@@ -21,9 +21,9 @@ import java.util.concurrent.Executor;
  * Byzantine: down, slow, lying about versions, or returning garbage.
  *
  * <p><b>Data model</b> (the paper's "independent content"): a key has a history of versions; a
- * write adds a new version without reading the old value (a blind write); a read returns the
- * latest version or a given one; {@link #history} lists versions newest first. A forum thread or
- * an RSS feed is one key whose versions are its posts.
+ * write adds a new version without reading the old value (a blind write); a read returns the latest
+ * version or a given one; {@link #history} lists versions newest first. A forum thread or an RSS
+ * feed is one key whose versions are its posts.
  *
  * <p><b>Fault model and guarantees.</b> With n metadata clouds, n >= 3f+1, and at least 2f+1 data
  * clouds, of which at most f are faulty in any way, and writers whose signing keys are trusted and
@@ -32,12 +32,12 @@ import java.util.concurrent.Executor;
  * <ul>
  *   <li>A read never returns bytes that do not match the SHA-256 in metadata signed by a trusted
  *       writer ({@link IntegrityException} instead).
- *   <li>Reads are <em>regular</em>: a read that starts after a write completed returns that
- *       version or a newer one; a read concurrent with writes returns the last completed version
- *       or one being written. (Not atomic: two reads concurrent with one write may disagree.)
+ *   <li>Reads are <em>regular</em>: a read that starts after a write completed returns that version
+ *       or a newer one; a read concurrent with writes returns the last completed version or one
+ *       being written. (Not atomic: two reads concurrent with one write may disagree.)
  *   <li>Every completed write appears exactly once in {@link #history}, in one order that every
- *       reader sees, also with several concurrent writers on one key; no locks, no leases, no
- *       clock synchronisation.
+ *       reader sees, also with several concurrent writers on one key; no locks, no leases, no clock
+ *       synchronisation.
  *   <li>Operations complete while at most f clouds fail; timeouts bound resources, they never
  *       decide correctness.
  * </ul>
@@ -49,9 +49,9 @@ import java.util.concurrent.Executor;
  * Writes by one client to one key are ordered in call order; writes to different keys run in
  * parallel. A writer id must be used by one client at a time.
  *
- * <p>All asynchronous methods return at once; their futures fail with a {@link
- * RafeStoreException} subclass. Invalid arguments (a bad key, a missing value) throw {@link
- * IllegalArgumentException} at the call.
+ * <p>All asynchronous methods return at once; their futures fail with a {@link RafeStoreException}
+ * subclass. Invalid arguments (a bad key, a missing value) throw {@link IllegalArgumentException}
+ * at the call.
  */
 public interface RafeStore extends AutoCloseable {
 
@@ -82,9 +82,9 @@ public interface RafeStore extends AutoCloseable {
   CompletableFuture<HistoryPage> history(String key, Optional<Version> before, int limit);
 
   /**
-   * Deletes {@code key}: a signed tombstone hides every version up to now from readers (so no
-   * cloud can resurrect the key by replaying old metadata), then the data objects are removed.
-   * A later write starts a new history.
+   * Deletes {@code key}: a signed tombstone hides every version up to now from readers (so no cloud
+   * can resurrect the key by replaying old metadata), then the data objects are removed. A later
+   * write starts a new history.
    */
   CompletableFuture<Void> delete(String key);
 
@@ -148,8 +148,8 @@ public interface RafeStore extends AutoCloseable {
 
     /**
      * Adds a cloud with the given role and an expected round-trip time, used to order data clouds
-     * until the client has measured them (clouds without a hint keep the order they were added
-     * in, after hinted ones).
+     * until the client has measured them (clouds without a hint keep the order they were added in,
+     * after hinted ones).
      */
     public Builder cloud(CloudDriver driver, CloudRole role, Duration expectedRtt) {
       clouds.add(new Settings.CloudSetting(driver, role, expectedRtt));
@@ -179,8 +179,8 @@ public interface RafeStore extends AutoCloseable {
     }
 
     /**
-     * Runs CPU work (hashing, signing, verifying) and callbacks; default the common fork-join
-     * pool. Tests on virtual time pass {@code Runnable::run}.
+     * Runs CPU work (hashing, signing, verifying) and callbacks; default the common fork-join pool.
+     * Tests on virtual time pass {@code Runnable::run}.
      */
     public Builder executor(Executor executor) {
       this.executor = executor;
@@ -253,8 +253,21 @@ public interface RafeStore extends AutoCloseable {
     public RafeStore build() {
       Settings settings =
           Settings.validate(
-              clouds, f, writerId, writerKeys, trusted, mode, executor, scheduler, clock, listener,
-              maxValueBytes, maxMetadataBytes, operationTimeout, closeDrivers, dataOrderAsAdded);
+              clouds,
+              f,
+              writerId,
+              writerKeys,
+              trusted,
+              mode,
+              executor,
+              scheduler,
+              clock,
+              listener,
+              maxValueBytes,
+              maxMetadataBytes,
+              operationTimeout,
+              closeDrivers,
+              dataOrderAsAdded);
       return new Client(settings);
     }
   }

@@ -10,8 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Time and timers, injected so that tests and simulations can run on virtual time and nothing in
- * RafeStore sleeps in a loop. The client, the decorators and the latency model take their notion
- * of "now" and all their delays from one of these.
+ * RafeStore sleeps in a loop. The client, the decorators and the latency model take their notion of
+ * "now" and all their delays from one of these.
  *
  * <p>Implementations are thread-safe.
  */
@@ -36,8 +36,8 @@ public interface Scheduler {
   }
 
   /**
-   * The system scheduler: {@link System#nanoTime()} and one shared daemon timer thread. Timer
-   * tasks must hand longer work to an executor.
+   * The system scheduler: {@link System#nanoTime()} and one shared daemon timer thread. Timer tasks
+   * must hand longer work to an executor.
    */
   static Scheduler system() {
     return SystemScheduler.INSTANCE;
@@ -79,7 +79,8 @@ public interface Scheduler {
 
     @Override
     public Cancellable schedule(Duration delay, Runnable task) {
-      ScheduledFuture<?> f = timer.schedule(task, Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);
+      ScheduledFuture<?> f =
+          timer.schedule(task, Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);
       return () -> f.cancel(false);
     }
   }

@@ -18,7 +18,11 @@ import java.util.Objects;
  *     ordering
  */
 public record VersionInfo(
-    String key, Version version, long size, byte[] sha256, List<String> dataClouds,
+    String key,
+    Version version,
+    long size,
+    byte[] sha256,
+    List<String> dataClouds,
     Instant createdAt) {
 
   public VersionInfo {
@@ -63,7 +67,16 @@ public record VersionInfo(
 
   @Override
   public String toString() {
-    return "VersionInfo[" + key + " " + version + ", " + size + " bytes, sha256 "
-        + sha256Hex().substring(0, 12) + "..., on " + dataClouds + "]";
+    return "VersionInfo["
+        + key
+        + " "
+        + version
+        + ", "
+        + size
+        + " bytes, sha256 "
+        + sha256Hex().substring(0, 12)
+        + "..., on "
+        + dataClouds
+        + "]";
   }
 }

@@ -6,10 +6,10 @@ import io.rafestore.clouds.MemoryCloud;
 import java.security.KeyPairGenerator;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import java.util.stream.Stream;
 
 /** Every bad setting fails at build() with a message naming the setting. */
 class BuilderValidationTest {
@@ -56,11 +56,17 @@ class BuilderValidationTest {
               return x;
             },
             "no writer identity and no trusted writer"),
-        bad("null trusted key", b -> b.trustWriter("bob", null), "trustWriter(bob): public key is null"),
+        bad(
+            "null trusted key",
+            b -> b.trustWriter("bob", null),
+            "trustWriter(bob): public key is null"),
         bad("null mode", b -> b.mode(null), "mode must not be null"),
         bad("null scheduler", b -> b.scheduler(null), "scheduler must not be null"),
         bad("value limit", b -> b.maxValueBytes(0), "maxValueBytes must be 1 to"),
-        bad("metadata limit", b -> b.maxMetadataBytes(10), "maxMetadataBytes must be 1 KiB to 256 MiB"),
+        bad(
+            "metadata limit",
+            b -> b.maxMetadataBytes(10),
+            "maxMetadataBytes must be 1 KiB to 256 MiB"),
         bad("timeout", b -> b.operationTimeout(Duration.ZERO), "operationTimeout must be positive"),
         bad(
             "negative rtt",
@@ -70,7 +76,8 @@ class BuilderValidationTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
-  void badSettingFailsAtBuild(String name, UnaryOperator<RafeStore.Builder> change, String message) {
+  void badSettingFailsAtBuild(
+      String name, UnaryOperator<RafeStore.Builder> change, String message) {
     assertThatThrownBy(() -> change.apply(valid(4)).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(message);

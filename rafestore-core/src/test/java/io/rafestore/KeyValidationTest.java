@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 
 class KeyValidationTest {
   static RafeStore store() {
-    RafeStore.Builder b = RafeStore.builder().writer("alice", SigningKeys.generate()).maxValueBytes(10);
+    RafeStore.Builder b =
+        RafeStore.builder().writer("alice", SigningKeys.generate()).maxValueBytes(10);
     for (int i = 0; i < 4; i++) {
       b.cloud(new MemoryCloud("c" + i));
     }
@@ -21,19 +22,24 @@ class KeyValidationTest {
   void badKeysAndValuesAreRejectedWithTheReason() {
     RafeStore s = store();
     assertThatThrownBy(() -> s.write("", new byte[1])).hasMessage("key must not be empty");
-    assertThatThrownBy(() -> s.write("a\nb", new byte[1])).hasMessageContaining("control character (U+000A) at index 1");
-    assertThatThrownBy(() -> s.write("x".repeat(300), new byte[1])).hasMessageContaining("300 bytes of UTF-8, over the limit of 256");
-    assertThatThrownBy(() -> s.write("k", new byte[11])).hasMessageContaining("11 bytes, over maxValueBytes 10");
+    assertThatThrownBy(() -> s.write("a\nb", new byte[1]))
+        .hasMessageContaining("control character (U+000A) at index 1");
+    assertThatThrownBy(() -> s.write("x".repeat(300), new byte[1]))
+        .hasMessageContaining("300 bytes of UTF-8, over the limit of 256");
+    assertThatThrownBy(() -> s.write("k", new byte[11]))
+        .hasMessageContaining("11 bytes, over maxValueBytes 10");
     assertThatThrownBy(() -> s.write("k", null)).hasMessageContaining("value");
     assertThatThrownBy(() -> s.read("\uD800")).hasMessageContaining("unpaired surrogate");
-    assertThatThrownBy(() -> s.history("k", Optional.empty(), 0)).hasMessageContaining("limit must be 1 to 10000");
+    assertThatThrownBy(() -> s.history("k", Optional.empty(), 0))
+        .hasMessageContaining("limit must be 1 to 10000");
     assertThatThrownBy(() -> Version.parse("abc")).hasMessageContaining("<timestamp>@<writer>");
     assertThat(Version.parse("12@bob")).isEqualTo(new Version(12, "bob"));
   }
 
   @Test
   void readOnlyClientCannotWrite() {
-    RafeStore.Builder b = RafeStore.builder().trustWriter("alice", SigningKeys.generate().getPublic());
+    RafeStore.Builder b =
+        RafeStore.builder().trustWriter("alice", SigningKeys.generate().getPublic());
     for (int i = 0; i < 4; i++) {
       b.cloud(new MemoryCloud("c" + i));
     }

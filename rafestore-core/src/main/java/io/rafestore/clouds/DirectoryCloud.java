@@ -45,18 +45,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p><b>Layout.</b> Objects live under {@code <root>/objects/}, one file per object; temporary
  * files live under {@code <root>/tmp/}, so no object name can ever collide with one and a listing
- * never sees one. An object name's {@code /}-separated segments become directories. Because a
- * store may hold both {@code a} and {@code a/b}, a directory made from a segment carries a {@code
- * +} suffix ({@code a/b} is {@code objects/a+/b}); a segment longer than {@value #CHUNK} characters
- * is split into directories ending in {@code =} (file names are limited to 255 bytes). Neither
- * character is allowed in an {@link ObjectKey}, so the mapping is injective. On a case-insensitive
- * file system, names that differ only in case share a file.
+ * never sees one. An object name's {@code /}-separated segments become directories. Because a store
+ * may hold both {@code a} and {@code a/b}, a directory made from a segment carries a {@code +}
+ * suffix ({@code a/b} is {@code objects/a+/b}); a segment longer than 200 characters is split into
+ * directories ending in {@code =} (file names are limited to 255 bytes). Neither character is
+ * allowed in an {@link ObjectKey}, so the mapping is injective. On a case-insensitive file system,
+ * names that differ only in case share a file.
  *
  * <p><b>Crash safety.</b> A put writes a fresh temporary file, forces it to disk and renames it
  * over the object atomically, so a crash mid-write never leaves a torn object, readers always see
- * one whole version, and of concurrent puts to one name the last rename wins. Temporary files
- * older than {@link #STALE_TEMP_AGE} left by a crashed process are deleted when the cloud is
- * opened. Empty directories left by deletes are kept (removing them would race with puts).
+ * one whole version, and of concurrent puts to one name the last rename wins. Temporary files older
+ * than {@link #STALE_TEMP_AGE} left by a crashed process are deleted when the cloud is opened.
+ * Empty directories left by deletes are kept (removing them would race with puts).
  *
  * <p><b>Threads.</b> File I/O runs on an executor: one given to {@link #open(String, Path,
  * Executor)} (owned by the caller), or by default a small pool of daemon threads owned and shut
@@ -101,8 +101,8 @@ public final class DirectoryCloud implements CloudDriver {
   }
 
   /**
-   * Opens (creating if needed) a directory cloud with its own small pool of daemon threads,
-   * which {@link #close()} shuts down.
+   * Opens (creating if needed) a directory cloud with its own small pool of daemon threads, which
+   * {@link #close()} shuts down.
    *
    * @throws IOException if the directories cannot be created
    */
@@ -127,8 +127,8 @@ public final class DirectoryCloud implements CloudDriver {
   }
 
   /**
-   * Opens (creating if needed) a directory cloud whose file I/O runs on {@code executor}, which
-   * the caller owns and shuts down. {@code Runnable::run} makes every call synchronous.
+   * Opens (creating if needed) a directory cloud whose file I/O runs on {@code executor}, which the
+   * caller owns and shuts down. {@code Runnable::run} makes every call synchronous.
    *
    * @throws IOException if the directories cannot be created
    */
@@ -223,11 +223,12 @@ public final class DirectoryCloud implements CloudDriver {
         }
         ch.force(true);
       }
-      Files.createDirectories(target.getParent());
-      Files.move(
-          temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      // Every object path is objects/..., so it has a parent.
+      Path dir = Objects.requireNonNull(target.getParent(), "parent of an object path");
+      Files.createDirectories(dir);
+      Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       moved = true;
-      forceDirectory(target.getParent());
+      forceDirectory(dir);
     } finally {
       if (!moved) {
         Files.deleteIfExists(temp);

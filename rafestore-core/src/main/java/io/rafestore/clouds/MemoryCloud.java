@@ -16,8 +16,8 @@ import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * A cloud that keeps its objects in this JVM's heap: a first-class driver for tests, simulations
- * and the embedded demo, not a mock. Every call completes before it returns (the future is
- * already done), which makes runs on a {@link VirtualScheduler} deterministic; wrap it in {@link
+ * and the embedded demo, not a mock. Every call completes before it returns (the future is already
+ * done), which makes runs on a {@link VirtualScheduler} deterministic; wrap it in {@link
  * WanEmulator} to give it a round-trip time and bandwidth.
  *
  * <p>Objects are copied in and out, so callers can never alias stored bytes. Thread-safe.

@@ -20,13 +20,26 @@ import java.util.concurrent.ExecutionException;
  */
 public final class VirtualScheduler implements Scheduler {
 
-  private record Task(long at, long seq, Runnable body) {}
+  /** A timer; {@code state} is 0 pending, 1 cancelled, 2 run (guarded by the scheduler). */
+  private static final class Task {
+    final long at;
+    final long seq;
+    final Runnable body;
+    int state;
+
+    Task(long at, long seq, Runnable body) {
+      this.at = at;
+      this.seq = seq;
+      this.body = body;
+    }
+  }
 
   private final PriorityQueue<Task> queue =
       new PriorityQueue<>(
           (a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Long.compare(a.seq, b.seq));
   private long now;
   private long seq;
+  private int live;
 
   /** A scheduler whose clock starts at zero. */
   public VirtualScheduler() {}
@@ -47,27 +60,48 @@ public final class VirtualScheduler implements Scheduler {
     synchronized (this) {
       t = new Task(now + Math.max(0, delay.toNanos()), seq++, task);
       queue.add(t);
+      live++;
     }
+    // Cancelling marks the task; it is dropped when it reaches the head of the queue. Removing
+    // it from the heap eagerly would cost a linear scan per cancellation.
     return () -> {
       synchronized (VirtualScheduler.this) {
-        return queue.remove(t);
+        if (t.state != 0) {
+          return false;
+        }
+        t.state = 1;
+        live--;
+        return true;
       }
     };
   }
 
-  /** Number of timers not yet run. */
+  /** Number of timers neither run nor cancelled. */
   public synchronized int pending() {
-    return queue.size();
+    return live;
+  }
+
+  /** Pops cancelled tasks off the head; returns the first live one without removing it. */
+  private Task peekLive() {
+    Task t = queue.peek();
+    while (t != null && t.state == 1) {
+      queue.poll();
+      t = queue.peek();
+    }
+    return t;
   }
 
   /** Runs the earliest pending timer, moving time to it; false if none is pending. */
   public boolean runNext() {
     Task t;
     synchronized (this) {
-      t = queue.poll();
+      t = peekLive();
       if (t == null) {
         return false;
       }
+      queue.poll();
+      t.state = 2;
+      live--;
       now = Math.max(now, t.at);
     }
     t.body.run();
@@ -83,12 +117,14 @@ public final class VirtualScheduler implements Scheduler {
     while (true) {
       Task t;
       synchronized (this) {
-        t = queue.peek();
+        t = peekLive();
         if (t == null || t.at > target) {
           now = Math.max(now, target);
           return;
         }
         queue.poll();
+        t.state = 2;
+        live--;
         now = Math.max(now, t.at);
       }
       t.body.run();

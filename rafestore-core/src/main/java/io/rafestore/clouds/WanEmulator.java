@@ -27,15 +27,15 @@ import java.util.function.Supplier;
  *
  * <p><b>Model.</b> The client has one uplink and one downlink, shared by every cloud wrapped with
  * {@link #wrap}; each cloud has its own {@link Link}: a round-trip time, a jitter and a bandwidth
- * (used in each direction). A request takes half a round trip to reach the cloud, then its
- * payload (the bytes of a put going up, the bytes a get returns coming down) flows through the
- * client's shared link and the cloud's own link, then the answer takes the other half round trip.
- * The wrapped driver is called in the middle, so objects really land. Concurrent payloads share
+ * (used in each direction). A request takes half a round trip to reach the cloud, then its payload
+ * (the bytes of a put going up, the bytes a get returns coming down) flows through the client's
+ * shared link and the cloud's own link, then the answer takes the other half round trip. The
+ * wrapped driver is called in the middle, so objects really land. Concurrent payloads share
  * bandwidth with max-min fairness (processor sharing): whenever a flow starts, finishes or a link
  * changes, every flow's rate is recomputed and one timer is set for the next completion. Deletes,
- * lists and failed requests carry no payload and take one round trip. A jitter {@code j} draws,
- * per request, a round trip uniformly in {@code rtt * [1 - j, 1 + j]} from a generator seeded by
- * {@link Builder#seed}, so the same calls in the same order take the same times.
+ * lists and failed requests carry no payload and take one round trip. A jitter {@code j} draws, per
+ * request, a round trip uniformly in {@code rtt * [1 - j, 1 + j]} from a generator seeded by {@link
+ * Builder#seed}, so the same calls in the same order take the same times.
  *
  * <p><b>Faults.</b> None are added: errors of the wrapped driver arrive after the round trip. To
  * slow a cloud down mid-run, {@link EmulatedCloud#setLink} it; requests already waiting keep their
@@ -45,13 +45,12 @@ import java.util.function.Supplier;
  *
  * <p><b>Threads.</b> Timers run on the scheduler; the wrapped driver is called from a timer task,
  * so it must return at once (all drivers do). Results are delivered on the {@link
- * Builder#callbackExecutor} (by default the timer thread, which is what a {@link
- * VirtualScheduler} wants). Thread-safe.
+ * Builder#callbackExecutor} (by default the timer thread, which is what a {@link VirtualScheduler}
+ * wants). Thread-safe.
  */
 public final class WanEmulator {
 
-  /** Bits per byte, for readers who wonder about the 8s. */
-  private static final int BITS = 8;
+  private static final int BITS_PER_BYTE = 8;
 
   private final Scheduler scheduler;
   private final Executor callbacks;
@@ -131,6 +130,7 @@ public final class WanEmulator {
       return this;
     }
 
+    /** A new emulator with these settings and no flows. */
     public WanEmulator build() {
       return new WanEmulator(this);
     }
@@ -183,8 +183,8 @@ public final class WanEmulator {
     }
 
     /**
-     * This link with a jitter: each request's round trip is drawn uniformly from {@code rtt * [1
-     * - fraction, 1 + fraction]}; {@code fraction} in {@code [0, 1]}.
+     * This link with a jitter: each request's round trip is drawn uniformly from {@code rtt * [1 -
+     * fraction, 1 + fraction]}; {@code fraction} in {@code [0, 1]}.
      */
     public Link jitter(double fraction) {
       if (!(fraction >= 0 && fraction <= 1)) {
@@ -205,13 +205,12 @@ public final class WanEmulator {
     }
 
     /**
-     * This link made {@code factor} times slower: round trip multiplied, bandwidth divided
-     * (at least 1 bit/s); {@code factor > 0}.
+     * This link made {@code factor} times slower: round trip multiplied, bandwidth divided (at
+     * least 1 bit/s); {@code factor > 0}.
      */
     public Link slowerBy(double factor) {
       if (!(factor > 0) || Double.isInfinite(factor)) {
-        throw new IllegalArgumentException(
-            "slowdown factor must be > 0 and finite, was " + factor);
+        throw new IllegalArgumentException("slowdown factor must be > 0 and finite, was " + factor);
       }
       Duration slower = Duration.ofNanos(Math.round(rtt.toNanos() * factor));
       long bw = bandwidth == 0 ? 0 : Math.max(1, Math.round(bandwidth / factor));
@@ -250,8 +249,8 @@ public final class WanEmulator {
   }
 
   /**
-   * A driver seen across the emulated network; also the handle to change its {@link Link} at
-   * run time. Thread-safe.
+   * A driver seen across the emulated network; also the handle to change its {@link Link} at run
+   * time. Thread-safe.
    */
   public final class EmulatedCloud implements CloudDriver {
     private final CloudDriver delegate;
@@ -284,11 +283,6 @@ public final class WanEmulator {
         down.capacity = newLink.capacity();
         reschedule();
       }
-    }
-
-    /** The wrapped driver. */
-    public CloudDriver delegate() {
-      return delegate;
     }
 
     @Override
@@ -448,7 +442,7 @@ public final class WanEmulator {
             startFlow(
                 shared,
                 own,
-                (double) bytes * BITS,
+                (double) bytes * BITS_PER_BYTE,
                 () -> {
                   synchronized (WanEmulator.this) {
                     flow = null;
@@ -563,8 +557,8 @@ public final class WanEmulator {
   /**
    * Max-min fair rates by progressive filling: repeatedly take the resource that offers the
    * smallest equal share to its unfrozen flows, give them that share and freeze them. Flows that
-   * cross only unlimited resources get an infinite rate. Then sets one timer for the first flow
-   * to finish. Caller holds the monitor.
+   * cross only unlimited resources get an infinite rate. Then sets one timer for the first flow to
+   * finish. Caller holds the monitor.
    */
   private void reschedule() {
     List<Resource> resources = new ArrayList<>();

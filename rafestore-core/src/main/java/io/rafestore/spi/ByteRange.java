@@ -1,9 +1,9 @@
 package io.rafestore.spi;
 
 /**
- * A range of bytes of an object: {@code length} bytes starting at {@code offset}. A range that
- * runs past the end of the object is cut at the end (as HTTP range requests are); one that starts
- * at or after the end yields no bytes.
+ * A range of bytes of an object: {@code length} bytes starting at {@code offset}. A range that runs
+ * past the end of the object is cut at the end (as HTTP range requests are); one that starts at or
+ * after the end yields no bytes.
  *
  * @param offset first byte, {@code >= 0}
  * @param length number of bytes, {@code >= 0}

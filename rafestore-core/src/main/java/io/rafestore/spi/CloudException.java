@@ -4,9 +4,9 @@ import io.rafestore.RafeStoreException;
 import java.util.Objects;
 
 /**
- * A request to one cloud failed. Drivers complete their futures exceptionally with this type
- * (never return {@code null} or {@code false} for failure), naming the cloud and saying whether a
- * retry could help.
+ * A request to one cloud failed. Drivers complete their futures exceptionally with this type (never
+ * return {@code null} or {@code false} for failure), naming the cloud and saying whether a retry
+ * could help.
  */
 public class CloudException extends RafeStoreException {
   private static final long serialVersionUID = 1L;
@@ -46,7 +46,9 @@ public class CloudException extends RafeStoreException {
   }
 
   public CloudException(String cloudId, Kind kind, String message, Throwable cause) {
-    super("cloud " + cloudId + " " + kind.name().toLowerCase(java.util.Locale.ROOT) + ": " + message, cause);
+    super(
+        "cloud " + cloudId + " " + kind.name().toLowerCase(java.util.Locale.ROOT) + ": " + message,
+        cause);
     this.cloudId = Objects.requireNonNull(cloudId, "cloudId");
     this.kind = Objects.requireNonNull(kind, "kind");
   }

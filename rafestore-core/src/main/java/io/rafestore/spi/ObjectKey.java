@@ -5,10 +5,10 @@ import java.nio.charset.StandardCharsets;
 /**
  * The name of an object inside one cloud's bucket, container or directory.
  *
- * <p>RafeStore makes every object name itself (user keys are encoded before they reach a
- * driver), so the alphabet is deliberately narrow and valid on every supported store: ASCII
- * letters and digits, {@code - _ . ~ %} and {@code /} as a separator. Segments are non-empty and
- * never {@code .} or {@code ..}, so a directory-backed driver can map names to paths safely.
+ * <p>RafeStore makes every object name itself (user keys are encoded before they reach a driver),
+ * so the alphabet is deliberately narrow and valid on every supported store: ASCII letters and
+ * digits, {@code - _ . ~ %} and {@code /} as a separator. Segments are non-empty and never {@code
+ * .} or {@code ..}, so a directory-backed driver can map names to paths safely.
  *
  * @param value the name, 1 to 1024 bytes
  */
@@ -28,7 +28,12 @@ public record ObjectKey(String value) implements Comparable<ObjectKey> {
       char c = value.charAt(i);
       if (!allowed(c)) {
         throw new IllegalArgumentException(
-            "object key '" + value + "' has forbidden character '" + c + "' at index " + i
+            "object key '"
+                + value
+                + "' has forbidden character '"
+                + c
+                + "' at index "
+                + i
                 + " (allowed: A-Z a-z 0-9 - _ . ~ % /)");
       }
     }
@@ -44,7 +49,12 @@ public record ObjectKey(String value) implements Comparable<ObjectKey> {
     return (c >= 'a' && c <= 'z')
         || (c >= 'A' && c <= 'Z')
         || (c >= '0' && c <= '9')
-        || c == '-' || c == '_' || c == '.' || c == '~' || c == '%' || c == '/';
+        || c == '-'
+        || c == '_'
+        || c == '.'
+        || c == '~'
+        || c == '%'
+        || c == '/';
   }
 
   /** Shorthand for {@code new ObjectKey(value)}. */

@@ -343,39 +343,4 @@ class WanEmulatorTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("downlinkBitsPerSecond must be > 0");
   }
-
-  /** A cloud whose gets never finish on their own, to observe cancellation reaching it. */
-  private static final class PendingCloud implements CloudDriver {
-    final List<CompletableFuture<byte[]>> calls = new ArrayList<>();
-
-    @Override
-    public String id() {
-      return "pending";
-    }
-
-    @Override
-    public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
-      return new CompletableFuture<>();
-    }
-
-    @Override
-    public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
-      CompletableFuture<byte[]> f = new CompletableFuture<>();
-      calls.add(f);
-      return f;
-    }
-
-    @Override
-    public CompletableFuture<Void> delete(ObjectKey key) {
-      return new CompletableFuture<>();
-    }
-
-    @Override
-    public CompletableFuture<List<ObjectInfo>> list(String prefix) {
-      return new CompletableFuture<>();
-    }
-
-    @Override
-    public void close() {}
-  }
 }

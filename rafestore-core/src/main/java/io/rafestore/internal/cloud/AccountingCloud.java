@@ -7,13 +7,25 @@ import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Counts what is asked of a driver: requests by kind, payload bytes each way, cancelled requests
- * and errors. Cancelling a returned future cancels the driver's future. Thread-safe.
+ * Counts what is asked of a driver: the numbers behind {@link CloudStats}. The client wraps every
+ * driver in one of these.
+ *
+ * <p>A request is counted when it is started, whatever becomes of it; its payload bytes up (a put's
+ * data) are counted then too, its bytes down (a get's answer) when the answer arrives. A request
+ * that completes exceptionally counts as <em>cancelled</em> if the caller cancelled it (or the
+ * driver reports a cancellation) and as an <em>error</em> otherwise. Cancelling a returned future
+ * cancels the driver's future.
+ *
+ * <p><b>Fault model.</b> Adds none: answers, errors and lies of the wrapped driver pass through
+ * unchanged. <b>Thread-safety.</b> Safe for concurrent use; counters are {@link LongAdder}s, so a
+ * {@link #snapshot()} taken while requests run may mix counts from just before and just after a
+ * request, but never loses one.
  */
 public final class AccountingCloud implements CloudDriver {
   private final CloudDriver delegate;
@@ -26,8 +38,14 @@ public final class AccountingCloud implements CloudDriver {
   private final LongAdder cancelled = new LongAdder();
   private final LongAdder errors = new LongAdder();
 
+  /** Counts the requests made to {@code delegate} through this wrapper. */
   public AccountingCloud(CloudDriver delegate) {
-    this.delegate = delegate;
+    this.delegate = Objects.requireNonNull(delegate, "delegate");
+  }
+
+  /** The wrapped driver. */
+  public CloudDriver delegate() {
+    return delegate;
   }
 
   @Override
@@ -37,6 +55,9 @@ public final class AccountingCloud implements CloudDriver {
 
   @Override
   public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
+    // Reject bad arguments before counting, so the counts only hold requests really made.
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(data, "data");
     puts.increment();
     bytesUp.add(data.length);
     return watch(delegate.put(key, data));
@@ -44,20 +65,29 @@ public final class AccountingCloud implements CloudDriver {
 
   @Override
   public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(range, "range");
     gets.increment();
-    CompletableFuture<byte[]> f = watch(delegate.get(key, range));
-    f.thenAccept(b -> bytesDown.add(b.length));
-    return f;
+    // Count the bytes before the caller sees them, so a snapshot after a get includes them.
+    return watch(
+        Futures.relay(
+            delegate.get(key, range),
+            b -> {
+              bytesDown.add(b.length);
+              return b;
+            }));
   }
 
   @Override
   public CompletableFuture<Void> delete(ObjectKey key) {
+    Objects.requireNonNull(key, "key");
     deletes.increment();
     return watch(delegate.delete(key));
   }
 
   @Override
   public CompletableFuture<List<ObjectInfo>> list(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
     lists.increment();
     return watch(delegate.list(prefix));
   }
@@ -94,5 +124,10 @@ public final class AccountingCloud implements CloudDriver {
   @Override
   public void close() {
     delegate.close();
+  }
+
+  @Override
+  public String toString() {
+    return "AccountingCloud[" + snapshot() + "]";
   }
 }

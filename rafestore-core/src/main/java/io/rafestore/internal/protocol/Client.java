@@ -6,6 +6,7 @@ import io.rafestore.CloudStats;
 import io.rafestore.ConditionOne;
 import io.rafestore.HistoryPage;
 import io.rafestore.KeyNotFoundException;
+import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
 import io.rafestore.RafeStoreException;
 import io.rafestore.Scheduler;
@@ -47,14 +48,17 @@ public final class Client implements RafeStore {
     checkWriter("write");
     if (value.length > ctx.settings.maxValueBytes()) {
       throw new IllegalArgumentException(
-          "value is " + value.length + " bytes, over maxValueBytes " + ctx.settings.maxValueBytes());
+          "value is "
+              + value.length
+              + " bytes, over maxValueBytes "
+              + ctx.settings.maxValueBytes());
     }
     checkOpen();
     byte[] copy = value.clone();
     CompletableFuture<WriteReceipt> op =
         switch (ctx.settings.mode()) {
           case PAPER, FAST -> WriteOp.run(ctx, key, copy);
-          case DEPSKY_A -> DepSkyAWriteOp.run(ctx, key, copy);
+          case DEPSKY_A, DEPSKY_CA -> DepSkyWriteOp.run(ctx, key, copy);
         };
     return bounded("write of '" + key + "'", op);
   }
@@ -71,7 +75,10 @@ public final class Client implements RafeStore {
                   if (view.visible.isEmpty()) {
                     return CompletableFuture.failedFuture(
                         new KeyNotFoundException(
-                            key, view.tombstone == null ? "never written" : "deleted at " + view.tombstone));
+                            key,
+                            view.tombstone == null
+                                ? "never written"
+                                : "deleted at " + view.tombstone));
                   }
                   return fetch(key, view.visible.get(0));
                 }));
@@ -102,6 +109,9 @@ public final class Client implements RafeStore {
 
   private CompletableFuture<StoredValue> fetch(String key, View.Item item) {
     VersionInfo info = item.entry().info(key, item.version().writer());
+    if (item.entry().coding() == LogEntry.Coding.DEPSKY_CA) {
+      return CodedFetch.run(ctx, key, info, item.entry());
+    }
     return DataFetch.run(ctx, key, info, item.entry().dataObject());
   }
 
@@ -240,7 +250,9 @@ public final class Client implements RafeStore {
                 () -> {
                   RafeStoreException e =
                       new RafeStoreException(
-                          what + " did not finish within the operation timeout " + timeout
+                          what
+                              + " did not finish within the operation timeout "
+                              + timeout
                               + " (more than f clouds slow or hanging?)",
                           new TimeoutException());
                   if (op.completeExceptionally(e)) {
@@ -251,14 +263,20 @@ public final class Client implements RafeStore {
     return out;
   }
 
-  /** Deletes data objects named by entries, best effort, and reports failures. */
+  /**
+   * Deletes the data objects named by entries, best effort, and reports failures. Every cloud the
+   * value may have been sent to is asked, not only the holders in the metadata: an upload that was
+   * cancelled as useless (writeDf's slow cloud, DepSky-A's surplus cloud) may still have landed.
+   * Deletes of missing objects succeed, and most providers do not charge for them.
+   */
   static CompletableFuture<Void> deleteData(Context ctx, String key, List<View.Item> items) {
     List<CompletableFuture<Void>> deletes = new ArrayList<>();
     for (View.Item it : items) {
       ObjectKey object = ObjectKey.of(it.entry().dataObject());
-      for (String holder : it.entry().holders()) {
-        Cloud c = ctx.byId.get(holder);
-        if (c == null) {
+      for (Cloud c : ctx.clouds) {
+        if (!c.role().holdsData()
+            && ctx.settings.mode() != ProtocolMode.DEPSKY_A
+            && ctx.settings.mode() != ProtocolMode.DEPSKY_CA) {
           continue;
         }
         deletes.add(
@@ -270,7 +288,9 @@ public final class Client implements RafeStore {
                         ctx.report(
                             key,
                             new CloudFault(
-                                holder, CloudFault.Kind.ERROR, "delete " + object + ": " + e.getMessage()));
+                                c.id(),
+                                CloudFault.Kind.ERROR,
+                                "delete " + object + ": " + e.getMessage()));
                       }
                       return null;
                     }));
@@ -281,7 +301,8 @@ public final class Client implements RafeStore {
 
   private final class Blocking implements BlockingRafeStore {
     @Override
-    public WriteReceipt write(String key, byte[] value) throws RafeStoreException, InterruptedIOException {
+    public WriteReceipt write(String key, byte[] value)
+        throws RafeStoreException, InterruptedIOException {
       return await(Client.this.write(key, value));
     }
 
@@ -308,7 +329,8 @@ public final class Client implements RafeStore {
     }
   }
 
-  static <T> T await(CompletableFuture<T> future) throws RafeStoreException, InterruptedIOException {
+  static <T> T await(CompletableFuture<T> future)
+      throws RafeStoreException, InterruptedIOException {
     try {
       return future.get();
     } catch (InterruptedException e) {

@@ -5,11 +5,12 @@ import io.rafestore.internal.cloud.AccountingCloud;
 import io.rafestore.spi.CloudDriver;
 
 /**
- * A configured cloud as the protocol sees it: its role, the raw driver (closed by the client if
- * it owns it) and the driver wrapped in accounting and latency measurement, which is the one the
+ * A configured cloud as the protocol sees it: its role, the raw driver (closed by the client if it
+ * owns it) and the driver wrapped in accounting and latency measurement, which is the one the
  * protocol calls.
  */
-record Cloud(String id, CloudRole role, CloudDriver raw, AccountingCloud accounting, CloudDriver driver) {
+record Cloud(
+    String id, CloudRole role, CloudDriver raw, AccountingCloud accounting, CloudDriver driver) {
   static Cloud of(Settings.CloudSetting setting, LatencyModel model) {
     AccountingCloud accounting = new AccountingCloud(setting.driver());
     return new Cloud(

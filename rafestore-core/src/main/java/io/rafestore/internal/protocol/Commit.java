@@ -33,8 +33,7 @@ final class Commit {
               }
               ctx.rememberOwnLog(next);
               VersionInfo info = entry.info(key, writer);
-              Duration latency =
-                  Duration.ofNanos(ctx.settings.scheduler().nanoTime() - startNanos);
+              Duration latency = Duration.ofNanos(ctx.settings.scheduler().nanoTime() - startNanos);
               WriteReceipt receipt =
                   new WriteReceipt(
                       info, dataCloudsContacted, writeDfUsed, acks, readMSkipped, latency, ctx.f());

@@ -18,8 +18,8 @@ final class Context {
   final MetadataCodec codec = new MetadataCodec();
 
   /**
-   * This writer's own logs as last stored or read, by key: lets {@code FAST} mode skip readM
-   * when this client is the only trusted writer. Bounded: cleared when it grows too large.
+   * This writer's own logs as last stored or read, by key: lets {@code FAST} mode skip readM when
+   * this client is the only trusted writer. Bounded: cleared when it grows too large.
    */
   private final ConcurrentHashMap<String, MetadataLog> ownLogs = new ConcurrentHashMap<>();
 
@@ -69,14 +69,16 @@ final class Context {
   }
 
   /**
-   * Joins the per-key queue: the returned future completes when every earlier metadata section
-   * of this client for {@code key} has finished; {@code done} must be completed when this one
-   * finishes (successfully or not).
+   * Joins the per-key queue: the returned future completes when every earlier metadata section of
+   * this client for {@code key} has finished; {@code done} must be completed when this one finishes
+   * (successfully or not).
    */
   CompletableFuture<Void> enterKey(String key, CompletableFuture<Void> done) {
     CompletableFuture<Void> previous = keyTails.put(key, done);
     done.whenComplete((r, e) -> keyTails.remove(key, done));
-    return previous == null ? CompletableFuture.completedFuture(null) : previous.handle((r, e) -> null);
+    return previous == null
+        ? CompletableFuture.completedFuture(null)
+        : previous.handle((r, e) -> null);
   }
 
   void report(String key, CloudFault fault) {

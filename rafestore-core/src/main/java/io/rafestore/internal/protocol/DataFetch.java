@@ -5,10 +5,10 @@ import io.rafestore.IntegrityException;
 import io.rafestore.Scheduler;
 import io.rafestore.StoredValue;
 import io.rafestore.VersionInfo;
+import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.CloudException;
 import io.rafestore.spi.ObjectKey;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -18,13 +18,13 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Fetches a version's value from its holders and verifies it against the signed size and
- * SHA-256; never returns bytes that do not match.
+ * Fetches a version's value from its holders and verifies it against the signed size and SHA-256;
+ * never returns bytes that do not match.
  *
- * <p>Holders are tried fastest first (by predicted time for the value's size). A holder that
- * fails, lacks the object or returns wrong bytes is reported and the next is asked at once; a
- * holder that is merely late (past twice its predicted time) gets a hedge: the next holder is
- * asked too and the first verified answer wins, the other request being cancelled.
+ * <p>Holders are tried fastest first (by predicted time for the value's size). A holder that fails,
+ * lacks the object or returns wrong bytes is reported and the next is asked at once; a holder that
+ * is merely late (past twice its predicted time) gets a hedge: the next holder is asked too and the
+ * first verified answer wins, the other request being cancelled.
  */
 final class DataFetch {
   private final Context ctx;
@@ -66,8 +66,13 @@ final class DataFetch {
       if (!d.launchNext()) {
         d.result.completeExceptionally(
             new IntegrityException(
-                "version " + info.version() + " of '" + key + "' names no configured data cloud"
-                    + " among its holders " + info.dataClouds(),
+                "version "
+                    + info.version()
+                    + " of '"
+                    + key
+                    + "' names no configured data cloud"
+                    + " among its holders "
+                    + info.dataClouds(),
                 List.of()));
       }
     }
@@ -118,20 +123,17 @@ final class DataFetch {
       if (Futures.isCancellation(cause)) {
         return;
       }
-      boolean missing =
-          cause instanceof CloudException ce && ce.kind() == CloudException.Kind.NOT_FOUND;
-      fault =
-          new CloudFault(
-              id,
-              missing ? CloudFault.Kind.MISSING_DATA : CloudFault.Kind.ERROR,
-              object + ": " + cause.getMessage());
-    } else if (bytes.length != info.size()
-        || !MessageDigest.isEqual(MetadataCodec.sha256(bytes), info.sha256())) {
+      fault = DataFetch.failedGet(id, object, cause);
+    } else if (bytes.length != info.size() || !Sha256.matches(bytes, info.sha256())) {
       fault =
           new CloudFault(
               id,
               CloudFault.Kind.CORRUPT_DATA,
-              object + ": " + bytes.length + " bytes not matching the signed size " + info.size()
+              object
+                  + ": "
+                  + bytes.length
+                  + " bytes not matching the signed size "
+                  + info.size()
                   + " and SHA-256");
     } else {
       ok = true;
@@ -151,7 +153,10 @@ final class DataFetch {
       if (!launchNext() && inflight.isEmpty()) {
         failure =
             new IntegrityException(
-                "no holder of '" + key + "' version " + info.version()
+                "no holder of '"
+                    + key
+                    + "' version "
+                    + info.version()
                     + " returned bytes matching its signed hash (more than f clouds faulty?)",
                 faults);
       }
@@ -159,6 +164,16 @@ final class DataFetch {
     if (failure != null) {
       result.completeExceptionally(failure);
     }
+  }
+
+  /** The fault a failed data get shows: the object is missing, or the cloud failed. */
+  static CloudFault failedGet(String cloud, ObjectKey object, Throwable cause) {
+    boolean missing =
+        cause instanceof CloudException ce && ce.kind() == CloudException.Kind.NOT_FOUND;
+    return new CloudFault(
+        cloud,
+        missing ? CloudFault.Kind.MISSING_DATA : CloudFault.Kind.ERROR,
+        object + ": " + cause.getMessage());
   }
 
   private void cancelAll() {

@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Deletes a key: readM, then a signed tombstone one timestamp above the highest seen is appended
- * to this writer's log (writeM), hiding every earlier version of every writer; only then are the
- * data objects of the hidden versions removed from their holders.
+ * Deletes a key: readM, then a signed tombstone one timestamp above the highest seen is appended to
+ * this writer's log (writeM), hiding every earlier version of every writer; only then are the data
+ * objects of the hidden versions removed from their holders.
  *
  * <p>Why a tombstone rather than removing the metadata: removed metadata cannot be told apart from
  * metadata a faulty cloud withholds, and a faulty cloud could replay the old signed log to

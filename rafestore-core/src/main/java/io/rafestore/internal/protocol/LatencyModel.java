@@ -13,10 +13,10 @@ import java.util.Map;
  * to order data clouds (fastest predicted completion first) and to evaluate Condition 1.
  *
  * <p>Requests of fewer than {@link #SMALL} bytes update the RTT estimate; larger ones update the
- * bandwidth estimate from the time beyond one RTT. Both are exponentially weighted moving
- * averages, so a cloud that becomes slow is demoted within a few operations and one that recovers
- * comes back. Until a cloud has been measured its configured hint (or, without one, a neutral
- * default with the configured order as tie-break) stands in.
+ * bandwidth estimate from the time beyond one RTT. Both are exponentially weighted moving averages,
+ * so a cloud that becomes slow is demoted within a few operations and one that recovers comes back.
+ * Until a cloud has been measured its configured hint (or, without one, a neutral default with the
+ * configured order as tie-break) stands in.
  *
  * <p>Thread-safe: each estimate is updated under its own lock.
  */
@@ -26,6 +26,7 @@ final class LatencyModel {
 
   private static final double ALPHA = 0.3;
   private static final double DEFAULT_RTT_NANOS = Duration.ofMillis(100).toNanos();
+
   /** Assumed bandwidth before any large transfer was measured: 100 Mbit/s. */
   private static final double DEFAULT_BYTES_PER_NANO = 100e6 / 8 / 1e9;
 

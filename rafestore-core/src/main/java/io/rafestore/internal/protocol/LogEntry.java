@@ -65,11 +65,23 @@ public record LogEntry(
 
   /** A replicated value entry. */
   static LogEntry replica(
-      long timestamp, long createdAtMillis, String dataObject, long size, byte[] sha256,
+      long timestamp,
+      long createdAtMillis,
+      String dataObject,
+      long size,
+      byte[] sha256,
       List<String> holders) {
     return new LogEntry(
-        Kind.VALUE, timestamp, createdAtMillis, dataObject, size, sha256, holders, Coding.REPLICA,
-        0, List.of());
+        Kind.VALUE,
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        holders,
+        Coding.REPLICA,
+        0,
+        List.of());
   }
 
   /** Entry kinds; the wire code is {@link #code}. */
@@ -116,7 +128,8 @@ public record LogEntry(
       hashes.add(h.clone());
     }
     pieceHashes = List.copyOf(hashes);
-    if (coding == Coding.REPLICA ? (k != 0 || !pieceHashes.isEmpty())
+    if (coding == Coding.REPLICA
+        ? (k != 0 || !pieceHashes.isEmpty())
         : (k < 1 || pieceHashes.size() != holders.size())) {
       throw new IllegalArgumentException(
           "coding " + coding + " needs k and one piece hash per holder");
@@ -140,8 +153,16 @@ public record LogEntry(
   /** A tombstone at {@code timestamp}. */
   static LogEntry tombstone(long timestamp, long createdAtMillis) {
     return new LogEntry(
-        Kind.TOMBSTONE, timestamp, createdAtMillis, "", 0, new byte[32], List.of(), Coding.REPLICA,
-        0, List.of());
+        Kind.TOMBSTONE,
+        timestamp,
+        createdAtMillis,
+        "",
+        0,
+        new byte[32],
+        List.of(),
+        Coding.REPLICA,
+        0,
+        List.of());
   }
 
   @Override

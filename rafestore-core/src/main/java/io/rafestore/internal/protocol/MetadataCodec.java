@@ -5,7 +5,6 @@ import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.Signature;
@@ -34,36 +33,42 @@ import java.util.concurrent.ConcurrentHashMap;
  *   signature    Ed25519 over every byte before "sig algo"
  * </pre>
  *
- * <p>The parser treats its input as hostile: every length is checked against the bytes that
- * remain before anything is allocated, counts are bounded by what the remaining bytes could hold,
- * trailing bytes are rejected, and every failure is a {@link MalformedMetadataException}; no
- * other exception escapes. A log is accepted only if it names the expected key and writer and its
- * signature verifies under that writer's trusted key.
+ * <p>The parser treats its input as hostile: every length is checked against the bytes that remain
+ * before anything is allocated, counts are bounded by what the remaining bytes could hold, trailing
+ * bytes are rejected, and every failure is a {@link MalformedMetadataException}; no other exception
+ * escapes. A log is accepted only if it names the expected key and writer and its signature
+ * verifies under that writer's trusted key.
  *
  * <p>Thread-safe. Ed25519 signatures are deterministic, so all correct clouds return identical
- * bytes for a log; verified logs are cached by the SHA-256 of their bytes so a read verifies each
- * distinct log once rather than once per cloud.
+ * bytes for a log; verified logs are cached by the SHA-256 of their bytes and the verifying key, so
+ * a read verifies each distinct log once rather than once per cloud, and clients in one JVM share
+ * the work. (JDK 17's Ed25519 verify costs about a millisecond: caching is what keeps reads of
+ * unchanged keys cheap.)
  */
 final class MetadataCodec {
   static final byte[] MAGIC = {'R', 'F', 'S', 'M'};
   static final int FORMAT = 1;
   static final int SIG_ED25519 = 1;
   private static final int SIG_LENGTH = 64;
+
   /** The smallest possible encoded entry: kind, ts, created, empty name, size, hash, no holders. */
   private static final int MIN_ENTRY = 1 + 8 + 8 + 2 + 8 + 32 + 1 + 1;
 
-  private static final int CACHE_LIMIT = 8192;
-  private final ConcurrentHashMap<CacheKey, MetadataLog> verified = new ConcurrentHashMap<>();
+  private static final int CACHE_LIMIT = 16_384;
 
-  private record CacheKey(byte[] digest) {
+  /** Verified logs by (SHA-256 of the bytes, verifying key): shared by all clients in the JVM. */
+  private static final ConcurrentHashMap<CacheKey, MetadataLog> VERIFIED =
+      new ConcurrentHashMap<>();
+
+  private record CacheKey(byte[] digest, PublicKey key) {
     @Override
     public boolean equals(Object o) {
-      return o instanceof CacheKey k && Arrays.equals(digest, k.digest);
+      return o instanceof CacheKey k && Arrays.equals(digest, k.digest) && key.equals(k.key);
     }
 
     @Override
     public int hashCode() {
-      return Arrays.hashCode(digest);
+      return Arrays.hashCode(digest) * 31 + key.hashCode();
     }
   }
 
@@ -137,18 +142,18 @@ final class MetadataCodec {
     if (bytes.length > maxBytes) {
       throw malformed("metadata object of " + bytes.length + " bytes exceeds " + maxBytes);
     }
-    CacheKey ck = new CacheKey(sha256(bytes));
-    MetadataLog cached = verified.get(ck);
+    CacheKey ck = new CacheKey(io.rafestore.internal.codec.Sha256.hash(bytes), writerKey);
+    MetadataLog cached = VERIFIED.get(ck);
     if (cached != null) {
       checkNames(cached, expectedKey, expectedWriter);
       return cached;
     }
     MetadataLog log = parseAndVerify(bytes, writerKey);
     checkNames(log, expectedKey, expectedWriter);
-    if (verified.size() >= CACHE_LIMIT) {
-      verified.clear();
+    if (VERIFIED.size() >= CACHE_LIMIT) {
+      VERIFIED.clear();
     }
-    verified.put(ck, log);
+    VERIFIED.put(ck, log);
     return log;
   }
 
@@ -271,14 +276,6 @@ final class MetadataCodec {
       return s.verify(sig);
     } catch (GeneralSecurityException e) {
       return false;
-    }
-  }
-
-  static byte[] sha256(byte[] data) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(data);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("no SHA-256 in this JVM", e);
     }
   }
 

@@ -8,9 +8,9 @@ import java.util.Objects;
  * every cloud.
  *
  * <p><b>Why one log per writer per key.</b> Several writers may append to one key at once. If they
- * shared one metadata object, concurrent writers would overwrite each other's versions. Each
- * writer instead owns its log and only ever replaces it with a longer (or compacted) one; readers
- * read every trusted writer's log and merge them. No locks and no clock assumptions are needed.
+ * shared one metadata object, concurrent writers would overwrite each other's versions. Each writer
+ * instead owns its log and only ever replaces it with a longer (or compacted) one; readers read
+ * every trusted writer's log and merge them. No locks and no clock assumptions are needed.
  *
  * <p><b>Invariants</b> (kept by the writer, checked by readers where they can be):
  *

@@ -14,14 +14,14 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Phase readM: fetch every trusted writer's log for a key from all n clouds and complete with
- * the merged {@link View} as soon as n - f clouds gave valid replies.
+ * Phase readM: fetch every trusted writer's log for a key from all n clouds and complete with the
+ * merged {@link View} as soon as n - f clouds gave valid replies.
  *
- * <p>A cloud's reply is valid when every one of its per-writer answers is either a log that
- * parses, names the right key and writer and verifies under the writer's key, or "not found". A
- * failed or invalid answer makes the whole cloud's reply invalid: it never counts toward the
- * quorum. If more than f clouds are invalid the phase fails with {@link QuorumException}. Requests
- * still out when the quorum is reached are useless and are cancelled.
+ * <p>A cloud's reply is valid when every one of its per-writer answers is either a log that parses,
+ * names the right key and writer and verifies under the writer's key, or "not found". A failed or
+ * invalid answer makes the whole cloud's reply invalid: it never counts toward the quorum. If more
+ * than f clouds are invalid the phase fails with {@link QuorumException}. Requests still out when
+ * the quorum is reached are useless and are cancelled.
  *
  * <p>Why n - f suffices: a write completed only after its log reached n - f clouds, so any n - f
  * replies share at least n - 2f >= f + 1 clouds with it, one of them correct; that correct cloud
@@ -34,8 +34,10 @@ final class MetadataRead {
   private final CompletableFuture<View> result = new CompletableFuture<>();
   private final List<CompletableFuture<byte[]>> inflight = new ArrayList<>();
   private final List<CloudFault> faults = new ArrayList<>();
+
   /** Valid replies: cloud id to (writer to log); a missing writer means "not found". */
   private final Map<String, Map<String, MetadataLog>> replies = new HashMap<>();
+
   private int invalid;
   private boolean finished;
 
@@ -106,7 +108,9 @@ final class MetadataRead {
         } else if (Futures.isCancellation(cause)) {
           return;
         } else {
-          f = new CloudFault(cloudId, CloudFault.Kind.ERROR, "readM " + writer + ": " + cause.getMessage());
+          f =
+              new CloudFault(
+                  cloudId, CloudFault.Kind.ERROR, "readM " + writer + ": " + cause.getMessage());
         }
       } else {
         PublicKey pk = ctx.settings.trustedWriters().get(writer);
@@ -197,7 +201,12 @@ final class MetadataRead {
               new CloudFault(
                   reply.getKey(),
                   CloudFault.Kind.STALE_METADATA,
-                  "log of " + top.writer() + " at sequence " + seq + " < " + top.sequence()
+                  "log of "
+                      + top.writer()
+                      + " at sequence "
+                      + seq
+                      + " < "
+                      + top.sequence()
                       + " (lagging, or replaying an old log)"));
         }
       }
@@ -207,8 +216,10 @@ final class MetadataRead {
 
   /**
    * The preferred of two validly signed logs of one writer: the higher sequence. Equal sequences
-   * can differ only if the writer crashed mid-writeM and rewrote that sequence; prefer the one
-   * with the higher last timestamp, then more entries, so every reader picks the same one.
+   * with different contents exist only if the writer crashed during writeM and, restarted, did not
+   * see its half-written log and reused the sequence. Every reader that sees both must pick the
+   * same one, so the tie is broken by content alone: the higher last timestamp, then more entries,
+   * then the last entry's data object name.
    */
   static MetadataLog better(MetadataLog a, MetadataLog b) {
     if (a.sequence() != b.sequence()) {
@@ -217,6 +228,14 @@ final class MetadataRead {
     if (a.maxTimestamp() != b.maxTimestamp()) {
       return a.maxTimestamp() > b.maxTimestamp() ? a : b;
     }
-    return a.entries().size() >= b.entries().size() ? a : b;
+    if (a.entries().size() != b.entries().size()) {
+      return a.entries().size() > b.entries().size() ? a : b;
+    }
+    if (a.entries().isEmpty()) {
+      return a;
+    }
+    String an = a.entries().get(a.entries().size() - 1).dataObject();
+    String bn = b.entries().get(b.entries().size() - 1).dataObject();
+    return an.compareTo(bn) >= 0 ? a : b;
   }
 }

@@ -12,8 +12,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Puts one object on a set of clouds and completes with the ids of the first {@code quorum} that
- * acknowledged. A failed put never counts; once the quorum can no longer be reached the phase
- * fails with {@link QuorumException}.
+ * acknowledged. A failed put never counts; once the quorum can no longer be reached the phase fails
+ * with {@link QuorumException}.
  *
  * <p>Puts still running after the quorum either are cancelled at once (they are useless, e.g.
  * DepSky-A's surplus data uploads) or may linger for a bounded time (writeM: they bring the
@@ -30,8 +30,14 @@ final class QuorumPut {
   static CompletableFuture<List<String>> metadata(
       Context ctx, String key, String writer, byte[] bytes, String phase) {
     return run(
-        ctx, key, Names.metadataObject(key, writer), bytes, ctx.clouds, ctx.settings.quorum(),
-        phase, METADATA_LINGER);
+        ctx,
+        key,
+        Names.metadataObject(key, writer),
+        bytes,
+        ctx.clouds,
+        ctx.settings.quorum(),
+        phase,
+        METADATA_LINGER);
   }
 
   static CompletableFuture<List<String>> run(
@@ -43,13 +49,26 @@ final class QuorumPut {
       int quorum,
       String phase,
       Duration linger) {
+    return run(ctx, key, object, c -> bytes, targets, quorum, phase, linger);
+  }
+
+  /** As above, with a payload per cloud (DepSky-CA's per-cloud share and fragment). */
+  static CompletableFuture<List<String>> run(
+      Context ctx,
+      String key,
+      ObjectKey object,
+      java.util.function.Function<Cloud, byte[]> payload,
+      List<Cloud> targets,
+      int quorum,
+      String phase,
+      Duration linger) {
     CompletableFuture<List<String>> result = new CompletableFuture<>();
     List<String> acks = new ArrayList<>();
     List<CloudFault> faults = new ArrayList<>();
     List<CompletableFuture<Void>> puts = new ArrayList<>();
     int tolerated = targets.size() - quorum;
     for (Cloud cloud : targets) {
-      CompletableFuture<Void> put = cloud.driver().put(object, bytes);
+      CompletableFuture<Void> put = cloud.driver().put(object, payload.apply(cloud));
       puts.add(put);
       put.whenComplete(
           (r, e) -> {

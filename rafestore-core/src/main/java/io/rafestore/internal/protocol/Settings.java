@@ -20,9 +20,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 
 /**
- * The validated, immutable configuration of a client. All checks of {@code RafeStore.Builder}
- * live here, in one place, each failing with a message that names the setting and the accepted
- * range.
+ * The validated, immutable configuration of a client. All checks of {@code RafeStore.Builder} live
+ * here, in one place, each failing with a message that names the setting and the accepted range.
  */
 public record Settings(
     List<CloudSetting> clouds,
@@ -82,7 +81,9 @@ public record Settings(
       boolean dataOrderAsAdded) {
     if (f < 1) {
       throw new IllegalArgumentException(
-          "faultsTolerated (f) must be >= 1, was " + f + " (RafeStore tolerates f Byzantine clouds)");
+          "faultsTolerated (f) must be >= 1, was "
+              + f
+              + " (RafeStore tolerates f Byzantine clouds)");
     }
     if (f > 85) {
       throw new IllegalArgumentException("faultsTolerated (f) must be <= 85, was " + f);
@@ -100,7 +101,8 @@ public record Settings(
         throw new IllegalArgumentException("clouds[" + i + "]: driver must not be null");
       }
       if (c.role() == null) {
-        throw new IllegalArgumentException("clouds[" + i + "] (" + c.driver().id() + "): role must not be null");
+        throw new IllegalArgumentException(
+            "clouds[" + i + "] (" + c.driver().id() + "): role must not be null");
       }
       String id = c.driver().id();
       if (id == null || id.isBlank()) {
@@ -126,8 +128,12 @@ public record Settings(
     }
     if (dataClouds < 2 * f + 1) {
       throw new IllegalArgumentException(
-          "clouds: f=" + f + " needs at least 2f+1 = " + (2 * f + 1)
-              + " data clouds (f+1 for writeDo plus f extras for writeDf), got " + dataClouds);
+          "clouds: f="
+              + f
+              + " needs at least 2f+1 = "
+              + (2 * f + 1)
+              + " data clouds (f+1 for writeDo plus f extras for writeDf), got "
+              + dataClouds);
     }
     Map<String, PublicKey> trustedCopy = new LinkedHashMap<>();
     for (Map.Entry<String, PublicKey> e : trusted.entrySet()) {

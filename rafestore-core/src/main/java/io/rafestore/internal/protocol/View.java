@@ -8,13 +8,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What readM learned about a key: the newest validly signed log of each trusted writer among the
- * n - f replies, merged into one history.
+ * What readM learned about a key: the newest validly signed log of each trusted writer among the n
+ * - f replies, merged into one history.
  *
- * <p>The merged history is every value entry of every writer's log whose version is newer than
- * the newest tombstone, ordered by version (timestamp, then writer id). Because each writer's log
- * only grows (or is compacted below a tombstone) and readers always take the highest sequence,
- * every reader that sees a set of completed writes orders them the same way.
+ * <p>The merged history is every value entry of every writer's log whose version is newer than the
+ * newest tombstone, ordered by version (timestamp, then writer id). Because each writer's log only
+ * grows (or is compacted below a tombstone) and readers always take the highest sequence, every
+ * reader that sees a set of completed writes orders them the same way.
  */
 final class View {
   /** A version and the log entry that holds it. */
@@ -24,10 +24,13 @@ final class View {
   final Map<String, MetadataLog> logs;
   final long maxTimestamp;
   final Version tombstone;
+
   /** Visible versions, newest first. */
   final List<Item> visible;
+
   /** Value entries hidden by the newest tombstone (their data may still need deleting). */
   final List<Item> hidden;
+
   final List<CloudFault> faults;
   final boolean fromCache;
 

@@ -5,6 +5,7 @@ import io.rafestore.ProtocolMode;
 import io.rafestore.QuorumException;
 import io.rafestore.RafeStoreException;
 import io.rafestore.WriteReceipt;
+import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ObjectKey;
@@ -22,11 +23,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * One write, as the paper's anticipated protocol (Figures 1b and 2):
  *
  * <ol>
- *   <li><b>writeDo</b>: send the value to the f+1 data clouds predicted fastest for its size,
- *       under a fresh object name (data objects are never overwritten).
- *   <li><b>readM</b>: in {@link ProtocolMode#PAPER} it starts on the first writeDo
- *       acknowledgement; in {@link ProtocolMode#FAST} at once, or not at all when this client is
- *       the only trusted writer and knows its own log. It finds the highest timestamp.
+ *   <li><b>writeDo</b>: send the value to the f+1 data clouds predicted fastest for its size, under
+ *       a fresh object name (data objects are never overwritten).
+ *   <li><b>readM</b>: in {@link ProtocolMode#PAPER} it starts on the first writeDo acknowledgement;
+ *       in {@link ProtocolMode#FAST} at once, or not at all when this client is the only trusted
+ *       writer and knows its own log. It finds the highest timestamp.
  *   <li>When readM ends, the crucial check: are there f+1 writeDo acknowledgements? If not,
  *       <b>writeDf</b> sends the value to one more data cloud per missing acknowledgement and the
  *       write waits until f+1 acknowledgements exist in total (from any of the clouds contacted).
@@ -74,7 +75,7 @@ final class WriteOp {
     this.dataObject =
         Names.dataObject(key, ctx.settings.writerId(), HexFormat.of().formatHex(nonce));
     this.dataOrder = ctx.dataOrder(value.length);
-    this.hash = CompletableFuture.supplyAsync(() -> MetadataCodec.sha256(value), ctx.settings.executor());
+    this.hash = CompletableFuture.supplyAsync(() -> Sha256.hash(value), ctx.settings.executor());
   }
 
   /** Starts a write; the value must not be modified afterwards (the client passes a copy). */
@@ -117,8 +118,8 @@ final class WriteOp {
 
   /**
    * Claims the next data cloud in order and adds to {@code sends} the action that sends the value
-   * to it. Caller holds the lock and runs the actions after releasing it, so a driver that
-   * answers synchronously cannot re-enter the state machine half-way through a transition.
+   * to it. Caller holds the lock and runs the actions after releasing it, so a driver that answers
+   * synchronously cannot re-enter the state machine half-way through a transition.
    */
   private boolean sendData(List<Runnable> sends) {
     if (nextDataCloud >= dataOrder.size()) {
@@ -167,14 +168,19 @@ final class WriteOp {
         if (Futures.isCancellation(error)) {
           return;
         }
-        fault = new CloudFault(id, CloudFault.Kind.ERROR, "writeDo: " + Futures.unwrap(error).getMessage());
+        fault =
+            new CloudFault(
+                id, CloudFault.Kind.ERROR, "writeDo: " + Futures.unwrap(error).getMessage());
         faults.add(fault);
         // A definite failure, not a guess from a timer: replace the cloud at once.
         sendData(sends);
         if (acked.size() + pendingData.size() < ctx.f() + 1) {
           failure =
               new QuorumException(
-                  "data write (writeDo/writeDf) of '" + key + "'", ctx.f() + 1, acked.size(), faults);
+                  "data write (writeDo/writeDf) of '" + key + "'",
+                  ctx.f() + 1,
+                  acked.size(),
+                  faults);
         }
       }
     }
@@ -207,7 +213,9 @@ final class WriteOp {
           && ctx.settings.trustedWriters().size() == 1) {
         // The only writer, and we know our log: nobody else can have advanced the key.
         readMSkipped = true;
-        m = CompletableFuture.completedFuture(new View(key, Map.of(own.writer(), own), List.of(), true));
+        m =
+            CompletableFuture.completedFuture(
+                new View(key, Map.of(own.writer(), own), List.of(), true));
       } else {
         m = MetadataRead.run(ctx, key);
       }
@@ -233,6 +241,10 @@ final class WriteOp {
       if (missing <= 0) {
         writeMStarted = true;
         startWriteM = true;
+      } else if (v.fromCache) {
+        // readM was skipped, so "when readM ends" is now, before any upload could finish: the
+        // crucial check would always add clouds. Wait for writeDo instead; only a failure (at
+        // once) or lateness (the hedge below) adds a data cloud.
       } else {
         // The crucial check failed: writeDf adds one data cloud per missing acknowledgement,
         // keeping the outstanding writeDo requests (whichever f+1 answer first will do).
@@ -242,8 +254,7 @@ final class WriteOp {
         }
         if (acked.size() + pendingData.size() < ctx.f() + 1) {
           failure =
-              new QuorumException(
-                  "writeDf of '" + key + "'", ctx.f() + 1, acked.size(), faults);
+              new QuorumException("writeDf of '" + key + "'", ctx.f() + 1, acked.size(), faults);
         }
       }
     }

@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 /** Small helpers for {@link CompletableFuture} plumbing shared by the client and decorators. */
 public final class Futures {
@@ -18,6 +19,24 @@ public final class Futures {
   public static <T> CompletableFuture<T> relay(CompletableFuture<T> inner) {
     CompletableFuture<T> outer = new CompletableFuture<>();
     inner.whenComplete(completer(outer));
+    outer.whenComplete(
+        (r, e) -> {
+          if (outer.isCancelled()) {
+            inner.cancel(true);
+          }
+        });
+    return outer;
+  }
+
+  /**
+   * Like {@link #relay(CompletableFuture)}, but the new future completes with {@code map} applied
+   * to {@code inner}'s value (an exception thrown by {@code map} fails it). Cancelling it still
+   * cancels {@code inner}, which a plain {@code inner.thenApply(map)} would not do.
+   */
+  public static <T, U> CompletableFuture<U> relay(
+      CompletableFuture<T> inner, Function<? super T, ? extends U> map) {
+    CompletableFuture<U> outer = new CompletableFuture<>();
+    inner.thenApply(map).whenComplete(completer(outer));
     outer.whenComplete(
         (r, e) -> {
           if (outer.isCancelled()) {

@@ -48,7 +48,9 @@ public final class Names {
           && !(Character.isHighSurrogate(c)
               && i + 1 < key.length()
               && Character.isLowSurrogate(key.charAt(i + 1)))
-          && !(Character.isLowSurrogate(c) && i > 0 && Character.isHighSurrogate(key.charAt(i - 1)))) {
+          && !(Character.isLowSurrogate(c)
+              && i > 0
+              && Character.isHighSurrogate(key.charAt(i - 1)))) {
         throw new IllegalArgumentException("key has an unpaired surrogate at index " + i);
       }
     }
@@ -76,7 +78,10 @@ public final class Names {
     for (int i = 0; i < id.length(); i++) {
       if (!plain(id.charAt(i))) {
         throw new IllegalArgumentException(
-            "writer id '" + id + "' has forbidden character '" + id.charAt(i)
+            "writer id '"
+                + id
+                + "' has forbidden character '"
+                + id.charAt(i)
                 + "' (allowed: A-Z a-z 0-9 - _)");
       }
     }

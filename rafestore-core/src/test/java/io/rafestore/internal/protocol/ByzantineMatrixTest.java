@@ -26,8 +26,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Every placement of up to f faulty clouds times every fault behaviour times every protocol mode,
  * for f=1 (n=4) and f=2 (n=7): every read returns exactly the bytes of the last completed write,
- * history lists every completed write once, and old versions stay readable. With f+1 faulty
- * clouds the client never returns bytes that were not written as the version it names.
+ * history lists every completed write once, and old versions stay readable. With f+1 faulty clouds
+ * the client never returns bytes that were not written as the version it names.
  */
 class ByzantineMatrixTest {
   static final String KEY = "forum/thread-1";
@@ -90,7 +90,7 @@ class ByzantineMatrixTest {
     }
     MetadataCodec codec = new MetadataCodec();
     for (int i : placement) {
-      h.clouds.get(i).behave(b).forger(real -> forged(codec));
+      h.clouds.get(i).forger(real -> forged(codec)).behave(b);
     }
     return h;
   }
@@ -118,7 +118,8 @@ class ByzantineMatrixTest {
         assertThat(read.value()).isEqualTo(value);
       }
       HistoryPage page = h.run(store.history(KEY, Optional.empty(), 100));
-      assertThat(page.versions()).extracting(VersionInfo::version)
+      assertThat(page.versions())
+          .extracting(VersionInfo::version)
           .containsExactlyElementsOf(
               written.keySet().stream().sorted(java.util.Comparator.reverseOrder()).toList());
       for (Map.Entry<Version, byte[]> e : written.entrySet()) {
@@ -141,9 +142,10 @@ class ByzantineMatrixTest {
           written.put(r.version(), value);
         } catch (ExecutionException | IllegalStateException e) {
           // Writes may fail with f+1 faults (a QuorumException, or stuck on hung clouds).
-          assertThat(e).satisfiesAnyOf(
-              x -> assertThat(x).isInstanceOf(IllegalStateException.class),
-              x -> assertThat(x.getCause()).isInstanceOf(RafeStoreException.class));
+          assertThat(e)
+              .satisfiesAnyOf(
+                  x -> assertThat(x).isInstanceOf(IllegalStateException.class),
+                  x -> assertThat(x.getCause()).isInstanceOf(RafeStoreException.class));
         }
         try {
           StoredValue read = h.run(store.read(KEY));

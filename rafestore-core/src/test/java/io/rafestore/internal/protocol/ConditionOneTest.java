@@ -25,7 +25,8 @@ class ConditionOneTest {
 
   @Test
   void configurationOneHolds() {
-    ConditionOne c = arrangement(new Harness(1, 4).rtts(ProtocolTest.TABLE1), Set.of(3)).conditionOne();
+    ConditionOne c =
+        arrangement(new Harness(1, 4).rtts(ProtocolTest.TABLE1), Set.of(3)).conditionOne();
     assertThat(c.lCloud()).isEqualTo("p0");
     assertThat(c.hhCloud()).isEqualTo("p1");
     assertThat(c.hCloud()).isEqualTo("p2");
@@ -38,7 +39,8 @@ class ConditionOneTest {
   @Test
   void configurationTwoHolds() {
     // Data p1, p2; extra p3; metadata only p0.
-    ConditionOne c = arrangement(new Harness(1, 4).rtts(ProtocolTest.TABLE1), Set.of(0)).conditionOne();
+    ConditionOne c =
+        arrangement(new Harness(1, 4).rtts(ProtocolTest.TABLE1), Set.of(0)).conditionOne();
     assertThat(c.lCloud()).isEqualTo("p1");
     assertThat(c.hhCloud()).isEqualTo("p2");
     assertThat(c.holds()).isTrue();

@@ -30,12 +30,15 @@ final class Harness {
   final List<TestCloud> clouds = new ArrayList<>();
   final int f;
 
+  final io.rafestore.clouds.WanEmulator network =
+      io.rafestore.clouds.WanEmulator.builder(scheduler).seed(42).build();
+
   Harness(int f, int n) {
     this.f = f;
     for (int i = 0; i < n; i++) {
       MemoryCloud m = new MemoryCloud("p" + i);
       stores.add(m);
-      clouds.add(new TestCloud(m, scheduler, 1000L + i));
+      clouds.add(new TestCloud(m, network, scheduler, 1000L + i));
     }
   }
 
@@ -63,8 +66,13 @@ final class Harness {
   }
 
   /** Builds with the given role and latency hint per cloud. */
-  RafeStore build(ProtocolMode mode, BiFunction<Integer, CloudDriver, CloudRole> roles, String writer, KeyPair keys,
-      List<String> trustedIds, List<KeyPair> trustedKeys) {
+  RafeStore build(
+      ProtocolMode mode,
+      BiFunction<Integer, CloudDriver, CloudRole> roles,
+      String writer,
+      KeyPair keys,
+      List<String> trustedIds,
+      List<KeyPair> trustedKeys) {
     RafeStore.Builder b =
         RafeStore.builder()
             .faultsTolerated(f)

@@ -11,7 +11,10 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** The metadata parser on hostile input: only MalformedMetadataException, never an allocation of a claimed size. */
+/**
+ * The metadata parser on hostile input: only MalformedMetadataException, never an allocation of a
+ * claimed size.
+ */
 class MetadataCodecTest {
   static final int MAX = 1 << 20;
 
@@ -22,7 +25,20 @@ class MetadataCodecTest {
       sha[0] = (byte) i;
       list.add(LogEntry.replica(i, 1000L * i, "d/k/alice-" + i, 10L * i, sha, List.of("p0", "p1")));
     }
-    list.add(LogEntry.tombstone(entries + 1, 42));
+    List<byte[]> pieces = List.of(new byte[32], new byte[32], new byte[32]);
+    list.add(
+        new LogEntry(
+            LogEntry.Kind.VALUE,
+            entries + 1,
+            5,
+            "d/k/alice-ca",
+            99,
+            new byte[32],
+            List.of("p0", "p1", "p2"),
+            LogEntry.Coding.DEPSKY_CA,
+            2,
+            pieces));
+    list.add(LogEntry.tombstone(entries + 2, 42));
     return new MetadataLog("k", "alice", 7, list);
   }
 
@@ -54,11 +70,13 @@ class MetadataCodecTest {
     byte[] bytes = new MetadataCodec().encode(sample(2), Harness.ALICE.getPrivate());
     for (int n = 0; n < bytes.length; n++) {
       byte[] cut = Arrays.copyOf(bytes, n);
-      assertThatThrownBy(() -> new MetadataCodec().decode(cut, "k", "alice", Harness.ALICE.getPublic(), MAX))
+      assertThatThrownBy(
+              () -> new MetadataCodec().decode(cut, "k", "alice", Harness.ALICE.getPublic(), MAX))
           .isInstanceOf(MalformedMetadataException.class);
     }
     byte[] longer = Arrays.copyOf(bytes, bytes.length + 1);
-    assertThatThrownBy(() -> new MetadataCodec().decode(longer, "k", "alice", Harness.ALICE.getPublic(), MAX))
+    assertThatThrownBy(
+            () -> new MetadataCodec().decode(longer, "k", "alice", Harness.ALICE.getPublic(), MAX))
         .hasMessageContaining("trailing");
   }
 
@@ -71,22 +89,31 @@ class MetadataCodecTest {
     assertThatThrownBy(() -> codec.decode(bytes, "k", "bob", Harness.ALICE.getPublic(), MAX))
         .hasMessageContaining("by writer 'alice', not 'bob'");
     byte[] forged = codec.encode(sample(1), Harness.MALLORY.getPrivate());
-    assertThatThrownBy(() -> new MetadataCodec().decode(forged, "k", "alice", Harness.ALICE.getPublic(), MAX))
+    assertThatThrownBy(
+            () -> new MetadataCodec().decode(forged, "k", "alice", Harness.ALICE.getPublic(), MAX))
         .isInstanceOfSatisfying(
-            MalformedMetadataException.class, e -> assertThat(e.kind()).isEqualTo(CloudFault.Kind.BAD_SIGNATURE));
+            MalformedMetadataException.class,
+            e -> assertThat(e.kind()).isEqualTo(CloudFault.Kind.BAD_SIGNATURE));
   }
 
   @Test
   void hugeClaimedCountsAndOversizedObjectsAreRefusedWithoutAllocating() {
     // A header that claims 2^32-1 entries in a few bytes.
     ByteBuffer b = ByteBuffer.allocate(64);
-    b.put(MetadataCodec.MAGIC).put((byte) 1).putShort((short) 1).put((byte) 'k').put((byte) 1).put((byte) 'a');
+    b.put(MetadataCodec.MAGIC)
+        .put((byte) 1)
+        .putShort((short) 1)
+        .put((byte) 'k')
+        .put((byte) 1)
+        .put((byte) 'a');
     b.putLong(1).putInt(-1);
     byte[] claim = Arrays.copyOf(b.array(), b.position());
-    assertThatThrownBy(() -> new MetadataCodec().decode(claim, "k", "a", Harness.ALICE.getPublic(), MAX))
+    assertThatThrownBy(
+            () -> new MetadataCodec().decode(claim, "k", "a", Harness.ALICE.getPublic(), MAX))
         .hasMessageContaining("entry count 4294967295 exceeds");
     byte[] big = new byte[MAX + 1];
-    assertThatThrownBy(() -> new MetadataCodec().decode(big, "k", "a", Harness.ALICE.getPublic(), MAX))
+    assertThatThrownBy(
+            () -> new MetadataCodec().decode(big, "k", "a", Harness.ALICE.getPublic(), MAX))
         .hasMessageContaining("exceeds " + MAX);
   }
 
@@ -110,7 +137,8 @@ class MetadataCodecTest {
         }
       }
       byte[] in = input;
-      assertThatThrownBy(() -> new MetadataCodec().decode(in, "k", "alice", Harness.ALICE.getPublic(), MAX))
+      assertThatThrownBy(
+              () -> new MetadataCodec().decode(in, "k", "alice", Harness.ALICE.getPublic(), MAX))
           .isInstanceOf(MalformedMetadataException.class);
     }
   }

@@ -158,6 +158,9 @@ class ProtocolTest {
       assertThat(first.readMSkipped()).isFalse();
       WriteReceipt second = h.run(fast.write("k", utf8("2")));
       assertThat(second.readMSkipped()).isTrue();
+      // Skipping readM must not make the crucial check fire early: still only f+1 data clouds.
+      assertThat(second.dataCloudsContacted()).containsExactly("p0", "p1");
+      assertThat(second.writeDfUsed()).isFalse();
       assertThat(second.version().timestamp()).isEqualTo(first.version().timestamp() + 1);
       assertThat(h.run(fast.read("k")).utf8()).isEqualTo("2");
       assertThat(second.latency()).isLessThan(first.latency());
@@ -166,10 +169,22 @@ class ProtocolTest {
   }
 
   @ParameterizedTest
-  @EnumSource(ProtocolMode.class)
+  @EnumSource(
+      value = ProtocolMode.class,
+      names = {"PAPER", "FAST"})
   void eightWritersTwoHundredVersionsEachListedOnceInOneOrder(ProtocolMode mode) throws Exception {
-    int writers = 8;
-    int perWriter = 200;
+    concurrentWriters(mode, 8, 200);
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = ProtocolMode.class,
+      names = {"DEPSKY_A", "DEPSKY_CA"})
+  void baselinesKeepEveryConcurrentVersionToo(ProtocolMode mode) throws Exception {
+    concurrentWriters(mode, 4, 25);
+  }
+
+  private void concurrentWriters(ProtocolMode mode, int writers, int perWriter) throws Exception {
     Harness h = new Harness(1, 4).rtts(20, 35, 50, 80);
     List<String> ids = new ArrayList<>();
     List<java.security.KeyPair> keys = new ArrayList<>();
@@ -179,7 +194,8 @@ class ProtocolTest {
     }
     List<RafeStore> clients = new ArrayList<>();
     for (int w = 0; w < writers; w++) {
-      clients.add(h.build(mode, (i, c) -> CloudRole.DATA_AND_METADATA, ids.get(w), keys.get(w), ids, keys));
+      clients.add(
+          h.build(mode, (i, c) -> CloudRole.DATA_AND_METADATA, ids.get(w), keys.get(w), ids, keys));
     }
     // Each writer appends its versions one after another; the eight run concurrently, their
     // phases interleaving on the shared clouds.
@@ -195,10 +211,13 @@ class ProtocolTest {
       }
       chains.add(chain);
     }
-    h.run(java.util.concurrent.CompletableFuture.allOf(chains.toArray(new java.util.concurrent.CompletableFuture<?>[0])));
+    h.run(
+        java.util.concurrent.CompletableFuture.allOf(
+            chains.toArray(new java.util.concurrent.CompletableFuture<?>[0])));
 
     List<Version> reference = null;
-    for (RafeStore reader : List.of(clients.get(0), clients.get(3), clients.get(7))) {
+    for (RafeStore reader :
+        List.of(clients.get(0), clients.get(writers / 2), clients.get(writers - 1))) {
       List<Version> all = new ArrayList<>();
       Optional<Version> before = Optional.empty();
       do {
@@ -219,7 +238,7 @@ class ProtocolTest {
       List<Version> mine = reference.stream().filter(v -> v.writer().equals(id)).toList();
       assertThat(mine).hasSize(perWriter);
     }
-    StoredValue newest = h.run(clients.get(5).read("thread"));
+    StoredValue newest = h.run(clients.get(writers - 1).read("thread"));
     assertThat(newest.version()).isEqualTo(reference.get(0));
   }
 
@@ -247,7 +266,10 @@ class ProtocolTest {
             fault -> {
               assertThat(fault.cloudId()).isEqualTo("p0");
               assertThat(fault.kind())
-                  .isIn(CloudFault.Kind.CORRUPT_DATA, CloudFault.Kind.MALFORMED_METADATA, CloudFault.Kind.BAD_SIGNATURE);
+                  .isIn(
+                      CloudFault.Kind.CORRUPT_DATA,
+                      CloudFault.Kind.MALFORMED_METADATA,
+                      CloudFault.Kind.BAD_SIGNATURE);
             });
   }
 
@@ -283,12 +305,50 @@ class ProtocolTest {
   }
 
   @Test
+  void depSkyCaKeepsPlaintextAndKeyFromEveryCloud() throws Exception {
+    Harness h = new Harness(1, 4).rtts(TABLE1);
+    byte[] secret = utf8("the secret recipe: " + "x".repeat(2000) + " END");
+    try (RafeStore store = config1(h, ProtocolMode.DEPSKY_CA)) {
+      WriteReceipt r = h.run(store.write("recipe", secret));
+      assertThat(r.dataCloudsContacted()).hasSize(4);
+      assertThat(h.run(store.read("recipe")).value()).isEqualTo(secret);
+      // No single stored object (and so no f = 1 cloud) holds any 16-byte run of the plaintext.
+      for (var m : h.stores) {
+        for (var info : h.run(m.list(""))) {
+          byte[] stored = h.run(m.get(info.key()));
+          for (int at = 0; at + 16 <= secret.length; at += 8) {
+            byte[] window = java.util.Arrays.copyOfRange(secret, at, at + 16);
+            assertThat(indexOf(stored, window)).as("%s in %s", at, info.key()).isEqualTo(-1);
+          }
+        }
+      }
+      // Losing f clouds' pieces still reads; a corrupt piece is skipped by its hash.
+      h.clouds.get(0).behave(Behaviour.CORRUPT);
+      assertThat(h.run(store.read("recipe")).value()).isEqualTo(secret);
+    }
+  }
+
+  static int indexOf(byte[] hay, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= hay.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (hay[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
+  }
+
+  @Test
   void operationTimeoutBoundsAStuckOperation() throws Exception {
     Harness h = new Harness(1, 4);
     for (int i = 0; i < 2; i++) {
       h.clouds.get(i).behave(Behaviour.HANG);
     }
-    RafeStore store = h.builder(ProtocolMode.PAPER).operationTimeout(java.time.Duration.ofSeconds(3)).build();
+    RafeStore store =
+        h.builder(ProtocolMode.PAPER).operationTimeout(java.time.Duration.ofSeconds(3)).build();
     assertThatThrownBy(() -> h.run(store.write("k", utf8("v"))))
         .isInstanceOf(ExecutionException.class)
         .hasMessageContaining("operation timeout");

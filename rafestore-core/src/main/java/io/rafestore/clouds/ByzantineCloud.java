@@ -1,0 +1,298 @@
+package io.rafestore.clouds;
+
+import io.rafestore.internal.util.Futures;
+import io.rafestore.spi.ByteRange;
+import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.ObjectInfo;
+import io.rafestore.spi.ObjectKey;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Random;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
+
+/**
+ * Makes a driver lie, switchable at run time: the arbitrary (Byzantine) faults the protocol must
+ * mask, as opposed to the crashes and delays of {@link FaultyCloud}. A {@link Behaviour} applies to
+ * every object or only to those whose name matches a predicate (say, only metadata); other requests
+ * pass through honestly. The lies:
+ *
+ * <ul>
+ *   <li>{@link Behaviour#CORRUPT}: gets return the stored bytes with one to four bytes flipped (an
+ *       empty object comes back as one random byte);
+ *   <li>{@link Behaviour#STALE}: gets return the version put before the current one under the same
+ *       name (even after a delete), or the current one if there is none older;
+ *   <li>{@link Behaviour#OTHER_KEY}: gets return the latest bytes put under another name, or the
+ *       true object if no other name was ever put;
+ *   <li>{@link Behaviour#DROP_WRITES}: puts and deletes are acknowledged without reaching the
+ *       cloud, and listings omit the affected objects;
+ *   <li>{@link Behaviour#GARBLE}: gets return random bytes of the true object's length;
+ *   <li>{@link Behaviour#CUSTOM}: gets return what a caller-given function makes of the true bytes
+ *       (for instance metadata re-signed with an untrusted key).
+ * </ul>
+ *
+ * <p>To serve stale and other-key answers, this decorator keeps a copy of the last two versions put
+ * through it under every name, whatever the behaviour: it is a test tool, not for large production
+ * runs. Missing objects and the wrapped driver's errors pass through. All randomness comes from a
+ * generator seeded at construction, so the same calls in the same order get the same lies.
+ * Cancelling a returned future cancels the wrapped driver's.
+ *
+ * <p>Thread-safe: the behaviour can be switched from any thread; each call obeys the behaviour in
+ * force when it was made.
+ */
+public final class ByzantineCloud implements CloudDriver {
+
+  /** How the cloud lies. */
+  public enum Behaviour {
+    /** No lies. */
+    HONEST,
+    /** Gets return the stored bytes with a few bytes flipped. */
+    CORRUPT,
+    /** Gets return an older version of the object. */
+    STALE,
+    /** Gets return another object. */
+    OTHER_KEY,
+    /** Puts and deletes are acknowledged and ignored; listings omit the affected objects. */
+    DROP_WRITES,
+    /** Gets return random bytes. */
+    GARBLE,
+    /** Gets return what a caller-given function makes of the true bytes. */
+    CUSTOM
+  }
+
+  private record State(
+      Behaviour behaviour, Predicate<ObjectKey> affected, UnaryOperator<byte[]> forgery) {
+    boolean lies(ObjectKey key) {
+      return behaviour != Behaviour.HONEST && affected.test(key);
+    }
+  }
+
+  /** The last two versions put under one name; {@code previous} may be null. */
+  private record Versions(byte[] previous, byte[] current) {}
+
+  private static final State HONEST = new State(Behaviour.HONEST, k -> false, null);
+
+  private final CloudDriver delegate;
+  private final Random random;
+  private final Map<ObjectKey, Versions> history = new ConcurrentHashMap<>();
+  private final AtomicLong lies = new AtomicLong();
+  private volatile State state = HONEST;
+
+  /** Wraps {@code delegate}, honest at first; {@code seed} seeds every random choice. */
+  public ByzantineCloud(CloudDriver delegate, long seed) {
+    this.delegate = Objects.requireNonNull(delegate, "delegate");
+    this.random = new Random(seed);
+  }
+
+  /**
+   * Lies in this way about every object from now on. For {@link Behaviour#CUSTOM} use {@link
+   * #forge}.
+   */
+  public ByzantineCloud behave(Behaviour behaviour) {
+    return behave(behaviour, key -> true);
+  }
+
+  /** Lies in this way about the objects whose names match {@code affected} from now on. */
+  public ByzantineCloud behave(Behaviour behaviour, Predicate<ObjectKey> affected) {
+    Objects.requireNonNull(behaviour, "behaviour");
+    Objects.requireNonNull(affected, "affected");
+    if (behaviour == Behaviour.CUSTOM) {
+      throw new IllegalArgumentException("CUSTOM needs a forgery function: use forge(...)");
+    }
+    state = behaviour == Behaviour.HONEST ? HONEST : new State(behaviour, affected, null);
+    return this;
+  }
+
+  /**
+   * From now on, gets of every object return {@code forgery} applied to the true bytes (or range);
+   * the function gets its own copy and may modify and return it.
+   */
+  public ByzantineCloud forge(UnaryOperator<byte[]> forgery) {
+    return forge(forgery, key -> true);
+  }
+
+  /** Like {@link #forge(UnaryOperator)}, for the objects whose names match {@code affected}. */
+  public ByzantineCloud forge(UnaryOperator<byte[]> forgery, Predicate<ObjectKey> affected) {
+    Objects.requireNonNull(forgery, "forgery");
+    Objects.requireNonNull(affected, "affected");
+    state = new State(Behaviour.CUSTOM, affected, forgery);
+    return this;
+  }
+
+  /** Stops lying. */
+  public ByzantineCloud honest() {
+    state = HONEST;
+    return this;
+  }
+
+  /** The current behaviour. */
+  public Behaviour behaviour() {
+    return state.behaviour;
+  }
+
+  /** How many answers so far were lies (altered reads, dropped writes, trimmed listings). */
+  public long liesTold() {
+    return lies.get();
+  }
+
+  @Override
+  public String id() {
+    return delegate.id();
+  }
+
+  @Override
+  public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(data, "data");
+    State s = state;
+    if (s.behaviour == Behaviour.DROP_WRITES && s.affected.test(key)) {
+      lies.incrementAndGet();
+      return CompletableFuture.completedFuture(null);
+    }
+    byte[] copy = data.clone();
+    CompletableFuture<Void> inner = delegate.put(key, data);
+    inner.thenRun(
+        () -> history.compute(key, (k, v) -> new Versions(v == null ? null : v.current, copy)));
+    return Futures.relay(inner);
+  }
+
+  @Override
+  public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(range, "range");
+    State s = state;
+    if (!s.lies(key)) {
+      return Futures.relay(delegate.get(key, range));
+    }
+    switch (s.behaviour) {
+      case CORRUPT:
+        return altered(delegate.get(key, range), this::corrupt);
+      case GARBLE:
+        return altered(delegate.get(key, range), this::garble);
+      case CUSTOM:
+        return altered(delegate.get(key, range), s.forgery);
+      case STALE:
+        Versions v = history.get(key);
+        if (v != null && v.previous != null) {
+          lies.incrementAndGet();
+          return CompletableFuture.completedFuture(cut(v.previous, range));
+        }
+        return Futures.relay(delegate.get(key, range));
+      case OTHER_KEY:
+        byte[] other = otherObject(key);
+        if (other != null) {
+          lies.incrementAndGet();
+          return CompletableFuture.completedFuture(cut(other, range));
+        }
+        return Futures.relay(delegate.get(key, range));
+      default: // DROP_WRITES: reads are honest
+        return Futures.relay(delegate.get(key, range));
+    }
+  }
+
+  @Override
+  public CompletableFuture<Void> delete(ObjectKey key) {
+    Objects.requireNonNull(key, "key");
+    State s = state;
+    if (s.behaviour == Behaviour.DROP_WRITES && s.affected.test(key)) {
+      lies.incrementAndGet();
+      return CompletableFuture.completedFuture(null);
+    }
+    return Futures.relay(delegate.delete(key));
+  }
+
+  @Override
+  public CompletableFuture<List<ObjectInfo>> list(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    State s = state;
+    if (s.behaviour != Behaviour.DROP_WRITES) {
+      return Futures.relay(delegate.list(prefix));
+    }
+    return altered(
+        delegate.list(prefix),
+        entries -> {
+          List<ObjectInfo> kept = new ArrayList<>();
+          for (ObjectInfo info : entries) {
+            if (!s.affected.test(info.key())) {
+              kept.add(info);
+            }
+          }
+          return kept;
+        });
+  }
+
+  /**
+   * The wrapped driver's answer passed through {@code lie}, with cancellation reaching the wrapped
+   * driver's future.
+   */
+  private <T> CompletableFuture<T> altered(CompletableFuture<T> inner, UnaryOperator<T> lie) {
+    return Futures.relay(
+        inner,
+        value -> {
+          lies.incrementAndGet();
+          return lie.apply(value);
+        });
+  }
+
+  private byte[] corrupt(byte[] bytes) {
+    synchronized (random) {
+      if (bytes.length == 0) {
+        return new byte[] {(byte) random.nextInt(256)};
+      }
+      int flips = 1 + random.nextInt(4);
+      for (int i = 0; i < flips; i++) {
+        bytes[random.nextInt(bytes.length)] ^= (byte) (1 + random.nextInt(255));
+      }
+      return bytes;
+    }
+  }
+
+  private byte[] garble(byte[] bytes) {
+    byte[] noise = new byte[bytes.length];
+    synchronized (random) {
+      random.nextBytes(noise);
+    }
+    return noise;
+  }
+
+  /** The latest bytes put under a name other than {@code key}, chosen at random; or null. */
+  private byte[] otherObject(ObjectKey key) {
+    List<ObjectKey> others = new ArrayList<>(new TreeSet<>(history.keySet()));
+    others.remove(key);
+    if (others.isEmpty()) {
+      return null;
+    }
+    ObjectKey chosen;
+    synchronized (random) {
+      chosen = others.get(random.nextInt(others.size()));
+    }
+    Versions v = history.get(chosen);
+    return v == null ? null : v.current;
+  }
+
+  private static byte[] cut(byte[] whole, Optional<ByteRange> range) {
+    if (range.isEmpty()) {
+      return whole.clone();
+    }
+    long[] span = range.get().clip(whole.length);
+    return Arrays.copyOfRange(whole, (int) span[0], (int) span[1]);
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+
+  @Override
+  public String toString() {
+    return "ByzantineCloud[" + id() + ", " + state.behaviour + "]";
+  }
+}

@@ -1,0 +1,263 @@
+package io.rafestore.clouds;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import io.rafestore.spi.CloudException;
+import io.rafestore.spi.ObjectInfo;
+import io.rafestore.spi.ObjectKey;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DirectoryCloudTest {
+  private static final ObjectKey KEY = ObjectKey.of("k");
+
+  @TempDir Path root;
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static CloudException failure(CompletableFuture<?> f) {
+    try {
+      f.join();
+    } catch (CompletionException e) {
+      assertThat(e.getCause()).isInstanceOf(CloudException.class);
+      return (CloudException) e.getCause();
+    }
+    throw new AssertionError("expected a failure");
+  }
+
+  @Test
+  void leftoverTempFilesAreNeverListedOrRead() throws Exception {
+    DirectoryCloud cloud = DirectoryCloud.open("d", root, Runnable::run);
+    cloud.put(KEY, bytes("whole")).join();
+    // What a crash in the middle of a put leaves behind: a partial temp file.
+    Files.write(cloud.tempDirectory().resolve("crashed.tmp"), bytes("wh"));
+
+    assertThat(cloud.list("").join()).containsExactly(new ObjectInfo(KEY, 5));
+    assertThat(cloud.get(KEY).join()).isEqualTo(bytes("whole"));
+    assertThat(failure(cloud.get(ObjectKey.of("crashed.tmp"))).kind())
+        .isEqualTo(CloudException.Kind.NOT_FOUND);
+  }
+
+  @Test
+  void staleTempFilesAreRemovedOnOpenAndFreshOnesKept() throws Exception {
+    DirectoryCloud first = DirectoryCloud.open("d", root, Runnable::run);
+    Path stale = first.tempDirectory().resolve("old.tmp");
+    Path fresh = first.tempDirectory().resolve("new.tmp");
+    Files.write(stale, bytes("x"));
+    Files.write(fresh, bytes("y"));
+    Files.setLastModifiedTime(stale, FileTime.from(Instant.now().minus(Duration.ofHours(2))));
+    first.close();
+
+    DirectoryCloud.open("d", root, Runnable::run).close();
+
+    assertThat(stale).doesNotExist();
+    assertThat(fresh).exists(); // may belong to a put running in another process
+  }
+
+  @Test
+  void putsLeaveNoTempFilesBehind() throws Exception {
+    DirectoryCloud cloud = DirectoryCloud.open("d", root, Runnable::run);
+    for (int i = 0; i < 10; i++) {
+      cloud.put(ObjectKey.of("k" + i), new byte[i * 100]).join();
+    }
+
+    try (var files = Files.list(cloud.tempDirectory())) {
+      assertThat(files).isEmpty();
+    }
+  }
+
+  @Test
+  void concurrentWritersToOneKeyAlwaysLeaveOneCompleteValue() throws Exception {
+    DirectoryCloud cloud = DirectoryCloud.open("d", root);
+    int writers = 4;
+    int size = 64 * 1024;
+    cloud.put(KEY, filled(0, size)).join();
+    ExecutorService pool = Executors.newFixedThreadPool(writers + 1);
+    AtomicBoolean writing = new AtomicBoolean(true);
+    List<String> tornReads = new ArrayList<>();
+    try {
+      List<Future<?>> tasks = new ArrayList<>();
+      for (int w = 1; w <= writers; w++) {
+        int id = w;
+        tasks.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < 15; i++) {
+                    cloud.put(KEY, filled(id, size)).join();
+                  }
+                }));
+      }
+      Future<?> reader =
+          pool.submit(
+              () -> {
+                while (writing.get()) {
+                  byte[] read = cloud.get(KEY).join();
+                  if (read.length != size || !uniform(read)) {
+                    synchronized (tornReads) {
+                      tornReads.add("length " + read.length);
+                    }
+                  }
+                }
+              });
+      for (Future<?> t : tasks) {
+        t.get(60, TimeUnit.SECONDS);
+      }
+      writing.set(false);
+      reader.get(60, TimeUnit.SECONDS);
+    } finally {
+      pool.shutdownNow();
+      cloud.close();
+    }
+
+    assertThat(tornReads).isEmpty();
+    DirectoryCloud again = DirectoryCloud.open("d", root, Runnable::run);
+    byte[] last = again.get(KEY).join();
+    assertThat(last).hasSize(size);
+    assertThat(uniform(last)).isTrue();
+    assertThat(last[0]).isBetween((byte) 1, (byte) writers);
+    try (var files = Files.list(again.tempDirectory())) {
+      assertThat(files).isEmpty();
+    }
+  }
+
+  private static byte[] filled(int value, int size) {
+    byte[] b = new byte[size];
+    Arrays.fill(b, (byte) value);
+    return b;
+  }
+
+  private static boolean uniform(byte[] b) {
+    for (byte x : b) {
+      if (x != b[0]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Test
+  void objectAndPseudoDirectoryOfTheSameNameCoexist() throws Exception {
+    DirectoryCloud cloud = DirectoryCloud.open("d", root, Runnable::run);
+    cloud.put(ObjectKey.of("a"), bytes("file")).join();
+    cloud.put(ObjectKey.of("a/b"), bytes("nested")).join();
+
+    assertThat(cloud.objectsDirectory().resolve("a")).isRegularFile();
+    assertThat(cloud.objectsDirectory().resolve("a+").resolve("b")).isRegularFile();
+    assertThat(cloud.get(ObjectKey.of("a")).join()).isEqualTo(bytes("file"));
+    assertThat(cloud.get(ObjectKey.of("a/b")).join()).isEqualTo(bytes("nested"));
+  }
+
+  @Test
+  void strayFilesUnderObjectsAreIgnored() throws Exception {
+    DirectoryCloud cloud = DirectoryCloud.open("d", root, Runnable::run);
+    cloud.put(KEY, bytes("v")).join();
+    Path objects = cloud.objectsDirectory();
+    Files.createDirectories(objects.resolve("plain-dir"));
+    Files.write(objects.resolve("plain-dir").resolve("f"), bytes("?"));
+    Files.write(objects.resolve("has space"), bytes("?"));
+
+    assertThat(cloud.list("").join()).containsExactly(new ObjectInfo(KEY, 1));
+  }
+
+  @Test
+  void objectsSurviveReopening() throws Exception {
+    DirectoryCloud cloud = DirectoryCloud.open("d", root, Runnable::run);
+    cloud.put(ObjectKey.of("x/y"), bytes("kept")).join();
+    cloud.close();
+
+    DirectoryCloud reopened = DirectoryCloud.open("d", root, Runnable::run);
+
+    assertThat(reopened.get(ObjectKey.of("x/y")).join()).isEqualTo(bytes("kept"));
+  }
+
+  @Test
+  void requestCancelledBeforeItStartsIsSkipped() throws Exception {
+    Queue<Runnable> queued = new ArrayDeque<>();
+    DirectoryCloud cloud = DirectoryCloud.open("d", root, queued::add);
+
+    CompletableFuture<Void> put = cloud.put(KEY, bytes("never"));
+    put.cancel(true);
+    queued.forEach(Runnable::run);
+
+    assertThat(put).isCancelled();
+    assertThat(cloud.objectsDirectory().resolve("k")).doesNotExist();
+  }
+
+  @Test
+  void queuedRequestsFailOnceClosed() throws Exception {
+    Queue<Runnable> queued = new ArrayDeque<>();
+    DirectoryCloud cloud = DirectoryCloud.open("d", root, queued::add);
+
+    CompletableFuture<Void> put = cloud.put(KEY, bytes("late"));
+    cloud.close();
+    queued.forEach(Runnable::run);
+
+    CloudException e = failure(put);
+    assertThat(e.kind()).isEqualTo(CloudException.Kind.UNAVAILABLE);
+    assertThat(e.cloudId()).isEqualTo("d");
+    assertThat(cloud.objectsDirectory().resolve("k")).doesNotExist();
+  }
+
+  @Test
+  void rejectedRequestsFailUnavailable() throws Exception {
+    DirectoryCloud cloud =
+        DirectoryCloud.open(
+            "d",
+            root,
+            r -> {
+              throw new RejectedExecutionException("full");
+            });
+
+    assertThat(failure(cloud.get(KEY)).kind()).isEqualTo(CloudException.Kind.UNAVAILABLE);
+  }
+
+  @Test
+  void permissionProblemsAreUnauthorized() throws Exception {
+    assumeThat(System.getProperty("user.name"))
+        .as("root ignores file permissions")
+        .isNotEqualTo("root");
+    DirectoryCloud cloud = DirectoryCloud.open("d", root, Runnable::run);
+    cloud.put(KEY, bytes("secret")).join();
+    Path file = cloud.objectsDirectory().resolve("k");
+    assumeThat(file.getFileSystem().supportedFileAttributeViews()).contains("posix");
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("---------"));
+    try {
+      CloudException e = failure(cloud.get(KEY));
+      assertThat(e.kind()).isEqualTo(CloudException.Kind.UNAUTHORIZED);
+      assertThat(e.cloudId()).isEqualTo("d");
+    } finally {
+      Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+    }
+  }
+
+  @Test
+  void openRejectsBadArguments() {
+    assertThatThrownBy(() -> DirectoryCloud.open(" ", root))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("cloud id must not be blank");
+  }
+}

@@ -1,0 +1,40 @@
+package io.rafestore.internal.util;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+class FuturesTest {
+  @Test
+  void mappedRelayCompletesWithTheMappedValue() {
+    CompletableFuture<Integer> inner = new CompletableFuture<>();
+    CompletableFuture<String> outer = Futures.relay(inner, i -> "n=" + i);
+
+    inner.complete(3);
+
+    assertThat(outer.join()).isEqualTo("n=3");
+  }
+
+  @Test
+  void mappedRelayPassesFailuresUnwrapped() {
+    CompletableFuture<Integer> inner = new CompletableFuture<>();
+    CompletableFuture<String> outer = Futures.relay(inner, i -> "n=" + i);
+    IllegalStateException boom = new IllegalStateException("boom");
+
+    inner.completeExceptionally(boom);
+
+    assertThat(outer).isCompletedExceptionally();
+    assertThat(outer.handle((v, e) -> e).join()).isSameAs(boom);
+  }
+
+  @Test
+  void cancellingTheMappedRelayCancelsTheInnerFuture() {
+    CompletableFuture<Integer> inner = new CompletableFuture<>();
+    CompletableFuture<String> outer = Futures.relay(inner, i -> "n=" + i);
+
+    outer.cancel(true);
+
+    assertThat(inner).isCancelled();
+  }
+}

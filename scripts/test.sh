@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The one test command: installs and starts what the tests need, then runs every test
+# (`mvn -B verify` on the whole reactor, with the formatter, SpotBugs and enforcer gates)
+# and prints a summary. Safe to run again; runnable from any directory. Extra arguments go
+# to Maven, e.g. `scripts/test.sh -pl rafestore-core -am`.
+#
+# Emulators: if scripts/emulators.sh exists, this script runs its `install`, then `start`
+# unless `status` already exits 0 (running), exports the `export VAR=...` lines that `env`
+# prints, and on exit runs `stop` only if it did the `start` itself.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+EMULATORS="$ROOT/scripts/emulators.sh"
+
+say() { printf 'test.sh: %s\n' "$*"; }
+die() { printf 'test.sh: ERROR: %s\n' "$*" >&2; exit 1; }
+
+# --- Prerequisites -----------------------------------------------------------------------
+# Maven runs on $JAVA_HOME/bin/java when JAVA_HOME is set, else on the java in PATH.
+JAVA_BIN="java"
+[[ -n "${JAVA_HOME:-}" ]] && JAVA_BIN="$JAVA_HOME/bin/java"
+command -v "$JAVA_BIN" >/dev/null 2>&1 \
+  || die "Java 17+ is required but '$JAVA_BIN' was not found. Install a JDK 17 or newer (Debian/Ubuntu: apt-get install openjdk-17-jdk-headless) or set JAVA_HOME."
+JAVA_SPEC="$("$JAVA_BIN" -XshowSettings:properties -version 2>&1 \
+  | awk -F'= ' '/java.specification.version/ {print $2; exit}')"
+JAVA_MAJOR="${JAVA_SPEC#1.}"
+JAVA_MAJOR="${JAVA_MAJOR%%.*}"
+[[ "$JAVA_MAJOR" =~ ^[0-9]+$ ]] || die "could not read the Java version from '$JAVA_BIN'."
+(( JAVA_MAJOR >= 17 )) \
+  || die "Java 17+ is required; '$JAVA_BIN' is Java $JAVA_SPEC. Install a JDK 17 or newer, or point JAVA_HOME at one."
+command -v mvn >/dev/null 2>&1 \
+  || die "Maven 3.8+ (mvn) is required but was not found. Install it (Debian/Ubuntu: apt-get install maven)."
+
+START_SECONDS=$SECONDS
+
+# --- Emulators ---------------------------------------------------------------------------
+STARTED_EMULATORS=0
+stop_emulators() {
+  if (( STARTED_EMULATORS )); then
+    say "stopping the emulators this run started"
+    bash "$EMULATORS" stop || say "warning: 'scripts/emulators.sh stop' failed"
+  fi
+}
+trap stop_emulators EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+if [[ -f "$EMULATORS" ]]; then
+  say "installing emulators (scripts/emulators.sh install)"
+  bash "$EMULATORS" install </dev/null || die "'scripts/emulators.sh install' failed."
+  if bash "$EMULATORS" status </dev/null >/dev/null 2>&1; then
+    say "emulators already running; leaving them running afterwards"
+  else
+    say "starting emulators (scripts/emulators.sh start)"
+    STARTED_EMULATORS=1
+    bash "$EMULATORS" start </dev/null || die "'scripts/emulators.sh start' failed."
+  fi
+  ENV_OUT="$(bash "$EMULATORS" env </dev/null)" || die "'scripts/emulators.sh env' failed."
+  # Take only well-formed `export NAME=value` lines; anything else is ignored.
+  EXPORTS="$(printf '%s\n' "$ENV_OUT" | grep -E '^export [A-Za-z_][A-Za-z0-9_]*=' || true)"
+  eval "$EXPORTS"
+  say "test endpoints: $(printf '%s\n' "$EXPORTS" | sed -E 's/^export ([A-Za-z0-9_]+)=.*/\1/' | tr '\n' ' ')"
+else
+  say "scripts/emulators.sh not present: running the tests that need no emulator"
+fi
+
+# --- Build and test ----------------------------------------------------------------------
+LOG_DIR="$ROOT/target/test-logs"
+mkdir -p "$LOG_DIR"
+LOG="$LOG_DIR/mvn-verify.log"
+MARK="$LOG_DIR/.started"
+touch "$MARK"
+MVN_CMD=(mvn -B -ntp -Dstyle.color=never verify "$@")
+say "running: ${MVN_CMD[*]} (full log: ${LOG#"$ROOT"/})"
+set +e
+"${MVN_CMD[@]}" </dev/null 2>&1 | tee "$LOG"
+MVN_RC=${PIPESTATUS[0]}
+set -e
+
+# --- Summary -----------------------------------------------------------------------------
+# Counts come from this run's Surefire/Failsafe XML reports (older reports are ignored).
+tests=0 failures=0 errors=0 skipped=0 suites=0
+while IFS= read -r report; do
+  header="$(grep -m1 -o '<testsuite [^>]*>' "$report" || true)"
+  [[ -n "$header" ]] || continue
+  attr() { printf '%s' "$header" | grep -o " $1=\"[0-9]*\"" | grep -o '[0-9]\+' || echo 0; }
+  tests=$((tests + $(attr tests)))
+  failures=$((failures + $(attr failures)))
+  errors=$((errors + $(attr errors)))
+  skipped=$((skipped + $(attr skipped)))
+  suites=$((suites + 1))
+done < <(find "$ROOT" -path '*/target/*-reports/TEST-*.xml' -newer "$MARK" 2>/dev/null | sort)
+passed=$((tests - failures - errors - skipped))
+failed=$((failures + errors))
+elapsed=$((SECONDS - START_SECONDS))
+
+echo
+echo "================ RafeStore test summary ================"
+echo "Test classes: $suites   Time: $((elapsed / 60))m $((elapsed % 60))s"
+if (( MVN_RC == 0 )); then
+  echo "Build: SUCCESS (format check, SpotBugs, enforcer and all tests passed)"
+else
+  echo "Build: FAILED (mvn exit code $MVN_RC); first errors:"
+  # Goal failures, failing tests, SpotBugs findings and unformatted files.
+  grep -E '^\[ERROR\] (Failed to execute goal|Tests run:.*FAIL|  [A-Za-z].*:[0-9]+ |(High|Medium|Low): |    src/|Run .mvn spotless:apply)' "$LOG" \
+    | head -n 25 | sed 's/^/  /' || true
+  echo "Full log: $LOG"
+fi
+echo "Tests: $passed passed, $failed failed, $skipped skipped"
+exit "$MVN_RC"
