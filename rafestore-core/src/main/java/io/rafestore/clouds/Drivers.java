@@ -10,8 +10,8 @@ import java.util.TreeMap;
 
 /**
  * Creates drivers from configuration: finds the {@link DriverProvider} whose {@link
- * DriverProvider#type()} matches {@link CloudSpec#type()} among those on the class path. Core
- * ships the {@code memory} type; each driver module adds its own. Thread-safe.
+ * DriverProvider#type()} matches {@link CloudSpec#type()} among those on the class path. Core ships
+ * the {@code memory} type; each driver module adds its own. Thread-safe.
  */
 public final class Drivers {
   private Drivers() {}
@@ -28,7 +28,11 @@ public final class Drivers {
     DriverProvider provider = providers.get(spec.type());
     if (provider == null) {
       throw new IllegalArgumentException(
-          "cloud spec " + spec.id() + ": unknown type '" + spec.type() + "', known types: "
+          "cloud spec "
+              + spec.id()
+              + ": unknown type '"
+              + spec.type()
+              + "', known types: "
               + providers.keySet());
     }
     return provider.create(spec);

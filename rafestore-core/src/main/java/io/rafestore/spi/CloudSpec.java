@@ -5,10 +5,10 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * How to reach one cloud, as written in configuration: which driver ({@code type}), where
- * ({@code endpoint}, {@code bucket}, {@code region}), with which credentials ({@code
- * credentialsRef}) and any driver-specific {@code options}. {@link io.rafestore.clouds.Drivers}
- * turns a spec into a {@link CloudDriver}.
+ * How to reach one cloud, as written in configuration: which driver ({@code type}), where ({@code
+ * endpoint}, {@code bucket}, {@code region}), with which credentials ({@code credentialsRef}) and
+ * any driver-specific {@code options}. {@link io.rafestore.clouds.Drivers} turns a spec into a
+ * {@link CloudDriver}.
  *
  * <p>Credentials are never written in a spec: {@code credentialsRef} names where they are (for
  * example {@code env:NAME} for an environment variable); when it is absent the driver uses its
@@ -117,7 +117,10 @@ public record CloudSpec(
       String value = System.getenv(name);
       if (value == null) {
         throw new IllegalArgumentException(
-            "cloud spec " + id + ": 'credentialsRef' names environment variable " + name
+            "cloud spec "
+                + id
+                + ": 'credentialsRef' names environment variable "
+                + name
                 + ", which is not set");
       }
       return Optional.of(value);
@@ -138,8 +141,20 @@ public record CloudSpec(
   @Override
   public String toString() {
     // credentialsRef is a reference, not a secret, but options might hold one: print names only.
-    return "CloudSpec[id=" + id + ", type=" + type + ", endpoint=" + endpoint + ", bucket="
-        + bucket + ", region=" + region + ", credentialsRef=" + credentialsRef + ", options="
-        + options.keySet() + "]";
+    return "CloudSpec[id="
+        + id
+        + ", type="
+        + type
+        + ", endpoint="
+        + endpoint
+        + ", bucket="
+        + bucket
+        + ", region="
+        + region
+        + ", credentialsRef="
+        + credentialsRef
+        + ", options="
+        + options.keySet()
+        + "]";
   }
 }

@@ -13,8 +13,8 @@ public interface DriverProvider {
   /**
    * A new driver for {@code spec}.
    *
-   * @throws IllegalArgumentException if a field the type needs is missing or invalid; the
-   *     message names the field
+   * @throws IllegalArgumentException if a field the type needs is missing or invalid; the message
+   *     names the field
    */
   CloudDriver create(CloudSpec spec);
 }

@@ -18,6 +18,19 @@ class DriversTest {
   }
 
   @Test
+  void createsDirectoryCloudRootedAtBucket(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    try (CloudDriver d =
+        Drivers.create(CloudSpec.of("d0", "directory").withBucket(dir.toString()))) {
+      assertThat(d).isInstanceOf(DirectoryCloud.class);
+      d.put(io.rafestore.spi.ObjectKey.of("k"), new byte[] {1}).get();
+      assertThat(d.list("").get()).hasSize(1);
+    }
+    assertThatThrownBy(() -> Drivers.create(CloudSpec.of("d1", "directory")))
+        .hasMessageContaining("'bucket'");
+  }
+
+  @Test
   void unknownTypeListsKnownTypes() {
     assertThatThrownBy(() -> Drivers.create(CloudSpec.of("x0", "floppy")))
         .isInstanceOf(IllegalArgumentException.class)
@@ -45,8 +58,10 @@ class DriversTest {
     assertThat(CloudSpec.of("p0", "s3").withCredentialsRef("env:PATH").resolveCredentials())
         .isPresent();
     assertThatThrownBy(
-            () -> CloudSpec.of("p0", "s3").withCredentialsRef("env:RAFESTORE_NO_SUCH_VAR_42")
-                .resolveCredentials())
+            () ->
+                CloudSpec.of("p0", "s3")
+                    .withCredentialsRef("env:RAFESTORE_NO_SUCH_VAR_42")
+                    .resolveCredentials())
         .hasMessageContaining("RAFESTORE_NO_SUCH_VAR_42");
     assertThatThrownBy(
             () -> CloudSpec.of("p0", "s3").withCredentialsRef("plain-secret").resolveCredentials())

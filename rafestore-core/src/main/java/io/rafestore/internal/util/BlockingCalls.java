@@ -15,10 +15,10 @@ import java.util.function.Function;
  * Runs a blocking SDK call on a bounded pool and reports it through a {@link CompletableFuture},
  * for drivers over SDKs without an asynchronous API (Redis, Google Cloud Storage).
  *
- * <p>Cancelling the returned future before the call starts means the call never runs (it is
- * dropped from the queue when its turn comes); cancelling it while the call runs lets the call
- * finish and drops the result, because interrupting an SDK mid-request can leave a pooled
- * connection in an unknown state.
+ * <p>Cancelling the returned future before the call starts means the call never runs (it is dropped
+ * from the queue when its turn comes); cancelling it while the call runs lets the call finish and
+ * drops the result, because interrupting an SDK mid-request can leave a pooled connection in an
+ * unknown state.
  */
 public final class BlockingCalls {
   private BlockingCalls() {}
@@ -47,7 +47,9 @@ public final class BlockingCalls {
    * errorMapper.apply(failure)}, as does a pool that was shut down.
    */
   public static <T> CompletableFuture<T> submit(
-      ExecutorService pool, Callable<T> call, Function<Throwable, ? extends Throwable> errorMapper) {
+      ExecutorService pool,
+      Callable<T> call,
+      Function<Throwable, ? extends Throwable> errorMapper) {
     Objects.requireNonNull(call, "call");
     CompletableFuture<T> result = new CompletableFuture<>();
     try {

@@ -38,14 +38,13 @@ import reactor.core.publisher.Mono;
 /**
  * A cloud in an Azure Blob Storage container (or Azurite), storing each object as a block blob.
  *
- * <p>Uses the JDK {@code HttpClient} transport (Netty is excluded) and pins the service version
- * to {@link BlobServiceVersion#V2025_11_05}, which Azurite accepts. The container is created on
- * the first write that finds it missing; reads and listings of a missing container behave as an
- * empty one (NOT_FOUND, empty list). Authentication is by connection string or by SAS token on
- * an explicit endpoint; azure-identity ({@code DefaultAzureCredential}) is not bundled, so
- * managed identities need a SAS from the deployment. Retries are the SDK's, bounded by {@link
- * Builder#maxTries(int)}. Cancelling a returned future cancels the reactive request.
- * Thread-safe.
+ * <p>Uses the JDK {@code HttpClient} transport (Netty is excluded) and pins the service version to
+ * {@link BlobServiceVersion#V2025_11_05}, which Azurite accepts. The container is created on the
+ * first write that finds it missing; reads and listings of a missing container behave as an empty
+ * one (NOT_FOUND, empty list). Authentication is by connection string or by SAS token on an
+ * explicit endpoint; azure-identity ({@code DefaultAzureCredential}) is not bundled, so managed
+ * identities need a SAS from the deployment. Retries are the SDK's, bounded by {@link
+ * Builder#maxTries(int)}. Cancelling a returned future cancels the reactive request. Thread-safe.
  */
 public final class AzureBlobCloud implements CloudDriver {
   private final String id;
@@ -98,8 +97,7 @@ public final class AzureBlobCloud implements CloudDriver {
         Mono.defer(() -> container.getBlobAsyncClient(key.value()).upload(body, true)).then();
     return call(
         upload.onErrorResume(
-            e -> isContainerMissing(e),
-            e -> container.createIfNotExists().then(upload)));
+            e -> isContainerMissing(e), e -> container.createIfNotExists().then(upload)));
   }
 
   @Override
@@ -129,7 +127,9 @@ public final class AzureBlobCloud implements CloudDriver {
   public CompletableFuture<Void> delete(ObjectKey key) {
     Objects.requireNonNull(key, "key");
     return call(
-        container.getBlobAsyncClient(key.value()).deleteIfExists()
+        container
+            .getBlobAsyncClient(key.value())
+            .deleteIfExists()
             .onErrorResume(AzureBlobCloud::isContainerMissing, e -> Mono.just(false))
             .then());
   }
@@ -212,11 +212,15 @@ public final class AzureBlobCloud implements CloudDriver {
           t instanceof BlobStorageException bse && bse.getErrorCode() != null
               ? bse.getErrorCode().toString()
               : null;
-      return new CloudException(id, HttpKinds.forStatus(status, code), "HTTP " + status + " "
-          + code + " (container " + container.getBlobContainerName() + ")", t);
+      return new CloudException(
+          id,
+          HttpKinds.forStatus(status, code),
+          "HTTP " + status + " " + code + " (container " + container.getBlobContainerName() + ")",
+          t);
     }
     for (Throwable c = t; c != null; c = c.getCause()) {
-      if (c instanceof IOException || c instanceof UncheckedIOException
+      if (c instanceof IOException
+          || c instanceof UncheckedIOException
           || c instanceof TimeoutException) {
         return new CloudException(id, Kind.UNAVAILABLE, String.valueOf(c.getMessage()), t);
       }
@@ -226,9 +230,9 @@ public final class AzureBlobCloud implements CloudDriver {
   }
 
   /**
-   * Settings of an {@link AzureBlobCloud}. Required: {@link #container(String)} and either a
-   * {@link #connectionString(String)} or an {@link #endpoint(String)} (with a {@link
-   * #sasToken(String)} unless the container is public).
+   * Settings of an {@link AzureBlobCloud}. Required: {@link #container(String)} and either a {@link
+   * #connectionString(String)} or an {@link #endpoint(String)} (with a {@link #sasToken(String)}
+   * unless the container is public).
    */
   public static final class Builder {
     private final String id;

@@ -6,8 +6,8 @@ import io.rafestore.spi.DriverProvider;
 import java.time.Duration;
 
 /**
- * Type {@code azure}. {@code bucket}: the container (required). {@code credentialsRef} resolves
- * to a connection string (if it contains {@code AccountName=}) or else to a SAS token for {@code
+ * Type {@code azure}. {@code bucket}: the container (required). {@code credentialsRef} resolves to
+ * a connection string (if it contains {@code AccountName=}) or else to a SAS token for {@code
  * endpoint}. Options {@code maxTries}, {@code connectTimeoutMs}, {@code readTimeoutMs}.
  */
 public final class AzureDriverProvider implements DriverProvider {
@@ -23,13 +23,14 @@ public final class AzureDriverProvider implements DriverProvider {
       b.endpoint(spec.endpoint());
     }
     spec.resolveCredentials()
-        .ifPresent(c -> {
-          if (c.contains("AccountName=") || c.contains("BlobEndpoint=")) {
-            b.connectionString(c);
-          } else {
-            b.sasToken(c);
-          }
-        });
+        .ifPresent(
+            c -> {
+              if (c.contains("AccountName=") || c.contains("BlobEndpoint=")) {
+                b.connectionString(c);
+              } else {
+                b.sasToken(c);
+              }
+            });
     if (spec.endpoint() == null && spec.credentialsRef() == null) {
       spec.requireEndpoint(); // fails naming the field
     }

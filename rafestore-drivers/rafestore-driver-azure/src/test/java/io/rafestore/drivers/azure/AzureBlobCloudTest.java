@@ -26,8 +26,9 @@ class AzureBlobCloudTest {
 
   @Test
   void wrongAccountKeyIsUnauthorized() throws Exception {
-    String bad = AzuriteEmulator.connectionString()
-        .replaceAll("AccountKey=[^;]+", "AccountKey=bm90LXRoZS1rZXk=");
+    String bad =
+        AzuriteEmulator.connectionString()
+            .replaceAll("AccountKey=[^;]+", "AccountKey=bm90LXRoZS1rZXk=");
     try (AzureBlobCloud d =
         AzureBlobCloud.builder("bad").connectionString(bad).container("any-container").build()) {
       CloudException e = failure(d.put(ObjectKey.of("k"), new byte[1]));
@@ -38,10 +39,16 @@ class AzureBlobCloudTest {
 
   @Test
   void refusedConnectionIsUnavailable() throws Exception {
-    String down = "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;"
-        + "AccountKey=bm90LXRoZS1rZXk=;BlobEndpoint=http://127.0.0.1:1/devstoreaccount1;";
-    try (AzureBlobCloud d = AzureBlobCloud.builder("down").connectionString(down)
-        .container("c-down").maxTries(1).connectTimeout(Duration.ofSeconds(2)).build()) {
+    String down =
+        "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;"
+            + "AccountKey=bm90LXRoZS1rZXk=;BlobEndpoint=http://127.0.0.1:1/devstoreaccount1;";
+    try (AzureBlobCloud d =
+        AzureBlobCloud.builder("down")
+            .connectionString(down)
+            .container("c-down")
+            .maxTries(1)
+            .connectTimeout(Duration.ofSeconds(2))
+            .build()) {
       CloudException e = failure(d.get(ObjectKey.of("k")));
       assertThat(e.kind()).isEqualTo(CloudException.Kind.UNAVAILABLE);
       assertThat(e.cloudId()).isEqualTo("down");
@@ -57,8 +64,12 @@ class AzureBlobCloudTest {
     assertThatThrownBy(() -> AzureBlobCloud.builder("a").container("abc").build())
         .hasMessageContaining("connectionString or endpoint");
     assertThatThrownBy(
-            () -> AzureBlobCloud.builder("a").container("abc").endpoint("http://127.0.0.1:1")
-                .maxTries(0).build())
+            () ->
+                AzureBlobCloud.builder("a")
+                    .container("abc")
+                    .endpoint("http://127.0.0.1:1")
+                    .maxTries(0)
+                    .build())
         .hasMessageContaining("maxTries");
   }
 
@@ -66,8 +77,10 @@ class AzureBlobCloudTest {
   void createdFromSpecByType() {
     assertThatThrownBy(() -> Drivers.create(CloudSpec.of("a0", "azure")))
         .hasMessageContaining("'bucket'");
-    CloudSpec spec = CloudSpec.of("a0", "azure").withBucket("abc")
-        .withEndpoint("http://127.0.0.1:1/devstoreaccount1");
+    CloudSpec spec =
+        CloudSpec.of("a0", "azure")
+            .withBucket("abc")
+            .withEndpoint("http://127.0.0.1:1/devstoreaccount1");
     try (CloudDriver d = Drivers.create(spec)) {
       assertThat(d).isInstanceOf(AzureBlobCloud.class);
     }

@@ -12,7 +12,8 @@ final class AzuriteEmulator {
     String value = System.getenv(ENV);
     if (value == null || value.isBlank()) {
       throw new IllegalStateException(
-          ENV + " is not set: run 'scripts/emulators.sh start' and "
+          ENV
+              + " is not set: run 'scripts/emulators.sh start' and "
               + "'eval \"$(scripts/emulators.sh env)\"' before these tests");
     }
     return value;
@@ -20,7 +21,9 @@ final class AzuriteEmulator {
 
   /** A driver over a new container, created on first write. */
   static AzureBlobCloud fresh(String id) {
-    return AzureBlobCloud.builder(id).connectionString(connectionString())
-        .container("t-" + UUID.randomUUID()).build();
+    return AzureBlobCloud.builder(id)
+        .connectionString(connectionString())
+        .container("t-" + UUID.randomUUID())
+        .build();
   }
 }

@@ -43,8 +43,8 @@ import java.util.concurrent.RejectedExecutionException;
  * drops its result. Objects above {@link Builder#resumableThreshold(long)} are written through a
  * resumable upload in chunks; GCS makes an object visible only when its upload completes. Ranged
  * reads use a read channel limited to the range. Credentials come from Application Default
- * Credentials unless {@link Builder#anonymous(boolean)} is set (emulators). Retries are the
- * SDK's, bounded by {@link Builder#maxAttempts(int)}. Thread-safe.
+ * Credentials unless {@link Builder#anonymous(boolean)} is set (emulators). Retries are the SDK's,
+ * bounded by {@link Builder#maxAttempts(int)}. Thread-safe.
  */
 public final class GcsCloud implements CloudDriver {
   private final String id;
@@ -232,16 +232,22 @@ public final class GcsCloud implements CloudDriver {
     }
     if (t instanceof BaseServiceException se) {
       if (se.getCode() > 0) {
-        return new CloudException(id, HttpKinds.forStatus(se.getCode(), se.getReason()),
-            "HTTP " + se.getCode() + " " + se.getReason() + " (bucket " + bucket + ")", t);
+        return new CloudException(
+            id,
+            HttpKinds.forStatus(se.getCode(), se.getReason()),
+            "HTTP " + se.getCode() + " " + se.getReason() + " (bucket " + bucket + ")",
+            t);
       }
       // Code 0: no HTTP answer (connection refused, timeout).
       return new CloudException(id, Kind.UNAVAILABLE, String.valueOf(se.getMessage()), t);
     }
     for (Throwable c = t; c != null; c = c.getCause()) {
       if (c instanceof BaseServiceException se && se.getCode() > 0) {
-        return new CloudException(id, HttpKinds.forStatus(se.getCode(), se.getReason()),
-            "HTTP " + se.getCode() + " " + se.getReason(), t);
+        return new CloudException(
+            id,
+            HttpKinds.forStatus(se.getCode(), se.getReason()),
+            "HTTP " + se.getCode() + " " + se.getReason(),
+            t);
       }
       if (c instanceof IOException) {
         return new CloudException(id, Kind.UNAVAILABLE, String.valueOf(c.getMessage()), t);
@@ -364,7 +370,9 @@ public final class GcsCloud implements CloudDriver {
     }
 
     private static void checkTimeout(String name, Duration value) {
-      if (value == null || value.isZero() || value.isNegative()
+      if (value == null
+          || value.isZero()
+          || value.isNegative()
           || value.toMillis() > Integer.MAX_VALUE) {
         throw new IllegalArgumentException(
             name + " must be positive and under 24 days, was " + value);

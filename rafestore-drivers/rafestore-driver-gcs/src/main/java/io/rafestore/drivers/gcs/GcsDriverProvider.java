@@ -8,9 +8,9 @@ import java.time.Duration;
 
 /**
  * Type {@code gcs}. {@code bucket} is required; {@code endpoint} overrides the host; credentials
- * come from Application Default Credentials ({@code GOOGLE_APPLICATION_CREDENTIALS}), or none
- * with option {@code anonymous=true} (emulators). Options {@code projectId}, {@code
- * resumableThreshold}, {@code maxAttempts}, {@code connectTimeoutMs}, {@code readTimeoutMs}.
+ * come from Application Default Credentials ({@code GOOGLE_APPLICATION_CREDENTIALS}), or none with
+ * option {@code anonymous=true} (emulators). Options {@code projectId}, {@code resumableThreshold},
+ * {@code maxAttempts}, {@code connectTimeoutMs}, {@code readTimeoutMs}.
  */
 public final class GcsDriverProvider implements DriverProvider {
   @Override

@@ -38,8 +38,9 @@ class GcsCloudTest {
             FakeGcsEmulator.builder("rs").resumableThreshold(1024 * 1024).chunkSize(1024 * 1024))) {
       d.put(ObjectKey.of("big"), big).get(120, TimeUnit.SECONDS);
       assertThat(d.get(ObjectKey.of("big")).get(60, TimeUnit.SECONDS)).isEqualTo(big);
-      assertThat(d.get(ObjectKey.of("big"), Optional.of(ByteRange.of(1_000_000, 2_000_000)))
-              .get(60, TimeUnit.SECONDS))
+      assertThat(
+              d.get(ObjectKey.of("big"), Optional.of(ByteRange.of(1_000_000, 2_000_000)))
+                  .get(60, TimeUnit.SECONDS))
           .isEqualTo(Arrays.copyOfRange(big, 1_000_000, 3_000_000));
     }
   }
@@ -55,9 +56,15 @@ class GcsCloudTest {
 
   @Test
   void refusedConnectionIsUnavailable() throws Exception {
-    try (GcsCloud d = GcsCloud.builder("down").endpoint(URI.create("http://127.0.0.1:1"))
-        .anonymous(true).projectId("p").bucket("b").maxAttempts(1)
-        .connectTimeout(Duration.ofSeconds(2)).build()) {
+    try (GcsCloud d =
+        GcsCloud.builder("down")
+            .endpoint(URI.create("http://127.0.0.1:1"))
+            .anonymous(true)
+            .projectId("p")
+            .bucket("b")
+            .maxAttempts(1)
+            .connectTimeout(Duration.ofSeconds(2))
+            .build()) {
       CloudException e = failure(d.get(ObjectKey.of("k")));
       assertThat(e.kind()).isEqualTo(CloudException.Kind.UNAVAILABLE);
       assertThat(e.cloudId()).isEqualTo("down");
@@ -79,8 +86,12 @@ class GcsCloudTest {
   void createdFromSpecByType() {
     assertThatThrownBy(() -> Drivers.create(CloudSpec.of("g0", "gcs")))
         .hasMessageContaining("'bucket'");
-    CloudSpec spec = CloudSpec.of("g0", "gcs").withBucket("b").withEndpoint("http://127.0.0.1:1")
-        .withOption("anonymous", "true").withOption("projectId", "p");
+    CloudSpec spec =
+        CloudSpec.of("g0", "gcs")
+            .withBucket("b")
+            .withEndpoint("http://127.0.0.1:1")
+            .withOption("anonymous", "true")
+            .withOption("projectId", "p");
     try (CloudDriver d = Drivers.create(spec)) {
       assertThat(d).isInstanceOf(GcsCloud.class);
     }

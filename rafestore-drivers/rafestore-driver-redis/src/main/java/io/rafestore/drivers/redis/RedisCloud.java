@@ -33,16 +33,16 @@ import redis.clients.jedis.resps.ScanResult;
  * keyPrefix + name}, so several stores can share a server (or a database) without seeing each
  * other's objects.
  *
- * <p><b>Durability depends on the Redis server's persistence settings</b> (RDB snapshots, AOF
- * with its fsync policy, replication). A server run without persistence loses every object on
- * restart; RafeStore's protocol masks up to f such clouds, but a deployment should configure
- * {@code appendonly yes} where Redis is meant to be a durable cloud. Objects live in memory, so
- * the largest object is bounded by the server's {@code proto-max-bulk-len} (512 MB by default).
+ * <p><b>Durability depends on the Redis server's persistence settings</b> (RDB snapshots, AOF with
+ * its fsync policy, replication). A server run without persistence loses every object on restart;
+ * RafeStore's protocol masks up to f such clouds, but a deployment should configure {@code
+ * appendonly yes} where Redis is meant to be a durable cloud. Objects live in memory, so the
+ * largest object is bounded by the server's {@code proto-max-bulk-len} (512 MB by default).
  *
- * <p>Jedis is blocking: calls run on a pool of at most {@link Builder#maxConnections(int)}
- * threads, one pooled connection each. A cancelled call that has not started never runs.
- * Listing uses {@code SCAN MATCH prefix*} and sorts the result; it is not a snapshot (objects
- * written during a listing may or may not appear). Thread-safe.
+ * <p>Jedis is blocking: calls run on a pool of at most {@link Builder#maxConnections(int)} threads,
+ * one pooled connection each. A cancelled call that has not started never runs. Listing uses {@code
+ * SCAN MATCH prefix*} and sorts the result; it is not a snapshot (objects written during a listing
+ * may or may not appear). Thread-safe.
  */
 public final class RedisCloud implements CloudDriver {
   private final String id;
@@ -334,16 +334,14 @@ public final class RedisCloud implements CloudDriver {
       }
       if (!"redis".equals(uri.getScheme()) || uri.getHost() == null) {
         throw new IllegalArgumentException(
-            "uri must look like redis://host:port, was " + uri.getScheme() + "://"
-                + uri.getHost());
+            "uri must look like redis://host:port, was " + uri.getScheme() + "://" + uri.getHost());
       }
       String path = uri.getPath();
       if (path != null && path.length() > 1 && database == 0) {
         try {
           database = Integer.parseInt(path.substring(1));
         } catch (NumberFormatException e) {
-          throw new IllegalArgumentException(
-              "uri path must be a database index, was " + path, e);
+          throw new IllegalArgumentException("uri path must be a database index, was " + path, e);
         }
       }
       if (keyPrefix == null) {
@@ -362,7 +360,9 @@ public final class RedisCloud implements CloudDriver {
     }
 
     private static void checkTimeout(String name, Duration value) {
-      if (value == null || value.isZero() || value.isNegative()
+      if (value == null
+          || value.isZero()
+          || value.isNegative()
           || value.toMillis() > Integer.MAX_VALUE) {
         throw new IllegalArgumentException(
             name + " must be positive and under 24 days, was " + value);

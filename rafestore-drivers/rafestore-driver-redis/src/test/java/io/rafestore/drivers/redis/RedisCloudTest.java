@@ -42,8 +42,10 @@ class RedisCloudTest {
   void refusedConnectionIsUnavailable() throws Exception {
     // Port 1 on loopback: nothing listens there, so the connection is refused at once.
     try (RedisCloud d =
-        RedisCloud.builder("down").uri(URI.create("redis://127.0.0.1:1"))
-            .connectTimeout(Duration.ofSeconds(2)).build()) {
+        RedisCloud.builder("down")
+            .uri(URI.create("redis://127.0.0.1:1"))
+            .connectTimeout(Duration.ofSeconds(2))
+            .build()) {
       ExecutionException e =
           org.junit.jupiter.api.Assertions.assertThrows(
               ExecutionException.class, () -> d.get(ObjectKey.of("k")).get(30, TimeUnit.SECONDS));
@@ -86,8 +88,10 @@ class RedisCloudTest {
 
   @Test
   void createdFromSpecByType() throws Exception {
-    CloudSpec spec = CloudSpec.of("r0", "redis").withEndpoint(RedisEmulator.uri().toString())
-        .withBucket("spec/" + System.nanoTime() + "/");
+    CloudSpec spec =
+        CloudSpec.of("r0", "redis")
+            .withEndpoint(RedisEmulator.uri().toString())
+            .withBucket("spec/" + System.nanoTime() + "/");
     try (CloudDriver d = Drivers.create(spec)) {
       assertThat(d).isInstanceOf(RedisCloud.class);
       d.put(ObjectKey.of("x"), bytes("1")).get(30, TimeUnit.SECONDS);

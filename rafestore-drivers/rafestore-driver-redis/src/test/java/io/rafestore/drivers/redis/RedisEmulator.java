@@ -13,7 +13,8 @@ final class RedisEmulator {
     String value = System.getenv(ENV);
     if (value == null || value.isBlank()) {
       throw new IllegalStateException(
-          ENV + " is not set: run 'scripts/emulators.sh start' and "
+          ENV
+              + " is not set: run 'scripts/emulators.sh start' and "
               + "'eval \"$(scripts/emulators.sh env)\"' before these tests");
     }
     return URI.create(value);

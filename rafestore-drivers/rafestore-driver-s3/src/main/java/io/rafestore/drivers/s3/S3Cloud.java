@@ -61,8 +61,7 @@ public final class S3Cloud implements CloudDriver {
                     .readTimeout(b.readTimeout)
                     .writeTimeout(b.readTimeout)
                     .maxConcurrency(b.maxConnections))
-            .overrideConfiguration(
-                o -> o.retryStrategy(r -> r.maxAttempts(b.maxAttempts)))
+            .overrideConfiguration(o -> o.retryStrategy(r -> r.maxAttempts(b.maxAttempts)))
             .multipartEnabled(true)
             .multipartConfiguration(
                 m -> m.thresholdInBytes(b.multipartThreshold).minimumPartSizeInBytes(b.partSize));
@@ -105,8 +104,8 @@ public final class S3Cloud implements CloudDriver {
     return call(
         () ->
             client
-                .putObject(r -> r.bucket(bucket).key(key.value()).contentLength((long) data.length),
-                    body)
+                .putObject(
+                    r -> r.bucket(bucket).key(key.value()).contentLength((long) data.length), body)
                 .thenApply(r -> null));
   }
 
@@ -117,8 +116,10 @@ public final class S3Cloud implements CloudDriver {
     if (range.isPresent() && range.get().length() == 0) {
       // HTTP cannot ask for zero bytes; check the object exists and answer empty.
       return call(
-          () -> client.headObject(r -> r.bucket(bucket).key(key.value()))
-              .thenApply(h -> new byte[0]));
+          () ->
+              client
+                  .headObject(r -> r.bucket(bucket).key(key.value()))
+                  .thenApply(h -> new byte[0]));
     }
     CompletableFuture<byte[]> read =
         call(
@@ -175,8 +176,7 @@ public final class S3Cloud implements CloudDriver {
           return client
               .listObjectsV2Paginator(r -> r.bucket(bucket).prefix(prefix))
               .contents()
-              .subscribe(
-                  (S3Object o) -> out.add(new ObjectInfo(ObjectKey.of(o.key()), o.size())))
+              .subscribe((S3Object o) -> out.add(new ObjectInfo(ObjectKey.of(o.key()), o.size())))
               .thenApply(
                   done -> {
                     // S3 lists in UTF-8 byte order, which for ObjectKey's ASCII alphabet is
@@ -318,7 +318,8 @@ public final class S3Cloud implements CloudDriver {
     /** Explicit access key pair; without this the SDK's default chain is used. */
     public Builder credentials(String accessKeyId, String secretAccessKey) {
       this.credentials =
-          StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKeyId, secretAccessKey));
+          StaticCredentialsProvider.create(
+              AwsBasicCredentials.create(accessKeyId, secretAccessKey));
       return this;
     }
 
@@ -375,7 +376,9 @@ public final class S3Cloud implements CloudDriver {
       }
       if (multipartThreshold < MIN_PART_SIZE) {
         throw new IllegalArgumentException(
-            "multipartThreshold must be >= 5 MiB (" + MIN_PART_SIZE + "), was "
+            "multipartThreshold must be >= 5 MiB ("
+                + MIN_PART_SIZE
+                + "), was "
                 + multipartThreshold);
       }
       if (partSize < MIN_PART_SIZE) {

@@ -34,7 +34,9 @@ public final class S3DriverProvider implements DriverProvider {
               int colon = c.indexOf(':');
               if (colon <= 0) {
                 throw new IllegalArgumentException(
-                    "cloud spec " + spec.id() + ": 'credentialsRef' must resolve to "
+                    "cloud spec "
+                        + spec.id()
+                        + ": 'credentialsRef' must resolve to "
                         + "accessKeyId:secretAccessKey");
               }
               b.credentials(c.substring(0, colon), c.substring(colon + 1));

@@ -12,7 +12,8 @@ final class MinioEmulator {
     String value = System.getenv(name);
     if (value == null || value.isBlank()) {
       throw new IllegalStateException(
-          name + " is not set: run 'scripts/emulators.sh start' and "
+          name
+              + " is not set: run 'scripts/emulators.sh start' and "
               + "'eval \"$(scripts/emulators.sh env)\"' before these tests");
     }
     return value;

@@ -70,9 +70,14 @@ class S3CloudTest {
   @Test
   void refusedConnectionIsUnavailable() throws Exception {
     try (S3Cloud d =
-        S3Cloud.builder("down").endpoint(URI.create("http://127.0.0.1:1")).pathStyle(true)
-            .credentials("a", "b").bucket("b").maxAttempts(1)
-            .connectTimeout(Duration.ofSeconds(2)).build()) {
+        S3Cloud.builder("down")
+            .endpoint(URI.create("http://127.0.0.1:1"))
+            .pathStyle(true)
+            .credentials("a", "b")
+            .bucket("b")
+            .maxAttempts(1)
+            .connectTimeout(Duration.ofSeconds(2))
+            .build()) {
       CloudException e = failure(d.get(ObjectKey.of("k")));
       assertThat(e.kind()).isEqualTo(CloudException.Kind.UNAVAILABLE);
       assertThat(e.cloudId()).isEqualTo("down");
@@ -100,8 +105,11 @@ class S3CloudTest {
   void createdFromSpecByType() {
     assertThatThrownBy(() -> Drivers.create(CloudSpec.of("s0", "s3")))
         .hasMessageContaining("'bucket'");
-    CloudSpec spec = CloudSpec.of("s0", "s3").withBucket("b")
-        .withEndpoint("http://127.0.0.1:1").withOption("pathStyle", "true");
+    CloudSpec spec =
+        CloudSpec.of("s0", "s3")
+            .withBucket("b")
+            .withEndpoint("http://127.0.0.1:1")
+            .withOption("pathStyle", "true");
     try (CloudDriver d = Drivers.create(spec)) {
       assertThat(d).isInstanceOf(S3Cloud.class);
     }
