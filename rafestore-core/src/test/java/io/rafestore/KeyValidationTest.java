@@ -50,6 +50,28 @@ class KeyValidationTest {
   }
 
   @Test
+  void longKeysAreCutIntoSegmentsFileBackedStoresAccept() {
+    String[] keys = {
+      "ж".repeat(128), "a".repeat(256), "a".repeat(199) + "..", ".".repeat(256), "x".repeat(200)
+    };
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (String k : keys) {
+      String e = Names.encodeKey(k);
+      assertThat(seen.add(e)).isTrue();
+      assertThat(Names.decodeKey(e)).isEqualTo(k);
+      io.rafestore.spi.ObjectKey object = Names.metadataObject(k, "w");
+      for (String segment : object.value().split("/")) {
+        assertThat(segment.length()).as("segment of %s", k).isLessThanOrEqualTo(255);
+      }
+      String[] parts = e.split("/");
+      for (int i = 0; i < parts.length - 1; i++) {
+        assertThat(parts[i]).endsWith("~");
+      }
+      assertThat(parts[parts.length - 1]).doesNotEndWith("~");
+    }
+  }
+
+  @Test
   void keyEncodingIsInjectiveAndSafe() {
     String[] keys = {"a", ".", "..", ".hidden", "a.b", "a/b", "a%2Fb", "ключ", "a b", "~x", "%"};
     java.util.Set<String> encoded = new java.util.HashSet<>();
@@ -59,7 +81,7 @@ class KeyValidationTest {
       assertThat(Names.decodeKey(e)).isEqualTo(k);
       // Must be a valid single object-name segment.
       assertThat(io.rafestore.spi.ObjectKey.of("m/" + e + "/w").value()).isNotEmpty();
-      assertThat(e).doesNotContain("/");
+      assertThat(e).doesNotContain("/").doesNotContain("~");
     }
   }
 }

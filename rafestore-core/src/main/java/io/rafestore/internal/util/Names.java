@@ -11,6 +11,13 @@ import java.nio.charset.StandardCharsets;
  * percent-encoded into one path segment: ASCII letters, digits, {@code -} and {@code _} stay, and
  * so does {@code .} except in first position (so no segment is {@code .} or {@code ..}); every
  * other byte becomes {@code %XX}. The encoding is injective, so two keys never share objects.
+ *
+ * <p>Encoded keys longer than {@value #SEGMENT} characters are cut into segments of that length,
+ * each but the last followed by {@code ~} (which never appears in an encoded key otherwise), so no
+ * path segment exceeds the 255-byte limit of file-backed stores such as MinIO or a local disk. A
+ * key's objects are always {@code prefix/<segments>/<writer...>}; a non-final key segment ends in
+ * {@code ~} and a writer id never does, so no object name is ever a directory prefix of another
+ * (which file-backed stores cannot hold).
  */
 public final class Names {
   /** Longest user key, in UTF-8 bytes. Encoded, it still fits S3's 1024-byte object names. */
@@ -20,6 +27,9 @@ public final class Names {
   public static final int MAX_WRITER_ID = 64;
 
   private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+  /** Longest path segment of an encoded key, in characters (ASCII). */
+  static final int SEGMENT = 200;
 
   private Names() {}
 
@@ -96,8 +106,28 @@ public final class Names {
         || c == '_';
   }
 
-  /** Encodes a (valid) user key into one object-name segment. */
+  /** Encodes a (valid) user key into object-name segments (see the class comment). */
   public static String encodeKey(String key) {
+    String flat = encodeFlat(key);
+    if (flat.length() <= SEGMENT) {
+      return flat;
+    }
+    StringBuilder sb = new StringBuilder(flat.length() + flat.length() / SEGMENT * 2);
+    int at = 0;
+    while (flat.length() - at > SEGMENT) {
+      int end = at + SEGMENT;
+      // Never leave "." or ".." as the last segment: it is not a valid path segment.
+      int rest = flat.length() - end;
+      if (rest <= 2 && flat.substring(end).chars().allMatch(c -> c == '.')) {
+        end -= 3 - rest;
+      }
+      sb.append(flat, at, end).append("~/");
+      at = end;
+    }
+    return sb.append(flat, at, flat.length()).toString();
+  }
+
+  private static String encodeFlat(String key) {
     byte[] utf8 = key.getBytes(StandardCharsets.UTF_8);
     StringBuilder sb = new StringBuilder(utf8.length + 8);
     for (int i = 0; i < utf8.length; i++) {
@@ -113,7 +143,8 @@ public final class Names {
   }
 
   /** The inverse of {@link #encodeKey}; null if {@code segment} is not a valid encoding. */
-  public static String decodeKey(String segment) {
+  public static String decodeKey(String encoded) {
+    String segment = encoded.replace("~/", "");
     byte[] out = new byte[segment.length()];
     int n = 0;
     for (int i = 0; i < segment.length(); i++) {
@@ -134,7 +165,7 @@ public final class Names {
       }
     }
     String key = new String(out, 0, n, StandardCharsets.UTF_8);
-    return encodeKey(key).equals(segment) ? key : null;
+    return encodeKey(key).equals(encoded) ? key : null;
   }
 
   /** Prefix of every metadata object. */
