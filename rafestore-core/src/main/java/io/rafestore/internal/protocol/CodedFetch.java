@@ -121,7 +121,9 @@ final class CodedFetch {
         servers.add(cloud);
         decode = shares.size() == entry.k();
       }
-      exhausted = !decode && answered == entry.holders().size();
+      // Only when every holder answered and fewer than k pieces were valid: pieces that arrive
+      // while a decode is running must not end the read.
+      exhausted = shares.size() < entry.k() && answered == entry.holders().size();
     }
     if (decode) {
       decode();

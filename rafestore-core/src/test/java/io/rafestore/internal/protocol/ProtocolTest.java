@@ -328,6 +328,32 @@ class ProtocolTest {
     }
   }
 
+  @Test
+  void depSkyCaReadsSurvivePiecesArrivingDuringDecode() throws Exception {
+    // Real threads, no latency: the last pieces often arrive while the first k are decoding,
+    // which once ended such reads with a spurious "fewer than k valid pieces".
+    RafeStore.Builder b =
+        RafeStore.builder()
+            .faultsTolerated(1)
+            .mode(ProtocolMode.DEPSKY_CA)
+            .writer("alice", Harness.ALICE);
+    for (int i = 0; i < 4; i++) {
+      b.cloud(new io.rafestore.clouds.MemoryCloud("p" + i));
+    }
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(4);
+    try (RafeStore store = b.executor(pool).build()) {
+      byte[] value = new byte[256 * 1024];
+      new java.util.Random(3).nextBytes(value);
+      store.blocking().write("k", value);
+      for (int i = 0; i < 100; i++) {
+        assertThat(store.blocking().read("k").value()).isEqualTo(value);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   static int indexOf(byte[] hay, byte[] needle) {
     outer:
     for (int i = 0; i + needle.length <= hay.length; i++) {
