@@ -101,6 +101,7 @@ public final class PaperBench {
         options.configs,
         options.modes,
         Arrays.toString(options.sizes));
+    warmUp();
     List<Result> results = new ArrayList<>();
     for (int config : options.configs) {
       WanProfile.Arrangement arrangement = profile.arrangement(config);
@@ -113,6 +114,37 @@ public final class PaperBench {
     Reports.writeAll(options.out, profile, prices, scale, options, results);
     log.println("PaperBench: wrote " + options.out.toAbsolutePath());
     return results;
+  }
+
+  /**
+   * Runs every mode's code a few times on local links, untimed, so the first measured cell does not
+   * pay for class loading and JIT compilation: at a time scale of 1/50 every real millisecond of
+   * such overhead shows as 50 paper milliseconds.
+   */
+  private void warmUp() throws IOException {
+    for (ProtocolMode mode : options.modes) {
+      RafeStore.Builder builder =
+          RafeStore.builder()
+              .faultsTolerated(F)
+              .writer("warm-up", SigningKeys.generate())
+              .mode(mode)
+              .scheduler(Scheduler.system());
+      WanEmulator wan = WanEmulator.builder(Scheduler.system()).build();
+      for (int i = 0; i < 3 * F + 1; i++) {
+        builder.cloud(wan.wrap(new MemoryCloud("w" + i), WanEmulator.Link.local()));
+      }
+      try (RafeStore store = builder.build()) {
+        var blocking = store.blocking();
+        for (long size : new long[] {KB, 256 * KB}) {
+          for (int i = 0; i < 5; i++) {
+            blocking.write("warm-up", new byte[Math.toIntExact(size)]);
+            blocking.read("warm-up");
+          }
+        }
+      } catch (RafeStoreException e) {
+        log.println("warm-up failed (measurements go on): " + e);
+      }
+    }
   }
 
   private List<Result> runCell(

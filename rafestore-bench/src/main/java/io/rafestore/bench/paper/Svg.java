@@ -4,6 +4,8 @@ import io.rafestore.ProtocolMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * A hand-written SVG line plot of median latency against value size on log-log axes, one line per
@@ -23,9 +25,11 @@ final class Svg {
 
   static String latencyPlot(int config, String op, List<ProtocolMode> modes, List<Result> all) {
     List<Result> rs = new ArrayList<>();
+    TreeMap<Long, Double> floors = new TreeMap<>();
     for (Result r : all) {
       if (r.config() == config && r.op().equals(op) && r.medianMs() > 0) {
         rs.add(r);
+        floors.put(r.sizeBytes(), r.floorMs());
       }
     }
     double minX = Double.POSITIVE_INFINITY;
@@ -35,7 +39,7 @@ final class Svg {
     for (Result r : rs) {
       minX = Math.min(minX, Math.log10(r.sizeBytes()));
       maxX = Math.max(maxX, Math.log10(r.sizeBytes()));
-      minY = Math.min(minY, Math.log10(r.medianMs()));
+      minY = Math.min(minY, Math.log10(Math.min(r.medianMs(), r.floorMs())));
       maxY = Math.max(maxY, Math.log10(r.medianMs()));
     }
     if (rs.isEmpty()) {
@@ -128,6 +132,37 @@ final class Svg {
                 + "latency, ms (log)</text>%n",
             TOP + plotH / 2,
             TOP + plotH / 2));
+    // The physical floor (see Floors), the same for every mode: a thin grey line.
+    StringBuilder floorPoints = new StringBuilder();
+    for (Map.Entry<Long, Double> e : floors.entrySet()) {
+      floorPoints.append(
+          String.format(
+              Locale.ROOT,
+              "%.1f,%.1f ",
+              x(Math.log10(e.getKey()), minX, maxX),
+              y(Math.log10(e.getValue()), minY, maxY)));
+    }
+    int legendX = LEFT + plotW + 12;
+    if (floorPoints.length() > 0) {
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "<polyline class=\"floor\" fill=\"none\" stroke=\"#999\" stroke-width=\"1\""
+                  + " points=\"%s\"/>%n",
+              floorPoints.toString().trim()));
+      int ly = TOP + 14 + 20 * modes.size();
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#999\"/>"
+                  + "<text x=\"%d\" y=\"%d\">physical floor</text>%n",
+              legendX,
+              ly,
+              legendX + 24,
+              ly,
+              legendX + 30,
+              ly + 4));
+    }
     for (int m = 0; m < modes.size(); m++) {
       ProtocolMode mode = modes.get(m);
       String colour = COLOURS[m % COLOURS.length];
@@ -153,14 +188,14 @@ final class Svg {
         sb.append(
             String.format(
                 Locale.ROOT,
-                "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"%s\"/>%n",
+                "<polyline class=\"mode\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"%s\"/>%n",
                 colour,
                 dash.isEmpty() ? "" : " stroke-dasharray=\"" + dash + "\"",
                 points.toString().trim()));
         sb.append(marks);
       }
       int ly = TOP + 14 + 20 * m;
-      int lx = LEFT + plotW + 12;
+      int lx = legendX;
       sb.append(
           String.format(
               Locale.ROOT,

@@ -75,7 +75,8 @@ class PaperBenchTest {
       f.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
       Document doc = f.newDocumentBuilder().parse(svg.toFile());
       assertThat(doc.getDocumentElement().getNodeName()).isEqualTo("svg");
-      assertThat(doc.getElementsByTagName("polyline").getLength()).isEqualTo(4);
+      // one line per mode plus the physical floor
+      assertThat(doc.getElementsByTagName("polyline").getLength()).isEqualTo(5);
     }
   }
 
