@@ -16,7 +16,10 @@ import java.util.List;
  *       f+1 copies together through the uplink. It leaves out writeM's round trip, so a protocol
  *       that writes metadata after its data cannot reach it. DepSky-CA sends fragments smaller than
  *       a copy and can go below it.
- *   <li>read: one RTT to the (n-f)-th fastest metadata cloud (the value's transfer is left out).
+ *   <li>read: the larger of one RTT to the (n-f)-th fastest metadata cloud and fetching the value
+ *       from the nearest data cloud (one RTT plus the value through the slower of the client's
+ *       downlink and that cloud's link). A read must learn the newest version from a quorum and
+ *       must receive the bytes; it need not do both one after the other, so this stays a floor.
  * </ul>
  */
 final class Floors {
@@ -47,7 +50,17 @@ final class Floors {
     return Math.max(quorumRttMs(profile, arrangement, f), Math.max(data, throughUplink));
   }
 
-  static double readMs(WanProfile profile, WanProfile.Arrangement arrangement, int f) {
-    return quorumRttMs(profile, arrangement, f);
+  static double readMs(
+      WanProfile profile, WanProfile.Arrangement arrangement, int f, long sizeBytes) {
+    double bits = sizeBytes * 8.0;
+    double fetch = Double.POSITIVE_INFINITY;
+    List<String> holders = new ArrayList<>(arrangement.data());
+    holders.addAll(arrangement.extra());
+    for (String id : holders) {
+      WanProfile.CloudLink link = profile.clouds().get(id);
+      double bps = Math.min(link.bps(), profile.downlinkBps());
+      fetch = Math.min(fetch, link.rttMillis() + bits / bps * 1000);
+    }
+    return Math.max(quorumRttMs(profile, arrangement, f), fetch);
   }
 }

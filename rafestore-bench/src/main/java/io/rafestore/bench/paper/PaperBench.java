@@ -137,12 +137,14 @@ public final class PaperBench {
         var blocking = store.blocking();
         for (long size : new long[] {KB, 256 * KB}) {
           for (int i = 0; i < 5; i++) {
-            blocking.write("warm-up", new byte[Math.toIntExact(size)]);
-            blocking.read("warm-up");
+            try {
+              blocking.write("warm-up", new byte[Math.toIntExact(size)]);
+              blocking.read("warm-up");
+            } catch (RafeStoreException e) {
+              log.println("warm-up " + mode + " failed (not measured, run goes on): " + e);
+            }
           }
         }
-      } catch (RafeStoreException e) {
-        log.println("warm-up failed (measurements go on): " + e);
       }
     }
   }
@@ -201,6 +203,16 @@ public final class PaperBench {
           if (receipt.onlyFPlusOneDataClouds()) {
             onlyFPlusOne++;
           }
+          if (options.verbose) {
+            log.printf(
+                Locale.ROOT,
+                "  write %d: data clouds %s, writeDf %s, readM skipped %s, %.1f ms%n",
+                i,
+                receipt.dataCloudsContacted(),
+                receipt.writeDfUsed(),
+                receipt.readMSkipped(),
+                writeMs[writes - 1]);
+          }
         } catch (RafeStoreException e) {
           // A failed operation is counted and reported, not timed; the run goes on.
           report(arrangement, mode, size, "write", e);
@@ -246,7 +258,7 @@ public final class PaperBench {
               "read",
               Arrays.copyOf(readMs, reads),
               options.ops - reads,
-              Floors.readMs(profile, arrangement, F),
+              Floors.readMs(profile, arrangement, F, size),
               -1,
               delta(afterReads, afterWrites),
               false);
@@ -335,6 +347,7 @@ public final class PaperBench {
   static final class Options {
     boolean help;
     boolean quick;
+    boolean verbose;
     Path out = Path.of("paper-results");
     List<Integer> configs = List.of(1, 2, 3);
     List<ProtocolMode> modes = List.of(ProtocolMode.values());
@@ -349,7 +362,7 @@ public final class PaperBench {
           "\n",
           "usage: PaperBench [--quick] [--out DIR] [--configs 1,2,3] [--modes PAPER,FAST,...]",
           "                  [--sizes 1K,64K,1M] [--ops N] [--time-scale X]",
-          "                  [--profile FILE] [--prices FILE]",
+          "                  [--profile FILE] [--prices FILE] [--verbose]",
           "  --quick        time scale from the profile (1/50), 3 ops, sizes 1K,64K,256K,1M",
           "  --out          output directory (default paper-results)",
           "  --configs      Table 2 configurations (default 1,2,3)",
@@ -358,7 +371,8 @@ public final class PaperBench {
           "  --ops          writes, then reads, per cell (default 60, 3 with --quick)",
           "  --time-scale   multiply RTTs and divide bandwidths by X (0 < X <= 1)",
           "  --profile      WAN profile file (default the built-in Table 1 profile)",
-          "  --prices       price table file (default the built-in assumed list prices)");
+          "  --prices       price table file (default the built-in assumed list prices)",
+          "  --verbose      print what each write did (data clouds, writeDf, readM skipped)");
     }
 
     static Options parse(String... args) {
@@ -370,6 +384,7 @@ public final class PaperBench {
         switch (a) {
           case "--help", "-h" -> o.help = true;
           case "--quick" -> o.quick = true;
+          case "--verbose" -> o.verbose = true;
           case "--out" -> o.out = Path.of(value(args, ++i, a));
           case "--configs" -> {
             List<Integer> c = new ArrayList<>();

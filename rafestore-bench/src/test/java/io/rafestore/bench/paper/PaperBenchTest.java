@@ -2,6 +2,7 @@ package io.rafestore.bench.paper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import io.rafestore.ProtocolMode;
 import java.io.ByteArrayOutputStream;
@@ -92,6 +93,19 @@ class PaperBenchTest {
     double p1Bps = p.clouds().get("p1").bps();
     assertThat(64 * 1024 * 8 / p1Bps * 1000).isLessThan(room);
     assertThat(256 * 1024 * 8 / p1Bps * 1000).isGreaterThan(room);
+  }
+
+  @Test
+  void floorsFollowTheProfile() throws Exception {
+    WanProfile p = WanProfile.load(WanProfile.DEFAULT);
+    WanProfile.Arrangement c1 = p.arrangement(1);
+    WanProfile.Arrangement c2 = p.arrangement(2);
+    // 1 KB: the quorum's RTT (p2, 750 ms) dominates; 256 KB: p1's RTT plus 2 Mbit/s upload.
+    assertThat(Floors.writeMs(p, c1, 1, 1024)).isEqualTo(750.0);
+    assertThat(Floors.writeMs(p, c1, 1, 256 * 1024)).isCloseTo(315 + 1048.576, within(1e-6));
+    assertThat(Floors.readMs(p, c1, 1, 1024)).isEqualTo(750.0);
+    // 1 MB in configuration 2: the nearest holder is p1, 315 ms + 4194 ms at 2 Mbit/s.
+    assertThat(Floors.readMs(p, c2, 1, 1024 * 1024)).isCloseTo(315 + 4194.304, within(1e-6));
   }
 
   @Test
