@@ -33,12 +33,13 @@ final class Settings {
       return new Settings(path.toString(), p);
     }
     String resource = location.startsWith("/") ? location : "/" + location;
-    try (InputStream in = Settings.class.getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new IOException(
-            "no file or classpath resource named '" + location + "' (looked for " + path + ")");
-      }
-      p.load(new InputStreamReader(in, StandardCharsets.UTF_8));
+    InputStream in = Settings.class.getResourceAsStream(resource);
+    if (in == null) {
+      throw new IOException(
+          "no file or classpath resource named '" + location + "' (looked for " + path + ")");
+    }
+    try (Reader r = new InputStreamReader(in, StandardCharsets.UTF_8)) {
+      p.load(r);
     }
     return new Settings("classpath:" + resource, p);
   }
