@@ -102,8 +102,9 @@ if (( MVN_RC == 0 )); then
   echo "Build: SUCCESS (format check, SpotBugs, enforcer and all tests passed)"
 else
   echo "Build: FAILED (mvn exit code $MVN_RC); first errors:"
-  grep -E '^\[ERROR\] (Failed to execute goal|Tests run:.*FAIL|  [A-Za-z].*:[0-9]+ )' "$LOG" \
-    | head -n 15 | sed 's/^/  /' || true
+  # Goal failures, failing tests, SpotBugs findings and unformatted files.
+  grep -E '^\[ERROR\] (Failed to execute goal|Tests run:.*FAIL|  [A-Za-z].*:[0-9]+ |(High|Medium|Low): |    src/|Run .mvn spotless:apply)' "$LOG" \
+    | head -n 25 | sed 's/^/  /' || true
   echo "Full log: $LOG"
 fi
 echo "Tests: $passed passed, $failed failed, $skipped skipped"

@@ -10,9 +10,10 @@ import java.util.concurrent.CompletableFuture;
  * <p><b>Contract.</b> Every method returns at once and reports its outcome through the returned
  * future; failures complete it exceptionally with a {@link CloudException} naming {@link #id()} (a
  * missing object is {@link CloudException.Kind#NOT_FOUND}). A driver never returns {@code null} for
- * failure. {@code put} replaces an existing object whole; readers never see a partial object. The
- * byte arrays passed in and handed out are owned by the receiver: a driver may keep the array given
- * to {@code put} only if it copies it, and callers may modify arrays returned by {@code get}.
+ * failure. {@code put} replaces an existing object whole; readers never see a partial object.
+ * Arrays: a driver never modifies the array given to {@code put} and may read it until the returned
+ * future completes (so the caller must not change it before then); it keeps it longer only as a
+ * copy. An array returned by {@code get} belongs to the caller, who may modify it.
  *
  * <p><b>Cancellation.</b> Cancelling a returned future tells the driver the result is no longer
  * wanted; the driver aborts the request where its SDK allows and otherwise lets it finish and drops

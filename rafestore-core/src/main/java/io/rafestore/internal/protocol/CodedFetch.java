@@ -10,7 +10,6 @@ import io.rafestore.internal.codec.ReedSolomon;
 import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.codec.Shamir;
 import io.rafestore.internal.util.Futures;
-import io.rafestore.spi.CloudException;
 import io.rafestore.spi.ObjectKey;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -86,13 +85,7 @@ final class CodedFetch {
       if (Futures.isCancellation(cause)) {
         return;
       }
-      boolean missing =
-          cause instanceof CloudException ce && ce.kind() == CloudException.Kind.NOT_FOUND;
-      fault =
-          new CloudFault(
-              cloud,
-              missing ? CloudFault.Kind.MISSING_DATA : CloudFault.Kind.ERROR,
-              object + ": " + cause.getMessage());
+      fault = DataFetch.failedGet(cloud, object, cause);
     } else if (!Sha256.matches(bytes, entry.pieceHashUnsafe(index))) {
       fault =
           new CloudFault(

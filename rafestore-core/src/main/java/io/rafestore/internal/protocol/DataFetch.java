@@ -123,13 +123,7 @@ final class DataFetch {
       if (Futures.isCancellation(cause)) {
         return;
       }
-      boolean missing =
-          cause instanceof CloudException ce && ce.kind() == CloudException.Kind.NOT_FOUND;
-      fault =
-          new CloudFault(
-              id,
-              missing ? CloudFault.Kind.MISSING_DATA : CloudFault.Kind.ERROR,
-              object + ": " + cause.getMessage());
+      fault = DataFetch.failedGet(id, object, cause);
     } else if (bytes.length != info.size() || !Sha256.matches(bytes, info.sha256())) {
       fault =
           new CloudFault(
@@ -170,6 +164,16 @@ final class DataFetch {
     if (failure != null) {
       result.completeExceptionally(failure);
     }
+  }
+
+  /** The fault a failed data get shows: the object is missing, or the cloud failed. */
+  static CloudFault failedGet(String cloud, ObjectKey object, Throwable cause) {
+    boolean missing =
+        cause instanceof CloudException ce && ce.kind() == CloudException.Kind.NOT_FOUND;
+    return new CloudFault(
+        cloud,
+        missing ? CloudFault.Kind.MISSING_DATA : CloudFault.Kind.ERROR,
+        object + ": " + cause.getMessage());
   }
 
   private void cancelAll() {
