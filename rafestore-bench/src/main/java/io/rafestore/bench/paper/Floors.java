@@ -21,6 +21,10 @@ import java.util.List;
  *       downlink and that cloud's link). A read must learn the newest version from a quorum and
  *       must receive the bytes; it need not do both one after the other, so this stays a floor.
  * </ul>
+ *
+ * <p>Both assume full copies. DepSky-CA moves fragments of half a value (f = 1) and can end below
+ * these floors for large values; its ratio says how it compares with replication, nothing more. A
+ * floor for erasure-coded protocols is not built yet.
  */
 final class Floors {
   private Floors() {}
