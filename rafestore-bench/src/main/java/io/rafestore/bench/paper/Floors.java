@@ -14,8 +14,7 @@ import java.util.List;
  *       the version) and the time to push f+1 full copies: to each of the first f+1 data clouds one
  *       RTT plus the value through the slower of the client's uplink and that cloud's link, and the
  *       f+1 copies together through the uplink. It leaves out writeM's round trip, so a protocol
- *       that writes metadata after its data cannot reach it. DepSky-CA sends fragments smaller than
- *       a copy and can go below it.
+ *       that writes metadata after its data cannot reach it.
  *   <li>read: the larger of one RTT to the (n-f)-th fastest metadata cloud and fetching the value
  *       from the nearest data cloud (one RTT plus the value through the slower of the client's
  *       downlink and that cloud's link). A read must learn the newest version from a quorum and
