@@ -1,0 +1,491 @@
+package io.rafestore.bench.paper;
+
+import io.rafestore.CloudRole;
+import io.rafestore.CloudStats;
+import io.rafestore.ProtocolMode;
+import io.rafestore.RafeStore;
+import io.rafestore.RafeStoreException;
+import io.rafestore.Scheduler;
+import io.rafestore.SigningKeys;
+import io.rafestore.StoredValue;
+import io.rafestore.WriteReceipt;
+import io.rafestore.clouds.MemoryCloud;
+import io.rafestore.clouds.WanEmulator;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * The reproduction of the paper's Figure 3 and Table 3: for each Table 2 configuration, protocol
+ * mode and value size, N writes then N reads of one key on in-memory clouds behind an emulated WAN
+ * (real time on {@link Scheduler#system()}, scaled by a time-scale factor), recording latency
+ * percentiles, writes that contacted only f+1 data clouds, requests and bytes per cloud, cancelled
+ * requests, the ratio to the physical floor and a cost estimate. Writes CSV, Markdown and SVG plots
+ * to an output directory.
+ *
+ * <pre>
+ * java -cp ... io.rafestore.bench.paper.PaperBench --quick --out target/paper
+ * java -cp ... io.rafestore.bench.paper.PaperBench --out results --configs 1,2 --ops 60
+ * </pre>
+ *
+ * <p>A command-line tool, not an API; not thread-safe. f = 1 (n = 4) as in the paper.
+ */
+public final class PaperBench {
+  static final int F = 1;
+  static final long KB = 1024;
+  static final long[] PAPER_SIZES = {
+    KB, 4 * KB, 16 * KB, 64 * KB, 256 * KB, 1024 * KB, 4096 * KB, 16384 * KB
+  };
+  static final long[] QUICK_SIZES = {KB, 64 * KB, 256 * KB, 1024 * KB};
+
+  private final Options options;
+  private final WanProfile profile;
+  private final PriceTable prices;
+  private final PrintStream log;
+
+  private PaperBench(Options options, PrintStream log) throws IOException {
+    this.options = options;
+    this.profile = WanProfile.load(options.profile);
+    this.prices = PriceTable.load(options.prices, profile.clouds().keySet());
+    this.log = log;
+  }
+
+  /**
+   * Runs the benchmark.
+   *
+   * @param args see {@link Options#usage()}; {@code --help} prints it
+   */
+  public static void main(String[] args) throws Exception {
+    Options o;
+    try {
+      o = Options.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("error: " + e.getMessage());
+      System.err.println(Options.usage());
+      System.exit(2);
+      return;
+    }
+    if (o.help) {
+      System.out.println(Options.usage());
+      return;
+    }
+    run(o, System.out);
+  }
+
+  /** Runs with {@code options}, logging progress to {@code log}; returns the results. */
+  static List<Result> run(Options options, PrintStream log) throws IOException {
+    return new PaperBench(options, log).runAll();
+  }
+
+  private List<Result> runAll() throws IOException {
+    double scale = options.timeScale > 0 ? options.timeScale : 1;
+    if (options.quick && options.timeScale <= 0) {
+      scale = profile.quickTimeScale();
+    }
+    log.printf(
+        Locale.ROOT,
+        "PaperBench: profile %s, time scale %s, %d ops, configs %s, modes %s, sizes %s%n",
+        profile.name(),
+        scale,
+        options.ops,
+        options.configs,
+        options.modes,
+        Arrays.toString(options.sizes));
+    warmUp();
+    List<Result> results = new ArrayList<>();
+    for (int config : options.configs) {
+      WanProfile.Arrangement arrangement = profile.arrangement(config);
+      for (ProtocolMode mode : options.modes) {
+        for (long size : options.sizes) {
+          results.addAll(runCell(arrangement, mode, size, scale));
+        }
+      }
+    }
+    Reports.writeAll(options.out, profile, prices, scale, options, results);
+    log.println("PaperBench: wrote " + options.out.toAbsolutePath());
+    return results;
+  }
+
+  /**
+   * Runs every mode's code a few times on local links, untimed, so the first measured cell does not
+   * pay for class loading and JIT compilation: at a time scale of 1/50 every real millisecond of
+   * such overhead shows as 50 paper milliseconds.
+   */
+  private void warmUp() throws IOException {
+    for (ProtocolMode mode : options.modes) {
+      RafeStore.Builder builder =
+          RafeStore.builder()
+              .faultsTolerated(F)
+              .writer("warm-up", SigningKeys.generate())
+              .mode(mode)
+              .scheduler(Scheduler.system());
+      WanEmulator wan = WanEmulator.builder(Scheduler.system()).build();
+      for (int i = 0; i < 3 * F + 1; i++) {
+        builder.cloud(wan.wrap(new MemoryCloud("w" + i), WanEmulator.Link.local()));
+      }
+      try (RafeStore store = builder.build()) {
+        var blocking = store.blocking();
+        for (long size : new long[] {KB, 256 * KB}) {
+          for (int i = 0; i < 5; i++) {
+            try {
+              blocking.write("warm-up", new byte[Math.toIntExact(size)]);
+              blocking.read("warm-up");
+            } catch (RafeStoreException e) {
+              log.println("warm-up " + mode + " failed (not measured, run goes on): " + e);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  private List<Result> runCell(
+      WanProfile.Arrangement arrangement, ProtocolMode mode, long size, double scale)
+      throws IOException {
+    Scheduler scheduler = Scheduler.system();
+    WanEmulator wan =
+        WanEmulator.builder(scheduler)
+            .uplinkBitsPerSecond(WanProfile.scaledBps(profile.uplinkBps(), scale))
+            .downlinkBitsPerSecond(WanProfile.scaledBps(profile.downlinkBps(), scale))
+            .seed(size * 31 + arrangement.number())
+            .build();
+    KeyPair keys = SigningKeys.generate();
+    RafeStore.Builder builder =
+        RafeStore.builder()
+            .faultsTolerated(F)
+            .writer("bench", keys)
+            .mode(mode)
+            .scheduler(scheduler)
+            .dataCloudsInOrderAdded(true)
+            .maxValueBytes(Math.max(size, 1024));
+    for (String id : arrangement.order()) {
+      WanProfile.CloudLink link = profile.clouds().get(id);
+      Duration rtt = profile.scaledRtt(id, scale);
+      WanEmulator.Link wanLink =
+          WanEmulator.Link.rtt(rtt)
+              .jitter(profile.jitter())
+              .bandwidthBitsPerSecond(WanProfile.scaledBps(link.bps(), scale));
+      CloudRole role =
+          arrangement.metadataOnly().contains(id)
+              ? CloudRole.METADATA_ONLY
+              : CloudRole.DATA_AND_METADATA;
+      builder.cloud(wan.wrap(new MemoryCloud(id), wanLink), role, rtt);
+    }
+    String key = "bench/config" + arrangement.number() + "/" + size;
+    // Seeded on purpose: the same bytes in every run. The content does not matter for timing.
+    byte[] value = new byte[Math.toIntExact(size)];
+    new SplittableRandom(size).nextBytes(value);
+    List<Result> out = new ArrayList<>(2);
+    try (RafeStore store = builder.build()) {
+      var blocking = store.blocking();
+      Map<String, CloudStats> before = store.stats();
+      double[] writeMs = new double[options.ops];
+      int onlyFPlusOne = 0;
+      int writes = 0;
+      for (int i = 0; i < options.ops; i++) {
+        // Each version differs, so no cloud can answer with an older copy by accident.
+        byte[] stamp = Integer.toString(i).getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(stamp, 0, value, 0, Math.min(stamp.length, value.length));
+        long t0 = System.nanoTime();
+        try {
+          WriteReceipt receipt = blocking.write(key, value);
+          writeMs[writes++] = (System.nanoTime() - t0) / 1e6 / scale;
+          if (receipt.onlyFPlusOneDataClouds()) {
+            onlyFPlusOne++;
+          }
+          if (options.verbose) {
+            log.printf(
+                Locale.ROOT,
+                "  write %d: data clouds %s, writeDf %s, readM skipped %s, %.1f ms%n",
+                i,
+                receipt.dataCloudsContacted(),
+                receipt.writeDfUsed(),
+                receipt.readMSkipped(),
+                writeMs[writes - 1]);
+          }
+        } catch (RafeStoreException e) {
+          // A failed operation is counted and reported, not timed; the run goes on.
+          report(arrangement, mode, size, "write", e);
+        }
+      }
+      Map<String, CloudStats> afterWrites = store.stats();
+      double[] readMs = new double[options.ops];
+      int reads = 0;
+      for (int i = 0; i < options.ops; i++) {
+        long t0 = System.nanoTime();
+        try {
+          StoredValue v = blocking.read(key);
+          readMs[reads++] = (System.nanoTime() - t0) / 1e6 / scale;
+          if (v.info().size() != size) {
+            throw new IllegalStateException("read " + v.info().size() + " bytes, wrote " + size);
+          }
+        } catch (RafeStoreException e) {
+          report(arrangement, mode, size, "read", e);
+        }
+      }
+      Map<String, CloudStats> afterReads = store.stats();
+      int n = arrangement.order().size();
+      if (n != 3 * F + 1) {
+        log.println("note: " + n + " clouds for f=" + F);
+      }
+      Result w =
+          result(
+              arrangement,
+              mode,
+              size,
+              "write",
+              Arrays.copyOf(writeMs, writes),
+              options.ops - writes,
+              Floors.writeMs(profile, arrangement, F, size),
+              onlyFPlusOne,
+              delta(afterWrites, before),
+              true);
+      Result r =
+          result(
+              arrangement,
+              mode,
+              size,
+              "read",
+              Arrays.copyOf(readMs, reads),
+              options.ops - reads,
+              Floors.readMs(profile, arrangement, F, size),
+              -1,
+              delta(afterReads, afterWrites),
+              false);
+      log.printf(
+          Locale.ROOT,
+          "config %d %-9s %6s  write median %8.1f ms (f+1 only %d/%d)  read median %8.1f ms"
+              + "  failures %d%n",
+          arrangement.number(),
+          mode,
+          Reports.sizeLabel(size),
+          w.medianMs(),
+          onlyFPlusOne,
+          options.ops,
+          r.medianMs(),
+          w.failures() + r.failures());
+      out.add(w);
+      out.add(r);
+    }
+    return out;
+  }
+
+  private void report(
+      WanProfile.Arrangement arrangement,
+      ProtocolMode mode,
+      long size,
+      String op,
+      RafeStoreException e) {
+    log.printf(
+        Locale.ROOT,
+        "FAILED: config %d %s %s %s: %s%n",
+        arrangement.number(),
+        mode,
+        Reports.sizeLabel(size),
+        op,
+        e);
+  }
+
+  private Result result(
+      WanProfile.Arrangement arrangement,
+      ProtocolMode mode,
+      long size,
+      String op,
+      double[] latencies,
+      int failures,
+      double floor,
+      int onlyFPlusOne,
+      Map<String, CloudStats> delta,
+      boolean writes) {
+    double[] sorted = latencies.clone();
+    Arrays.sort(sorted);
+    List<Result.CloudUse> perCloud = new ArrayList<>();
+    long cancelled = 0;
+    for (String id : arrangement.order()) {
+      CloudStats s = delta.get(id);
+      perCloud.add(new Result.CloudUse(id, s.requests(), s.bytesUp(), s.bytesDown()));
+      cancelled += s.cancelled();
+    }
+    return new Result(
+        arrangement.number(),
+        mode,
+        size,
+        op,
+        latencies.length,
+        failures,
+        Result.percentile(sorted, 0.5),
+        Result.percentile(sorted, 0.9),
+        Result.percentile(sorted, 0.99),
+        floor,
+        onlyFPlusOne,
+        cancelled,
+        perCloud,
+        prices.costPer10k(delta, latencies.length + failures, writes));
+  }
+
+  private static Map<String, CloudStats> delta(
+      Map<String, CloudStats> after, Map<String, CloudStats> before) {
+    Map<String, CloudStats> d = new HashMap<>();
+    for (Map.Entry<String, CloudStats> e : after.entrySet()) {
+      CloudStats b = before.get(e.getKey());
+      d.put(e.getKey(), b == null ? e.getValue() : e.getValue().minus(b));
+    }
+    return d;
+  }
+
+  /** Command-line options. Mutable while parsing, then read only. */
+  static final class Options {
+    boolean help;
+    boolean quick;
+    boolean verbose;
+    Path out = Path.of("paper-results");
+    List<Integer> configs = List.of(1, 2, 3);
+    List<ProtocolMode> modes = List.of(ProtocolMode.values());
+    long[] sizes = PAPER_SIZES.clone();
+    int ops = 60;
+    double timeScale;
+    String profile = WanProfile.DEFAULT;
+    String prices = PriceTable.DEFAULT;
+
+    static String usage() {
+      return String.join(
+          "\n",
+          "usage: PaperBench [--quick] [--out DIR] [--configs 1,2,3] [--modes PAPER,FAST,...]",
+          "                  [--sizes 1K,64K,1M] [--ops N] [--time-scale X]",
+          "                  [--profile FILE] [--prices FILE] [--verbose]",
+          "  --quick        time scale from the profile (1/50), 3 ops, sizes 1K,64K,256K,1M",
+          "  --out          output directory (default paper-results)",
+          "  --configs      Table 2 configurations (default 1,2,3)",
+          "  --modes        protocol modes (default all four)",
+          "  --sizes        value sizes with K or M suffix (default 1K..16M, x4 steps)",
+          "  --ops          writes, then reads, per cell (default 60, 3 with --quick)",
+          "  --time-scale   multiply RTTs and divide bandwidths by X (0 < X <= 1)",
+          "  --profile      WAN profile file (default the built-in Table 1 profile)",
+          "  --prices       price table file (default the built-in assumed list prices)",
+          "  --verbose      print what each write did (data clouds, writeDf, readM skipped)");
+    }
+
+    static Options parse(String... args) {
+      Options o = new Options();
+      boolean opsSet = false;
+      boolean sizesSet = false;
+      for (int i = 0; i < args.length; i++) {
+        String a = args[i];
+        switch (a) {
+          case "--help", "-h" -> o.help = true;
+          case "--quick" -> o.quick = true;
+          case "--verbose" -> o.verbose = true;
+          case "--out" -> o.out = Path.of(value(args, ++i, a));
+          case "--configs" -> {
+            List<Integer> c = new ArrayList<>();
+            for (String s : value(args, ++i, a).split(",")) {
+              c.add(integer(s, a));
+            }
+            o.configs = List.copyOf(c);
+          }
+          case "--modes" -> {
+            List<ProtocolMode> m = new ArrayList<>();
+            for (String s : value(args, ++i, a).split(",")) {
+              try {
+                m.add(ProtocolMode.valueOf(s.trim().toUpperCase(Locale.ROOT)));
+              } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(
+                    "--modes: unknown mode '"
+                        + s
+                        + "', expected "
+                        + Arrays.toString(ProtocolMode.values()),
+                    e);
+              }
+            }
+            o.modes = List.copyOf(m);
+          }
+          case "--sizes" -> {
+            String[] parts = value(args, ++i, a).split(",");
+            o.sizes = new long[parts.length];
+            for (int k = 0; k < parts.length; k++) {
+              o.sizes[k] = size(parts[k]);
+            }
+            sizesSet = true;
+          }
+          case "--ops" -> {
+            o.ops = integer(value(args, ++i, a), a);
+            opsSet = true;
+          }
+          case "--time-scale" -> {
+            String v = value(args, ++i, a);
+            try {
+              o.timeScale = Double.parseDouble(v);
+            } catch (NumberFormatException e) {
+              throw new IllegalArgumentException("--time-scale: not a number: " + v, e);
+            }
+            if (!(o.timeScale > 0 && o.timeScale <= 1)) {
+              throw new IllegalArgumentException("--time-scale must be in (0, 1], was " + v);
+            }
+          }
+          case "--profile" -> o.profile = value(args, ++i, a);
+          case "--prices" -> o.prices = value(args, ++i, a);
+          default -> throw new IllegalArgumentException("unknown option '" + a + "'");
+        }
+      }
+      if (o.quick) {
+        if (!opsSet) {
+          o.ops = 3;
+        }
+        if (!sizesSet) {
+          o.sizes = QUICK_SIZES.clone();
+        }
+      }
+      if (o.ops < 1) {
+        throw new IllegalArgumentException("--ops must be >= 1, was " + o.ops);
+      }
+      return o;
+    }
+
+    private static String value(String[] args, int i, String option) {
+      if (i >= args.length) {
+        throw new IllegalArgumentException(option + " needs a value");
+      }
+      return args[i];
+    }
+
+    private static int integer(String s, String option) {
+      try {
+        return Integer.parseInt(s.trim());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(option + ": not a whole number: '" + s + "'", e);
+      }
+    }
+
+    static long size(String s) {
+      String t = s.trim().toUpperCase(Locale.ROOT);
+      long unit = 1;
+      if (t.endsWith("KB") || t.endsWith("K")) {
+        unit = KB;
+        t = t.substring(0, t.indexOf('K'));
+      } else if (t.endsWith("MB") || t.endsWith("M")) {
+        unit = KB * KB;
+        t = t.substring(0, t.indexOf('M'));
+      }
+      long v;
+      try {
+        v = Long.parseLong(t) * unit;
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("--sizes: not a size like 64K or 1M: '" + s + "'", e);
+      }
+      if (v < 1 || v > 64 * KB * KB) {
+        throw new IllegalArgumentException("--sizes: must be 1 byte to 64M, was '" + s + "'");
+      }
+      return v;
+    }
+  }
+}

@@ -1,0 +1,208 @@
+package io.rafestore.bench.paper;
+
+import io.rafestore.ProtocolMode;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.TreeSet;
+
+/**
+ * Writes a run's results: {@code results.csv}, {@code results.md} (latency table, Table 3 beside
+ * the paper's, price source) and one {@code latency-config<N>-<op>.svg} per configuration and
+ * operation (latency against size on log-log axes, one line per protocol, like the paper's Figure
+ * 3). Stateless.
+ */
+final class Reports {
+  static final String CSV = "results.csv";
+  static final String MARKDOWN = "results.md";
+
+  /** The paper's Table 3 (writes out of 60 that contacted only f+1 data clouds), 1 KB..16 MB. */
+  static final int[][] PAPER_TABLE3 = {
+    {60, 59, 60, 52, 0, 0, 0, 0},
+    {52, 54, 47, 58, 60, 53, 59, 46}
+  };
+
+  private Reports() {}
+
+  static void writeAll(
+      Path dir,
+      WanProfile profile,
+      PriceTable prices,
+      double scale,
+      PaperBench.Options options,
+      List<Result> results)
+      throws IOException {
+    Files.createDirectories(dir);
+    Files.writeString(dir.resolve(CSV), csv(results), StandardCharsets.UTF_8);
+    Files.writeString(
+        dir.resolve(MARKDOWN),
+        markdown(profile, prices, scale, options, results),
+        StandardCharsets.UTF_8);
+    for (int config : new TreeSet<>(options.configs)) {
+      for (String op : List.of("write", "read")) {
+        Files.writeString(
+            dir.resolve("latency-config" + config + "-" + op + ".svg"),
+            Svg.latencyPlot(config, op, options.modes, results),
+            StandardCharsets.UTF_8);
+      }
+    }
+  }
+
+  static String sizeLabel(long bytes) {
+    if (bytes >= PaperBench.KB * PaperBench.KB && bytes % (PaperBench.KB * PaperBench.KB) == 0) {
+      return bytes / (PaperBench.KB * PaperBench.KB) + "MB";
+    }
+    if (bytes >= PaperBench.KB && bytes % PaperBench.KB == 0) {
+      return bytes / PaperBench.KB + "KB";
+    }
+    return bytes + "B";
+  }
+
+  static String csv(List<Result> results) {
+    StringBuilder sb = new StringBuilder();
+    sb.append(
+        "config,mode,size_bytes,op,ops,failures,median_ms,p90_ms,p99_ms,floor_ms,median_over_floor,"
+            + "only_f_plus_1,cancelled,cost_per_10k_usd");
+    List<String> clouds = new ArrayList<>();
+    if (!results.isEmpty()) {
+      // Columns follow the cloud ids (p0..p3), whatever each configuration's order.
+      for (Result.CloudUse u : results.get(0).perCloud()) {
+        clouds.add(u.cloud());
+      }
+      clouds.sort(null);
+      for (String c : clouds) {
+        sb.append(',').append(c).append("_requests,").append(c).append("_bytes_up,");
+        sb.append(c).append("_bytes_down");
+      }
+    }
+    sb.append('\n');
+    for (Result r : results) {
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "%d,%s,%d,%s,%d,%d,%.3f,%.3f,%.3f,%.3f,%.4f,%d,%d,%.6f",
+              r.config(),
+              r.mode(),
+              r.sizeBytes(),
+              r.op(),
+              r.ops(),
+              r.failures(),
+              r.medianMs(),
+              r.p90Ms(),
+              r.p99Ms(),
+              r.floorMs(),
+              r.medianOverFloor(),
+              r.onlyFPlusOne(),
+              r.cancelled(),
+              r.costPer10kUsd()));
+      for (String c : clouds) {
+        Result.CloudUse u =
+            r.perCloud().stream().filter(x -> x.cloud().equals(c)).findFirst().orElseThrow();
+        sb.append(',').append(u.requests()).append(',').append(u.bytesUp());
+        sb.append(',').append(u.bytesDown());
+      }
+      sb.append('\n');
+    }
+    return sb.toString();
+  }
+
+  static String markdown(
+      WanProfile profile,
+      PriceTable prices,
+      double scale,
+      PaperBench.Options options,
+      List<Result> results) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("# PaperBench results\n\n");
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "Profile `%s`, time scale %s (latencies below are divided by it: paper milliseconds),"
+                + " %d writes then %d reads per cell, f = %d. In-memory clouds behind the"
+                + " emulated WAN, real time. Measured on whatever machine ran it; on a shared"
+                + " machine the numbers are noisy.%n%n",
+            profile.name(),
+            scale,
+            options.ops,
+            options.ops,
+            PaperBench.F));
+    sb.append(
+        "| config | mode | size | op | failed | median ms | p90 ms | p99 ms | floor ms | median/floor"
+            + " | f+1 only | cancelled | requests per cloud | cost / 10k ops (USD) |\n");
+    sb.append("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
+    for (Result r : results) {
+      StringBuilder perCloud = new StringBuilder();
+      for (Result.CloudUse u : r.perCloud()) {
+        if (perCloud.length() > 0) {
+          perCloud.append(' ');
+        }
+        perCloud.append(u.cloud()).append(':').append(u.requests());
+      }
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "| %d | %s | %s | %s | %d | %.1f | %.1f | %.1f | %.1f | %.2f | %s | %d | %s | %.4f |%n",
+              r.config(),
+              r.mode(),
+              sizeLabel(r.sizeBytes()),
+              r.op(),
+              r.failures(),
+              r.medianMs(),
+              r.p90Ms(),
+              r.p99Ms(),
+              r.floorMs(),
+              r.medianOverFloor(),
+              r.onlyFPlusOne() < 0 ? "" : r.onlyFPlusOne() + "/" + r.ops(),
+              r.cancelled(),
+              perCloud,
+              r.costPer10kUsd()));
+    }
+    sb.append('\n').append(table3(results));
+    sb.append("\nCosts use ").append(prices.source()).append(".\n");
+    return sb.toString();
+  }
+
+  /** Table 3 (PAPER mode writes contacting only f+1 data clouds) next to the paper's numbers. */
+  static String table3(List<Result> results) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("## Table 3: PAPER-mode writes that contacted only f+1 data clouds\n\n");
+    sb.append("| row |");
+    for (long s : PaperBench.PAPER_SIZES) {
+      sb.append(' ').append(sizeLabel(s)).append(" |");
+    }
+    sb.append("\n|---|");
+    sb.append("---:|".repeat(PaperBench.PAPER_SIZES.length)).append('\n');
+    for (int config = 1; config <= 3; config++) {
+      if (config <= PAPER_TABLE3.length) {
+        sb.append("| paper, config ").append(config).append(" |");
+        for (int v : PAPER_TABLE3[config - 1]) {
+          sb.append(' ').append(v).append("/60 |");
+        }
+        sb.append('\n');
+      }
+      boolean any = false;
+      StringBuilder row = new StringBuilder("| measured, config " + config + " |");
+      for (long s : PaperBench.PAPER_SIZES) {
+        String cell = " |";
+        for (Result r : results) {
+          if (r.config() == config
+              && r.mode() == ProtocolMode.PAPER
+              && r.op().equals("write")
+              && r.sizeBytes() == s) {
+            cell = " " + r.onlyFPlusOne() + "/" + r.ops() + " |";
+            any = true;
+          }
+        }
+        row.append(cell);
+      }
+      if (any) {
+        sb.append(row).append('\n');
+      }
+    }
+    return sb.toString();
+  }
+}

@@ -1,0 +1,60 @@
+package io.rafestore.bench.paper;
+
+import io.rafestore.ProtocolMode;
+import java.util.List;
+
+/**
+ * The measurements of one cell: a configuration, a protocol mode, a value size and an operation
+ * kind. Latencies are in paper milliseconds (measured time divided by the time scale). Immutable.
+ *
+ * @param config the Table 2 configuration number
+ * @param mode the protocol mode
+ * @param sizeBytes the value size
+ * @param op "write" or "read"
+ * @param ops operations that succeeded (and were timed)
+ * @param failures operations that failed (not timed)
+ * @param medianMs median latency
+ * @param p90Ms 90th percentile latency
+ * @param p99Ms 99th percentile latency
+ * @param floorMs the physical floor of this operation (see {@link Floors})
+ * @param onlyFPlusOne writes that contacted only f+1 data clouds; -1 for reads
+ * @param cancelled requests cancelled, over all clouds
+ * @param perCloud requests and bytes per cloud, in arrangement order
+ * @param costPer10kUsd cost of 10,000 such operations (assumed prices)
+ */
+record Result(
+    int config,
+    ProtocolMode mode,
+    long sizeBytes,
+    String op,
+    int ops,
+    int failures,
+    double medianMs,
+    double p90Ms,
+    double p99Ms,
+    double floorMs,
+    int onlyFPlusOne,
+    long cancelled,
+    List<CloudUse> perCloud,
+    double costPer10kUsd) {
+
+  Result {
+    perCloud = List.copyOf(perCloud);
+  }
+
+  /** One cloud's requests and bytes during the cell. */
+  record CloudUse(String cloud, long requests, long bytesUp, long bytesDown) {}
+
+  double medianOverFloor() {
+    return medianMs / floorMs;
+  }
+
+  /** Percentile by nearest rank of a sorted array, {@code q} in (0, 1]. */
+  static double percentile(double[] sorted, double q) {
+    if (sorted.length == 0) {
+      return Double.NaN;
+    }
+    int rank = (int) Math.ceil(q * sorted.length);
+    return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+  }
+}

@@ -1,0 +1,147 @@
+package io.rafestore.bench.paper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import io.rafestore.ProtocolMode;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Document;
+
+/**
+ * Runs the quick mode on a tiny subset and checks that its outputs exist and parse. No latency is
+ * asserted: the build machine is shared and noisy.
+ */
+class PaperBenchTest {
+
+  @Test
+  void quickRunOnTinySubsetWritesParsableOutputs(@TempDir Path dir) throws Exception {
+    PaperBench.Options o =
+        PaperBench.Options.parse(
+            "--quick", "--out", dir.toString(), "--configs", "1", "--sizes", "1K,4K", "--ops", "3");
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    List<Result> results = PaperBench.run(o, new PrintStream(log, true, StandardCharsets.UTF_8));
+
+    // one config x four modes x two sizes x {write, read}
+    assertThat(results).hasSize(16);
+    assertThat(results).extracting(Result::mode).containsOnly(ProtocolMode.values());
+    for (Result r : results) {
+      // A failed operation is counted, not timed; whether any fail is not this test's business.
+      assertThat(r.ops() + r.failures()).isEqualTo(3);
+      if (r.ops() > 0) {
+        assertThat(r.medianMs()).isPositive();
+        assertThat(r.p90Ms()).isGreaterThanOrEqualTo(r.medianMs());
+        assertThat(r.p99Ms()).isGreaterThanOrEqualTo(r.p90Ms());
+      }
+      assertThat(r.floorMs()).isPositive();
+      assertThat(r.perCloud()).hasSize(4);
+      if (r.op().equals("write") && r.ops() > 0) {
+        assertThat(r.onlyFPlusOne()).isBetween(0, r.ops());
+        assertThat(r.perCloud()).allSatisfy(u -> assertThat(u.requests()).isPositive());
+      } else if (r.op().equals("read")) {
+        assertThat(r.onlyFPlusOne()).isEqualTo(-1);
+      }
+    }
+
+    List<String> csv = Files.readAllLines(dir.resolve(Reports.CSV), StandardCharsets.UTF_8);
+    assertThat(csv).hasSize(17);
+    String[] header = csv.get(0).split(",");
+    assertThat(header).contains("median_ms", "only_f_plus_1", "p0_requests", "p3_bytes_down");
+    for (String line : csv.subList(1, csv.size())) {
+      String[] cells = line.split(",");
+      assertThat(cells).hasSameSizeAs(header);
+      assertThat(Integer.parseInt(cells[4]) + Integer.parseInt(cells[5])).isEqualTo(3);
+      assertThat(Double.parseDouble(cells[6])).isNotNegative(); // median_ms (NaN if all failed)
+      assertThat(Double.parseDouble(cells[13])).isNotNegative(); // cost
+    }
+
+    String md = Files.readString(dir.resolve(Reports.MARKDOWN), StandardCharsets.UTF_8);
+    assertThat(md)
+        .contains("| config | mode |")
+        .contains("| paper, config 1 | 60/60 | 59/60 |")
+        .contains("| measured, config 1 |")
+        .contains("to be checked");
+
+    for (String op : List.of("write", "read")) {
+      Path svg = dir.resolve("latency-config1-" + op + ".svg");
+      DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+      f.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+      Document doc = f.newDocumentBuilder().parse(svg.toFile());
+      assertThat(doc.getDocumentElement().getNodeName()).isEqualTo("svg");
+      // one line per mode plus the physical floor
+      assertThat(doc.getElementsByTagName("polyline").getLength()).isEqualTo(5);
+    }
+  }
+
+  @Test
+  void builtInProfileHasTable1AndTable2() throws Exception {
+    WanProfile p = WanProfile.load(WanProfile.DEFAULT);
+    assertThat(p.clouds()).containsOnlyKeys("p0", "p1", "p2", "p3");
+    assertThat(p.clouds().get("p2").rttMillis()).isEqualTo(750);
+    assertThat(p.arrangement(2).order()).containsExactly("p1", "p2", "p3", "p0");
+    assertThat(p.arrangement(3).metadataOnly()).containsExactly("p2");
+    // The chosen bandwidths put Configuration 1's f+1-only limit between 64 KB and 256 KB.
+    double room = Floors.quorumRttMs(p, p.arrangement(1), 1) + 5 - 315;
+    double p1Bps = p.clouds().get("p1").bps();
+    assertThat(64 * 1024 * 8 / p1Bps * 1000).isLessThan(room);
+    assertThat(256 * 1024 * 8 / p1Bps * 1000).isGreaterThan(room);
+  }
+
+  @Test
+  void floorsFollowTheProfile() throws Exception {
+    WanProfile p = WanProfile.load(WanProfile.DEFAULT);
+    WanProfile.Arrangement c1 = p.arrangement(1);
+    WanProfile.Arrangement c2 = p.arrangement(2);
+    // 1 KB: the quorum's RTT (p2, 750 ms) dominates; 256 KB: p1's RTT plus 2 Mbit/s upload.
+    assertThat(Floors.writeMs(p, c1, 1, 1024)).isEqualTo(750.0);
+    assertThat(Floors.writeMs(p, c1, 1, 256 * 1024)).isCloseTo(315 + 1048.576, within(1e-6));
+    assertThat(Floors.readMs(p, c1, 1, 1024)).isEqualTo(750.0);
+    // 1 MB in configuration 2: the nearest holder is p1, 315 ms + 4194 ms at 2 Mbit/s.
+    assertThat(Floors.readMs(p, c2, 1, 1024 * 1024)).isCloseTo(315 + 4194.304, within(1e-6));
+  }
+
+  @Test
+  void badProfileErrorsNameTheKey(@TempDir Path dir) throws Exception {
+    Path bad = dir.resolve("bad.properties");
+    Files.writeString(
+        bad,
+        "uplink.bps = 100\ndownlink.bps = 100\ncloud.p0.rtt.ms = fast\ncloud.p0.bps = 1\n",
+        StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> WanProfile.load(bad.toString()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("cloud.p0.rtt.ms")
+        .hasMessageContaining("fast");
+    Path unknown = dir.resolve("unknown.properties");
+    Files.writeString(
+        unknown,
+        "uplink.bps = 100\ndownlink.bps = 100\ncloud.p0.rtt.ms = 5\ncloud.p0.bps = 1\n"
+            + "config.1.data = p0,p9\n",
+        StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> WanProfile.load(unknown.toString()))
+        .hasMessageContaining("config.1.data")
+        .hasMessageContaining("p9");
+    assertThatThrownBy(() -> WanProfile.load(dir.resolve("missing").toString()))
+        .hasMessageContaining("no file or classpath resource");
+  }
+
+  @Test
+  void optionsRejectNonsense() {
+    assertThatThrownBy(() -> PaperBench.Options.parse("--sizes", "12Q"))
+        .hasMessageContaining("--sizes");
+    assertThatThrownBy(() -> PaperBench.Options.parse("--modes", "RAFT"))
+        .hasMessageContaining("--modes");
+    assertThatThrownBy(() -> PaperBench.Options.parse("--time-scale", "2"))
+        .hasMessageContaining("--time-scale");
+    assertThatThrownBy(() -> PaperBench.Options.parse("--bogus")).hasMessageContaining("--bogus");
+    assertThat(PaperBench.Options.size("16M")).isEqualTo(16L * 1024 * 1024);
+    assertThat(PaperBench.Options.parse("--quick").sizes).hasSize(4);
+  }
+}
