@@ -23,6 +23,7 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.async.AsyncRequestBody;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
 import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.http.async.SdkAsyncHttpClient;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
@@ -45,33 +46,46 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 public final class S3Cloud implements CloudDriver {
   private final String id;
   private final String bucket;
+  private final SdkAsyncHttpClient http;
   private final S3AsyncClient client;
+  private final S3AsyncClient uploads;
   private volatile boolean closed;
 
   private S3Cloud(Builder b) {
     this.id = b.id;
     this.bucket = b.bucket;
-    S3AsyncClientBuilder cb =
-        S3AsyncClient.builder()
-            .region(Region.of(b.region))
-            .forcePathStyle(b.pathStyle)
-            .httpClientBuilder(
-                NettyNioAsyncHttpClient.builder()
-                    .connectionTimeout(b.connectTimeout)
-                    .readTimeout(b.readTimeout)
-                    .writeTimeout(b.readTimeout)
-                    .maxConcurrency(b.maxConnections))
-            .overrideConfiguration(o -> o.retryStrategy(r -> r.maxAttempts(b.maxAttempts)))
+    // One connection pool for both clients; the driver owns it and closes it last.
+    this.http =
+        NettyNioAsyncHttpClient.builder()
+            .connectionTimeout(b.connectTimeout)
+            .readTimeout(b.readTimeout)
+            .writeTimeout(b.readTimeout)
+            .maxConcurrency(b.maxConnections)
+            .build();
+    // Reads, listings and deletes go through a plain client: the multipart client also splits
+    // GETs into part requests, which gains nothing for RafeStore's objects and was seen to stall
+    // on empty objects. Only uploads use the multipart client.
+    this.client = configure(S3AsyncClient.builder(), b).build();
+    this.uploads =
+        configure(S3AsyncClient.builder(), b)
             .multipartEnabled(true)
             .multipartConfiguration(
-                m -> m.thresholdInBytes(b.multipartThreshold).minimumPartSizeInBytes(b.partSize));
+                m -> m.thresholdInBytes(b.multipartThreshold).minimumPartSizeInBytes(b.partSize))
+            .build();
+  }
+
+  private S3AsyncClientBuilder configure(S3AsyncClientBuilder cb, Builder b) {
+    cb.region(Region.of(b.region))
+        .forcePathStyle(b.pathStyle)
+        .httpClient(http)
+        .overrideConfiguration(o -> o.retryStrategy(r -> r.maxAttempts(b.maxAttempts)));
     if (b.endpoint != null) {
       cb.endpointOverride(b.endpoint);
     }
     if (b.credentials != null) {
       cb.credentialsProvider(b.credentials);
     }
-    this.client = cb.build();
+    return cb;
   }
 
   /** Settings for a driver with the given cloud id. */
@@ -103,7 +117,7 @@ public final class S3Cloud implements CloudDriver {
     AsyncRequestBody body = AsyncRequestBody.fromBytes(data);
     return call(
         () ->
-            client
+            uploads
                 .putObject(
                     r -> r.bucket(bucket).key(key.value()).contentLength((long) data.length), body)
                 .thenApply(r -> null));
@@ -193,7 +207,9 @@ public final class S3Cloud implements CloudDriver {
       return;
     }
     closed = true;
+    uploads.close();
     client.close();
+    http.close();
   }
 
   @Override
