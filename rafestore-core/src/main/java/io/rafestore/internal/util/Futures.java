@@ -46,6 +46,31 @@ public final class Futures {
     return outer;
   }
 
+  /**
+   * Like {@link #relay(CompletableFuture)}, but a failure of {@code inner} reaches the new future
+   * translated by {@code translate} (unwrapped first): how a driver turns its SDK's exceptions into
+   * {@code CloudException}s while cancellation still reaches the SDK's request.
+   */
+  public static <T> CompletableFuture<T> relayTranslating(
+      CompletableFuture<T> inner, Function<Throwable, ? extends Throwable> translate) {
+    CompletableFuture<T> outer = new CompletableFuture<>();
+    inner.whenComplete(
+        (v, e) -> {
+          if (e == null) {
+            outer.complete(v);
+          } else {
+            outer.completeExceptionally(translate.apply(unwrap(e)));
+          }
+        });
+    outer.whenComplete(
+        (r, e) -> {
+          if (outer.isCancelled()) {
+            inner.cancel(true);
+          }
+        });
+    return outer;
+  }
+
   /** A callback that completes {@code target} with the outcome it is given, unwrapping. */
   public static <T> BiConsumer<T, Throwable> completer(CompletableFuture<T> target) {
     return (value, error) -> {

@@ -37,4 +37,23 @@ class FuturesTest {
 
     assertThat(inner).isCancelled();
   }
+
+  @org.junit.jupiter.api.Test
+  void relayTranslatingMapsFailuresAndPassesCancellationOn() {
+    java.util.concurrent.CompletableFuture<String> inner =
+        new java.util.concurrent.CompletableFuture<>();
+    java.util.concurrent.CompletableFuture<String> outer =
+        Futures.relayTranslating(
+            inner, e -> new IllegalStateException("mapped: " + e.getMessage()));
+    inner.completeExceptionally(
+        new java.util.concurrent.CompletionException(new RuntimeException("sdk")));
+    org.assertj.core.api.Assertions.assertThatThrownBy(outer::join)
+        .hasCauseInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("mapped: sdk");
+
+    java.util.concurrent.CompletableFuture<String> pending =
+        new java.util.concurrent.CompletableFuture<>();
+    Futures.relayTranslating(pending, e -> e).cancel(true);
+    org.assertj.core.api.Assertions.assertThat(pending).isCancelled();
+  }
 }

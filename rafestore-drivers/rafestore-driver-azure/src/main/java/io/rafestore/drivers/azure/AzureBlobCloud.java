@@ -179,22 +179,7 @@ public final class AzureBlobCloud implements CloudDriver {
           new CloudException(id, Kind.UNAVAILABLE, "driver is closed"));
     }
     CompletableFuture<T> sdk = request.toFuture();
-    CompletableFuture<T> mapped = new CompletableFuture<>();
-    sdk.whenComplete(
-        (v, e) -> {
-          if (e == null) {
-            mapped.complete(v);
-          } else {
-            mapped.completeExceptionally(translate(e));
-          }
-        });
-    mapped.whenComplete(
-        (v, e) -> {
-          if (mapped.isCancelled()) {
-            sdk.cancel(true);
-          }
-        });
-    return mapped;
+    return Futures.relayTranslating(sdk, this::translate);
   }
 
   /** Maps an SDK failure to a {@link CloudException} of this cloud. */

@@ -232,22 +232,7 @@ public final class S3Cloud implements CloudDriver {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(translate(e));
     }
-    CompletableFuture<T> mapped = new CompletableFuture<>();
-    sdk.whenComplete(
-        (v, e) -> {
-          if (e == null) {
-            mapped.complete(v);
-          } else {
-            mapped.completeExceptionally(translate(e));
-          }
-        });
-    mapped.whenComplete(
-        (v, e) -> {
-          if (mapped.isCancelled()) {
-            sdk.cancel(true);
-          }
-        });
-    return mapped;
+    return Futures.relayTranslating(sdk, this::translate);
   }
 
   /** Maps an SDK failure to a {@link CloudException} of this cloud. */
