@@ -21,7 +21,7 @@ final class DeleteOp {
     CompletableFuture<Void> turn = ctx.enterKey(key, done);
     CompletableFuture<Void> result =
         turn.thenCompose(x -> MetadataRead.run(ctx, key))
-            .thenCompose(
+            .thenComposeAsync(
                 view -> {
                   String writer = ctx.settings.writerId();
                   LogEntry tombstone =
@@ -36,7 +36,9 @@ final class DeleteOp {
                             ctx.rememberOwnLog(next);
                             return Client.deleteData(ctx, key, dead);
                           });
-                });
+                },
+                // Encoding and signing the tombstone is CPU work: not on a driver's I/O thread.
+                ctx.settings.executor());
     // Release this client's turn on the key however the delete ends.
     result.whenComplete((r, e) -> done.complete(null));
     return result;

@@ -60,7 +60,7 @@ final class DepSkyWriteOp {
     boolean ca = ctx.settings.mode() == ProtocolMode.DEPSKY_CA;
     CompletableFuture<WriteReceipt> result =
         turn.thenCompose(x -> MetadataRead.run(ctx, key))
-            .thenCompose(
+            .thenComposeAsync(
                 view -> {
                   long ts = view.maxTimestamp + 1;
                   Pieces pieces =
@@ -76,7 +76,7 @@ final class DepSkyWriteOp {
                           Duration.ZERO)
                       .thenCompose(
                           acks ->
-                              hash.thenCompose(
+                              hash.thenComposeAsync(
                                   sha -> {
                                     LogEntry entry =
                                         ca
@@ -100,8 +100,12 @@ final class DepSkyWriteOp {
                                                 acks);
                                     return Commit.run(
                                         ctx, key, view, entry, all, false, false, start);
-                                  }));
-                });
+                                  },
+                                  ctx.settings.executor()));
+                },
+                // Encryption, coding, hashing and signing are CPU work: they run on the client's
+                // executor, never on the driver thread that completed the previous phase.
+                ctx.settings.executor());
     result.whenComplete((r, e) -> done.complete(null));
     return Futures.relay(result);
   }
