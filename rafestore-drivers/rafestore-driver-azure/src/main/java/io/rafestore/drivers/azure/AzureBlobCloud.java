@@ -1,9 +1,13 @@
 package io.rafestore.drivers.azure;
 
+import com.azure.core.credential.TokenCredential;
+import com.azure.core.exception.ClientAuthenticationException;
 import com.azure.core.exception.HttpResponseException;
+import com.azure.core.http.HttpClient;
 import com.azure.core.http.jdk.httpclient.JdkHttpClientBuilder;
 import com.azure.core.util.BinaryData;
 import com.azure.core.util.FluxUtil;
+import com.azure.identity.DefaultAzureCredentialBuilder;
 import com.azure.storage.blob.BlobContainerAsyncClient;
 import com.azure.storage.blob.BlobServiceAsyncClient;
 import com.azure.storage.blob.BlobServiceClientBuilder;
@@ -41,10 +45,13 @@ import reactor.core.publisher.Mono;
  * <p>Uses the JDK {@code HttpClient} transport (Netty is excluded) and pins the service version to
  * {@link BlobServiceVersion#V2025_11_05}, which Azurite accepts. The container is created on the
  * first write that finds it missing; reads and listings of a missing container behave as an empty
- * one (NOT_FOUND, empty list). Authentication is by connection string or by SAS token on an
- * explicit endpoint; azure-identity ({@code DefaultAzureCredential}) is not bundled, so managed
- * identities need a SAS from the deployment. Retries are the SDK's, bounded by {@link
- * Builder#maxTries(int)}. Cancelling a returned future cancels the reactive request. Thread-safe.
+ * one (NOT_FOUND, empty list). Authentication, first match wins: a connection string; a SAS token
+ * on an explicit endpoint; a {@link TokenCredential} given in code; otherwise, on an explicit
+ * endpoint, azure-identity's {@code DefaultAzureCredential} (environment variables, workload
+ * identity, managed identity, Azure CLI and the other sources of that chain), so no secret is
+ * needed in code or configuration. Token credentials are sent only over HTTPS (the SDK refuses
+ * bearer tokens on plain HTTP). Retries are the SDK's, bounded by {@link Builder#maxTries(int)}.
+ * Cancelling a returned future cancels the reactive request. Thread-safe.
  */
 public final class AzureBlobCloud implements CloudDriver {
   private final String id;
@@ -53,16 +60,17 @@ public final class AzureBlobCloud implements CloudDriver {
 
   private AzureBlobCloud(Builder b) {
     this.id = b.id;
+    HttpClient httpClient =
+        new JdkHttpClientBuilder()
+            .connectionTimeout(b.connectTimeout)
+            .readTimeout(b.readTimeout)
+            .writeTimeout(b.readTimeout)
+            .responseTimeout(b.readTimeout)
+            .build();
     BlobServiceClientBuilder sb =
         new BlobServiceClientBuilder()
             .serviceVersion(BlobServiceVersion.V2025_11_05)
-            .httpClient(
-                new JdkHttpClientBuilder()
-                    .connectionTimeout(b.connectTimeout)
-                    .readTimeout(b.readTimeout)
-                    .writeTimeout(b.readTimeout)
-                    .responseTimeout(b.readTimeout)
-                    .build())
+            .httpClient(httpClient)
             .retryOptions(
                 new RequestRetryOptions(
                     RetryPolicyType.EXPONENTIAL, b.maxTries, (Duration) null, null, null, null));
@@ -74,6 +82,11 @@ public final class AzureBlobCloud implements CloudDriver {
     }
     if (b.sasToken != null) {
       sb.sasToken(b.sasToken);
+    } else if (b.connectionString == null && !b.anonymous) {
+      sb.credential(
+          b.credential != null
+              ? b.credential
+              : new DefaultAzureCredentialBuilder().httpClient(httpClient).build());
     }
     BlobServiceAsyncClient service = sb.buildAsyncClient();
     this.container = service.getBlobContainerAsyncClient(b.container);
@@ -191,6 +204,12 @@ public final class AzureBlobCloud implements CloudDriver {
     if (t instanceof CancellationException) {
       return new CloudException(id, Kind.CANCELLED, "request cancelled", t);
     }
+    if (t instanceof ClientAuthenticationException cae && cae.getResponse() == null) {
+      // A credential that could not produce a token (DefaultAzureCredential found no source,
+      // a secret was rejected by the identity provider): nothing reached the storage service.
+      return new CloudException(
+          id, Kind.UNAUTHORIZED, "no token from the credential: " + cae.getMessage(), t);
+    }
     if (t instanceof HttpResponseException hre && hre.getResponse() != null) {
       int status = hre.getResponse().getStatusCode();
       String code =
@@ -216,8 +235,9 @@ public final class AzureBlobCloud implements CloudDriver {
 
   /**
    * Settings of an {@link AzureBlobCloud}. Required: {@link #container(String)} and either a {@link
-   * #connectionString(String)} or an {@link #endpoint(String)} (with a {@link #sasToken(String)}
-   * unless the container is public).
+   * #connectionString(String)} or an {@link #endpoint(String)}. On an endpoint, the credentials are
+   * a {@link #sasToken(String)}, a {@link #credential(TokenCredential)}, none for a public
+   * container ({@link #anonymous()}), or by default {@code DefaultAzureCredential}.
    */
   public static final class Builder {
     private final String id;
@@ -225,6 +245,8 @@ public final class AzureBlobCloud implements CloudDriver {
     private String connectionString;
     private String endpoint;
     private String sasToken;
+    private TokenCredential credential;
+    private boolean anonymous;
     private int maxTries = 3;
     private Duration connectTimeout = Duration.ofSeconds(5);
     private Duration readTimeout = Duration.ofSeconds(60);
@@ -257,6 +279,21 @@ public final class AzureBlobCloud implements CloudDriver {
       return this;
     }
 
+    /**
+     * A token credential for the endpoint (for example a {@code ClientSecretCredential} or a
+     * managed identity), instead of the default {@code DefaultAzureCredential}.
+     */
+    public Builder credential(TokenCredential value) {
+      this.credential = value;
+      return this;
+    }
+
+    /** Sends no credentials (a public container on an endpoint). */
+    public Builder anonymous() {
+      this.anonymous = true;
+      return this;
+    }
+
     /** Tries per request including the first, 1 to 10. Default 3. */
     public Builder maxTries(int value) {
       this.maxTries = value;
@@ -286,6 +323,25 @@ public final class AzureBlobCloud implements CloudDriver {
       }
       if (connectionString == null && endpoint == null) {
         throw new IllegalArgumentException("connectionString or endpoint is required");
+      }
+      int sources =
+          (connectionString != null ? 1 : 0)
+              + (sasToken != null ? 1 : 0)
+              + (credential != null ? 1 : 0)
+              + (anonymous ? 1 : 0);
+      if (sources > 1) {
+        throw new IllegalArgumentException(
+            "give at most one of connectionString, sasToken, credential and anonymous");
+      }
+      if (sources == 0
+          && endpoint != null
+          && !endpoint.regionMatches(true, 0, "https://", 0, "https://".length())) {
+        throw new IllegalArgumentException(
+            "endpoint "
+                + endpoint
+                + " is not https, so no token credential (DefaultAzureCredential) can be used on"
+                + " it: give a connectionString or a sasToken, or anonymous() for a public"
+                + " container");
       }
       if (maxTries < 1 || maxTries > 10) {
         throw new IllegalArgumentException("maxTries must be in [1, 10], was " + maxTries);

@@ -8,7 +8,9 @@ import java.time.Duration;
 /**
  * Type {@code azure}. {@code bucket}: the container (required). {@code credentialsRef} resolves to
  * a connection string (if it contains {@code AccountName=}) or else to a SAS token for {@code
- * endpoint}. Options {@code maxTries}, {@code connectTimeoutMs}, {@code readTimeoutMs}.
+ * endpoint}; without {@code credentialsRef}, the driver authenticates to {@code endpoint} with
+ * {@code DefaultAzureCredential}, or sends no credentials when option {@code anonymous=true}.
+ * Options {@code maxTries}, {@code connectTimeoutMs}, {@code readTimeoutMs}.
  */
 public final class AzureDriverProvider implements DriverProvider {
   @Override
@@ -33,6 +35,9 @@ public final class AzureDriverProvider implements DriverProvider {
             });
     if (spec.endpoint() == null && spec.credentialsRef() == null) {
       spec.requireEndpoint(); // fails naming the field
+    }
+    if (Boolean.parseBoolean(spec.option("anonymous").orElse("false"))) {
+      b.anonymous();
     }
     b.maxTries(Math.toIntExact(spec.longOption("maxTries", 3)));
     b.connectTimeout(Duration.ofMillis(spec.longOption("connectTimeoutMs", 5_000)));

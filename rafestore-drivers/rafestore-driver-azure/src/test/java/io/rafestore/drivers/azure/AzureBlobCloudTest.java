@@ -3,16 +3,26 @@ package io.rafestore.drivers.azure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.azure.core.credential.AccessToken;
+import com.azure.core.credential.TokenCredential;
+import com.azure.core.credential.TokenRequestContext;
+import com.azure.identity.CredentialUnavailableException;
 import io.rafestore.clouds.Drivers;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
 import io.rafestore.spi.CloudSpec;
 import io.rafestore.spi.ObjectKey;
 import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 
 class AzureBlobCloudTest {
   private static CloudException failure(CompletableFuture<?> f) throws Exception {
@@ -55,8 +65,74 @@ class AzureBlobCloudTest {
     }
   }
 
+  /** A token credential that counts its calls and answers with {@code answer}. */
+  private static final class CountingCredential implements TokenCredential {
+    final AtomicInteger calls = new AtomicInteger();
+    final List<String> scopes = new CopyOnWriteArrayList<>();
+    final Mono<AccessToken> answer;
+
+    CountingCredential(Mono<AccessToken> answer) {
+      this.answer = answer;
+    }
+
+    @Override
+    public Mono<AccessToken> getToken(TokenRequestContext request) {
+      calls.incrementAndGet();
+      scopes.addAll(request.getScopes());
+      return answer;
+    }
+  }
+
+  @Test
+  void tokenCredentialIsAskedForAStorageTokenBeforeTheRequest() throws Exception {
+    CountingCredential cred =
+        new CountingCredential(
+            Mono.just(new AccessToken("t", OffsetDateTime.now(ZoneOffset.UTC).plusHours(1))));
+    try (AzureBlobCloud d =
+        AzureBlobCloud.builder("tok")
+            .endpoint("https://127.0.0.1:1/devstoreaccount1")
+            .credential(cred)
+            .container("c-token")
+            .maxTries(1)
+            .connectTimeout(Duration.ofSeconds(2))
+            .build()) {
+      CloudException e = failure(d.get(ObjectKey.of("k")));
+      assertThat(e.kind()).isEqualTo(CloudException.Kind.UNAVAILABLE);
+    }
+    assertThat(cred.calls.get()).isPositive();
+    assertThat(cred.scopes).anyMatch(s -> s.startsWith("https://storage.azure.com"));
+  }
+
+  @Test
+  void credentialWithoutATokenIsUnauthorized() throws Exception {
+    CountingCredential cred =
+        new CountingCredential(
+            Mono.error(new CredentialUnavailableException("no identity on this machine")));
+    try (AzureBlobCloud d =
+        AzureBlobCloud.builder("notok")
+            .endpoint("https://127.0.0.1:1/devstoreaccount1")
+            .credential(cred)
+            .container("c-token")
+            .maxTries(1)
+            .build()) {
+      CloudException e = failure(d.put(ObjectKey.of("k"), new byte[1]));
+      assertThat(e.kind()).isEqualTo(CloudException.Kind.UNAUTHORIZED);
+      assertThat(e.cloudId()).isEqualTo("notok");
+      assertThat(e.getMessage()).contains("no identity on this machine");
+    }
+  }
+
   @Test
   void builderNamesTheBadSetting() {
+    assertThatThrownBy(
+            () ->
+                AzureBlobCloud.builder("a")
+                    .container("abc")
+                    .endpoint("https://127.0.0.1:1")
+                    .sasToken("sv=1")
+                    .anonymous()
+                    .build())
+        .hasMessageContaining("at most one of");
     assertThatThrownBy(() -> AzureBlobCloud.builder("a").connectionString("x").build())
         .hasMessageContaining("container");
     assertThatThrownBy(() -> AzureBlobCloud.builder("a").container("Upper").build())
@@ -67,7 +143,7 @@ class AzureBlobCloudTest {
             () ->
                 AzureBlobCloud.builder("a")
                     .container("abc")
-                    .endpoint("http://127.0.0.1:1")
+                    .endpoint("https://127.0.0.1:1")
                     .maxTries(0)
                     .build())
         .hasMessageContaining("maxTries");
@@ -77,11 +153,19 @@ class AzureBlobCloudTest {
   void createdFromSpecByType() {
     assertThatThrownBy(() -> Drivers.create(CloudSpec.of("a0", "azure")))
         .hasMessageContaining("'bucket'");
+    // No credentialsRef: DefaultAzureCredential, which needs https (nothing is sent at build).
     CloudSpec spec =
         CloudSpec.of("a0", "azure")
             .withBucket("abc")
-            .withEndpoint("http://127.0.0.1:1/devstoreaccount1");
+            .withEndpoint("https://127.0.0.1:1/devstoreaccount1");
     try (CloudDriver d = Drivers.create(spec)) {
+      assertThat(d).isInstanceOf(AzureBlobCloud.class);
+    }
+    CloudSpec plain = spec.withEndpoint("http://127.0.0.1:1/devstoreaccount1");
+    assertThatThrownBy(() -> Drivers.create(plain))
+        .hasMessageContaining("not https")
+        .hasMessageContaining("DefaultAzureCredential");
+    try (CloudDriver d = Drivers.create(plain.withOption("anonymous", "true"))) {
       assertThat(d).isInstanceOf(AzureBlobCloud.class);
     }
   }
