@@ -1,0 +1,449 @@
+package io.rafestore.internal.protocol;
+
+import io.rafestore.RepairReport;
+import io.rafestore.VerifyReport;
+import io.rafestore.VerifyReport.Finding;
+import io.rafestore.VerifyReport.Problem;
+import io.rafestore.internal.codec.Sha256;
+import io.rafestore.internal.util.Futures;
+import io.rafestore.internal.util.Names;
+import io.rafestore.spi.ByteRange;
+import io.rafestore.spi.CloudException;
+import io.rafestore.spi.ObjectInfo;
+import io.rafestore.spi.ObjectKey;
+import java.security.PublicKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Verify and repair (scrub) of one key, and the store-wide key listing.
+ *
+ * <p>Verify asks <em>every</em> cloud (not a quorum) for every trusted writer's log, takes per
+ * writer the newest validly signed log any cloud returned (the same rule as readM's merge: a
+ * Byzantine cloud cannot forge a signature, so the newest valid log is the truth), and compares
+ * each cloud against it. It then checks every listed holder of every retained version for data
+ * with the signed hash (for DepSky-CA, the signed hash of that holder's piece). A cloud that does
+ * not answer within half the operation timeout is reported unreachable, so one hung cloud cannot
+ * stall a verify.
+ *
+ * <p>Repair copies the newest log <em>bytes</em> verbatim (metadata is opaque signed bytes; see
+ * {@link #copyMetadata}) to every cloud that lacks it or holds an older or invalid one, and re-puts
+ * each replicated value, fetched from a holder whose bytes match the signed hash, onto listed
+ * holders that lost it; then verifies again.
+ */
+final class Verifier {
+  private final Context ctx;
+  private final String key;
+
+  /** The raw bytes of the newest valid log per writer, kept for repair. */
+  private final Map<String, byte[]> newestBytes = new HashMap<>();
+
+  private final Map<String, MetadataLog> newest = new HashMap<>();
+  private final List<Finding> findings = new ArrayList<>();
+  private View view;
+
+  private Verifier(Context ctx, String key) {
+    this.ctx = ctx;
+    this.key = key;
+  }
+
+  static CompletableFuture<VerifyReport> verify(Context ctx, String key) {
+    Verifier v = new Verifier(ctx, key);
+    return v.run();
+  }
+
+  static CompletableFuture<RepairReport> repair(Context ctx, String key) {
+    Verifier v = new Verifier(ctx, key);
+    return v.run()
+        .thenCompose(
+            before ->
+                v.repairFrom(before)
+                    .thenCompose(
+                        log ->
+                            verify(ctx, key)
+                                .thenApply(
+                                    after ->
+                                        new RepairReport(before, log.actions, log.failures, after))));
+  }
+
+  /** One metadata answer of one cloud for one writer. */
+  private record Answer(String cloud, String writer, byte[] bytes, Throwable error) {}
+
+  private CompletableFuture<VerifyReport> run() {
+    List<CompletableFuture<Answer>> gets = new ArrayList<>();
+    Optional<ByteRange> bound = Optional.of(ByteRange.of(0, ctx.settings.maxMetadataBytes() + 1L));
+    for (Cloud c : ctx.clouds) {
+      for (String w : ctx.settings.trustedWriters().keySet()) {
+        gets.add(
+            timed(c.driver().get(Names.metadataObject(key, w), bound), c.id() + " metadata")
+                .handle((b, e) -> new Answer(c.id(), w, b, e)));
+      }
+    }
+    return CompletableFuture.allOf(gets.toArray(new CompletableFuture<?>[0]))
+        .thenComposeAsync(
+            x -> {
+              List<Answer> answers = new ArrayList<>();
+              gets.forEach(g -> answers.add(g.join()));
+              judgeMetadata(answers);
+              return checkData();
+            },
+            ctx.settings.executor());
+  }
+
+  /** Decodes every answer, picks the newest valid log per writer, records metadata findings. */
+  private void judgeMetadata(List<Answer> answers) {
+    Map<Answer, MetadataLog> decoded = new LinkedHashMap<>();
+    Set<String> unreachable = new HashSet<>();
+    for (Answer a : answers) {
+      if (a.error != null) {
+        Throwable cause = Futures.unwrap(a.error);
+        if (!(cause instanceof CloudException ce && ce.kind() == CloudException.Kind.NOT_FOUND)) {
+          if (unreachable.add(a.cloud)) {
+            findings.add(
+                new Finding(a.cloud, Problem.UNREACHABLE, a.writer, String.valueOf(cause)));
+          }
+        }
+        continue;
+      }
+      PublicKey pk = ctx.settings.trustedWriters().get(a.writer);
+      try {
+        MetadataLog log =
+            ctx.codec.decode(a.bytes, key, a.writer, pk, ctx.settings.maxMetadataBytes());
+        decoded.put(a, log);
+        MetadataLog best = newest.get(a.writer);
+        MetadataLog winner = best == null ? log : MetadataRead.better(best, log);
+        if (winner != best) {
+          newest.put(a.writer, log);
+          newestBytes.put(a.writer, a.bytes);
+        }
+      } catch (MalformedMetadataException e) {
+        findings.add(new Finding(a.cloud, Problem.METADATA_INVALID, a.writer, e.getMessage()));
+      }
+    }
+    for (Answer a : answers) {
+      MetadataLog top = newest.get(a.writer);
+      if (top == null || unreachable.contains(a.cloud)) {
+        continue;
+      }
+      MetadataLog mine = decoded.get(a);
+      if (mine == null && a.bytes == null) {
+        findings.add(
+            new Finding(
+                a.cloud,
+                Problem.METADATA_MISSING,
+                a.writer,
+                "no log; newest is sequence " + top.sequence()));
+      } else if (mine != null && !mine.equals(top)) {
+        findings.add(
+            new Finding(
+                a.cloud,
+                Problem.METADATA_STALE,
+                a.writer,
+                "sequence " + mine.sequence() + ", newest is " + top.sequence()));
+      }
+    }
+    view = new View(key, newest, List.of(), false);
+  }
+
+  /** One data check: a holder of a retained version. */
+  private record DataCheck(String cloud, View.Item item, int holderIndex) {}
+
+  private CompletableFuture<VerifyReport> checkData() {
+    List<CompletableFuture<Void>> checks = new ArrayList<>();
+    Map<String, Set<String>> listedOn = new HashMap<>();
+    for (View.Item it : view.visible) {
+      List<String> holders = it.entry().holders();
+      for (int i = 0; i < holders.size(); i++) {
+        String holder = holders.get(i);
+        Cloud c = ctx.byId.get(holder);
+        if (c == null) {
+          continue;
+        }
+        listedOn.computeIfAbsent(holder, h -> new HashSet<>()).add(it.entry().dataObject());
+        DataCheck dc = new DataCheck(holder, it, i);
+        checks.add(
+            timed(
+                    c.driver().get(ObjectKey.of(it.entry().dataObject()), Optional.empty()),
+                    holder + " data")
+                .handleAsync(
+                    (bytes, e) -> {
+                      judgeData(dc, bytes, e);
+                      return null;
+                    },
+                    ctx.settings.executor()));
+      }
+    }
+    Map<String, List<String>> extra = new TreeMap<>();
+    for (Cloud c : Maintenance.dataHolders(ctx)) {
+      checks.add(
+          timed(c.driver().list(Maintenance.dataPrefix(key)), c.id() + " list")
+              .handle(
+                  (infos, e) -> {
+                    if (infos != null) {
+                      Set<String> mine = listedOn.getOrDefault(c.id(), Set.of());
+                      List<String> names = new ArrayList<>();
+                      for (ObjectInfo o : infos) {
+                        if (!mine.contains(o.key().value())) {
+                          names.add(o.key().value());
+                        }
+                      }
+                      if (!names.isEmpty()) {
+                        synchronized (extra) {
+                          extra.put(c.id(), names);
+                        }
+                      }
+                    }
+                    return null;
+                  }));
+    }
+    return CompletableFuture.allOf(checks.toArray(new CompletableFuture<?>[0]))
+        .thenApply(x -> report(extra));
+  }
+
+  private void judgeData(DataCheck dc, byte[] bytes, Throwable e) {
+    LogEntry entry = dc.item.entry();
+    Finding f = null;
+    if (e != null) {
+      Throwable cause = Futures.unwrap(e);
+      boolean missing =
+          cause instanceof CloudException ce && ce.kind() == CloudException.Kind.NOT_FOUND;
+      f =
+          new Finding(
+              dc.cloud,
+              missing ? Problem.DATA_MISSING : Problem.UNREACHABLE,
+              entry.dataObject(),
+              "version " + dc.item.version() + ": " + cause.getMessage());
+    } else if (!matches(entry, dc.holderIndex, bytes)) {
+      f =
+          new Finding(
+              dc.cloud,
+              Problem.DATA_CORRUPT,
+              entry.dataObject(),
+              "version " + dc.item.version() + ": bytes do not match the signed hash");
+    }
+    if (f != null) {
+      synchronized (findings) {
+        findings.add(f);
+      }
+    }
+  }
+
+  /** Whether {@code bytes} are what holder {@code i} of {@code entry} should store. */
+  static boolean matches(LogEntry entry, int i, byte[] bytes) {
+    if (entry.coding() == LogEntry.Coding.REPLICA) {
+      return bytes.length == entry.size() && Sha256.matches(bytes, entry.sha256Unsafe());
+    }
+    return Sha256.matches(bytes, entry.pieceHashUnsafe(i));
+  }
+
+  private VerifyReport report(Map<String, List<String>> extra) {
+    Map<String, Long> seqs = new TreeMap<>();
+    newest.forEach((w, log) -> seqs.put(w, log.sequence()));
+    List<io.rafestore.Version> retained = new ArrayList<>();
+    view.visible.forEach(it -> retained.add(it.version()));
+    List<String> ids = new ArrayList<>();
+    ctx.clouds.forEach(c -> ids.add(c.id()));
+    List<Finding> all;
+    synchronized (findings) {
+      all = new ArrayList<>(findings);
+    }
+    all.sort(
+        java.util.Comparator.comparing(Finding::cloudId)
+            .thenComparing(Finding::problem)
+            .thenComparing(Finding::subject));
+    return new VerifyReport(key, ids, seqs, retained, all, extra);
+  }
+
+  /** Copies made and failed. */
+  private static final class RepairLog {
+    final List<String> actions = new ArrayList<>();
+    final List<String> failures = new ArrayList<>();
+
+    synchronized void done(String a) {
+      actions.add(a);
+    }
+
+    synchronized void failed(String a) {
+      failures.add(a);
+    }
+  }
+
+  private CompletableFuture<RepairLog> repairFrom(VerifyReport before) {
+    RepairLog log = new RepairLog();
+    List<CompletableFuture<Void>> copies = new ArrayList<>();
+    for (Finding f : before.findings()) {
+      switch (f.problem()) {
+        case METADATA_MISSING, METADATA_STALE, METADATA_INVALID -> {
+          byte[] bytes = newestBytes.get(f.subject());
+          if (bytes == null) {
+            log.failed(f.cloudId() + ": no valid log of " + f.subject() + " on any cloud");
+            continue;
+          }
+          String what =
+              f.cloudId()
+                  + ": metadata of "
+                  + f.subject()
+                  + " (sequence "
+                  + newest.get(f.subject()).sequence()
+                  + ")";
+          copies.add(
+              copyMetadata(ctx.byId.get(f.cloudId()), f.subject(), bytes)
+                  .handle(
+                      (r, e) -> {
+                        if (e == null) {
+                          log.done(what);
+                        } else {
+                          log.failed(what + ": " + Futures.unwrap(e).getMessage());
+                        }
+                        return null;
+                      }));
+        }
+        case DATA_MISSING, DATA_CORRUPT -> copies.add(repairData(f, log));
+        case UNREACHABLE -> log.failed(f.cloudId() + ": unreachable, not repaired");
+      }
+    }
+    return CompletableFuture.allOf(copies.toArray(new CompletableFuture<?>[0]))
+        .thenApply(x -> log);
+  }
+
+  /**
+   * Stores a writer's signed log bytes on one cloud, verbatim. The one place metadata is copied, so
+   * a mode whose metadata objects differ per cloud can specialise it.
+   */
+  private CompletableFuture<Void> copyMetadata(Cloud cloud, String writer, byte[] bytes) {
+    return timed(cloud.driver().put(Names.metadataObject(key, writer), bytes), cloud.id() + " put");
+  }
+
+  /** Re-puts a replicated value from a holder whose bytes verify onto the holder that lost it. */
+  private CompletableFuture<Void> repairData(Finding f, RepairLog log) {
+    View.Item item = null;
+    for (View.Item it : view.visible) {
+      if (it.entry().dataObject().equals(f.subject())) {
+        item = it;
+      }
+    }
+    if (item == null) {
+      log.failed(f.cloudId() + ": " + f.subject() + " is no longer retained");
+      return CompletableFuture.completedFuture(null);
+    }
+    LogEntry entry = item.entry();
+    if (entry.coding() != LogEntry.Coding.REPLICA) {
+      log.failed(
+          f.cloudId()
+              + ": "
+              + f.subject()
+              + " is a "
+              + entry.coding()
+              + " piece; rebuilding coded pieces is not implemented");
+      return CompletableFuture.completedFuture(null);
+    }
+    List<String> sources = new ArrayList<>(entry.holders());
+    sources.remove(f.cloudId());
+    ObjectKey object = ObjectKey.of(entry.dataObject());
+    String what = f.cloudId() + ": data " + f.subject() + " of version " + item.version();
+    return fetchVerified(entry, sources, 0, object)
+        .thenCompose(
+            bytes ->
+                timed(ctx.byId.get(f.cloudId()).driver().put(object, bytes), f.cloudId() + " put"))
+        .handle(
+            (r, e) -> {
+              if (e == null) {
+                log.done(what);
+              } else {
+                log.failed(what + ": " + Futures.unwrap(e).getMessage());
+              }
+              return null;
+            });
+  }
+
+  private CompletableFuture<byte[]> fetchVerified(
+      LogEntry entry, List<String> sources, int i, ObjectKey object) {
+    if (i >= sources.size()) {
+      return CompletableFuture.failedFuture(
+          new IllegalStateException("no other holder returned bytes matching the signed hash"));
+    }
+    Cloud c = ctx.byId.get(sources.get(i));
+    if (c == null) {
+      return fetchVerified(entry, sources, i + 1, object);
+    }
+    return timed(c.driver().get(object, Optional.empty()), c.id() + " data")
+        .handle((b, e) -> e == null && matches(entry, 0, b) ? b : null)
+        .thenCompose(
+            b ->
+                b != null
+                    ? CompletableFuture.completedFuture(b)
+                    : fetchVerified(entry, sources, i + 1, object));
+  }
+
+  /** A request that fails with a timeout after half the operation timeout, and is then cancelled. */
+  private <T> CompletableFuture<T> timed(CompletableFuture<T> request, String what) {
+    Duration limit = ctx.settings.operationTimeout().dividedBy(2);
+    CompletableFuture<T> out = Futures.relay(request);
+    io.rafestore.Scheduler.Cancellable timer =
+        ctx.settings
+            .scheduler()
+            .schedule(
+                limit,
+                () -> {
+                  if (out.completeExceptionally(
+                      new TimeoutException(what + " did not answer within " + limit))) {
+                    request.cancel(true);
+                  }
+                });
+    out.whenComplete((r, e) -> timer.cancel());
+    return out;
+  }
+
+  /**
+   * Every key that has a metadata object on at least one cloud, sorted. Each cloud's listing is
+   * reduced to key names as it arrives.
+   */
+  static CompletableFuture<List<String>> keys(Context ctx) {
+    Set<String> keys = new TreeSet<>();
+    List<CompletableFuture<Void>> lists = new ArrayList<>();
+    for (Cloud c : ctx.clouds) {
+      lists.add(
+          c.driver()
+              .list(Names.METADATA_PREFIX)
+              .handle(
+                  (infos, e) -> {
+                    if (infos == null) {
+                      return null;
+                    }
+                    for (ObjectInfo o : infos) {
+                      String name = o.key().value();
+                      int slash = name.lastIndexOf('/');
+                      if (slash <= Names.METADATA_PREFIX.length()) {
+                        continue;
+                      }
+                      String k =
+                          Names.decodeKey(name.substring(Names.METADATA_PREFIX.length(), slash));
+                      if (k != null) {
+                        synchronized (keys) {
+                          keys.add(k);
+                        }
+                      }
+                    }
+                    return null;
+                  }));
+    }
+    return CompletableFuture.allOf(lists.toArray(new CompletableFuture<?>[0]))
+        .thenApply(
+            x -> {
+              synchronized (keys) {
+                return List.copyOf(keys);
+              }
+            });
+  }
+}
