@@ -181,8 +181,7 @@ final class Maintenance {
     List<CompletableFuture<Void>> all = new ArrayList<>();
     for (Cloud c : clouds) {
       all.add(
-          c.driver()
-              .list(prefix)
+          Verifier.timed(ctx, c.driver().list(prefix), c.id() + " list " + prefix)
               .thenCompose(
                   infos -> {
                     List<CompletableFuture<Void>> deletes = new ArrayList<>();
@@ -192,8 +191,8 @@ final class Maintenance {
                         continue;
                       }
                       deletes.add(
-                          c.driver()
-                              .delete(ObjectKey.of(name))
+                          Verifier.timed(
+                                  ctx, c.driver().delete(ObjectKey.of(name)), c.id() + " delete")
                               .handle(
                                   (r, e) -> {
                                     synchronized (out) {
@@ -370,8 +369,7 @@ final class Maintenance {
     List<CloudFault> faults = new ArrayList<>();
     for (Cloud c : ctx.clouds) {
       puts.add(
-          c.driver()
-              .put(object, bytes)
+          Verifier.timed(ctx, c.driver().put(object, bytes), c.id() + " put")
               .handle(
                   (r, e) -> {
                     if (e != null) {

@@ -386,8 +386,16 @@ final class Verifier {
                     : fetchVerified(entry, sources, i + 1, object));
   }
 
-  /** A request that fails with a timeout after half the operation timeout, and is then cancelled. */
   private <T> CompletableFuture<T> timed(CompletableFuture<T> request, String what) {
+    return timed(ctx, request, what);
+  }
+
+  /**
+   * {@code request}, failed with a {@link TimeoutException} (and the request cancelled) if it has
+   * not completed within half the operation timeout: one hung cloud must not stall a maintenance
+   * pass over all clouds until the whole operation times out.
+   */
+  static <T> CompletableFuture<T> timed(Context ctx, CompletableFuture<T> request, String what) {
     Duration limit = ctx.settings.operationTimeout().dividedBy(2);
     CompletableFuture<T> out = Futures.relay(request);
     io.rafestore.Scheduler.Cancellable timer =
