@@ -17,7 +17,8 @@ import java.util.TreeMap;
  * @param retainedVersions the versions readers can see (not deleted, not collected), newest first
  * @param findings every problem found; empty when the key is clean
  * @param extraObjects per cloud id, data objects of the key that no retained version lists on that
- *     cloud (orphans, surplus uploads, leftovers); informational, see {@link RafeStore#collectOrphans}
+ *     cloud (orphans, surplus uploads, leftovers); informational, see {@link
+ *     RafeStore#collectOrphans}
  */
 public record VerifyReport(
     String key,

@@ -3,23 +3,23 @@ package io.rafestore.internal.protocol;
 import io.rafestore.BlockingRafeStore;
 import io.rafestore.CloudFault;
 import io.rafestore.CloudStats;
+import io.rafestore.CollectionReport;
 import io.rafestore.ConditionOne;
 import io.rafestore.HistoryPage;
 import io.rafestore.KeyNotFoundException;
+import io.rafestore.OrphanReport;
 import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
 import io.rafestore.RafeStoreException;
-import io.rafestore.Scheduler;
-import io.rafestore.StoredValue;
-import io.rafestore.Version;
-import io.rafestore.VersionInfo;
-import io.rafestore.VersionNotFoundException;
-import io.rafestore.VersionCollectedException;
-import io.rafestore.CollectionReport;
-import io.rafestore.OrphanReport;
 import io.rafestore.RepairReport;
 import io.rafestore.RetentionPolicy;
+import io.rafestore.Scheduler;
+import io.rafestore.StoredValue;
 import io.rafestore.VerifyReport;
+import io.rafestore.Version;
+import io.rafestore.VersionCollectedException;
+import io.rafestore.VersionInfo;
+import io.rafestore.VersionNotFoundException;
 import io.rafestore.WriteReceipt;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.Names;
@@ -217,8 +217,7 @@ public final class Client implements RafeStore {
     }
     checkOpen();
     return bounded(
-        "orphan collection of '" + key + "'",
-        Maintenance.collectOrphans(ctx, orphans, key, grace));
+        "orphan collection of '" + key + "'", Maintenance.collectOrphans(ctx, orphans, key, grace));
   }
 
   @Override

@@ -32,13 +32,13 @@ final class Logs {
       Version v = e.version(previous.writer());
       boolean keep =
           switch (e.kind()) {
-              // A value survives unless a tombstone or a watermark covers it: compaction.
+            // A value survives unless a tombstone or a watermark covers it: compaction.
             case VALUE ->
                 (tombstone == null || v.compareTo(tombstone) > 0)
                     && (collected == null || v.compareTo(collected) > 0);
-              // The newest tombstone and the newest watermark stay: other writers' logs may still
-              // list versions they cover until those writers next write, and readers must keep
-              // hiding them. Older ones are superseded and dropped.
+            // The newest tombstone and the newest watermark stay: other writers' logs may still
+            // list versions they cover until those writers next write, and readers must keep
+            // hiding them. Older ones are superseded and dropped.
             case TOMBSTONE -> v.equals(tombstone);
             case COLLECTED -> e.collectedThrough().equals(collected) && !supersededBy(entry, e);
           };

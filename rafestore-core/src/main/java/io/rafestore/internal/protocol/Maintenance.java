@@ -28,9 +28,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p><b>Order, and why it is safe for concurrent readers.</b> A collection first stores this
  * writer's log carrying the watermark ("every version up to V is collected") on n - f clouds, and
- * only then deletes data objects. A reader whose readM ran after that quorum sees the watermark (any
- * n - f replies intersect the quorum in a correct cloud). A reader that read metadata earlier and
- * then finds the data gone re-reads metadata, now sees the watermark, and reports {@link
+ * only then deletes data objects. A reader whose readM ran after that quorum sees the watermark
+ * (any n - f replies intersect the quorum in a correct cloud). A reader that read metadata earlier
+ * and then finds the data gone re-reads metadata, now sees the watermark, and reports {@link
  * io.rafestore.VersionCollectedException}; without a signed watermark, missing data stays an
  * integrity failure. Only a trusted writer can sign a watermark, so a cloud that drops log entries
  * cannot pass that off as a collection: the log it returns is either validly signed with the
@@ -255,10 +255,10 @@ final class Maintenance {
 
   /**
    * Deletes data objects of {@code key} that no trusted writer's log references and that this
-   * client first saw unreferenced at least {@code grace} ago. Writers upload data before they
-   * write metadata, so an object of a write in flight is unreferenced for a while: the grace must
-   * exceed the writers' operation timeout. The first call for a key only records sightings unless
-   * the grace is zero.
+   * client first saw unreferenced at least {@code grace} ago. Writers upload data before they write
+   * metadata, so an object of a write in flight is unreferenced for a while: the grace must exceed
+   * the writers' operation timeout. The first call for a key only records sightings unless the
+   * grace is zero.
    */
   static CompletableFuture<OrphanReport> collectOrphans(
       Context ctx, OrphanMemory memory, String key, Duration grace) {
@@ -319,7 +319,8 @@ final class Maintenance {
             x -> {
               for (CompletableFuture<Deleted> f : perCloud) {
                 Deleted d = f.join();
-                d.names.forEach((c, l) -> out.names.computeIfAbsent(c, k -> new ArrayList<>()).addAll(l));
+                d.names.forEach(
+                    (c, l) -> out.names.computeIfAbsent(c, k -> new ArrayList<>()).addAll(l));
                 out.bytes += d.bytes;
                 out.faults.addAll(d.faults);
               }
@@ -329,9 +330,9 @@ final class Maintenance {
 
   /**
    * Removes every object of a key from every cloud: first a delete (a signed tombstone on a quorum,
-   * then the data), then every remaining data object and every writer's metadata log. After a
-   * purge a faulty cloud that kept an old log can replay it; readers then find its data gone and
-   * fail with an integrity error, never with wrong bytes.
+   * then the data), then every remaining data object and every writer's metadata log. After a purge
+   * a faulty cloud that kept an old log can replay it; readers then find its data gone and fail
+   * with an integrity error, never with wrong bytes.
    */
   static CompletableFuture<Map<String, Integer>> purge(Context ctx, String key) {
     CompletableFuture<Void> done = new CompletableFuture<>();
@@ -358,8 +359,7 @@ final class Maintenance {
    * quorum): a put still in flight could otherwise land after the purge deleted the log and leave
    * it behind. Fails if fewer than n - f clouds acknowledged, as a delete would.
    */
-  private static CompletableFuture<Void> tombstoneEverywhere(
-      Context ctx, String key, View view) {
+  private static CompletableFuture<Void> tombstoneEverywhere(Context ctx, String key, View view) {
     String writer = ctx.settings.writerId();
     LogEntry tombstone = LogEntry.tombstone(view.maxTimestamp + 1, ctx.settings.clock().millis());
     MetadataLog next = Logs.append(view.logOf(writer), view, tombstone);

@@ -58,8 +58,8 @@ final class MetadataCodec {
 
   /**
    * Bound on the entries held by all cached logs together: a count of logs alone does not bound
-   * memory, since one log can hold many thousands of entries (found by BoundedResourcesTest:
-   * 16,384 logs of a few hundred entries each retained over 100 MB).
+   * memory, since one log can hold many thousands of entries (found by BoundedResourcesTest: 16,384
+   * logs of a few hundred entries each retained over 100 MB).
    */
   private static final long CACHE_ENTRY_LIMIT = 200_000;
 

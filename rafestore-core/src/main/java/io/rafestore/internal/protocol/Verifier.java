@@ -32,10 +32,10 @@ import java.util.concurrent.TimeoutException;
  * <p>Verify asks <em>every</em> cloud (not a quorum) for every trusted writer's log, takes per
  * writer the newest validly signed log any cloud returned (the same rule as readM's merge: a
  * Byzantine cloud cannot forge a signature, so the newest valid log is the truth), and compares
- * each cloud against it. It then checks every listed holder of every retained version for data
- * with the signed hash (for DepSky-CA, the signed hash of that holder's piece). A cloud that does
- * not answer within half the operation timeout is reported unreachable, so one hung cloud cannot
- * stall a verify.
+ * each cloud against it. It then checks every listed holder of every retained version for data with
+ * the signed hash (for DepSky-CA, the signed hash of that holder's piece). A cloud that does not
+ * answer within half the operation timeout is reported unreachable, so one hung cloud cannot stall
+ * a verify.
  *
  * <p>Repair copies the newest log <em>bytes</em> verbatim (metadata is opaque signed bytes; see
  * {@link #copyMetadata}) to every cloud that lacks it or holds an older or invalid one, and re-puts
@@ -74,7 +74,8 @@ final class Verifier {
                             verify(ctx, key)
                                 .thenApply(
                                     after ->
-                                        new RepairReport(before, log.actions, log.failures, after))));
+                                        new RepairReport(
+                                            before, log.actions, log.failures, after))));
   }
 
   /** One metadata answer of one cloud for one writer. */
@@ -313,8 +314,7 @@ final class Verifier {
         case UNREACHABLE -> log.failed(f.cloudId() + ": unreachable, not repaired");
       }
     }
-    return CompletableFuture.allOf(copies.toArray(new CompletableFuture<?>[0]))
-        .thenApply(x -> log);
+    return CompletableFuture.allOf(copies.toArray(new CompletableFuture<?>[0])).thenApply(x -> log);
   }
 
   /**

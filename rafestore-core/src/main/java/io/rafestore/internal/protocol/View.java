@@ -95,8 +95,8 @@ final class View {
   }
 
   /**
-   * Whether {@code version} is at or below the newest watermark and not deleted: asking for it
-   * gets "version collected" rather than "not found".
+   * Whether {@code version} is at or below the newest watermark and not deleted: asking for it gets
+   * "version collected" rather than "not found".
    */
   boolean isCollected(Version version) {
     return collected != null

@@ -27,11 +27,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * 10,000 operations through one client while one cloud hangs forever (its requests never
- * complete): every operation completes, and afterwards no request to the hung cloud is still held,
- * no timer is pending, no thread was added and the retained heap is back near where it started.
- * Runs on virtual time so the 30 s linger of metadata puts passes at once. PAPER and DEPSKY_CA
- * (the two write paths and the coded read path); FAST and DEPSKY_A share their code.
+ * 10,000 operations through one client while one cloud hangs forever (its requests never complete):
+ * every operation completes, and afterwards no request to the hung cloud is still held, no timer is
+ * pending, no thread was added and the retained heap is back near where it started. Runs on virtual
+ * time so the 30 s linger of metadata puts passes at once. PAPER and DEPSKY_CA (the two write paths
+ * and the coded read path); FAST and DEPSKY_A share their code.
  */
 class BoundedResourcesTest {
   static final int OPERATIONS = Integer.getInteger("rafestore.bounded.operations", 10_000);

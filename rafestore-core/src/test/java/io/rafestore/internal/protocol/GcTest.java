@@ -11,7 +11,6 @@ import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
 import io.rafestore.RetentionPolicy;
 import io.rafestore.Scheduler;
-import io.rafestore.SigningKeys;
 import io.rafestore.StoredValue;
 import io.rafestore.Version;
 import io.rafestore.VersionCollectedException;
@@ -129,8 +128,7 @@ class GcTest {
         v.add(h.run(store.write("k", utf8("v" + i))).version());
       }
       // Newer than t=3s keeps v3..v5; keepLast(4) would keep v2 as well: the union is kept.
-      RetentionPolicy p =
-          RetentionPolicy.keepNewerThan(Instant.ofEpochMilli(3_000)).andKeepLast(4);
+      RetentionPolicy p = RetentionPolicy.keepNewerThan(Instant.ofEpochMilli(3_000)).andKeepLast(4);
       CollectionReport r = h.run(store.collect("k", p));
       assertThat(r.versionsCollected()).containsExactly(v.get(1), v.get(0));
       CollectionReport r2 =

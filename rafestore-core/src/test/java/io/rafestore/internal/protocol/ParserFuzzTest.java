@@ -112,8 +112,9 @@ class ParserFuzzTest {
         if (!Arrays.equals(input, valid)) {
           // Some mutations are harmless for formats without a signature (a flipped share byte
           // is still a share); only signed metadata must reject every change.
-          assertThat(rejection).as("%s accepted a modified signed log", name).isNotEqualTo(
-              MalformedMetadataException.class);
+          assertThat(rejection)
+              .as("%s accepted a modified signed log", name)
+              .isNotEqualTo(MalformedMetadataException.class);
         }
       } catch (Throwable t) {
         if (!rejection.isInstance(t)) {

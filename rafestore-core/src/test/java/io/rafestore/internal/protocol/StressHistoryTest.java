@@ -49,11 +49,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * <ul>
  *   <li>every read returns exactly the bytes of a write of that key, under that write's version
  *       (never garbage, never another key's value);
- *   <li>regularity: no read returns a version older than the newest write to its key that
- *       completed before the read started;
- *   <li>no lost versions: every completed write is in the final history exactly once, unless it
- *       is at or below the key's collection watermark (the GC variant); the history lists nothing
- *       that was not written.
+ *   <li>regularity: no read returns a version older than the newest write to its key that completed
+ *       before the read started;
+ *   <li>no lost versions: every completed write is in the final history exactly once, unless it is
+ *       at or below the key's collection watermark (the GC variant); the history lists nothing that
+ *       was not written.
  * </ul>
  *
  * Runs for {@code -Drafestore.stress.seconds} (default 5 per variant in CI); the seed is printed
@@ -164,7 +164,12 @@ class StressHistoryTest {
                   try {
                     StoredValue v = c.blocking().read(key);
                     reads.add(
-                        new Read(key, t0, System.nanoTime(), v.version(), new String(v.value(), StandardCharsets.UTF_8)));
+                        new Read(
+                            key,
+                            t0,
+                            System.nanoTime(),
+                            v.version(),
+                            new String(v.value(), StandardCharsets.UTF_8)));
                   } catch (KeyNotFoundException e) {
                     reads.add(new Read(key, t0, System.nanoTime(), null, null));
                   } catch (VersionCollectedException e) {
@@ -243,7 +248,9 @@ class StressHistoryTest {
         }
       }
       if (r.version == null) {
-        assertThat(newestBefore).as("read of %s found nothing after a completed write", r.key).isNull();
+        assertThat(newestBefore)
+            .as("read of %s found nothing after a completed write", r.key)
+            .isNull();
         continue;
       }
       assertThat(invokedKeyOfValue.get(r.value))
@@ -283,7 +290,9 @@ class StressHistoryTest {
         if (watermark != null && w.version.compareTo(watermark) <= 0) {
           assertThat(listed).doesNotContain(w.version);
         } else {
-          assertThat(listed).as("completed write %s of %s is lost", w.version, key).contains(w.version);
+          assertThat(listed)
+              .as("completed write %s of %s is lost", w.version, key)
+              .contains(w.version);
         }
       }
     }
@@ -298,8 +307,8 @@ class StressHistoryTest {
   }
 
   /**
-   * The collection watermark of {@code key}: the newest version a read reports as collected,
-   * found by asking for the version just below the oldest listed one. Null without collection.
+   * The collection watermark of {@code key}: the newest version a read reports as collected, found
+   * by asking for the version just below the oldest listed one. Null without collection.
    */
   private static Version watermark(RafeStore probe, String key, List<VersionInfo> history)
       throws Exception {

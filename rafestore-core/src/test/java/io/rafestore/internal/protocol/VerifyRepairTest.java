@@ -93,16 +93,20 @@ class VerifyRepairTest {
       garbled[garbled.length - 1] ^= 1;
       h.stores.get(2).put(log, garbled).join();
       int holder = holderOfLatest(h);
-      String obj = h.stores.get(holder).list(Maintenance.dataPrefix("k")).join().get(0).key().value();
+      String obj =
+          h.stores.get(holder).list(Maintenance.dataPrefix("k")).join().get(0).key().value();
       for (ObjectInfo o : h.stores.get(holder).list(Maintenance.dataPrefix("k")).join()) {
         h.stores.get(holder).put(o.key(), utf8("rotten")).join();
       }
       VerifyReport r = h.run(store.verify("k"));
-      assertThat(r.findingsFor("p1")).extracting(VerifyReport.Finding::problem)
+      assertThat(r.findingsFor("p1"))
+          .extracting(VerifyReport.Finding::problem)
           .containsExactly(Problem.METADATA_STALE);
-      assertThat(r.findingsFor("p2")).extracting(VerifyReport.Finding::problem)
+      assertThat(r.findingsFor("p2"))
+          .extracting(VerifyReport.Finding::problem)
           .contains(Problem.METADATA_INVALID);
-      assertThat(r.findingsFor("p" + holder)).extracting(VerifyReport.Finding::problem)
+      assertThat(r.findingsFor("p" + holder))
+          .extracting(VerifyReport.Finding::problem)
           .contains(Problem.DATA_CORRUPT);
       RepairReport fixed = h.run(store.repair("k"));
       assertThat(fixed.isClean()).as(fixed.toString()).isTrue();
