@@ -111,8 +111,7 @@ final class Verifier {
         Throwable cause = Futures.unwrap(a.error);
         if (!(cause instanceof CloudException ce && ce.kind() == CloudException.Kind.NOT_FOUND)) {
           if (unreachable.add(a.cloud)) {
-            findings.add(
-                new Finding(a.cloud, Problem.UNREACHABLE, a.writer, String.valueOf(cause)));
+            addFinding(new Finding(a.cloud, Problem.UNREACHABLE, a.writer, String.valueOf(cause)));
           }
         }
         continue;
@@ -129,7 +128,7 @@ final class Verifier {
           newestBytes.put(a.writer, a.bytes);
         }
       } catch (MalformedMetadataException e) {
-        findings.add(new Finding(a.cloud, Problem.METADATA_INVALID, a.writer, e.getMessage()));
+        addFinding(new Finding(a.cloud, Problem.METADATA_INVALID, a.writer, e.getMessage()));
       }
     }
     for (Answer a : answers) {
@@ -139,14 +138,14 @@ final class Verifier {
       }
       MetadataLog mine = decoded.get(a);
       if (mine == null && a.bytes == null) {
-        findings.add(
+        addFinding(
             new Finding(
                 a.cloud,
                 Problem.METADATA_MISSING,
                 a.writer,
                 "no log; newest is sequence " + top.sequence()));
       } else if (mine != null && !mine.equals(top)) {
-        findings.add(
+        addFinding(
             new Finding(
                 a.cloud,
                 Problem.METADATA_STALE,
@@ -234,9 +233,13 @@ final class Verifier {
               "version " + dc.item.version() + ": bytes do not match the signed hash");
     }
     if (f != null) {
-      synchronized (findings) {
-        findings.add(f);
-      }
+      addFinding(f);
+    }
+  }
+
+  private void addFinding(Finding f) {
+    synchronized (findings) {
+      findings.add(f);
     }
   }
 
