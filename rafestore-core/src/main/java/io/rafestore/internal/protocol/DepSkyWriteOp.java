@@ -90,7 +90,9 @@ final class DepSkyWriteOp {
                                                 all,
                                                 LogEntry.Coding.DEPSKY_CA,
                                                 ctx.f() + 1,
-                                                pieces.hashes)
+                                                pieces.hashes,
+                                                List.of(),
+                                                List.of())
                                             : LogEntry.replica(
                                                 ts,
                                                 ctx.settings.clock().millis(),
