@@ -36,6 +36,11 @@ public record VerifyReport(
     METADATA_STALE,
     /** The cloud's log does not parse, is for another key or writer, or its signature fails. */
     METADATA_INVALID,
+    /**
+     * Confidentiality option: the cloud's metadata lacks its valid key share of a sealed version
+     * (readers need f+1 valid shares; repair restores it from the others).
+     */
+    KEY_SHARE_MISSING,
     /** The cloud did not answer (error or timeout); nothing is known about it. */
     UNREACHABLE,
     /** A listed holder of a retained version lacks its data object. */

@@ -6,6 +6,7 @@ import io.rafestore.CloudStats;
 import io.rafestore.CollectionReport;
 import io.rafestore.ConditionOne;
 import io.rafestore.HistoryPage;
+import io.rafestore.IntegrityException;
 import io.rafestore.KeyNotFoundException;
 import io.rafestore.OrphanReport;
 import io.rafestore.ProtocolMode;
@@ -21,6 +22,8 @@ import io.rafestore.VersionCollectedException;
 import io.rafestore.VersionInfo;
 import io.rafestore.VersionNotFoundException;
 import io.rafestore.WriteReceipt;
+import io.rafestore.internal.codec.Aead;
+import io.rafestore.internal.codec.MalformedInputException;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ObjectKey;
@@ -87,7 +90,7 @@ public final class Client implements RafeStore {
                                 ? "never written"
                                 : "deleted at " + view.tombstone));
                   }
-                  return fetchOrCollected(key, view.visible.get(0), null);
+                  return fetchOrCollected(key, view, view.visible.get(0), null);
                 }));
   }
 
@@ -114,7 +117,7 @@ public final class Client implements RafeStore {
                     return CompletableFuture.failedFuture(
                         new VersionNotFoundException(key, version, why));
                   }
-                  return fetchOrCollected(key, item, version);
+                  return fetchOrCollected(key, view, item, version);
                 }));
   }
 
@@ -128,8 +131,8 @@ public final class Client implements RafeStore {
    * @param asked the version asked for, null for "the latest"
    */
   private CompletableFuture<StoredValue> fetchOrCollected(
-      String key, View.Item item, Version asked) {
-    CompletableFuture<StoredValue> first = fetch(key, item);
+      String key, View view, View.Item item, Version asked) {
+    CompletableFuture<StoredValue> first = fetch(key, view, item);
     return first
         .handle((v, e) -> first)
         .thenCompose(
@@ -144,7 +147,7 @@ public final class Client implements RafeStore {
                           return f;
                         }
                         if (asked == null && !fresh.visible.isEmpty()) {
-                          return fetch(key, fresh.visible.get(0));
+                          return fetch(key, fresh, fresh.visible.get(0));
                         }
                         return CompletableFuture.failedFuture(
                             new VersionCollectedException(key, item.version(), fresh.collected));
@@ -152,12 +155,66 @@ public final class Client implements RafeStore {
             });
   }
 
-  private CompletableFuture<StoredValue> fetch(String key, View.Item item) {
-    VersionInfo info = item.entry().info(key, item.version().writer());
-    if (item.entry().coding() == LogEntry.Coding.DEPSKY_CA) {
-      return CodedFetch.run(ctx, key, info, item.entry());
+  private CompletableFuture<StoredValue> fetch(String key, View view, View.Item item) {
+    LogEntry entry = item.entry();
+    String writer = item.version().writer();
+    VersionInfo info = entry.info(key, writer);
+    if (entry.coding() == LogEntry.Coding.DEPSKY_CA) {
+      return CodedFetch.run(ctx, key, info, entry);
     }
-    return DataFetch.run(ctx, key, info, item.entry().dataObject());
+    if (!entry.isSealed()) {
+      return entry.coding() == LogEntry.Coding.REED_SOLOMON
+          ? CodedFetch.run(ctx, key, info, entry)
+          : DataFetch.run(ctx, key, info, entry.dataObject());
+    }
+    // Confidentiality option: the holders keep the sealed value (whose size and hash the entry
+    // signs); the key comes from f+1 valid shares. Both are fetched at once.
+    VersionInfo stored =
+        new VersionInfo(
+            key,
+            info.version(),
+            info.size() + Aead.OVERHEAD,
+            info.sha256(),
+            info.dataClouds(),
+            info.createdAt());
+    CompletableFuture<byte[]> aesKey = KeyShares.recoverKey(ctx, key, view, writer, entry);
+    CompletableFuture<StoredValue> data =
+        entry.coding() == LogEntry.Coding.REED_SOLOMON
+            ? CodedFetch.run(ctx, key, stored, entry)
+            : DataFetch.run(ctx, key, stored, entry.dataObject());
+    aesKey.whenComplete(
+        (k, e) -> {
+          if (e != null) {
+            data.cancel(true);
+          }
+        });
+    return data.thenCombineAsync(
+        aesKey,
+        (sv, k) -> {
+          try {
+            byte[] plain =
+                Aead.withKey(k)
+                    .decrypt(sv.value(), KeyShares.associatedData(key, writer, entry.dataObject()));
+            if (plain.length != info.size()) {
+              throw new MalformedInputException(
+                  "decrypted " + plain.length + " bytes, signed size is " + info.size());
+            }
+            return new StoredValue(info, plain, sv.servedBy());
+          } catch (MalformedInputException ex) {
+            throw new java.util.concurrent.CompletionException(
+                new IntegrityException(
+                    "cannot decrypt '"
+                        + key
+                        + "' version "
+                        + info.version()
+                        + ": "
+                        + ex.getMessage(),
+                    List.of()));
+          } finally {
+            java.util.Arrays.fill(k, (byte) 0);
+          }
+        },
+        ctx.settings.executor());
   }
 
   @Override

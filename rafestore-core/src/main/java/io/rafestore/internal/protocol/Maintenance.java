@@ -105,7 +105,11 @@ final class Maintenance {
       doomed.add(it.entry().dataObject());
     }
     Version finalThrough = through;
-    return QuorumPut.metadata(ctx, key, writer, bytes, "writeM (collection watermark)")
+    // Under the confidentiality option each cloud's object also carries its key shares of the
+    // sealed entries that remain; payloads() carries them over (or restores them) as writeM does.
+    java.util.function.Function<Cloud, byte[]> payloads =
+        ctx.keyShares.payloads(ctx, view, next, bytes, -1, Map.of());
+    return QuorumPut.metadata(ctx, key, writer, payloads, "writeM (collection watermark)")
         .thenCompose(
             acks -> {
               ctx.rememberOwnLog(next);
@@ -365,11 +369,13 @@ final class Maintenance {
     MetadataLog next = Logs.append(view.logOf(writer), view, tombstone);
     byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
     ObjectKey object = Names.metadataObject(key, writer);
+    java.util.function.Function<Cloud, byte[]> payloads =
+        ctx.keyShares.payloads(ctx, view, next, bytes, -1, Map.of());
     List<CompletableFuture<Boolean>> puts = new ArrayList<>();
     List<CloudFault> faults = new ArrayList<>();
     for (Cloud c : ctx.clouds) {
       puts.add(
-          Verifier.timed(ctx, c.driver().put(object, bytes), c.id() + " put")
+          Verifier.timed(ctx, c.driver().put(object, payloads.apply(c)), c.id() + " put")
               .handle(
                   (r, e) -> {
                     if (e != null) {

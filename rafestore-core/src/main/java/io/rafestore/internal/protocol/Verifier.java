@@ -50,6 +50,14 @@ final class Verifier {
   private final Map<String, byte[]> newestBytes = new HashMap<>();
 
   private final Map<String, MetadataLog> newest = new HashMap<>();
+
+  /**
+   * Key shares (confidentiality option) each cloud's object carried: cloud id to writer to entry
+   * timestamp to share, unchecked; the shape {@link View#shares} has, so repair can restore a
+   * cloud's shares the way writeM does.
+   */
+  private final Map<String, Map<String, Map<Long, byte[]>>> shares = new HashMap<>();
+
   private final List<Finding> findings = new ArrayList<>();
   private View view;
 
@@ -118,14 +126,18 @@ final class Verifier {
       }
       PublicKey pk = ctx.settings.trustedWriters().get(a.writer);
       try {
-        MetadataLog log =
-            ctx.codec.decode(a.bytes, key, a.writer, pk, ctx.settings.maxMetadataBytes());
+        MetadataCodec.Envelope env =
+            ctx.codec.decodeEnvelope(a.bytes, key, a.writer, pk, ctx.settings.maxMetadataBytes());
+        MetadataLog log = env.log();
         decoded.put(a, log);
+        if (!env.shares().isEmpty()) {
+          shares.computeIfAbsent(a.cloud, c -> new HashMap<>()).put(a.writer, env.shares());
+        }
         MetadataLog best = newest.get(a.writer);
         MetadataLog winner = best == null ? log : MetadataRead.better(best, log);
         if (winner != best) {
           newest.put(a.writer, log);
-          newestBytes.put(a.writer, a.bytes);
+          newestBytes.put(a.writer, signedLogOf(a.bytes));
         }
       } catch (MalformedMetadataException e) {
         addFinding(new Finding(a.cloud, Problem.METADATA_INVALID, a.writer, e.getMessage()));
@@ -151,9 +163,47 @@ final class Verifier {
                 Problem.METADATA_STALE,
                 a.writer,
                 "sequence " + mine.sequence() + ", newest is " + top.sequence()));
+      } else if (mine != null) {
+        checkShares(a.cloud, top);
       }
     }
-    view = new View(key, newest, List.of(), false);
+    view = new View(key, newest, List.of(), false, shares);
+  }
+
+  /** Under the confidentiality option: does {@code cloud} hold its valid share of every entry? */
+  private void checkShares(String cloud, MetadataLog log) {
+    for (LogEntry e : log.entries()) {
+      int i = e.shareHolders().indexOf(cloud);
+      if (i < 0) {
+        continue;
+      }
+      byte[] share =
+          shares
+              .getOrDefault(cloud, Map.of())
+              .getOrDefault(log.writer(), Map.of())
+              .get(e.timestamp());
+      if (share == null || !Sha256.matches(share, e.shareHashUnsafe(i))) {
+        addFinding(
+            new Finding(
+                cloud,
+                Problem.KEY_SHARE_MISSING,
+                log.writer(),
+                "no valid key share of version " + e.version(log.writer())));
+        return;
+      }
+    }
+  }
+
+  /** The signed log inside a stored metadata object (an envelope under confidentiality). */
+  private static byte[] signedLogOf(byte[] stored) {
+    if (stored.length >= 9
+        && java.util.Arrays.equals(
+            java.util.Arrays.copyOf(stored, 4), MetadataCodec.ENVELOPE_MAGIC)) {
+      // Already parsed by decodeEnvelope: magic, format, u32 length, then the signed log.
+      int length = java.nio.ByteBuffer.wrap(stored, 5, 4).getInt();
+      return java.util.Arrays.copyOfRange(stored, 9, 9 + length);
+    }
+    return stored;
   }
 
   /** One data check: a holder of a retained version. */
@@ -246,7 +296,12 @@ final class Verifier {
   /** Whether {@code bytes} are what holder {@code i} of {@code entry} should store. */
   static boolean matches(LogEntry entry, int i, byte[] bytes) {
     if (entry.coding() == LogEntry.Coding.REPLICA) {
-      return bytes.length == entry.size() && Sha256.matches(bytes, entry.sha256Unsafe());
+      // Under the confidentiality option holders keep the sealed value; the entry signs its hash.
+      long size =
+          entry.isSealed()
+              ? entry.size() + io.rafestore.internal.codec.Aead.OVERHEAD
+              : entry.size();
+      return bytes.length == size && Sha256.matches(bytes, entry.sha256Unsafe());
     }
     return Sha256.matches(bytes, entry.pieceHashUnsafe(i));
   }
@@ -288,7 +343,7 @@ final class Verifier {
     List<CompletableFuture<Void>> copies = new ArrayList<>();
     for (Finding f : before.findings()) {
       switch (f.problem()) {
-        case METADATA_MISSING, METADATA_STALE, METADATA_INVALID -> {
+        case METADATA_MISSING, METADATA_STALE, METADATA_INVALID, KEY_SHARE_MISSING -> {
           byte[] bytes = newestBytes.get(f.subject());
           if (bytes == null) {
             log.failed(f.cloudId() + ": no valid log of " + f.subject() + " on any cloud");
@@ -325,7 +380,13 @@ final class Verifier {
    * a mode whose metadata objects differ per cloud can specialise it.
    */
   private CompletableFuture<Void> copyMetadata(Cloud cloud, String writer, byte[] bytes) {
-    return timed(cloud.driver().put(Names.metadataObject(key, writer), bytes), cloud.id() + " put");
+    // Without sealed entries this is the signed log verbatim. Under the confidentiality option
+    // the cloud gets an envelope with its own key shares, restored from f+1 valid shares of other
+    // clouds exactly as writeM restores them (KeyShares.payloads).
+    byte[] payload =
+        ctx.keyShares.payloads(ctx, view, newest.get(writer), bytes, -1, Map.of()).apply(cloud);
+    return timed(
+        cloud.driver().put(Names.metadataObject(key, writer), payload), cloud.id() + " put");
   }
 
   /** Re-puts a replicated value from a holder whose bytes verify onto the holder that lost it. */

@@ -27,6 +27,10 @@ import org.junit.jupiter.api.Timeout;
  * AES-GCM sealed values. Inputs are mutations of valid encodings (bit flips, truncations,
  * insertions, length and count fields set huge, splices) and random bytes.
  *
+ * <p>Envelopes (the confidentiality option's per-cloud wrapper) are fuzzed too; a mutation inside
+ * an envelope's unsigned share section may be accepted (shares are checked later against signed
+ * hashes), so only the signed log must reject every change.
+ *
  * <p>Each input must be rejected with the parser's own checked exception (or, for a mutation that
  * changed nothing, accepted), never another throwable, and the parse must not allocate much more
  * than the input's size (a cloud claiming a 2 GB length is refused unread). The budget is {@code
@@ -101,6 +105,7 @@ class ParserFuzzTest {
       List<byte[]> seeds,
       Parser parser,
       Class<? extends Throwable> rejection,
+      boolean everyChangeRejected,
       SplittableRandom r) {
     int rejected = 0;
     for (int i = 0; i < ITERATIONS; i++) {
@@ -109,13 +114,11 @@ class ParserFuzzTest {
       long before = allocated();
       try {
         parser.parse(input);
-        if (!Arrays.equals(input, valid)) {
-          // Some mutations are harmless for formats without a signature (a flipped share byte
-          // is still a share); only signed metadata must reject every change.
-          assertThat(rejection)
-              .as("%s accepted a modified signed log", name)
-              .isNotEqualTo(MalformedMetadataException.class);
-        }
+        // Some mutations are harmless for formats without a signature (a flipped share byte is
+        // still a share); a signed log must reject every change.
+        assertThat(everyChangeRejected && !Arrays.equals(input, valid))
+            .as("%s accepted a modified signed log", name)
+            .isFalse();
       } catch (Throwable t) {
         if (!rejection.isInstance(t)) {
           fail(
@@ -153,6 +156,13 @@ class ParserFuzzTest {
       logs.add(
           codec.encode(new MetadataLog("k", "alice", 3 + n, entries), Harness.ALICE.getPrivate()));
     }
+    List<byte[]> envelopes = new ArrayList<>();
+    for (byte[] log : logs) {
+      java.util.SortedMap<Long, byte[]> perCloud = new java.util.TreeMap<>();
+      perCloud.put(1L, Shamir.split(new byte[32], 4, 2).get(0).toBytes());
+      perCloud.put(2L, new byte[] {1, 2, 3});
+      envelopes.add(MetadataCodec.envelope(log, perCloud));
+    }
     List<byte[]> shares = new ArrayList<>();
     for (Shamir.Share s : Shamir.split(new byte[32], 4, 2)) {
       shares.add(s.toBytes());
@@ -172,6 +182,17 @@ class ParserFuzzTest {
                     logs,
                     in -> codec.decode(in, "k", "alice", Harness.ALICE.getPublic(), MAX),
                     MalformedMetadataException.class,
+                    true,
+                    root.split())),
+        DynamicTest.dynamicTest(
+            "metadata envelope (confidentiality option)",
+            () ->
+                fuzz(
+                    "MetadataCodec.decodeEnvelope",
+                    envelopes,
+                    in -> codec.decodeEnvelope(in, "k", "alice", Harness.ALICE.getPublic(), MAX),
+                    MalformedMetadataException.class,
+                    false,
                     root.split())),
         DynamicTest.dynamicTest(
             "Shamir share",
@@ -181,6 +202,7 @@ class ParserFuzzTest {
                     shares,
                     in -> Shamir.Share.read(ByteBuffer.wrap(in)),
                     MalformedInputException.class,
+                    false,
                     root.split())),
         DynamicTest.dynamicTest(
             "DepSky-CA piece (share then fragment) and Reed-Solomon decode",
@@ -199,6 +221,7 @@ class ParserFuzzTest {
                     rs.decode(present, sealedValue.length);
                   },
                   MalformedInputException.class,
+                  false,
                   r);
             }),
         DynamicTest.dynamicTest(
@@ -209,6 +232,7 @@ class ParserFuzzTest {
                     sealedSeeds,
                     in -> aead.decrypt(in, new byte[] {1}),
                     MalformedInputException.class,
+                    true,
                     root.split())));
   }
 
