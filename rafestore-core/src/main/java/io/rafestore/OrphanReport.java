@@ -21,8 +21,8 @@ public record OrphanReport(
     List<CloudFault> faults) {
   public OrphanReport {
     Objects.requireNonNull(key, "key");
-    deleted = Map.copyOf(deleted);
-    waiting = Map.copyOf(waiting);
+    deleted = deepCopy(deleted);
+    waiting = deepCopy(waiting);
     faults = List.copyOf(faults);
   }
 
@@ -40,5 +40,11 @@ public record OrphanReport(
         + ", waiting for the grace period "
         + waiting
         + (faults.isEmpty() ? "" : ", faults " + faults);
+  }
+
+  private static Map<String, List<String>> deepCopy(Map<String, List<String>> in) {
+    Map<String, List<String>> out = new java.util.TreeMap<>();
+    in.forEach((k, v) -> out.put(k, List.copyOf(v)));
+    return java.util.Collections.unmodifiableMap(out);
   }
 }

@@ -77,7 +77,7 @@ public record VerifyReport(
     newestLogs = Map.copyOf(newestLogs);
     retainedVersions = List.copyOf(retainedVersions);
     findings = List.copyOf(findings);
-    extraObjects = Map.copyOf(extraObjects);
+    extraObjects = deepCopy(extraObjects);
   }
 
   /**
@@ -124,5 +124,11 @@ public record VerifyReport(
       }
     }
     return sb.toString();
+  }
+
+  private static Map<String, List<String>> deepCopy(Map<String, List<String>> in) {
+    Map<String, List<String>> out = new java.util.TreeMap<>();
+    in.forEach((k, v) -> out.put(k, List.copyOf(v)));
+    return java.util.Collections.unmodifiableMap(out);
   }
 }

@@ -123,19 +123,49 @@ final class Maintenance {
                     Optional.of(finalThrough),
                     collectedVersions,
                     deleted.counts(),
-                    deleted.bytes,
+                    deleted.bytes(),
                     own.entries().size(),
                     next.entries().size(),
-                    deleted.faults));
+                    deleted.faults()));
   }
 
-  /** What a listing-and-delete pass removed. */
+  /** What a listing-and-delete pass removed. Thread-safe: deletes complete on driver threads. */
   static final class Deleted {
-    final Map<String, List<String>> names = new TreeMap<>();
-    long bytes;
-    final List<CloudFault> faults = new ArrayList<>();
+    private final Map<String, List<String>> names = new TreeMap<>();
+    private long bytes;
+    private final List<CloudFault> faults = new ArrayList<>();
 
-    Map<String, Integer> counts() {
+    synchronized void deleted(String cloud, String name, long size) {
+      names.computeIfAbsent(cloud, x -> new ArrayList<>()).add(name);
+      bytes += size;
+    }
+
+    synchronized void failed(CloudFault fault) {
+      faults.add(fault);
+    }
+
+    synchronized void addAll(Deleted other) {
+      Map<String, List<String>> n = other.names();
+      n.forEach((c, l) -> names.computeIfAbsent(c, k -> new ArrayList<>()).addAll(l));
+      bytes += other.bytes();
+      faults.addAll(other.faults());
+    }
+
+    synchronized Map<String, List<String>> names() {
+      Map<String, List<String>> out = new TreeMap<>();
+      names.forEach((c, l) -> out.put(c, List.copyOf(l)));
+      return out;
+    }
+
+    synchronized long bytes() {
+      return bytes;
+    }
+
+    synchronized List<CloudFault> faults() {
+      return List.copyOf(faults);
+    }
+
+    synchronized Map<String, Integer> counts() {
       Map<String, Integer> out = new TreeMap<>();
       names.forEach((c, l) -> out.put(c, l.size()));
       return out;
@@ -199,15 +229,10 @@ final class Maintenance {
                                   ctx, c.driver().delete(ObjectKey.of(name)), c.id() + " delete")
                               .handle(
                                   (r, e) -> {
-                                    synchronized (out) {
-                                      if (e == null) {
-                                        out.names
-                                            .computeIfAbsent(c.id(), x -> new ArrayList<>())
-                                            .add(name);
-                                        out.bytes += info.size();
-                                      } else {
-                                        out.faults.add(fault(c, "delete " + name, e));
-                                      }
+                                    if (e == null) {
+                                      out.deleted(c.id(), name, info.size());
+                                    } else {
+                                      out.failed(fault(c, "delete " + name, e));
                                     }
                                     return null;
                                   }));
@@ -217,9 +242,7 @@ final class Maintenance {
               .handle(
                   (r, e) -> {
                     if (e != null) {
-                      synchronized (out) {
-                        out.faults.add(fault(c, "list " + prefix, e));
-                      }
+                      out.failed(fault(c, "list " + prefix, e));
                     }
                     return null;
                   }));
@@ -227,12 +250,10 @@ final class Maintenance {
     return CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0]))
         .thenApply(
             x -> {
-              synchronized (out) {
-                for (CloudFault f : out.faults) {
-                  ctx.report(key, f);
-                }
-                return out;
+              for (CloudFault f : out.faults()) {
+                ctx.report(key, f);
               }
+              return out;
             });
   }
 
@@ -282,9 +303,9 @@ final class Maintenance {
               return sweep(ctx, memory, key, grace, referenced, now, waiting)
                   .thenApply(
                       deleted -> {
-                        deleted.names.forEach((c, l) -> l.forEach(n -> memory.forget(c, n)));
-                        return new OrphanReport(
-                            key, deleted.names, Map.copyOf(waiting), deleted.faults);
+                        Map<String, List<String>> names = deleted.names();
+                        names.forEach((c, l) -> l.forEach(n -> memory.forget(c, n)));
+                        return new OrphanReport(key, names, Map.copyOf(waiting), deleted.faults());
                       });
             });
   }
@@ -322,11 +343,7 @@ final class Maintenance {
         .thenApply(
             x -> {
               for (CompletableFuture<Deleted> f : perCloud) {
-                Deleted d = f.join();
-                d.names.forEach(
-                    (c, l) -> out.names.computeIfAbsent(c, k -> new ArrayList<>()).addAll(l));
-                out.bytes += d.bytes;
-                out.faults.addAll(d.faults);
+                out.addAll(f.join());
               }
               return out;
             });
