@@ -45,6 +45,6 @@ public record OrphanReport(
   private static Map<String, List<String>> deepCopy(Map<String, List<String>> in) {
     Map<String, List<String>> out = new java.util.TreeMap<>();
     in.forEach((k, v) -> out.put(k, List.copyOf(v)));
-    return java.util.Collections.unmodifiableMap(out);
+    return Map.copyOf(out);
   }
 }
