@@ -20,9 +20,10 @@ import java.util.Objects;
  * @param holders the data clouds that acknowledged the value before writeM
  * @param coding how the value is stored on the holders: {@link Coding#REPLICA} (each holds the
  *     whole value) or a coded form whose per-holder piece hashes are in {@code pieceHashes}
- * @param k for coded forms, how many pieces rebuild the value (0 for replicas)
+ * @param k for coded forms, how many pieces rebuild the value (0 for replicas and parts)
  * @param pieceHashes for coded forms, the SHA-256 of the object stored on {@code holders.get(i)},
- *     one per holder (empty for replicas)
+ *     one per holder (empty for replicas); for {@link Coding#PARTS}, the SHA-256 of each part, in
+ *     order
  */
 public record LogEntry(
     Kind kind,
@@ -45,7 +46,14 @@ public record LogEntry(
      * Reed-Solomon coded into n fragments any k = f+1 of which decode, the key Shamir-split with
      * threshold f+1; holder i stores share i and fragment i.
      */
-    DEPSKY_CA(1);
+    DEPSKY_CA(1),
+    /**
+     * A large value split into {@code pieceHashes.size()} >= 2 parts, every holder storing every
+     * part as its own object ({@link #partObject}). Parts are {@link #partLength()} bytes each but
+     * the last, which is shorter or equal and never empty. Each part's SHA-256 is signed, so a part
+     * (and any range of the value) can be verified on its own.
+     */
+    PARTS(8);
 
     final int code;
 
@@ -128,12 +136,95 @@ public record LogEntry(
       hashes.add(h.clone());
     }
     pieceHashes = List.copyOf(hashes);
-    if (coding == Coding.REPLICA
+    if (coding == Coding.PARTS) {
+      if (k != 0 || !partsFit(size, pieceHashes.size())) {
+        throw new IllegalArgumentException(
+            "coding PARTS needs k=0 and 2 to size part hashes with no empty part, got "
+                + pieceHashes.size()
+                + " for "
+                + size
+                + " bytes");
+      }
+    } else if (coding == Coding.REPLICA
         ? (k != 0 || !pieceHashes.isEmpty())
         : (k < 1 || pieceHashes.size() != holders.size())) {
       throw new IllegalArgumentException(
           "coding " + coding + " needs k and one piece hash per holder");
     }
+  }
+
+  /** Whether {@code count} parts of {@code ceil(size / count)} bytes leave the last non-empty. */
+  static boolean partsFit(long size, long count) {
+    if (count < 2 || count > size) {
+      return false;
+    }
+    long length = ceilDiv(size, count);
+    return (count - 1) * length < size;
+  }
+
+  private static long ceilDiv(long a, long b) {
+    return (a + b - 1) / b;
+  }
+
+  /** A parted value entry. */
+  static LogEntry parts(
+      long timestamp,
+      long createdAtMillis,
+      String dataObject,
+      long size,
+      byte[] sha256,
+      List<String> holders,
+      List<byte[]> partHashes) {
+    return new LogEntry(
+        Kind.VALUE,
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        holders,
+        Coding.PARTS,
+        0,
+        partHashes);
+  }
+
+  /** Number of parts: 1 for an unsplit value. */
+  int partCount() {
+    return coding == Coding.PARTS ? pieceHashes.size() : 1;
+  }
+
+  /** Length of every part but the last (the whole size for an unsplit value). */
+  long partLength() {
+    return coding == Coding.PARTS ? ceilDiv(size, pieceHashes.size()) : size;
+  }
+
+  /** Offset of part {@code i} in the value. */
+  long partOffset(int i) {
+    return i * partLength();
+  }
+
+  /** Length of part {@code i}. */
+  long partSize(int i) {
+    return Math.min(partLength(), size - partOffset(i));
+  }
+
+  /** The object name of part {@code i} of a value stored under {@code dataObject}. */
+  static String partObject(String dataObject, int i) {
+    // Writer ids and nonces never contain '.', so ".p<i>" cannot collide with another value's
+    // name, and parts are siblings of nothing stored under the base name (no directory prefix).
+    return dataObject + ".p" + i;
+  }
+
+  /** Every object this entry's value occupies on a holder. */
+  List<String> dataObjects() {
+    if (coding != Coding.PARTS) {
+      return List.of(dataObject);
+    }
+    List<String> out = new java.util.ArrayList<>();
+    for (int i = 0; i < pieceHashes.size(); i++) {
+      out.add(partObject(dataObject, i));
+    }
+    return out;
   }
 
   @Override

@@ -38,7 +38,15 @@ public record Settings(
     int maxMetadataBytes,
     Duration operationTimeout,
     boolean closeDrivers,
-    boolean dataOrderAsAdded) {
+    boolean dataOrderAsAdded,
+    long partSize,
+    int partsInFlight) {
+
+  /** Smallest accepted part size. */
+  public static final long MIN_PART_SIZE = 1024;
+
+  /** Largest accepted part size. */
+  public static final long MAX_PART_SIZE = 1L << 30;
 
   /** Largest value a byte[] API can carry. */
   public static final long MAX_VALUE_LIMIT = Integer.MAX_VALUE - 8;
@@ -78,7 +86,16 @@ public record Settings(
       int maxMetadataBytes,
       Duration operationTimeout,
       boolean closeDrivers,
-      boolean dataOrderAsAdded) {
+      boolean dataOrderAsAdded,
+      long partSize,
+      int partsInFlight) {
+    if (partSize < MIN_PART_SIZE || partSize > MAX_PART_SIZE) {
+      throw new IllegalArgumentException(
+          "partSize must be " + MIN_PART_SIZE + " to " + MAX_PART_SIZE + " bytes, was " + partSize);
+    }
+    if (partsInFlight < 1 || partsInFlight > 64) {
+      throw new IllegalArgumentException("partsInFlight must be 1 to 64, was " + partsInFlight);
+    }
     if (f < 1) {
       throw new IllegalArgumentException(
           "faultsTolerated (f) must be >= 1, was "
@@ -217,7 +234,9 @@ public record Settings(
         maxMetadataBytes,
         operationTimeout,
         closeDrivers,
-        dataOrderAsAdded);
+        dataOrderAsAdded,
+        partSize,
+        partsInFlight);
   }
 
   private static void checkEd25519(String algorithm, String setting) {

@@ -4,8 +4,8 @@ import io.rafestore.CloudFault;
 import io.rafestore.ProtocolMode;
 import io.rafestore.QuorumException;
 import io.rafestore.RafeStoreException;
+import io.rafestore.Scheduler;
 import io.rafestore.WriteReceipt;
-import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ObjectKey;
@@ -44,7 +44,7 @@ import java.util.concurrent.ThreadLocalRandom;
 final class WriteOp {
   private final Context ctx;
   private final String key;
-  private final byte[] value;
+  private final Payload payload;
   private final long startNanos;
   private final ObjectKey dataObject;
   private final CompletableFuture<WriteReceipt> result = new CompletableFuture<>();
@@ -63,26 +63,60 @@ final class WriteOp {
   private boolean writeMStarted;
   private boolean readMSkipped;
   private CompletableFuture<View> readM;
-  private final CompletableFuture<byte[]> hash;
+  private boolean readMDelayPassed;
 
-  private WriteOp(Context ctx, String key, byte[] value) {
+  private WriteOp(Context ctx, String key, Payload payload) {
     this.ctx = ctx;
     this.key = key;
-    this.value = value;
+    this.payload = payload;
     this.startNanos = ctx.settings.scheduler().nanoTime();
     byte[] nonce = new byte[12];
     ThreadLocalRandom.current().nextBytes(nonce);
     this.dataObject =
         Names.dataObject(key, ctx.settings.writerId(), HexFormat.of().formatHex(nonce));
-    this.dataOrder = ctx.dataOrder(value.length);
-    this.hash = CompletableFuture.supplyAsync(() -> Sha256.hash(value), ctx.settings.executor());
+    this.dataOrder = ctx.dataOrder(payload.size());
   }
 
   /** Starts a write; the value must not be modified afterwards (the client passes a copy). */
   static CompletableFuture<WriteReceipt> run(Context ctx, String key, byte[] value) {
-    WriteOp op = new WriteOp(ctx, key, value);
+    Payload p =
+        PartedPayload.needsParts(ctx.settings, value.length)
+            ? PartedPayload.fromBytes(ctx, value)
+            : new Payload.Whole(value, ctx.settings.executor());
+    return run(ctx, key, p);
+  }
+
+  /** Starts a write of a payload (a whole value or one in parts). */
+  static CompletableFuture<WriteReceipt> run(Context ctx, String key, Payload payload) {
+    WriteOp op = new WriteOp(ctx, key, payload);
     op.start();
     return op.result;
+  }
+
+  /**
+   * How long readM should wait after the write starts so that it ends just after the slowest of the
+   * f+1 chosen data uploads is predicted to finish: readM's end is when the crucial check runs, and
+   * an upload still running then costs a writeDf (one more full copy of the value). For small
+   * values this is negative (readM takes longer than any upload; the paper's Condition 1) and
+   * nothing waits; for a value that takes seconds to upload, starting readM early only makes the
+   * check fail. Prediction, not correctness: if the upload is later than predicted the check fails
+   * and writeDf runs as usual.
+   */
+  private Duration readMDelay() {
+    Duration slowest = Duration.ZERO;
+    for (int i = 0; i <= ctx.f() && i < dataOrder.size(); i++) {
+      Duration p = ctx.model.predict(dataOrder.get(i), payload.size());
+      if (p.compareTo(slowest) > 0) {
+        slowest = p;
+      }
+    }
+    List<String> all = new ArrayList<>(ctx.byId.keySet());
+    List<String> meta = ctx.model.fastestFirst(all, 0);
+    Duration readMTime = ctx.model.predict(meta.get(ctx.settings.quorum() - 1), 0);
+    // A small margin so that a prediction that is exactly right still lands the last
+    // acknowledgement before the check.
+    Duration margin = Duration.ofMillis(5).plus(slowest.dividedBy(50));
+    return slowest.minus(readMTime).plus(margin);
   }
 
   private void start() {
@@ -90,12 +124,35 @@ final class WriteOp {
     CompletableFuture<Void> turn = ctx.enterKey(key, keyTurnDone);
     int f = ctx.f();
     List<Runnable> sends = new ArrayList<>();
+    Duration delay = readMDelay();
     synchronized (this) {
       for (int i = 0; i <= f; i++) {
         sendData(sends);
       }
+      readMDelayPassed = (delay.isNegative() || delay.isZero());
     }
+    // The slowest upload first: it decides when the f+1-th acknowledgement arrives.
+    java.util.Collections.reverse(sends);
     sends.forEach(Runnable::run);
+    if ((delay.isNegative() || delay.isZero())) {
+      afterDelay(turn);
+    } else {
+      Scheduler.Cancellable timer =
+          ctx.settings
+              .scheduler()
+              .schedule(
+                  delay,
+                  () -> {
+                    synchronized (this) {
+                      readMDelayPassed = true;
+                    }
+                    afterDelay(turn);
+                  });
+      result.whenComplete((r, e) -> timer.cancel());
+    }
+  }
+
+  private void afterDelay(CompletableFuture<Void> turn) {
     if (ctx.settings.mode() == ProtocolMode.FAST) {
       turn.thenRun(this::startReadM);
     } else {
@@ -131,7 +188,7 @@ final class WriteOp {
     pendingData.put(id, slot);
     sends.add(
         () -> {
-          CompletableFuture<Void> put = ctx.byId.get(id).driver().put(dataObject, value);
+          CompletableFuture<Void> put = payload.upload(ctx, id, dataObject);
           // Cancelling the slot (the request became useless) cancels the driver's request.
           slot.whenComplete(
               (r, e) -> {
@@ -157,7 +214,10 @@ final class WriteOp {
       }
       if (error == null) {
         acked.add(id);
-        if (ctx.settings.mode() == ProtocolMode.PAPER && !readMStarted && turnReached) {
+        if (ctx.settings.mode() == ProtocolMode.PAPER
+            && !readMStarted
+            && turnReached
+            && readMDelayPassed) {
           startReadM = true;
         }
         if (view != null && acked.size() >= ctx.f() + 1) {
@@ -282,7 +342,7 @@ final class WriteOp {
         return;
       }
       for (String id : pendingData.keySet()) {
-        Duration p = ctx.model.predict(id, value.length);
+        Duration p = ctx.model.predict(id, payload.size());
         if (p.compareTo(wait) > 0) {
           wait = p;
         }
@@ -323,7 +383,9 @@ final class WriteOp {
     for (CompletableFuture<Void> f : useless) {
       f.cancel(true);
     }
-    hash.thenAcceptAsync(sha -> writeM(v, holders, sha), ctx.settings.executor())
+    payload
+        .entry(v.maxTimestamp + 1, ctx.settings.clock().millis(), dataObject.value(), holders)
+        .thenAcceptAsync(entry -> writeM(v, entry), ctx.settings.executor())
         .exceptionally(
             e -> {
               result.completeExceptionally(Futures.unwrap(e));
@@ -331,15 +393,7 @@ final class WriteOp {
             });
   }
 
-  private void writeM(View v, List<String> holders, byte[] sha) {
-    LogEntry entry =
-        LogEntry.replica(
-            v.maxTimestamp + 1,
-            ctx.settings.clock().millis(),
-            dataObject.value(),
-            value.length,
-            sha,
-            holders);
+  private void writeM(View v, LogEntry entry) {
     List<String> contactedCopy;
     boolean df;
     boolean skipped;
