@@ -397,7 +397,11 @@ final class PartedPayload implements Payload {
       }
       acked(this, i);
       if (complete) {
-        ctx.model.record(cloud, size, ctx.settings.scheduler().nanoTime() - start);
+        // Recorded as one request: the round trips of the later batches are taken out, so the
+        // model's bandwidth is the cloud's, and predictUpload adds them back.
+        long took = ctx.settings.scheduler().nanoTime() - start;
+        long extraTrips = (ctx.uploadRounds(size) - 1) * ctx.model.predict(cloud, 0).toNanos();
+        ctx.model.record(cloud, size, Math.max(0, took - extraTrips));
         result.complete(null);
       } else {
         pump();

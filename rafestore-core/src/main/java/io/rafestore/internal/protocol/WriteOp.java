@@ -105,7 +105,7 @@ final class WriteOp {
   private Duration readMDelay() {
     Duration slowest = Duration.ZERO;
     for (int i = 0; i <= ctx.f() && i < dataOrder.size(); i++) {
-      Duration p = ctx.model.predict(dataOrder.get(i), payload.size());
+      Duration p = ctx.predictUpload(dataOrder.get(i), payload.size());
       if (p.compareTo(slowest) > 0) {
         slowest = p;
       }
@@ -342,7 +342,7 @@ final class WriteOp {
         return;
       }
       for (String id : pendingData.keySet()) {
-        Duration p = ctx.model.predict(id, payload.size());
+        Duration p = ctx.predictUpload(id, payload.size());
         if (p.compareTo(wait) > 0) {
           wait = p;
         }
