@@ -224,6 +224,15 @@ final class PartedPayload implements Payload {
         (r, e) -> {
           u.cancelAll();
           release(u);
+          if (u.result.isCancelled()) {
+            // As MeasuredCloud does for one request: a useless upload cancelled after running
+            // past its prediction took at least that long.
+            long took = ctx.settings.scheduler().nanoTime() - u.start;
+            if (took > ctx.predictUpload(cloud, size).toNanos()) {
+              long extra = (ctx.uploadRounds(size) - 1) * ctx.model.predict(cloud, 0).toNanos();
+              ctx.model.record(cloud, size, Math.max(0, took - extra));
+            }
+          }
         });
     u.pump();
     return u.result;
