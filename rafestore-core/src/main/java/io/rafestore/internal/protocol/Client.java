@@ -5,6 +5,7 @@ import io.rafestore.CloudFault;
 import io.rafestore.CloudStats;
 import io.rafestore.ConditionOne;
 import io.rafestore.HistoryPage;
+import io.rafestore.IntegrityException;
 import io.rafestore.KeyNotFoundException;
 import io.rafestore.ProbeOptions;
 import io.rafestore.ProbeReport;
@@ -17,6 +18,8 @@ import io.rafestore.Version;
 import io.rafestore.VersionInfo;
 import io.rafestore.VersionNotFoundException;
 import io.rafestore.WriteReceipt;
+import io.rafestore.internal.codec.Aead;
+import io.rafestore.internal.codec.MalformedInputException;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ObjectKey;
@@ -84,7 +87,7 @@ public final class Client implements RafeStore {
                                 ? "never written"
                                 : "deleted at " + view.tombstone));
                   }
-                  return fetch(key, view.visible.get(0));
+                  return fetch(key, view, view.visible.get(0));
                 }));
   }
 
@@ -107,23 +110,81 @@ public final class Client implements RafeStore {
                     return CompletableFuture.failedFuture(
                         new VersionNotFoundException(key, version, why));
                   }
-                  return fetch(key, item);
+                  return fetch(key, view, item);
                 }));
   }
 
-  private CompletableFuture<StoredValue> fetch(String key, View.Item item) {
-    VersionInfo info = item.entry().info(key, item.version().writer());
-    if (item.entry().coding() == LogEntry.Coding.DEPSKY_CA) {
-      return CodedFetch.run(ctx, key, info, item.entry());
+  private CompletableFuture<StoredValue> fetch(String key, View view, View.Item item) {
+    LogEntry entry = item.entry();
+    String writer = item.version().writer();
+    VersionInfo info = entry.info(key, writer);
+    if (entry.coding() == LogEntry.Coding.DEPSKY_CA) {
+      return CodedFetch.run(ctx, key, info, entry);
     }
-    if (item.entry().coding() == LogEntry.Coding.PARTS) {
-      return PartedRead.whole(ctx, key, info, item.entry());
+    if (entry.coding() == LogEntry.Coding.PARTS) {
+      // Parts are never sealed nor coded: both options store values whole (see design.md).
+      return PartedRead.whole(ctx, key, info, entry);
     }
-    return DataFetch.run(ctx, key, info, item.entry().dataObject());
+    if (!entry.isSealed()) {
+      return entry.coding() == LogEntry.Coding.REED_SOLOMON
+          ? CodedFetch.run(ctx, key, info, entry)
+          : DataFetch.run(ctx, key, info, entry.dataObject());
+    }
+    // Confidentiality option: the holders keep the sealed value (whose size and hash the entry
+    // signs); the key comes from f+1 valid shares. Both are fetched at once.
+    VersionInfo stored =
+        new VersionInfo(
+            key,
+            info.version(),
+            info.size() + Aead.OVERHEAD,
+            info.sha256(),
+            info.dataClouds(),
+            info.createdAt());
+    CompletableFuture<byte[]> aesKey = KeyShares.recoverKey(ctx, key, view, writer, entry);
+    CompletableFuture<StoredValue> data =
+        entry.coding() == LogEntry.Coding.REED_SOLOMON
+            ? CodedFetch.run(ctx, key, stored, entry)
+            : DataFetch.run(ctx, key, stored, entry.dataObject());
+    aesKey.whenComplete(
+        (k, e) -> {
+          if (e != null) {
+            data.cancel(true);
+          }
+        });
+    return data.thenCombineAsync(
+        aesKey,
+        (sv, k) -> {
+          try {
+            byte[] plain =
+                Aead.withKey(k)
+                    .decrypt(sv.value(), KeyShares.associatedData(key, writer, entry.dataObject()));
+            if (plain.length != info.size()) {
+              throw new MalformedInputException(
+                  "decrypted " + plain.length + " bytes, signed size is " + info.size());
+            }
+            return new StoredValue(info, plain, sv.servedBy());
+          } catch (MalformedInputException ex) {
+            throw new java.util.concurrent.CompletionException(
+                new IntegrityException(
+                    "cannot decrypt '"
+                        + key
+                        + "' version "
+                        + info.version()
+                        + ": "
+                        + ex.getMessage(),
+                    List.of()));
+          } finally {
+            java.util.Arrays.fill(k, (byte) 0);
+          }
+        },
+        ctx.settings.executor());
   }
 
+  /** A version found by readM, with the view it was found in. */
+  private record Found(View view, View.Item item) {}
+
   /** The latest visible version of {@code key}, or the given one, after readM. */
-  private CompletableFuture<View.Item> resolve(String key, Optional<Version> version) {
+  private CompletableFuture<Found> resolve(String key, Optional<Version> version) {
     return MetadataRead.run(ctx, key)
         .thenCompose(
             view -> {
@@ -136,7 +197,7 @@ public final class Client implements RafeStore {
                               ? "never written"
                               : "deleted at " + view.tombstone));
                 }
-                return CompletableFuture.completedFuture(view.visible.get(0));
+                return CompletableFuture.completedFuture(new Found(view, view.visible.get(0)));
               }
               View.Item item = view.find(version.get());
               if (item == null) {
@@ -147,7 +208,7 @@ public final class Client implements RafeStore {
                 return CompletableFuture.failedFuture(
                     new VersionNotFoundException(key, version.get(), why));
               }
-              return CompletableFuture.completedFuture(item);
+              return CompletableFuture.completedFuture(new Found(view, item));
             });
   }
 
@@ -166,14 +227,15 @@ public final class Client implements RafeStore {
         "ranged read of '" + key + "' " + version,
         resolve(key, Optional.of(version))
             .thenCompose(
-                item ->
+                found ->
                     PartedRead.range(
                         ctx,
                         key,
-                        item.entry().info(key, item.version().writer()),
-                        item.entry(),
+                        found.item().entry().info(key, found.item().version().writer()),
+                        found.item().entry(),
                         offset,
-                        length)));
+                        length,
+                        () -> fetch(key, found.view(), found.item()))));
   }
 
   @Override
@@ -198,6 +260,14 @@ public final class Client implements RafeStore {
           "streaming writes need mode PAPER or FAST; "
               + mode
               + " stores (and codes) each value whole in memory: write a byte[] instead");
+    }
+    if (size > ctx.settings.partSize()
+        && (ctx.settings.encryptValues() || ctx.settings.erasureK() > 0)) {
+      throw new UnsupportedOperationException(
+          "streaming writes of values over partSize ("
+              + ctx.settings.partSize()
+              + " bytes) do not combine with encryptValues or erasureCoding yet: those options"
+              + " seal and code each value whole in memory");
     }
     if (!PartedPayload.needsParts(ctx.settings, size)) {
       byte[] value = in.readNBytes((int) size);
@@ -228,9 +298,14 @@ public final class Client implements RafeStore {
       throws RafeStoreException, InterruptedIOException {
     Names.checkKey(key);
     checkOpen();
-    View.Item item = await(bounded("open stream of '" + key + "'", resolve(key, version)));
+    Found found = await(bounded("open stream of '" + key + "'", resolve(key, version)));
+    View.Item item = found.item();
     return PartedRead.stream(
-        ctx, key, item.entry().info(key, item.version().writer()), item.entry());
+        ctx,
+        key,
+        item.entry().info(key, item.version().writer()),
+        item.entry(),
+        () -> fetch(key, found.view(), item));
   }
 
   @Override

@@ -22,10 +22,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 /**
- * A large value sent in parts: every data cloud receives every part as its own object ({@link
- * LogEntry#partObject}), with up to {@code partsInFlight} part uploads in flight per cloud. A
- * cloud's upload is acknowledged when all its parts are; one failed part fails the cloud (and the
- * write replaces it, as for a whole value).
+ * A large value sent in parts (what writeDo and writeDf send to one data cloud, and the entry that
+ * names it; {@link WriteOp} treats one cloud's whole upload as one acknowledgement): every data
+ * cloud receives every part as its own object ({@link LogEntry#partObject}), with up to {@code
+ * partsInFlight} part uploads in flight per cloud. A cloud's upload is acknowledged when all its
+ * parts are; one failed part fails the cloud (and the write replaces it, as for a whole value).
  *
  * <p>The parts come from a byte array (all available at once) or from a stream ({@link
  * #fromStream}), read by the caller's thread through a sliding window: a part is read only when it
@@ -40,7 +41,7 @@ import java.util.concurrent.Executor;
  * cloud is. Thread-safe: state is guarded by this object's monitor, and no driver is called while
  * holding it.
  */
-final class PartedPayload implements Payload {
+final class PartedPayload {
   private final Context ctx;
   private final long size;
   private final int count;
@@ -77,7 +78,9 @@ final class PartedPayload implements Payload {
 
   /** Whether a value of {@code size} bytes is sent in parts under these settings. */
   static boolean needsParts(Settings settings, long size) {
-    return size > settings.partSize();
+    // The confidentiality and erasure-coding options seal and code a value whole; such values
+    // are not split (combining them with parts is future work).
+    return size > settings.partSize() && !settings.encryptValues() && settings.erasureK() == 0;
   }
 
   /** Parts of an in-memory value; hashes are computed on the executor. */
@@ -196,13 +199,11 @@ final class PartedPayload implements Payload {
     wholeHash.completeExceptionally(c);
   }
 
-  @Override
-  public long size() {
+  long size() {
     return size;
   }
 
-  @Override
-  public CompletableFuture<LogEntry> entry(
+  CompletableFuture<LogEntry> entry(
       long timestamp, long createdAtMillis, String dataObject, List<String> holders) {
     return wholeHash.thenApply(
         sha -> {
@@ -214,8 +215,7 @@ final class PartedPayload implements Payload {
         });
   }
 
-  @Override
-  public CompletableFuture<Void> upload(Context ctx, String cloud, ObjectKey dataObject) {
+  CompletableFuture<Void> upload(Context ctx, String cloud, ObjectKey dataObject) {
     Uploader u = new Uploader(cloud, dataObject.value());
     synchronized (this) {
       uploaders.add(u);

@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * Reads of values stored in parts, and ranged and streaming reads of any value. Every byte handed
@@ -45,7 +46,7 @@ final class PartedRead {
                   + ctx.settings.maxValueBytes()
                   + "; read it with openStream or by range"));
     }
-    return range(ctx, key, info, entry, 0, (int) info.size())
+    return range(ctx, key, info, entry, 0, (int) info.size(), null)
         .thenApply(
             bytes -> {
               // Every part matched its signed hash; the whole-value hash is signed too and must
@@ -62,20 +63,24 @@ final class PartedRead {
 
   /**
    * {@code length} bytes from {@code offset} of the value (cut at its end), fetching only the parts
-   * that cover them.
+   * that cover them. A value not in parts is read whole, verified (and decrypted or decoded) by
+   * {@code whole}, then cut.
    */
   static CompletableFuture<byte[]> range(
-      Context ctx, String key, VersionInfo info, LogEntry entry, long offset, int length) {
+      Context ctx,
+      String key,
+      VersionInfo info,
+      LogEntry entry,
+      long offset,
+      int length,
+      Supplier<CompletableFuture<StoredValue>> whole) {
     long from = Math.min(offset, info.size());
     long to = Math.min(info.size(), from + length);
     int n = (int) (to - from);
     if (entry.coding() != LogEntry.Coding.PARTS) {
-      CompletableFuture<StoredValue> all =
-          entry.coding() == LogEntry.Coding.DEPSKY_CA
-              ? CodedFetch.run(ctx, key, info, entry)
-              : DataFetch.run(ctx, key, info, entry.dataObject());
-      return all.thenApply(
-          v -> java.util.Arrays.copyOfRange(v.value(), (int) from, (int) from + n));
+      return whole
+          .get()
+          .thenApply(v -> java.util.Arrays.copyOfRange(v.value(), (int) from, (int) from + n));
     }
     byte[] out = new byte[n];
     if (n == 0) {
@@ -148,8 +153,13 @@ final class PartedRead {
    * reader, each verified before its first byte is returned; the whole-value SHA-256 is computed on
    * the fly and checked at the end. Not thread-safe (as streams are not).
    */
-  static InputStream stream(Context ctx, String key, VersionInfo info, LogEntry entry) {
-    return new PartInputStream(ctx, key, info, entry);
+  static InputStream stream(
+      Context ctx,
+      String key,
+      VersionInfo info,
+      LogEntry entry,
+      Supplier<CompletableFuture<StoredValue>> whole) {
+    return new PartInputStream(ctx, key, info, entry, whole);
   }
 
   private static final class PartInputStream extends InputStream {
@@ -157,6 +167,7 @@ final class PartedRead {
     private final String key;
     private final VersionInfo info;
     private final LogEntry entry;
+    private final Supplier<CompletableFuture<StoredValue>> whole;
     private final int count;
     private final ArrayDeque<CompletableFuture<byte[]>> window = new ArrayDeque<>();
     private final MessageDigest digest;
@@ -167,8 +178,14 @@ final class PartedRead {
     private boolean closed;
     private boolean verified;
 
-    PartInputStream(Context ctx, String key, VersionInfo info, LogEntry entry) {
+    PartInputStream(
+        Context ctx,
+        String key,
+        VersionInfo info,
+        LogEntry entry,
+        Supplier<CompletableFuture<StoredValue>> whole) {
       this.ctx = ctx;
+      this.whole = whole;
       this.key = key;
       this.info = info;
       this.entry = entry;
@@ -187,7 +204,7 @@ final class PartedRead {
         if (entry.coding() == LogEntry.Coding.PARTS) {
           window.add(DataFetch.part(ctx, key, info, entry, i).thenApply(DataFetch.Fetched::bytes));
         } else {
-          window.add(range(ctx, key, info, entry, 0, (int) info.size()));
+          window.add(whole.get().thenApply(StoredValue::value));
         }
       }
     }

@@ -39,6 +39,8 @@ public record Settings(
     Duration operationTimeout,
     boolean closeDrivers,
     boolean dataOrderAsAdded,
+    boolean encryptValues,
+    int erasureK,
     long partSize,
     int partsInFlight) {
 
@@ -87,6 +89,8 @@ public record Settings(
       Duration operationTimeout,
       boolean closeDrivers,
       boolean dataOrderAsAdded,
+      boolean encryptValues,
+      int erasureK,
       long partSize,
       int partsInFlight) {
     if (partSize < MIN_PART_SIZE || partSize > MAX_PART_SIZE) {
@@ -198,6 +202,30 @@ public record Settings(
     if (mode == null) {
       throw new IllegalArgumentException("mode must not be null");
     }
+    if (encryptValues && mode == ProtocolMode.DEPSKY_A) {
+      throw new IllegalArgumentException(
+          "encryptValues: mode DEPSKY_A is the plaintext baseline; use DEPSKY_CA (which always"
+              + " encrypts) or a RafeStore mode (PAPER, FAST)");
+    }
+    if (erasureK != 0) {
+      if (mode != ProtocolMode.PAPER && mode != ProtocolMode.FAST) {
+        throw new IllegalArgumentException(
+            "erasureCoding: only the RafeStore modes (PAPER, FAST) code their data; mode was "
+                + mode);
+      }
+      if (erasureK < 2) {
+        throw new IllegalArgumentException(
+            "erasureCoding: k must be >= 2 (k = 1 is plain replication), was " + erasureK);
+      }
+      if (erasureK + f > dataClouds) {
+        throw new IllegalArgumentException(
+            "erasureCoding: k + f = "
+                + (erasureK + f)
+                + " fragments need as many data clouds, only "
+                + dataClouds
+                + " hold data");
+      }
+    }
     if (scheduler == null) {
       throw new IllegalArgumentException("scheduler must not be null");
     }
@@ -235,6 +263,8 @@ public record Settings(
         operationTimeout,
         closeDrivers,
         dataOrderAsAdded,
+        encryptValues && (mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST),
+        erasureK,
         partSize,
         partsInFlight);
   }
