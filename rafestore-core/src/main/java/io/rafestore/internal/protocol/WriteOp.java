@@ -246,7 +246,6 @@ final class WriteOp {
   private void start() {
     result.whenComplete((r, e) -> finish());
     CompletableFuture<Void> turn = ctx.enterKey(key, keyTurnDone);
-    int f = ctx.f();
     List<Runnable> sends = new ArrayList<>();
     Duration delay = readMDelay();
     boolean noDelay = delay.isNegative() || delay.isZero();
