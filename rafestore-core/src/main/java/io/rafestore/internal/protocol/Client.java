@@ -122,7 +122,18 @@ public final class Client implements RafeStore {
       return CodedFetch.run(ctx, key, info, entry);
     }
     if (entry.coding() == LogEntry.Coding.PARTS) {
-      // Parts are never sealed nor coded: both options store values whole (see design.md).
+      // This client never seals values in parts (both options store values whole, see
+      // design.md); a sealed parted entry is from a newer writer and is refused, not misread.
+      if (entry.isSealed()) {
+        return CompletableFuture.failedFuture(
+            new IntegrityException(
+                "'"
+                    + key
+                    + "' "
+                    + info.version()
+                    + " is sealed in parts, which this client cannot read",
+                List.of()));
+      }
       return PartedRead.whole(ctx, key, info, entry);
     }
     if (!entry.isSealed()) {

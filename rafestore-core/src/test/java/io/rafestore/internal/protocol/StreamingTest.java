@@ -103,6 +103,44 @@ class StreamingTest {
   }
 
   @Test
+  void encryptedAndCodedValuesStayWholeAndStillReadByRangeAndStream() throws Exception {
+    for (int variant = 0; variant < 2; variant++) {
+      stores.clear();
+      RafeStore.Builder b =
+          RafeStore.builder()
+              .faultsTolerated(1)
+              .writer("alice", Harness.ALICE)
+              .partSize(PART)
+              .partsInFlight(2);
+      if (variant == 0) {
+        b.encryptValues(true);
+      } else {
+        b.erasureCoding(2);
+      }
+      for (int i = 0; i < 4; i++) {
+        MemoryCloud m = new MemoryCloud("p" + i);
+        stores.add(m);
+        b.cloud(m);
+      }
+      BlockingRafeStore s = b.build().blocking();
+      byte[] v = PartsTest.random(5 * PART + 7, 11 + variant);
+      WriteReceipt r = s.write("k", v);
+      assertThat(dataObjects(stores.get(0))).as("variant %d stored whole", variant).isZero();
+      assertThat(s.read("k", r.version(), 1000, 3000))
+          .isEqualTo(java.util.Arrays.copyOfRange(v, 1000, 4000));
+      try (InputStream in = s.openStream("k")) {
+        assertThat(in.readAllBytes()).isEqualTo(v);
+      }
+      byte[] small = PartsTest.random(PART, 13);
+      s.write("k", new ByteArrayInputStream(small), small.length);
+      assertThat(s.read("k").value()).isEqualTo(small);
+      assertThatThrownBy(() -> s.write("k", new ByteArrayInputStream(v), v.length))
+          .isInstanceOf(UnsupportedOperationException.class)
+          .hasMessageContaining("encryptValues or erasureCoding");
+    }
+  }
+
+  @Test
   void depSkyModesRefuseStreamingWrites() {
     BlockingRafeStore s = store(ProtocolMode.DEPSKY_CA, c -> c);
     assertThatThrownBy(() -> s.write("k", new ByteArrayInputStream(new byte[5000]), 5000))
