@@ -78,4 +78,25 @@ class Table1PartsTest {
       assertThat(after.get(meta).bytesUp() - before.get(meta).bytesUp()).isLessThan(1 << 20);
     }
   }
+
+  /**
+   * The control: without a probe the model assumes 100 Mbit/s everywhere, readM is timed for that,
+   * and a 1 MB write hits the paper's problem (p1 still uploading when readM ends: writeDf). The
+   * timing above is what the measured bandwidths buy.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = ProtocolMode.class,
+      names = {"PAPER"})
+  void withoutMeasuredBandwidthsALargeWriteNeedsWriteDf(ProtocolMode mode) throws Exception {
+    Harness h = new Harness(1, 4).rtts(ProtocolTest.TABLE1);
+    h.clouds.get(0).bandwidth(100_000_000);
+    for (int i = 1; i < 4; i++) {
+      h.clouds.get(i).bandwidth(2_000_000);
+    }
+    RafeStore store = ProtocolTest.config1(h, mode);
+    WriteReceipt r = h.run(store.write("feed", PartsTest.random(1 << 20, 1)));
+    assertThat(r.writeDfUsed()).isTrue();
+    assertThat(r.dataCloudsContacted()).containsExactly("p0", "p1", "p2");
+  }
 }
