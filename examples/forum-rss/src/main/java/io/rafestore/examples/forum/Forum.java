@@ -166,7 +166,7 @@ final class Forum {
    */
   TopicEntry createTopic(String title, Post first)
       throws RafeStoreException, InterruptedIOException {
-    return createTopic(newId(title), title, first);
+    return createTopic(newId(title, random), title, first);
   }
 
   /** Creates a topic with the given (valid) id, then writes its first post. */
@@ -318,7 +318,7 @@ final class Forum {
   }
 
   /** A slug of the title (a-z, 0-9, '-') and a random suffix, so ids never collide in practice. */
-  String newId(String title) {
+  static String newId(String title, java.util.Random random) {
     StringBuilder slug = new StringBuilder();
     for (char c : title.toLowerCase(Locale.ROOT).toCharArray()) {
       if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {

@@ -39,14 +39,30 @@ public final class ForumApp implements AutoCloseable {
     this.deleteOnClose = deleteOnClose;
   }
 
-  /** Parsed command line. */
-  record Options(int port, Optional<Path> data) {
+  static final String USAGE =
+      "usage: scripts/demo.sh [--port N] [--data DIR]\n"
+          + "  --port N    serve on http://127.0.0.1:N/ (default "
+          + DEFAULT_PORT
+          + "; 0 picks a free port)\n"
+          + "  --data DIR  keep the forum's four clouds in DIR across runs (default: a temporary\n"
+          + "              directory, deleted on exit)\n"
+          + "  --console   (first argument) the console demo instead of the forum";
+
+  /** Parsed command line; {@code help} asks for the usage text. */
+  record Options(int port, Optional<Path> data, boolean help) {
+    Options(int port, Optional<Path> data) {
+      this(port, data, false);
+    }
+
     static Options parse(String... args) {
       int port = DEFAULT_PORT;
       Optional<Path> data = Optional.empty();
       for (int i = 0; i < args.length; i++) {
         String a = args[i];
         switch (a) {
+          case "--help", "-h" -> {
+            return new Options(port, data, true);
+          }
           case "--port" -> {
             String v = value(args, ++i, a);
             try {
@@ -61,7 +77,7 @@ public final class ForumApp implements AutoCloseable {
           case "--data" -> data = Optional.of(Path.of(value(args, ++i, a)));
           default ->
               throw new IllegalArgumentException(
-                  "unknown option '" + a + "'; options are --port N and --data DIR");
+                  "unknown option '" + a + "'; options are --port N, --data DIR and --help");
         }
       }
       return new Options(port, data);
@@ -137,7 +153,12 @@ public final class ForumApp implements AutoCloseable {
       options = Options.parse(args);
     } catch (IllegalArgumentException e) {
       System.err.println("forum: " + e.getMessage());
+      System.err.println(USAGE);
       System.exit(2);
+      return;
+    }
+    if (options.help()) {
+      out.println(USAGE);
       return;
     }
     ForumApp app;
@@ -154,6 +175,8 @@ public final class ForumApp implements AutoCloseable {
             new Thread(
                 () -> {
                   app.close();
+                  out.println("Forum stopped.");
+                  out.flush();
                   stopped.countDown();
                 },
                 "forum-shutdown"));

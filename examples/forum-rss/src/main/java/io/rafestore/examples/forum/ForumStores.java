@@ -11,6 +11,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -91,17 +92,11 @@ final class ForumStores {
     FileChannel lockChannel =
         FileChannel.open(
             dataDir.resolve("forum.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-    FileLock lock;
-    try {
-      lock = lockChannel.tryLock();
-    } catch (IOException | RuntimeException e) {
-      lockChannel.close();
-      throw e;
-    }
+    FileLock lock = tryLock(lockChannel);
     if (lock == null) {
       lockChannel.close();
       throw new IOException(
-          "data directory " + dataDir + " is in use by another forum process (forum.lock)");
+          "data directory " + dataDir + " is in use by another forum (forum.lock is held)");
     }
     List<DirectoryCloud> opened = new ArrayList<>();
     try {
@@ -161,6 +156,18 @@ final class ForumStores {
       }
       lock.release();
       lockChannel.close();
+      throw e;
+    }
+  }
+
+  /** The lock, or null if another process or another forum in this JVM holds it. */
+  private static FileLock tryLock(FileChannel channel) throws IOException {
+    try {
+      return channel.tryLock();
+    } catch (OverlappingFileLockException e) {
+      return null;
+    } catch (IOException | RuntimeException e) {
+      channel.close();
       throw e;
     }
   }
