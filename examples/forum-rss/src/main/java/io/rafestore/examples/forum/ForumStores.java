@@ -173,8 +173,10 @@ final class ForumStores {
   }
 
   private static String ms(int cloud, double scale) {
-    double v = TABLE1_RTT_MS[cloud] * scale;
-    return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
+    return java.math.BigDecimal.valueOf(TABLE1_RTT_MS[cloud] * scale)
+        .setScale(3, java.math.RoundingMode.HALF_UP)
+        .stripTrailingZeros()
+        .toPlainString();
   }
 
   private static long scaled(long bps, double timeScale) {
