@@ -114,6 +114,12 @@ class ForumBrowserTest {
     assertThat(post.findElements(By.cssSelector(".body b"))).isEmpty();
     assertThat(post.findElement(By.className("latency")).getText()).endsWith(" ms");
     assertThat(post.findElement(By.className("data-clouds")).getText()).isEqualTo("p0, p1");
+
+    // And it is in the topic's feed, newest first.
+    browser.findElement(By.id("rss")).click();
+    wait.until(ExpectedConditions.urlContains("/topics/welcome/rss"));
+    String feed = browser.getPageSource();
+    assertThat(feed).contains("#2 by Selenium").contains("Posted from headless Chromium");
   }
 
   private static Optional<Path> binary(String env, String... defaults) {
