@@ -163,23 +163,9 @@ public record LogEntry(
     sha256 = sha256.clone();
     holders = List.copyOf(holders);
     Objects.requireNonNull(coding, "coding");
-    List<byte[]> hashes = new java.util.ArrayList<>();
-    for (byte[] h : pieceHashes) {
-      if (h == null || h.length != 32) {
-        throw new IllegalArgumentException("piece hashes must be 32 bytes");
-      }
-      hashes.add(h.clone());
-    }
-    pieceHashes = List.copyOf(hashes);
+    pieceHashes = copyHashes(pieceHashes, "piece hashes");
     shareHolders = List.copyOf(shareHolders);
-    List<byte[]> sh = new java.util.ArrayList<>();
-    for (byte[] h : shareHashes) {
-      if (h == null || h.length != 32) {
-        throw new IllegalArgumentException("share hashes must be 32 bytes");
-      }
-      sh.add(h.clone());
-    }
-    shareHashes = List.copyOf(sh);
+    shareHashes = copyHashes(shareHashes, "share hashes");
     if (shareHashes.size() != shareHolders.size()
         || new java.util.HashSet<>(shareHolders).size() != shareHolders.size()) {
       throw new IllegalArgumentException("one share hash per distinct share holder");
@@ -192,22 +178,26 @@ public record LogEntry(
     }
   }
 
-  @Override
-  public List<byte[]> shareHashes() {
+  /** A deep, immutable copy of a list of SHA-256 hashes, each checked to be 32 bytes. */
+  private static List<byte[]> copyHashes(List<byte[]> hashes, String what) {
     List<byte[]> out = new java.util.ArrayList<>();
-    for (byte[] h : shareHashes) {
+    for (byte[] h : hashes) {
+      if (h == null || h.length != 32) {
+        throw new IllegalArgumentException(what + " must be 32 bytes");
+      }
       out.add(h.clone());
     }
-    return out;
+    return List.copyOf(out);
+  }
+
+  @Override
+  public List<byte[]> shareHashes() {
+    return copyHashes(shareHashes, "share hashes");
   }
 
   @Override
   public List<byte[]> pieceHashes() {
-    List<byte[]> out = new java.util.ArrayList<>();
-    for (byte[] h : pieceHashes) {
-      out.add(h.clone());
-    }
-    return out;
+    return copyHashes(pieceHashes, "piece hashes");
   }
 
   /** The hash of the piece on {@code holders.get(i)}, without a copy, for internal checks. */

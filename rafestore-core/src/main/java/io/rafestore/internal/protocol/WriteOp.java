@@ -183,7 +183,6 @@ final class WriteOp {
   private void start() {
     result.whenComplete((r, e) -> finish());
     CompletableFuture<Void> turn = ctx.enterKey(key, keyTurnDone);
-    int f = ctx.f();
     List<Runnable> sends = new ArrayList<>();
     synchronized (this) {
       for (int i = 0; i < slots(); i++) {
