@@ -198,8 +198,17 @@ final class ForumServer implements AutoCloseable {
     if (path.equals("/topics")) {
       requireMethod(method, "POST");
       Form form = readForm(exchange);
-      String title = Fields.title(form.get("title"));
-      Post first = Post.of(form.get("author"), form.get("body"));
+      String title;
+      Post first;
+      try {
+        title = Fields.title(form.get("title"));
+        first = Post.of(form.get("author"), form.get("body"));
+      } catch (BadRequest e) {
+        return Response.html(
+            400,
+            Pages.topicList(
+                forum.topics(), storeDescription, draft(form, e, "title", "author", "body")));
+      }
       TopicEntry topic = forum.createTopic(title, first);
       return Response.seeOther("/topics/" + topic.id());
     }
@@ -223,7 +232,19 @@ final class ForumServer implements AutoCloseable {
         TopicEntry topic =
             forum.topic(id).orElseThrow(() -> new HttpError(404, "no topic '" + id + "'"));
         Form form = readForm(exchange);
-        Post post = Post.of(form.get("author"), form.get("body"));
+        Post post;
+        try {
+          post = Post.of(form.get("author"), form.get("body"));
+        } catch (BadRequest e) {
+          return Response.html(
+              400,
+              Pages.topic(
+                  topicView(id),
+                  forum.clouds(),
+                  MAX_POSTS_SHOWN,
+                  storeDescription,
+                  draft(form, e, "author", "body")));
+        }
         WriteReceipt r = forum.post(topic, post);
         return Response.seeOther("/topics/" + id + "#" + Pages.anchor(r.version()));
       }
@@ -246,6 +267,15 @@ final class ForumServer implements AutoCloseable {
     return forum
         .topicView(id, MAX_POSTS_SHOWN)
         .orElseThrow(() -> new HttpError(404, "no topic '" + id + "'"));
+  }
+
+  /** The refused form's values, to show again with the reason (a visitor keeps their text). */
+  private static Pages.Draft draft(Form form, BadRequest e, String... fields) {
+    java.util.Map<String, String> values = new java.util.HashMap<>();
+    for (String f : fields) {
+      form.get(f).ifPresent(v -> values.put(f, v));
+    }
+    return new Pages.Draft(values, e.getMessage());
   }
 
   private static void requireMethod(String method, String allowed) throws HttpError {

@@ -9,6 +9,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Server-side HTML. Every piece of user or stored text goes through {@link Html#escape} (element
@@ -42,7 +43,29 @@ final class Pages {
     return TIME.format(t);
   }
 
+  /**
+   * What a visitor typed into a form that was refused, shown again (escaped) with the reason.
+   *
+   * @param values field name to submitted value
+   * @param error why the form was refused
+   */
+  record Draft(Map<String, String> values, String error) {
+    Draft {
+      values = Map.copyOf(values);
+    }
+
+    static final Draft NONE = new Draft(Map.of(), "");
+
+    String value(String field) {
+      return values.getOrDefault(field, "");
+    }
+  }
+
   static String topicList(List<Forum.TopicSummary> topics, String storeDescription) {
+    return topicList(topics, storeDescription, Draft.NONE);
+  }
+
+  static String topicList(List<Forum.TopicSummary> topics, String storeDescription, Draft draft) {
     StringBuilder sb = new StringBuilder();
     sb.append("<h1>RafeStore forum</h1>\n");
     sb.append(
@@ -65,16 +88,27 @@ final class Pages {
       }
       sb.append("</table>\n");
     }
-    sb.append("<h2>New topic</h2>\n<form method=\"post\" action=\"/topics\" id=\"new-topic\">\n");
-    field(sb, "title", "Title", Fields.MAX_TITLE);
-    field(sb, "author", "Your name", Fields.MAX_AUTHOR);
-    area(sb, "First post");
+    sb.append("<h2>New topic</h2>\n");
+    draftError(sb, draft);
+    sb.append("<form method=\"post\" action=\"/topics\" id=\"new-topic\">\n");
+    field(sb, "title", "Title", Fields.MAX_TITLE, draft);
+    field(sb, "author", "Your name", Fields.MAX_AUTHOR, draft);
+    area(sb, "First post", draft);
     sb.append("<button type=\"submit\">Create topic</button>\n</form>\n");
     return page("RafeStore forum", sb.toString(), storeDescription);
   }
 
   static String topic(
       Forum.TopicView view, List<String> clouds, int maxShown, String storeDescription) {
+    return topic(view, clouds, maxShown, storeDescription, Draft.NONE);
+  }
+
+  static String topic(
+      Forum.TopicView view,
+      List<String> clouds,
+      int maxShown,
+      String storeDescription,
+      Draft draft) {
     String id = view.entry().id();
     StringBuilder sb = new StringBuilder();
     sb.append("<p><a href=\"/\">All topics</a> | <a href=\"/topics/")
@@ -127,17 +161,19 @@ final class Pages {
             .append(" before the write returned; sent to all of ")
             .append(escape(allClouds));
       } else {
-        sb.append("signed log kept on ")
+        sb.append("signed log written to all of ")
             .append(escape(allClouds))
             .append(" (acknowledgements not measured here)");
       }
       sb.append("</dd>\n</dl>\n</article>\n");
     }
-    sb.append("<h2>Post a reply</h2>\n<form method=\"post\" action=\"/topics/")
+    sb.append("<h2>Post a reply</h2>\n");
+    draftError(sb, draft);
+    sb.append("<form method=\"post\" action=\"/topics/")
         .append(Html.pathSegment(id))
         .append("/posts\" id=\"post-form\">\n");
-    field(sb, "author", "Your name", Fields.MAX_AUTHOR);
-    area(sb, "Post");
+    field(sb, "author", "Your name", Fields.MAX_AUTHOR, draft);
+    area(sb, "Post", draft);
     sb.append("<button type=\"submit\" id=\"submit\">Post</button>\n</form>\n");
     return page(view.entry().title() + " - RafeStore forum", sb.toString(), storeDescription);
   }
@@ -155,7 +191,15 @@ final class Pages {
         "");
   }
 
-  private static void field(StringBuilder sb, String name, String label, int max) {
+  private static void draftError(StringBuilder sb, Draft draft) {
+    if (!draft.error().isEmpty()) {
+      sb.append("<p class=\"error\" id=\"message\">")
+          .append(escape(draft.error()))
+          .append("</p>\n");
+    }
+  }
+
+  private static void field(StringBuilder sb, String name, String label, int max, Draft draft) {
     sb.append("<label for=\"")
         .append(name)
         .append("\">")
@@ -166,15 +210,19 @@ final class Pages {
         .append(name)
         .append("\" maxlength=\"")
         .append(max)
+        .append("\" value=\"")
+        .append(escape(draft.value(name)))
         .append("\" required>\n");
   }
 
-  private static void area(StringBuilder sb, String label) {
+  private static void area(StringBuilder sb, String label, Draft draft) {
     sb.append("<label for=\"body\">")
         .append(label)
         .append("</label><textarea id=\"body\" name=\"body\" rows=\"5\" maxlength=\"")
         .append(Fields.MAX_BODY)
-        .append("\" required></textarea>\n");
+        .append("\" required>")
+        .append(escape(draft.value("body")))
+        .append("</textarea>\n");
   }
 
   private static String page(String title, String content, String storeDescription) {

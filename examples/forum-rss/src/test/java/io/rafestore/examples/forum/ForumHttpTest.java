@@ -270,6 +270,28 @@ class ForumHttpTest {
   }
 
   @Test
+  void aRefusedFormIsShownAgainWithTheVisitorsTextEscapedAndTheReason() throws Exception {
+    String longName = "\"><script>alert(1)</script>" + "x".repeat(40);
+    String body = "</textarea><script>alert(2)</script>";
+    HttpResponse<String> r = post("/topics/welcome/posts", "author", longName, "body", body);
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(r.body())
+        .doesNotContain("<script")
+        .contains("<p class=\"error\" id=\"message\">field &#39;author&#39; has 67 characters")
+        .contains("value=\"&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;xxxx")
+        .contains(">&lt;/textarea&gt;&lt;script&gt;alert(2)&lt;/script&gt;</textarea>")
+        // Still the topic page, with its posts.
+        .contains("<h1>Welcome to the RafeStore forum</h1>");
+
+    HttpResponse<String> topic = post("/topics", "title", "", "author", "ann", "body", "kept text");
+    assertThat(topic.statusCode()).isEqualTo(400);
+    assertThat(topic.body())
+        .contains("field &#39;title&#39; is empty")
+        .contains("value=\"ann\"")
+        .contains(">kept text</textarea>");
+  }
+
+  @Test
   void aBodyThatIsNotAUtf8FormIsRefusedWith415AndAHugeOneWith413() throws Exception {
     HttpResponse<String> json = postRaw("/topics/welcome/posts", "application/json", "{}");
     assertThat(json.statusCode()).isEqualTo(415);
