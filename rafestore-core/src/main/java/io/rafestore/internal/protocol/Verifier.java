@@ -206,8 +206,9 @@ final class Verifier {
     return stored;
   }
 
-  /** One data check: a holder of a retained version. */
-  private record DataCheck(String cloud, View.Item item, int holderIndex) {}
+  /** One data check: one object (the value, or one part of it) on a holder of a version. */
+  private record DataCheck(
+      String cloud, View.Item item, int holderIndex, int part, String object) {}
 
   private CompletableFuture<VerifyReport> checkData() {
     List<CompletableFuture<Void>> checks = new ArrayList<>();
@@ -220,18 +221,19 @@ final class Verifier {
         if (c == null) {
           continue;
         }
-        listedOn.computeIfAbsent(holder, h -> new HashSet<>()).add(it.entry().dataObject());
-        DataCheck dc = new DataCheck(holder, it, i);
-        checks.add(
-            timed(
-                    c.driver().get(ObjectKey.of(it.entry().dataObject()), Optional.empty()),
-                    holder + " data")
-                .handleAsync(
-                    (bytes, e) -> {
-                      judgeData(dc, bytes, e);
-                      return null;
-                    },
-                    ctx.settings.executor()));
+        List<String> objects = it.entry().dataObjects();
+        listedOn.computeIfAbsent(holder, h -> new HashSet<>()).addAll(objects);
+        for (int p = 0; p < objects.size(); p++) {
+          DataCheck dc = new DataCheck(holder, it, i, p, objects.get(p));
+          checks.add(
+              timed(c.driver().get(ObjectKey.of(dc.object), Optional.empty()), holder + " data")
+                  .handleAsync(
+                      (bytes, e) -> {
+                        judgeData(dc, bytes, e);
+                        return null;
+                      },
+                      ctx.settings.executor()));
+        }
       }
     }
     Map<String, List<String>> extra = new TreeMap<>();
@@ -272,14 +274,14 @@ final class Verifier {
           new Finding(
               dc.cloud,
               missing ? Problem.DATA_MISSING : Problem.UNREACHABLE,
-              entry.dataObject(),
+              dc.object,
               "version " + dc.item.version() + ": " + cause.getMessage());
-    } else if (!matches(entry, dc.holderIndex, bytes)) {
+    } else if (!matches(entry, dc.holderIndex, dc.part, bytes)) {
       f =
           new Finding(
               dc.cloud,
               Problem.DATA_CORRUPT,
-              entry.dataObject(),
+              dc.object,
               "version " + dc.item.version() + ": bytes do not match the signed hash");
     }
     if (f != null) {
@@ -293,17 +295,28 @@ final class Verifier {
     }
   }
 
-  /** Whether {@code bytes} are what holder {@code i} of {@code entry} should store. */
-  static boolean matches(LogEntry entry, int i, byte[] bytes) {
-    if (entry.coding() == LogEntry.Coding.REPLICA) {
-      // Under the confidentiality option holders keep the sealed value; the entry signs its hash.
-      long size =
-          entry.isSealed()
-              ? entry.size() + io.rafestore.internal.codec.Aead.OVERHEAD
-              : entry.size();
-      return bytes.length == size && Sha256.matches(bytes, entry.sha256Unsafe());
+  /**
+   * Whether {@code bytes} are what holder {@code i} of {@code entry} should store as object {@code
+   * part} of {@link LogEntry#dataObjects()}.
+   */
+  static boolean matches(LogEntry entry, int i, int part, byte[] bytes) {
+    switch (entry.coding()) {
+      case REPLICA -> {
+        // Under the confidentiality option holders keep the sealed value; the entry signs its hash.
+        long size =
+            entry.isSealed()
+                ? entry.size() + io.rafestore.internal.codec.Aead.OVERHEAD
+                : entry.size();
+        return bytes.length == size && Sha256.matches(bytes, entry.sha256Unsafe());
+      }
+      case PARTS -> {
+        return (entry.isSealed() || bytes.length == entry.partSize(part))
+            && Sha256.matches(bytes, entry.pieceHashUnsafe(part));
+      }
+      default -> {
+        return Sha256.matches(bytes, entry.pieceHashUnsafe(i));
+      }
     }
-    return Sha256.matches(bytes, entry.pieceHashUnsafe(i));
   }
 
   private VerifyReport report(Map<String, List<String>> extra) {
@@ -389,12 +402,18 @@ final class Verifier {
         cloud.driver().put(Names.metadataObject(key, writer), payload), cloud.id() + " put");
   }
 
-  /** Re-puts a replicated value from a holder whose bytes verify onto the holder that lost it. */
+  /**
+   * Re-puts a replicated value (or one part of it) from a holder whose bytes verify onto the holder
+   * that lost it.
+   */
   private CompletableFuture<Void> repairData(Finding f, RepairLog log) {
     View.Item item = null;
+    int part = -1;
     for (View.Item it : view.visible) {
-      if (it.entry().dataObject().equals(f.subject())) {
+      int p = it.entry().dataObjects().indexOf(f.subject());
+      if (p >= 0) {
         item = it;
+        part = p;
       }
     }
     if (item == null) {
@@ -402,7 +421,7 @@ final class Verifier {
       return CompletableFuture.completedFuture(null);
     }
     LogEntry entry = item.entry();
-    if (entry.coding() != LogEntry.Coding.REPLICA) {
+    if (entry.coding() != LogEntry.Coding.REPLICA && entry.coding() != LogEntry.Coding.PARTS) {
       log.failed(
           f.cloudId()
               + ": "
@@ -414,9 +433,9 @@ final class Verifier {
     }
     List<String> sources = new ArrayList<>(entry.holders());
     sources.remove(f.cloudId());
-    ObjectKey object = ObjectKey.of(entry.dataObject());
+    ObjectKey object = ObjectKey.of(f.subject());
     String what = f.cloudId() + ": data " + f.subject() + " of version " + item.version();
-    return fetchVerified(entry, sources, 0, object)
+    return fetchVerified(entry, part, sources, 0, object)
         .thenCompose(
             bytes ->
                 timed(ctx.byId.get(f.cloudId()).driver().put(object, bytes), f.cloudId() + " put"))
@@ -432,22 +451,22 @@ final class Verifier {
   }
 
   private CompletableFuture<byte[]> fetchVerified(
-      LogEntry entry, List<String> sources, int i, ObjectKey object) {
+      LogEntry entry, int part, List<String> sources, int i, ObjectKey object) {
     if (i >= sources.size()) {
       return CompletableFuture.failedFuture(
           new IllegalStateException("no other holder returned bytes matching the signed hash"));
     }
     Cloud c = ctx.byId.get(sources.get(i));
     if (c == null) {
-      return fetchVerified(entry, sources, i + 1, object);
+      return fetchVerified(entry, part, sources, i + 1, object);
     }
     return timed(c.driver().get(object, Optional.empty()), c.id() + " data")
-        .handle((b, e) -> e == null && matches(entry, 0, b) ? b : null)
+        .handle((b, e) -> e == null && matches(entry, 0, part, b) ? b : null)
         .thenCompose(
             b ->
                 b != null
                     ? CompletableFuture.completedFuture(b)
-                    : fetchVerified(entry, sources, i + 1, object));
+                    : fetchVerified(entry, part, sources, i + 1, object));
   }
 
   private <T> CompletableFuture<T> timed(CompletableFuture<T> request, String what) {

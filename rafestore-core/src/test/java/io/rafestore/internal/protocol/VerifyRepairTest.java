@@ -185,4 +185,42 @@ class VerifyRepairTest {
       assertThat(h.run(store.read("k")).utf8()).isEqualTo("coded 4");
     }
   }
+
+  @Test
+  void partedValuesAreCheckedPartByPartAndRepaired() throws Exception {
+    Harness h = new Harness(1, 4);
+    try (RafeStore store = h.builder(ProtocolMode.PAPER).partSize(1024).build()) {
+      byte[] big = new byte[5000];
+      new java.util.Random(3).nextBytes(big);
+      for (int i = 0; i < 3; i++) {
+        big[0] = (byte) i;
+        h.run(store.write("k", big));
+      }
+      CollectionReportCheck.collectedObjects(
+          h.run(store.collect("k", RetentionPolicy.keepLast(1))));
+      VerifyReport clean = h.run(store.verify("k"));
+      assertThat(clean.isClean()).as(clean.toString()).isTrue();
+      assertThat(clean.extraObjects()).as("collected parts are gone").isEmpty();
+      int victim = holderOfLatest(h);
+      List<ObjectInfo> parts = h.stores.get(victim).list(Maintenance.dataPrefix("k")).join();
+      assertThat(parts).hasSize(5);
+      h.stores.get(victim).put(parts.get(2).key(), utf8("rotten")).join();
+      h.stores.get(victim).delete(parts.get(4).key()).join();
+      VerifyReport broken = h.run(store.verify("k"));
+      assertThat(broken.findingsFor("p" + victim))
+          .extracting(VerifyReport.Finding::problem)
+          .containsExactlyInAnyOrder(Problem.DATA_CORRUPT, Problem.DATA_MISSING);
+      RepairReport fixed = h.run(store.repair("k"));
+      assertThat(fixed.isClean()).as(fixed.toString()).isTrue();
+      assertThat(h.run(store.read("k")).value()).isEqualTo(big);
+    }
+  }
+
+  /** Parted values: a collection deletes every part of every collected version. */
+  static final class CollectionReportCheck {
+    static void collectedObjects(io.rafestore.CollectionReport r) {
+      // Two collected versions of five parts each, on f+1 = 2 holders.
+      assertThat(r.totalObjectsDeleted()).isEqualTo(2 * 5 * 2);
+    }
+  }
 }
