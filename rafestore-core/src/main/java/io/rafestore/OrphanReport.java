@@ -21,8 +21,8 @@ public record OrphanReport(
     List<CloudFault> faults) {
   public OrphanReport {
     Objects.requireNonNull(key, "key");
-    deleted = deepCopy(deleted);
-    waiting = deepCopy(waiting);
+    deleted = Map.copyOf(deepCopy(deleted));
+    waiting = Map.copyOf(deepCopy(waiting));
     faults = List.copyOf(faults);
   }
 

@@ -77,7 +77,7 @@ public record VerifyReport(
     newestLogs = Map.copyOf(newestLogs);
     retainedVersions = List.copyOf(retainedVersions);
     findings = List.copyOf(findings);
-    extraObjects = deepCopy(extraObjects);
+    extraObjects = Map.copyOf(deepCopy(extraObjects));
   }
 
   /**
