@@ -1,6 +1,5 @@
 package io.rafestore.bench.paper;
 
-import io.rafestore.ProtocolMode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -162,6 +161,11 @@ final class Reports {
               r.costPer10kUsd()));
     }
     sb.append('\n').append(table3(results));
+    sb.append("\n## Targets (issue 7), ratios within this run\n\n```\n");
+    for (String line : Targets.evaluate(results)) {
+      sb.append(line).append('\n');
+    }
+    sb.append("```\n");
     sb.append("\nCosts use ").append(prices.source()).append(".\n");
     return sb.toString();
   }
@@ -190,7 +194,7 @@ final class Reports {
         String cell = " |";
         for (Result r : results) {
           if (r.config() == config
-              && r.mode() == ProtocolMode.PAPER
+              && r.mode() == Protocol.PAPER
               && r.op().equals("write")
               && r.sizeBytes() == s) {
             cell = " " + r.onlyFPlusOne() + "/" + r.ops() + " |";
