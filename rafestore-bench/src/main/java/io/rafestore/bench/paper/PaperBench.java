@@ -8,6 +8,7 @@ import io.rafestore.Scheduler;
 import io.rafestore.SigningKeys;
 import io.rafestore.StoredValue;
 import io.rafestore.WriteReceipt;
+import io.rafestore.bench.support.RetainNewestCloud;
 import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.clouds.WanEmulator;
 import java.io.IOException;

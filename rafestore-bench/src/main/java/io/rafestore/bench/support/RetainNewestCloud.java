@@ -1,4 +1,4 @@
-package io.rafestore.bench.paper;
+package io.rafestore.bench.support;
 
 import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.spi.ByteRange;
@@ -17,13 +17,14 @@ import java.util.concurrent.CompletableFuture;
  * 60 versions of a 16 MB value does not keep 60 x 16 MB per cloud in the heap. It sits under the
  * {@link io.rafestore.clouds.WanEmulator}, and the protocol never asks for a superseded version in
  * PaperBench (each cell writes one key, then reads only its latest version), so what the protocol
- * sees, requests, bytes and timing, is unchanged. Metadata objects are kept as they are.
+ * sees, requests, bytes and timing, is unchanged; the JMH client-CPU suite uses it for the same
+ * reason. Metadata objects are kept as they are.
  *
  * <p>Data objects are recognised by RafeStore's layout ({@code d/<encoded key>/<writer>-<nonce>}):
  * everything up to the last {@code /} is the key's prefix. A bench device, not a driver: do not use
  * it where old versions are read. Thread-safe.
  */
-final class RetainNewestCloud implements CloudDriver {
+public final class RetainNewestCloud implements CloudDriver {
   private static final String DATA_PREFIX = "d/";
 
   private final MemoryCloud store;
@@ -31,7 +32,7 @@ final class RetainNewestCloud implements CloudDriver {
   // Guarded by this: the data objects of each key prefix, oldest first.
   private final Map<String, ArrayDeque<ObjectKey>> dataByPrefix = new HashMap<>();
 
-  RetainNewestCloud(String id, int keep) {
+  public RetainNewestCloud(String id, int keep) {
     if (keep < 1) {
       throw new IllegalArgumentException("keep must be >= 1, was " + keep);
     }
@@ -87,7 +88,7 @@ final class RetainNewestCloud implements CloudDriver {
   }
 
   /** Bytes held now (for tests). */
-  long storedBytes() {
+  public long storedBytes() {
     return store.storedBytes();
   }
 
