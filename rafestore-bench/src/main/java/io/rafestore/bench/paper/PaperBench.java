@@ -155,6 +155,9 @@ public final class PaperBench {
         options.configs,
         options.modes,
         Arrays.toString(options.sizes));
+    String loadBefore = loadAverage();
+    long startNanos = System.nanoTime();
+    java.time.Instant started = java.time.Instant.now();
     warmUp();
     List<Result> results = new ArrayList<>();
     if (options.parallelConfigs && options.configs.size() > 1) {
@@ -189,9 +192,35 @@ public final class PaperBench {
     if (progress != null) {
       progress.finish();
     }
+    options.runInfo =
+        String.format(
+            Locale.ROOT,
+            "Run started %s, took %.1f min; load average (1, 5, 15 min) %s before, %s after;"
+                + " %d CPUs.",
+            started.truncatedTo(java.time.temporal.ChronoUnit.SECONDS),
+            (System.nanoTime() - startNanos) / 6e10,
+            loadBefore,
+            loadAverage(),
+            Runtime.getRuntime().availableProcessors());
     Reports.writeAll(options.out, profile, prices, scale, options, results);
     log.println("PaperBench: wrote " + options.out.toAbsolutePath());
     return results;
+  }
+
+  /** The first three fields of /proc/loadavg, or the JVM's 1-minute figure elsewhere. */
+  private static String loadAverage() {
+    try {
+      String[] f =
+          java.nio.file.Files.readString(Path.of("/proc/loadavg"), StandardCharsets.US_ASCII)
+              .trim()
+              .split("\\s+");
+      return f[0] + " " + f[1] + " " + f[2];
+    } catch (IOException | RuntimeException e) {
+      return String.format(
+          Locale.ROOT,
+          "%.2f",
+          java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    }
   }
 
   private List<Result> runConfig(int config, double scale) throws IOException {
@@ -451,6 +480,7 @@ public final class PaperBench {
     boolean verbose;
     boolean progress = true;
     boolean parallelConfigs;
+    String runInfo = "";
     Path out = Path.of("paper-results");
     List<Integer> configs = List.of(1, 2, 3);
     List<Protocol> modes = Protocol.DEFAULT;

@@ -129,6 +129,14 @@ final class Reports {
             options.ops,
             options.ops,
             PaperBench.F));
+    if (!options.runInfo.isEmpty()) {
+      sb.append(options.runInfo)
+          .append(
+              options.parallelConfigs
+                  ? " The configurations ran at the same time (--parallel-configs)."
+                  : "")
+          .append("\n\n");
+    }
     sb.append(
         "| config | mode | size | op | failed | median ms | p90 ms | p99 ms | floor ms | median/floor"
             + " | f+1 only | cancelled | requests per cloud | cost / 10k ops (USD) |\n");
