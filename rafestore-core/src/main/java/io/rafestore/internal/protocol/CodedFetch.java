@@ -154,6 +154,9 @@ final class CodedFetch {
       int k = entry.k();
       long sealedLength = info.size() + Aead.OVERHEAD;
       byte[] sealed = ReedSolomon.of(k, n - k).decode(present, Math.toIntExact(sealedLength));
+      if (!Sha256.matches(sealed, info.sha256())) {
+        throw new MalformedInputException("decoded ciphertext does not match its signed hash");
+      }
       byte[] aesKey = Shamir.combine(shareCopy);
       byte[] plain =
           Aead.withKey(aesKey)
@@ -161,8 +164,9 @@ final class CodedFetch {
                   sealed,
                   DepSkyWriteOp.associatedData(
                       key, info.version().timestamp(), info.version().writer()));
-      if (plain.length != info.size() || !Sha256.matches(plain, info.sha256())) {
-        throw new MalformedInputException("decrypted value does not match its signed hash");
+      if (plain.length != info.size()) {
+        throw new MalformedInputException(
+            "decrypted " + plain.length + " bytes, signed size is " + info.size());
       }
       result.complete(new StoredValue(info, plain, String.join("+", from)));
     } catch (MalformedInputException | RuntimeException e) {

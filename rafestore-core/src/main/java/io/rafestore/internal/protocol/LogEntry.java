@@ -23,6 +23,12 @@ import java.util.Objects;
  * @param k for coded forms, how many pieces rebuild the value (0 for replicas)
  * @param pieceHashes for coded forms, the SHA-256 of the object stored on {@code holders.get(i)},
  *     one per holder (empty for replicas)
+ * @param shareHolders for a value encrypted by the client (the confidentiality option of the
+ *     RafeStore modes): the clouds whose metadata object carries a Shamir share of the value's key,
+ *     cloud {@code shareHolders.get(i)} holding the share at x = i + 1; empty otherwise. Then the
+ *     data object is the AES-GCM sealed value and {@code sha256} is the hash of those sealed bytes,
+ *     never of the plaintext (a plaintext hash would let clouds confirm guesses of the value)
+ * @param shareHashes the SHA-256 of each share's encoding, one per share holder
  */
 public record LogEntry(
     Kind kind,
@@ -34,7 +40,9 @@ public record LogEntry(
     List<String> holders,
     Coding coding,
     int k,
-    List<byte[]> pieceHashes) {
+    List<byte[]> pieceHashes,
+    List<String> shareHolders,
+    List<byte[]> shareHashes) {
 
   /** How a value is laid out on its holders; the wire code is {@link #code}. */
   public enum Coding {
@@ -81,7 +89,36 @@ public record LogEntry(
         holders,
         Coding.REPLICA,
         0,
+        List.of(),
+        List.of(),
         List.of());
+  }
+
+  /** The same entry as a value sealed by the client, its key shared among {@code holders}. */
+  LogEntry sealed(List<String> keyHolders, List<byte[]> keyShareHashes) {
+    return new LogEntry(
+        kind,
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        holders,
+        coding,
+        k,
+        pieceHashes,
+        keyHolders,
+        keyShareHashes);
+  }
+
+  /** Whether the value is encrypted by the client with its key shared in the metadata. */
+  boolean isSealed() {
+    return !shareHolders.isEmpty();
+  }
+
+  /** The SHA-256 of the key share that {@code shareHolders.get(i)} holds, without a copy. */
+  byte[] shareHashUnsafe(int i) {
+    return shareHashes.get(i);
   }
 
   /** Entry kinds; the wire code is {@link #code}. */
@@ -128,12 +165,34 @@ public record LogEntry(
       hashes.add(h.clone());
     }
     pieceHashes = List.copyOf(hashes);
+    shareHolders = List.copyOf(shareHolders);
+    List<byte[]> sh = new java.util.ArrayList<>();
+    for (byte[] h : shareHashes) {
+      if (h == null || h.length != 32) {
+        throw new IllegalArgumentException("share hashes must be 32 bytes");
+      }
+      sh.add(h.clone());
+    }
+    shareHashes = List.copyOf(sh);
+    if (shareHashes.size() != shareHolders.size()
+        || new java.util.HashSet<>(shareHolders).size() != shareHolders.size()) {
+      throw new IllegalArgumentException("one share hash per distinct share holder");
+    }
     if (coding == Coding.REPLICA
         ? (k != 0 || !pieceHashes.isEmpty())
         : (k < 1 || pieceHashes.size() != holders.size())) {
       throw new IllegalArgumentException(
           "coding " + coding + " needs k and one piece hash per holder");
     }
+  }
+
+  @Override
+  public List<byte[]> shareHashes() {
+    List<byte[]> out = new java.util.ArrayList<>();
+    for (byte[] h : shareHashes) {
+      out.add(h.clone());
+    }
+    return out;
   }
 
   @Override
@@ -162,6 +221,8 @@ public record LogEntry(
         List.of(),
         Coding.REPLICA,
         0,
+        List.of(),
+        List.of(),
         List.of());
   }
 
@@ -197,7 +258,9 @@ public record LogEntry(
         && holders.equals(e.holders)
         && coding == e.coding
         && k == e.k
-        && sameHashes(pieceHashes, e.pieceHashes);
+        && sameHashes(pieceHashes, e.pieceHashes)
+        && shareHolders.equals(e.shareHolders)
+        && sameHashes(shareHashes, e.shareHashes);
   }
 
   private static boolean sameHashes(List<byte[]> a, List<byte[]> b) {

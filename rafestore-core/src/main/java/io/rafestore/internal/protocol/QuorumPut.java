@@ -40,6 +40,24 @@ final class QuorumPut {
         METADATA_LINGER);
   }
 
+  /** As above, with a payload per cloud (the confidentiality option's per-cloud key shares). */
+  static CompletableFuture<List<String>> metadata(
+      Context ctx,
+      String key,
+      String writer,
+      java.util.function.Function<Cloud, byte[]> payload,
+      String phase) {
+    return run(
+        ctx,
+        key,
+        Names.metadataObject(key, writer),
+        payload,
+        ctx.clouds,
+        ctx.settings.quorum(),
+        phase,
+        METADATA_LINGER);
+  }
+
   static CompletableFuture<List<String>> run(
       Context ctx,
       String key,

@@ -38,7 +38,8 @@ public record Settings(
     int maxMetadataBytes,
     Duration operationTimeout,
     boolean closeDrivers,
-    boolean dataOrderAsAdded) {
+    boolean dataOrderAsAdded,
+    boolean encryptValues) {
 
   /** Largest value a byte[] API can carry. */
   public static final long MAX_VALUE_LIMIT = Integer.MAX_VALUE - 8;
@@ -78,7 +79,8 @@ public record Settings(
       int maxMetadataBytes,
       Duration operationTimeout,
       boolean closeDrivers,
-      boolean dataOrderAsAdded) {
+      boolean dataOrderAsAdded,
+      boolean encryptValues) {
     if (f < 1) {
       throw new IllegalArgumentException(
           "faultsTolerated (f) must be >= 1, was "
@@ -181,6 +183,11 @@ public record Settings(
     if (mode == null) {
       throw new IllegalArgumentException("mode must not be null");
     }
+    if (encryptValues && mode == ProtocolMode.DEPSKY_A) {
+      throw new IllegalArgumentException(
+          "encryptValues: mode DEPSKY_A is the plaintext baseline; use DEPSKY_CA (which always"
+              + " encrypts) or a RafeStore mode (PAPER, FAST)");
+    }
     if (scheduler == null) {
       throw new IllegalArgumentException("scheduler must not be null");
     }
@@ -217,7 +224,8 @@ public record Settings(
         maxMetadataBytes,
         operationTimeout,
         closeDrivers,
-        dataOrderAsAdded);
+        dataOrderAsAdded,
+        encryptValues && (mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST));
   }
 
   private static void checkEd25519(String algorithm, String setting) {

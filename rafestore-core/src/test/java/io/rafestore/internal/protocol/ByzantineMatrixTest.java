@@ -42,7 +42,11 @@ class ByzantineMatrixTest {
             continue;
           }
           for (ProtocolMode mode : ProtocolMode.values()) {
-            out.add(Arguments.of(f, placement, b, mode));
+            out.add(Arguments.of(f, placement, b, mode, false));
+            if (mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST) {
+              // The confidentiality option: sealed values, key shares in the metadata envelopes.
+              out.add(Arguments.of(f, placement, b, mode, true));
+            }
           }
         }
       }
@@ -59,7 +63,8 @@ class ByzantineMatrixTest {
       }
       for (Behaviour b : Behaviour.values()) {
         if (b != Behaviour.CORRECT) {
-          out.add(Arguments.of(f, placement, b, ProtocolMode.PAPER));
+          out.add(Arguments.of(f, placement, b, ProtocolMode.PAPER, false));
+          out.add(Arguments.of(f, placement, b, ProtocolMode.PAPER, true));
         }
       }
     }
@@ -102,12 +107,13 @@ class ByzantineMatrixTest {
         new MetadataLog(KEY, "alice", 1_000_000, List.of(bogus)), Harness.MALLORY.getPrivate());
   }
 
-  @ParameterizedTest(name = "f={0} faulty={1} {2} {3}")
+  @ParameterizedTest(name = "f={0} faulty={1} {2} {3} encrypted={4}")
   @MethodSource("upToF")
-  void readsReturnLastCompletedWrite(int f, List<Integer> placement, Behaviour b, ProtocolMode mode)
+  void readsReturnLastCompletedWrite(
+      int f, List<Integer> placement, Behaviour b, ProtocolMode mode, boolean encrypt)
       throws Exception {
     Harness h = faulty(f, placement, b);
-    try (RafeStore store = h.client(mode)) {
+    try (RafeStore store = h.builder(mode).encryptValues(encrypt).build()) {
       Map<Version, byte[]> written = new HashMap<>();
       for (int i = 1; i <= 4; i++) {
         byte[] value = ("post " + i + " of " + b).repeat(i * 10).getBytes(StandardCharsets.UTF_8);
@@ -128,12 +134,13 @@ class ByzantineMatrixTest {
     }
   }
 
-  @ParameterizedTest(name = "f=1 faulty={1} {2}")
+  @ParameterizedTest(name = "f=1 faulty={1} {2} encrypted={4}")
   @MethodSource("fPlusOne")
   void withFPlusOneFaultyNeverReturnsWrongBytes(
-      int f, List<Integer> placement, Behaviour b, ProtocolMode mode) throws Exception {
+      int f, List<Integer> placement, Behaviour b, ProtocolMode mode, boolean encrypt)
+      throws Exception {
     Harness h = faulty(f, placement, b);
-    try (RafeStore store = h.client(mode)) {
+    try (RafeStore store = h.builder(mode).encryptValues(encrypt).build()) {
       Map<Version, byte[]> written = new HashMap<>();
       for (int i = 1; i <= 3; i++) {
         byte[] value = ("value " + i).getBytes(StandardCharsets.UTF_8);
