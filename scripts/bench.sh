@@ -4,7 +4,7 @@
 # scale suite (ScaleBench), and writes one report with the machine it ran on.
 #
 #   scripts/bench.sh            full run: regenerates docs/benchmarks.md and docs/img/*.svg
-#                               (about 30-40 minutes on a 2-core machine)
+#                               (about 45 minutes on a 2-core machine)
 #   scripts/bench.sh --quick    CI smoke (about 2 minutes): small settings, no number asserted,
 #                               report in target/bench-quick/benchmarks.md; docs/ untouched
 #
@@ -72,9 +72,9 @@ else
   if ((QUICK)); then
     PAPER_ARGS=(--quick --out "$PAPER_DIR")
   else
-    # Time scale 1/50: every RTT x 0.02 and every bandwidth x 50; the three configurations run
-    # at the same time. About 20-30 minutes instead of the ~37 hours of the paper's real time.
-    PAPER_ARGS=(--time-scale 0.02 --parallel-configs --out "$PAPER_DIR")
+    # Time scale 1/30: every RTT x 0.0333 and every bandwidth x 30; the three configurations run
+    # at the same time. About 30 minutes instead of the ~37 hours of the paper's real time.
+    PAPER_ARGS=(--time-scale 0.0333 --parallel-configs --out "$PAPER_DIR")
   fi
   PAPER_CMD="java -cp rafestore-bench/target/benchmarks.jar io.rafestore.bench.paper.PaperBench ${PAPER_ARGS[*]/#$ROOT\//}"
   say "PaperBench ${PAPER_ARGS[*]}"
@@ -85,8 +85,8 @@ fi
 # --- 2. JMH ---------------------------------------------------------------------------------
 if ((QUICK)); then
   # Smoke: every benchmark runs once, briefly, with the small sizes. No number is asserted.
-  JMH_MAIN=(-f 1 -wi 0 -i 1 -r 200ms -p size=1024)
-  JMH_AEAD=(-f 1 -wi 0 -i 1 -r 200ms -p size=1024)
+  JMH_MAIN=(-f 1 -wi 0 -i 1 -r 100ms -p size=1024)
+  JMH_AEAD=(-f 1 -wi 0 -i 1 -r 100ms -p size=1024)
 else
   JMH_MAIN=(-f 1 -wi 3 -w 1s -i 5 -r 1s)
   # AES-GCM needs a long warm-up before its intrinsics are compiled (see AeadBenchmark).
@@ -102,7 +102,7 @@ java -jar "$JAR" AeadBenchmark "${JMH_AEAD[@]}" -rf csv -rff "$WORK/jmh-aead.csv
 
 # --- 3. Scale ---------------------------------------------------------------------------------
 if ((QUICK)); then
-  SCALE_ARGS=(--quick --executors default --out "$WORK/scale")
+  SCALE_ARGS=(--quick --seconds 1 --warmup 0.5 --executors default --out "$WORK/scale")
 else
   SCALE_ARGS=(--levels 1,10,100,1000 --seconds 5 --warmup 2 --modes FAST --ops write,read
     --executors default,pool --out "$WORK/scale")
@@ -125,6 +125,7 @@ cp "$PAPER_DIR/results.csv" "$OUT/img/paper-results.csv" 2>/dev/null || true
 jmh_table() {
   awk -F',' '
     function unq(s) { gsub(/^"|"$/, "", s); return s }
+    { sub(/\r$/, "") }
     NR == 1 {
       for (i = 1; i <= NF; i++) { h[i] = unq($i); if (h[i] ~ /^Param: /) p[++np] = i }
       printf "| benchmark |"; for (k = 1; k <= np; k++) { n = h[p[k]]; sub(/^Param: /, "", n); printf " %s |", n }
@@ -143,6 +144,7 @@ jmh_table() {
 cpu_targets() {
   awk -F',' '
     function unq(s) { gsub(/^"|"$/, "", s); return s }
+    { sub(/\r$/, "") }
     NR == 1 { for (i = 1; i <= NF; i++) { h[unq($i)] = i }; next }
     unq($1) ~ /ClientCpuBenchmark/ && unq($h["Param: size"]) == "1024" {
       m = unq($h["Param: mode"]); if (m != "PAPER" && m != "FAST") next
@@ -160,7 +162,8 @@ cpu_targets() {
     }' "$1"
 }
 
-PAPER_TARGETS="$(sed -n '/^## Targets/,/^```$/p' "$PAPER_DIR/results.md" | sed -n '/^```$/,/^```$/p' | grep -v '^```' || true)"
+# The lines between the fences after results.md's "## Targets" heading.
+PAPER_TARGETS="$(awk '/^## Targets/ {t = 1; next} t && /^```/ {f++; next} t && f == 1' "$PAPER_DIR/results.md")"
 CPU_TARGETS="$(cpu_targets "$WORK/jmh-main.csv")"
 SCALE_TARGETS="$(grep -E '^(PASS|MISS)' "$WORK/scale/scale.md" || true)"
 PAPER_HEADER="$(grep -m1 '^PaperBench: profile' "$PAPER_DIR/../paper.log" 2>/dev/null || grep -m1 '^Profile' "$PAPER_DIR/results.md" || true)"
