@@ -128,6 +128,7 @@ public interface RafeStore extends AutoCloseable {
     private boolean closeDrivers = true;
     private boolean dataOrderAsAdded;
     private boolean encryptValues;
+    private int erasureK;
 
     Builder() {}
 
@@ -184,6 +185,19 @@ public interface RafeStore extends AutoCloseable {
      */
     public Builder encryptValues(boolean encrypt) {
       this.encryptValues = encrypt;
+      return this;
+    }
+
+    /**
+     * Erasure-coded data for the RafeStore modes (default off, 0): each value is Reed-Solomon coded
+     * into {@code k} data and f parity fragments written to k+f data clouds, one fragment each, so
+     * storage falls from (f+1)x to (k+f)/k x of the value while any f faulty holders still leave k
+     * correct fragments. Needs at least k+f data clouds; k >= 2. Reads fetch the k predicted
+     * fastest fragments and more only when one fails or is late. Combines with {@link
+     * #encryptValues} (the sealed value is coded).
+     */
+    public Builder erasureCoding(int k) {
+      this.erasureK = k;
       return this;
     }
 
@@ -283,7 +297,8 @@ public interface RafeStore extends AutoCloseable {
               operationTimeout,
               closeDrivers,
               dataOrderAsAdded,
-              encryptValues);
+              encryptValues,
+              erasureK);
       return new Client(settings);
     }
   }

@@ -118,7 +118,9 @@ public final class Client implements RafeStore {
       return CodedFetch.run(ctx, key, info, entry);
     }
     if (!entry.isSealed()) {
-      return DataFetch.run(ctx, key, info, entry.dataObject());
+      return entry.coding() == LogEntry.Coding.REED_SOLOMON
+          ? CodedFetch.run(ctx, key, info, entry)
+          : DataFetch.run(ctx, key, info, entry.dataObject());
     }
     // Confidentiality option: the holders keep the sealed value (whose size and hash the entry
     // signs); the key comes from f+1 valid shares. Both are fetched at once.
@@ -131,7 +133,10 @@ public final class Client implements RafeStore {
             info.dataClouds(),
             info.createdAt());
     CompletableFuture<byte[]> aesKey = KeyShares.recoverKey(ctx, key, view, writer, entry);
-    CompletableFuture<StoredValue> data = DataFetch.run(ctx, key, stored, entry.dataObject());
+    CompletableFuture<StoredValue> data =
+        entry.coding() == LogEntry.Coding.REED_SOLOMON
+            ? CodedFetch.run(ctx, key, stored, entry)
+            : DataFetch.run(ctx, key, stored, entry.dataObject());
     aesKey.whenComplete(
         (k, e) -> {
           if (e != null) {

@@ -53,7 +53,13 @@ public record LogEntry(
      * Reed-Solomon coded into n fragments any k = f+1 of which decode, the key Shamir-split with
      * threshold f+1; holder i stores share i and fragment i.
      */
-    DEPSKY_CA(1);
+    DEPSKY_CA(1),
+    /**
+     * The RafeStore modes' erasure-coded form: the stored value (sealed or not) Reed-Solomon coded
+     * into k data and f parity fragments, holder i storing fragment i; any k hash-valid fragments
+     * decode, and the result is checked against the entry's value hash.
+     */
+    REED_SOLOMON(2);
 
     final int code;
 

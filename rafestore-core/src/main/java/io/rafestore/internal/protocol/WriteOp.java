@@ -5,6 +5,7 @@ import io.rafestore.ProtocolMode;
 import io.rafestore.QuorumException;
 import io.rafestore.RafeStoreException;
 import io.rafestore.WriteReceipt;
+import io.rafestore.internal.codec.ReedSolomon;
 import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.Names;
@@ -40,6 +41,12 @@ import java.util.concurrent.ThreadLocalRandom;
  * <p>Invariants: metadata is written only after f+1 data clouds acknowledged, so every version a
  * reader can see has at least one correct holder; a failed request never counts toward a quorum;
  * data uploads still running when writeM starts are useless and are cancelled (and counted).
+ *
+ * <p>With erasure coding ({@code Builder.erasureCoding(k)}), the value is Reed-Solomon coded into k
+ * data and f parity fragments, one per <em>slot</em>; each slot needs one acknowledgement (from the
+ * cloud it was sent to, or from a writeDf cloud sent the same fragment), and writeM starts when all
+ * k+f slots are held, so any f faulty holders still leave k correct fragments. Storage falls from
+ * (f+1)x to (k+f)/k x.
  */
 final class WriteOp {
   private final Context ctx;
@@ -50,6 +57,18 @@ final class WriteOp {
 
   private final long plainSize;
   private final KeyShares.Sealed sealed;
+
+  /** Erasure coding: the fragment of each slot, or null for replicas. */
+  private final byte[][] fragments;
+
+  /** How many bytes one upload carries: the value, or one fragment. */
+  private final long uploadBytes;
+
+  /** Erasure coding: the slot each contacted cloud was sent, and the cloud holding each slot. */
+  private final Map<String, Integer> slotOf = new java.util.HashMap<>();
+
+  private final String[] holderOfSlot;
+  private int slotsHeld;
   private final long startNanos;
   private final ObjectKey dataObject;
   private final CompletableFuture<WriteReceipt> result = new CompletableFuture<>();
@@ -84,8 +103,74 @@ final class WriteOp {
     this.sealed = ctx.settings.encryptValues() ? KeyShares.seal(ctx, key, dataObject, value) : null;
     byte[] upload = sealed == null ? value : sealed.bytes();
     this.value = upload;
-    this.dataOrder = ctx.dataOrder(upload.length);
+    int k = ctx.settings.erasureK();
+    if (k > 0) {
+      // Coding runs on the caller's thread too: every fragment must exist before writeDo.
+      this.fragments = ReedSolomon.of(k, ctx.f()).encode(upload);
+      this.uploadBytes = fragments[0].length;
+      this.holderOfSlot = new String[k + ctx.f()];
+    } else {
+      this.fragments = null;
+      this.uploadBytes = upload.length;
+      this.holderOfSlot = new String[0];
+    }
+    this.dataOrder = ctx.dataOrder(uploadBytes);
     this.hash = CompletableFuture.supplyAsync(() -> Sha256.hash(upload), ctx.settings.executor());
+  }
+
+  /** Uploads writeDo starts with: f+1 replicas, or one per fragment. Caller holds the lock. */
+  private int slots() {
+    return fragments == null ? ctx.f() + 1 : fragments.length;
+  }
+
+  /** Acknowledgements still missing before writeM may start. Caller holds the lock. */
+  private int missing() {
+    return fragments == null ? ctx.f() + 1 - acked.size() : fragments.length - slotsHeld;
+  }
+
+  /**
+   * Whether the acknowledgements received and the uploads still pending could complete the write.
+   * Caller holds the lock.
+   */
+  private boolean coverable() {
+    if (fragments == null) {
+      return acked.size() + pendingData.size() >= ctx.f() + 1;
+    }
+    boolean[] covered = new boolean[fragments.length];
+    for (int i = 0; i < covered.length; i++) {
+      covered[i] = holderOfSlot[i] != null;
+    }
+    for (String id : pendingData.keySet()) {
+      covered[slotOf.get(id)] = true;
+    }
+    for (boolean c : covered) {
+      if (!c) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The slot the next upload should carry: among the slots not yet held, the one with the fewest
+   * uploads pending (so writeDf and hedges spread over every missing fragment instead of racing
+   * one). Caller holds the lock.
+   */
+  private int nextSlot() {
+    if (fragments == null) {
+      return 0;
+    }
+    int[] pending = new int[fragments.length];
+    for (String id : pendingData.keySet()) {
+      pending[slotOf.get(id)]++;
+    }
+    int best = -1;
+    for (int i = 0; i < fragments.length; i++) {
+      if (holderOfSlot[i] == null && (best < 0 || pending[i] < pending[best])) {
+        best = i;
+      }
+    }
+    return Math.max(best, 0);
   }
 
   /** Starts a write; the value must not be modified afterwards (the client passes a copy). */
@@ -98,10 +183,9 @@ final class WriteOp {
   private void start() {
     result.whenComplete((r, e) -> finish());
     CompletableFuture<Void> turn = ctx.enterKey(key, keyTurnDone);
-    int f = ctx.f();
     List<Runnable> sends = new ArrayList<>();
     synchronized (this) {
-      for (int i = 0; i <= f; i++) {
+      for (int i = 0; i < slots(); i++) {
         sendData(sends);
       }
     }
@@ -137,11 +221,14 @@ final class WriteOp {
     }
     String id = dataOrder.get(nextDataCloud++);
     contacted.add(id);
+    int index = nextSlot();
+    slotOf.put(id, index);
+    byte[] payload = fragments == null ? value : fragments[index];
     CompletableFuture<Void> slot = new CompletableFuture<>();
     pendingData.put(id, slot);
     sends.add(
         () -> {
-          CompletableFuture<Void> put = ctx.byId.get(id).driver().put(dataObject, value);
+          CompletableFuture<Void> put = ctx.byId.get(id).driver().put(dataObject, payload);
           // Cancelling the slot (the request became useless) cancels the driver's request.
           slot.whenComplete(
               (r, e) -> {
@@ -167,10 +254,15 @@ final class WriteOp {
       }
       if (error == null) {
         acked.add(id);
+        Integer index = slotOf.get(id);
+        if (fragments != null && holderOfSlot[index] == null) {
+          holderOfSlot[index] = id;
+          slotsHeld++;
+        }
         if (ctx.settings.mode() == ProtocolMode.PAPER && !readMStarted && turnReached) {
           startReadM = true;
         }
-        if (view != null && acked.size() >= ctx.f() + 1) {
+        if (view != null && missing() <= 0) {
           writeMStarted = true;
           startWriteM = true;
         }
@@ -184,12 +276,12 @@ final class WriteOp {
         faults.add(fault);
         // A definite failure, not a guess from a timer: replace the cloud at once.
         sendData(sends);
-        if (acked.size() + pendingData.size() < ctx.f() + 1) {
+        if (!coverable()) {
           failure =
               new QuorumException(
                   "data write (writeDo/writeDf) of '" + key + "'",
-                  ctx.f() + 1,
-                  acked.size(),
+                  slots(),
+                  fragments == null ? acked.size() : slotsHeld,
                   faults);
         }
       }
@@ -247,7 +339,7 @@ final class WriteOp {
         return;
       }
       view = v;
-      int missing = ctx.f() + 1 - acked.size();
+      int missing = missing();
       if (missing <= 0) {
         writeMStarted = true;
         startWriteM = true;
@@ -262,9 +354,13 @@ final class WriteOp {
         for (int i = 0; i < missing; i++) {
           sendData(sends);
         }
-        if (acked.size() + pendingData.size() < ctx.f() + 1) {
+        if (!coverable()) {
           failure =
-              new QuorumException("writeDf of '" + key + "'", ctx.f() + 1, acked.size(), faults);
+              new QuorumException(
+                  "writeDf of '" + key + "'",
+                  slots(),
+                  fragments == null ? acked.size() : slotsHeld,
+                  faults);
         }
       }
     }
@@ -292,7 +388,7 @@ final class WriteOp {
         return;
       }
       for (String id : pendingData.keySet()) {
-        Duration p = ctx.model.predict(id, value.length);
+        Duration p = ctx.model.predict(id, uploadBytes);
         if (p.compareTo(wait) > 0) {
           wait = p;
         }
@@ -305,7 +401,7 @@ final class WriteOp {
             () -> {
               List<Runnable> sends = new ArrayList<>();
               synchronized (this) {
-                if (writeMStarted || result.isDone() || acked.size() >= ctx.f() + 1) {
+                if (writeMStarted || result.isDone() || missing() <= 0) {
                   return;
                 }
                 sendData(sends);
@@ -321,9 +417,15 @@ final class WriteOp {
     View v;
     synchronized (this) {
       holders = new ArrayList<>();
-      for (String id : dataOrder) {
-        if (acked.contains(id)) {
-          holders.add(id);
+      if (fragments != null) {
+        // Holder i keeps fragment i; a surplus acknowledgement of a slot already held is not
+        // listed (its object is an orphan for garbage collection).
+        holders.addAll(List.of(holderOfSlot));
+      } else {
+        for (String id : dataOrder) {
+          if (acked.contains(id)) {
+            holders.add(id);
+          }
         }
       }
       useless = new ArrayList<>(pendingData.values());
@@ -343,13 +445,27 @@ final class WriteOp {
 
   private void writeM(View v, List<String> holders, byte[] sha) {
     LogEntry plain =
-        LogEntry.replica(
-            v.maxTimestamp + 1,
-            ctx.settings.clock().millis(),
-            dataObject.value(),
-            plainSize,
-            sha,
-            holders);
+        fragments == null
+            ? LogEntry.replica(
+                v.maxTimestamp + 1,
+                ctx.settings.clock().millis(),
+                dataObject.value(),
+                plainSize,
+                sha,
+                holders)
+            : new LogEntry(
+                LogEntry.Kind.VALUE,
+                v.maxTimestamp + 1,
+                ctx.settings.clock().millis(),
+                dataObject.value(),
+                plainSize,
+                sha,
+                holders,
+                LogEntry.Coding.REED_SOLOMON,
+                ctx.settings.erasureK(),
+                fragmentHashes(),
+                List.of(),
+                List.of());
     LogEntry entry = sealed == null ? plain : sealed.mark(plain);
     List<String> contactedCopy;
     boolean df;
@@ -361,6 +477,15 @@ final class WriteOp {
     }
     Commit.run(ctx, key, v, entry, sealed, contactedCopy, df, skipped, startNanos)
         .whenComplete(Futures.completer(result));
+  }
+
+  /** The SHA-256 of each fragment, in slot order. */
+  private List<byte[]> fragmentHashes() {
+    List<byte[]> out = new ArrayList<>();
+    for (byte[] f : fragments) {
+      out.add(Sha256.hash(f));
+    }
+    return out;
   }
 
   /** Cleanup on completion, success or failure: release the key, cancel what is still running. */
