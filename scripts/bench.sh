@@ -12,6 +12,9 @@
 #   --quick                the smoke run above
 #   --paper-results DIR    use an existing PaperBench output directory instead of running it
 #                          (the report says so)
+#   --reuse                keep the outputs of an earlier run of this script found in
+#                          target/bench-full (or -quick) and run only the missing steps (the
+#                          report names the reused ones)
 #   --out DIR              where the report and its images go (default docs/, or
 #                          target/bench-quick with --quick)
 # Runnable from any directory. Needs JDK 17+, Maven 3.8+, awk. Nothing leaves 127.0.0.1: every
@@ -24,6 +27,8 @@ say() { printf 'bench.sh: %s\n' "$*" >&2; }
 die() { printf 'bench.sh: ERROR: %s\n' "$*" >&2; exit 1; }
 
 QUICK=0
+REUSE=0
+REUSED=()
 PAPER_RESULTS=""
 OUT=""
 ARGS_AS_GIVEN="$*"
@@ -32,7 +37,8 @@ while (($#)); do
     --quick) QUICK=1 ;;
     --paper-results) shift; PAPER_RESULTS="${1:?--paper-results needs a directory}" ;;
     --out) shift; OUT="${1:?--out needs a directory}" ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --reuse) REUSE=1 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) die "unknown option '$1' (try --help)" ;;
   esac
   shift
@@ -62,6 +68,16 @@ JAR="$ROOT/rafestore-bench/target/benchmarks.jar"
 JAVA=(java -Xmx4g -cp "$JAR")
 
 # --- 1. Paper reproduction -----------------------------------------------------------------
+# reused FILE: true (and noted) when --reuse was given and FILE exists from an earlier run.
+reused() {
+  if ((REUSE)) && [[ -s "$1" ]]; then
+    REUSED+=("${1#"$ROOT"/} ($(date -u -r "$1" '+%Y-%m-%d %H:%M UTC'))")
+    say "reusing ${1#"$ROOT"/}"
+    return 0
+  fi
+  return 1
+}
+
 if [[ -n "$PAPER_RESULTS" ]]; then
   [[ -f "$PAPER_RESULTS/results.md" ]] || die "$PAPER_RESULTS has no results.md"
   PAPER_DIR="$(cd "$PAPER_RESULTS" && pwd)"
@@ -77,9 +93,23 @@ else
     PAPER_ARGS=(--time-scale 0.0333 --parallel-configs --out "$PAPER_DIR")
   fi
   PAPER_CMD="java -cp rafestore-bench/target/benchmarks.jar io.rafestore.bench.paper.PaperBench ${PAPER_ARGS[*]/#$ROOT\//}"
-  say "PaperBench ${PAPER_ARGS[*]}"
-  "${JAVA[@]}" io.rafestore.bench.paper.PaperBench "${PAPER_ARGS[@]}" \
-    >"$WORK/paper.log" || { cat "$WORK/paper.log" >&2; die "PaperBench failed"; }
+  if ! reused "$PAPER_DIR/results.md"; then
+    say "PaperBench ${PAPER_ARGS[*]}"
+    "${JAVA[@]}" io.rafestore.bench.paper.PaperBench "${PAPER_ARGS[@]}" \
+      >"$WORK/paper.log" || { cat "$WORK/paper.log" >&2; die "PaperBench failed"; }
+  fi
+fi
+
+# Supplement (full mode only): FAST with erasure-coded data (k = 2) against DepSky-A in
+# Configuration 1, a separate, shorter run (30 operations per cell).
+CODED_DIR="$WORK/paper-coded"
+CODED_ARGS=(--configs 1 --protocols FAST_CODED,DEPSKY_A --ops 30 --time-scale 0.0333
+  --out "$CODED_DIR")
+CODED_CMD="java -cp rafestore-bench/target/benchmarks.jar io.rafestore.bench.paper.PaperBench ${CODED_ARGS[*]/#$ROOT\//}"
+if ((!QUICK)) && ! reused "$CODED_DIR/results.md"; then
+  say "PaperBench ${CODED_ARGS[*]}"
+  "${JAVA[@]}" io.rafestore.bench.paper.PaperBench "${CODED_ARGS[@]}" \
+    >"$WORK/paper-coded.log" || { cat "$WORK/paper-coded.log" >&2; die "PaperBench failed"; }
 fi
 
 # --- 2. JMH ---------------------------------------------------------------------------------
@@ -93,12 +123,16 @@ else
   JMH_AEAD=(-f 1 -wi 8 -w 2s -i 5 -r 1s)
 fi
 JMH_SUITES='ClientCpuBenchmark|Ed25519Benchmark|Sha256Benchmark|ReedSolomonBenchmark'
-say "JMH $JMH_SUITES ${JMH_MAIN[*]}"
-java -jar "$JAR" "$JMH_SUITES" "${JMH_MAIN[@]}" -rf csv -rff "$WORK/jmh-main.csv" \
-  >"$WORK/jmh-main.log" 2>&1 || { tail -50 "$WORK/jmh-main.log" >&2; die "JMH failed"; }
-say "JMH AeadBenchmark ${JMH_AEAD[*]}"
-java -jar "$JAR" AeadBenchmark "${JMH_AEAD[@]}" -rf csv -rff "$WORK/jmh-aead.csv" \
-  >"$WORK/jmh-aead.log" 2>&1 || { tail -50 "$WORK/jmh-aead.log" >&2; die "JMH failed"; }
+if ! reused "$WORK/jmh-main.csv"; then
+  say "JMH $JMH_SUITES ${JMH_MAIN[*]}"
+  java -jar "$JAR" "$JMH_SUITES" "${JMH_MAIN[@]}" -rf csv -rff "$WORK/jmh-main.csv" \
+    >"$WORK/jmh-main.log" 2>&1 || { tail -50 "$WORK/jmh-main.log" >&2; die "JMH failed"; }
+fi
+if ! reused "$WORK/jmh-aead.csv"; then
+  say "JMH AeadBenchmark ${JMH_AEAD[*]}"
+  java -jar "$JAR" AeadBenchmark "${JMH_AEAD[@]}" -rf csv -rff "$WORK/jmh-aead.csv" \
+    >"$WORK/jmh-aead.log" 2>&1 || { tail -50 "$WORK/jmh-aead.log" >&2; die "JMH failed"; }
+fi
 
 # --- 3. Scale ---------------------------------------------------------------------------------
 if ((QUICK)); then
@@ -107,9 +141,11 @@ else
   SCALE_ARGS=(--levels 1,10,100,1000 --seconds 5 --warmup 2 --modes FAST --ops write,read
     --executors default,pool --out "$WORK/scale")
 fi
-say "ScaleBench ${SCALE_ARGS[*]}"
-"${JAVA[@]}" io.rafestore.bench.scale.ScaleBench "${SCALE_ARGS[@]}" >"$WORK/scale.log" \
-  || { cat "$WORK/scale.log" >&2; die "ScaleBench failed"; }
+if ! reused "$WORK/scale/scale.md"; then
+  say "ScaleBench ${SCALE_ARGS[*]}"
+  "${JAVA[@]}" io.rafestore.bench.scale.ScaleBench "${SCALE_ARGS[@]}" >"$WORK/scale.log" \
+    || { cat "$WORK/scale.log" >&2; die "ScaleBench failed"; }
+fi
 
 # --- Report -------------------------------------------------------------------------------------
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
@@ -119,6 +155,9 @@ CPUS="$(nproc 2>/dev/null || echo '?')"
 MEM="$(awk '/^MemTotal/ {printf "%.1f GB", $2 / 1048576}' /proc/meminfo 2>/dev/null || echo unknown)"
 JAVA_VERSION="$(java -version 2>&1 | head -3)"
 cp "$PAPER_DIR"/latency-config*.svg "$OUT/img/"
+if [[ -f "$CODED_DIR/results.md" ]] && ((!QUICK)); then
+  for f in "$CODED_DIR"/latency-config*.svg; do cp "$f" "$OUT/img/coded-$(basename "$f")"; done
+fi
 cp "$PAPER_DIR/results.csv" "$OUT/img/paper-results.csv" 2>/dev/null || true
 
 # A JMH CSV as a Markdown table: benchmark, the parameters that vary, score, error, unit.
@@ -163,7 +202,13 @@ cpu_targets() {
 }
 
 # The lines between the fences after results.md's "## Targets" heading.
-PAPER_TARGETS="$(awk '/^## Targets/ {t = 1; next} t && /^```/ {f++; next} t && f == 1' "$PAPER_DIR/results.md")"
+targets_of() { awk '/^## Targets/ {t = 1; next} t && /^```/ {f++; next} t && f == 1' "$1"; }
+PAPER_TARGETS="$(targets_of "$PAPER_DIR/results.md")"
+CODED_TARGETS=""
+if ((!QUICK)) && [[ -f "$CODED_DIR/results.md" ]]; then
+  CODED_TARGETS="$(targets_of "$CODED_DIR/results.md" | grep -E '^(PASS|MISS)  (best RafeStore write|cost)' \
+    | sed 's/^\(PASS\|MISS\)  /\1  [FAST_CODED run] /' || true)"
+fi
 CPU_TARGETS="$(cpu_targets "$WORK/jmh-main.csv")"
 SCALE_TARGETS="$(grep -E '^(PASS|MISS)' "$WORK/scale/scale.md" || true)"
 PAPER_HEADER="$(grep -m1 '^PaperBench: profile' "$PAPER_DIR/../paper.log" 2>/dev/null || grep -m1 '^Profile' "$PAPER_DIR/results.md" || true)"
@@ -182,6 +227,10 @@ REPORT="$OUT/benchmarks.md"
     echo
     echo "**Quick (smoke) mode: tiny settings, numbers not meaningful.**"
   fi
+  if ((${#REUSED[@]})); then
+    echo
+    echo "Reused from an earlier run of this script (\`--reuse\`): ${REUSED[*]}."
+  fi
   echo
   echo "## Machine"
   echo
@@ -198,6 +247,7 @@ REPORT="$OUT/benchmarks.md"
   echo
   echo '```'
   [[ -n "$PAPER_TARGETS" ]] && echo "$PAPER_TARGETS"
+  [[ -n "$CODED_TARGETS" ]] && echo "$CODED_TARGETS"
   [[ -n "$CPU_TARGETS" ]] && echo "$CPU_TARGETS"
   [[ -n "$SCALE_TARGETS" ]] && echo "$SCALE_TARGETS"
   echo '```'
@@ -221,6 +271,26 @@ REPORT="$OUT/benchmarks.md"
   # results.md without its own title and without the targets (shown above).
   sed '1{/^# /d}' "$PAPER_DIR/results.md" | sed '/^## Targets/,$d'
   echo
+  if ((!QUICK)) && [[ -f "$CODED_DIR/results.md" ]]; then
+    echo "## 1b. Supplement: FAST with erasure-coded data (k = 2) against DepSky-A"
+    echo
+    echo "Command: \`$CODED_CMD\`. A separate, shorter run (30 operations per cell, Configuration 1"
+    echo "only): FAST with \`erasureCoding(2)\` sends 2 data + 1 parity fragments of half the value"
+    echo "to 3 data clouds instead of f+1 = 2 full copies, so it can go below the full-copy floor;"
+    echo "its f+1-only count is 0 by design (it always contacts k + f = 3 data clouds)."
+    echo
+    echo "![FAST_CODED, Configuration 1, writes](img/coded-latency-config1-write.svg)"
+    echo "![FAST_CODED, Configuration 1, reads](img/coded-latency-config1-read.svg)"
+    echo
+    sed '1{/^# /d}' "$CODED_DIR/results.md" | sed '/^## Table 3/,$d'
+    echo
+    echo "Targets computed within this run:"
+    echo
+    echo '```'
+    targets_of "$CODED_DIR/results.md" | grep -E '^(PASS|MISS)' || true
+    echo '```'
+    echo
+  fi
   echo "## 2. Client CPU per operation and crypto/coding throughput (JMH)"
   echo
   echo "Commands: \`java -jar rafestore-bench/target/benchmarks.jar '$JMH_SUITES' ${JMH_MAIN[*]}\`"
@@ -241,5 +311,6 @@ REPORT="$OUT/benchmarks.md"
 
 say "wrote $REPORT and $OUT/img/ in $((ELAPSED / 60))m$((ELAPSED % 60))s (load $LOAD_BEFORE -> $LOAD_AFTER)"
 echo "$PAPER_TARGETS"
+[[ -n "$CODED_TARGETS" ]] && echo "$CODED_TARGETS"
 echo "$CPU_TARGETS"
 echo "$SCALE_TARGETS"

@@ -246,6 +246,7 @@ public final class PaperBench {
               .faultsTolerated(F)
               .writer("warm-up", SigningKeys.generate())
               .mode(mode.mode())
+              .erasureCoding(mode.erasureK())
               .scheduler(Scheduler.system());
       WanEmulator wan = WanEmulator.builder(Scheduler.system()).build();
       for (int i = 0; i < 3 * F + 1; i++) {
@@ -285,6 +286,7 @@ public final class PaperBench {
             .mode(mode.mode())
             .scheduler(scheduler)
             .dataCloudsInOrderAdded(mode.tableOrder())
+            .erasureCoding(mode.erasureK())
             .maxValueBytes(Math.max(size, 1024));
     for (String id : arrangement.order()) {
       WanProfile.CloudLink link = profile.clouds().get(id);
@@ -500,7 +502,8 @@ public final class PaperBench {
           "  --out          output directory (default paper-results)",
           "  --configs      Table 2 configurations (default 1,2,3)",
           "  --protocols    (or --modes) PAPER, FAST, DEPSKY_A, DEPSKY_CA (the default four),",
-          "                 PAPER_SELECTED, FAST_TABLE_ORDER. PAPER uses Table 2's order of data",
+          "                 PAPER_SELECTED, FAST_TABLE_ORDER, FAST_CODED (FAST with erasure-coded",
+          "                 data, k = 2). PAPER uses Table 2's order of data",
           "                 clouds (the paper's own protocol); FAST lets the client choose them",
           "  --sizes        value sizes with K or M suffix (default 1K..16M, x4 steps)",
           "  --ops          writes, then reads, per cell (default 60, 3 with --quick)",

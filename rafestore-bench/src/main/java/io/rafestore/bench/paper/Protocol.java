@@ -21,7 +21,12 @@ enum Protocol {
   /** The paper's protocol with the client's own choice of data clouds (not in the default set). */
   PAPER_SELECTED(ProtocolMode.PAPER, false),
   /** Fast mode on Table 2's order of data clouds (not in the default set). */
-  FAST_TABLE_ORDER(ProtocolMode.FAST, true);
+  FAST_TABLE_ORDER(ProtocolMode.FAST, true),
+  /**
+   * Fast mode with erasure-coded data ({@code erasureCoding(2)}: 2 data + f parity fragments on k +
+   * f = 3 data clouds) and the client's choice of clouds (not in the default set).
+   */
+  FAST_CODED(ProtocolMode.FAST, false, 2);
 
   /** What a run measures unless told otherwise: the paper's protocol, the best mode, baselines. */
   static final java.util.List<Protocol> DEFAULT =
@@ -29,10 +34,21 @@ enum Protocol {
 
   private final ProtocolMode mode;
   private final boolean tableOrder;
+  private final int erasureK;
 
   Protocol(ProtocolMode mode, boolean tableOrder) {
+    this(mode, tableOrder, 0);
+  }
+
+  Protocol(ProtocolMode mode, boolean tableOrder, int erasureK) {
     this.mode = mode;
     this.tableOrder = tableOrder;
+    this.erasureK = erasureK;
+  }
+
+  /** k of the erasure-coded data option, 0 for full copies. */
+  int erasureK() {
+    return erasureK;
   }
 
   ProtocolMode mode() {
