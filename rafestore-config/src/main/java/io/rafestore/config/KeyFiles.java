@@ -189,6 +189,8 @@ public final class KeyFiles {
    */
   public static WriterKey readKeyPair(Path file) throws IOException {
     String source = file.toString();
+    Map<String, Field> fields = parse(file, PRIVATE_FORMAT, List.of("writer", "public", "private"));
+    // The format first: a public key file given by mistake is named as such, not as too open.
     PosixFileAttributeView view = Files.getFileAttributeView(file, PosixFileAttributeView.class);
     if (view != null) {
       Set<PosixFilePermission> perms = view.readAttributes().permissions();
@@ -210,7 +212,6 @@ public final class KeyFiles {
                 + "'");
       }
     }
-    Map<String, Field> fields = parse(file, PRIVATE_FORMAT, List.of("writer", "public", "private"));
     Field writer = fields.get("writer");
     String id = checkWriterId(source, writer);
     PublicKey pub = decodePublic(source, fields.get("public"));
