@@ -36,6 +36,7 @@ import picocli.CommandLine.Spec;
       HistoryCommand.class,
       RmCommand.class,
       KeygenCommand.class,
+      InitCommand.class,
       CommandLine.HelpCommand.class
     },
     exitCodeListHeading = "%nExit codes:%n",

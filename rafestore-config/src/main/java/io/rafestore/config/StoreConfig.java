@@ -195,17 +195,7 @@ public final class StoreConfig {
   public RafeStore open(Consumer<RafeStore.Builder> customizer) throws ConfigException {
     Objects.requireNonNull(customizer, "customizer");
     for (CloudConfig c : clouds) {
-      String ref = c.spec().credentialsRef();
-      if (ref != null && System.getenv(ref.substring("env:".length())) == null) {
-        throw new ConfigException(
-            source,
-            lineOf(c, "credentials"),
-            "cloud." + c.id() + ".credentials",
-            "environment variable "
-                + ref.substring(4)
-                + " is not set (export it, or remove the line to use the SDK's default"
-                + " credentials chain)");
-      }
+      checkCredentialsVariable(c);
     }
     List<CloudDriver> made = new ArrayList<>();
     boolean built = false;
@@ -246,7 +236,31 @@ public final class StoreConfig {
     }
   }
 
-  private CloudDriver createDriver(CloudConfig c) throws ConfigException {
+  private void checkCredentialsVariable(CloudConfig c) throws ConfigException {
+    String ref = c.spec().credentialsRef();
+    if (ref != null && System.getenv(ref.substring("env:".length())) == null) {
+      throw new ConfigException(
+          source,
+          lineOf(c, "credentials"),
+          "cloud." + c.id() + ".credentials",
+          "environment variable "
+              + ref.substring(4)
+              + " is not set (export it, or remove the line to use the SDK's default"
+              + " credentials chain)");
+    }
+  }
+
+  /**
+   * A new driver for one of this configuration's clouds, for tools that work on one cloud at a time
+   * (creating buckets, checking each cloud); the caller closes it.
+   *
+   * @throws ConfigException as {@link #open(Consumer)}
+   */
+  public CloudDriver createDriver(CloudConfig c) throws ConfigException {
+    if (!clouds.contains(c)) {
+      throw new IllegalArgumentException("cloud " + c.id() + " is not one of " + source + "'s");
+    }
+    checkCredentialsVariable(c);
     try {
       return Drivers.create(c.spec());
     } catch (RuntimeException e) {
