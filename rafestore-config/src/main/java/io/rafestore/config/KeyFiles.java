@@ -98,7 +98,11 @@ public final class KeyFiles {
    * by {@code .pub}, or with {@code .pub} appended when it does not end in {@code .key}.
    */
   public static Path publicFileFor(Path privateKeyFile) {
-    String name = privateKeyFile.getFileName().toString();
+    Path fileName = privateKeyFile.getFileName();
+    if (fileName == null) {
+      throw new IllegalArgumentException("not a file name: " + privateKeyFile);
+    }
+    String name = fileName.toString();
     String pub =
         name.endsWith(".key") ? name.substring(0, name.length() - 4) + ".pub" : name + ".pub";
     return privateKeyFile.resolveSibling(pub);
@@ -162,11 +166,11 @@ public final class KeyFiles {
 
   private static void writeNew(Path file, String text, boolean ownerOnly) throws IOException {
     List<OpenOption> options = List.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    Path parent = file.toAbsolutePath().getParent();
     boolean posix =
         ownerOnly
-            && Files.getFileAttributeView(
-                    file.toAbsolutePath().getParent(), PosixFileAttributeView.class)
-                != null;
+            && parent != null
+            && Files.getFileAttributeView(parent, PosixFileAttributeView.class) != null;
     FileAttribute<?>[] attributes =
         posix
             ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(OWNER_ONLY)}
