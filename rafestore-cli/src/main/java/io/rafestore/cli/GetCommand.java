@@ -87,8 +87,13 @@ final class GetCommand extends StoreCommand {
 
   /** Writes to a temporary file beside {@code target} and renames it, so no half file is left. */
   private static void writeFile(Path target, byte[] bytes) throws IOException {
-    Path dir = target.toAbsolutePath().getParent();
-    Path tmp = Files.createTempFile(dir, "." + target.getFileName(), ".part");
+    Path absolute = target.toAbsolutePath();
+    Path dir = absolute.getParent();
+    Path name = absolute.getFileName();
+    if (dir == null || name == null) {
+      throw new IOException("-o: " + target + " is not a file path");
+    }
+    Path tmp = Files.createTempFile(dir, "." + name, ".part");
     try {
       Files.write(tmp, bytes);
       try {
