@@ -127,6 +127,8 @@ public interface RafeStore extends AutoCloseable {
     private Duration operationTimeout = Duration.ofMinutes(5);
     private boolean closeDrivers = true;
     private boolean dataOrderAsAdded;
+    private boolean encryptValues;
+    private int erasureK;
 
     Builder() {}
 
@@ -169,6 +171,33 @@ public interface RafeStore extends AutoCloseable {
      */
     public Builder trustWriter(String id, PublicKey ed25519PublicKey) {
       trusted.put(Objects.requireNonNull(id, "trusted writer id"), ed25519PublicKey);
+      return this;
+    }
+
+    /**
+     * Confidentiality for the RafeStore modes (default off): each value is encrypted with
+     * AES-256-GCM under a fresh random key before writeDo, and the key is kept only as Shamir
+     * shares, one in each cloud's metadata object, any f+1 of which recover it. No f clouds
+     * together can read a value; the data clouds hold only ciphertext. Costs 28 bytes per value and
+     * about 50 bytes of metadata per version per cloud; a read needs f+1 valid shares, which readM
+     * usually already brings. Readers need no setting: they decrypt what is sealed. {@link
+     * ProtocolMode#DEPSKY_CA} always encrypts; {@link ProtocolMode#DEPSKY_A} refuses this option.
+     */
+    public Builder encryptValues(boolean encrypt) {
+      this.encryptValues = encrypt;
+      return this;
+    }
+
+    /**
+     * Erasure-coded data for the RafeStore modes (default off, 0): each value is Reed-Solomon coded
+     * into {@code k} data and f parity fragments written to k+f data clouds, one fragment each, so
+     * storage falls from (f+1)x to (k+f)/k x of the value while any f faulty holders still leave k
+     * correct fragments. Needs at least k+f data clouds; k >= 2. Reads fetch the k predicted
+     * fastest fragments and more only when one fails or is late. Combines with {@link
+     * #encryptValues} (the sealed value is coded).
+     */
+    public Builder erasureCoding(int k) {
+      this.erasureK = k;
       return this;
     }
 
@@ -267,7 +296,9 @@ public interface RafeStore extends AutoCloseable {
               maxMetadataBytes,
               operationTimeout,
               closeDrivers,
-              dataOrderAsAdded);
+              dataOrderAsAdded,
+              encryptValues,
+              erasureK);
       return new Client(settings);
     }
   }

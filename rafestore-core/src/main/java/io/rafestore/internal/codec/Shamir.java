@@ -101,6 +101,26 @@ public final class Shamir {
    *     differ
    */
   public static byte[] combine(Collection<Share> shares) {
+    return interpolate(shares, 0);
+  }
+
+  /**
+   * The share at {@code x} (1..255) of the polynomials that {@code shares} determine: with at least
+   * the threshold of shares of one split, exactly the share that split gave (or would have given)
+   * to x. Lets a holder of threshold shares restore a lost share without learning anything it could
+   * not already compute, since it could recover the secret.
+   *
+   * @throws IllegalArgumentException as {@link #combine}, or if x is not in 1..255
+   */
+  public static Share shareAt(Collection<Share> shares, int x) {
+    if (x < 1 || x > MAX_SHARES) {
+      throw new IllegalArgumentException("x must be in [1, " + MAX_SHARES + "], was " + x);
+    }
+    return new Share(x, interpolate(shares, x));
+  }
+
+  /** Lagrange interpolation of every byte's polynomial at {@code x} (0 gives the secret). */
+  private static byte[] interpolate(Collection<Share> shares, int x) {
     Objects.requireNonNull(shares, "shares");
     if (shares.isEmpty()) {
       throw new IllegalArgumentException("at least one share is needed");
@@ -119,20 +139,26 @@ public final class Shamir {
             "shares have different lengths: " + len + " and " + share.y.length);
       }
     }
-    byte[] secret = new byte[len];
+    byte[] out = new byte[len];
     for (int j = 0; j < s.length; j++) {
-      // L_j(0) = prod_{m != j} x_m / (x_m - x_j); subtraction is XOR, and x_m != x_j.
+      if (s[j].x == x) {
+        // The polynomial passes through this share: L_j(x_j) = 1 and every other L_m(x_j) = 0.
+        return s[j].y.clone();
+      }
+    }
+    for (int j = 0; j < s.length; j++) {
+      // L_j(x) = prod_{m != j} (x - x_m) / (x_j - x_m); subtraction is XOR, and x_m != x_j.
       int numerator = 1;
       int denominator = 1;
       for (int m = 0; m < s.length; m++) {
         if (m != j) {
-          numerator = Gf256.mul(numerator, s[m].x);
+          numerator = Gf256.mul(numerator, x ^ s[m].x);
           denominator = Gf256.mul(denominator, s[m].x ^ s[j].x);
         }
       }
-      Gf256.mulAdd(Gf256.div(numerator, denominator), s[j].y, 0, secret, 0, len);
+      Gf256.mulAdd(Gf256.div(numerator, denominator), s[j].y, 0, out, 0, len);
     }
-    return secret;
+    return out;
   }
 
   /**

@@ -5,6 +5,7 @@ import io.rafestore.CloudFault;
 import io.rafestore.CloudStats;
 import io.rafestore.ConditionOne;
 import io.rafestore.HistoryPage;
+import io.rafestore.IntegrityException;
 import io.rafestore.KeyNotFoundException;
 import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
@@ -15,6 +16,8 @@ import io.rafestore.Version;
 import io.rafestore.VersionInfo;
 import io.rafestore.VersionNotFoundException;
 import io.rafestore.WriteReceipt;
+import io.rafestore.internal.codec.Aead;
+import io.rafestore.internal.codec.MalformedInputException;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ObjectKey;
@@ -80,7 +83,7 @@ public final class Client implements RafeStore {
                                 ? "never written"
                                 : "deleted at " + view.tombstone));
                   }
-                  return fetch(key, view.visible.get(0));
+                  return fetch(key, view, view.visible.get(0));
                 }));
   }
 
@@ -103,16 +106,70 @@ public final class Client implements RafeStore {
                     return CompletableFuture.failedFuture(
                         new VersionNotFoundException(key, version, why));
                   }
-                  return fetch(key, item);
+                  return fetch(key, view, item);
                 }));
   }
 
-  private CompletableFuture<StoredValue> fetch(String key, View.Item item) {
-    VersionInfo info = item.entry().info(key, item.version().writer());
-    if (item.entry().coding() == LogEntry.Coding.DEPSKY_CA) {
-      return CodedFetch.run(ctx, key, info, item.entry());
+  private CompletableFuture<StoredValue> fetch(String key, View view, View.Item item) {
+    LogEntry entry = item.entry();
+    String writer = item.version().writer();
+    VersionInfo info = entry.info(key, writer);
+    if (entry.coding() == LogEntry.Coding.DEPSKY_CA) {
+      return CodedFetch.run(ctx, key, info, entry);
     }
-    return DataFetch.run(ctx, key, info, item.entry().dataObject());
+    if (!entry.isSealed()) {
+      return entry.coding() == LogEntry.Coding.REED_SOLOMON
+          ? CodedFetch.run(ctx, key, info, entry)
+          : DataFetch.run(ctx, key, info, entry.dataObject());
+    }
+    // Confidentiality option: the holders keep the sealed value (whose size and hash the entry
+    // signs); the key comes from f+1 valid shares. Both are fetched at once.
+    VersionInfo stored =
+        new VersionInfo(
+            key,
+            info.version(),
+            info.size() + Aead.OVERHEAD,
+            info.sha256(),
+            info.dataClouds(),
+            info.createdAt());
+    CompletableFuture<byte[]> aesKey = KeyShares.recoverKey(ctx, key, view, writer, entry);
+    CompletableFuture<StoredValue> data =
+        entry.coding() == LogEntry.Coding.REED_SOLOMON
+            ? CodedFetch.run(ctx, key, stored, entry)
+            : DataFetch.run(ctx, key, stored, entry.dataObject());
+    aesKey.whenComplete(
+        (k, e) -> {
+          if (e != null) {
+            data.cancel(true);
+          }
+        });
+    return data.thenCombineAsync(
+        aesKey,
+        (sv, k) -> {
+          try {
+            byte[] plain =
+                Aead.withKey(k)
+                    .decrypt(sv.value(), KeyShares.associatedData(key, writer, entry.dataObject()));
+            if (plain.length != info.size()) {
+              throw new MalformedInputException(
+                  "decrypted " + plain.length + " bytes, signed size is " + info.size());
+            }
+            return new StoredValue(info, plain, sv.servedBy());
+          } catch (MalformedInputException ex) {
+            throw new java.util.concurrent.CompletionException(
+                new IntegrityException(
+                    "cannot decrypt '"
+                        + key
+                        + "' version "
+                        + info.version()
+                        + ": "
+                        + ex.getMessage(),
+                    List.of()));
+          } finally {
+            java.util.Arrays.fill(k, (byte) 0);
+          }
+        },
+        ctx.settings.executor());
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.rafestore.internal.protocol;
 
 import io.rafestore.CloudFault;
 import io.rafestore.IntegrityException;
+import io.rafestore.Scheduler;
 import io.rafestore.StoredValue;
 import io.rafestore.VersionInfo;
 import io.rafestore.internal.codec.Aead;
@@ -12,16 +13,26 @@ import io.rafestore.internal.codec.Shamir;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ObjectKey;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Reads a DepSky-CA value: asks every holder for its piece at once, keeps each piece whose SHA-256
- * matches the signed metadata, and as soon as k = f+1 valid pieces are in, rebuilds the ciphertext
- * from their fragments, the key from their shares, decrypts and checks the result against the
- * signed size and hash. Pieces that fail are reported; requests still out are cancelled.
+ * Reads a coded value. Each piece is checked against its signed SHA-256 on arrival; as soon as k
+ * valid pieces are in, the fragments are decoded and the result checked against the signed value
+ * hash. Pieces that fail are reported; requests still out are cancelled.
+ *
+ * <ul>
+ *   <li>{@link LogEntry.Coding#DEPSKY_CA}: as DepSky, every holder is asked at once; a piece is a
+ *       key share followed by a fragment of the ciphertext, and the key rebuilt from k shares
+ *       decrypts the decoded ciphertext.
+ *   <li>{@link LogEntry.Coding#REED_SOLOMON} (RafeStore's erasure-coded mode): only the k holders
+ *       predicted fastest are asked; a failed or invalid piece brings in the next holder at once,
+ *       and a late one (twice its predicted time) a hedge. The decoded bytes are the stored value
+ *       (sealed, with the confidentiality option, and then opened by the caller).
+ * </ul>
  */
 final class CodedFetch {
   private final Context ctx;
@@ -35,7 +46,14 @@ final class CodedFetch {
   private final byte[][] fragments;
   private final List<Shamir.Share> shares = new ArrayList<>();
   private final List<String> servers = new ArrayList<>();
+  private final boolean depSky;
+
+  /** Holder indexes in the order they are asked. */
+  private final List<Integer> order = new ArrayList<>();
+
+  private int launched;
   private int answered;
+  private Scheduler.Cancellable hedge;
 
   private CodedFetch(Context ctx, String key, VersionInfo info, LogEntry entry) {
     this.ctx = ctx;
@@ -44,6 +62,17 @@ final class CodedFetch {
     this.entry = entry;
     this.object = ObjectKey.of(entry.dataObject());
     this.fragments = new byte[entry.holders().size()][];
+    this.depSky = entry.coding() == LogEntry.Coding.DEPSKY_CA;
+    List<Integer> indexes = new ArrayList<>();
+    for (int i = 0; i < entry.holders().size(); i++) {
+      indexes.add(i);
+    }
+    if (!depSky) {
+      long fragmentBytes = info.size() / Math.max(1, entry.k()) + 1;
+      List<String> fastest = ctx.model.fastestFirst(entry.holders(), fragmentBytes);
+      indexes.sort(java.util.Comparator.comparingInt(i -> fastest.indexOf(entry.holders().get(i))));
+    }
+    order.addAll(indexes);
   }
 
   static CompletableFuture<StoredValue> run(
@@ -55,24 +84,57 @@ final class CodedFetch {
   }
 
   private void start() {
-    List<String> holders = entry.holders();
-    for (int i = 0; i < holders.size(); i++) {
-      Cloud c = ctx.byId.get(holders.get(i));
-      int index = i;
-      if (c == null) {
-        onPiece(index, holders.get(i), null, new IllegalStateException("not configured"));
-        continue;
+    int first = depSky ? order.size() : entry.k();
+    for (int i = 0; i < first; i++) {
+      launchNext();
+    }
+  }
+
+  /** Asks the next holder in order, if any is left and the read is not over. */
+  private void launchNext() {
+    int index;
+    synchronized (this) {
+      if (result.isDone() || launched >= order.size()) {
+        return;
       }
-      CompletableFuture<byte[]> get = c.driver().get(object, Optional.empty());
-      synchronized (this) {
-        inflight.add(get);
-      }
-      get.handleAsync(
-          (bytes, error) -> {
-            onPiece(index, c.id(), bytes, error);
-            return null;
-          },
-          ctx.settings.executor());
+      index = order.get(launched++);
+    }
+    String id = entry.holders().get(index);
+    Cloud c = ctx.byId.get(id);
+    if (c == null) {
+      onPiece(index, id, null, new IllegalStateException("not configured"));
+      return;
+    }
+    CompletableFuture<byte[]> get = c.driver().get(object, Optional.empty());
+    synchronized (this) {
+      inflight.add(get);
+    }
+    get.handleAsync(
+        (bytes, error) -> {
+          onPiece(index, c.id(), bytes, error);
+          return null;
+        },
+        ctx.settings.executor());
+    if (!depSky) {
+      scheduleHedge(id);
+    }
+  }
+
+  /**
+   * Liveness, not correctness: if the piece just asked for is late (twice its predicted time), one
+   * more holder is asked. Any k valid pieces decode, so the timer never decides the result.
+   */
+  private void scheduleHedge(String cloud) {
+    long fragmentBytes = info.size() / Math.max(1, entry.k()) + 1;
+    Duration wait = ctx.model.predict(cloud, fragmentBytes).multipliedBy(2).plusMillis(5);
+    Scheduler.Cancellable timer = ctx.settings.scheduler().schedule(wait, this::launchNext);
+    Scheduler.Cancellable previous;
+    synchronized (this) {
+      previous = hedge;
+      hedge = timer;
+    }
+    if (previous != null) {
+      previous.cancel();
     }
   }
 
@@ -92,6 +154,8 @@ final class CodedFetch {
               cloud,
               CloudFault.Kind.CORRUPT_DATA,
               object + ": piece does not match its signed hash");
+    } else if (!depSky) {
+      fragment = bytes;
     } else {
       try {
         ByteBuffer in = ByteBuffer.wrap(bytes);
@@ -117,13 +181,19 @@ final class CodedFetch {
         faults.add(fault);
       } else {
         fragments[index] = fragment;
-        shares.add(share);
+        if (share != null) {
+          shares.add(share);
+        }
         servers.add(cloud);
-        decode = shares.size() == entry.k();
+        decode = servers.size() == entry.k();
       }
       // Only when every holder answered and fewer than k pieces were valid: pieces that arrive
       // while a decode is running must not end the read.
-      exhausted = shares.size() < entry.k() && answered == entry.holders().size();
+      exhausted = servers.size() < entry.k() && answered == entry.holders().size();
+    }
+    if (fault != null && !depSky) {
+      // A definite failure, not a guess from a timer: ask the next holder at once.
+      launchNext();
     }
     if (decode) {
       decode();
@@ -152,8 +222,15 @@ final class CodedFetch {
     try {
       int n = present.length;
       int k = entry.k();
-      long sealedLength = info.size() + Aead.OVERHEAD;
-      byte[] sealed = ReedSolomon.of(k, n - k).decode(present, Math.toIntExact(sealedLength));
+      long codedLength = depSky ? info.size() + Aead.OVERHEAD : info.size();
+      byte[] sealed = ReedSolomon.of(k, n - k).decode(present, Math.toIntExact(codedLength));
+      if (!Sha256.matches(sealed, info.sha256())) {
+        throw new MalformedInputException("decoded value does not match its signed hash");
+      }
+      if (!depSky) {
+        result.complete(new StoredValue(info, sealed, String.join("+", from)));
+        return;
+      }
       byte[] aesKey = Shamir.combine(shareCopy);
       byte[] plain =
           Aead.withKey(aesKey)
@@ -161,8 +238,9 @@ final class CodedFetch {
                   sealed,
                   DepSkyWriteOp.associatedData(
                       key, info.version().timestamp(), info.version().writer()));
-      if (plain.length != info.size() || !Sha256.matches(plain, info.sha256())) {
-        throw new MalformedInputException("decrypted value does not match its signed hash");
+      if (plain.length != info.size()) {
+        throw new MalformedInputException(
+            "decrypted " + plain.length + " bytes, signed size is " + info.size());
       }
       result.complete(new StoredValue(info, plain, String.join("+", from)));
     } catch (MalformedInputException | RuntimeException e) {
@@ -179,9 +257,15 @@ final class CodedFetch {
 
   private void cancelAll() {
     List<CompletableFuture<byte[]>> copy;
+    Scheduler.Cancellable timer;
     synchronized (this) {
       copy = new ArrayList<>(inflight);
       inflight.clear();
+      timer = hedge;
+      hedge = null;
+    }
+    if (timer != null) {
+      timer.cancel();
     }
     for (CompletableFuture<byte[]> f : copy) {
       f.cancel(true);

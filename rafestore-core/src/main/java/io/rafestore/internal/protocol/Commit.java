@@ -5,6 +5,7 @@ import io.rafestore.WriteReceipt;
 import io.rafestore.internal.util.Futures;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /** writeM, shared by every write protocol: append the entry to our log, sign, store on n - f. */
@@ -20,16 +21,40 @@ final class Commit {
       boolean writeDfUsed,
       boolean readMSkipped,
       long startNanos) {
+    return run(
+        ctx, key, view, entry, null, dataCloudsContacted, writeDfUsed, readMSkipped, startNanos);
+  }
+
+  /**
+   * As above; {@code sealed} is the sealed value's key shares when {@code entry} is sealed (the
+   * confidentiality option), else null. Each cloud then gets its own envelope with its shares.
+   */
+  static CompletableFuture<WriteReceipt> run(
+      Context ctx,
+      String key,
+      View view,
+      LogEntry entry,
+      KeyShares.Sealed sealed,
+      List<String> dataCloudsContacted,
+      boolean writeDfUsed,
+      boolean readMSkipped,
+      long startNanos) {
     String writer = ctx.settings.writerId();
     MetadataLog next = Logs.append(view.logOf(writer), view, entry);
     byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
+    Map<String, byte[]> fresh = sealed == null ? Map.of() : sealed.shares();
+    java.util.function.Function<Cloud, byte[]> payloads =
+        ctx.keyShares.payloads(ctx, view, next, bytes, entry.timestamp(), fresh);
     CompletableFuture<WriteReceipt> result = new CompletableFuture<>();
-    QuorumPut.metadata(ctx, key, writer, bytes, "writeM")
+    QuorumPut.metadata(ctx, key, writer, payloads, "writeM")
         .whenComplete(
             (acks, e) -> {
               if (e != null) {
                 result.completeExceptionally(Futures.unwrap(e));
                 return;
+              }
+              if (sealed != null) {
+                ctx.keyShares.remember(key, entry.timestamp(), sealed.shares());
               }
               ctx.rememberOwnLog(next);
               VersionInfo info = entry.info(key, writer);

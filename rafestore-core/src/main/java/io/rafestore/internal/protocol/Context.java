@@ -17,6 +17,9 @@ final class Context {
   final LatencyModel model;
   final MetadataCodec codec = new MetadataCodec();
 
+  /** Key shares of sealed values this client wrote (confidentiality option). */
+  final KeyShares keyShares = new KeyShares();
+
   /**
    * This writer's own logs as last stored or read, by key: lets {@code FAST} mode skip readM when
    * this client is the only trusted writer. Bounded: cleared when it grows too large.

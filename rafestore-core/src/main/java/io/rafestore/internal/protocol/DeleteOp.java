@@ -30,7 +30,12 @@ final class DeleteOp {
                   byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
                   List<View.Item> dead = new ArrayList<>(view.visible);
                   dead.addAll(view.hidden);
-                  return QuorumPut.metadata(ctx, key, writer, bytes, "writeM (tombstone)")
+                  return QuorumPut.metadata(
+                          ctx,
+                          key,
+                          writer,
+                          ctx.keyShares.payloads(ctx, view, next, bytes, -1, java.util.Map.of()),
+                          "writeM (tombstone)")
                       .thenCompose(
                           acks -> {
                             ctx.rememberOwnLog(next);

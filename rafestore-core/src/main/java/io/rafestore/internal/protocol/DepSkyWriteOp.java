@@ -32,8 +32,9 @@ import java.util.function.Function;
  *       original code's CBC with a fixed IV), the ciphertext is Reed-Solomon coded into n fragments
  *       any k = f+1 of which decode, and the key is Shamir-split so that any f+1 shares recover it
  *       and f reveal nothing. Cloud i stores share i followed by fragment i; the metadata keeps the
- *       SHA-256 of every cloud's piece, so a reader can check each piece alone. No f clouds
- *       together see the plaintext or the key.
+ *       SHA-256 of every cloud's piece, so a reader can check each piece alone, and the hash of the
+ *       sealed bytes (not of the plaintext, which would let clouds confirm a guessed value). No f
+ *       clouds together see the plaintext or the key.
  * </ul>
  *
  * <p>Phase barriers or pipelining: we follow the papers' pseudo-code, where each phase waits for
@@ -86,11 +87,15 @@ final class DepSkyWriteOp {
                                                 ctx.settings.clock().millis(),
                                                 object.value(),
                                                 value.length,
-                                                sha,
+                                                // The sealed bytes' hash: a plaintext hash would
+                                                // let every cloud confirm a guessed value.
+                                                pieces.sealedHash,
                                                 all,
                                                 LogEntry.Coding.DEPSKY_CA,
                                                 ctx.f() + 1,
-                                                pieces.hashes)
+                                                pieces.hashes,
+                                                List.of(),
+                                                List.of())
                                             : LogEntry.replica(
                                                 ts,
                                                 ctx.settings.clock().millis(),
@@ -113,9 +118,9 @@ final class DepSkyWriteOp {
   /**
    * What each cloud stores, and (for coded forms) the hash of each cloud's piece in cloud order.
    */
-  private record Pieces(Function<Cloud, byte[]> payload, List<byte[]> hashes) {
+  private record Pieces(Function<Cloud, byte[]> payload, List<byte[]> hashes, byte[] sealedHash) {
     static Pieces replicas(byte[] value) {
-      return new Pieces(c -> value, List.of());
+      return new Pieces(c -> value, List.of(), null);
     }
 
     static Pieces confidential(Context ctx, String key, long ts, byte[] value) {
@@ -137,7 +142,7 @@ final class DepSkyWriteOp {
         byCloud.put(ctx.clouds.get(i).id(), piece);
         hashes.add(Sha256.hash(piece));
       }
-      return new Pieces(c -> byCloud.get(c.id()), hashes);
+      return new Pieces(c -> byCloud.get(c.id()), hashes, Sha256.hash(sealed));
     }
   }
 

@@ -23,6 +23,12 @@ import java.util.Objects;
  * @param k for coded forms, how many pieces rebuild the value (0 for replicas)
  * @param pieceHashes for coded forms, the SHA-256 of the object stored on {@code holders.get(i)},
  *     one per holder (empty for replicas)
+ * @param shareHolders for a value encrypted by the client (the confidentiality option of the
+ *     RafeStore modes): the clouds whose metadata object carries a Shamir share of the value's key,
+ *     cloud {@code shareHolders.get(i)} holding the share at x = i + 1; empty otherwise. Then the
+ *     data object is the AES-GCM sealed value and {@code sha256} is the hash of those sealed bytes,
+ *     never of the plaintext (a plaintext hash would let clouds confirm guesses of the value)
+ * @param shareHashes the SHA-256 of each share's encoding, one per share holder
  */
 public record LogEntry(
     Kind kind,
@@ -34,7 +40,9 @@ public record LogEntry(
     List<String> holders,
     Coding coding,
     int k,
-    List<byte[]> pieceHashes) {
+    List<byte[]> pieceHashes,
+    List<String> shareHolders,
+    List<byte[]> shareHashes) {
 
   /** How a value is laid out on its holders; the wire code is {@link #code}. */
   public enum Coding {
@@ -45,7 +53,13 @@ public record LogEntry(
      * Reed-Solomon coded into n fragments any k = f+1 of which decode, the key Shamir-split with
      * threshold f+1; holder i stores share i and fragment i.
      */
-    DEPSKY_CA(1);
+    DEPSKY_CA(1),
+    /**
+     * The RafeStore modes' erasure-coded form: the stored value (sealed or not) Reed-Solomon coded
+     * into k data and f parity fragments, holder i storing fragment i; any k hash-valid fragments
+     * decode, and the result is checked against the entry's value hash.
+     */
+    REED_SOLOMON(2);
 
     final int code;
 
@@ -81,7 +95,36 @@ public record LogEntry(
         holders,
         Coding.REPLICA,
         0,
+        List.of(),
+        List.of(),
         List.of());
+  }
+
+  /** The same entry as a value sealed by the client, its key shared among {@code holders}. */
+  LogEntry sealed(List<String> keyHolders, List<byte[]> keyShareHashes) {
+    return new LogEntry(
+        kind,
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        holders,
+        coding,
+        k,
+        pieceHashes,
+        keyHolders,
+        keyShareHashes);
+  }
+
+  /** Whether the value is encrypted by the client with its key shared in the metadata. */
+  boolean isSealed() {
+    return !shareHolders.isEmpty();
+  }
+
+  /** The SHA-256 of the key share that {@code shareHolders.get(i)} holds, without a copy. */
+  byte[] shareHashUnsafe(int i) {
+    return shareHashes.get(i);
   }
 
   /** Entry kinds; the wire code is {@link #code}. */
@@ -120,14 +163,13 @@ public record LogEntry(
     sha256 = sha256.clone();
     holders = List.copyOf(holders);
     Objects.requireNonNull(coding, "coding");
-    List<byte[]> hashes = new java.util.ArrayList<>();
-    for (byte[] h : pieceHashes) {
-      if (h == null || h.length != 32) {
-        throw new IllegalArgumentException("piece hashes must be 32 bytes");
-      }
-      hashes.add(h.clone());
+    pieceHashes = copyHashes(pieceHashes, "piece hashes");
+    shareHolders = List.copyOf(shareHolders);
+    shareHashes = copyHashes(shareHashes, "share hashes");
+    if (shareHashes.size() != shareHolders.size()
+        || new java.util.HashSet<>(shareHolders).size() != shareHolders.size()) {
+      throw new IllegalArgumentException("one share hash per distinct share holder");
     }
-    pieceHashes = List.copyOf(hashes);
     if (coding == Coding.REPLICA
         ? (k != 0 || !pieceHashes.isEmpty())
         : (k < 1 || pieceHashes.size() != holders.size())) {
@@ -136,13 +178,26 @@ public record LogEntry(
     }
   }
 
-  @Override
-  public List<byte[]> pieceHashes() {
+  /** A deep, immutable copy of a list of SHA-256 hashes, each checked to be 32 bytes. */
+  private static List<byte[]> copyHashes(List<byte[]> hashes, String what) {
     List<byte[]> out = new java.util.ArrayList<>();
-    for (byte[] h : pieceHashes) {
+    for (byte[] h : hashes) {
+      if (h == null || h.length != 32) {
+        throw new IllegalArgumentException(what + " must be 32 bytes");
+      }
       out.add(h.clone());
     }
-    return out;
+    return List.copyOf(out);
+  }
+
+  @Override
+  public List<byte[]> shareHashes() {
+    return copyHashes(shareHashes, "share hashes");
+  }
+
+  @Override
+  public List<byte[]> pieceHashes() {
+    return copyHashes(pieceHashes, "piece hashes");
   }
 
   /** The hash of the piece on {@code holders.get(i)}, without a copy, for internal checks. */
@@ -162,6 +217,8 @@ public record LogEntry(
         List.of(),
         Coding.REPLICA,
         0,
+        List.of(),
+        List.of(),
         List.of());
   }
 
@@ -197,7 +254,9 @@ public record LogEntry(
         && holders.equals(e.holders)
         && coding == e.coding
         && k == e.k
-        && sameHashes(pieceHashes, e.pieceHashes);
+        && sameHashes(pieceHashes, e.pieceHashes)
+        && shareHolders.equals(e.shareHolders)
+        && sameHashes(shareHashes, e.shareHashes);
   }
 
   private static boolean sameHashes(List<byte[]> a, List<byte[]> b) {

@@ -27,10 +27,27 @@ import java.util.concurrent.ConcurrentHashMap;
  *                dataObject u16 length + ASCII, size i64, sha256 32 bytes,
  *                holder count u8, holders (u8 length + ASCII)*,
  *                coding u8 (0 replica, 1 DepSky-CA); if not 0: k u8, then one SHA-256 (32 bytes)
- *                per holder: the hash of the piece that holder stores
+ *                per holder: the hash of the piece that holder stores;
+ *                format 2 only: key-share count u8, then per share holder (u8 length + ASCII)
+ *                and the SHA-256 (32 bytes) of the share it holds (0 unless the value is sealed)
  *   sig algo     u8       1 = Ed25519
  *   sig length   u8       64
  *   signature    Ed25519 over every byte before "sig algo"
+ * </pre>
+ *
+ * <p>Format 1 is written when no entry is sealed (so logs without the confidentiality option keep
+ * their bytes), format 2 otherwise; both are read.
+ *
+ * <p>With the confidentiality option, what a cloud stores is an <em>envelope</em> around the signed
+ * log, carrying that cloud's key shares, which differ per cloud and so cannot be in the signed
+ * bytes (each is checked against the share hash in the signed entry instead):
+ *
+ * <pre>
+ *   magic        4 bytes  "RFSE"
+ *   format       u8       1
+ *   log          u32 length + the signed log above
+ *   share count  u16
+ *   shares       timestamp i64 (the entry's), u16 length + the Shamir share encoding
  * </pre>
  *
  * <p>The parser treats its input as hostile: every length is checked against the bytes that remain
@@ -48,6 +65,9 @@ import java.util.concurrent.ConcurrentHashMap;
 final class MetadataCodec {
   static final byte[] MAGIC = {'R', 'F', 'S', 'M'};
   static final int FORMAT = 1;
+  static final int FORMAT_SEALED = 2;
+  static final byte[] ENVELOPE_MAGIC = {'R', 'F', 'S', 'E'};
+  static final int ENVELOPE_FORMAT = 1;
   static final int SIG_ED25519 = 1;
   private static final int SIG_LENGTH = 64;
 
@@ -76,7 +96,8 @@ final class MetadataCodec {
   byte[] encode(MetadataLog log, PrivateKey signingKey) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(128 + 160 * log.entries().size());
     out.writeBytes(MAGIC);
-    out.write(FORMAT);
+    boolean anySealed = log.entries().stream().anyMatch(LogEntry::isSealed);
+    out.write(anySealed ? FORMAT_SEALED : FORMAT);
     byte[] key = log.key().getBytes(StandardCharsets.UTF_8);
     u16(out, key.length);
     out.writeBytes(key);
@@ -110,6 +131,18 @@ final class MetadataCodec {
           out.writeBytes(e.pieceHashUnsafe(i));
         }
       }
+      if (anySealed) {
+        if (e.shareHolders().size() > 255) {
+          throw new IllegalArgumentException("at most 255 share holders");
+        }
+        out.write(e.shareHolders().size());
+        for (int i = 0; i < e.shareHolders().size(); i++) {
+          byte[] hb = e.shareHolders().get(i).getBytes(StandardCharsets.US_ASCII);
+          out.write(hb.length);
+          out.writeBytes(hb);
+          out.writeBytes(e.shareHashUnsafe(i));
+        }
+      }
     }
     byte[] body = out.toByteArray();
     byte[] sig;
@@ -126,6 +159,90 @@ final class MetadataCodec {
     all[body.length + 1] = (byte) sig.length;
     System.arraycopy(sig, 0, all, body.length + 2, sig.length);
     return all;
+  }
+
+  /**
+   * Wraps a signed log with one cloud's key shares (timestamp to share encoding), as stored on that
+   * cloud under the confidentiality option.
+   */
+  static byte[] envelope(byte[] signedLog, java.util.SortedMap<Long, byte[]> shares) {
+    ByteArrayOutputStream out =
+        new ByteArrayOutputStream(signedLog.length + 16 + 48 * shares.size());
+    out.writeBytes(ENVELOPE_MAGIC);
+    out.write(ENVELOPE_FORMAT);
+    i32(out, signedLog.length);
+    out.writeBytes(signedLog);
+    if (shares.size() > 0xFFFF) {
+      throw new IllegalArgumentException("at most 65535 shares in one envelope");
+    }
+    u16(out, shares.size());
+    for (java.util.Map.Entry<Long, byte[]> e : shares.entrySet()) {
+      i64(out, e.getKey());
+      u16(out, e.getValue().length);
+      out.writeBytes(e.getValue());
+    }
+    return out.toByteArray();
+  }
+
+  /** A log and the key shares (by entry timestamp, still unchecked) its cloud sent with it. */
+  record Envelope(MetadataLog log, java.util.Map<Long, byte[]> shares) {}
+
+  /**
+   * Parses a metadata object that may be an envelope: verifies the log inside as {@link #decode}
+   * does and splits off the shares, which the caller checks against the signed share hashes. A
+   * plain signed log gives no shares.
+   */
+  Envelope decodeEnvelope(
+      byte[] bytes, String expectedKey, String expectedWriter, PublicKey writerKey, int maxBytes)
+      throws MalformedMetadataException {
+    if (bytes.length < 4
+        || !Arrays.equals(Arrays.copyOf(bytes, ENVELOPE_MAGIC.length), ENVELOPE_MAGIC)) {
+      return new Envelope(
+          decode(bytes, expectedKey, expectedWriter, writerKey, maxBytes), java.util.Map.of());
+    }
+    if (bytes.length > maxBytes) {
+      throw malformed("metadata object of " + bytes.length + " bytes exceeds " + maxBytes);
+    }
+    ByteBuffer in = ByteBuffer.wrap(bytes);
+    try {
+      need(in, 5 + 4);
+      in.position(4);
+      int format = in.get() & 0xFF;
+      if (format != ENVELOPE_FORMAT) {
+        throw malformed("unknown envelope format " + format);
+      }
+      long logLength = in.getInt() & 0xFFFFFFFFL;
+      if (logLength > in.remaining()) {
+        throw malformed("envelope log length " + logLength + " exceeds " + in.remaining());
+      }
+      byte[] signed = new byte[(int) logLength];
+      in.get(signed);
+      MetadataLog log = decode(signed, expectedKey, expectedWriter, writerKey, maxBytes);
+      int count = u16(in);
+      if (count > in.remaining() / 10) {
+        throw malformed("share count " + count + " exceeds what " + in.remaining() + " bytes hold");
+      }
+      java.util.Map<Long, byte[]> shares = new java.util.HashMap<>();
+      for (int i = 0; i < count; i++) {
+        need(in, 8);
+        long ts = in.getLong();
+        int length = u16(in);
+        need(in, length);
+        byte[] share = new byte[length];
+        in.get(share);
+        if (shares.put(ts, share) != null) {
+          throw malformed("two shares for timestamp " + ts);
+        }
+      }
+      if (in.hasRemaining()) {
+        throw malformed(in.remaining() + " trailing bytes after the shares");
+      }
+      return new Envelope(log, java.util.Map.copyOf(shares));
+    } catch (MalformedMetadataException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw malformed("undecodable metadata envelope: " + e);
+    }
   }
 
   /**
@@ -178,7 +295,7 @@ final class MetadataCodec {
         throw malformed("bad magic");
       }
       int format = in.get() & 0xFF;
-      if (format != FORMAT) {
+      if (format != FORMAT && format != FORMAT_SEALED) {
         throw malformed("unknown metadata format " + format);
       }
       String key = utf8(in, u16(in));
@@ -240,7 +357,35 @@ final class MetadataCodec {
             pieces.add(ph);
           }
         }
-        entries.add(new LogEntry(kind, ts, created, name, size, sha, holders, coding, k, pieces));
+        List<String> shareHolders = new ArrayList<>();
+        List<byte[]> shareHashes = new ArrayList<>();
+        if (format == FORMAT_SEALED) {
+          int shareCount = u8(in);
+          for (int h = 0; h < shareCount; h++) {
+            shareHolders.add(ascii(in, u8(in)));
+            need(in, 32);
+            byte[] hash = new byte[32];
+            in.get(hash);
+            shareHashes.add(hash);
+          }
+          if (shareCount > 0 && kind != LogEntry.Kind.VALUE) {
+            throw malformed("entry " + i + " is a tombstone with key shares");
+          }
+        }
+        entries.add(
+            new LogEntry(
+                kind,
+                ts,
+                created,
+                name,
+                size,
+                sha,
+                holders,
+                coding,
+                k,
+                pieces,
+                shareHolders,
+                shareHashes));
       }
       int signedLength = in.position();
       need(in, 2);

@@ -38,6 +38,9 @@ final class MetadataRead {
   /** Valid replies: cloud id to (writer to log); a missing writer means "not found". */
   private final Map<String, Map<String, MetadataLog>> replies = new HashMap<>();
 
+  /** Key shares the valid replies carried: cloud id to writer to timestamp to share (unchecked). */
+  private final Map<String, Map<String, Map<Long, byte[]>>> shares = new HashMap<>();
+
   private int invalid;
   private boolean finished;
 
@@ -91,6 +94,7 @@ final class MetadataRead {
     private final String cloudId;
     private int remaining;
     private final Map<String, MetadataLog> logs = new HashMap<>();
+    private final Map<String, Map<Long, byte[]>> sharesOf = new HashMap<>();
     private CloudFault fault;
 
     CloudReply(String cloudId, int writers) {
@@ -100,6 +104,7 @@ final class MetadataRead {
 
     void answer(String writer, byte[] bytes, Throwable error) {
       MetadataLog log = null;
+      Map<Long, byte[]> logShares = Map.of();
       CloudFault f = null;
       if (error != null) {
         Throwable cause = Futures.unwrap(error);
@@ -115,7 +120,10 @@ final class MetadataRead {
       } else {
         PublicKey pk = ctx.settings.trustedWriters().get(writer);
         try {
-          log = ctx.codec.decode(bytes, key, writer, pk, ctx.settings.maxMetadataBytes());
+          MetadataCodec.Envelope env =
+              ctx.codec.decodeEnvelope(bytes, key, writer, pk, ctx.settings.maxMetadataBytes());
+          log = env.log();
+          logShares = env.shares();
         } catch (MalformedMetadataException e) {
           f = new CloudFault(cloudId, e.kind(), "log of " + writer + ": " + e.getMessage());
         }
@@ -127,6 +135,9 @@ final class MetadataRead {
         }
         if (log != null) {
           logs.put(writer, log);
+          if (!logShares.isEmpty()) {
+            sharesOf.put(writer, logShares);
+          }
         }
         complete = --remaining == 0;
       }
@@ -138,15 +149,21 @@ final class MetadataRead {
     private void allAnswered() {
       CloudFault f;
       Map<String, MetadataLog> copy;
+      Map<String, Map<Long, byte[]>> sharesCopy;
       synchronized (this) {
         f = fault;
         copy = Map.copyOf(logs);
+        sharesCopy = Map.copyOf(sharesOf);
       }
-      MetadataRead.this.cloudDone(cloudId, copy, f);
+      MetadataRead.this.cloudDone(cloudId, copy, sharesCopy, f);
     }
   }
 
-  private void cloudDone(String cloudId, Map<String, MetadataLog> logs, CloudFault fault) {
+  private void cloudDone(
+      String cloudId,
+      Map<String, MetadataLog> logs,
+      Map<String, Map<Long, byte[]>> cloudShares,
+      CloudFault fault) {
     View view = null;
     List<CloudFault> stale = List.of();
     QuorumException failure = null;
@@ -165,6 +182,9 @@ final class MetadataRead {
         }
       } else {
         replies.put(cloudId, logs);
+        if (!cloudShares.isEmpty()) {
+          shares.put(cloudId, cloudShares);
+        }
         if (replies.size() >= ctx.settings.quorum()) {
           view = merge();
           stale = view.faults.subList(faults.size(), view.faults.size());
@@ -211,7 +231,7 @@ final class MetadataRead {
         }
       }
     }
-    return new View(key, best, all, false);
+    return new View(key, best, all, false, shares);
   }
 
   /**

@@ -38,7 +38,9 @@ public record Settings(
     int maxMetadataBytes,
     Duration operationTimeout,
     boolean closeDrivers,
-    boolean dataOrderAsAdded) {
+    boolean dataOrderAsAdded,
+    boolean encryptValues,
+    int erasureK) {
 
   /** Largest value a byte[] API can carry. */
   public static final long MAX_VALUE_LIMIT = Integer.MAX_VALUE - 8;
@@ -78,7 +80,9 @@ public record Settings(
       int maxMetadataBytes,
       Duration operationTimeout,
       boolean closeDrivers,
-      boolean dataOrderAsAdded) {
+      boolean dataOrderAsAdded,
+      boolean encryptValues,
+      int erasureK) {
     if (f < 1) {
       throw new IllegalArgumentException(
           "faultsTolerated (f) must be >= 1, was "
@@ -181,6 +185,30 @@ public record Settings(
     if (mode == null) {
       throw new IllegalArgumentException("mode must not be null");
     }
+    if (encryptValues && mode == ProtocolMode.DEPSKY_A) {
+      throw new IllegalArgumentException(
+          "encryptValues: mode DEPSKY_A is the plaintext baseline; use DEPSKY_CA (which always"
+              + " encrypts) or a RafeStore mode (PAPER, FAST)");
+    }
+    if (erasureK != 0) {
+      if (mode != ProtocolMode.PAPER && mode != ProtocolMode.FAST) {
+        throw new IllegalArgumentException(
+            "erasureCoding: only the RafeStore modes (PAPER, FAST) code their data; mode was "
+                + mode);
+      }
+      if (erasureK < 2) {
+        throw new IllegalArgumentException(
+            "erasureCoding: k must be >= 2 (k = 1 is plain replication), was " + erasureK);
+      }
+      if (erasureK + f > dataClouds) {
+        throw new IllegalArgumentException(
+            "erasureCoding: k + f = "
+                + (erasureK + f)
+                + " fragments need as many data clouds, only "
+                + dataClouds
+                + " hold data");
+      }
+    }
     if (scheduler == null) {
       throw new IllegalArgumentException("scheduler must not be null");
     }
@@ -217,7 +245,9 @@ public record Settings(
         maxMetadataBytes,
         operationTimeout,
         closeDrivers,
-        dataOrderAsAdded);
+        dataOrderAsAdded,
+        encryptValues && (mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST),
+        erasureK);
   }
 
   private static void checkEd25519(String algorithm, String setting) {

@@ -34,8 +34,24 @@ final class View {
   final List<CloudFault> faults;
   final boolean fromCache;
 
+  /**
+   * Key shares that the replies carried (confidentiality option): cloud id to writer to entry
+   * timestamp to share encoding, not yet checked against any signed share hash.
+   */
+  final Map<String, Map<String, Map<Long, byte[]>>> shares;
+
   View(String key, Map<String, MetadataLog> logs, List<CloudFault> faults, boolean fromCache) {
+    this(key, logs, faults, fromCache, Map.of());
+  }
+
+  View(
+      String key,
+      Map<String, MetadataLog> logs,
+      List<CloudFault> faults,
+      boolean fromCache,
+      Map<String, Map<String, Map<Long, byte[]>>> shares) {
     this.key = key;
+    this.shares = Map.copyOf(shares);
     this.logs = Map.copyOf(logs);
     this.faults = List.copyOf(faults);
     this.fromCache = fromCache;

@@ -5,6 +5,7 @@ import io.rafestore.ProtocolMode;
 import io.rafestore.QuorumException;
 import io.rafestore.RafeStoreException;
 import io.rafestore.WriteReceipt;
+import io.rafestore.internal.codec.ReedSolomon;
 import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.Names;
@@ -40,11 +41,34 @@ import java.util.concurrent.ThreadLocalRandom;
  * <p>Invariants: metadata is written only after f+1 data clouds acknowledged, so every version a
  * reader can see has at least one correct holder; a failed request never counts toward a quorum;
  * data uploads still running when writeM starts are useless and are cancelled (and counted).
+ *
+ * <p>With erasure coding ({@code Builder.erasureCoding(k)}), the value is Reed-Solomon coded into k
+ * data and f parity fragments, one per <em>slot</em>; each slot needs one acknowledgement (from the
+ * cloud it was sent to, or from a writeDf cloud sent the same fragment), and writeM starts when all
+ * k+f slots are held, so any f faulty holders still leave k correct fragments. Storage falls from
+ * (f+1)x to (k+f)/k x.
  */
 final class WriteOp {
   private final Context ctx;
   private final String key;
+
+  /** What writeDo uploads: the value, or with the confidentiality option the sealed value. */
   private final byte[] value;
+
+  private final long plainSize;
+  private final KeyShares.Sealed sealed;
+
+  /** Erasure coding: the fragment of each slot, or null for replicas. */
+  private final byte[][] fragments;
+
+  /** How many bytes one upload carries: the value, or one fragment. */
+  private final long uploadBytes;
+
+  /** Erasure coding: the slot each contacted cloud was sent, and the cloud holding each slot. */
+  private final Map<String, Integer> slotOf = new java.util.HashMap<>();
+
+  private final String[] holderOfSlot;
+  private int slotsHeld;
   private final long startNanos;
   private final ObjectKey dataObject;
   private final CompletableFuture<WriteReceipt> result = new CompletableFuture<>();
@@ -68,14 +92,85 @@ final class WriteOp {
   private WriteOp(Context ctx, String key, byte[] value) {
     this.ctx = ctx;
     this.key = key;
-    this.value = value;
     this.startNanos = ctx.settings.scheduler().nanoTime();
     byte[] nonce = new byte[12];
     ThreadLocalRandom.current().nextBytes(nonce);
     this.dataObject =
         Names.dataObject(key, ctx.settings.writerId(), HexFormat.of().formatHex(nonce));
-    this.dataOrder = ctx.dataOrder(value.length);
-    this.hash = CompletableFuture.supplyAsync(() -> Sha256.hash(value), ctx.settings.executor());
+    this.plainSize = value.length;
+    // Sealing runs on the caller's thread, before anything is sent: writeDo must upload only
+    // ciphertext, and AES-GCM (about 1 GB/s) costs less than the hashing that follows.
+    this.sealed = ctx.settings.encryptValues() ? KeyShares.seal(ctx, key, dataObject, value) : null;
+    byte[] upload = sealed == null ? value : sealed.bytes();
+    this.value = upload;
+    int k = ctx.settings.erasureK();
+    if (k > 0) {
+      // Coding runs on the caller's thread too: every fragment must exist before writeDo.
+      this.fragments = ReedSolomon.of(k, ctx.f()).encode(upload);
+      this.uploadBytes = fragments[0].length;
+      this.holderOfSlot = new String[k + ctx.f()];
+    } else {
+      this.fragments = null;
+      this.uploadBytes = upload.length;
+      this.holderOfSlot = new String[0];
+    }
+    this.dataOrder = ctx.dataOrder(uploadBytes);
+    this.hash = CompletableFuture.supplyAsync(() -> Sha256.hash(upload), ctx.settings.executor());
+  }
+
+  /** Uploads writeDo starts with: f+1 replicas, or one per fragment. Caller holds the lock. */
+  private int slots() {
+    return fragments == null ? ctx.f() + 1 : fragments.length;
+  }
+
+  /** Acknowledgements still missing before writeM may start. Caller holds the lock. */
+  private int missing() {
+    return fragments == null ? ctx.f() + 1 - acked.size() : fragments.length - slotsHeld;
+  }
+
+  /**
+   * Whether the acknowledgements received and the uploads still pending could complete the write.
+   * Caller holds the lock.
+   */
+  private boolean coverable() {
+    if (fragments == null) {
+      return acked.size() + pendingData.size() >= ctx.f() + 1;
+    }
+    boolean[] covered = new boolean[fragments.length];
+    for (int i = 0; i < covered.length; i++) {
+      covered[i] = holderOfSlot[i] != null;
+    }
+    for (String id : pendingData.keySet()) {
+      covered[slotOf.get(id)] = true;
+    }
+    for (boolean c : covered) {
+      if (!c) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The slot the next upload should carry: among the slots not yet held, the one with the fewest
+   * uploads pending (so writeDf and hedges spread over every missing fragment instead of racing
+   * one). Caller holds the lock.
+   */
+  private int nextSlot() {
+    if (fragments == null) {
+      return 0;
+    }
+    int[] pending = new int[fragments.length];
+    for (String id : pendingData.keySet()) {
+      pending[slotOf.get(id)]++;
+    }
+    int best = -1;
+    for (int i = 0; i < fragments.length; i++) {
+      if (holderOfSlot[i] == null && (best < 0 || pending[i] < pending[best])) {
+        best = i;
+      }
+    }
+    return Math.max(best, 0);
   }
 
   /** Starts a write; the value must not be modified afterwards (the client passes a copy). */
@@ -88,10 +183,9 @@ final class WriteOp {
   private void start() {
     result.whenComplete((r, e) -> finish());
     CompletableFuture<Void> turn = ctx.enterKey(key, keyTurnDone);
-    int f = ctx.f();
     List<Runnable> sends = new ArrayList<>();
     synchronized (this) {
-      for (int i = 0; i <= f; i++) {
+      for (int i = 0; i < slots(); i++) {
         sendData(sends);
       }
     }
@@ -127,11 +221,14 @@ final class WriteOp {
     }
     String id = dataOrder.get(nextDataCloud++);
     contacted.add(id);
+    int index = nextSlot();
+    slotOf.put(id, index);
+    byte[] payload = fragments == null ? value : fragments[index];
     CompletableFuture<Void> slot = new CompletableFuture<>();
     pendingData.put(id, slot);
     sends.add(
         () -> {
-          CompletableFuture<Void> put = ctx.byId.get(id).driver().put(dataObject, value);
+          CompletableFuture<Void> put = ctx.byId.get(id).driver().put(dataObject, payload);
           // Cancelling the slot (the request became useless) cancels the driver's request.
           slot.whenComplete(
               (r, e) -> {
@@ -157,10 +254,15 @@ final class WriteOp {
       }
       if (error == null) {
         acked.add(id);
+        Integer index = slotOf.get(id);
+        if (fragments != null && holderOfSlot[index] == null) {
+          holderOfSlot[index] = id;
+          slotsHeld++;
+        }
         if (ctx.settings.mode() == ProtocolMode.PAPER && !readMStarted && turnReached) {
           startReadM = true;
         }
-        if (view != null && acked.size() >= ctx.f() + 1) {
+        if (view != null && missing() <= 0) {
           writeMStarted = true;
           startWriteM = true;
         }
@@ -174,12 +276,12 @@ final class WriteOp {
         faults.add(fault);
         // A definite failure, not a guess from a timer: replace the cloud at once.
         sendData(sends);
-        if (acked.size() + pendingData.size() < ctx.f() + 1) {
+        if (!coverable()) {
           failure =
               new QuorumException(
                   "data write (writeDo/writeDf) of '" + key + "'",
-                  ctx.f() + 1,
-                  acked.size(),
+                  slots(),
+                  fragments == null ? acked.size() : slotsHeld,
                   faults);
         }
       }
@@ -237,7 +339,7 @@ final class WriteOp {
         return;
       }
       view = v;
-      int missing = ctx.f() + 1 - acked.size();
+      int missing = missing();
       if (missing <= 0) {
         writeMStarted = true;
         startWriteM = true;
@@ -252,9 +354,13 @@ final class WriteOp {
         for (int i = 0; i < missing; i++) {
           sendData(sends);
         }
-        if (acked.size() + pendingData.size() < ctx.f() + 1) {
+        if (!coverable()) {
           failure =
-              new QuorumException("writeDf of '" + key + "'", ctx.f() + 1, acked.size(), faults);
+              new QuorumException(
+                  "writeDf of '" + key + "'",
+                  slots(),
+                  fragments == null ? acked.size() : slotsHeld,
+                  faults);
         }
       }
     }
@@ -282,7 +388,7 @@ final class WriteOp {
         return;
       }
       for (String id : pendingData.keySet()) {
-        Duration p = ctx.model.predict(id, value.length);
+        Duration p = ctx.model.predict(id, uploadBytes);
         if (p.compareTo(wait) > 0) {
           wait = p;
         }
@@ -295,7 +401,7 @@ final class WriteOp {
             () -> {
               List<Runnable> sends = new ArrayList<>();
               synchronized (this) {
-                if (writeMStarted || result.isDone() || acked.size() >= ctx.f() + 1) {
+                if (writeMStarted || result.isDone() || missing() <= 0) {
                   return;
                 }
                 sendData(sends);
@@ -311,9 +417,15 @@ final class WriteOp {
     View v;
     synchronized (this) {
       holders = new ArrayList<>();
-      for (String id : dataOrder) {
-        if (acked.contains(id)) {
-          holders.add(id);
+      if (fragments != null) {
+        // Holder i keeps fragment i; a surplus acknowledgement of a slot already held is not
+        // listed (its object is an orphan for garbage collection).
+        holders.addAll(List.of(holderOfSlot));
+      } else {
+        for (String id : dataOrder) {
+          if (acked.contains(id)) {
+            holders.add(id);
+          }
         }
       }
       useless = new ArrayList<>(pendingData.values());
@@ -332,14 +444,29 @@ final class WriteOp {
   }
 
   private void writeM(View v, List<String> holders, byte[] sha) {
-    LogEntry entry =
-        LogEntry.replica(
-            v.maxTimestamp + 1,
-            ctx.settings.clock().millis(),
-            dataObject.value(),
-            value.length,
-            sha,
-            holders);
+    LogEntry plain =
+        fragments == null
+            ? LogEntry.replica(
+                v.maxTimestamp + 1,
+                ctx.settings.clock().millis(),
+                dataObject.value(),
+                plainSize,
+                sha,
+                holders)
+            : new LogEntry(
+                LogEntry.Kind.VALUE,
+                v.maxTimestamp + 1,
+                ctx.settings.clock().millis(),
+                dataObject.value(),
+                plainSize,
+                sha,
+                holders,
+                LogEntry.Coding.REED_SOLOMON,
+                ctx.settings.erasureK(),
+                fragmentHashes(),
+                List.of(),
+                List.of());
+    LogEntry entry = sealed == null ? plain : sealed.mark(plain);
     List<String> contactedCopy;
     boolean df;
     boolean skipped;
@@ -348,8 +475,17 @@ final class WriteOp {
       df = writeDfUsed;
       skipped = readMSkipped;
     }
-    Commit.run(ctx, key, v, entry, contactedCopy, df, skipped, startNanos)
+    Commit.run(ctx, key, v, entry, sealed, contactedCopy, df, skipped, startNanos)
         .whenComplete(Futures.completer(result));
+  }
+
+  /** The SHA-256 of each fragment, in slot order. */
+  private List<byte[]> fragmentHashes() {
+    List<byte[]> out = new ArrayList<>();
+    for (byte[] f : fragments) {
+      out.add(Sha256.hash(f));
+    }
+    return out;
   }
 
   /** Cleanup on completion, success or failure: release the key, cancel what is still running. */

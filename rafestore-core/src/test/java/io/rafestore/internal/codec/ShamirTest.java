@@ -39,6 +39,28 @@ class ShamirTest {
     }
   }
 
+  /** Any threshold shares restore every other share of their split exactly. */
+  @RepeatedTest(20)
+  void thresholdSharesRestoreEveryOtherShare(RepetitionInfo info) {
+    Random random = new Random(500 + info.getCurrentRepetition());
+    int n = 2 + random.nextInt(12);
+    int t = 1 + random.nextInt(n);
+    byte[] secret = ReedSolomonTest.randomBytes(random, 1 + random.nextInt(64));
+    List<Share> shares = Shamir.split(secret, n, t);
+    List<Share> shuffled = new ArrayList<>(shares);
+    Collections.shuffle(shuffled, random);
+    List<Share> known = shuffled.subList(0, t);
+    for (Share original : shares) {
+      assertThat(Shamir.shareAt(known, original.x())).isEqualTo(original);
+    }
+    if (t > 1) {
+      // Fewer than the threshold determine a different polynomial: some restored share is wrong.
+      List<Share> tooFew = shuffled.subList(0, t - 1);
+      assertThat(shares).anyMatch(orig -> !Shamir.shareAt(tooFew, orig.x()).equals(orig));
+    }
+    assertThatThrownBy(() -> Shamir.shareAt(known, 0)).hasMessageContaining("x must be");
+  }
+
   @RepeatedTest(30)
   void largeRandomSplitsRecoverFromRandomSubsets(RepetitionInfo info) {
     Random random = new Random(100 + info.getCurrentRepetition());

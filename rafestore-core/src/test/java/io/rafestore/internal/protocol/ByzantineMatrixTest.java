@@ -32,6 +32,27 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ByzantineMatrixTest {
   static final String KEY = "forum/thread-1";
 
+  /** The RafeStore modes' data options under test. */
+  enum Variant {
+    PLAIN,
+    /** encryptValues: sealed values, key shares in the metadata envelopes. */
+    ENCRYPTED,
+    /** erasureCoding: k data + f parity fragments (k = 2 for f = 1, 3 for f = 2). */
+    CODED,
+    CODED_ENCRYPTED;
+
+    RafeStore build(Harness h, ProtocolMode mode, int f) {
+      RafeStore.Builder b = h.builder(mode);
+      if (this == ENCRYPTED || this == CODED_ENCRYPTED) {
+        b.encryptValues(true);
+      }
+      if (this == CODED || this == CODED_ENCRYPTED) {
+        b.erasureCoding(f + 1);
+      }
+      return b.build();
+    }
+  }
+
   static Stream<Arguments> upToF() {
     List<Arguments> out = new ArrayList<>();
     for (int f = 1; f <= 2; f++) {
@@ -42,7 +63,14 @@ class ByzantineMatrixTest {
             continue;
           }
           for (ProtocolMode mode : ProtocolMode.values()) {
-            out.add(Arguments.of(f, placement, b, mode));
+            out.add(Arguments.of(f, placement, b, mode, Variant.PLAIN));
+            if (mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST) {
+              out.add(Arguments.of(f, placement, b, mode, Variant.ENCRYPTED));
+              out.add(Arguments.of(f, placement, b, mode, Variant.CODED));
+            }
+            if (mode == ProtocolMode.PAPER) {
+              out.add(Arguments.of(f, placement, b, mode, Variant.CODED_ENCRYPTED));
+            }
           }
         }
       }
@@ -59,7 +87,9 @@ class ByzantineMatrixTest {
       }
       for (Behaviour b : Behaviour.values()) {
         if (b != Behaviour.CORRECT) {
-          out.add(Arguments.of(f, placement, b, ProtocolMode.PAPER));
+          for (Variant v : Variant.values()) {
+            out.add(Arguments.of(f, placement, b, ProtocolMode.PAPER, v));
+          }
         }
       }
     }
@@ -102,12 +132,13 @@ class ByzantineMatrixTest {
         new MetadataLog(KEY, "alice", 1_000_000, List.of(bogus)), Harness.MALLORY.getPrivate());
   }
 
-  @ParameterizedTest(name = "f={0} faulty={1} {2} {3}")
+  @ParameterizedTest(name = "f={0} faulty={1} {2} {3} {4}")
   @MethodSource("upToF")
-  void readsReturnLastCompletedWrite(int f, List<Integer> placement, Behaviour b, ProtocolMode mode)
+  void readsReturnLastCompletedWrite(
+      int f, List<Integer> placement, Behaviour b, ProtocolMode mode, Variant variant)
       throws Exception {
     Harness h = faulty(f, placement, b);
-    try (RafeStore store = h.client(mode)) {
+    try (RafeStore store = variant.build(h, mode, f)) {
       Map<Version, byte[]> written = new HashMap<>();
       for (int i = 1; i <= 4; i++) {
         byte[] value = ("post " + i + " of " + b).repeat(i * 10).getBytes(StandardCharsets.UTF_8);
@@ -128,12 +159,13 @@ class ByzantineMatrixTest {
     }
   }
 
-  @ParameterizedTest(name = "f=1 faulty={1} {2}")
+  @ParameterizedTest(name = "f=1 faulty={1} {2} {4}")
   @MethodSource("fPlusOne")
   void withFPlusOneFaultyNeverReturnsWrongBytes(
-      int f, List<Integer> placement, Behaviour b, ProtocolMode mode) throws Exception {
+      int f, List<Integer> placement, Behaviour b, ProtocolMode mode, Variant variant)
+      throws Exception {
     Harness h = faulty(f, placement, b);
-    try (RafeStore store = h.client(mode)) {
+    try (RafeStore store = variant.build(h, mode, f)) {
       Map<Version, byte[]> written = new HashMap<>();
       for (int i = 1; i <= 3; i++) {
         byte[] value = ("value " + i).getBytes(StandardCharsets.UTF_8);

@@ -37,9 +37,78 @@ class MetadataCodecTest {
             List.of("p0", "p1", "p2"),
             LogEntry.Coding.DEPSKY_CA,
             2,
-            pieces));
+            pieces,
+            List.of(),
+            List.of()));
     list.add(LogEntry.tombstone(entries + 2, 42));
     return new MetadataLog("k", "alice", 7, list);
+  }
+
+  /** The sample plus a sealed entry (confidentiality option), so format 2 is written. */
+  static MetadataLog sealedSample(int entries) {
+    MetadataLog plain = sample(entries);
+    List<LogEntry> list = new ArrayList<>(plain.entries());
+    byte[] h1 = new byte[32];
+    h1[5] = 1;
+    byte[] h2 = new byte[32];
+    h2[5] = 2;
+    list.add(
+        LogEntry.replica(entries + 3, 77, "d/k/alice-sealed", 123, new byte[32], List.of("p1"))
+            .sealed(List.of("p0", "p1"), List.of(h1, h2)));
+    return new MetadataLog("k", "alice", 8, list);
+  }
+
+  @Test
+  void sealedEntriesRoundTripInFormatTwoAndPlainLogsStayFormatOne() throws Exception {
+    MetadataCodec codec = new MetadataCodec();
+    byte[] plain = codec.encode(sample(2), Harness.ALICE.getPrivate());
+    assertThat(plain[4]).isEqualTo((byte) MetadataCodec.FORMAT);
+    MetadataLog log = sealedSample(2);
+    byte[] bytes = codec.encode(log, Harness.ALICE.getPrivate());
+    assertThat(bytes[4]).isEqualTo((byte) MetadataCodec.FORMAT_SEALED);
+    assertThat(codec.decode(bytes, "k", "alice", Harness.ALICE.getPublic(), MAX)).isEqualTo(log);
+    for (int i = 0; i < bytes.length; i++) {
+      byte[] bad = bytes.clone();
+      bad[i] ^= 0x21;
+      assertThatThrownBy(
+              () -> new MetadataCodec().decode(bad, "k", "alice", Harness.ALICE.getPublic(), MAX))
+          .as("flipping byte %d", i)
+          .isInstanceOf(MalformedMetadataException.class);
+    }
+  }
+
+  @Test
+  void envelopesCarryPerCloudSharesAndRejectHostileBytes() throws Exception {
+    MetadataCodec codec = new MetadataCodec();
+    byte[] signed = codec.encode(sealedSample(1), Harness.ALICE.getPrivate());
+    java.util.TreeMap<Long, byte[]> shares = new java.util.TreeMap<>();
+    shares.put(4L, new byte[] {1, 2, 3});
+    byte[] env = MetadataCodec.envelope(signed, shares);
+    MetadataCodec.Envelope back =
+        codec.decodeEnvelope(env, "k", "alice", Harness.ALICE.getPublic(), MAX);
+    assertThat(back.log()).isEqualTo(sealedSample(1));
+    assertThat(back.shares()).containsOnlyKeys(4L);
+    assertThat(back.shares().get(4L)).containsExactly(1, 2, 3);
+    // A plain signed log is read too, with no shares.
+    assertThat(codec.decodeEnvelope(signed, "k", "alice", Harness.ALICE.getPublic(), MAX).shares())
+        .isEmpty();
+    for (int n = 0; n < env.length; n++) {
+      byte[] cut = Arrays.copyOf(env, n);
+      assertThatThrownBy(
+              () ->
+                  new MetadataCodec()
+                      .decodeEnvelope(cut, "k", "alice", Harness.ALICE.getPublic(), MAX))
+          .isInstanceOf(MalformedMetadataException.class);
+    }
+    // A claimed log length of 4 GiB is refused before any allocation.
+    byte[] huge = env.clone();
+    huge[5] = (byte) 0xFF;
+    huge[6] = (byte) 0xFF;
+    huge[7] = (byte) 0xFF;
+    huge[8] = (byte) 0xFF;
+    assertThatThrownBy(
+            () -> codec.decodeEnvelope(huge, "k", "alice", Harness.ALICE.getPublic(), MAX))
+        .hasMessageContaining("exceeds");
   }
 
   @Test

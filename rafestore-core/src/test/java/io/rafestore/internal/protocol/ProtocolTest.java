@@ -320,6 +320,10 @@ class ProtocolTest {
             byte[] window = java.util.Arrays.copyOfRange(secret, at, at + 16);
             assertThat(indexOf(stored, window)).as("%s in %s", at, info.key()).isEqualTo(-1);
           }
+          // Nor the plaintext's hash, which would let a cloud confirm a guessed value.
+          assertThat(indexOf(stored, io.rafestore.internal.codec.Sha256.hash(secret)))
+              .as("plaintext hash in %s", info.key())
+              .isEqualTo(-1);
         }
       }
       // Losing f clouds' pieces still reads; a corrupt piece is skipped by its hash.

@@ -1,0 +1,381 @@
+package io.rafestore.internal.protocol;
+
+import io.rafestore.CloudFault;
+import io.rafestore.IntegrityException;
+import io.rafestore.internal.codec.Aead;
+import io.rafestore.internal.codec.MalformedInputException;
+import io.rafestore.internal.codec.Sha256;
+import io.rafestore.internal.codec.Shamir;
+import io.rafestore.internal.util.Futures;
+import io.rafestore.internal.util.Names;
+import io.rafestore.spi.ByteRange;
+import io.rafestore.spi.ObjectKey;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * The confidentiality option of the RafeStore modes: values sealed with AES-256-GCM before writeDo,
+ * their keys kept only as Shamir shares (threshold f+1) in the clouds' metadata objects.
+ *
+ * <p>Where each share lives: cloud {@code shareHolders.get(i)} of a sealed entry keeps the share at
+ * x = i + 1 in the envelope around the writer's signed log ({@link MetadataCodec#envelope}); the
+ * signed entry holds the SHA-256 of every share, so a share is accepted only from the cloud it was
+ * made for and only if its hash matches. Any f clouds hold f shares, which determine nothing of the
+ * key; the data clouds hold only ciphertext.
+ *
+ * <p>Why a read finds f+1 shares: the write completed after n - f clouds stored the envelope, at
+ * least f+1 of them correct; they keep the share as long as the entry is in the writer's log.
+ * readM's n - f replies usually bring f+1 valid shares already; otherwise {@link #recoverKey} asks
+ * the other clouds for the writer's metadata object until f+1 valid shares are in.
+ *
+ * <p>Rewriting a log (the next write, a tombstone) must not lose older entries' shares: each
+ * cloud's new envelope carries, for every sealed entry of the log, the share of that cloud, taken
+ * from this client's memory of the shares it made, from that cloud's own previous envelope, or
+ * recomputed from any f+1 valid shares ({@link Shamir#shareAt}: f+1 points fix the polynomial, so
+ * the lost share is restored exactly and matches its signed hash).
+ */
+final class KeyShares {
+  private static final int CACHE_LIMIT = 100_000;
+
+  /** Shares this client made, by key, then entry timestamp, then cloud id. Bounded. */
+  private final ConcurrentHashMap<String, Map<Long, Map<String, byte[]>>> own =
+      new ConcurrentHashMap<>();
+
+  /** A sealed value: what writeDo uploads, and one share per metadata cloud. */
+  record Sealed(
+      byte[] bytes, List<String> holders, Map<String, byte[]> shares, List<byte[]> hashes) {
+    /** The entry for these sealed bytes, with the share hashes in holder order. */
+    LogEntry mark(LogEntry plain) {
+      return plain.sealed(holders, hashes);
+    }
+  }
+
+  /**
+   * Seals {@code value} for {@code dataObject}: a fresh key, AES-GCM with the key, writer and
+   * object name as associated data (so sealed bytes cannot be replayed under another name), and n
+   * shares of the key, threshold f+1.
+   */
+  static Sealed seal(Context ctx, String key, ObjectKey dataObject, byte[] value) {
+    byte[] aesKey = Aead.newKey();
+    try {
+      byte[] sealed =
+          Aead.withKey(aesKey)
+              .encrypt(value, associatedData(key, ctx.settings.writerId(), dataObject.value()));
+      List<Shamir.Share> split = Shamir.split(aesKey, ctx.clouds.size(), ctx.f() + 1);
+      List<String> holders = new ArrayList<>();
+      Map<String, byte[]> shares = new LinkedHashMap<>();
+      List<byte[]> hashes = new ArrayList<>();
+      for (int i = 0; i < ctx.clouds.size(); i++) {
+        String id = ctx.clouds.get(i).id();
+        byte[] enc = split.get(i).toBytes();
+        holders.add(id);
+        shares.put(id, enc);
+        hashes.add(Sha256.hash(enc));
+      }
+      return new Sealed(sealed, holders, shares, hashes);
+    } finally {
+      java.util.Arrays.fill(aesKey, (byte) 0);
+    }
+  }
+
+  /** Binds a sealed value to its key, writer and data object name. */
+  static byte[] associatedData(String key, String writer, String dataObject) {
+    byte[] k = key.getBytes(StandardCharsets.UTF_8);
+    byte[] w = writer.getBytes(StandardCharsets.US_ASCII);
+    byte[] o = dataObject.getBytes(StandardCharsets.US_ASCII);
+    return ByteBuffer.allocate(4 + k.length + 4 + w.length + o.length)
+        .putInt(k.length)
+        .put(k)
+        .putInt(w.length)
+        .put(w)
+        .put(o)
+        .array();
+  }
+
+  /** Remembers the shares of a committed entry, so the next log rewrite can carry them. */
+  void remember(String key, long timestamp, Map<String, byte[]> shares) {
+    if (own.size() >= CACHE_LIMIT) {
+      own.clear();
+    }
+    own.computeIfAbsent(key, k -> new ConcurrentHashMap<>()).put(timestamp, Map.copyOf(shares));
+  }
+
+  /**
+   * What each cloud stores for the signed log {@code signed} of {@code next}: the plain signed log
+   * if no entry is sealed, else an envelope with that cloud's share of every sealed entry that can
+   * be found or restored ({@code fresh}: the shares of the entry being added, by cloud).
+   */
+  Function<Cloud, byte[]> payloads(
+      Context ctx,
+      View view,
+      MetadataLog next,
+      byte[] signed,
+      long freshTs,
+      Map<String, byte[]> fresh) {
+    List<LogEntry> sealed = new ArrayList<>();
+    for (LogEntry e : next.entries()) {
+      if (e.isSealed()) {
+        sealed.add(e);
+      }
+    }
+    if (sealed.isEmpty()) {
+      return c -> signed;
+    }
+    Map<String, SortedMap<Long, byte[]>> byCloud = new HashMap<>();
+    Map<Long, Map<String, byte[]>> mine = own.getOrDefault(next.key(), Map.of());
+    for (LogEntry e : sealed) {
+      Map<String, byte[]> known =
+          e.timestamp() == freshTs ? fresh : mine.getOrDefault(e.timestamp(), Map.of());
+      List<Shamir.Share> valid = null;
+      for (int i = 0; i < e.shareHolders().size(); i++) {
+        String cloud = e.shareHolders().get(i);
+        byte[] share = known.get(cloud);
+        if (share == null) {
+          share = validShare(view, next.writer(), e, i);
+        }
+        if (share == null) {
+          if (valid == null) {
+            valid = validShares(view, next.writer(), e, known);
+          }
+          if (valid.size() >= ctx.f() + 1) {
+            byte[] restored = Shamir.shareAt(valid, i + 1).toBytes();
+            share = Sha256.matches(restored, e.shareHashUnsafe(i)) ? restored : null;
+          }
+        }
+        if (share != null) {
+          byCloud.computeIfAbsent(cloud, c -> new TreeMap<>()).put(e.timestamp(), share);
+        }
+      }
+    }
+    Map<String, byte[]> envelopes = new HashMap<>();
+    for (Cloud c : ctx.clouds) {
+      envelopes.put(
+          c.id(), MetadataCodec.envelope(signed, byCloud.getOrDefault(c.id(), new TreeMap<>())));
+    }
+    return c -> envelopes.get(c.id());
+  }
+
+  /** Cloud {@code shareHolders.get(i)}'s share of {@code e} as readM brought it, if valid. */
+  private static byte[] validShare(View view, String writer, LogEntry e, int i) {
+    byte[] share =
+        view.shares
+            .getOrDefault(e.shareHolders().get(i), Map.of())
+            .getOrDefault(writer, Map.of())
+            .get(e.timestamp());
+    return share != null && Sha256.matches(share, e.shareHashUnsafe(i)) ? share : null;
+  }
+
+  /** Every valid share of {@code e} known from {@code known} and the view. */
+  private static List<Shamir.Share> validShares(
+      View view, String writer, LogEntry e, Map<String, byte[]> known) {
+    List<Shamir.Share> out = new ArrayList<>();
+    for (int i = 0; i < e.shareHolders().size(); i++) {
+      byte[] share = known.get(e.shareHolders().get(i));
+      if (share == null || !Sha256.matches(share, e.shareHashUnsafe(i))) {
+        share = validShare(view, writer, e, i);
+      }
+      Shamir.Share parsed = share == null ? null : parse(share, i);
+      if (parsed != null) {
+        out.add(parsed);
+      }
+    }
+    return out;
+  }
+
+  /** A share's encoding parsed, if it is well formed and at the x its position demands. */
+  private static Shamir.Share parse(byte[] encoding, int index) {
+    try {
+      Shamir.Share s = Shamir.Share.parse(encoding);
+      return s.x() == index + 1 && s.y().length == Aead.KEY_BYTES ? s : null;
+    } catch (MalformedInputException e) {
+      return null;
+    }
+  }
+
+  /**
+   * The key of sealed entry {@code e} of {@code writer}: from the shares readM brought, and if
+   * fewer than f+1 of them are valid, from the metadata objects of the clouds not yet heard from
+   * (fetched at once, in parallel); fails with {@link IntegrityException} when every cloud answered
+   * and fewer than f+1 valid shares exist.
+   */
+  static CompletableFuture<byte[]> recoverKey(
+      Context ctx, String key, View view, String writer, LogEntry e) {
+    int k = ctx.f() + 1;
+    List<Shamir.Share> valid = new ArrayList<>();
+    List<Integer> missing = new ArrayList<>();
+    for (int i = 0; i < e.shareHolders().size(); i++) {
+      byte[] share = validShare(view, writer, e, i);
+      Shamir.Share parsed = share == null ? null : parse(share, i);
+      if (parsed != null) {
+        valid.add(parsed);
+      } else {
+        missing.add(i);
+      }
+    }
+    if (valid.size() >= k) {
+      return CompletableFuture.completedFuture(Shamir.combine(valid.subList(0, k)));
+    }
+    return new MoreShares(ctx, key, writer, e, valid, missing).start();
+  }
+
+  /** Asks clouds whose share readM did not bring for the writer's metadata object. */
+  private static final class MoreShares {
+    private final Context ctx;
+    private final String key;
+    private final String writer;
+    private final LogEntry entry;
+    private final List<Shamir.Share> valid;
+    private final List<Integer> asked;
+    private final List<CloudFault> faults = new ArrayList<>();
+    private final List<CompletableFuture<byte[]>> inflight = new ArrayList<>();
+    private final CompletableFuture<byte[]> result = new CompletableFuture<>();
+    private int answered;
+
+    MoreShares(
+        Context ctx,
+        String key,
+        String writer,
+        LogEntry entry,
+        List<Shamir.Share> valid,
+        List<Integer> asked) {
+      this.ctx = ctx;
+      this.key = key;
+      this.writer = writer;
+      this.entry = entry;
+      this.valid = new ArrayList<>(valid);
+      this.asked = asked;
+    }
+
+    CompletableFuture<byte[]> start() {
+      result.whenComplete((r, e) -> cancelAll());
+      ObjectKey object = Names.metadataObject(key, writer);
+      Optional<ByteRange> bound =
+          Optional.of(ByteRange.of(0, ctx.settings.maxMetadataBytes() + 1L));
+      if (asked.isEmpty()) {
+        fail();
+        return result;
+      }
+      for (int i : asked) {
+        String id = entry.shareHolders().get(i);
+        Cloud c = ctx.byId.get(id);
+        if (c == null) {
+          onAnswer(i, id, null, new IllegalStateException("cloud not configured here"));
+          continue;
+        }
+        CompletableFuture<byte[]> get = c.driver().get(object, bound);
+        synchronized (this) {
+          inflight.add(get);
+        }
+        get.handleAsync(
+            (bytes, error) -> {
+              onAnswer(i, id, bytes, error);
+              return null;
+            },
+            ctx.settings.executor());
+      }
+      return result;
+    }
+
+    private void onAnswer(int index, String cloud, byte[] bytes, Throwable error) {
+      Shamir.Share share = null;
+      String problem = null;
+      if (error != null) {
+        if (Futures.isCancellation(Futures.unwrap(error))) {
+          return;
+        }
+        problem = "key share: " + Futures.unwrap(error).getMessage();
+      } else {
+        try {
+          MetadataCodec.Envelope env =
+              ctx.codec.decodeEnvelope(
+                  bytes,
+                  key,
+                  writer,
+                  ctx.settings.trustedWriters().get(writer),
+                  ctx.settings.maxMetadataBytes());
+          byte[] enc = env.shares().get(entry.timestamp());
+          if (enc != null && Sha256.matches(enc, entry.shareHashUnsafe(index))) {
+            share = parse(enc, index);
+          }
+          if (share == null) {
+            problem = "no valid key share for version " + entry.timestamp() + " of " + writer;
+          }
+        } catch (MalformedMetadataException e) {
+          problem = "key share: " + e.getMessage();
+        }
+      }
+      CloudFault fault =
+          problem == null ? null : new CloudFault(cloud, CloudFault.Kind.CORRUPT_DATA, problem);
+      if (fault != null) {
+        ctx.report(key, fault);
+      }
+      byte[] secret = null;
+      boolean exhausted;
+      synchronized (this) {
+        if (result.isDone()) {
+          return;
+        }
+        answered++;
+        if (share != null) {
+          valid.add(share);
+        } else {
+          faults.add(fault);
+        }
+        if (valid.size() == ctx.f() + 1) {
+          secret = Shamir.combine(valid);
+        }
+        exhausted = secret == null && answered == asked.size();
+      }
+      if (secret != null) {
+        result.complete(secret);
+      } else if (exhausted) {
+        fail();
+      }
+    }
+
+    private void fail() {
+      List<CloudFault> copy;
+      int have;
+      synchronized (this) {
+        copy = List.copyOf(faults);
+        have = valid.size();
+      }
+      result.completeExceptionally(
+          new IntegrityException(
+              "only "
+                  + have
+                  + " of the "
+                  + (ctx.f() + 1)
+                  + " key shares needed to decrypt '"
+                  + key
+                  + "' version "
+                  + entry.timestamp()
+                  + ":"
+                  + writer
+                  + " are valid",
+              copy));
+    }
+
+    private void cancelAll() {
+      List<CompletableFuture<byte[]>> copy;
+      synchronized (this) {
+        copy = new ArrayList<>(inflight);
+        inflight.clear();
+      }
+      for (CompletableFuture<byte[]> f : copy) {
+        f.cancel(true);
+      }
+    }
+  }
+}

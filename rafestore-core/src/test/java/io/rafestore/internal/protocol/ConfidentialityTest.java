@@ -1,0 +1,212 @@
+package io.rafestore.internal.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rafestore.CloudFault;
+import io.rafestore.ProtocolMode;
+import io.rafestore.RafeStore;
+import io.rafestore.RafeStoreListener;
+import io.rafestore.StoredValue;
+import io.rafestore.Version;
+import io.rafestore.WriteReceipt;
+import io.rafestore.clouds.MemoryCloud;
+import io.rafestore.internal.codec.Aead;
+import io.rafestore.internal.codec.MalformedInputException;
+import io.rafestore.internal.codec.Sha256;
+import io.rafestore.internal.codec.Shamir;
+import io.rafestore.internal.protocol.TestCloud.Behaviour;
+import io.rafestore.internal.util.Names;
+import io.rafestore.spi.ObjectInfo;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The confidentiality option of the RafeStore modes: no cloud stores plaintext, the key exists only
+ * as shares in the clouds' metadata envelopes, any f clouds' shares are useless and any f+1 recover
+ * it, and reads find enough shares even when readM's quorum did not bring them.
+ */
+class ConfidentialityTest {
+  private static final String KEY = "private/diary";
+
+  private static byte[] secret(int i) {
+    return ("entry " + i + ": the combination is 12-34-56, " + "x".repeat(3000) + " END")
+        .getBytes(StandardCharsets.UTF_8);
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = ProtocolMode.class,
+      names = {"PAPER", "FAST"})
+  void noStoredObjectHoldsPlaintextOrItsHash(ProtocolMode mode) throws Exception {
+    Harness h = new Harness(1, 4).rtts(ProtocolTest.TABLE1);
+    List<byte[]> written = new ArrayList<>();
+    try (RafeStore store = h.builder(mode).encryptValues(true).build()) {
+      for (int i = 0; i < 3; i++) {
+        WriteReceipt r = h.run(store.write(KEY, secret(i)));
+        written.add(secret(i));
+        // Still f+1 data clouds: confidentiality does not cost the anticipation its savings.
+        assertThat(r.info().dataClouds()).hasSize(2);
+        assertThat(r.info().size()).isEqualTo(secret(i).length);
+        assertThat(h.run(store.read(KEY)).value()).isEqualTo(secret(i));
+      }
+      for (MemoryCloud m : h.stores) {
+        for (ObjectInfo info : h.run(m.list(""))) {
+          byte[] stored = h.run(m.get(info.key()));
+          for (byte[] plain : written) {
+            for (int at = 0; at + 16 <= plain.length; at += 8) {
+              byte[] window = Arrays.copyOfRange(plain, at, at + 16);
+              assertThat(ProtocolTest.indexOf(stored, window))
+                  .as("plaintext at %d in %s on %s", at, info.key(), m.id())
+                  .isEqualTo(-1);
+            }
+            // Not even the plaintext's hash: it would let a cloud confirm a guessed value.
+            assertThat(ProtocolTest.indexOf(stored, Sha256.hash(plain)))
+                .as("plaintext hash in %s", info.key())
+                .isEqualTo(-1);
+          }
+        }
+      }
+      // Every version stays readable.
+      for (var v : h.run(store.history(KEY, java.util.Optional.empty(), 10)).versions()) {
+        assertThat(written).anyMatch(w -> Arrays.equals(w, readValue(h, store, v.version())));
+      }
+    }
+  }
+
+  private static byte[] readValue(Harness h, RafeStore store, Version v) {
+    try {
+      return h.run(store.read(KEY, v)).value();
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** The shares of the newest entry, as each cloud's metadata envelope holds them. */
+  private static List<byte[]> sharesOnClouds(Harness h, LogEntry[] entryOut) throws Exception {
+    MetadataCodec codec = new MetadataCodec();
+    List<byte[]> out = new ArrayList<>();
+    for (MemoryCloud m : h.stores) {
+      byte[] bytes = h.run(m.get(Names.metadataObject(KEY, "alice")));
+      MetadataCodec.Envelope env =
+          codec.decodeEnvelope(bytes, KEY, "alice", Harness.ALICE.getPublic(), 1 << 20);
+      LogEntry newest = env.log().entries().get(env.log().entries().size() - 1);
+      entryOut[0] = newest;
+      out.add(env.shares().get(newest.timestamp()));
+    }
+    return out;
+  }
+
+  @Test
+  void fCloudsSharesDoNotOpenTheValueAndFPlusOneDo() throws Exception {
+    Harness h = new Harness(1, 4);
+    byte[] value = secret(7);
+    try (RafeStore store = h.builder(ProtocolMode.PAPER).encryptValues(true).build()) {
+      h.run(store.write(KEY, value));
+    }
+    LogEntry[] entry = new LogEntry[1];
+    List<byte[]> shares = sharesOnClouds(h, entry);
+    assertThat(shares).allSatisfy(s -> assertThat(s).isNotNull());
+    byte[] sealed = null;
+    for (MemoryCloud m : h.stores) {
+      try {
+        sealed = h.run(m.get(io.rafestore.spi.ObjectKey.of(entry[0].dataObject())));
+        break;
+      } catch (java.util.concurrent.ExecutionException notHere) {
+        // Only f+1 clouds hold the data.
+      }
+    }
+    assertThat(sealed).isNotNull();
+    byte[] ad = KeyShares.associatedData(KEY, "alice", entry[0].dataObject());
+    for (int i = 0; i < 4; i++) {
+      // Any f = 1 cloud alone: its share "recombined" is not the key.
+      byte[] guess = Shamir.combine(List.of(Shamir.Share.parse(shares.get(i))));
+      byte[] s = sealed;
+      assertThatThrownBy(() -> Aead.withKey(guess).decrypt(s, ad))
+          .isInstanceOf(MalformedInputException.class);
+      for (int j = i + 1; j < 4; j++) {
+        // Any f+1 = 2 clouds: the key, and the plaintext.
+        byte[] key =
+            Shamir.combine(
+                List.of(Shamir.Share.parse(shares.get(i)), Shamir.Share.parse(shares.get(j))));
+        assertThat(Aead.withKey(key).decrypt(sealed, ad)).isEqualTo(value);
+      }
+    }
+  }
+
+  @Test
+  void readAsksForMoreSharesWhenReadMBroughtTooFew() throws Exception {
+    Harness h = new Harness(1, 4).rtts(5, 20, 40, 60);
+    List<CloudFault> faults = new CopyOnWriteArrayList<>();
+    RafeStoreListener listener =
+        new RafeStoreListener() {
+          @Override
+          public void cloudFault(String key, CloudFault fault) {
+            faults.add(fault);
+          }
+        };
+    try (RafeStore store =
+        h.builder(ProtocolMode.PAPER).encryptValues(true).listener(listener).build()) {
+      h.run(store.write(KEY, secret(1)));
+      // p3 is unreachable for the second write: it completes on p0, p1, p2 and p3 keeps the
+      // first log only (with no share of the second version).
+      h.clouds.get(3).rtt(Duration.ofSeconds(10_000));
+      WriteReceipt second = h.run(store.write(KEY, secret(2)));
+      // Now p3 is fast again, p2 slow, and p0 lies by serving its previous objects.
+      h.clouds.get(3).rtt(Duration.ofMillis(5));
+      h.clouds.get(2).rtt(Duration.ofSeconds(2));
+      h.clouds.get(0).behave(Behaviour.STALE);
+      faults.clear();
+      // readM completes with p0 (stale), p1 and p3 (old log): one valid share of version 2 (p1).
+      // The read must ask p2 for its share rather than fail.
+      StoredValue v = h.run(store.read(KEY));
+      assertThat(v.version()).isEqualTo(second.version());
+      assertThat(v.value()).isEqualTo(secret(2));
+    }
+  }
+
+  @Test
+  void aWriterThatForgotItsSharesRestoresThemFromTheClouds() throws Exception {
+    Harness h = new Harness(1, 4);
+    try (RafeStore first = h.builder(ProtocolMode.FAST).encryptValues(true).build()) {
+      h.run(first.write(KEY, secret(1)));
+    }
+    // A restarted writer (new client, empty caches) writes the next version: each cloud's new
+    // envelope must still carry that cloud's share of version 1.
+    try (RafeStore second = h.builder(ProtocolMode.FAST).encryptValues(true).build()) {
+      WriteReceipt r = h.run(second.write(KEY, secret(2)));
+      assertThat(h.run(second.read(KEY)).value()).isEqualTo(secret(2));
+      MetadataCodec codec = new MetadataCodec();
+      for (MemoryCloud m : h.stores) {
+        byte[] bytes = h.run(m.get(Names.metadataObject(KEY, "alice")));
+        MetadataCodec.Envelope env =
+            codec.decodeEnvelope(bytes, KEY, "alice", Harness.ALICE.getPublic(), 1 << 20);
+        assertThat(env.log().entries()).hasSize(2);
+        for (LogEntry e : env.log().entries()) {
+          int i = e.shareHolders().indexOf(m.id());
+          assertThat(env.shares().get(e.timestamp()))
+              .as("share of ts %d on %s", e.timestamp(), m.id())
+              .isNotNull()
+              .satisfies(s -> assertThat(Sha256.matches(s, e.shareHashUnsafe(i))).isTrue());
+        }
+      }
+      assertThat(r.version().timestamp()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void depSkyAWithEncryptionIsRefusedNamingTheSetting() {
+    Harness h = new Harness(1, 4);
+    assertThatThrownBy(() -> h.builder(ProtocolMode.DEPSKY_A).encryptValues(true).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("encryptValues")
+        .hasMessageContaining("DEPSKY_CA");
+  }
+}
