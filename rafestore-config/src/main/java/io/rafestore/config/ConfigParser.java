@@ -42,6 +42,8 @@ final class ConfigParser {
           "operationTimeout",
           "maxValueBytes",
           "dataCloudsInOrderAdded",
+          "encryptValues",
+          "erasureCoding",
           "cloud.<id>.<field>");
   private static final List<String> CLOUD_FIELDS =
       List.of(
@@ -170,6 +172,42 @@ final class ConfigParser {
               + " have it");
     }
 
+    Entry encryptEntry = entries.get("encryptValues");
+    boolean encrypt = encryptEntry != null && parseBoolean(encryptEntry);
+    if (encrypt && mode == ProtocolMode.DEPSKY_A) {
+      throw error(
+          encryptEntry.line,
+          encryptEntry.key,
+          "mode DEPSKY_A is the plaintext baseline; use DEPSKY_CA (which always encrypts) or"
+              + " PAPER or FAST");
+    }
+    Entry codingEntry = entries.get("erasureCoding");
+    int k = codingEntry == null ? 0 : parseInt(codingEntry, 0, 255);
+    if (k != 0) {
+      if (mode != ProtocolMode.PAPER && mode != ProtocolMode.FAST) {
+        throw error(
+            codingEntry.line,
+            codingEntry.key,
+            "only modes PAPER and FAST code their data; mode is " + mode);
+      }
+      if (k < 2) {
+        throw error(
+            codingEntry.line,
+            codingEntry.key,
+            "k must be >= 2 (k = 1 would be plain replication; 0 turns coding off), was " + k);
+      }
+      if (k + f > data) {
+        throw error(
+            codingEntry.line,
+            codingEntry.key,
+            "k + f = "
+                + (k + f)
+                + " fragments need as many clouds with role DATA_AND_METADATA, but "
+                + data
+                + " have it");
+      }
+    }
+
     Optional<KeyFiles.WriterKey> writer =
         parseWriter(entries.get("writer.id"), entries.get("writer.key"));
     Map<String, PublicKey> trusted = new LinkedHashMap<>();
@@ -186,7 +224,18 @@ final class ConfigParser {
       trusted.put(t.getKey(), key);
     }
     return new StoreConfig(
-        source, f, mode, clouds, writer, trusted, timeout, maxValue, inOrder, fieldLines);
+        source,
+        f,
+        mode,
+        clouds,
+        writer,
+        trusted,
+        timeout,
+        maxValue,
+        inOrder,
+        encrypt,
+        k,
+        fieldLines);
   }
 
   // ---- lines ----------------------------------------------------------------------------------

@@ -65,6 +65,8 @@ public final class StoreConfig {
   private final Optional<Duration> operationTimeout;
   private final OptionalLong maxValueBytes;
   private final boolean dataCloudsInOrderAdded;
+  private final boolean encryptValues;
+  private final int erasureCodingK;
   // (cloud id + "." + field) -> line, to name the line of a field when a driver rejects it.
   private final Map<String, Integer> cloudFieldLines;
 
@@ -78,6 +80,8 @@ public final class StoreConfig {
       Optional<Duration> operationTimeout,
       OptionalLong maxValueBytes,
       boolean dataCloudsInOrderAdded,
+      boolean encryptValues,
+      int erasureCodingK,
       Map<String, Integer> cloudFieldLines) {
     this.source = source;
     this.faultsTolerated = faultsTolerated;
@@ -89,6 +93,8 @@ public final class StoreConfig {
     this.operationTimeout = operationTimeout;
     this.maxValueBytes = maxValueBytes;
     this.dataCloudsInOrderAdded = dataCloudsInOrderAdded;
+    this.encryptValues = encryptValues;
+    this.erasureCodingK = erasureCodingK;
     this.cloudFieldLines = Map.copyOf(cloudFieldLines);
   }
 
@@ -178,6 +184,21 @@ public final class StoreConfig {
     return dataCloudsInOrderAdded;
   }
 
+  /**
+   * Whether values are encrypted in the RafeStore modes ({@code RafeStore.Builder.encryptValues}).
+   */
+  public boolean encryptValues() {
+    return encryptValues;
+  }
+
+  /**
+   * k of erasure-coded data ({@code RafeStore.Builder.erasureCoding}), or 0 for whole copies on f+1
+   * data clouds.
+   */
+  public int erasureCodingK() {
+    return erasureCodingK;
+  }
+
   /** Creates the drivers and builds a client. Same as {@code open(b -> {})}. */
   public RafeStore open() throws ConfigException {
     return open(b -> {});
@@ -204,7 +225,9 @@ public final class StoreConfig {
           RafeStore.builder()
               .faultsTolerated(faultsTolerated)
               .mode(mode)
-              .dataCloudsInOrderAdded(dataCloudsInOrderAdded);
+              .dataCloudsInOrderAdded(dataCloudsInOrderAdded)
+              .encryptValues(encryptValues)
+              .erasureCoding(erasureCodingK);
       for (CloudConfig c : clouds) {
         CloudDriver driver = createDriver(c);
         made.add(driver);

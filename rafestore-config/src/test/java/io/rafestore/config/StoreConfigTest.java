@@ -79,6 +79,8 @@ class StoreConfigTest {
             operationTimeout = 90s
             maxValueBytes = 16MiB
             dataCloudsInOrderAdded = true
+            encryptValues = true
+            erasureCoding = 2
 
             cloud.s3.type = s3
             cloud.s3.endpoint = http://127.0.0.1:19000
@@ -110,6 +112,8 @@ class StoreConfigTest {
     assertThat(c.operationTimeout()).contains(Duration.ofSeconds(90));
     assertThat(c.maxValueBytes()).hasValue(16L * 1024 * 1024);
     assertThat(c.dataCloudsInOrderAdded()).isTrue();
+    assertThat(c.encryptValues()).isTrue();
+    assertThat(c.erasureCodingK()).isEqualTo(2);
 
     assertThat(c.clouds())
         .extracting(CloudConfig::id)
@@ -123,7 +127,7 @@ class StoreConfigTest {
     assertThat(s3.spec().options()).isEqualTo(Map.of("pathStyle", "true"));
     assertThat(s3.expectedRtt()).contains(Duration.ofMillis(80));
     assertThat(s3.role()).isEqualTo(CloudRole.DATA_AND_METADATA);
-    assertThat(s3.line()).isEqualTo(13);
+    assertThat(s3.line()).isEqualTo(15);
     // A directory is relative to the configuration file, not to the working directory.
     assertThat(c.clouds().get(1).spec().bucket()).isEqualTo(dir.resolve("store/local").toString());
     assertThat(c.clouds().get(3).role()).isEqualTo(CloudRole.METADATA_ONLY);
@@ -139,6 +143,8 @@ class StoreConfigTest {
     assertThat(c.trustedWriters()).isEmpty();
     assertThat(c.operationTimeout()).isEmpty();
     assertThat(c.maxValueBytes()).isEmpty();
+    assertThat(c.encryptValues()).isFalse();
+    assertThat(c.erasureCodingK()).isZero();
     assertThat(c.clouds()).allMatch(cc -> cc.role() == CloudRole.DATA_AND_METADATA);
   }
 
@@ -148,6 +154,15 @@ class StoreConfigTest {
         StoreConfig.load(write("writer.id = alice\nwriter.key = alice.key\n" + FOUR_CLOUDS));
     try (RafeStore store = c.open()) {
       store.blocking().write("k", "v1".getBytes(StandardCharsets.UTF_8));
+    }
+    // The same clouds with encrypted, erasure-coded values (k = 2 + f = 1 fragments on 3 of 4).
+    Files.writeString(
+        dir.resolve("coded.properties"),
+        "encryptValues = true\nerasureCoding = 2\nwriter.id = alice\nwriter.key = alice.key\n"
+            + FOUR_CLOUDS);
+    try (RafeStore store = StoreConfig.load(dir.resolve("coded.properties")).open()) {
+      store.blocking().write("coded", "v2".getBytes(StandardCharsets.UTF_8));
+      assertThat(store.blocking().read("coded").utf8()).isEqualTo("v2");
     }
     // A second client from the same file sees what the first wrote: the clouds are on disk.
     try (RafeStore store = StoreConfig.load(dir.resolve("rafestore.properties")).open()) {
@@ -287,6 +302,24 @@ class StoreConfigTest {
             "dataCloudsInOrderAdded",
             1,
             "allowed: true, false"),
+        Arguments.of(
+            "encryption with the plaintext baseline",
+            "mode = DEPSKY_A\nencryptValues = true\n" + FOUR_CLOUDS,
+            "encryptValues",
+            2,
+            "DEPSKY_A is the plaintext baseline"),
+        Arguments.of(
+            "erasure coding with k = 1",
+            "erasureCoding = 1\n" + FOUR_CLOUDS,
+            "erasureCoding",
+            1,
+            "k must be >= 2"),
+        Arguments.of(
+            "erasure coding with too few data clouds",
+            "erasureCoding = 4\n" + FOUR_CLOUDS,
+            "erasureCoding",
+            1,
+            "k + f = 5 fragments need as many clouds"),
         Arguments.of("line without =", "f 1\n" + FOUR_CLOUDS, null, 1, "expected 'key = value'"),
         Arguments.of("empty value", "mode =\n" + FOUR_CLOUDS, "mode", 1, "has no value"),
         Arguments.of(
