@@ -1,9 +1,6 @@
 package io.rafestore.cli;
 
 import io.rafestore.IntegrityException;
-import io.rafestore.KeyNotFoundException;
-import io.rafestore.RafeStoreException;
-import io.rafestore.VersionNotFoundException;
 import io.rafestore.config.ConfigException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -87,15 +84,11 @@ public final class Main {
   }
 
   private static String message(Throwable e) {
-    if (e instanceof KeyNotFoundException || e instanceof VersionNotFoundException) {
-      return e.getMessage();
-    }
-    if (e instanceof RafeStoreException || e instanceof ConfigException) {
-      return e.getMessage();
-    }
     if (e instanceof NoSuchFileException n) {
       return "no such file: " + n.getFile();
     }
+    // Our exceptions and the client's carry complete one-line messages (configuration errors
+    // as FILE:LINE: KEY: problem); anything else falls back to its type.
     String m = e.getMessage();
     return m == null || m.isBlank() ? e.getClass().getSimpleName() : m;
   }

@@ -293,6 +293,10 @@ class CliTest {
     assertThat(badVersion.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(badVersion.stderr()).contains("--version: version 'latest' is not of the form");
 
+    Run badKey = rafestoreIn(utf8("x"), "put", "k".repeat(300), "-");
+    assertThat(badKey.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(badKey.stderr()).startsWith("rafestore put: ").contains("300 bytes");
+
     Run badLimit = rafestore("history", "k", "--limit", "0");
     assertThat(badLimit.code()).isEqualTo(ExitCodes.USAGE);
 
