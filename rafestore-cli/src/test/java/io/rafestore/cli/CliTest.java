@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -244,6 +245,11 @@ class CliTest {
                 + config
                 + ":10: cloud.b.role: 'data' is not allowed; allowed: DATA_AND_METADATA,"
                 + " METADATA_ONLY\n");
+  }
+
+  @AfterEach
+  void forgetVerboseLogging() {
+    System.clearProperty("org.slf4j.simpleLogger.defaultLogLevel"); // set by --verbose
   }
 
   @Test
