@@ -313,6 +313,27 @@ class CliTest {
   }
 
   @Test
+  void initHasNothingToCreateForDirectories() {
+    Run init = rafestore("init");
+    assertThat(init.code()).as(init.stderr()).isZero();
+    assertThat(init.stdout().lines())
+        .hasSize(4)
+        .allMatch(l -> l.endsWith("(directory): nothing to create"));
+    Map<String, Object> json = rafestore("--json", "init").json();
+    assertThat(json).containsEntry("ok", true);
+    assertThat((List<?>) json.get("clouds")).hasSize(4);
+  }
+
+  @Test
+  void helpListsTheCommandsAndExitCodes() {
+    Run help = run(new byte[0], Map.of(), "--help");
+    assertThat(help.code()).isZero();
+    assertThat(help.stdout())
+        .contains("put", "get", "history", "rm", "keygen", "init")
+        .contains("3   an integrity problem was found");
+  }
+
+  @Test
   void missingVersionFailsWithOne() {
     rafestoreIn(utf8("v1"), "put", "k", "-");
     Run r = rafestore("get", "k", "--version", "9@alice");
