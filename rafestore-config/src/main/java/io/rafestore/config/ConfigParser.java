@@ -261,7 +261,7 @@ final class ConfigParser {
       if (key.isEmpty()) {
         throw error(lineNo, null, "a line starts with '=' (the key is missing)");
       }
-      if (!key.matches("[A-Za-z0-9_.<>-]+")) {
+      if (!key.matches("[A-Za-z0-9_.-]+")) {
         throw error(lineNo, key, "a key has only letters, digits and . _ - (no spaces or quotes)");
       }
       if (value.endsWith("\\")) {
