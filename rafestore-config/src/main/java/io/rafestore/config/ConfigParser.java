@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -44,6 +45,8 @@ final class ConfigParser {
           "dataCloudsInOrderAdded",
           "encryptValues",
           "erasureCoding",
+          "partSize",
+          "partsInFlight",
           "cloud.<id>.<field>");
   private static final List<String> CLOUD_FIELDS =
       List.of(
@@ -208,6 +211,24 @@ final class ConfigParser {
       }
     }
 
+    OptionalLong partSize = OptionalLong.empty();
+    Entry partEntry = entries.get("partSize");
+    if (partEntry != null) {
+      long size = parseSize(partEntry);
+      if (size < 1024 || size > 1024L * 1024 * 1024) {
+        throw error(
+            partEntry.line,
+            partEntry.key,
+            "must be between 1KiB and 1GiB, was '" + partEntry.value + "'");
+      }
+      partSize = OptionalLong.of(size);
+    }
+    Entry inFlightEntry = entries.get("partsInFlight");
+    OptionalInt partsInFlight =
+        inFlightEntry == null
+            ? OptionalInt.empty()
+            : OptionalInt.of(parseInt(inFlightEntry, 1, 64));
+
     Optional<KeyFiles.WriterKey> writer =
         parseWriter(entries.get("writer.id"), entries.get("writer.key"));
     Map<String, PublicKey> trusted = new LinkedHashMap<>();
@@ -235,6 +256,8 @@ final class ConfigParser {
         inOrder,
         encrypt,
         k,
+        partSize,
+        partsInFlight,
         fieldLines);
   }
 

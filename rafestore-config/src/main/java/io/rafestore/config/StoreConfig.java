@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.ServiceLoader;
 import java.util.Set;
@@ -67,6 +68,8 @@ public final class StoreConfig {
   private final boolean dataCloudsInOrderAdded;
   private final boolean encryptValues;
   private final int erasureCodingK;
+  private final OptionalLong partSize;
+  private final OptionalInt partsInFlight;
   // (cloud id + "." + field) -> line, to name the line of a field when a driver rejects it.
   private final Map<String, Integer> cloudFieldLines;
 
@@ -82,6 +85,8 @@ public final class StoreConfig {
       boolean dataCloudsInOrderAdded,
       boolean encryptValues,
       int erasureCodingK,
+      OptionalLong partSize,
+      OptionalInt partsInFlight,
       Map<String, Integer> cloudFieldLines) {
     this.source = source;
     this.faultsTolerated = faultsTolerated;
@@ -95,6 +100,8 @@ public final class StoreConfig {
     this.dataCloudsInOrderAdded = dataCloudsInOrderAdded;
     this.encryptValues = encryptValues;
     this.erasureCodingK = erasureCodingK;
+    this.partSize = partSize;
+    this.partsInFlight = partsInFlight;
     this.cloudFieldLines = Map.copyOf(cloudFieldLines);
   }
 
@@ -199,6 +206,18 @@ public final class StoreConfig {
     return erasureCodingK;
   }
 
+  /** The part size of large values, if set ({@code RafeStore.Builder.partSize}). */
+  public OptionalLong partSize() {
+    return partSize;
+  }
+
+  /**
+   * Parts in flight per upload, read or stream, if set ({@code RafeStore.Builder.partsInFlight}).
+   */
+  public OptionalInt partsInFlight() {
+    return partsInFlight;
+  }
+
   /** Creates the drivers and builds a client. Same as {@code open(b -> {})}. */
   public RafeStore open() throws ConfigException {
     return open(b -> {});
@@ -237,6 +256,8 @@ public final class StoreConfig {
       trustedWriters.forEach(b::trustWriter);
       operationTimeout.ifPresent(b::operationTimeout);
       maxValueBytes.ifPresent(b::maxValueBytes);
+      partSize.ifPresent(b::partSize);
+      partsInFlight.ifPresent(b::partsInFlight);
       customizer.accept(b);
       RafeStore store;
       try {

@@ -81,6 +81,8 @@ class StoreConfigTest {
             dataCloudsInOrderAdded = true
             encryptValues = true
             erasureCoding = 2
+            partSize = 4MiB
+            partsInFlight = 8
 
             cloud.s3.type = s3
             cloud.s3.endpoint = http://127.0.0.1:19000
@@ -114,6 +116,8 @@ class StoreConfigTest {
     assertThat(c.dataCloudsInOrderAdded()).isTrue();
     assertThat(c.encryptValues()).isTrue();
     assertThat(c.erasureCodingK()).isEqualTo(2);
+    assertThat(c.partSize()).hasValue(4L * 1024 * 1024);
+    assertThat(c.partsInFlight()).hasValue(8);
 
     assertThat(c.clouds())
         .extracting(CloudConfig::id)
@@ -127,7 +131,7 @@ class StoreConfigTest {
     assertThat(s3.spec().options()).isEqualTo(Map.of("pathStyle", "true"));
     assertThat(s3.expectedRtt()).contains(Duration.ofMillis(80));
     assertThat(s3.role()).isEqualTo(CloudRole.DATA_AND_METADATA);
-    assertThat(s3.line()).isEqualTo(15);
+    assertThat(s3.line()).isEqualTo(17);
     // A directory is relative to the configuration file, not to the working directory.
     assertThat(c.clouds().get(1).spec().bucket()).isEqualTo(dir.resolve("store/local").toString());
     assertThat(c.clouds().get(3).role()).isEqualTo(CloudRole.METADATA_ONLY);
@@ -320,6 +324,18 @@ class StoreConfigTest {
             "erasureCoding",
             1,
             "k + f = 5 fragments need as many clouds"),
+        Arguments.of(
+            "part size too small",
+            "partSize = 100\n" + FOUR_CLOUDS,
+            "partSize",
+            1,
+            "between 1KiB and 1GiB"),
+        Arguments.of(
+            "parts in flight out of range",
+            "partsInFlight = 65\n" + FOUR_CLOUDS,
+            "partsInFlight",
+            1,
+            "between 1 and 64"),
         Arguments.of("line without =", "f 1\n" + FOUR_CLOUDS, null, 1, "expected 'key = value'"),
         Arguments.of("empty value", "mode =\n" + FOUR_CLOUDS, "mode", 1, "has no value"),
         Arguments.of(
