@@ -37,6 +37,7 @@ import picocli.CommandLine.Spec;
       RmCommand.class,
       KeygenCommand.class,
       InitCommand.class,
+      ProbeCommand.class,
       CommandLine.HelpCommand.class
     },
     exitCodeListHeading = "%nExit codes:%n",

@@ -138,6 +138,42 @@ class CliTest {
   }
 
   @Test
+  @SuppressWarnings("unchecked")
+  void probeReportsEveryCloudTheArrangementAndConditionOne() {
+    Run text = rafestore("probe", "--rounds", "3", "--payload", "65536", "--payload-rounds", "1");
+    assertThat(text.code()).as(text.stderr()).isZero();
+    assertThat(text.stdout())
+        .contains("Condition 1")
+        .contains("recommended")
+        .doesNotContain("Infinity");
+    assertThat(text.stdout().lines().filter(l -> l.matches("[abcd] .*"))).hasSize(4);
+
+    Run json = rafestore("--json", "probe", "--rounds", "2", "--payload", "0", "--size", "4096");
+    assertThat(json.code()).as(json.stderr()).isZero();
+    Map<String, Object> o = (Map<String, Object>) MiniJson.parse(json.stdout());
+    List<Object> clouds = (List<Object>) o.get("clouds");
+    assertThat(clouds).hasSize(4);
+    for (Object c : clouds) {
+      Map<String, Object> m = (Map<String, Object>) c;
+      assertThat(((Number) m.get("succeeded")).longValue()).isEqualTo(2);
+      assertThat((List<Object>) m.get("errors")).isEmpty();
+      assertThat(((Number) m.get("rttMedianMs")).longValue()).isNotNegative();
+    }
+    Map<String, Object> rec = (Map<String, Object>) o.get("recommended");
+    // f = 1: two clouds receive each value first.
+    assertThat((List<Object>) rec.get("writeDo")).hasSize(2);
+    Map<String, Object> cond = (Map<String, Object>) o.get("conditionForSize");
+    assertThat(((Number) cond.get("valueSize")).longValue()).isEqualTo(4096);
+    assertThat(cond).containsKeys("holds", "lCloud", "hCloud", "hhCloud");
+    // Probe objects are cleaned up: nothing of them is left to list.
+    assertThat(rafestore("history", "probe").stdout()).contains("no versions");
+
+    Run bad = rafestore("probe", "--rounds", "0");
+    assertThat(bad.code()).isEqualTo(2);
+    assertThat(bad.stderr()).contains("rttRounds");
+  }
+
+  @Test
   void rmHidesTheKey() {
     rafestoreIn(utf8("secret plans"), "put", "k", "-");
     Run rm = rafestore("rm", "k");
