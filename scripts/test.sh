@@ -34,6 +34,38 @@ command -v mvn >/dev/null 2>&1 \
 
 START_SECONDS=$SECONDS
 
+# --- Browser for the forum's end-to-end test -----------------------------------------------
+# examples/forum-rss drives headless Chromium through chromedriver (Debian's chromium and
+# chromium-driver). Best effort and quick when present: where they cannot be installed, that
+# one test is skipped with a message saying why and everything else runs.
+install_browser() {
+  if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then
+    return 0
+  fi
+  local skip="the headless Chromium test will be skipped"
+  if ! command -v apt-get >/dev/null 2>&1; then
+    say "no apt-get to install chromium and chromium-driver: $skip"
+    return 0
+  fi
+  local sudo=()
+  if [[ "$(id -u)" != 0 ]]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+      sudo=(sudo -n)
+    else
+      say "not root and no password-less sudo to install chromium and chromium-driver: $skip"
+      return 0
+    fi
+  fi
+  say "installing chromium and chromium-driver (apt-get) for the browser test"
+  local apt=("${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -y -q)
+  if ! "${apt[@]}" install chromium chromium-driver >/dev/null 2>&1; then
+    "${apt[@]}" update >/dev/null 2>&1 || true
+    "${apt[@]}" install chromium chromium-driver >/dev/null 2>&1 \
+      || say "warning: could not install chromium and chromium-driver: $skip"
+  fi
+}
+install_browser </dev/null
+
 # --- Emulators ---------------------------------------------------------------------------
 STARTED_EMULATORS=0
 stop_emulators() {

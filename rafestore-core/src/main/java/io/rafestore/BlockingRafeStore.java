@@ -26,4 +26,41 @@ public interface BlockingRafeStore {
 
   /** See {@link RafeStore#delete}. */
   void delete(String key) throws RafeStoreException, java.io.InterruptedIOException;
+
+  /** See {@link RafeStore#read(String, Version, long, int)}. */
+  byte[] read(String key, Version version, long offset, int length)
+      throws RafeStoreException, java.io.InterruptedIOException;
+
+  /**
+   * Writes a new version of {@code key} from a stream of exactly {@code size} bytes, with bounded
+   * memory: a value larger than {@link RafeStore.Builder#partSize} is read part by part, at most
+   * {@link RafeStore.Builder#partsInFlight} parts ahead of the slowest upload, and its SHA-256
+   * computed on the fly; the calling thread reads the stream. Nothing is visible to readers until
+   * every part is on f+1 data clouds and the metadata is written. The stream is not closed. The
+   * {@link RafeStore.Builder#operationTimeout} bounds the whole write.
+   *
+   * @throws IllegalArgumentException if the stream holds fewer or more than {@code size} bytes
+   * @throws UnsupportedOperationException in {@link ProtocolMode#DEPSKY_A} and {@link
+   *     ProtocolMode#DEPSKY_CA}, which handle each value whole in memory
+   * @throws java.io.IOException if reading the stream fails, or the write fails ({@link
+   *     RafeStoreException})
+   */
+  WriteReceipt write(String key, java.io.InputStream in, long size) throws java.io.IOException;
+
+  /**
+   * Opens the latest version of {@code key} as a stream that fetches parts lazily, at most {@link
+   * RafeStore.Builder#partsInFlight} ahead of the reader, each verified against its signed hash
+   * before any of its bytes are returned; the end of the stream is reported only after the whole
+   * value's SHA-256 matched. Memory is bounded by about {@code partsInFlight x partSize}. The
+   * stream is not thread-safe; close it to cancel fetches still running.
+   */
+  java.io.InputStream openStream(String key)
+      throws RafeStoreException, java.io.InterruptedIOException;
+
+  /** As {@link #openStream(String)}, for one version. */
+  java.io.InputStream openStream(String key, Version version)
+      throws RafeStoreException, java.io.InterruptedIOException;
+
+  /** See {@link RafeStore#probe}. */
+  ProbeReport probe(ProbeOptions options) throws RafeStoreException, java.io.InterruptedIOException;
 }

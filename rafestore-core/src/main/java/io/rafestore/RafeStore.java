@@ -88,6 +88,26 @@ public interface RafeStore extends AutoCloseable {
    */
   CompletableFuture<Void> delete(String key);
 
+  /**
+   * Reads {@code length} bytes from {@code offset} of one version (fewer if the value ends first).
+   * Only the parts covering the range are fetched, each verified against its signed SHA-256 before
+   * any of its bytes are returned. A value small enough to be stored whole (at most {@link
+   * Builder#partSize}, or any DepSky value) is fetched whole and verified, then cut: a ranged GET
+   * of an unsplit object could not be checked against anything signed.
+   *
+   * @throws IllegalArgumentException if {@code offset} or {@code length} is negative
+   */
+  CompletableFuture<byte[]> read(String key, Version version, long offset, int length);
+
+  /**
+   * Measures every cloud as the paper did (small puts, one after another) and its bandwidth with
+   * larger puts, feeds the measurements into the live latency model, and reports per-cloud RTT and
+   * bandwidth, the configured and the recommended arrangement, and Condition 1 for small values and
+   * for {@link ProbeOptions#valueSize}. Probe objects are written under {@link ProbeOptions#PREFIX}
+   * and deleted afterwards. Needs no writer identity.
+   */
+  CompletableFuture<ProbeReport> probe(ProbeOptions options);
+
   /** Condition 1 for small values, from the client's current latency estimates. */
   ConditionOne conditionOne();
 
@@ -129,6 +149,8 @@ public interface RafeStore extends AutoCloseable {
     private boolean dataOrderAsAdded;
     private boolean encryptValues;
     private int erasureK;
+    private long partSize = 8L * 1024 * 1024;
+    private int partsInFlight = 4;
 
     Builder() {}
 
@@ -268,6 +290,28 @@ public interface RafeStore extends AutoCloseable {
       return this;
     }
 
+    /**
+     * Values larger than this are split into parts of at most this size, each stored as its own
+     * object on every data holder and each hashed in the signed metadata, so that large values are
+     * uploaded in parallel, streamed with bounded memory and read by range with verification
+     * (default 8 MiB; 1 KiB to 1 GiB). Applies to {@link ProtocolMode#PAPER} and {@link
+     * ProtocolMode#FAST}; the DepSky baselines store values whole.
+     */
+    public Builder partSize(long bytes) {
+      this.partSize = bytes;
+      return this;
+    }
+
+    /**
+     * How many parts one upload to one cloud, one ranged read or one stream keeps in flight, and so
+     * how many parts a streaming write or read buffers (default 4; 1 to 64). Memory per stream is
+     * bounded by about {@code partsInFlight x partSize}.
+     */
+    public Builder partsInFlight(int parts) {
+      this.partsInFlight = parts;
+      return this;
+    }
+
     /** Whether {@link RafeStore#close()} closes the drivers (default true). */
     public Builder closeDrivers(boolean close) {
       this.closeDrivers = close;
@@ -298,7 +342,9 @@ public interface RafeStore extends AutoCloseable {
               closeDrivers,
               dataOrderAsAdded,
               encryptValues,
-              erasureK);
+              erasureK,
+              partSize,
+              partsInFlight);
       return new Client(settings);
     }
   }

@@ -7,6 +7,8 @@ import io.rafestore.ConditionOne;
 import io.rafestore.HistoryPage;
 import io.rafestore.IntegrityException;
 import io.rafestore.KeyNotFoundException;
+import io.rafestore.ProbeOptions;
+import io.rafestore.ProbeReport;
 import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
 import io.rafestore.RafeStoreException;
@@ -21,6 +23,8 @@ import io.rafestore.internal.codec.MalformedInputException;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ObjectKey;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -117,6 +121,21 @@ public final class Client implements RafeStore {
     if (entry.coding() == LogEntry.Coding.DEPSKY_CA) {
       return CodedFetch.run(ctx, key, info, entry);
     }
+    if (entry.coding() == LogEntry.Coding.PARTS) {
+      // This client never seals values in parts (both options store values whole, see
+      // design.md); a sealed parted entry is from a newer writer and is refused, not misread.
+      if (entry.isSealed()) {
+        return CompletableFuture.failedFuture(
+            new IntegrityException(
+                "'"
+                    + key
+                    + "' "
+                    + info.version()
+                    + " is sealed in parts, which this client cannot read",
+                List.of()));
+      }
+      return PartedRead.whole(ctx, key, info, entry);
+    }
     if (!entry.isSealed()) {
       return entry.coding() == LogEntry.Coding.REED_SOLOMON
           ? CodedFetch.run(ctx, key, info, entry)
@@ -172,6 +191,134 @@ public final class Client implements RafeStore {
         ctx.settings.executor());
   }
 
+  /** A version found by readM, with the view it was found in. */
+  private record Found(View view, View.Item item) {}
+
+  /** The latest visible version of {@code key}, or the given one, after readM. */
+  private CompletableFuture<Found> resolve(String key, Optional<Version> version) {
+    return MetadataRead.run(ctx, key)
+        .thenCompose(
+            view -> {
+              if (version.isEmpty()) {
+                if (view.visible.isEmpty()) {
+                  return CompletableFuture.failedFuture(
+                      new KeyNotFoundException(
+                          key,
+                          view.tombstone == null
+                              ? "never written"
+                              : "deleted at " + view.tombstone));
+                }
+                return CompletableFuture.completedFuture(new Found(view, view.visible.get(0)));
+              }
+              View.Item item = view.find(version.get());
+              if (item == null) {
+                String why =
+                    view.tombstone != null && version.get().compareTo(view.tombstone) <= 0
+                        ? "deleted at " + view.tombstone
+                        : "not in the history";
+                return CompletableFuture.failedFuture(
+                    new VersionNotFoundException(key, version.get(), why));
+              }
+              return CompletableFuture.completedFuture(new Found(view, item));
+            });
+  }
+
+  @Override
+  public CompletableFuture<byte[]> read(String key, Version version, long offset, int length) {
+    Names.checkKey(key);
+    Objects.requireNonNull(version, "version");
+    if (offset < 0) {
+      throw new IllegalArgumentException("range offset must be >= 0, was " + offset);
+    }
+    if (length < 0) {
+      throw new IllegalArgumentException("range length must be >= 0, was " + length);
+    }
+    checkOpen();
+    return bounded(
+        "ranged read of '" + key + "' " + version,
+        resolve(key, Optional.of(version))
+            .thenCompose(
+                found ->
+                    PartedRead.range(
+                        ctx,
+                        key,
+                        found.item().entry().info(key, found.item().version().writer()),
+                        found.item().entry(),
+                        offset,
+                        length,
+                        () -> fetch(key, found.view(), found.item()))));
+  }
+
+  @Override
+  public CompletableFuture<ProbeReport> probe(ProbeOptions options) {
+    Objects.requireNonNull(options, "options");
+    checkOpen();
+    return bounded("probe", Probe.run(ctx, options));
+  }
+
+  private WriteReceipt writeStream(String key, InputStream in, long size)
+      throws RafeStoreException, IOException {
+    Names.checkKey(key);
+    Objects.requireNonNull(in, "in");
+    if (size < 0) {
+      throw new IllegalArgumentException("stream size must be >= 0, was " + size);
+    }
+    checkWriter("write");
+    checkOpen();
+    ProtocolMode mode = ctx.settings.mode();
+    if (mode == ProtocolMode.DEPSKY_A || mode == ProtocolMode.DEPSKY_CA) {
+      throw new UnsupportedOperationException(
+          "streaming writes need mode PAPER or FAST; "
+              + mode
+              + " stores (and codes) each value whole in memory: write a byte[] instead");
+    }
+    if (size > ctx.settings.partSize()
+        && (ctx.settings.encryptValues() || ctx.settings.erasureK() > 0)) {
+      throw new UnsupportedOperationException(
+          "streaming writes of values over partSize ("
+              + ctx.settings.partSize()
+              + " bytes) do not combine with encryptValues or erasureCoding yet: those options"
+              + " seal and code each value whole in memory");
+    }
+    if (!PartedPayload.needsParts(ctx.settings, size)) {
+      byte[] value = in.readNBytes((int) size);
+      if (value.length < size) {
+        throw new IllegalArgumentException(
+            "stream ended after " + value.length + " bytes but the write declared size " + size);
+      }
+      if (in.read() != -1) {
+        throw new IllegalArgumentException(
+            "stream holds more than the declared size of " + size + " bytes");
+      }
+      return await(write(key, value));
+    }
+    PartedPayload payload = PartedPayload.fromStream(ctx, size);
+    CompletableFuture<WriteReceipt> op =
+        bounded("streaming write of '" + key + "'", WriteOp.run(ctx, key, payload));
+    op.whenComplete((r, e) -> payload.abort(e == null ? new IllegalStateException("done") : e));
+    try {
+      payload.produce(in);
+    } catch (IOException | RuntimeException e) {
+      op.cancel(true);
+      throw e;
+    }
+    return await(op);
+  }
+
+  private InputStream openStream(String key, Optional<Version> version)
+      throws RafeStoreException, InterruptedIOException {
+    Names.checkKey(key);
+    checkOpen();
+    Found found = await(bounded("open stream of '" + key + "'", resolve(key, version)));
+    View.Item item = found.item();
+    return PartedRead.stream(
+        ctx,
+        key,
+        item.entry().info(key, item.version().writer()),
+        item.entry(),
+        () -> fetch(key, found.view(), item));
+  }
+
   @Override
   public CompletableFuture<HistoryPage> history(String key, Optional<Version> before, int limit) {
     Names.checkKey(key);
@@ -221,29 +368,7 @@ public final class Client implements RafeStore {
     if (valueSize < 0) {
       throw new IllegalArgumentException("valueSize must be >= 0, was " + valueSize);
     }
-    List<String> data = ctx.dataOrder(valueSize);
-    List<String> chosen = data.subList(0, ctx.f() + 1);
-    String lCloud = chosen.get(0);
-    String hhCloud = chosen.get(0);
-    for (String c : chosen) {
-      if (ctx.model.predict(c, valueSize).compareTo(ctx.model.predict(lCloud, valueSize)) < 0) {
-        lCloud = c;
-      }
-      if (ctx.model.predict(c, valueSize).compareTo(ctx.model.predict(hhCloud, valueSize)) > 0) {
-        hhCloud = c;
-      }
-    }
-    List<String> all = new ArrayList<>(ctx.byId.keySet());
-    List<String> meta = ctx.model.fastestFirst(all, 0);
-    String hCloud = meta.get(ctx.settings.quorum() - 1);
-    return new ConditionOne(
-        valueSize,
-        ctx.model.predict(lCloud, valueSize),
-        ctx.model.predict(hCloud, 0),
-        ctx.model.predict(hhCloud, valueSize),
-        lCloud,
-        hCloud,
-        hhCloud);
+    return Probe.conditionOne(ctx, ctx.dataOrder(valueSize), valueSize);
   }
 
   @Override
@@ -329,28 +454,30 @@ public final class Client implements RafeStore {
   static CompletableFuture<Void> deleteData(Context ctx, String key, List<View.Item> items) {
     List<CompletableFuture<Void>> deletes = new ArrayList<>();
     for (View.Item it : items) {
-      ObjectKey object = ObjectKey.of(it.entry().dataObject());
-      for (Cloud c : ctx.clouds) {
-        if (!c.role().holdsData()
-            && ctx.settings.mode() != ProtocolMode.DEPSKY_A
-            && ctx.settings.mode() != ProtocolMode.DEPSKY_CA) {
-          continue;
+      for (String name : it.entry().dataObjects()) {
+        ObjectKey object = ObjectKey.of(name);
+        for (Cloud c : ctx.clouds) {
+          if (!c.role().holdsData()
+              && ctx.settings.mode() != ProtocolMode.DEPSKY_A
+              && ctx.settings.mode() != ProtocolMode.DEPSKY_CA) {
+            continue;
+          }
+          deletes.add(
+              c.driver()
+                  .delete(object)
+                  .handle(
+                      (r, e) -> {
+                        if (e != null) {
+                          ctx.report(
+                              key,
+                              new CloudFault(
+                                  c.id(),
+                                  CloudFault.Kind.ERROR,
+                                  "delete " + object + ": " + e.getMessage()));
+                        }
+                        return null;
+                      }));
         }
-        deletes.add(
-            c.driver()
-                .delete(object)
-                .handle(
-                    (r, e) -> {
-                      if (e != null) {
-                        ctx.report(
-                            key,
-                            new CloudFault(
-                                c.id(),
-                                CloudFault.Kind.ERROR,
-                                "delete " + object + ": " + e.getMessage()));
-                      }
-                      return null;
-                    }));
       }
     }
     return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]));
@@ -383,6 +510,35 @@ public final class Client implements RafeStore {
     @Override
     public void delete(String key) throws RafeStoreException, InterruptedIOException {
       await(Client.this.delete(key));
+    }
+
+    @Override
+    public byte[] read(String key, Version version, long offset, int length)
+        throws RafeStoreException, InterruptedIOException {
+      return await(Client.this.read(key, version, offset, length));
+    }
+
+    @Override
+    public WriteReceipt write(String key, InputStream in, long size) throws IOException {
+      return writeStream(key, in, size);
+    }
+
+    @Override
+    public InputStream openStream(String key) throws RafeStoreException, InterruptedIOException {
+      return Client.this.openStream(key, Optional.empty());
+    }
+
+    @Override
+    public InputStream openStream(String key, Version version)
+        throws RafeStoreException, InterruptedIOException {
+      Objects.requireNonNull(version, "version");
+      return Client.this.openStream(key, Optional.of(version));
+    }
+
+    @Override
+    public ProbeReport probe(ProbeOptions options)
+        throws RafeStoreException, InterruptedIOException {
+      return await(Client.this.probe(options));
     }
   }
 

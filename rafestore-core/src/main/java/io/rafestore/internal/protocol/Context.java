@@ -56,6 +56,26 @@ final class Context {
     return settings.dataOrderAsAdded() ? dataCloudIds : model.fastestFirst(dataCloudIds, size);
   }
 
+  /**
+   * Predicted time to upload a value of {@code size} bytes to {@code cloud}: one request for a
+   * whole value; for a value in parts, one round trip per batch of {@code partsInFlight} parts plus
+   * the transfer at the cloud's bandwidth.
+   */
+  java.time.Duration predictUpload(String cloud, long size) {
+    java.time.Duration one = model.predict(cloud, size);
+    long rounds = uploadRounds(size);
+    return rounds <= 1 ? one : one.plus(model.predict(cloud, 0).multipliedBy(rounds - 1));
+  }
+
+  /** How many batches of parts an upload of {@code size} bytes takes (1 for a whole value). */
+  long uploadRounds(long size) {
+    if (!PartedPayload.needsParts(settings, size)) {
+      return 1;
+    }
+    long count = (size + settings.partSize() - 1) / settings.partSize();
+    return (count + settings.partsInFlight() - 1) / settings.partsInFlight();
+  }
+
   int f() {
     return settings.f();
   }

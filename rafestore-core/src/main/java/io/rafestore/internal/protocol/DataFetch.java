@@ -31,30 +31,72 @@ final class DataFetch {
   private final String key;
   private final VersionInfo info;
   private final ObjectKey object;
+  private final long expectedSize;
+  private final byte[] expectedHash;
   private final List<String> order;
-  private final CompletableFuture<StoredValue> result = new CompletableFuture<>();
+  private final CompletableFuture<Fetched> result = new CompletableFuture<>();
   private final Map<String, CompletableFuture<byte[]>> inflight = new HashMap<>();
   private final List<CloudFault> faults = new ArrayList<>();
   private int next;
   private Scheduler.Cancellable hedge;
 
-  private DataFetch(Context ctx, String key, VersionInfo info, String dataObject) {
+  /** Verified bytes and the holder that served them. */
+  record Fetched(byte[] bytes, String cloud) {}
+
+  private DataFetch(
+      Context ctx,
+      String key,
+      VersionInfo info,
+      String dataObject,
+      long expectedSize,
+      byte[] expectedHash) {
     this.ctx = ctx;
     this.key = key;
     this.info = info;
     this.object = ObjectKey.of(dataObject);
+    this.expectedSize = expectedSize;
+    this.expectedHash = expectedHash;
     List<String> known = new ArrayList<>();
     for (String h : info.dataClouds()) {
       if (ctx.byId.containsKey(h)) {
         known.add(h);
       }
     }
-    this.order = ctx.model.fastestFirst(known, info.size());
+    this.order = ctx.model.fastestFirst(known, expectedSize);
   }
 
   static CompletableFuture<StoredValue> run(
       Context ctx, String key, VersionInfo info, String dataObject) {
-    DataFetch d = new DataFetch(ctx, key, info, dataObject);
+    return fetch(ctx, key, info, dataObject, info.size(), info.sha256())
+        .thenApply(f -> new StoredValue(info, f.bytes(), f.cloud()));
+  }
+
+  /**
+   * Fetches part {@code i} of a parted value (or the whole object of an unsplit one, for {@code i =
+   * 0}) from its holders, hedged like a whole value, verified against the part's signed hash.
+   */
+  static CompletableFuture<Fetched> part(
+      Context ctx, String key, VersionInfo info, LogEntry entry, int i) {
+    if (entry.coding() != LogEntry.Coding.PARTS) {
+      return fetch(ctx, key, info, entry.dataObject(), info.size(), entry.sha256Unsafe());
+    }
+    return fetch(
+        ctx,
+        key,
+        info,
+        LogEntry.partObject(entry.dataObject(), i),
+        entry.partSize(i),
+        entry.pieceHashUnsafe(i));
+  }
+
+  private static CompletableFuture<Fetched> fetch(
+      Context ctx,
+      String key,
+      VersionInfo info,
+      String dataObject,
+      long expectedSize,
+      byte[] expectedHash) {
+    DataFetch d = new DataFetch(ctx, key, info, dataObject, expectedSize, expectedHash);
     d.result.whenComplete((r, e) -> d.cancelAll());
     synchronized (d) {
       if (ctx.settings.mode() == io.rafestore.ProtocolMode.DEPSKY_A) {
@@ -94,7 +136,7 @@ final class DataFetch {
         },
         ctx.settings.executor());
     if (next < order.size()) {
-      Duration expected = ctx.model.predict(id, info.size());
+      Duration expected = ctx.model.predict(id, expectedSize);
       Duration wait = expected.multipliedBy(2).plusMillis(5);
       if (hedge != null) {
         hedge.cancel();
@@ -124,7 +166,7 @@ final class DataFetch {
         return;
       }
       fault = DataFetch.failedGet(id, object, cause);
-    } else if (bytes.length != info.size() || !Sha256.matches(bytes, info.sha256())) {
+    } else if (bytes.length != expectedSize || !Sha256.matches(bytes, expectedHash)) {
       fault =
           new CloudFault(
               id,
@@ -133,13 +175,13 @@ final class DataFetch {
                   + ": "
                   + bytes.length
                   + " bytes not matching the signed size "
-                  + info.size()
+                  + expectedSize
                   + " and SHA-256");
     } else {
       ok = true;
     }
     if (ok) {
-      result.complete(new StoredValue(info, bytes, id));
+      result.complete(new Fetched(bytes, id));
       return;
     }
     ctx.report(key, fault);

@@ -20,9 +20,10 @@ import java.util.Objects;
  * @param holders the data clouds that acknowledged the value before writeM
  * @param coding how the value is stored on the holders: {@link Coding#REPLICA} (each holds the
  *     whole value) or a coded form whose per-holder piece hashes are in {@code pieceHashes}
- * @param k for coded forms, how many pieces rebuild the value (0 for replicas)
+ * @param k for coded forms, how many pieces rebuild the value (0 for replicas and parts)
  * @param pieceHashes for coded forms, the SHA-256 of the object stored on {@code holders.get(i)},
- *     one per holder (empty for replicas)
+ *     one per holder (empty for replicas); for {@link Coding#PARTS}, the SHA-256 of each part, in
+ *     order
  * @param shareHolders for a value encrypted by the client (the confidentiality option of the
  *     RafeStore modes): the clouds whose metadata object carries a Shamir share of the value's key,
  *     cloud {@code shareHolders.get(i)} holding the share at x = i + 1; empty otherwise. Then the
@@ -59,7 +60,14 @@ public record LogEntry(
      * into k data and f parity fragments, holder i storing fragment i; any k hash-valid fragments
      * decode, and the result is checked against the entry's value hash.
      */
-    REED_SOLOMON(2);
+    REED_SOLOMON(2),
+    /**
+     * A large value split into {@code pieceHashes.size()} >= 2 parts, every holder storing every
+     * part as its own object ({@link #partObject}). Parts are {@link #partLength()} bytes each but
+     * the last, which is shorter or equal and never empty. Each part's SHA-256 is signed, so a part
+     * (and any range of the value) can be verified on its own.
+     */
+    PARTS(8);
 
     final int code;
 
@@ -163,28 +171,23 @@ public record LogEntry(
     sha256 = sha256.clone();
     holders = List.copyOf(holders);
     Objects.requireNonNull(coding, "coding");
-    List<byte[]> hashes = new java.util.ArrayList<>();
-    for (byte[] h : pieceHashes) {
-      if (h == null || h.length != 32) {
-        throw new IllegalArgumentException("piece hashes must be 32 bytes");
-      }
-      hashes.add(h.clone());
-    }
-    pieceHashes = List.copyOf(hashes);
+    pieceHashes = copyHashes(pieceHashes, "piece hashes");
     shareHolders = List.copyOf(shareHolders);
-    List<byte[]> sh = new java.util.ArrayList<>();
-    for (byte[] h : shareHashes) {
-      if (h == null || h.length != 32) {
-        throw new IllegalArgumentException("share hashes must be 32 bytes");
-      }
-      sh.add(h.clone());
-    }
-    shareHashes = List.copyOf(sh);
+    shareHashes = copyHashes(shareHashes, "share hashes");
     if (shareHashes.size() != shareHolders.size()
         || new java.util.HashSet<>(shareHolders).size() != shareHolders.size()) {
       throw new IllegalArgumentException("one share hash per distinct share holder");
     }
-    if (coding == Coding.REPLICA
+    if (coding == Coding.PARTS) {
+      if (k != 0 || !partsFit(size, pieceHashes.size())) {
+        throw new IllegalArgumentException(
+            "coding PARTS needs k=0 and 2 to size part hashes with no empty part, got "
+                + pieceHashes.size()
+                + " for "
+                + size
+                + " bytes");
+      }
+    } else if (coding == Coding.REPLICA
         ? (k != 0 || !pieceHashes.isEmpty())
         : (k < 1 || pieceHashes.size() != holders.size())) {
       throw new IllegalArgumentException(
@@ -192,22 +195,102 @@ public record LogEntry(
     }
   }
 
-  @Override
-  public List<byte[]> shareHashes() {
-    List<byte[]> out = new java.util.ArrayList<>();
-    for (byte[] h : shareHashes) {
-      out.add(h.clone());
+  /** Whether {@code count} parts of {@code ceil(size / count)} bytes leave the last non-empty. */
+  static boolean partsFit(long size, long count) {
+    if (count < 2 || count > size) {
+      return false;
+    }
+    long length = ceilDiv(size, count);
+    return (count - 1) * length < size;
+  }
+
+  private static long ceilDiv(long a, long b) {
+    return (a + b - 1) / b;
+  }
+
+  /** A parted value entry. */
+  static LogEntry parts(
+      long timestamp,
+      long createdAtMillis,
+      String dataObject,
+      long size,
+      byte[] sha256,
+      List<String> holders,
+      List<byte[]> partHashes) {
+    return new LogEntry(
+        Kind.VALUE,
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        holders,
+        Coding.PARTS,
+        0,
+        partHashes,
+        List.of(),
+        List.of());
+  }
+
+  /** Number of parts: 1 for an unsplit value. */
+  int partCount() {
+    return coding == Coding.PARTS ? pieceHashes.size() : 1;
+  }
+
+  /** Length of every part but the last (the whole size for an unsplit value). */
+  long partLength() {
+    return coding == Coding.PARTS ? ceilDiv(size, pieceHashes.size()) : size;
+  }
+
+  /** Offset of part {@code i} in the value. */
+  long partOffset(int i) {
+    return i * partLength();
+  }
+
+  /** Length of part {@code i}. */
+  long partSize(int i) {
+    return Math.min(partLength(), size - partOffset(i));
+  }
+
+  /** The object name of part {@code i} of a value stored under {@code dataObject}. */
+  static String partObject(String dataObject, int i) {
+    // Writer ids and nonces never contain '.', so ".p<i>" cannot collide with another value's
+    // name, and parts are siblings of nothing stored under the base name (no directory prefix).
+    return dataObject + ".p" + i;
+  }
+
+  /** Every object this entry's value occupies on a holder. */
+  List<String> dataObjects() {
+    if (coding != Coding.PARTS) {
+      return List.of(dataObject);
+    }
+    List<String> out = new java.util.ArrayList<>();
+    for (int i = 0; i < pieceHashes.size(); i++) {
+      out.add(partObject(dataObject, i));
     }
     return out;
   }
 
-  @Override
-  public List<byte[]> pieceHashes() {
+  /** A deep, immutable copy of a list of SHA-256 hashes, each checked to be 32 bytes. */
+  private static List<byte[]> copyHashes(List<byte[]> hashes, String what) {
     List<byte[]> out = new java.util.ArrayList<>();
-    for (byte[] h : pieceHashes) {
+    for (byte[] h : hashes) {
+      if (h == null || h.length != 32) {
+        throw new IllegalArgumentException(what + " must be 32 bytes");
+      }
       out.add(h.clone());
     }
-    return out;
+    return List.copyOf(out);
+  }
+
+  @Override
+  public List<byte[]> shareHashes() {
+    return copyHashes(shareHashes, "share hashes");
+  }
+
+  @Override
+  public List<byte[]> pieceHashes() {
+    return copyHashes(pieceHashes, "piece hashes");
   }
 
   /** The hash of the piece on {@code holders.get(i)}, without a copy, for internal checks. */

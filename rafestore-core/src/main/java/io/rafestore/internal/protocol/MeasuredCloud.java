@@ -9,7 +9,13 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
-/** Feeds the duration of every successful put and get into the {@link LatencyModel}. */
+/**
+ * Feeds the duration of every successful put and get into the {@link LatencyModel}, and of every
+ * cancelled one that had already run longer than predicted: a slow cloud's requests are the ones
+ * cancelled as useless (its upload loses to writeDf's extra, its read to a hedge), and ignoring
+ * them would keep its estimate optimistic forever. Such a request took at least that long, so the
+ * elapsed time is recorded as a (conservative) sample.
+ */
 final class MeasuredCloud implements CloudDriver {
   private final CloudDriver delegate;
   private final LatencyModel model;
@@ -28,7 +34,7 @@ final class MeasuredCloud implements CloudDriver {
   public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
     long start = model.scheduler().nanoTime();
     CompletableFuture<Void> f = Futures.relay(delegate.put(key, data));
-    f.thenRun(() -> model.record(id(), data.length, model.scheduler().nanoTime() - start));
+    f.whenComplete((r, e) -> measure(f, data.length, start));
     return f;
   }
 
@@ -36,8 +42,35 @@ final class MeasuredCloud implements CloudDriver {
   public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
     long start = model.scheduler().nanoTime();
     CompletableFuture<byte[]> f = Futures.relay(delegate.get(key, range));
-    f.thenAccept(b -> model.record(id(), b.length, model.scheduler().nanoTime() - start));
+    long expected = range.map(r -> r.length()).orElse(0L);
+    f.whenComplete(
+        (b, e) -> {
+          if (e == null) {
+            model.record(id(), b.length, model.scheduler().nanoTime() - start);
+          } else {
+            censored(f, expected, start);
+          }
+        });
     return f;
+  }
+
+  private void measure(CompletableFuture<?> f, long bytes, long start) {
+    if (!f.isCompletedExceptionally()) {
+      model.record(id(), bytes, model.scheduler().nanoTime() - start);
+    } else {
+      censored(f, bytes, start);
+    }
+  }
+
+  /** A cancelled request that already ran past its prediction is a lower bound on its time. */
+  private void censored(CompletableFuture<?> f, long bytes, long start) {
+    if (!f.isCancelled()) {
+      return;
+    }
+    long elapsed = model.scheduler().nanoTime() - start;
+    if (elapsed > model.predict(id(), bytes).toNanos()) {
+      model.record(id(), bytes, elapsed);
+    }
   }
 
   @Override

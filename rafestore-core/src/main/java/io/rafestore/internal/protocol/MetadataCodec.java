@@ -26,8 +26,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *   entries      kind u8 (1 value, 2 tombstone), timestamp i64, createdAtMillis i64,
  *                dataObject u16 length + ASCII, size i64, sha256 32 bytes,
  *                holder count u8, holders (u8 length + ASCII)*,
- *                coding u8 (0 replica, 1 DepSky-CA); if not 0: k u8, then one SHA-256 (32 bytes)
- *                per holder: the hash of the piece that holder stores;
+ *                coding u8 (0 replica, 1 DepSky-CA, 2 Reed-Solomon, 8 parts); for 1 and 2:
+ *                k u8, then one SHA-256 (32 bytes) per holder: the hash of the piece that holder
+ *                stores; for 8: part count u32 (>= 2), then one SHA-256 per part, in order;
  *                format 2 only: key-share count u8, then per share holder (u8 length + ASCII)
  *                and the SHA-256 (32 bytes) of the share it holds (0 unless the value is sealed)
  *   sig algo     u8       1 = Ed25519
@@ -125,7 +126,12 @@ final class MetadataCodec {
         out.writeBytes(hb);
       }
       out.write(e.coding().code);
-      if (e.coding() != LogEntry.Coding.REPLICA) {
+      if (e.coding() == LogEntry.Coding.PARTS) {
+        i32(out, e.partCount());
+        for (int i = 0; i < e.partCount(); i++) {
+          out.writeBytes(e.pieceHashUnsafe(i));
+        }
+      } else if (e.coding() != LogEntry.Coding.REPLICA) {
         out.write(e.k());
         for (int i = 0; i < e.holders().size(); i++) {
           out.writeBytes(e.pieceHashUnsafe(i));
@@ -345,7 +351,22 @@ final class MetadataCodec {
         }
         int k = 0;
         List<byte[]> pieces = new ArrayList<>();
-        if (coding != LogEntry.Coding.REPLICA) {
+        if (coding == LogEntry.Coding.PARTS) {
+          need(in, 4);
+          long parts = in.getInt() & 0xFFFFFFFFL;
+          if (parts > in.remaining() / 32) {
+            throw malformed("entry " + i + " part count " + parts + " exceeds what the bytes hold");
+          }
+          if (!LogEntry.partsFit(size, parts)) {
+            throw malformed(
+                "entry " + i + " has " + parts + " parts for " + size + " bytes (empty part)");
+          }
+          for (long h = 0; h < parts; h++) {
+            byte[] ph = new byte[32];
+            in.get(ph);
+            pieces.add(ph);
+          }
+        } else if (coding != LogEntry.Coding.REPLICA) {
           k = u8(in);
           if (k < 1 || k > holderCount) {
             throw malformed("entry " + i + " has k=" + k + " for " + holderCount + " holders");

@@ -29,15 +29,7 @@ final class QuorumPut {
   /** writeM: the writer's signed log to all n clouds, n - f acknowledgements. */
   static CompletableFuture<List<String>> metadata(
       Context ctx, String key, String writer, byte[] bytes, String phase) {
-    return run(
-        ctx,
-        key,
-        Names.metadataObject(key, writer),
-        bytes,
-        ctx.clouds,
-        ctx.settings.quorum(),
-        phase,
-        METADATA_LINGER);
+    return metadata(ctx, key, writer, c -> bytes, phase);
   }
 
   /** As above, with a payload per cloud (the confidentiality option's per-cloud key shares). */

@@ -40,7 +40,15 @@ public record Settings(
     boolean closeDrivers,
     boolean dataOrderAsAdded,
     boolean encryptValues,
-    int erasureK) {
+    int erasureK,
+    long partSize,
+    int partsInFlight) {
+
+  /** Smallest accepted part size. */
+  public static final long MIN_PART_SIZE = 1024;
+
+  /** Largest accepted part size. */
+  public static final long MAX_PART_SIZE = 1L << 30;
 
   /** Largest value a byte[] API can carry. */
   public static final long MAX_VALUE_LIMIT = Integer.MAX_VALUE - 8;
@@ -82,7 +90,16 @@ public record Settings(
       boolean closeDrivers,
       boolean dataOrderAsAdded,
       boolean encryptValues,
-      int erasureK) {
+      int erasureK,
+      long partSize,
+      int partsInFlight) {
+    if (partSize < MIN_PART_SIZE || partSize > MAX_PART_SIZE) {
+      throw new IllegalArgumentException(
+          "partSize must be " + MIN_PART_SIZE + " to " + MAX_PART_SIZE + " bytes, was " + partSize);
+    }
+    if (partsInFlight < 1 || partsInFlight > 64) {
+      throw new IllegalArgumentException("partsInFlight must be 1 to 64, was " + partsInFlight);
+    }
     if (f < 1) {
       throw new IllegalArgumentException(
           "faultsTolerated (f) must be >= 1, was "
@@ -247,7 +264,9 @@ public record Settings(
         closeDrivers,
         dataOrderAsAdded,
         encryptValues && (mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST),
-        erasureK);
+        erasureK,
+        partSize,
+        partsInFlight);
   }
 
   private static void checkEd25519(String algorithm, String setting) {

@@ -4,6 +4,7 @@ import io.rafestore.CloudFault;
 import io.rafestore.ProtocolMode;
 import io.rafestore.QuorumException;
 import io.rafestore.RafeStoreException;
+import io.rafestore.Scheduler;
 import io.rafestore.WriteReceipt;
 import io.rafestore.internal.codec.ReedSolomon;
 import io.rafestore.internal.codec.Sha256;
@@ -89,8 +90,34 @@ final class WriteOp {
   private CompletableFuture<View> readM;
   private final CompletableFuture<byte[]> hash;
 
+  /** A large value sent in parts (neither sealed nor coded), or null. */
+  private final PartedPayload parts;
+
+  private boolean readMDelayPassed;
+
+  /** A write of a value in parts: every data cloud gets every part; see {@link PartedPayload}. */
+  private WriteOp(Context ctx, String key, PartedPayload parts) {
+    this.ctx = ctx;
+    this.key = key;
+    this.parts = parts;
+    this.startNanos = ctx.settings.scheduler().nanoTime();
+    byte[] nonce = new byte[12];
+    ThreadLocalRandom.current().nextBytes(nonce);
+    this.dataObject =
+        Names.dataObject(key, ctx.settings.writerId(), HexFormat.of().formatHex(nonce));
+    this.plainSize = parts.size();
+    this.sealed = null;
+    this.value = null;
+    this.fragments = null;
+    this.uploadBytes = parts.size();
+    this.holderOfSlot = new String[0];
+    this.dataOrder = ctx.dataOrder(uploadBytes);
+    this.hash = null;
+  }
+
   private WriteOp(Context ctx, String key, byte[] value) {
     this.ctx = ctx;
+    this.parts = null;
     this.key = key;
     this.startNanos = ctx.settings.scheduler().nanoTime();
     byte[] nonce = new byte[12];
@@ -175,21 +202,81 @@ final class WriteOp {
 
   /** Starts a write; the value must not be modified afterwards (the client passes a copy). */
   static CompletableFuture<WriteReceipt> run(Context ctx, String key, byte[] value) {
+    if (PartedPayload.needsParts(ctx.settings, value.length)) {
+      return run(ctx, key, PartedPayload.fromBytes(ctx, value));
+    }
     WriteOp op = new WriteOp(ctx, key, value);
     op.start();
     return op.result;
+  }
+
+  /** Starts a write of a value in parts (from memory or from a stream). */
+  static CompletableFuture<WriteReceipt> run(Context ctx, String key, PartedPayload parts) {
+    WriteOp op = new WriteOp(ctx, key, parts);
+    op.start();
+    return op.result;
+  }
+
+  /**
+   * How long readM should wait after the write starts so that it ends just after the slowest of the
+   * chosen data uploads is predicted to finish: readM's end is when the crucial check runs, and an
+   * upload still running then costs a writeDf (one more full copy of the value). For small values
+   * this is negative (readM takes longer than any upload: the paper's Condition 1) and nothing
+   * waits; for a value that takes seconds to upload, starting readM early only makes the check
+   * fail. Prediction, not correctness: if the upload is later than predicted the check fails and
+   * writeDf runs as usual.
+   */
+  private Duration readMDelay() {
+    Duration slowest = Duration.ZERO;
+    for (int i = 0; i < slots() && i < dataOrder.size(); i++) {
+      Duration p = ctx.predictUpload(dataOrder.get(i), uploadBytes);
+      if (p.compareTo(slowest) > 0) {
+        slowest = p;
+      }
+    }
+    List<String> all = new ArrayList<>(ctx.byId.keySet());
+    List<String> meta = ctx.model.fastestFirst(all, 0);
+    Duration readMTime = ctx.model.predict(meta.get(ctx.settings.quorum() - 1), 0);
+    // A small margin so that a prediction that is exactly right still lands the last
+    // acknowledgement before the check.
+    Duration margin = Duration.ofMillis(5).plus(slowest.dividedBy(50));
+    return slowest.minus(readMTime).plus(margin);
   }
 
   private void start() {
     result.whenComplete((r, e) -> finish());
     CompletableFuture<Void> turn = ctx.enterKey(key, keyTurnDone);
     List<Runnable> sends = new ArrayList<>();
+    Duration delay = readMDelay();
+    boolean noDelay = delay.isNegative() || delay.isZero();
     synchronized (this) {
       for (int i = 0; i < slots(); i++) {
         sendData(sends);
       }
+      readMDelayPassed = noDelay;
     }
+    // The slowest upload first: it decides when the last needed acknowledgement arrives.
+    java.util.Collections.reverse(sends);
     sends.forEach(Runnable::run);
+    if (noDelay) {
+      afterDelay(turn);
+    } else {
+      Scheduler.Cancellable timer =
+          ctx.settings
+              .scheduler()
+              .schedule(
+                  delay,
+                  () -> {
+                    synchronized (this) {
+                      readMDelayPassed = true;
+                    }
+                    afterDelay(turn);
+                  });
+      result.whenComplete((r, e) -> timer.cancel());
+    }
+  }
+
+  private void afterDelay(CompletableFuture<Void> turn) {
     if (ctx.settings.mode() == ProtocolMode.FAST) {
       turn.thenRun(this::startReadM);
     } else {
@@ -228,7 +315,10 @@ final class WriteOp {
     pendingData.put(id, slot);
     sends.add(
         () -> {
-          CompletableFuture<Void> put = ctx.byId.get(id).driver().put(dataObject, payload);
+          CompletableFuture<Void> put =
+              parts != null
+                  ? parts.upload(ctx, id, dataObject)
+                  : ctx.byId.get(id).driver().put(dataObject, payload);
           // Cancelling the slot (the request became useless) cancels the driver's request.
           slot.whenComplete(
               (r, e) -> {
@@ -259,7 +349,10 @@ final class WriteOp {
           holderOfSlot[index] = id;
           slotsHeld++;
         }
-        if (ctx.settings.mode() == ProtocolMode.PAPER && !readMStarted && turnReached) {
+        if (ctx.settings.mode() == ProtocolMode.PAPER
+            && !readMStarted
+            && turnReached
+            && readMDelayPassed) {
           startReadM = true;
         }
         if (view != null && missing() <= 0) {
@@ -388,7 +481,7 @@ final class WriteOp {
         return;
       }
       for (String id : pendingData.keySet()) {
-        Duration p = ctx.model.predict(id, uploadBytes);
+        Duration p = ctx.predictUpload(id, uploadBytes);
         if (p.compareTo(wait) > 0) {
           wait = p;
         }
@@ -435,12 +528,18 @@ final class WriteOp {
     for (CompletableFuture<Void> f : useless) {
       f.cancel(true);
     }
-    hash.thenAcceptAsync(sha -> writeM(v, holders, sha), ctx.settings.executor())
-        .exceptionally(
-            e -> {
-              result.completeExceptionally(Futures.unwrap(e));
-              return null;
-            });
+    CompletableFuture<Void> next =
+        parts != null
+            ? parts
+                .entry(
+                    v.maxTimestamp + 1, ctx.settings.clock().millis(), dataObject.value(), holders)
+                .thenAcceptAsync(entry -> commit(v, entry), ctx.settings.executor())
+            : hash.thenAcceptAsync(sha -> writeM(v, holders, sha), ctx.settings.executor());
+    next.exceptionally(
+        e -> {
+          result.completeExceptionally(Futures.unwrap(e));
+          return null;
+        });
   }
 
   private void writeM(View v, List<String> holders, byte[] sha) {
@@ -466,7 +565,10 @@ final class WriteOp {
                 fragmentHashes(),
                 List.of(),
                 List.of());
-    LogEntry entry = sealed == null ? plain : sealed.mark(plain);
+    commit(v, sealed == null ? plain : sealed.mark(plain));
+  }
+
+  private void commit(View v, LogEntry entry) {
     List<String> contactedCopy;
     boolean df;
     boolean skipped;

@@ -40,7 +40,21 @@ class MetadataCodecTest {
             pieces,
             List.of(),
             List.of()));
-    list.add(LogEntry.tombstone(entries + 2, 42));
+    byte[] p0 = new byte[32];
+    byte[] p1 = new byte[32];
+    byte[] p2 = new byte[32];
+    p1[31] = 1;
+    p2[31] = 2;
+    list.add(
+        LogEntry.parts(
+            entries + 2,
+            6,
+            "d/k/alice-parts",
+            21,
+            new byte[32],
+            List.of("p1", "p0"),
+            List.of(p0, p1, p2)));
+    list.add(LogEntry.tombstone(entries + 3, 42));
     return new MetadataLog("k", "alice", 7, list);
   }
 
@@ -53,7 +67,7 @@ class MetadataCodecTest {
     byte[] h2 = new byte[32];
     h2[5] = 2;
     list.add(
-        LogEntry.replica(entries + 3, 77, "d/k/alice-sealed", 123, new byte[32], List.of("p1"))
+        LogEntry.replica(entries + 4, 77, "d/k/alice-sealed", 123, new byte[32], List.of("p1"))
             .sealed(List.of("p0", "p1"), List.of(h1, h2)));
     return new MetadataLog("k", "alice", 8, list);
   }
@@ -109,6 +123,67 @@ class MetadataCodecTest {
     assertThatThrownBy(
             () -> codec.decodeEnvelope(huge, "k", "alice", Harness.ALICE.getPublic(), MAX))
         .hasMessageContaining("exceeds");
+  }
+
+  @Test
+  void partsEntryRoundTripsWithItsLayout() throws Exception {
+    MetadataCodec codec = new MetadataCodec();
+    byte[] bytes = codec.encode(sample(1), Harness.ALICE.getPrivate());
+    MetadataLog back = codec.decode(bytes, "k", "alice", Harness.ALICE.getPublic(), MAX);
+    LogEntry parts = back.entries().get(2);
+    assertThat(parts.coding()).isEqualTo(LogEntry.Coding.PARTS);
+    assertThat(parts.partCount()).isEqualTo(3);
+    // 21 bytes in 3 parts: 7 + 7 + 7.
+    assertThat(parts.partLength()).isEqualTo(7);
+    assertThat(parts.partSize(2)).isEqualTo(7);
+    assertThat(parts.dataObjects())
+        .containsExactly("d/k/alice-parts.p0", "d/k/alice-parts.p1", "d/k/alice-parts.p2");
+    assertThat(parts.pieceHashes().get(2)[31]).isEqualTo((byte) 2);
+  }
+
+  @Test
+  void partLayoutsWithAnEmptyPartAreRefused() {
+    // 4 bytes in 3 parts of ceil(4/3) = 2 would leave the last part empty.
+    assertThat(LogEntry.partsFit(4, 3)).isFalse();
+    assertThat(LogEntry.partsFit(10, 3)).isTrue();
+    assertThat(LogEntry.partsFit(5, 1)).isFalse();
+    assertThat(LogEntry.partsFit(5, 6)).isFalse();
+    assertThatThrownBy(
+            () ->
+                LogEntry.parts(
+                    1,
+                    0,
+                    "d/k/a",
+                    4,
+                    new byte[32],
+                    List.of("p0"),
+                    List.of(new byte[32], new byte[32], new byte[32])))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("PARTS");
+  }
+
+  @Test
+  void hugePartCountIsRejectedBeforeAllocation() throws Exception {
+    MetadataCodec codec = new MetadataCodec();
+    List<LogEntry> one =
+        List.of(
+            LogEntry.parts(
+                1,
+                0,
+                "d/k/a",
+                64,
+                new byte[32],
+                List.of("p0"),
+                List.of(new byte[32], new byte[32])));
+    byte[] bytes = codec.encode(new MetadataLog("k", "alice", 1, one), Harness.ALICE.getPrivate());
+    // The part count sits right before the two hashes and the 66-byte signature trailer.
+    int countAt = bytes.length - 66 - 64 - 4;
+    assertThat(ByteBuffer.wrap(bytes, countAt, 4).getInt()).isEqualTo(2);
+    byte[] bad = bytes.clone();
+    ByteBuffer.wrap(bad, countAt, 4).putInt(0x7FFFFFFF);
+    assertThatThrownBy(() -> codec.decode(bad, "k", "alice", Harness.ALICE.getPublic(), MAX))
+        .isInstanceOf(MalformedMetadataException.class)
+        .hasMessageContaining("part count");
   }
 
   @Test

@@ -52,6 +52,11 @@ final class TestCloud implements CloudDriver {
     return this;
   }
 
+  TestCloud bandwidth(long bitsPerSecond) {
+    wan.setLink(wan.link().bandwidthBitsPerSecond(bitsPerSecond));
+    return this;
+  }
+
   Duration rtt() {
     return wan.link().roundTripTime();
   }

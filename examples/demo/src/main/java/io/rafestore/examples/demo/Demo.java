@@ -23,12 +23,12 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The demo that {@code scripts/demo.sh} runs: RafeStore on an embedded default, with no servers and
- * no accounts. Four in-memory clouds sit behind an emulated WAN with the paper's Table 1 round-trip
- * times scaled down tenfold (p0 local 0.5 ms, p1 31.5 ms, p2 75 ms, p3 120 ms) in the paper's
- * Configuration 1 (data on p0 and p1, p2 the extra, p3 metadata only). It posts to a forum topic
- * with the paper's protocol, its faster mode and the DepSky-A baseline, shows what each write did,
- * then turns one cloud Byzantine and reads on.
+ * The console demo that {@code scripts/demo.sh --console} runs: RafeStore on an embedded default,
+ * with no servers and no accounts. Four in-memory clouds sit behind an emulated WAN with the
+ * paper's Table 1 round-trip times scaled down tenfold (p0 local 0.5 ms, p1 31.5 ms, p2 75 ms, p3
+ * 120 ms) in the paper's Configuration 1 (data on p0 and p1, p2 the extra, p3 metadata only). It
+ * posts to a forum topic with the paper's protocol, its faster mode and the DepSky-A baseline,
+ * shows what each write did, then turns one cloud Byzantine and reads on.
  *
  * <p>Not thread-safe and not part of any API: an example application.
  */

@@ -7,7 +7,10 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-/** Keeps {@code scripts/demo.sh} honest: the demo runs on the embedded default and reads back. */
+/**
+ * Keeps {@code scripts/demo.sh --console} honest: the demo runs on the embedded default and reads
+ * back.
+ */
 class DemoTest {
   @Test
   void runsEveryModeAndReadsEveryPostBack() throws Exception {

@@ -24,6 +24,7 @@ import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
 import io.rafestore.spi.CloudException.Kind;
+import io.rafestore.spi.DriverBuilder;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.io.IOException;
@@ -59,13 +60,13 @@ public final class AzureBlobCloud implements CloudDriver {
   private volatile boolean closed;
 
   private AzureBlobCloud(Builder b) {
-    this.id = b.id;
+    this.id = b.id();
     HttpClient httpClient =
         new JdkHttpClientBuilder()
-            .connectionTimeout(b.connectTimeout)
-            .readTimeout(b.readTimeout)
-            .writeTimeout(b.readTimeout)
-            .responseTimeout(b.readTimeout)
+            .connectionTimeout(b.connectTimeout())
+            .readTimeout(b.readTimeout())
+            .writeTimeout(b.readTimeout())
+            .responseTimeout(b.readTimeout())
             .build();
     BlobServiceClientBuilder sb =
         new BlobServiceClientBuilder()
@@ -238,9 +239,10 @@ public final class AzureBlobCloud implements CloudDriver {
    * #connectionString(String)} or an {@link #endpoint(String)}. On an endpoint, the credentials are
    * a {@link #sasToken(String)}, a {@link #credential(TokenCredential)}, none for a public
    * container ({@link #anonymous()}), or by default {@code DefaultAzureCredential}.
+   *
+   * <p>Timeouts (see {@link DriverBuilder}): connect 5 s, read 60 s by default.
    */
-  public static final class Builder {
-    private final String id;
+  public static final class Builder extends DriverBuilder<Builder> {
     private String container;
     private String connectionString;
     private String endpoint;
@@ -248,11 +250,14 @@ public final class AzureBlobCloud implements CloudDriver {
     private TokenCredential credential;
     private boolean anonymous;
     private int maxTries = 3;
-    private Duration connectTimeout = Duration.ofSeconds(5);
-    private Duration readTimeout = Duration.ofSeconds(60);
 
     private Builder(String id) {
-      this.id = id;
+      super(id, Duration.ofSeconds(60));
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
     }
 
     /** Container name (3-63 lowercase letters, digits and dashes). Required. */
@@ -300,23 +305,9 @@ public final class AzureBlobCloud implements CloudDriver {
       return this;
     }
 
-    /** TCP connect timeout, positive. Default 5 s. */
-    public Builder connectTimeout(Duration value) {
-      this.connectTimeout = value;
-      return this;
-    }
-
-    /** Longest wait for a response or its next bytes, positive. Default 60 s. */
-    public Builder readTimeout(Duration value) {
-      this.readTimeout = value;
-      return this;
-    }
-
     /** Validates the settings and builds the driver. */
     public AzureBlobCloud build() {
-      if (id == null || id.isBlank()) {
-        throw new IllegalArgumentException("id must not be blank");
-      }
+      checkCommon();
       if (container == null || !container.matches("[a-z0-9](?:[a-z0-9-]{1,61})[a-z0-9]")) {
         throw new IllegalArgumentException(
             "container must be 3-63 lowercase letters, digits and dashes, was " + container);
@@ -343,18 +334,8 @@ public final class AzureBlobCloud implements CloudDriver {
                 + " it: give a connectionString or a sasToken, or anonymous() for a public"
                 + " container");
       }
-      if (maxTries < 1 || maxTries > 10) {
-        throw new IllegalArgumentException("maxTries must be in [1, 10], was " + maxTries);
-      }
-      checkTimeout("connectTimeout", connectTimeout);
-      checkTimeout("readTimeout", readTimeout);
+      checkRange("maxTries", maxTries, 1, 10);
       return new AzureBlobCloud(this);
-    }
-
-    private static void checkTimeout(String name, Duration value) {
-      if (value == null || value.isZero() || value.isNegative()) {
-        throw new IllegalArgumentException(name + " must be positive, was " + value);
-      }
     }
   }
 }

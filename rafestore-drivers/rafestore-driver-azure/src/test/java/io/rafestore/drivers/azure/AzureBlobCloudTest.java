@@ -1,5 +1,6 @@
 package io.rafestore.drivers.azure;
 
+import static io.rafestore.testkit.DriverFailures.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -16,24 +17,12 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
 class AzureBlobCloudTest {
-  private static CloudException failure(CompletableFuture<?> f) throws Exception {
-    try {
-      f.get(60, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      return (CloudException) e.getCause();
-    }
-    throw new AssertionError("expected a failure");
-  }
-
   @Test
   void wrongAccountKeyIsUnauthorized() throws Exception {
     String bad =

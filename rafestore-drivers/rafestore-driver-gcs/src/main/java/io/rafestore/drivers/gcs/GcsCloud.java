@@ -18,6 +18,7 @@ import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
 import io.rafestore.spi.CloudException.Kind;
+import io.rafestore.spi.DriverBuilder;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.io.ByteArrayOutputStream;
@@ -56,7 +57,7 @@ public final class GcsCloud implements CloudDriver {
   private volatile boolean closed;
 
   private GcsCloud(Builder b) {
-    this.id = b.id;
+    this.id = b.id();
     this.bucket = b.bucket;
     this.resumableThreshold = b.resumableThreshold;
     this.chunkSize = b.chunkSize;
@@ -64,8 +65,8 @@ public final class GcsCloud implements CloudDriver {
         StorageOptions.http()
             .setTransportOptions(
                 HttpTransportOptions.newBuilder()
-                    .setConnectTimeout(Math.toIntExact(b.connectTimeout.toMillis()))
-                    .setReadTimeout(Math.toIntExact(b.readTimeout.toMillis()))
+                    .setConnectTimeout(Math.toIntExact(b.connectTimeout().toMillis()))
+                    .setReadTimeout(Math.toIntExact(b.readTimeout().toMillis()))
                     .build())
             .setRetrySettings(
                 RetrySettings.newBuilder()
@@ -73,7 +74,7 @@ public final class GcsCloud implements CloudDriver {
                     .setInitialRetryDelayDuration(Duration.ofMillis(100))
                     .setMaxRetryDelayDuration(Duration.ofSeconds(5))
                     .setRetryDelayMultiplier(2.0)
-                    .setTotalTimeoutDuration(b.readTimeout.multipliedBy(b.maxAttempts))
+                    .setTotalTimeoutDuration(b.readTimeout().multipliedBy(b.maxAttempts))
                     .build());
     if (b.endpoint != null) {
       ob.setHost(b.endpoint.toString());
@@ -260,9 +261,10 @@ public final class GcsCloud implements CloudDriver {
   /**
    * Settings of a {@link GcsCloud}. Required: {@link #bucket(String)}. For fake-gcs-server set
    * {@link #endpoint(URI)}, {@link #anonymous(boolean)} and a {@link #projectId(String)}.
+   *
+   * <p>Timeouts (see {@link DriverBuilder}): connect 5 s, read 60 s by default.
    */
-  public static final class Builder {
-    private final String id;
+  public static final class Builder extends DriverBuilder<Builder> {
     private String bucket;
     private URI endpoint;
     private String projectId;
@@ -271,11 +273,14 @@ public final class GcsCloud implements CloudDriver {
     private int chunkSize = 8 * 1024 * 1024;
     private int maxAttempts = 3;
     private int maxThreads = 16;
-    private Duration connectTimeout = Duration.ofSeconds(5);
-    private Duration readTimeout = Duration.ofSeconds(60);
 
     private Builder(String id) {
-      this.id = id;
+      super(id, Duration.ofSeconds(60));
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
     }
 
     /** Bucket holding this cloud's objects. Required. */
@@ -326,23 +331,9 @@ public final class GcsCloud implements CloudDriver {
       return this;
     }
 
-    /** TCP connect timeout, positive. Default 5 s. */
-    public Builder connectTimeout(Duration value) {
-      this.connectTimeout = value;
-      return this;
-    }
-
-    /** Socket read timeout, positive. Default 60 s. */
-    public Builder readTimeout(Duration value) {
-      this.readTimeout = value;
-      return this;
-    }
-
     /** Validates the settings and builds the driver. */
     public GcsCloud build() {
-      if (id == null || id.isBlank()) {
-        throw new IllegalArgumentException("id must not be blank");
-      }
+      checkCommon();
       if (bucket == null || bucket.isBlank()) {
         throw new IllegalArgumentException("bucket is required");
       }
@@ -358,25 +349,9 @@ public final class GcsCloud implements CloudDriver {
         throw new IllegalArgumentException(
             "chunkSize must be a positive multiple of 262144 (256 KiB), was " + chunkSize);
       }
-      if (maxAttempts < 1 || maxAttempts > 10) {
-        throw new IllegalArgumentException("maxAttempts must be in [1, 10], was " + maxAttempts);
-      }
-      if (maxThreads < 1 || maxThreads > 1024) {
-        throw new IllegalArgumentException("maxThreads must be in [1, 1024], was " + maxThreads);
-      }
-      checkTimeout("connectTimeout", connectTimeout);
-      checkTimeout("readTimeout", readTimeout);
+      checkRange("maxAttempts", maxAttempts, 1, 10);
+      checkRange("maxThreads", maxThreads, 1, 1024);
       return new GcsCloud(this);
-    }
-
-    private static void checkTimeout(String name, Duration value) {
-      if (value == null
-          || value.isZero()
-          || value.isNegative()
-          || value.toMillis() > Integer.MAX_VALUE) {
-        throw new IllegalArgumentException(
-            name + " must be positive and under 24 days, was " + value);
-      }
     }
   }
 }

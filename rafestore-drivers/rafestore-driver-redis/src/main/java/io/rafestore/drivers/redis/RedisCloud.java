@@ -5,6 +5,7 @@ import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
 import io.rafestore.spi.CloudException.Kind;
+import io.rafestore.spi.DriverBuilder;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.net.URI;
@@ -53,15 +54,15 @@ public final class RedisCloud implements CloudDriver {
   private volatile boolean closed;
 
   private RedisCloud(Builder b) {
-    this.id = b.id;
+    this.id = b.id();
     this.keyPrefixText = b.keyPrefix;
     this.keyPrefix = b.keyPrefix.getBytes(StandardCharsets.UTF_8);
     DefaultJedisClientConfig.Builder config =
         DefaultJedisClientConfig.builder()
-            .connectionTimeoutMillis(Math.toIntExact(b.connectTimeout.toMillis()))
-            .socketTimeoutMillis(Math.toIntExact(b.readTimeout.toMillis()))
+            .connectionTimeoutMillis(Math.toIntExact(b.connectTimeout().toMillis()))
+            .socketTimeoutMillis(Math.toIntExact(b.readTimeout().toMillis()))
             .database(b.database)
-            .clientName("rafestore-" + b.id);
+            .clientName("rafestore-" + b.id());
     String[] userInfo = userInfo(b.uri);
     String password = b.password != null ? b.password : userInfo[1];
     if (userInfo[0] != null) {
@@ -267,19 +268,23 @@ public final class RedisCloud implements CloudDriver {
   /**
    * Settings of a {@link RedisCloud}. Required: {@link #uri(URI)}. The password comes from the
    * URI's user info or {@link #password(String)}; none is needed for a server without AUTH.
+   *
+   * <p>Timeouts (see {@link DriverBuilder}): connect 5 s, read 30 s by default.
    */
-  public static final class Builder {
-    private final String id;
+  public static final class Builder extends DriverBuilder<Builder> {
     private URI uri;
     private String keyPrefix = "rafestore/";
     private String password;
     private int database;
     private int maxConnections = 8;
-    private Duration connectTimeout = Duration.ofSeconds(5);
-    private Duration readTimeout = Duration.ofSeconds(30);
 
     private Builder(String id) {
-      this.id = id;
+      super(id, Duration.ofSeconds(30));
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
     }
 
     /** Server address, {@code redis://[user:password@]host[:port][/database]}. Required. */
@@ -312,23 +317,9 @@ public final class RedisCloud implements CloudDriver {
       return this;
     }
 
-    /** TCP connect timeout, positive. Default 5 s. */
-    public Builder connectTimeout(Duration value) {
-      this.connectTimeout = value;
-      return this;
-    }
-
-    /** Socket read timeout per command, positive. Default 30 s. */
-    public Builder readTimeout(Duration value) {
-      this.readTimeout = value;
-      return this;
-    }
-
     /** Validates the settings and opens the driver (connections are made lazily). */
     public RedisCloud build() {
-      if (id == null || id.isBlank()) {
-        throw new IllegalArgumentException("id must not be blank");
-      }
+      checkCommon();
       if (uri == null) {
         throw new IllegalArgumentException("uri is required (redis://host:port)");
       }
@@ -350,23 +341,8 @@ public final class RedisCloud implements CloudDriver {
       if (database < 0) {
         throw new IllegalArgumentException("database must be >= 0, was " + database);
       }
-      if (maxConnections < 1 || maxConnections > 1024) {
-        throw new IllegalArgumentException(
-            "maxConnections must be in [1, 1024], was " + maxConnections);
-      }
-      checkTimeout("connectTimeout", connectTimeout);
-      checkTimeout("readTimeout", readTimeout);
+      checkRange("maxConnections", maxConnections, 1, 1024);
       return new RedisCloud(this);
-    }
-
-    private static void checkTimeout(String name, Duration value) {
-      if (value == null
-          || value.isZero()
-          || value.isNegative()
-          || value.toMillis() > Integer.MAX_VALUE) {
-        throw new IllegalArgumentException(
-            name + " must be positive and under 24 days, was " + value);
-      }
     }
   }
 }

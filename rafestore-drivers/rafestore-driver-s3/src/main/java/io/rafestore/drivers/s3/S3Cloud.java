@@ -6,6 +6,7 @@ import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
 import io.rafestore.spi.CloudException.Kind;
+import io.rafestore.spi.DriverBuilder;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.net.URI;
@@ -52,14 +53,14 @@ public final class S3Cloud implements CloudDriver {
   private volatile boolean closed;
 
   private S3Cloud(Builder b) {
-    this.id = b.id;
+    this.id = b.id();
     this.bucket = b.bucket;
     // One connection pool for both clients; the driver owns it and closes it last.
     this.http =
         NettyNioAsyncHttpClient.builder()
-            .connectionTimeout(b.connectTimeout)
-            .readTimeout(b.readTimeout)
-            .writeTimeout(b.readTimeout)
+            .connectionTimeout(b.connectTimeout())
+            .readTimeout(b.readTimeout())
+            .writeTimeout(b.readTimeout())
             .maxConcurrency(b.maxConnections)
             .build();
     // Reads, listings and deletes go through a plain client: the multipart client also splits
@@ -264,12 +265,13 @@ public final class S3Cloud implements CloudDriver {
   /**
    * Settings of an {@link S3Cloud}. Required: {@link #bucket(String)}. For MinIO and other
    * emulators set {@link #endpoint(URI)} and {@link #pathStyle(boolean)}.
+   *
+   * <p>Timeouts (see {@link DriverBuilder}): connect 5 s, read 60 s by default.
    */
-  public static final class Builder {
+  public static final class Builder extends DriverBuilder<Builder> {
     /** S3's smallest part (except the last). */
     static final long MIN_PART_SIZE = 5L * 1024 * 1024;
 
-    private final String id;
     private String bucket;
     private URI endpoint;
     private String region = "us-east-1";
@@ -279,11 +281,14 @@ public final class S3Cloud implements CloudDriver {
     private long partSize = 8L * 1024 * 1024;
     private int maxAttempts = 3;
     private int maxConnections = 64;
-    private Duration connectTimeout = Duration.ofSeconds(5);
-    private Duration readTimeout = Duration.ofSeconds(60);
 
     private Builder(String id) {
-      this.id = id;
+      super(id, Duration.ofSeconds(60));
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
     }
 
     /** The bucket holding this cloud's objects. Required. */
@@ -348,23 +353,9 @@ public final class S3Cloud implements CloudDriver {
       return this;
     }
 
-    /** TCP connect timeout, positive. Default 5 s. */
-    public Builder connectTimeout(Duration value) {
-      this.connectTimeout = value;
-      return this;
-    }
-
-    /** Longest wait for the next bytes of a response or a write, positive. Default 60 s. */
-    public Builder readTimeout(Duration value) {
-      this.readTimeout = value;
-      return this;
-    }
-
     /** Validates the settings and builds the driver. */
     public S3Cloud build() {
-      if (id == null || id.isBlank()) {
-        throw new IllegalArgumentException("id must not be blank");
-      }
+      checkCommon();
       if (bucket == null || bucket.isBlank()) {
         throw new IllegalArgumentException("bucket is required");
       }
@@ -386,22 +377,9 @@ public final class S3Cloud implements CloudDriver {
         throw new IllegalArgumentException(
             "partSize must be >= 5 MiB (" + MIN_PART_SIZE + "), was " + partSize);
       }
-      if (maxAttempts < 1 || maxAttempts > 10) {
-        throw new IllegalArgumentException("maxAttempts must be in [1, 10], was " + maxAttempts);
-      }
-      if (maxConnections < 1 || maxConnections > 4096) {
-        throw new IllegalArgumentException(
-            "maxConnections must be in [1, 4096], was " + maxConnections);
-      }
-      checkTimeout("connectTimeout", connectTimeout);
-      checkTimeout("readTimeout", readTimeout);
+      checkRange("maxAttempts", maxAttempts, 1, 10);
+      checkRange("maxConnections", maxConnections, 1, 4096);
       return new S3Cloud(this);
-    }
-
-    private static void checkTimeout(String name, Duration value) {
-      if (value == null || value.isZero() || value.isNegative()) {
-        throw new IllegalArgumentException(name + " must be positive, was " + value);
-      }
     }
   }
 }

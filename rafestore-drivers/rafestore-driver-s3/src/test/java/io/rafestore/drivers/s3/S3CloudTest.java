@@ -1,5 +1,6 @@
 package io.rafestore.drivers.s3;
 
+import static io.rafestore.testkit.DriverFailures.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -14,21 +15,10 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class S3CloudTest {
-  private static CloudException failure(CompletableFuture<?> f) throws Exception {
-    try {
-      f.get(60, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      return (CloudException) e.getCause();
-    }
-    throw new AssertionError("expected a failure");
-  }
-
   @Test
   void multipartUploadAboveThresholdRoundTrips() throws Exception {
     byte[] big = new byte[13 * 1024 * 1024 + 17];

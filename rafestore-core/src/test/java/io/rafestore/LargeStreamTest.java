@@ -1,0 +1,72 @@
+package io.rafestore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A 1 GiB value written and read back through the streaming API by a JVM whose heap is limited to
+ * 256 MB, on four directory-backed clouds: memory is bounded by the part window, not the value.
+ */
+class LargeStreamTest {
+  static final long SIZE = 1L << 30;
+
+  @TempDir Path dir;
+
+  @Test
+  void oneGibibyteThroughA256MegabyteHeap() throws Exception {
+    long free = Files.getFileStore(dir).getUsableSpace();
+    if (free < (4L << 30)) {
+      System.out.println(
+          "LargeStreamTest skipped: " + (free >> 20) + " MB free in " + dir + ", needs 4 GB");
+    }
+    Assumptions.assumeTrue(free >= (4L << 30), "needs 4 GB free in " + dir);
+    List<String> cp = new ArrayList<>();
+    cp.add(
+        Path.of(LargeStreamMain.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+            .toString());
+    for (String p : new String[] {"jdk.module.path", "java.class.path"}) {
+      String v = System.getProperty(p);
+      if (v != null && !v.isEmpty()) {
+        cp.add(v);
+      }
+    }
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Path log = dir.resolve("child.log");
+    Process child =
+        new ProcessBuilder(
+                java,
+                "-Xmx256m",
+                "-cp",
+                String.join(File.pathSeparator, cp),
+                LargeStreamMain.class.getName(),
+                dir.resolve("clouds").toString(),
+                Long.toString(SIZE))
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
+    boolean finished = child.waitFor(170, TimeUnit.SECONDS);
+    if (!finished) {
+      child.destroyForcibly().waitFor();
+    }
+    String out = Files.readString(log, StandardCharsets.UTF_8);
+    System.out.println("LargeStreamTest child: " + out.strip());
+    assertThat(finished).as("child finished within 170 s: " + out).isTrue();
+    assertThat(child.exitValue()).as(out).isZero();
+    assertThat(out).contains("size=" + SIZE).contains("read=" + SIZE).contains("maxHeap=");
+    try (Stream<Path> files = Files.walk(dir.resolve("clouds"))) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+}

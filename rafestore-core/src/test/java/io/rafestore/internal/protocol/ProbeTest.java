@@ -1,0 +1,53 @@
+package io.rafestore.internal.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rafestore.ProbeOptions;
+import io.rafestore.ProbeReport;
+import io.rafestore.ProtocolMode;
+import io.rafestore.RafeStore;
+import org.junit.jupiter.api.Test;
+
+/** The probe on virtual time: measurements, errors, the report, the live model it feeds. */
+class ProbeTest {
+  @Test
+  void reportsEachCloudAndFeedsTheModel() throws Exception {
+    Harness h = new Harness(1, 4).rtts(5, 315, 750, 1200);
+    h.clouds.get(2).behave(TestCloud.Behaviour.CRASH);
+    RafeStore store = h.client(ProtocolMode.PAPER);
+    ProbeReport r = h.run(store.probe(new ProbeOptions(10, 64 * 1024, 2, 64 * 1024)));
+    assertThat(r.clouds())
+        .extracting(ProbeReport.CloudProbe::cloud)
+        .containsExactly("p0", "p1", "p2", "p3");
+    ProbeReport.CloudProbe p0 = r.clouds().get(0);
+    assertThat(p0.rttMedian().toMillis()).isEqualTo(5);
+    assertThat(p0.rttP90().toMillis()).isEqualTo(5);
+    assertThat(p0.succeeded()).isEqualTo(12);
+    assertThat(p0.errors()).isEmpty();
+    ProbeReport.CloudProbe p2 = r.clouds().get(2);
+    assertThat(p2.succeeded()).isZero();
+    // 10 small puts, 2 large puts and 12 deletes failed, each named.
+    assertThat(p2.errors()).hasSize(24).anyMatch(e -> e.startsWith("put probe/"));
+    assertThat(r.recommended().writeDo()).containsExactly("p0", "p1");
+    assertThat(r.conditionSmall().holds()).isTrue();
+    assertThat(r.toString())
+        .contains("p1")
+        .contains("315 ms")
+        .contains("recommended: data [p0, p1]")
+        .contains("Condition 1");
+  }
+
+  @Test
+  void optionsAreValidated() {
+    assertThatThrownBy(() -> new ProbeOptions(0, 0, 0, 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("rttRounds");
+    assertThatThrownBy(() -> new ProbeOptions(10, 100, 1, 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("payloadBytes");
+    assertThatThrownBy(() -> new ProbeOptions(10, 0, 0, -1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("valueSize");
+  }
+}
