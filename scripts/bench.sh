@@ -236,7 +236,10 @@ REPORT="$OUT/benchmarks.md"
   echo
   echo "* CPU: $CPU_MODEL, $CPUS logical CPUs (shared with other work: see the load)"
   echo "* Memory: $MEM"
-  echo "* Load average (1, 5, 15 min): $LOAD_BEFORE before, $LOAD_AFTER after"
+  echo "* Load average (1, 5, 15 min): $LOAD_BEFORE before, $LOAD_AFTER after this invocation"
+  if ((${#REUSED[@]})) && [[ -f "$WORK/run-info.txt" ]]; then
+    echo "* The reused steps ran in: $(cat "$WORK/run-info.txt")"
+  fi
   echo "* Java:"
   echo
   echo '```'
@@ -309,6 +312,10 @@ REPORT="$OUT/benchmarks.md"
   cat "$WORK/scale/scale.md"
 } >"$REPORT"
 
+if ((${#REUSED[@]} == 0)); then
+  echo "\`$THIS_CMD\` started $DATE_START, took $((ELAPSED / 60)) min $((ELAPSED % 60)) s, load average $LOAD_BEFORE before, $LOAD_AFTER after" \
+    >"$WORK/run-info.txt"
+fi
 say "wrote $REPORT and $OUT/img/ in $((ELAPSED / 60))m$((ELAPSED % 60))s (load $LOAD_BEFORE -> $LOAD_AFTER)"
 echo "$PAPER_TARGETS"
 [[ -n "$CODED_TARGETS" ]] && echo "$CODED_TARGETS"
