@@ -38,6 +38,7 @@ import picocli.CommandLine.Spec;
       KeygenCommand.class,
       InitCommand.class,
       ProbeCommand.class,
+      BenchCommand.class,
       CommandLine.HelpCommand.class
     },
     exitCodeListHeading = "%nExit codes:%n",

@@ -174,6 +174,44 @@ class CliTest {
   }
 
   @Test
+  void benchRunsThePaperHarnessWithItsOwnOptions() throws IOException {
+    Run help = run(new byte[0], Map.of(), "bench", "--help");
+    assertThat(help.code()).as(help.stderr()).isZero();
+    assertThat(help.stdout()).contains("--quick").contains("--configs");
+
+    Path out = dir.resolve("bench-out");
+    Run tiny =
+        run(
+            new byte[0],
+            Map.of(),
+            "bench",
+            "--configs",
+            "2",
+            "--protocols",
+            "PAPER,DEPSKY_A",
+            "--sizes",
+            "1K",
+            "--ops",
+            "2",
+            "--time-scale",
+            "0.02",
+            "--no-progress",
+            "--out",
+            out.toString());
+    assertThat(tiny.code()).as(tiny.stderr()).isZero();
+    assertThat(tiny.stdout()).contains("PAPER").contains("DEPSKY_A");
+    try (var files = java.nio.file.Files.list(out)) {
+      assertThat(files.map(p -> p.getFileName().toString()))
+          .anyMatch(n -> n.endsWith(".csv"))
+          .anyMatch(n -> n.endsWith(".md"));
+    }
+
+    Run bad = run(new byte[0], Map.of(), "bench", "--ops", "zero");
+    assertThat(bad.code()).isEqualTo(2);
+    assertThat(bad.stderr()).contains("--ops");
+  }
+
+  @Test
   void rmHidesTheKey() {
     rafestoreIn(utf8("secret plans"), "put", "k", "-");
     Run rm = rafestore("rm", "k");
