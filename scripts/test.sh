@@ -110,6 +110,28 @@ set +e
 MVN_RC=${PIPESTATUS[0]}
 set -e
 
+# --- Benchmark smoke ---------------------------------------------------------------------
+# The quick benchmark run (PaperBench --quick, every JMH benchmark with 1 fork and 1 short
+# iteration, ScaleBench --quick): checks that the harnesses run and write their reports; no
+# number is asserted (the machine is shared). About 2 minutes; RAFESTORE_SKIP_BENCH=1 skips it.
+BENCH_RC=0
+BENCH_STATUS="skipped (RAFESTORE_SKIP_BENCH=1)"
+if [[ "${RAFESTORE_SKIP_BENCH:-0}" != "1" ]]; then
+  BENCH_LOG="$LOG_DIR/bench-quick.log"
+  BENCH_START=$SECONDS
+  say "benchmark smoke: scripts/bench.sh --quick (log: ${BENCH_LOG#"$ROOT"/})"
+  set +e
+  timeout 600 bash "$ROOT/scripts/bench.sh" --quick </dev/null >"$BENCH_LOG" 2>&1
+  BENCH_RC=$?
+  set -e
+  BENCH_SECONDS=$((SECONDS - BENCH_START))
+  if (( BENCH_RC == 0 )); then
+    BENCH_STATUS="OK in ${BENCH_SECONDS}s (report: target/bench-quick/benchmarks.md)"
+  else
+    BENCH_STATUS="FAILED (exit $BENCH_RC after ${BENCH_SECONDS}s); last lines of ${BENCH_LOG#"$ROOT"/}:"
+  fi
+fi
+
 # --- Summary -----------------------------------------------------------------------------
 # Counts come from this run's Surefire/Failsafe XML reports (older reports are ignored).
 tests=0 failures=0 errors=0 skipped=0 suites=0
@@ -140,4 +162,11 @@ else
   echo "Full log: $LOG"
 fi
 echo "Tests: $passed passed, $failed failed, $skipped skipped"
-exit "$MVN_RC"
+echo "Benchmark smoke (scripts/bench.sh --quick): $BENCH_STATUS"
+if (( BENCH_RC != 0 )); then
+  tail -n 15 "$BENCH_LOG" | sed 's/^/  /'
+fi
+if (( MVN_RC != 0 )); then
+  exit "$MVN_RC"
+fi
+exit "$BENCH_RC"

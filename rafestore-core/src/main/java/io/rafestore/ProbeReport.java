@@ -39,7 +39,8 @@ public record ProbeReport(
    * @param rttMedian median of the small puts
    * @param rttP90 90th percentile (nearest rank) of the small puts
    * @param bytesPerSecond bandwidth from the large puts: bytes over (median large put - median
-   *     RTT); 0 when not measured
+   *     RTT), or, when the large puts were no slower than the small ones, the lower bound bytes
+   *     over the median large put; 0 when not measured
    * @param predictedForValue the live model's predicted put time for a value of the probe's size,
    *     after the probe fed it
    * @param succeeded successful probe requests

@@ -283,7 +283,9 @@ public interface RafeStore extends AutoCloseable {
     }
 
     /**
-     * Runs CPU work (hashing, signing, verifying) and callbacks; default the common fork-join pool.
+     * Runs CPU work (hashing, signing, verifying) and callbacks. Default: one JVM-wide pool of
+     * daemon threads as wide as the CPUs (at least two), not the common fork-join pool, whose
+     * parallelism of 1 on two-CPU machines makes {@code CompletableFuture} start a thread per task.
      * Tests on virtual time pass {@code Runnable::run}.
      */
     public Builder executor(Executor executor) {

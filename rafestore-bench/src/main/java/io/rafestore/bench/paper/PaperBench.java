@@ -2,16 +2,17 @@ package io.rafestore.bench.paper;
 
 import io.rafestore.CloudRole;
 import io.rafestore.CloudStats;
-import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
 import io.rafestore.RafeStoreException;
 import io.rafestore.Scheduler;
 import io.rafestore.SigningKeys;
 import io.rafestore.StoredValue;
 import io.rafestore.WriteReceipt;
+import io.rafestore.bench.support.RetainNewestCloud;
 import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.clouds.WanEmulator;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -24,6 +25,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * The reproduction of the paper's Figure 3 and Table 3: for each Table 2 configuration, protocol
@@ -48,43 +53,92 @@ public final class PaperBench {
   };
   static final long[] QUICK_SIZES = {KB, 64 * KB, 256 * KB, 1024 * KB};
 
+  /** Data objects kept per key and cloud; see {@link RetainNewestCloud}. */
+  static final int KEEP_VERSIONS = 3;
+
   private final Options options;
   private final WanProfile profile;
   private final PriceTable prices;
   private final PrintStream log;
+  private final Progress progress;
 
-  private PaperBench(Options options, PrintStream log) throws IOException {
+  private PaperBench(Options options, PrintStream log, PrintStream err) throws IOException {
     this.options = options;
     this.profile = WanProfile.load(options.profile);
     this.prices = PriceTable.load(options.prices, profile.clouds().keySet());
     this.log = log;
+    this.progress = options.progress ? new Progress(err, totalWork()) : null;
   }
 
   /**
-   * Runs the benchmark.
+   * The expected work of the whole run in paper milliseconds (the floors of all operations), so the
+   * progress bar's estimate weighs a 16 MB write like the 16,000 1 KB writes it lasts as long as.
+   */
+  private double totalWork() throws IOException {
+    double total = 0;
+    for (int config : options.configs) {
+      WanProfile.Arrangement a = profile.arrangement(config);
+      for (long size : options.sizes) {
+        total +=
+            options.ops
+                * options.modes.size()
+                * (Floors.writeMs(profile, a, F, size) + Floors.readMs(profile, a, F, size));
+      }
+    }
+    return total;
+  }
+
+  /**
+   * Runs the benchmark from the command line; exits with {@link #run(String[], PrintStream,
+   * PrintStream)}'s code when it is not 0.
    *
    * @param args see {@link Options#usage()}; {@code --help} prints it
    */
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    int code = run(args, System.out, System.err);
+    if (code != 0) {
+      System.exit(code);
+    }
+  }
+
+  /**
+   * The reusable entry point (what {@code rafestore bench} calls): parses {@code args}, runs the
+   * benchmark, writes its files, prints the summary and the targets to {@code out} and progress to
+   * {@code err}. Never calls {@link System#exit}.
+   *
+   * @return 0 when the run completed (whether or not targets were met), 2 for a usage error, 1 when
+   *     the run could not complete (a profile or price file unreadable, an output directory not
+   *     writable)
+   */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
     Options o;
     try {
       o = Options.parse(args);
     } catch (IllegalArgumentException e) {
-      System.err.println("error: " + e.getMessage());
-      System.err.println(Options.usage());
-      System.exit(2);
-      return;
+      err.println("error: " + e.getMessage());
+      err.println(Options.usage());
+      return 2;
     }
     if (o.help) {
-      System.out.println(Options.usage());
-      return;
+      out.println(Options.usage());
+      return 0;
     }
-    run(o, System.out);
+    try {
+      List<Result> results = new PaperBench(o, out, err).runAll();
+      for (String line : Targets.evaluate(results)) {
+        out.println(line);
+      }
+      return 0;
+    } catch (IOException | IllegalArgumentException e) {
+      err.println("PaperBench failed: " + e);
+      return 1;
+    }
   }
 
-  /** Runs with {@code options}, logging progress to {@code log}; returns the results. */
+  /** Runs with {@code options}, logging to {@code log}, no progress bar; returns the results. */
   static List<Result> run(Options options, PrintStream log) throws IOException {
-    return new PaperBench(options, log).runAll();
+    options.progress = false;
+    return new PaperBench(options, log, log).runAll();
   }
 
   private List<Result> runAll() throws IOException {
@@ -101,18 +155,82 @@ public final class PaperBench {
         options.configs,
         options.modes,
         Arrays.toString(options.sizes));
+    String loadBefore = loadAverage();
+    long startNanos = System.nanoTime();
+    java.time.Instant started = java.time.Instant.now();
     warmUp();
     List<Result> results = new ArrayList<>();
-    for (int config : options.configs) {
-      WanProfile.Arrangement arrangement = profile.arrangement(config);
-      for (ProtocolMode mode : options.modes) {
-        for (long size : options.sizes) {
-          results.addAll(runCell(arrangement, mode, size, scale));
+    if (options.parallelConfigs && options.configs.size() > 1) {
+      // One thread per configuration; each has its own clouds, emulator and client, so they share
+      // only the CPU and the system timer thread. Results are gathered in configuration order.
+      ExecutorService pool = Executors.newFixedThreadPool(options.configs.size());
+      try {
+        List<Future<List<Result>>> futures = new ArrayList<>();
+        for (int config : options.configs) {
+          final double s = scale;
+          futures.add(pool.submit(() -> runConfig(config, s)));
         }
+        for (Future<List<Result>> f : futures) {
+          results.addAll(f.get());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted");
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof IOException io) {
+          throw io;
+        }
+        throw new IllegalStateException("a configuration's run failed", e.getCause());
+      } finally {
+        pool.shutdownNow();
+      }
+    } else {
+      for (int config : options.configs) {
+        results.addAll(runConfig(config, scale));
       }
     }
+    if (progress != null) {
+      progress.finish();
+    }
+    options.runInfo =
+        String.format(
+            Locale.ROOT,
+            "Run started %s, took %.1f min; load average (1, 5, 15 min) %s before, %s after;"
+                + " %d CPUs.",
+            started.truncatedTo(java.time.temporal.ChronoUnit.SECONDS),
+            (System.nanoTime() - startNanos) / 6e10,
+            loadBefore,
+            loadAverage(),
+            Runtime.getRuntime().availableProcessors());
     Reports.writeAll(options.out, profile, prices, scale, options, results);
     log.println("PaperBench: wrote " + options.out.toAbsolutePath());
+    return results;
+  }
+
+  /** The first three fields of /proc/loadavg, or the JVM's 1-minute figure elsewhere. */
+  private static String loadAverage() {
+    try {
+      String[] f =
+          java.nio.file.Files.readString(Path.of("/proc/loadavg"), StandardCharsets.US_ASCII)
+              .trim()
+              .split("\\s+");
+      return f[0] + " " + f[1] + " " + f[2];
+    } catch (IOException | RuntimeException e) {
+      return String.format(
+          Locale.ROOT,
+          "%.2f",
+          java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    }
+  }
+
+  private List<Result> runConfig(int config, double scale) throws IOException {
+    WanProfile.Arrangement arrangement = profile.arrangement(config);
+    List<Result> results = new ArrayList<>();
+    for (Protocol mode : options.modes) {
+      for (long size : options.sizes) {
+        results.addAll(runCell(arrangement, mode, size, scale));
+      }
+    }
     return results;
   }
 
@@ -122,12 +240,13 @@ public final class PaperBench {
    * such overhead shows as 50 paper milliseconds.
    */
   private void warmUp() throws IOException {
-    for (ProtocolMode mode : options.modes) {
+    for (Protocol mode : options.modes) {
       RafeStore.Builder builder =
           RafeStore.builder()
               .faultsTolerated(F)
               .writer("warm-up", SigningKeys.generate())
-              .mode(mode)
+              .mode(mode.mode())
+              .erasureCoding(mode.erasureK())
               .scheduler(Scheduler.system());
       WanEmulator wan = WanEmulator.builder(Scheduler.system()).build();
       for (int i = 0; i < 3 * F + 1; i++) {
@@ -150,7 +269,7 @@ public final class PaperBench {
   }
 
   private List<Result> runCell(
-      WanProfile.Arrangement arrangement, ProtocolMode mode, long size, double scale)
+      WanProfile.Arrangement arrangement, Protocol mode, long size, double scale)
       throws IOException {
     Scheduler scheduler = Scheduler.system();
     WanEmulator wan =
@@ -164,9 +283,10 @@ public final class PaperBench {
         RafeStore.builder()
             .faultsTolerated(F)
             .writer("bench", keys)
-            .mode(mode)
+            .mode(mode.mode())
             .scheduler(scheduler)
-            .dataCloudsInOrderAdded(true)
+            .dataCloudsInOrderAdded(mode.tableOrder())
+            .erasureCoding(mode.erasureK())
             .maxValueBytes(Math.max(size, 1024));
     for (String id : arrangement.order()) {
       WanProfile.CloudLink link = profile.clouds().get(id);
@@ -179,13 +299,16 @@ public final class PaperBench {
           arrangement.metadataOnly().contains(id)
               ? CloudRole.METADATA_ONLY
               : CloudRole.DATA_AND_METADATA;
-      builder.cloud(wan.wrap(new MemoryCloud(id), wanLink), role, rtt);
+      // Only the newest versions' data stay in memory; the protocol never reads older ones here.
+      builder.cloud(wan.wrap(new RetainNewestCloud(id, KEEP_VERSIONS), wanLink), role, rtt);
     }
     String key = "bench/config" + arrangement.number() + "/" + size;
     // Seeded on purpose: the same bytes in every run. The content does not matter for timing.
     byte[] value = new byte[Math.toIntExact(size)];
     new SplittableRandom(size).nextBytes(value);
     List<Result> out = new ArrayList<>(2);
+    double writeFloor = Floors.writeMs(profile, arrangement, F, size);
+    double readFloor = Floors.readMs(profile, arrangement, F, size);
     try (RafeStore store = builder.build()) {
       var blocking = store.blocking();
       Map<String, CloudStats> before = store.stats();
@@ -217,6 +340,7 @@ public final class PaperBench {
           // A failed operation is counted and reported, not timed; the run goes on.
           report(arrangement, mode, size, "write", e);
         }
+        tick(writeFloor, arrangement, mode, size);
       }
       Map<String, CloudStats> afterWrites = store.stats();
       double[] readMs = new double[options.ops];
@@ -232,6 +356,7 @@ public final class PaperBench {
         } catch (RafeStoreException e) {
           report(arrangement, mode, size, "read", e);
         }
+        tick(readFloor, arrangement, mode, size);
       }
       Map<String, CloudStats> afterReads = store.stats();
       int n = arrangement.order().size();
@@ -246,7 +371,7 @@ public final class PaperBench {
               "write",
               Arrays.copyOf(writeMs, writes),
               options.ops - writes,
-              Floors.writeMs(profile, arrangement, F, size),
+              writeFloor,
               onlyFPlusOne,
               delta(afterWrites, before),
               true);
@@ -258,7 +383,7 @@ public final class PaperBench {
               "read",
               Arrays.copyOf(readMs, reads),
               options.ops - reads,
-              Floors.readMs(profile, arrangement, F, size),
+              readFloor,
               -1,
               delta(afterReads, afterWrites),
               false);
@@ -280,9 +405,16 @@ public final class PaperBench {
     return out;
   }
 
+  private void tick(double work, WanProfile.Arrangement arrangement, Protocol mode, long size) {
+    if (progress != null) {
+      progress.advance(
+          work, "config " + arrangement.number() + " " + mode + " " + Reports.sizeLabel(size));
+    }
+  }
+
   private void report(
       WanProfile.Arrangement arrangement,
-      ProtocolMode mode,
+      Protocol mode,
       long size,
       String op,
       RafeStoreException e) {
@@ -298,7 +430,7 @@ public final class PaperBench {
 
   private Result result(
       WanProfile.Arrangement arrangement,
-      ProtocolMode mode,
+      Protocol mode,
       long size,
       String op,
       double[] latencies,
@@ -348,9 +480,12 @@ public final class PaperBench {
     boolean help;
     boolean quick;
     boolean verbose;
+    boolean progress = true;
+    boolean parallelConfigs;
+    String runInfo = "";
     Path out = Path.of("paper-results");
     List<Integer> configs = List.of(1, 2, 3);
-    List<ProtocolMode> modes = List.of(ProtocolMode.values());
+    List<Protocol> modes = Protocol.DEFAULT;
     long[] sizes = PAPER_SIZES.clone();
     int ops = 60;
     double timeScale;
@@ -360,19 +495,26 @@ public final class PaperBench {
     static String usage() {
       return String.join(
           "\n",
-          "usage: PaperBench [--quick] [--out DIR] [--configs 1,2,3] [--modes PAPER,FAST,...]",
+          "usage: PaperBench [--quick] [--out DIR] [--configs 1,2,3] [--protocols PAPER,FAST,...]",
           "                  [--sizes 1K,64K,1M] [--ops N] [--time-scale X]",
-          "                  [--profile FILE] [--prices FILE] [--verbose]",
+          "                  [--profile FILE] [--prices FILE] [--verbose] [--no-progress]",
           "  --quick        time scale from the profile (1/50), 3 ops, sizes 1K,64K,256K,1M",
           "  --out          output directory (default paper-results)",
           "  --configs      Table 2 configurations (default 1,2,3)",
-          "  --modes        protocol modes (default all four)",
+          "  --protocols    (or --modes) PAPER, FAST, DEPSKY_A, DEPSKY_CA (the default four),",
+          "                 PAPER_SELECTED, FAST_TABLE_ORDER, FAST_CODED (FAST with erasure-coded",
+          "                 data, k = 2). PAPER uses Table 2's order of data",
+          "                 clouds (the paper's own protocol); FAST lets the client choose them",
           "  --sizes        value sizes with K or M suffix (default 1K..16M, x4 steps)",
           "  --ops          writes, then reads, per cell (default 60, 3 with --quick)",
-          "  --time-scale   multiply RTTs and divide bandwidths by X (0 < X <= 1)",
+          "  --time-scale   multiply RTTs and divide bandwidths by X (0 < X <= 1; default 1, the",
+          "                 paper's real time; latencies are reported divided by X)",
           "  --profile      WAN profile file (default the built-in Table 1 profile)",
           "  --prices       price table file (default the built-in assumed list prices)",
-          "  --verbose      print what each write did (data clouds, writeDf, readM skipped)");
+          "  --verbose      print what each write did (data clouds, writeDf, readM skipped)",
+          "  --parallel-configs  run the configurations at the same time, one thread each",
+          "                 (a shorter run; they then share the CPU and the timer thread)",
+          "  --no-progress  no progress bar on stderr");
     }
 
     static Options parse(String... args) {
@@ -393,17 +535,19 @@ public final class PaperBench {
             }
             o.configs = List.copyOf(c);
           }
-          case "--modes" -> {
-            List<ProtocolMode> m = new ArrayList<>();
+          case "--no-progress" -> o.progress = false;
+          case "--parallel-configs" -> o.parallelConfigs = true;
+          case "--modes", "--protocols" -> {
+            List<Protocol> m = new ArrayList<>();
             for (String s : value(args, ++i, a).split(",")) {
               try {
-                m.add(ProtocolMode.valueOf(s.trim().toUpperCase(Locale.ROOT)));
+                m.add(Protocol.valueOf(s.trim().toUpperCase(Locale.ROOT)));
               } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(
                     "--modes: unknown mode '"
                         + s
                         + "', expected "
-                        + Arrays.toString(ProtocolMode.values()),
+                        + Arrays.toString(Protocol.values()),
                     e);
               }
             }

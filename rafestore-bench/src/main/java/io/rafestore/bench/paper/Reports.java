@@ -1,6 +1,5 @@
 package io.rafestore.bench.paper;
 
-import io.rafestore.ProtocolMode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -130,6 +129,14 @@ final class Reports {
             options.ops,
             options.ops,
             PaperBench.F));
+    if (!options.runInfo.isEmpty()) {
+      sb.append(options.runInfo)
+          .append(
+              options.parallelConfigs
+                  ? " The configurations ran at the same time (--parallel-configs)."
+                  : "")
+          .append("\n\n");
+    }
     sb.append(
         "| config | mode | size | op | failed | median ms | p90 ms | p99 ms | floor ms | median/floor"
             + " | f+1 only | cancelled | requests per cloud | cost / 10k ops (USD) |\n");
@@ -162,6 +169,11 @@ final class Reports {
               r.costPer10kUsd()));
     }
     sb.append('\n').append(table3(results));
+    sb.append("\n## Targets (issue 7), ratios within this run\n\n```\n");
+    for (String line : Targets.evaluate(results)) {
+      sb.append(line).append('\n');
+    }
+    sb.append("```\n");
     sb.append("\nCosts use ").append(prices.source()).append(".\n");
     return sb.toString();
   }
@@ -190,7 +202,7 @@ final class Reports {
         String cell = " |";
         for (Result r : results) {
           if (r.config() == config
-              && r.mode() == ProtocolMode.PAPER
+              && r.mode() == Protocol.PAPER
               && r.op().equals("write")
               && r.sizeBytes() == s) {
             cell = " " + r.onlyFPlusOne() + "/" + r.ops() + " |";

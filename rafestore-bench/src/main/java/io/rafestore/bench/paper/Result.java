@@ -1,6 +1,5 @@
 package io.rafestore.bench.paper;
 
-import io.rafestore.ProtocolMode;
 import java.util.List;
 
 /**
@@ -24,7 +23,7 @@ import java.util.List;
  */
 record Result(
     int config,
-    ProtocolMode mode,
+    Protocol mode,
     long sizeBytes,
     String op,
     int ops,

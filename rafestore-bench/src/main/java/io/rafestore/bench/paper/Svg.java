@@ -1,6 +1,5 @@
 package io.rafestore.bench.paper;
 
-import io.rafestore.ProtocolMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -23,7 +22,7 @@ final class Svg {
 
   private Svg() {}
 
-  static String latencyPlot(int config, String op, List<ProtocolMode> modes, List<Result> all) {
+  static String latencyPlot(int config, String op, List<Protocol> modes, List<Result> all) {
     List<Result> rs = new ArrayList<>();
     TreeMap<Long, Double> floors = new TreeMap<>();
     for (Result r : all) {
@@ -164,7 +163,7 @@ final class Svg {
               ly + 4));
     }
     for (int m = 0; m < modes.size(); m++) {
-      ProtocolMode mode = modes.get(m);
+      Protocol mode = modes.get(m);
       String colour = COLOURS[m % COLOURS.length];
       String dash = DASHES[m % DASHES.length];
       StringBuilder points = new StringBuilder();

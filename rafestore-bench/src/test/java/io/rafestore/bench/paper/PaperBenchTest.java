@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import io.rafestore.ProtocolMode;
+import io.rafestore.bench.support.RetainNewestCloud;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +32,7 @@ class PaperBenchTest {
 
     // one config x four modes x two sizes x {write, read}
     assertThat(results).hasSize(16);
-    assertThat(results).extracting(Result::mode).containsOnly(ProtocolMode.values());
+    assertThat(results).extracting(Result::mode).hasSameElementsAs(Protocol.DEFAULT);
     for (Result r : results) {
       // A failed operation is counted, not timed; whether any fail is not this test's business.
       assertThat(r.ops() + r.failures()).isEqualTo(3);
@@ -64,6 +64,7 @@ class PaperBenchTest {
     }
 
     String md = Files.readString(dir.resolve(Reports.MARKDOWN), StandardCharsets.UTF_8);
+    assertThat(md).containsPattern("(PASS|MISS)  best RafeStore write median <= 0.5 x DepSky-A");
     assertThat(md)
         .contains("| config | mode |")
         .contains("| paper, config 1 | 60/60 | 59/60 |")
@@ -79,6 +80,34 @@ class PaperBenchTest {
       // one line per mode plus the physical floor
       assertThat(doc.getElementsByTagName("polyline").getLength()).isEqualTo(5);
     }
+  }
+
+  @Test
+  void retainNewestCloudKeepsOnlyTheNewestDataObjectsOfEachKey() {
+    RetainNewestCloud cloud = new RetainNewestCloud("c", 2);
+    for (int i = 0; i < 5; i++) {
+      cloud.put(io.rafestore.spi.ObjectKey.of("d/k1/w-" + i), new byte[100]).join();
+      cloud.put(io.rafestore.spi.ObjectKey.of("d/k2/w-" + i), new byte[10]).join();
+    }
+    cloud.put(io.rafestore.spi.ObjectKey.of("m/k1/w"), new byte[7]).join();
+    cloud.put(io.rafestore.spi.ObjectKey.of("m/k1/w"), new byte[7]).join();
+    assertThat(cloud.storedBytes()).isEqualTo(2 * 100 + 2 * 10 + 7);
+    assertThat(cloud.list("d/k1/").join())
+        .extracting(o -> o.key().value())
+        .containsExactly("d/k1/w-3", "d/k1/w-4");
+  }
+
+  @Test
+  void commandLineEntryReturnsCodesAndNeverExits() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+    PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+    assertThat(PaperBench.run(new String[] {"--help"}, o, e)).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("--time-scale");
+    assertThat(PaperBench.run(new String[] {"--sizes", "12Q"}, o, e)).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--sizes");
+    assertThat(PaperBench.run(new String[] {"--profile", "/no/such/file"}, o, e)).isEqualTo(1);
   }
 
   @Test

@@ -133,7 +133,10 @@ final class Probe {
       double bps = 0;
       if (p.length > 0) {
         long transfer = LatencyModel.percentile(p, 0.5) - rttMedian;
-        bps = transfer > 0 ? payloadBytes * 1e9 / transfer : Double.POSITIVE_INFINITY;
+        // A large put no slower than the small ones: the link is too fast to measure at this
+        // size; report the lower bound the whole put gives instead of an infinite bandwidth.
+        long whole = Math.max(1, LatencyModel.percentile(p, 0.5));
+        bps = transfer > 0 ? payloadBytes * 1e9 / transfer : payloadBytes * 1e9 / whole;
       }
       return new ProbeReport.CloudProbe(
           cloud,

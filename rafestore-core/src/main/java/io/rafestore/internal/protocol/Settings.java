@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
 
 /**
  * The validated, immutable configuration of a client. All checks of {@code RafeStore.Builder} live
@@ -254,7 +253,7 @@ public record Settings(
         writerKeys,
         Map.copyOf(trustedCopy),
         mode,
-        executor == null ? ForkJoinPool.commonPool() : executor,
+        executor == null ? io.rafestore.internal.util.DefaultExecutor.get() : executor,
         scheduler,
         clock,
         listener,

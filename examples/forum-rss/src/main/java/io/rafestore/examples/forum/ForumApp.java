@@ -40,28 +40,31 @@ public final class ForumApp implements AutoCloseable {
   }
 
   static final String USAGE =
-      "usage: scripts/demo.sh [--port N] [--data DIR]\n"
+      "usage: scripts/demo.sh [--port N] [--data DIR | --config FILE]\n"
           + "  --port N    serve on http://127.0.0.1:N/ (default "
           + DEFAULT_PORT
           + "; 0 picks a free port)\n"
           + "  --data DIR  keep the forum's four clouds in DIR across runs (default: a temporary\n"
           + "              directory, deleted on exit)\n"
+          + "  --config FILE  run on the clouds a configuration file describes (real clouds or\n"
+          + "              the local emulators; see docs/cli.md) instead of the embedded default\n"
           + "  --console   (first argument) the console demo instead of the forum";
 
   /** Parsed command line; {@code help} asks for the usage text. */
-  record Options(int port, Optional<Path> data, boolean help) {
+  record Options(int port, Optional<Path> data, Optional<Path> config, boolean help) {
     Options(int port, Optional<Path> data) {
-      this(port, data, false);
+      this(port, data, Optional.empty(), false);
     }
 
     static Options parse(String... args) {
       int port = DEFAULT_PORT;
       Optional<Path> data = Optional.empty();
+      Optional<Path> config = Optional.empty();
       for (int i = 0; i < args.length; i++) {
         String a = args[i];
         switch (a) {
           case "--help", "-h" -> {
-            return new Options(port, data, true);
+            return new Options(port, data, config, true);
           }
           case "--port" -> {
             String v = value(args, ++i, a);
@@ -75,12 +78,20 @@ public final class ForumApp implements AutoCloseable {
             }
           }
           case "--data" -> data = Optional.of(Path.of(value(args, ++i, a)));
+          case "--config" -> config = Optional.of(Path.of(value(args, ++i, a)));
           default ->
               throw new IllegalArgumentException(
-                  "unknown option '" + a + "'; options are --port N, --data DIR and --help");
+                  "unknown option '"
+                      + a
+                      + "'; options are --port N, --data DIR, --config FILE and --help");
         }
       }
-      return new Options(port, data);
+      if (data.isPresent() && config.isPresent()) {
+        throw new IllegalArgumentException(
+            "--data and --config exclude each other: --data keeps the embedded default's"
+                + " clouds, --config names other clouds");
+      }
+      return new Options(port, data, config, false);
     }
 
     private static String value(String[] args, int i, String option) {
@@ -99,8 +110,10 @@ public final class ForumApp implements AutoCloseable {
    */
   static ForumApp start(Options options, double timeScale) throws IOException {
     Optional<Path> temp = Optional.empty();
-    Path dir;
-    if (options.data().isPresent()) {
+    Path dir = null;
+    if (options.config().isPresent()) {
+      // The clouds come from the file; nothing local to create or delete.
+    } else if (options.data().isPresent()) {
       dir = options.data().get();
     } else {
       dir = Files.createTempDirectory("rafestore-forum-");
@@ -108,7 +121,10 @@ public final class ForumApp implements AutoCloseable {
     }
     ForumStores.Opened opened = null;
     try {
-      opened = ForumStores.embedded(dir, timeScale);
+      opened =
+          options.config().isPresent()
+              ? ForumStores.fromConfig(options.config().get())
+              : ForumStores.embedded(dir, timeScale);
       Forum forum = new Forum(opened.store(), Duration.ofSeconds(90));
       if (forum.topics().isEmpty()) {
         forum.createTopic(WELCOME_ID, WELCOME_TITLE, new Post(WELCOME_AUTHOR, WELCOME_BODY));
@@ -181,12 +197,14 @@ public final class ForumApp implements AutoCloseable {
                 },
                 "forum-shutdown"));
     out.println("RafeStore forum: " + app.opened.description());
-    out.println(
-        "Data: "
-            + options
-                .data()
-                .map(p -> p.toAbsolutePath().toString())
-                .orElse("a temporary directory, deleted on exit (use --data DIR to keep it)"));
+    if (options.config().isEmpty()) {
+      out.println(
+          "Data: "
+              + options
+                  .data()
+                  .map(p -> p.toAbsolutePath().toString())
+                  .orElse("a temporary directory, deleted on exit (use --data DIR to keep it)"));
+    }
     out.println("Forum running at " + app.uri() + "  (Ctrl-C to stop)");
     out.flush();
     stopped.await();

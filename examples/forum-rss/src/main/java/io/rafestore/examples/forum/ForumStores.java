@@ -7,6 +7,8 @@ import io.rafestore.Scheduler;
 import io.rafestore.SigningKeys;
 import io.rafestore.clouds.DirectoryCloud;
 import io.rafestore.clouds.WanEmulator;
+import io.rafestore.config.CloudConfig;
+import io.rafestore.config.StoreConfig;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -158,6 +160,37 @@ final class ForumStores {
       lockChannel.close();
       throw e;
     }
+  }
+
+  /**
+   * A store described by a configuration file (see docs/cli.md): real clouds or the local
+   * emulators, with the file's f, mode, writer key and trusted writers. The forum posts as the
+   * file's writer, so the file must name one.
+   *
+   * @throws io.rafestore.config.ConfigException naming the file, line and key of a problem, or that
+   *     the file has no writer
+   * @throws IOException if the file or a key file cannot be read
+   */
+  static Opened fromConfig(Path file) throws IOException {
+    StoreConfig config = StoreConfig.load(file);
+    if (config.writer().isEmpty()) {
+      throw new IOException(
+          file + " has no writer (writer.id and writer.key): the forum needs one to post");
+    }
+    RafeStore store = config.open();
+    List<String> ids = new ArrayList<>();
+    for (CloudConfig c : config.clouds()) {
+      ids.add(c.id() + " (" + c.spec().type() + ", " + c.role() + ")");
+    }
+    String description =
+        String.format(
+            "%d clouds from %s: %s; f=%d, mode %s",
+            ids.size(),
+            file.toAbsolutePath(),
+            String.join(", ", ids),
+            config.faultsTolerated(),
+            config.mode());
+    return new Opened(store, description, () -> {});
   }
 
   /** The lock, or null if another process or another forum in this JVM holds it. */

@@ -68,4 +68,43 @@ class ForumStoresTest {
     Files.delete(dir.resolve("writer.key"));
     ForumStores.embedded(dir, SCALE).close();
   }
+
+  @Test
+  void aConfigurationFileNamesTheClouds() throws Exception {
+    io.rafestore.config.KeyFiles.write(
+        dir.resolve("forum.key"), "forum", io.rafestore.SigningKeys.generate());
+    StringBuilder conf = new StringBuilder("f = 1\nwriter.id = forum\nwriter.key = forum.key\n");
+    for (String c : new String[] {"a", "b", "c", "d"}) {
+      conf.append("cloud.").append(c).append(".type = directory\n");
+      conf.append("cloud.").append(c).append(".bucket = clouds/").append(c).append('\n');
+    }
+    Path file = dir.resolve("forum.properties");
+    Files.writeString(file, conf.toString());
+    try (ForumStores.Opened opened = ForumStores.fromConfig(file)) {
+      assertThat(opened.description()).contains("4 clouds", "a (directory", "f=1");
+      Forum forum = new Forum(opened.store(), Duration.ofSeconds(30));
+      String id = forum.createTopic("Configured", new Post("cfg", "on configured clouds")).id();
+      assertThat(forum.topicView(id, 10).orElseThrow().posts()).hasSize(1);
+    }
+    assertThat(dir.resolve("clouds/a")).isDirectory();
+
+    // Without a writer the forum cannot post: refused, naming what is missing.
+    Path readOnly = dir.resolve("read-only.properties");
+    Files.writeString(
+        readOnly, conf.toString().replace("writer.id = forum\nwriter.key = forum.key\n", ""));
+    assertThatThrownBy(() -> ForumStores.fromConfig(readOnly))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("no writer");
+
+    // A mistake in the file is reported with its line and key.
+    Path bad = dir.resolve("bad.properties");
+    Files.writeString(bad, conf.toString().replace("f = 1", "f = one"));
+    assertThatThrownBy(() -> ForumStores.fromConfig(bad))
+        .hasMessageContaining(":1:")
+        .hasMessageContaining("f");
+
+    // --config and --data exclude each other.
+    assertThatThrownBy(() -> ForumApp.Options.parse("--config", "x", "--data", "y"))
+        .hasMessageContaining("exclude each other");
+  }
 }

@@ -1,0 +1,191 @@
+package io.rafestore.bench.paper;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * Issue 7's targets for the paper reproduction, computed from one run's results as ratios between
+ * cells measured in the same run (Configuration 1 unless stated), and the check that the paper's
+ * own protocol reproduces the shape of its Table 3. Each line starts with {@code PASS}, {@code
+ * MISS}, {@code SHAPE OK}, {@code SHAPE DIFFERS} or {@code SKIP} (the cells it needs were not run).
+ * Stateless.
+ */
+final class Targets {
+  private Targets() {}
+
+  static List<String> evaluate(List<Result> results) {
+    List<String> out = new ArrayList<>();
+    TreeSet<Long> sizes = new TreeSet<>();
+    for (Result r : results) {
+      if (r.config() == 1) {
+        sizes.add(r.sizeBytes());
+      }
+    }
+
+    // 1. Best RafeStore write <= 0.5 x DepSky-A, every size.
+    StringBuilder d = new StringBuilder();
+    boolean pass = true;
+    boolean any = false;
+    for (long s : sizes) {
+      Optional<Result> best = bestRafeStore(results, 1, s, "write");
+      Optional<Result> depsky = find(results, 1, Protocol.DEPSKY_A, s, "write");
+      if (best.isEmpty() || depsky.isEmpty()) {
+        continue;
+      }
+      double ratio = best.get().medianMs() / depsky.get().medianMs();
+      any = true;
+      pass &= ratio <= 0.5;
+      d.append(
+          String.format(
+              Locale.ROOT, " %s %.2f (%s)", Reports.sizeLabel(s), ratio, best.get().mode()));
+    }
+    out.add(line(any, pass, "best RafeStore write median <= 0.5 x DepSky-A (config 1):" + d));
+
+    // 2. f+1-only writes: every write at every size in configurations 1 and 2 (best mode).
+    for (int config : new int[] {1, 2}) {
+      d = new StringBuilder();
+      pass = true;
+      any = false;
+      for (long s : sizes) {
+        Optional<Result> fast = find(results, config, Protocol.FAST, s, "write");
+        if (fast.isEmpty()) {
+          continue;
+        }
+        any = true;
+        int attempted = fast.get().ops() + fast.get().failures();
+        pass &= fast.get().onlyFPlusOne() == attempted && attempted > 0;
+        d.append(
+            String.format(
+                Locale.ROOT,
+                " %s %d/%d",
+                Reports.sizeLabel(s),
+                fast.get().onlyFPlusOne(),
+                attempted));
+      }
+      out.add(
+          line(
+              any,
+              pass,
+              "FAST writes contacting only f+1 data clouds, config " + config + ":" + d));
+    }
+
+    // 3. Best RafeStore median over the physical floor: writes <= 1.3, reads <= 1.2.
+    for (String op : List.of("write", "read")) {
+      double limit = op.equals("write") ? 1.3 : 1.2;
+      d = new StringBuilder();
+      pass = true;
+      any = false;
+      for (long s : sizes) {
+        Optional<Result> best =
+            results.stream()
+                .filter(r -> r.config() == 1 && r.sizeBytes() == s && r.op().equals(op))
+                .filter(r -> r.mode().rafeStore() && r.ops() > 0)
+                .min((a, b) -> Double.compare(a.medianOverFloor(), b.medianOverFloor()));
+        if (best.isEmpty()) {
+          continue;
+        }
+        any = true;
+        pass &= best.get().medianOverFloor() <= limit;
+        d.append(
+            String.format(
+                Locale.ROOT,
+                " %s %.2f (%s)",
+                Reports.sizeLabel(s),
+                best.get().medianOverFloor(),
+                best.get().mode()));
+      }
+      out.add(
+          line(
+              any,
+              pass,
+              String.format(
+                      Locale.ROOT,
+                      "best RafeStore %s median <= %.1f x floor (config 1):",
+                      op,
+                      limit)
+                  + d));
+    }
+
+    // 4. Cost of 10,000 1-KB writes <= 0.5 x DepSky-A.
+    Optional<Result> cheapest =
+        results.stream()
+            .filter(r -> r.config() == 1 && r.sizeBytes() == 1024 && r.op().equals("write"))
+            .filter(r -> r.mode().rafeStore())
+            .min((a, b) -> Double.compare(a.costPer10kUsd(), b.costPer10kUsd()));
+    Optional<Result> depskyCost = find(results, 1, Protocol.DEPSKY_A, 1024, "write");
+    if (cheapest.isPresent() && depskyCost.isPresent()) {
+      double ratio = cheapest.get().costPer10kUsd() / depskyCost.get().costPer10kUsd();
+      out.add(
+          line(
+              true,
+              ratio <= 0.5,
+              String.format(
+                  Locale.ROOT,
+                  "cost of 10,000 1KB writes <= 0.5 x DepSky-A (config 1): %s $%.4f vs $%.4f,"
+                      + " ratio %.2f",
+                  cheapest.get().mode(),
+                  cheapest.get().costPer10kUsd(),
+                  depskyCost.get().costPer10kUsd(),
+                  ratio)));
+    } else {
+      out.add(line(false, false, "cost of 10,000 1KB writes <= 0.5 x DepSky-A (config 1)"));
+    }
+
+    // The paper's shape: PAPER mode, config 1 f+1-only up to 64 KB and not from 256 KB; config 2
+    // mostly f+1-only at every size. "Mostly" = at least half; "f+1-only" = at least 80 %.
+    for (int config : new int[] {1, 2}) {
+      d = new StringBuilder();
+      boolean ok = true;
+      any = false;
+      for (long s : sizes) {
+        Optional<Result> paper = find(results, config, Protocol.PAPER, s, "write");
+        if (paper.isEmpty()) {
+          continue;
+        }
+        any = true;
+        int attempted = paper.get().ops() + paper.get().failures();
+        int n = paper.get().onlyFPlusOne();
+        if (config == 1) {
+          ok &= s <= 64 * 1024 ? n >= 0.8 * attempted : n <= 0.2 * attempted;
+        } else {
+          ok &= n >= 0.5 * attempted;
+        }
+        d.append(String.format(Locale.ROOT, " %s %d/%d", Reports.sizeLabel(s), n, attempted));
+      }
+      String what =
+          config == 1
+              ? "PAPER f+1-only up to 64KB, not from 256KB (paper's Table 3, config 1):"
+              : "PAPER mostly f+1-only at every size (paper's Table 3, config 2):";
+      out.add(any ? (ok ? "SHAPE OK  " : "SHAPE DIFFERS  ") + what + d : "SKIP  " + what);
+    }
+    return out;
+  }
+
+  private static String line(boolean any, boolean pass, String text) {
+    return (any ? (pass ? "PASS  " : "MISS  ") : "SKIP  ") + text;
+  }
+
+  private static Optional<Result> find(
+      List<Result> results, int config, Protocol mode, long size, String op) {
+    return results.stream()
+        .filter(
+            r ->
+                r.config() == config
+                    && r.mode() == mode
+                    && r.sizeBytes() == size
+                    && r.op().equals(op)
+                    && r.ops() > 0)
+        .findFirst();
+  }
+
+  private static Optional<Result> bestRafeStore(
+      List<Result> results, int config, long size, String op) {
+    return results.stream()
+        .filter(r -> r.config() == config && r.sizeBytes() == size && r.op().equals(op))
+        .filter(r -> r.mode().rafeStore() && r.ops() > 0)
+        .min((a, b) -> Double.compare(a.medianMs(), b.medianMs()));
+  }
+}

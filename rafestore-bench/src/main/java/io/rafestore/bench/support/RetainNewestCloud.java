@@ -1,0 +1,99 @@
+package io.rafestore.bench.support;
+
+import io.rafestore.clouds.MemoryCloud;
+import io.rafestore.spi.ByteRange;
+import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.ObjectInfo;
+import io.rafestore.spi.ObjectKey;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A {@link MemoryCloud} that forgets all but the newest few data objects of each key, so a run of
+ * 60 versions of a 16 MB value does not keep 60 x 16 MB per cloud in the heap. It sits under the
+ * {@link io.rafestore.clouds.WanEmulator}, and the protocol never asks for a superseded version in
+ * PaperBench (each cell writes one key, then reads only its latest version), so what the protocol
+ * sees, requests, bytes and timing, is unchanged; the JMH client-CPU suite uses it for the same
+ * reason. Metadata objects are kept as they are.
+ *
+ * <p>Data objects are recognised by RafeStore's layout ({@code d/<encoded key>/<writer>-<nonce>}):
+ * everything up to the last {@code /} is the key's prefix. A bench device, not a driver: do not use
+ * it where old versions are read. Thread-safe.
+ */
+public final class RetainNewestCloud implements CloudDriver {
+  private static final String DATA_PREFIX = "d/";
+
+  private final MemoryCloud store;
+  private final int keep;
+  // Guarded by this: the data objects of each key prefix, oldest first.
+  private final Map<String, ArrayDeque<ObjectKey>> dataByPrefix = new HashMap<>();
+
+  public RetainNewestCloud(String id, int keep) {
+    if (keep < 1) {
+      throw new IllegalArgumentException("keep must be >= 1, was " + keep);
+    }
+    this.store = new MemoryCloud(id);
+    this.keep = keep;
+  }
+
+  @Override
+  public String id() {
+    return store.id();
+  }
+
+  @Override
+  public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
+    CompletableFuture<Void> result = store.put(key, data);
+    String name = key.value();
+    int slash = name.lastIndexOf('/');
+    if (name.startsWith(DATA_PREFIX) && slash > 0 && result.isDone()) {
+      String prefix = name.substring(0, slash);
+      ObjectKey evicted = null;
+      synchronized (this) {
+        ArrayDeque<ObjectKey> q = dataByPrefix.computeIfAbsent(prefix, p -> new ArrayDeque<>());
+        q.addLast(key);
+        if (q.size() > keep) {
+          evicted = q.removeFirst();
+        }
+      }
+      if (evicted != null) {
+        store.delete(evicted); // a MemoryCloud delete completes before it returns
+      }
+    }
+    return result;
+  }
+
+  @Override
+  public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
+    return store.get(key, range);
+  }
+
+  @Override
+  public CompletableFuture<Void> delete(ObjectKey key) {
+    synchronized (this) {
+      for (ArrayDeque<ObjectKey> q : dataByPrefix.values()) {
+        q.remove(key);
+      }
+    }
+    return store.delete(key);
+  }
+
+  @Override
+  public CompletableFuture<List<ObjectInfo>> list(String prefix) {
+    return store.list(prefix);
+  }
+
+  /** Bytes held now (for tests). */
+  public long storedBytes() {
+    return store.storedBytes();
+  }
+
+  @Override
+  public void close() {
+    store.close();
+  }
+}

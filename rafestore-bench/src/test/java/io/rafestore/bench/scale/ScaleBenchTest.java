@@ -1,0 +1,63 @@
+package io.rafestore.bench.scale;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Runs ScaleBench briefly and checks its outputs; no throughput is asserted (shared machine). */
+class ScaleBenchTest {
+
+  @Test
+  void shortRunWritesTableAndCsv(@TempDir Path dir) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        ScaleBench.run(
+            new String[] {
+              "--levels",
+              "1,4",
+              "--seconds",
+              "0.3",
+              "--warmup",
+              "0.1",
+              "--rtt-ms",
+              "5",
+              "--modes",
+              "FAST",
+              "--ops",
+              "write,read",
+              "--executors",
+              "pool",
+              "--out",
+              dir.toString()
+            },
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    List<String> csv = Files.readAllLines(dir.resolve("scale.csv"), StandardCharsets.UTF_8);
+    assertThat(csv).hasSize(5); // header + {write, read} x {1, 4}
+    for (String line : csv.subList(1, csv.size())) {
+      String[] cells = line.split(",");
+      assertThat(Long.parseLong(cells[4])).as(line).isPositive(); // completed
+      assertThat(Long.parseLong(cells[5])).as(line).isZero(); // failed
+      assertThat(Integer.parseInt(cells[10])).as(line).isPositive(); // peak threads
+    }
+    assertThat(Files.readString(dir.resolve("scale.md"), StandardCharsets.UTF_8))
+        .contains("| op | mode | executor | in flight |");
+  }
+
+  @Test
+  void rejectsUnknownOptions() {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+    assertThat(ScaleBench.run(new String[] {"--executors", "threads"}, e, e)).isEqualTo(2);
+    assertThat(ScaleBench.run(new String[] {"--bogus"}, e, e)).isEqualTo(2);
+  }
+}

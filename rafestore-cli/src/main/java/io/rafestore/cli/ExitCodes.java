@@ -1,0 +1,28 @@
+package io.rafestore.cli;
+
+/**
+ * The exit codes of the {@code rafestore} command. Scripts may rely on them; they are listed in
+ * {@code docs/cli.md}.
+ */
+public final class ExitCodes {
+  private ExitCodes() {}
+
+  /** The command did what was asked. */
+  public static final int OK = 0;
+
+  /**
+   * The operation failed: a quorum of clouds could not be reached, the key or version does not
+   * exist, a local file could not be written.
+   */
+  public static final int FAILED = 1;
+
+  /** Bad command-line arguments, or a configuration or key file that is missing or invalid. */
+  public static final int USAGE = 2;
+
+  /**
+   * An integrity problem was found: bytes or metadata that do not verify (a read could not find
+   * bytes matching the signed hash), or, for checking commands, clouds that disagree or miss
+   * copies.
+   */
+  public static final int INTEGRITY = 3;
+}

@@ -1,0 +1,109 @@
+package io.rafestore.cli;
+
+import io.rafestore.RafeStore;
+import io.rafestore.StoredValue;
+import io.rafestore.Version;
+import io.rafestore.config.StoreConfig;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Base64;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code rafestore get KEY [--version V] [-o FILE]}: reads a version of a key. */
+@Command(
+    name = "get",
+    description = {
+      "Reads the latest version of KEY (or the one given) and writes its bytes to standard output"
+          + " or to FILE. The bytes are verified against the SHA-256 a trusted writer signed.",
+      "With --json and no -o, prints the metadata and the value in Base64."
+    })
+final class GetCommand extends StoreCommand {
+  @Parameters(index = "0", paramLabel = "KEY", description = "The key.")
+  String key;
+
+  @Option(
+      names = "--version",
+      paramLabel = "V",
+      description = "The version to read, as listed by 'history' (TIMESTAMP@WRITER, e.g. 3@alice).")
+  String version;
+
+  @Option(
+      names = {"-o", "--output"},
+      paramLabel = "FILE",
+      description = "Write the bytes to FILE (replacing it) instead of standard output.")
+  Path output;
+
+  private Version parsedVersion;
+
+  @Override
+  void prepare(StoreConfig config) throws UsageException {
+    if (version != null) {
+      try {
+        parsedVersion = Version.parse(version);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--version: " + e.getMessage(), e);
+      }
+    }
+  }
+
+  @Override
+  int run(RafeStore store, StoreConfig config) throws Exception {
+    StoredValue v =
+        parsedVersion == null
+            ? store.blocking().read(key)
+            : store.blocking().read(key, parsedVersion);
+    if (output != null) {
+      writeFile(output, v.value());
+    }
+    if (json()) {
+      Map<String, Object> o = describe(v.info());
+      o.put("servedBy", v.servedBy());
+      if (output != null) {
+        o.put("file", output.toString());
+      } else {
+        o.put("value", Base64.getEncoder().encodeToString(v.value()));
+      }
+      printJson(o);
+    } else if (output != null) {
+      out()
+          .printf(
+              "get %s: version %s, %d bytes (verified), from %s, written to %s%n",
+              key, v.version(), v.info().size(), v.servedBy(), output);
+    } else {
+      out().flush();
+      OutputStream raw = root.stdout();
+      raw.write(v.value());
+      raw.flush();
+    }
+    return ExitCodes.OK;
+  }
+
+  /** Writes to a temporary file beside {@code target} and renames it, so no half file is left. */
+  private static void writeFile(Path target, byte[] bytes) throws IOException {
+    Path absolute = target.toAbsolutePath();
+    Path dir = absolute.getParent();
+    Path name = absolute.getFileName();
+    if (dir == null || name == null) {
+      throw new IOException("-o: " + target + " is not a file path");
+    }
+    Path tmp = Files.createTempFile(dir, "." + name, ".part");
+    try {
+      Files.write(tmp, bytes);
+      try {
+        Files.move(
+            tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+      }
+    } finally {
+      Files.deleteIfExists(tmp);
+    }
+  }
+}

@@ -1,0 +1,86 @@
+package io.rafestore.cli;
+
+import io.rafestore.SigningKeys;
+import io.rafestore.config.KeyFiles;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/** {@code rafestore keygen --id ID --out FILE}: makes a writer key pair. Needs no configuration. */
+@Command(
+    name = "keygen",
+    description = {
+      "Makes a new Ed25519 writer key pair: FILE (the private key, readable by its owner only) and"
+          + " FILE with .key replaced by .pub (the public key, for other clients to trust).",
+      "Existing files are never overwritten."
+    })
+final class KeygenCommand implements Callable<Integer> {
+  @ParentCommand RafeStoreCommand root;
+
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--id",
+      required = true,
+      paramLabel = "ID",
+      description = "The writer id (1 to 64 of A-Z a-z 0-9 - _).")
+  String id;
+
+  @Option(
+      names = "--out",
+      required = true,
+      paramLabel = "FILE",
+      description = "The private key file to write, conventionally ID.key.")
+  Path out;
+
+  @Override
+  public Integer call() throws Exception {
+    if (!id.matches("[A-Za-z0-9_-]{1,64}")) {
+      throw new UsageException(
+          "--id: '" + id + "' is not a writer id (1 to 64 characters of A-Z a-z 0-9 - _)");
+    }
+    Path dir = out.toAbsolutePath().getParent();
+    if (dir != null && !Files.isDirectory(dir)) {
+      throw new UsageException("--out: directory " + dir + " does not exist");
+    }
+    KeyPair keys = SigningKeys.generate();
+    Path pub;
+    try {
+      pub = KeyFiles.write(out, id, keys);
+    } catch (FileAlreadyExistsException e) {
+      throw new UsageException(e.getFile() + " already exists; a key is never overwritten", e);
+    }
+    String publicKey = SigningKeys.encodePublic(keys.getPublic());
+    if (root.json) {
+      Map<String, Object> o = Json.object();
+      o.put("id", id);
+      o.put("privateKeyFile", out.toString());
+      o.put("publicKeyFile", pub.toString());
+      o.put("publicKey", publicKey);
+      spec.commandLine().getOut().println(Json.write(o));
+    } else {
+      spec.commandLine()
+          .getOut()
+          .printf(
+              "wrote %s (private key, keep it secret) and %s (public key)%n"
+                  + "in this writer's configuration:%n"
+                  + "  writer.id = %s%n"
+                  + "  writer.key = %s%n"
+                  + "in the configuration of every client that trusts it:%n"
+                  + "  trusted.%s = %s%n"
+                  + "or, inline:%n"
+                  + "  trusted.%s = base64:%s%n",
+              out, pub, id, out.getFileName(), id, pub.getFileName(), id, publicKey);
+    }
+    spec.commandLine().getOut().flush();
+    return ExitCodes.OK;
+  }
+}

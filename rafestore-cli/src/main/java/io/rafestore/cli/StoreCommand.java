@@ -1,0 +1,83 @@
+package io.rafestore.cli;
+
+import io.rafestore.RafeStore;
+import io.rafestore.VersionInfo;
+import io.rafestore.config.StoreConfig;
+import java.io.PrintWriter;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/**
+ * A subcommand that works on the store the configuration file describes: it checks its arguments
+ * ({@link #prepare}), opens the store, runs ({@link #run}) and closes the store. Exceptions are
+ * turned into exit codes and one line on standard error by {@link Main}. Not thread-safe.
+ */
+abstract class StoreCommand implements Callable<Integer> {
+  @ParentCommand RafeStoreCommand root;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public final Integer call() throws Exception {
+    StoreConfig config = root.loadConfig();
+    prepare(config);
+    try (RafeStore store = config.open()) {
+      return run(store, config);
+    } finally {
+      out().flush();
+    }
+  }
+
+  /**
+   * Checks arguments and reads local input before any cloud is contacted, so that a typo costs no
+   * connection. Default: nothing.
+   */
+  void prepare(StoreConfig config) throws Exception {}
+
+  /** Does the work; returns the exit code. */
+  abstract int run(RafeStore store, StoreConfig config) throws Exception;
+
+  /** Whether to print JSON instead of text. */
+  final boolean json() {
+    return root.json;
+  }
+
+  /** Standard output, as text. */
+  final PrintWriter out() {
+    return spec.commandLine().getOut();
+  }
+
+  /** Prints {@code object} as one line of JSON. */
+  final void printJson(Map<String, Object> object) {
+    out().println(Json.write(object));
+  }
+
+  /** A version's signed metadata as a JSON object. */
+  static Map<String, Object> describe(VersionInfo info) {
+    Map<String, Object> o = Json.object();
+    o.put("key", info.key());
+    o.put("version", info.version().toString());
+    o.put("timestamp", info.version().timestamp());
+    o.put("writer", info.version().writer());
+    o.put("size", info.size());
+    o.put("sha256", info.sha256Hex());
+    o.put("createdAt", info.createdAt().toString());
+    o.put("dataClouds", info.dataClouds());
+    return o;
+  }
+
+  /** Fails with a usage error unless the configuration has a writer. */
+  static void requireWriter(StoreConfig config, String command) throws UsageException {
+    if (config.writer().isEmpty()) {
+      throw new UsageException(
+          config.source()
+              + " has no writer, so '"
+              + command
+              + "' cannot sign anything: set writer.id and writer.key (make a key with"
+              + " 'rafestore keygen')");
+    }
+  }
+}

@@ -1,0 +1,30 @@
+package io.rafestore.config;
+
+import io.rafestore.CloudRole;
+import io.rafestore.spi.CloudSpec;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One cloud as configured: how to reach it, what it holds and how fast it is expected to be.
+ * Immutable.
+ *
+ * @param spec how to reach the cloud ({@link io.rafestore.clouds.Drivers#create} makes its driver)
+ * @param role whether it holds data and metadata or metadata only
+ * @param expectedRtt the round-trip time hint that orders data clouds until measured, if given
+ * @param line the line of the configuration file where the cloud is first mentioned
+ */
+public record CloudConfig(
+    CloudSpec spec, CloudRole role, Optional<Duration> expectedRtt, int line) {
+  public CloudConfig {
+    Objects.requireNonNull(spec, "spec");
+    Objects.requireNonNull(role, "role");
+    Objects.requireNonNull(expectedRtt, "expectedRtt");
+  }
+
+  /** The cloud id. */
+  public String id() {
+    return spec.id();
+  }
+}

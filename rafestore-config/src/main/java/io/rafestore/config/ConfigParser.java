@@ -1,0 +1,655 @@
+package io.rafestore.config;
+
+import io.rafestore.CloudRole;
+import io.rafestore.ProtocolMode;
+import io.rafestore.SigningKeys;
+import io.rafestore.spi.CloudSpec;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.security.PublicKey;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * The configuration file parser: reads {@code key = value} lines keeping each key's line number,
+ * then interprets and validates them. One instance per parse; not thread-safe.
+ */
+final class ConfigParser {
+  private static final Pattern ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+  private static final Pattern ENV_REF = Pattern.compile("env:[A-Za-z_][A-Za-z0-9_]*");
+  private static final List<String> TOP_LEVEL =
+      List.of(
+          "f",
+          "mode",
+          "writer.id",
+          "writer.key",
+          "trusted.<id>",
+          "operationTimeout",
+          "maxValueBytes",
+          "dataCloudsInOrderAdded",
+          "encryptValues",
+          "erasureCoding",
+          "partSize",
+          "partsInFlight",
+          "cloud.<id>.<field>");
+  private static final List<String> CLOUD_FIELDS =
+      List.of(
+          "type", "endpoint", "bucket", "region", "credentials", "role", "rtt", "option.<name>");
+  // Which fields the built-in driver types cannot do without; a third-party type checks its own.
+  private static final Map<String, List<String>> REQUIRED_BY_TYPE =
+      Map.of(
+          "directory", List.of("bucket"),
+          "s3", List.of("bucket"),
+          "gcs", List.of("bucket"),
+          "azure", List.of("bucket"),
+          "redis", List.of("endpoint"));
+  private static final Pattern SECRET_OPTION =
+      Pattern.compile("(?i).*(password|secret|token|accountkey|sas|credential|apikey).*");
+
+  private final String source;
+  private final Path baseDirectory;
+  private final Set<String> knownTypes;
+
+  /** One {@code key = value} line. */
+  private record Entry(String key, String value, int line) {}
+
+  ConfigParser(String source, Path baseDirectory, Set<String> knownTypes) {
+    this.source = source;
+    this.baseDirectory = baseDirectory;
+    this.knownTypes = knownTypes;
+  }
+
+  private ConfigException error(int line, String field, String problem) {
+    return new ConfigException(source, line, field, problem);
+  }
+
+  StoreConfig parse(String text) throws IOException {
+    Map<String, Entry> entries = readLines(text);
+
+    Entry fEntry = entries.get("f");
+    int f = fEntry == null ? 1 : parseInt(fEntry, 1, 85);
+    ProtocolMode mode =
+        entries.containsKey("mode")
+            ? parseEnum(entries.get("mode"), ProtocolMode.class)
+            : ProtocolMode.PAPER;
+    Optional<Duration> timeout = Optional.empty();
+    Entry timeoutEntry = entries.get("operationTimeout");
+    if (timeoutEntry != null) {
+      Duration d = parseDuration(timeoutEntry);
+      if (d.isZero() || d.isNegative()) {
+        throw error(
+            timeoutEntry.line,
+            timeoutEntry.key,
+            "must be greater than zero, was '" + timeoutEntry.value + "'");
+      }
+      timeout = Optional.of(d);
+    }
+    OptionalLong maxValue =
+        entries.containsKey("maxValueBytes")
+            ? OptionalLong.of(parseSize(entries.get("maxValueBytes")))
+            : OptionalLong.empty();
+    boolean inOrder =
+        entries.containsKey("dataCloudsInOrderAdded")
+            && parseBoolean(entries.get("dataCloudsInOrderAdded"));
+
+    // Group cloud.<id>.<field> entries by cloud, in order of first mention.
+    Map<String, Map<String, Entry>> cloudEntries = new LinkedHashMap<>();
+    Map<String, Entry> trustedEntries = new LinkedHashMap<>();
+    for (Entry e : entries.values()) {
+      if (e.key.startsWith("cloud.")) {
+        String rest = e.key.substring("cloud.".length());
+        int dot = rest.indexOf('.');
+        if (dot <= 0 || dot == rest.length() - 1) {
+          throw error(
+              e.line,
+              e.key,
+              "a cloud key has the form cloud.<id>.<field>, with <field> one of " + CLOUD_FIELDS);
+        }
+        String id = rest.substring(0, dot);
+        checkId(e, id, "cloud id");
+        cloudEntries
+            .computeIfAbsent(id, k -> new LinkedHashMap<>())
+            .put(rest.substring(dot + 1), e);
+      } else if (e.key.startsWith("trusted.")) {
+        String id = e.key.substring("trusted.".length());
+        checkId(e, id, "writer id");
+        trustedEntries.put(id, e);
+      }
+    }
+
+    List<CloudConfig> clouds = new ArrayList<>();
+    Map<String, Integer> fieldLines = new HashMap<>();
+    Map<String, String> stores = new HashMap<>(); // physical store identity -> cloud id
+    for (Map.Entry<String, Map<String, Entry>> c : cloudEntries.entrySet()) {
+      clouds.add(parseCloud(c.getKey(), c.getValue(), fieldLines, stores));
+    }
+    if (clouds.isEmpty()) {
+      throw error(
+          0, "cloud.<id>.type", "no clouds are defined; add at least 3f+1 = " + (3 * f + 1));
+    }
+    int n = clouds.size();
+    long data = clouds.stream().filter(c -> c.role().holdsData()).count();
+    int fLine = fEntry == null ? 0 : fEntry.line;
+    if (n < 3 * f + 1) {
+      throw error(
+          fLine,
+          "f",
+          "f = "
+              + f
+              + " needs at least 3f+1 = "
+              + (3 * f + 1)
+              + " clouds, but "
+              + n
+              + " are defined ("
+              + ids(clouds)
+              + ")");
+    }
+    if (data < 2L * f + 1) {
+      throw error(
+          fLine,
+          "f",
+          "f = "
+              + f
+              + " needs at least 2f+1 = "
+              + (2 * f + 1)
+              + " clouds with role DATA_AND_METADATA, but "
+              + data
+              + " of "
+              + n
+              + " have it");
+    }
+
+    Entry encryptEntry = entries.get("encryptValues");
+    boolean encrypt = encryptEntry != null && parseBoolean(encryptEntry);
+    if (encrypt && mode == ProtocolMode.DEPSKY_A) {
+      throw error(
+          encryptEntry.line,
+          encryptEntry.key,
+          "mode DEPSKY_A is the plaintext baseline; use DEPSKY_CA (which always encrypts) or"
+              + " PAPER or FAST");
+    }
+    Entry codingEntry = entries.get("erasureCoding");
+    int k = codingEntry == null ? 0 : parseInt(codingEntry, 0, 255);
+    if (k != 0) {
+      if (mode != ProtocolMode.PAPER && mode != ProtocolMode.FAST) {
+        throw error(
+            codingEntry.line,
+            codingEntry.key,
+            "only modes PAPER and FAST code their data; mode is " + mode);
+      }
+      if (k < 2) {
+        throw error(
+            codingEntry.line,
+            codingEntry.key,
+            "k must be >= 2 (k = 1 would be plain replication; 0 turns coding off), was " + k);
+      }
+      if (k + f > data) {
+        throw error(
+            codingEntry.line,
+            codingEntry.key,
+            "k + f = "
+                + (k + f)
+                + " fragments need as many clouds with role DATA_AND_METADATA, but "
+                + data
+                + " have it");
+      }
+    }
+
+    OptionalLong partSize = OptionalLong.empty();
+    Entry partEntry = entries.get("partSize");
+    if (partEntry != null) {
+      long size = parseSize(partEntry);
+      if (size < 1024 || size > 1024L * 1024 * 1024) {
+        throw error(
+            partEntry.line,
+            partEntry.key,
+            "must be between 1KiB and 1GiB, was '" + partEntry.value + "'");
+      }
+      partSize = OptionalLong.of(size);
+    }
+    Entry inFlightEntry = entries.get("partsInFlight");
+    OptionalInt partsInFlight =
+        inFlightEntry == null
+            ? OptionalInt.empty()
+            : OptionalInt.of(parseInt(inFlightEntry, 1, 64));
+
+    Optional<KeyFiles.WriterKey> writer =
+        parseWriter(entries.get("writer.id"), entries.get("writer.key"));
+    Map<String, PublicKey> trusted = new LinkedHashMap<>();
+    for (Map.Entry<String, Entry> t : trustedEntries.entrySet()) {
+      PublicKey key = parseTrusted(t.getKey(), t.getValue());
+      if (writer.isPresent()
+          && writer.get().writerId().equals(t.getKey())
+          && !writer.get().keys().getPublic().equals(key)) {
+        throw error(
+            t.getValue().line,
+            t.getValue().key,
+            "this is not the public key of writer.key, which is also writer " + t.getKey() + "'s");
+      }
+      trusted.put(t.getKey(), key);
+    }
+    return new StoreConfig(
+        source,
+        f,
+        mode,
+        clouds,
+        writer,
+        trusted,
+        timeout,
+        maxValue,
+        inOrder,
+        encrypt,
+        k,
+        partSize,
+        partsInFlight,
+        fieldLines);
+  }
+
+  // ---- lines ----------------------------------------------------------------------------------
+
+  private Map<String, Entry> readLines(String text) throws ConfigException {
+    Map<String, Entry> entries = new LinkedHashMap<>();
+    String[] lines = text.split("\r\n|\r|\n", -1);
+    for (int i = 0; i < lines.length; i++) {
+      int lineNo = i + 1;
+      String line = lines[i].strip();
+      if (i == 0 && line.startsWith("\uFEFF")) {
+        line = line.substring(1).strip();
+      }
+      if (line.isEmpty() || line.startsWith("#") || line.startsWith("!")) {
+        continue;
+      }
+      int eq = line.indexOf('=');
+      if (eq < 0) {
+        throw error(lineNo, null, "expected 'key = value', found no '='");
+      }
+      String key = line.substring(0, eq).strip();
+      String value = line.substring(eq + 1).strip();
+      if (key.isEmpty()) {
+        throw error(lineNo, null, "a line starts with '=' (the key is missing)");
+      }
+      if (!key.matches("[A-Za-z0-9_.-]+")) {
+        throw error(lineNo, key, "a key has only letters, digits and . _ - (no spaces or quotes)");
+      }
+      if (value.endsWith("\\")) {
+        throw error(lineNo, key, "line continuations ('\\' at the end) are not supported");
+      }
+      if (value.isEmpty()) {
+        throw error(lineNo, key, "has no value; remove the line to use the default");
+      }
+      checkKnownKey(key, lineNo);
+      Entry previous = entries.putIfAbsent(key, new Entry(key, value, lineNo));
+      if (previous != null) {
+        throw error(lineNo, key, "set twice (first on line " + previous.line + ")");
+      }
+    }
+    return entries;
+  }
+
+  private void checkKnownKey(String key, int line) throws ConfigException {
+    if (key.startsWith("cloud.")) {
+      String rest = key.substring("cloud.".length());
+      int dot = rest.indexOf('.');
+      String field = dot < 0 ? "" : rest.substring(dot + 1);
+      boolean known =
+          (field.startsWith("option.") && field.length() > "option.".length())
+              || CLOUD_FIELDS.contains(field);
+      if (!known) {
+        throw error(
+            line,
+            key,
+            dot < 0
+                ? "a cloud key has the form cloud.<id>.<field>, with <field> one of " + CLOUD_FIELDS
+                : "unknown cloud field '" + field + "'; known fields: " + CLOUD_FIELDS);
+      }
+      return;
+    }
+    if (key.startsWith("trusted.") || TOP_LEVEL.contains(key)) {
+      return;
+    }
+    throw error(line, key, "unknown key; known keys: " + TOP_LEVEL);
+  }
+
+  // ---- clouds ---------------------------------------------------------------------------------
+
+  private CloudConfig parseCloud(
+      String id,
+      Map<String, Entry> fields,
+      Map<String, Integer> fieldLines,
+      Map<String, String> stores)
+      throws ConfigException {
+    int firstLine = fields.values().stream().mapToInt(Entry::line).min().orElse(0);
+    fields.forEach((name, e) -> fieldLines.put(id + "." + name, e.line));
+    Entry typeEntry = fields.get("type");
+    if (typeEntry == null) {
+      throw error(
+          firstLine,
+          "cloud." + id + ".type",
+          "missing: cloud " + id + " needs a driver type, one of " + knownTypes);
+    }
+    String type = typeEntry.value;
+    if (!knownTypes.contains(type)) {
+      throw error(
+          typeEntry.line,
+          typeEntry.key,
+          "unknown driver type '" + type + "'; known types: " + String.join(", ", knownTypes));
+    }
+    for (String required : REQUIRED_BY_TYPE.getOrDefault(type, List.of())) {
+      if (!fields.containsKey(required)) {
+        throw error(
+            firstLine,
+            "cloud." + id + "." + required,
+            "missing: required for type " + type + " (cloud " + id + ")");
+      }
+    }
+    String endpoint = value(fields.get("endpoint"));
+    if (endpoint != null) {
+      checkEndpoint(fields.get("endpoint"));
+    }
+    String bucket = value(fields.get("bucket"));
+    if (bucket != null && type.equals("directory")) {
+      bucket = baseDirectory.resolve(bucket).normalize().toString();
+    }
+    String credentials = null;
+    Entry cred = fields.get("credentials");
+    if (cred != null) {
+      if (!ENV_REF.matcher(cred.value).matches()) {
+        // Never echo the value: it may be the secret itself, pasted in by mistake.
+        throw error(
+            cred.line,
+            cred.key,
+            "must be a reference env:NAME (an environment variable that holds the secret), or"
+                + " left out for the SDK's default credentials chain; secrets are never written"
+                + " in the file (the value is not shown here)");
+      }
+      credentials = cred.value;
+    }
+    CloudRole role =
+        fields.containsKey("role")
+            ? parseEnum(fields.get("role"), CloudRole.class)
+            : CloudRole.DATA_AND_METADATA;
+    Optional<Duration> rtt = Optional.empty();
+    if (fields.containsKey("rtt")) {
+      Entry e = fields.get("rtt");
+      Duration d = parseDuration(e);
+      if (d.isNegative()) {
+        throw error(e.line, e.key, "must be >= 0, was '" + e.value + "'");
+      }
+      rtt = Optional.of(d);
+    }
+    Map<String, String> options = new LinkedHashMap<>();
+    for (Map.Entry<String, Entry> f : fields.entrySet()) {
+      if (f.getKey().startsWith("option.")) {
+        String name = f.getKey().substring("option.".length());
+        Entry e = f.getValue();
+        if (SECRET_OPTION.matcher(name).matches()) {
+          throw error(
+              e.line,
+              e.key,
+              "looks like a secret; secrets are never written in the file: use"
+                  + " cloud."
+                  + id
+                  + ".credentials = env:NAME (the value is not shown here)");
+        }
+        options.put(name, e.value);
+      }
+    }
+    CloudSpec spec =
+        new CloudSpec(
+            id, type, endpoint, bucket, value(fields.get("region")), credentials, options);
+    // Two entries for one physical store would let one real cloud count as two of the n >= 3f+1.
+    if (bucket != null || endpoint != null) {
+      String identity = type + "|" + endpoint + "|" + bucket;
+      String other = stores.putIfAbsent(identity, id);
+      if (other != null) {
+        Entry where = fields.containsKey("bucket") ? fields.get("bucket") : fields.get("endpoint");
+        throw error(
+            where.line,
+            where.key,
+            "clouds "
+                + other
+                + " and "
+                + id
+                + " are the same store ("
+                + type
+                + (endpoint == null ? "" : " " + endpoint)
+                + (bucket == null ? "" : " " + bucket)
+                + "); each cloud must be a separate store, or one failure would count as several");
+      }
+    }
+    return new CloudConfig(spec, role, rtt, firstLine);
+  }
+
+  private void checkEndpoint(Entry e) throws ConfigException {
+    String v = e.value;
+    if (v.contains("AccountKey=") || v.contains("SharedAccessSignature=") || v.contains("sig=")) {
+      throw error(
+          e.line,
+          e.key,
+          "holds a secret (an account key or SAS signature); give the endpoint without it and"
+              + " the secret through credentials = env:NAME (the value is not shown here)");
+    }
+    URI uri;
+    try {
+      uri = new URI(v);
+    } catch (URISyntaxException ex) {
+      throw error(e.line, e.key, "'" + v + "' is not a URL: " + ex.getReason());
+    }
+    if (uri.getScheme() == null) {
+      throw error(
+          e.line, e.key, "'" + v + "' is not a URL (no scheme, such as http:// or redis://)");
+    }
+    if (uri.getRawUserInfo() != null) {
+      throw error(
+          e.line,
+          e.key,
+          "has credentials in it (user:password@); give the endpoint without them and the"
+              + " secret through credentials = env:NAME (the value is not shown here)");
+    }
+  }
+
+  // ---- keys -----------------------------------------------------------------------------------
+
+  private Optional<KeyFiles.WriterKey> parseWriter(Entry idEntry, Entry keyEntry)
+      throws IOException {
+    if (idEntry == null && keyEntry == null) {
+      return Optional.empty();
+    }
+    if (keyEntry == null) {
+      throw error(
+          idEntry.line,
+          "writer.key",
+          "missing: writer.id is set, so the writer's private key file is needed too");
+    }
+    if (idEntry == null) {
+      throw error(
+          keyEntry.line,
+          "writer.id",
+          "missing: writer.key is set, so the writer's id is needed too");
+    }
+    checkId(idEntry, idEntry.value, "writer id");
+    Path file = baseDirectory.resolve(keyEntry.value);
+    KeyFiles.WriterKey key;
+    try {
+      key = KeyFiles.readKeyPair(file);
+    } catch (NoSuchFileException ex) {
+      throw error(
+          keyEntry.line,
+          keyEntry.key,
+          "key file " + file + " does not exist (make one with 'rafestore keygen')");
+    } catch (ConfigException ex) {
+      throw new ConfigException(source, keyEntry.line, keyEntry.key, ex.getMessage(), ex);
+    }
+    if (!key.writerId().equals(idEntry.value)) {
+      throw error(
+          keyEntry.line,
+          keyEntry.key,
+          "key file "
+              + file
+              + " is writer "
+              + key.writerId()
+              + "'s, but writer.id (line "
+              + idEntry.line
+              + ") is "
+              + idEntry.value);
+    }
+    return Optional.of(key);
+  }
+
+  private PublicKey parseTrusted(String id, Entry e) throws IOException {
+    if (e.value.startsWith("base64:")) {
+      try {
+        return SigningKeys.decodePublic(e.value.substring("base64:".length()));
+      } catch (IllegalArgumentException ex) {
+        throw error(e.line, e.key, ex.getMessage());
+      }
+    }
+    Path file = baseDirectory.resolve(e.value);
+    KeyFiles.TrustedKey key;
+    try {
+      key = KeyFiles.readPublicKey(file);
+    } catch (NoSuchFileException ex) {
+      throw error(
+          e.line,
+          e.key,
+          "public key file "
+              + file
+              + " does not exist (give a file made by 'rafestore keygen', or base64:<key>)");
+    } catch (ConfigException ex) {
+      throw new ConfigException(source, e.line, e.key, ex.getMessage(), ex);
+    }
+    if (!key.writerId().equals(id)) {
+      throw error(
+          e.line,
+          e.key,
+          "public key file " + file + " is writer " + key.writerId() + "'s, not " + id + "'s");
+    }
+    return key.publicKey();
+  }
+
+  // ---- values ---------------------------------------------------------------------------------
+
+  private void checkId(Entry e, String id, String what) throws ConfigException {
+    if (!ID.matcher(id).matches()) {
+      throw error(
+          e.line, e.key, "'" + id + "' is not a valid " + what + " (1 to 64 of A-Z a-z 0-9 - _)");
+    }
+  }
+
+  private static String value(Entry e) {
+    return e == null ? null : e.value;
+  }
+
+  private static String ids(List<CloudConfig> clouds) {
+    return clouds.stream().map(CloudConfig::id).collect(Collectors.joining(", "));
+  }
+
+  private int parseInt(Entry e, int min, int max) throws ConfigException {
+    int v;
+    try {
+      v = Integer.parseInt(e.value);
+    } catch (NumberFormatException ex) {
+      throw error(e.line, e.key, "'" + e.value + "' is not a whole number");
+    }
+    if (v < min || v > max) {
+      throw error(e.line, e.key, "must be between " + min + " and " + max + ", was " + v);
+    }
+    return v;
+  }
+
+  private <E extends Enum<E>> E parseEnum(Entry e, Class<E> type) throws ConfigException {
+    String normal = e.value.toUpperCase(Locale.ROOT).replace('-', '_');
+    for (E constant : type.getEnumConstants()) {
+      if (constant.name().equals(normal)) {
+        return constant;
+      }
+    }
+    throw error(
+        e.line,
+        e.key,
+        "'"
+            + e.value
+            + "' is not allowed; allowed: "
+            + Arrays.stream(type.getEnumConstants())
+                .map(Enum::name)
+                .collect(Collectors.joining(", ")));
+  }
+
+  private boolean parseBoolean(Entry e) throws ConfigException {
+    if (e.value.equalsIgnoreCase("true")) {
+      return true;
+    }
+    if (e.value.equalsIgnoreCase("false")) {
+      return false;
+    }
+    throw error(e.line, e.key, "'" + e.value + "' is not allowed; allowed: true, false");
+  }
+
+  /** 250ms, 5s, 2m, 1h, or ISO-8601 such as PT1M30S. */
+  private Duration parseDuration(Entry e) throws ConfigException {
+    String v = e.value.trim();
+    try {
+      if (v.startsWith("PT") || v.startsWith("pt")) {
+        return Duration.parse(v);
+      }
+      String[][] units = {{"ms", "MILLIS"}, {"s", "SECONDS"}, {"m", "MINUTES"}, {"h", "HOURS"}};
+      for (String[] u : units) {
+        if (v.endsWith(u[0])) {
+          String number = v.substring(0, v.length() - u[0].length()).trim();
+          if (number.matches("-?[0-9]+")) {
+            long n = Long.parseLong(number);
+            return Duration.of(n, java.time.temporal.ChronoUnit.valueOf(u[1]));
+          }
+        }
+      }
+    } catch (DateTimeParseException | NumberFormatException | ArithmeticException ex) {
+      // fall through to the error below
+    }
+    throw error(
+        e.line,
+        e.key,
+        "'" + v + "' is not a duration; write a whole number with a unit: 250ms, 30s, 5m, 1h");
+  }
+
+  /** Bytes, or a whole number of KiB, MiB or GiB. */
+  private long parseSize(Entry e) throws ConfigException {
+    String v = e.value.trim();
+    long unit = 1;
+    String number = v;
+    String[] suffixes = {"KiB", "MiB", "GiB"};
+    for (int i = 0; i < suffixes.length; i++) {
+      if (v.endsWith(suffixes[i])) {
+        unit = 1L << (10 * (i + 1));
+        number = v.substring(0, v.length() - 3).trim();
+      }
+    }
+    try {
+      long n = Long.parseLong(number);
+      if (n < 1) {
+        throw error(e.line, e.key, "must be at least 1 byte, was '" + v + "'");
+      }
+      return Math.multiplyExact(n, unit);
+    } catch (NumberFormatException | ArithmeticException ex) {
+      throw error(
+          e.line,
+          e.key,
+          "'" + v + "' is not a size; write a whole number of bytes, or with KiB, MiB or GiB");
+    }
+  }
+}

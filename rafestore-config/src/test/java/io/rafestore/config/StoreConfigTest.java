@@ -1,0 +1,461 @@
+package io.rafestore.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.rafestore.CloudRole;
+import io.rafestore.ProtocolMode;
+import io.rafestore.RafeStore;
+import io.rafestore.SigningKeys;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.KeyPair;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class StoreConfigTest {
+  @TempDir Path dir;
+
+  private KeyPair alice;
+  private KeyPair bob;
+
+  /** Four directory clouds, lines 1-8. */
+  private static final String FOUR_CLOUDS =
+      """
+      cloud.a.type = directory
+      cloud.a.bucket = clouds/a
+      cloud.b.type = directory
+      cloud.b.bucket = clouds/b
+      cloud.c.type = directory
+      cloud.c.bucket = clouds/c
+      cloud.d.type = directory
+      cloud.d.bucket = clouds/d
+      """;
+
+  @BeforeEach
+  void keys() throws IOException {
+    alice = SigningKeys.generate();
+    bob = SigningKeys.generate();
+    KeyFiles.write(dir.resolve("alice.key"), "alice", alice);
+    KeyFiles.write(dir.resolve("bob.key"), "bob", bob);
+  }
+
+  private Path write(String text) throws IOException {
+    Path file = dir.resolve("rafestore.properties");
+    Files.writeString(file, text, StandardCharsets.UTF_8);
+    return file;
+  }
+
+  private ConfigException fails(String text) throws IOException {
+    Path file = write(text);
+    return assertThrows(ConfigException.class, () -> StoreConfig.load(file));
+  }
+
+  @Test
+  void readsEveryField() throws IOException {
+    Path file =
+        write(
+            """
+            # a comment
+            ! another comment
+            f = 1
+            mode = fast
+            writer.id = alice
+            writer.key = alice.key
+            trusted.bob = bob.pub
+            trusted.carol = base64:%s
+            operationTimeout = 90s
+            maxValueBytes = 16MiB
+            dataCloudsInOrderAdded = true
+            encryptValues = true
+            erasureCoding = 2
+            partSize = 4MiB
+            partsInFlight = 8
+
+            cloud.s3.type = s3
+            cloud.s3.endpoint = http://127.0.0.1:19000
+            cloud.s3.bucket = data
+            cloud.s3.region = eu-west-1
+            cloud.s3.credentials = env:MY_S3_KEYS
+            cloud.s3.rtt = 80ms
+            cloud.s3.option.pathStyle = true
+            cloud.local.type = directory
+            cloud.local.bucket = store/local
+            cloud.mem.type = memory
+            cloud.red.type = redis
+            cloud.red.endpoint = redis://127.0.0.1:19004
+            cloud.red.role = metadata-only
+            cloud.az.type = azure
+            cloud.az.bucket = box
+            cloud.az.endpoint = http://127.0.0.1:19003/devstoreaccount1
+            """
+                .formatted(SigningKeys.encodePublic(bob.getPublic())));
+    StoreConfig c = StoreConfig.load(file);
+
+    assertThat(c.faultsTolerated()).isEqualTo(1);
+    assertThat(c.mode()).isEqualTo(ProtocolMode.FAST);
+    assertThat(c.writer()).get().extracting(KeyFiles.WriterKey::writerId).isEqualTo("alice");
+    assertThat(c.writer().get().keys().getPublic()).isEqualTo(alice.getPublic());
+    assertThat(c.trustedWriters()).containsOnlyKeys("bob", "carol");
+    assertThat(c.trustedWriters().get("bob")).isEqualTo(bob.getPublic());
+    assertThat(c.trustedWriters().get("carol")).isEqualTo(bob.getPublic());
+    assertThat(c.operationTimeout()).contains(Duration.ofSeconds(90));
+    assertThat(c.maxValueBytes()).hasValue(16L * 1024 * 1024);
+    assertThat(c.dataCloudsInOrderAdded()).isTrue();
+    assertThat(c.encryptValues()).isTrue();
+    assertThat(c.erasureCodingK()).isEqualTo(2);
+    assertThat(c.partSize()).hasValue(4L * 1024 * 1024);
+    assertThat(c.partsInFlight()).hasValue(8);
+
+    assertThat(c.clouds())
+        .extracting(CloudConfig::id)
+        .containsExactly("s3", "local", "mem", "red", "az");
+    CloudConfig s3 = c.clouds().get(0);
+    assertThat(s3.spec().type()).isEqualTo("s3");
+    assertThat(s3.spec().endpoint()).isEqualTo("http://127.0.0.1:19000");
+    assertThat(s3.spec().bucket()).isEqualTo("data");
+    assertThat(s3.spec().region()).isEqualTo("eu-west-1");
+    assertThat(s3.spec().credentialsRef()).isEqualTo("env:MY_S3_KEYS");
+    assertThat(s3.spec().options()).isEqualTo(Map.of("pathStyle", "true"));
+    assertThat(s3.expectedRtt()).contains(Duration.ofMillis(80));
+    assertThat(s3.role()).isEqualTo(CloudRole.DATA_AND_METADATA);
+    assertThat(s3.line()).isEqualTo(17);
+    // A directory is relative to the configuration file, not to the working directory.
+    assertThat(c.clouds().get(1).spec().bucket()).isEqualTo(dir.resolve("store/local").toString());
+    assertThat(c.clouds().get(3).role()).isEqualTo(CloudRole.METADATA_ONLY);
+    assertThat(c.clouds().get(2).expectedRtt()).isEmpty();
+  }
+
+  @Test
+  void defaultsWhenOptionalKeysAreLeftOut() throws IOException {
+    StoreConfig c = StoreConfig.load(write(FOUR_CLOUDS));
+    assertThat(c.faultsTolerated()).isEqualTo(1);
+    assertThat(c.mode()).isEqualTo(ProtocolMode.PAPER);
+    assertThat(c.writer()).isEmpty();
+    assertThat(c.trustedWriters()).isEmpty();
+    assertThat(c.operationTimeout()).isEmpty();
+    assertThat(c.maxValueBytes()).isEmpty();
+    assertThat(c.encryptValues()).isFalse();
+    assertThat(c.erasureCodingK()).isZero();
+    assertThat(c.clouds()).allMatch(cc -> cc.role() == CloudRole.DATA_AND_METADATA);
+  }
+
+  @Test
+  void opensAStoreThatWritesAndReads() throws Exception {
+    StoreConfig c =
+        StoreConfig.load(write("writer.id = alice\nwriter.key = alice.key\n" + FOUR_CLOUDS));
+    try (RafeStore store = c.open()) {
+      store.blocking().write("k", "v1".getBytes(StandardCharsets.UTF_8));
+    }
+    // The same clouds with encrypted, erasure-coded values (k = 2 + f = 1 fragments on 3 of 4).
+    Files.writeString(
+        dir.resolve("coded.properties"),
+        "encryptValues = true\nerasureCoding = 2\nwriter.id = alice\nwriter.key = alice.key\n"
+            + FOUR_CLOUDS);
+    try (RafeStore store = StoreConfig.load(dir.resolve("coded.properties")).open()) {
+      store.blocking().write("coded", "v2".getBytes(StandardCharsets.UTF_8));
+      assertThat(store.blocking().read("coded").utf8()).isEqualTo("v2");
+    }
+    // A second client from the same file sees what the first wrote: the clouds are on disk.
+    try (RafeStore store = StoreConfig.load(dir.resolve("rafestore.properties")).open()) {
+      assertThat(store.blocking().read("k").utf8()).isEqualTo("v1");
+      assertThat(store.faultsTolerated()).isEqualTo(1);
+    }
+    assertThat(dir.resolve("clouds/a")).isDirectory();
+  }
+
+  @Test
+  void openNamesTheLineOfACredentialsVariableThatIsNotSet() throws IOException {
+    String unset = "RAFESTORE_TEST_UNSET_" + Long.toHexString(System.nanoTime());
+    StoreConfig c =
+        StoreConfig.load(
+            write(
+                FOUR_CLOUDS
+                    + "cloud.r.type = redis\ncloud.r.endpoint = redis://127.0.0.1:1\n"
+                    + "cloud.r.credentials = env:"
+                    + unset
+                    + "\n"));
+    ConfigException e = assertThrows(ConfigException.class, c::open);
+    assertThat(e.line()).isEqualTo(11);
+    assertThat(e.field()).contains("cloud.r.credentials");
+    assertThat(e.getMessage()).contains(unset).contains("is not set");
+  }
+
+  @Test
+  void rejectsAPrivateKeyFileOthersCanRead() throws IOException {
+    Path key = dir.resolve("alice.key");
+    Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r--r--"));
+    ConfigException e = fails(FOUR_CLOUDS + "writer.id = alice\nwriter.key = alice.key\n");
+    assertThat(e.line()).isEqualTo(10);
+    assertThat(e.field()).contains("writer.key");
+    assertThat(e.getMessage()).contains("chmod 600");
+  }
+
+  @Test
+  void knowsTheBuiltInDriverTypes() {
+    assertThat(StoreConfig.knownDriverTypes()).contains("memory", "directory");
+  }
+
+  /** One bad file per kind of error: the text, the field and line it must name, and a hint. */
+  static Stream<Arguments> badFiles() {
+    String pub = SigningKeys.encodePublic(SigningKeys.generate().getPublic());
+    return Stream.of(
+        Arguments.of("unknown key", "fauts = 1\n" + FOUR_CLOUDS, "fauts", 1, "unknown key"),
+        Arguments.of(
+            "unknown cloud field",
+            FOUR_CLOUDS + "cloud.a.buckt = x\n",
+            "cloud.a.buckt",
+            9,
+            "unknown cloud field 'buckt'"),
+        Arguments.of(
+            "cloud key without field",
+            FOUR_CLOUDS + "cloud.e = x\n",
+            "cloud.e",
+            9,
+            "cloud.<id>.<field>"),
+        Arguments.of(
+            "missing type",
+            FOUR_CLOUDS + "cloud.e.bucket = clouds/e\n",
+            "cloud.e.type",
+            9,
+            "missing"),
+        Arguments.of(
+            "missing field the type requires",
+            FOUR_CLOUDS + "cloud.e.type = s3\ncloud.e.region = x\n",
+            "cloud.e.bucket",
+            9,
+            "required for type s3"),
+        Arguments.of(
+            "bad mode",
+            "mode = quick\n" + FOUR_CLOUDS,
+            "mode",
+            1,
+            "allowed: PAPER, FAST, DEPSKY_A, DEPSKY_CA"),
+        Arguments.of(
+            "bad role",
+            FOUR_CLOUDS + "cloud.a.role = data\n",
+            "cloud.a.role",
+            9,
+            "allowed: DATA_AND_METADATA, METADATA_ONLY"),
+        Arguments.of("f not a number", "f = one\n" + FOUR_CLOUDS, "f", 1, "not a whole number"),
+        Arguments.of("f out of range", "f = 0\n" + FOUR_CLOUDS, "f", 1, "between 1 and 85"),
+        Arguments.of(
+            "key set twice",
+            FOUR_CLOUDS + "cloud.a.type = memory\n",
+            "cloud.a.type",
+            9,
+            "set twice (first on line 1)"),
+        Arguments.of(
+            "two clouds on one store",
+            FOUR_CLOUDS.replace("clouds/d", "clouds/a"),
+            "cloud.d.bucket",
+            8,
+            "clouds a and d are the same store"),
+        Arguments.of(
+            "unknown driver type",
+            FOUR_CLOUDS + "cloud.e.type = dropbox\n",
+            "cloud.e.type",
+            9,
+            "unknown driver type 'dropbox'; known types: "),
+        Arguments.of(
+            "too few clouds for f",
+            "f = 2\n" + FOUR_CLOUDS,
+            "f",
+            1,
+            "needs at least 3f+1 = 7 clouds"),
+        Arguments.of(
+            "too few data clouds",
+            "f = 1\n"
+                + FOUR_CLOUDS
+                + "cloud.c.role = METADATA_ONLY\ncloud.d.role = METADATA_ONLY\n",
+            "f",
+            1,
+            "needs at least 2f+1 = 3 clouds with role DATA_AND_METADATA"),
+        Arguments.of("no clouds", "f = 1\n", "cloud.<id>.type", 0, "no clouds are defined"),
+        Arguments.of(
+            "bad rtt", FOUR_CLOUDS + "cloud.a.rtt = fast\n", "cloud.a.rtt", 9, "not a duration"),
+        Arguments.of(
+            "rtt without unit",
+            FOUR_CLOUDS + "cloud.a.rtt = 80\n",
+            "cloud.a.rtt",
+            9,
+            "with a unit"),
+        Arguments.of(
+            "bad timeout",
+            "operationTimeout = 0s\n" + FOUR_CLOUDS,
+            "operationTimeout",
+            1,
+            "greater than zero"),
+        Arguments.of(
+            "bad size", "maxValueBytes = 1TB\n" + FOUR_CLOUDS, "maxValueBytes", 1, "not a size"),
+        Arguments.of(
+            "bad boolean",
+            "dataCloudsInOrderAdded = yes\n" + FOUR_CLOUDS,
+            "dataCloudsInOrderAdded",
+            1,
+            "allowed: true, false"),
+        Arguments.of(
+            "encryption with the plaintext baseline",
+            "mode = DEPSKY_A\nencryptValues = true\n" + FOUR_CLOUDS,
+            "encryptValues",
+            2,
+            "DEPSKY_A is the plaintext baseline"),
+        Arguments.of(
+            "erasure coding with k = 1",
+            "erasureCoding = 1\n" + FOUR_CLOUDS,
+            "erasureCoding",
+            1,
+            "k must be >= 2"),
+        Arguments.of(
+            "erasure coding with too few data clouds",
+            "erasureCoding = 4\n" + FOUR_CLOUDS,
+            "erasureCoding",
+            1,
+            "k + f = 5 fragments need as many clouds"),
+        Arguments.of(
+            "part size too small",
+            "partSize = 100\n" + FOUR_CLOUDS,
+            "partSize",
+            1,
+            "between 1KiB and 1GiB"),
+        Arguments.of(
+            "parts in flight out of range",
+            "partsInFlight = 65\n" + FOUR_CLOUDS,
+            "partsInFlight",
+            1,
+            "between 1 and 64"),
+        Arguments.of("line without =", "f 1\n" + FOUR_CLOUDS, null, 1, "expected 'key = value'"),
+        Arguments.of("empty value", "mode =\n" + FOUR_CLOUDS, "mode", 1, "has no value"),
+        Arguments.of(
+            "bad cloud id",
+            FOUR_CLOUDS + "cloud.e$.type = memory\n",
+            "cloud.e$.type",
+            9,
+            "only letters"),
+        Arguments.of(
+            "writer id without key",
+            FOUR_CLOUDS + "writer.id = alice\n",
+            "writer.key",
+            9,
+            "missing"),
+        Arguments.of(
+            "writer key without id",
+            FOUR_CLOUDS + "writer.key = alice.key\n",
+            "writer.id",
+            9,
+            "missing"),
+        Arguments.of(
+            "missing key file",
+            FOUR_CLOUDS + "writer.id = alice\nwriter.key = nobody.key\n",
+            "writer.key",
+            10,
+            "does not exist"),
+        Arguments.of(
+            "key file of another writer",
+            FOUR_CLOUDS + "writer.id = bob\nwriter.key = alice.key\n",
+            "writer.key",
+            10,
+            "is writer alice's, but writer.id (line 9) is bob"),
+        Arguments.of(
+            "public key file given as private",
+            FOUR_CLOUDS + "writer.id = alice\nwriter.key = alice.pub\n",
+            "writer.key",
+            10,
+            "this is a public key file, a private key file is needed here"),
+        Arguments.of(
+            "trusted key not base64",
+            FOUR_CLOUDS + "trusted.carol = base64:not-a-key\n",
+            "trusted.carol",
+            9,
+            "not a Base64 X.509 Ed25519 public key"),
+        Arguments.of(
+            "trusted key file of another writer",
+            FOUR_CLOUDS + "trusted.carol = bob.pub\n",
+            "trusted.carol",
+            9,
+            "is writer bob's, not carol's"),
+        Arguments.of(
+            "trusted own id with another key",
+            FOUR_CLOUDS
+                + "writer.id = alice\nwriter.key = alice.key\ntrusted.alice = base64:"
+                + pub
+                + "\n",
+            "trusted.alice",
+            11,
+            "not the public key of writer.key"),
+        Arguments.of(
+            "line continuation", "mode = PAPER \\\n" + FOUR_CLOUDS, "mode", 1, "not supported"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("badFiles")
+  void eachErrorNamesTheFieldAndTheLine(
+      String kind, String text, String field, int line, String hint) throws IOException {
+    ConfigException e = fails(text);
+    String file = dir.resolve("rafestore.properties").toString();
+    assertThat(e.source()).isEqualTo(file);
+    assertThat(e.line()).as("line").isEqualTo(line);
+    if (field == null) {
+      assertThat(e.field()).isEmpty();
+    } else {
+      assertThat(e.field()).as("field").contains(field);
+    }
+    String location = line > 0 ? file + ":" + line + ": " : file + ": ";
+    assertThat(e.getMessage())
+        .startsWith(location + (field == null ? "" : field + ": "))
+        .contains(hint);
+  }
+
+  /** Inline secrets are refused, and the message does not repeat them. */
+  static Stream<Arguments> inlineSecrets() {
+    return Stream.of(
+        Arguments.of("cloud.a.credentials = AKIAXXSECRETXX:abcdefSECRET", "cloud.a.credentials"),
+        Arguments.of("cloud.a.credentials = env:MY VAR SECRET", "cloud.a.credentials"),
+        Arguments.of("cloud.a.option.password = hunterSECRET", "cloud.a.option.password"),
+        Arguments.of("cloud.a.option.sasToken = sv=2020&sig=SECRET", "cloud.a.option.sasToken"),
+        Arguments.of("cloud.a.endpoint = redis://user:pwSECRET@127.0.0.1:6379", "cloud.a.endpoint"),
+        Arguments.of(
+            "cloud.a.endpoint = https://x.blob.core.windows.net/?sv=1&sig=SECRET",
+            "cloud.a.endpoint"));
+  }
+
+  @ParameterizedTest(name = "{1}")
+  @MethodSource("inlineSecrets")
+  void refusesInlineSecretsWithoutRepeatingThem(String line, String field) throws IOException {
+    ConfigException e = fails(FOUR_CLOUDS + line + "\n");
+    assertThat(e.line()).isEqualTo(9);
+    assertThat(e.field()).contains(field);
+    assertThat(e.getMessage()).contains("env:NAME").doesNotContain("SECRET");
+  }
+
+  @Test
+  void parseNamesTheGivenSource() {
+    assertThatThrownBy(() -> StoreConfig.parse("f = x\n", "inline-config", dir))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("inline-config:1: f: ");
+  }
+
+  @Test
+  void toStringShowsNoKeyMaterial() throws IOException {
+    StoreConfig c =
+        StoreConfig.load(write(FOUR_CLOUDS + "writer.id = alice\nwriter.key = alice.key\n"));
+    String text = c.toString() + c.writer().get();
+    assertThat(text)
+        .contains("alice")
+        .doesNotContain(SigningKeys.encodePrivate(alice.getPrivate()))
+        .doesNotContain(SigningKeys.encodePublic(alice.getPublic()));
+    assertThat(List.of(text)).isNotEmpty();
+  }
+}

@@ -1,0 +1,323 @@
+#!/usr/bin/env bash
+# The benchmark command. Builds rafestore-bench, runs the paper reproduction (PaperBench), the
+# JMH suites (client CPU per operation; hashing, signing, encryption, erasure coding) and the
+# scale suite (ScaleBench), and writes one report with the machine it ran on.
+#
+#   scripts/bench.sh            full run: regenerates docs/benchmarks.md and docs/img/*.svg
+#                               (about 45 minutes on a 2-core machine)
+#   scripts/bench.sh --quick    CI smoke (about 2 minutes): small settings, no number asserted,
+#                               report in target/bench-quick/benchmarks.md; docs/ untouched
+#
+# Options:
+#   --quick                the smoke run above
+#   --paper-results DIR    use an existing PaperBench output directory instead of running it
+#                          (the report says so)
+#   --reuse                keep the outputs of an earlier run of this script found in
+#                          target/bench-full (or -quick) and run only the missing steps (the
+#                          report names the reused ones)
+#   --out DIR              where the report and its images go (default docs/, or
+#                          target/bench-quick with --quick)
+# Runnable from any directory. Needs JDK 17+, Maven 3.8+, awk. Nothing leaves 127.0.0.1: every
+# cloud is in memory.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+say() { printf 'bench.sh: %s\n' "$*" >&2; }
+die() { printf 'bench.sh: ERROR: %s\n' "$*" >&2; exit 1; }
+
+QUICK=0
+REUSE=0
+REUSED=()
+PAPER_RESULTS=""
+OUT=""
+ARGS_AS_GIVEN="$*"
+while (($#)); do
+  case "$1" in
+    --quick) QUICK=1 ;;
+    --paper-results) shift; PAPER_RESULTS="${1:?--paper-results needs a directory}" ;;
+    --out) shift; OUT="${1:?--out needs a directory}" ;;
+    --reuse) REUSE=1 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    *) die "unknown option '$1' (try --help)" ;;
+  esac
+  shift
+done
+if ((QUICK)); then
+  OUT="${OUT:-$ROOT/target/bench-quick}"
+else
+  OUT="${OUT:-$ROOT/docs}"
+fi
+WORK="$ROOT/target/bench-$( ((QUICK)) && echo quick || echo full)"
+mkdir -p "$OUT/img" "$WORK"
+OUT="$(cd "$OUT" && pwd)"
+
+command -v mvn >/dev/null 2>&1 || die "Maven (mvn) 3.8+ is required."
+command -v java >/dev/null 2>&1 || die "Java 17+ is required."
+
+START=$SECONDS
+LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+DATE_START="$(date -u '+%Y-%m-%d %H:%M UTC')"
+
+# --- Build ---------------------------------------------------------------------------------
+say "building rafestore-bench (mvn -pl rafestore-bench -am package -Dquick -DskipTests)"
+mvn -B -q -ntp -Dstyle.color=never -pl rafestore-bench -am package -Dquick -DskipTests \
+  </dev/null >"$WORK/build.log" 2>&1 || { cat "$WORK/build.log" >&2; die "build failed"; }
+JAR="$ROOT/rafestore-bench/target/benchmarks.jar"
+[[ -f "$JAR" ]] || die "no $JAR after the build"
+JAVA=(java -Xmx4g -cp "$JAR")
+
+# --- 1. Paper reproduction -----------------------------------------------------------------
+# reused FILE: true (and noted) when --reuse was given and FILE exists from an earlier run.
+reused() {
+  if ((REUSE)) && [[ -s "$1" ]]; then
+    REUSED+=("${1#"$ROOT"/} ($(date -u -r "$1" '+%Y-%m-%d %H:%M UTC'))")
+    say "reusing ${1#"$ROOT"/}"
+    return 0
+  fi
+  return 1
+}
+
+if [[ -n "$PAPER_RESULTS" ]]; then
+  [[ -f "$PAPER_RESULTS/results.md" ]] || die "$PAPER_RESULTS has no results.md"
+  PAPER_DIR="$(cd "$PAPER_RESULTS" && pwd)"
+  PAPER_CMD="(reused: results of an earlier PaperBench run in $PAPER_RESULTS)"
+  say "PaperBench: reusing $PAPER_DIR"
+else
+  PAPER_DIR="$WORK/paper"
+  if ((QUICK)); then
+    PAPER_ARGS=(--quick --out "$PAPER_DIR")
+  else
+    # Time scale 1/30: every RTT x 0.0333 and every bandwidth x 30; the three configurations run
+    # at the same time. About 30 minutes instead of the ~37 hours of the paper's real time.
+    PAPER_ARGS=(--time-scale 0.0333 --parallel-configs --out "$PAPER_DIR")
+  fi
+  PAPER_CMD="java -cp rafestore-bench/target/benchmarks.jar io.rafestore.bench.paper.PaperBench ${PAPER_ARGS[*]/#$ROOT\//}"
+  if ! reused "$PAPER_DIR/results.md"; then
+    say "PaperBench ${PAPER_ARGS[*]}"
+    "${JAVA[@]}" io.rafestore.bench.paper.PaperBench "${PAPER_ARGS[@]}" \
+      >"$WORK/paper.log" || { cat "$WORK/paper.log" >&2; die "PaperBench failed"; }
+  fi
+fi
+
+# Supplement (full mode only): FAST with erasure-coded data (k = 2) against DepSky-A in
+# Configuration 1, a separate, shorter run (30 operations per cell).
+CODED_DIR="$WORK/paper-coded"
+CODED_ARGS=(--configs 1 --protocols FAST_CODED,DEPSKY_A --ops 30 --time-scale 0.0333
+  --out "$CODED_DIR")
+CODED_CMD="java -cp rafestore-bench/target/benchmarks.jar io.rafestore.bench.paper.PaperBench ${CODED_ARGS[*]/#$ROOT\//}"
+if ((!QUICK)) && ! reused "$CODED_DIR/results.md"; then
+  say "PaperBench ${CODED_ARGS[*]}"
+  "${JAVA[@]}" io.rafestore.bench.paper.PaperBench "${CODED_ARGS[@]}" \
+    >"$WORK/paper-coded.log" || { cat "$WORK/paper-coded.log" >&2; die "PaperBench failed"; }
+fi
+
+# --- 2. JMH ---------------------------------------------------------------------------------
+if ((QUICK)); then
+  # Smoke: every benchmark runs once, briefly, with the small sizes. No number is asserted.
+  JMH_MAIN=(-f 1 -wi 0 -i 1 -r 100ms -p size=1024)
+  JMH_AEAD=(-f 1 -wi 0 -i 1 -r 100ms -p size=1024)
+else
+  JMH_MAIN=(-f 1 -wi 3 -w 1s -i 5 -r 1s)
+  # AES-GCM needs a long warm-up before its intrinsics are compiled (see AeadBenchmark).
+  JMH_AEAD=(-f 1 -wi 8 -w 2s -i 5 -r 1s)
+fi
+JMH_SUITES='ClientCpuBenchmark|Ed25519Benchmark|Sha256Benchmark|ReedSolomonBenchmark'
+if ! reused "$WORK/jmh-main.csv"; then
+  say "JMH $JMH_SUITES ${JMH_MAIN[*]}"
+  java -jar "$JAR" "$JMH_SUITES" "${JMH_MAIN[@]}" -rf csv -rff "$WORK/jmh-main.csv" \
+    >"$WORK/jmh-main.log" 2>&1 || { tail -50 "$WORK/jmh-main.log" >&2; die "JMH failed"; }
+fi
+if ! reused "$WORK/jmh-aead.csv"; then
+  say "JMH AeadBenchmark ${JMH_AEAD[*]}"
+  java -jar "$JAR" AeadBenchmark "${JMH_AEAD[@]}" -rf csv -rff "$WORK/jmh-aead.csv" \
+    >"$WORK/jmh-aead.log" 2>&1 || { tail -50 "$WORK/jmh-aead.log" >&2; die "JMH failed"; }
+fi
+
+# --- 3. Scale ---------------------------------------------------------------------------------
+if ((QUICK)); then
+  SCALE_ARGS=(--quick --seconds 1 --warmup 0.5 --executors default --out "$WORK/scale")
+else
+  SCALE_ARGS=(--levels 1,10,100,1000 --seconds 5 --warmup 2 --modes FAST --ops write,read
+    --executors default,pool --out "$WORK/scale")
+fi
+if ! reused "$WORK/scale/scale.md"; then
+  say "ScaleBench ${SCALE_ARGS[*]}"
+  "${JAVA[@]}" io.rafestore.bench.scale.ScaleBench "${SCALE_ARGS[@]}" >"$WORK/scale.log" \
+    || { cat "$WORK/scale.log" >&2; die "ScaleBench failed"; }
+fi
+
+# --- Report -------------------------------------------------------------------------------------
+LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+ELAPSED=$((SECONDS - START))
+CPU_MODEL="$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || echo unknown)"
+CPUS="$(nproc 2>/dev/null || echo '?')"
+MEM="$(awk '/^MemTotal/ {printf "%.1f GB", $2 / 1048576}' /proc/meminfo 2>/dev/null || echo unknown)"
+JAVA_VERSION="$(java -version 2>&1 | head -3)"
+cp "$PAPER_DIR"/latency-config*.svg "$OUT/img/"
+if [[ -f "$CODED_DIR/results.md" ]] && ((!QUICK)); then
+  for f in "$CODED_DIR"/latency-config*.svg; do cp "$f" "$OUT/img/coded-$(basename "$f")"; done
+fi
+cp "$PAPER_DIR/results.csv" "$OUT/img/paper-results.csv" 2>/dev/null || true
+
+# A JMH CSV as a Markdown table: benchmark, the parameters that vary, score, error, unit.
+jmh_table() {
+  awk -F',' '
+    function unq(s) { gsub(/^"|"$/, "", s); return s }
+    { sub(/\r$/, "") }
+    NR == 1 {
+      for (i = 1; i <= NF; i++) { h[i] = unq($i); if (h[i] ~ /^Param: /) p[++np] = i }
+      printf "| benchmark |"; for (k = 1; k <= np; k++) { n = h[p[k]]; sub(/^Param: /, "", n); printf " %s |", n }
+      printf " score | error (99.9%%) | unit |\n|---|"; for (k = 1; k <= np; k++) printf "---|"; print "---:|---:|---|"
+      next
+    }
+    {
+      b = unq($1); sub(/^io\.rafestore\.bench\.jmh\./, "", b)
+      printf "| %s |", b; for (k = 1; k <= np; k++) printf " %s |", unq($p[k])
+      err = unq($6); if (err == "NaN") err = "n/a (1 iteration)"; else err = sprintf("%.2f", err)
+      printf " %.2f | %s | %s |\n", unq($5), err, unq($7)
+    }' "$1"
+}
+
+# Issue 7's CPU targets from the JMH CSV: best RafeStore mode, 1 KB, microseconds per operation.
+cpu_targets() {
+  awk -F',' '
+    function unq(s) { gsub(/^"|"$/, "", s); return s }
+    { sub(/\r$/, "") }
+    NR == 1 { for (i = 1; i <= NF; i++) { h[unq($i)] = i }; next }
+    unq($1) ~ /ClientCpuBenchmark/ && unq($h["Param: size"]) == "1024" {
+      m = unq($h["Param: mode"]); if (m != "PAPER" && m != "FAST") next
+      b = unq($1); sub(/.*\./, "", b); s = unq($5) + 0
+      if (!(b in best) || s < best[b]) { best[b] = s; who[b] = m }
+    }
+    END {
+      split("write:100 readLatest:50 readAfterChange:50", t, " ")
+      for (i = 1; i <= 3; i++) {
+        split(t[i], kv, ":")
+        if (!(kv[1] in best)) { printf "SKIP  client CPU %s (not run)\n", kv[1]; continue }
+        printf "%s  client CPU per 1 KB %s <= %d us (zero-latency clouds): %.1f us (%s)\n", \
+          (best[kv[1]] <= kv[2] ? "PASS" : "MISS"), kv[1], kv[2], best[kv[1]], who[kv[1]]
+      }
+    }' "$1"
+}
+
+# The lines between the fences after results.md's "## Targets" heading.
+targets_of() { awk '/^## Targets/ {t = 1; next} t && /^```/ {f++; next} t && f == 1' "$1"; }
+PAPER_TARGETS="$(targets_of "$PAPER_DIR/results.md")"
+CODED_TARGETS=""
+if ((!QUICK)) && [[ -f "$CODED_DIR/results.md" ]]; then
+  CODED_TARGETS="$(targets_of "$CODED_DIR/results.md" | grep -E '^(PASS|MISS)  (best RafeStore write|cost)' \
+    | sed 's/^\(PASS\|MISS\)  /\1  [FAST_CODED run] /' || true)"
+fi
+CPU_TARGETS="$(cpu_targets "$WORK/jmh-main.csv")"
+SCALE_TARGETS="$(grep -E '^(PASS|MISS)' "$WORK/scale/scale.md" || true)"
+PAPER_HEADER="$(grep -m1 '^PaperBench: profile' "$PAPER_DIR/../paper.log" 2>/dev/null || grep -m1 '^Profile' "$PAPER_DIR/results.md" || true)"
+NOTES="$ROOT/rafestore-bench/report-notes.md"
+
+THIS_CMD="scripts/bench.sh${ARGS_AS_GIVEN:+ $ARGS_AS_GIVEN}"
+REPORT="$OUT/benchmarks.md"
+{
+  echo "# RafeStore benchmarks"
+  echo
+  echo "Generated by \`$THIS_CMD\` on $DATE_START in $((ELAPSED / 60)) min $((ELAPSED % 60)) s."
+  echo "Do not edit by hand: change the code or \`rafestore-bench/report-notes.md\` and run the"
+  echo "command again. Full mode (this file, \`docs/benchmarks.md\`): \`scripts/bench.sh\`;"
+  echo "CI smoke: \`scripts/bench.sh --quick\` (report in \`target/bench-quick/\`)."
+  if ((QUICK)); then
+    echo
+    echo "**Quick (smoke) mode: tiny settings, numbers not meaningful.**"
+  fi
+  if ((${#REUSED[@]})); then
+    echo
+    echo "Reused from an earlier run of this script (\`--reuse\`): ${REUSED[*]}."
+  fi
+  echo
+  echo "## Machine"
+  echo
+  echo "* CPU: $CPU_MODEL, $CPUS logical CPUs (shared with other work: see the load)"
+  echo "* Memory: $MEM"
+  echo "* Load average (1, 5, 15 min): $LOAD_BEFORE before, $LOAD_AFTER after this invocation"
+  if ((${#REUSED[@]})) && [[ -f "$WORK/run-info.txt" ]]; then
+    echo "* The reused steps ran in: $(cat "$WORK/run-info.txt")"
+  fi
+  echo "* Java:"
+  echo
+  echo '```'
+  echo "$JAVA_VERSION"
+  echo '```'
+  echo
+  echo "## Targets (issue 7), each a ratio within one run"
+  echo
+  echo '```'
+  [[ -n "$PAPER_TARGETS" ]] && echo "$PAPER_TARGETS"
+  [[ -n "$CODED_TARGETS" ]] && echo "$CODED_TARGETS"
+  [[ -n "$CPU_TARGETS" ]] && echo "$CPU_TARGETS"
+  [[ -n "$SCALE_TARGETS" ]] && echo "$SCALE_TARGETS"
+  echo '```'
+  echo
+  if [[ -f "$NOTES" ]]; then
+    cat "$NOTES"
+    echo
+  fi
+  echo "## 1. Paper reproduction (PaperBench)"
+  echo
+  echo "Command: \`$PAPER_CMD\`"
+  [[ -n "$PAPER_HEADER" ]] && { echo; echo "    $PAPER_HEADER"; }
+  echo
+  for c in 1 2 3; do
+    if [[ -f "$OUT/img/latency-config$c-write.svg" ]]; then
+      echo "![Configuration $c, writes](img/latency-config$c-write.svg)"
+      echo "![Configuration $c, reads](img/latency-config$c-read.svg)"
+      echo
+    fi
+  done
+  # results.md without its own title and without the targets (shown above).
+  sed '1{/^# /d}' "$PAPER_DIR/results.md" | sed '/^## Targets/,$d'
+  echo
+  if ((!QUICK)) && [[ -f "$CODED_DIR/results.md" ]]; then
+    echo "## 1b. Supplement: FAST with erasure-coded data (k = 2) against DepSky-A"
+    echo
+    echo "Command: \`$CODED_CMD\`. A separate, shorter run (30 operations per cell, Configuration 1"
+    echo "only): FAST with \`erasureCoding(2)\` sends 2 data + 1 parity fragments of half the value"
+    echo "to 3 data clouds instead of f+1 = 2 full copies, so it can go below the full-copy floor;"
+    echo "its f+1-only count is 0 by design (it always contacts k + f = 3 data clouds)."
+    echo
+    echo "![FAST_CODED, Configuration 1, writes](img/coded-latency-config1-write.svg)"
+    echo "![FAST_CODED, Configuration 1, reads](img/coded-latency-config1-read.svg)"
+    echo
+    sed '1{/^# /d}' "$CODED_DIR/results.md" | sed '/^## Table 3/,$d'
+    echo
+    echo "Targets computed within this run:"
+    echo
+    echo '```'
+    targets_of "$CODED_DIR/results.md" | grep -E '^(PASS|MISS)' || true
+    echo '```'
+    echo
+  fi
+  echo "## 2. Client CPU per operation and crypto/coding throughput (JMH)"
+  echo
+  echo "Commands: \`java -jar rafestore-bench/target/benchmarks.jar '$JMH_SUITES' ${JMH_MAIN[*]}\`"
+  echo "and \`java -jar rafestore-bench/target/benchmarks.jar AeadBenchmark ${JMH_AEAD[*]}\`."
+  echo "ClientCpuBenchmark: f = 1, four in-memory clouds with zero latency, all work on the"
+  echo "benchmark thread; us/op is the client's CPU per operation. Throughput suites: ops/s."
+  echo
+  jmh_table "$WORK/jmh-main.csv"
+  echo
+  jmh_table "$WORK/jmh-aead.csv"
+  echo
+  echo "## 3. Scale: one client, many operations in flight (ScaleBench)"
+  echo
+  echo "Command: \`java -cp rafestore-bench/target/benchmarks.jar io.rafestore.bench.scale.ScaleBench ${SCALE_ARGS[*]/#$ROOT\//}\`"
+  echo
+  cat "$WORK/scale/scale.md"
+} >"$REPORT"
+
+if ((${#REUSED[@]} == 0)); then
+  echo "\`$THIS_CMD\` started $DATE_START, took $((ELAPSED / 60)) min $((ELAPSED % 60)) s, load average $LOAD_BEFORE before, $LOAD_AFTER after" \
+    >"$WORK/run-info.txt"
+fi
+say "wrote $REPORT and $OUT/img/ in $((ELAPSED / 60))m$((ELAPSED % 60))s (load $LOAD_BEFORE -> $LOAD_AFTER)"
+echo "$PAPER_TARGETS"
+[[ -n "$CODED_TARGETS" ]] && echo "$CODED_TARGETS"
+echo "$CPU_TARGETS"
+echo "$SCALE_TARGETS"
