@@ -27,6 +27,35 @@ public interface BlockingRafeStore {
   /** See {@link RafeStore#delete}. */
   void delete(String key) throws RafeStoreException, java.io.InterruptedIOException;
 
+  /** See {@link RafeStore#collect}. */
+  CollectionReport collect(String key, RetentionPolicy policy)
+      throws RafeStoreException, java.io.InterruptedIOException;
+
+  /** See {@link RafeStore#collectOrphans}. */
+  OrphanReport collectOrphans(String key, java.time.Duration grace)
+      throws RafeStoreException, java.io.InterruptedIOException;
+
+  /** See {@link RafeStore#purge}. */
+  java.util.Map<String, Integer> purge(String key)
+      throws RafeStoreException, java.io.InterruptedIOException;
+
+  /** See {@link RafeStore#verify}. */
+  VerifyReport verify(String key) throws RafeStoreException, java.io.InterruptedIOException;
+
+  /** See {@link RafeStore#repair}. */
+  RepairReport repair(String key) throws RafeStoreException, java.io.InterruptedIOException;
+
+  /** See {@link RafeStore#keys}. */
+  java.util.List<String> keys() throws RafeStoreException, java.io.InterruptedIOException;
+
+  /** See {@link RafeStore#verifyAll}. */
+  java.util.List<VerifyReport> verifyAll()
+      throws RafeStoreException, java.io.InterruptedIOException;
+
+  /** See {@link RafeStore#repairAll}. */
+  java.util.List<RepairReport> repairAll()
+      throws RafeStoreException, java.io.InterruptedIOException;
+
   /** See {@link RafeStore#read(String, Version, long, int)}. */
   byte[] read(String key, Version version, long offset, int length)
       throws RafeStoreException, java.io.InterruptedIOException;

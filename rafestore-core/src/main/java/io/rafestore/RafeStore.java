@@ -89,6 +89,59 @@ public interface RafeStore extends AutoCloseable {
   CompletableFuture<Void> delete(String key);
 
   /**
+   * Garbage-collects old versions of {@code key} under {@code policy}. Every version older than the
+   * oldest one the policy keeps is collected: this writer stores its log with a signed watermark
+   * ("every version up to V is collected") and without its own collected entries (compaction) on n
+   * - f clouds, and only then deletes the collected versions' data objects from every cloud. Other
+   * writers' logs shrink when those writers next write; until then readers honour the watermark
+   * across logs. A reader asking for a collected version gets {@link VersionCollectedException},
+   * also if it read metadata before the collection and found the data gone. The newest version is
+   * never collected. Needs a writer identity.
+   */
+  CompletableFuture<CollectionReport> collect(String key, RetentionPolicy policy);
+
+  /**
+   * Deletes data objects of {@code key} that no trusted writer's log references (left by writers
+   * that crashed between writeDo and writeM, or by surplus uploads that landed), once this client
+   * has seen them unreferenced for at least {@code grace}. A write in flight has uploaded data but
+   * not yet metadata, so {@code grace} must exceed the writers' operation timeout; the first call
+   * only notes what it sees, unless {@code grace} is zero (safe only when no write is running).
+   */
+  CompletableFuture<OrphanReport> collectOrphans(String key, java.time.Duration grace);
+
+  /**
+   * Deletes {@code key} (a signed tombstone, then its data) and then removes every remaining data
+   * and metadata object of the key from every cloud, including the tombstone itself. Afterwards a
+   * faulty cloud that kept an old log could replay it; readers then find no data and fail with an
+   * error, never with wrong bytes. Completes with the number of objects removed per cloud.
+   */
+  CompletableFuture<Map<String, Integer>> purge(String key);
+
+  /**
+   * Checks {@code key} on every cloud: the newest validly signed log of every trusted writer, and
+   * data with the signed hash on every listed holder of every retained version. Asks all n clouds,
+   * not a quorum; a cloud that does not answer within half the operation timeout is reported
+   * unreachable.
+   */
+  CompletableFuture<VerifyReport> verify(String key);
+
+  /**
+   * Verifies {@code key}, copies the newest signed logs verbatim to clouds that lack them or hold
+   * older or invalid ones, re-puts verified replicated data onto listed holders that lost it, and
+   * verifies again. Needs no writer identity: it only copies what trusted writers signed.
+   */
+  CompletableFuture<RepairReport> repair(String key);
+
+  /** Every key with a metadata object on at least one reachable cloud, sorted. */
+  CompletableFuture<List<String>> keys();
+
+  /** {@link #verify} of every key in {@link #keys()}, one key at a time. */
+  CompletableFuture<List<VerifyReport>> verifyAll();
+
+  /** {@link #repair} of every key in {@link #keys()}, one key at a time. */
+  CompletableFuture<List<RepairReport>> repairAll();
+
+  /**
    * Reads {@code length} bytes from {@code offset} of one version (fewer if the value ends first).
    * Only the parts covering the range are fetched, each verified against its signed SHA-256 before
    * any of its bytes are returned. A value small enough to be stored whole (at most {@link

@@ -3,18 +3,24 @@ package io.rafestore.internal.protocol;
 import io.rafestore.BlockingRafeStore;
 import io.rafestore.CloudFault;
 import io.rafestore.CloudStats;
+import io.rafestore.CollectionReport;
 import io.rafestore.ConditionOne;
 import io.rafestore.HistoryPage;
 import io.rafestore.IntegrityException;
 import io.rafestore.KeyNotFoundException;
+import io.rafestore.OrphanReport;
 import io.rafestore.ProbeOptions;
 import io.rafestore.ProbeReport;
 import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
 import io.rafestore.RafeStoreException;
+import io.rafestore.RepairReport;
+import io.rafestore.RetentionPolicy;
 import io.rafestore.Scheduler;
 import io.rafestore.StoredValue;
+import io.rafestore.VerifyReport;
 import io.rafestore.Version;
+import io.rafestore.VersionCollectedException;
 import io.rafestore.VersionInfo;
 import io.rafestore.VersionNotFoundException;
 import io.rafestore.WriteReceipt;
@@ -43,6 +49,7 @@ public final class Client implements RafeStore {
   private final Context ctx;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final BlockingRafeStore blocking = new Blocking();
+  private final Maintenance.OrphanMemory orphans = new Maintenance.OrphanMemory();
 
   public Client(Settings settings) {
     this.ctx = new Context(settings);
@@ -87,7 +94,7 @@ public final class Client implements RafeStore {
                                 ? "never written"
                                 : "deleted at " + view.tombstone));
                   }
-                  return fetch(key, view, view.visible.get(0));
+                  return fetchOrCollected(key, view, view.visible.get(0), null);
                 }));
   }
 
@@ -102,6 +109,10 @@ public final class Client implements RafeStore {
             .thenCompose(
                 view -> {
                   View.Item item = view.find(version);
+                  if (item == null && view.isCollected(version)) {
+                    return CompletableFuture.failedFuture(
+                        new VersionCollectedException(key, version, view.collected));
+                  }
                   if (item == null) {
                     String why =
                         view.tombstone != null && version.compareTo(view.tombstone) <= 0
@@ -110,8 +121,42 @@ public final class Client implements RafeStore {
                     return CompletableFuture.failedFuture(
                         new VersionNotFoundException(key, version, why));
                   }
-                  return fetch(key, view, item);
+                  return fetchOrCollected(key, view, item, version);
                 }));
+  }
+
+  /**
+   * Fetches a version; if that fails (a reader that read metadata before a collection finds the
+   * data deleted), reads metadata again: a signed watermark now covering the version means it was
+   * collected ({@link VersionCollectedException}), or for a read of the latest version, the newer
+   * latest is fetched once. Without a watermark the fetch's own failure stands: missing data that
+   * no trusted writer collected is an integrity failure.
+   *
+   * @param asked the version asked for, null for "the latest"
+   */
+  private CompletableFuture<StoredValue> fetchOrCollected(
+      String key, View view, View.Item item, Version asked) {
+    CompletableFuture<StoredValue> first = fetch(key, view, item);
+    return first
+        .handle((v, e) -> first)
+        .thenCompose(
+            f -> {
+              if (!f.isCompletedExceptionally()) {
+                return f;
+              }
+              return MetadataRead.run(ctx, key)
+                  .thenCompose(
+                      fresh -> {
+                        if (!fresh.isCollected(item.version())) {
+                          return f;
+                        }
+                        if (asked == null && !fresh.visible.isEmpty()) {
+                          return fetch(key, fresh, fresh.visible.get(0));
+                        }
+                        return CompletableFuture.failedFuture(
+                            new VersionCollectedException(key, item.version(), fresh.collected));
+                      });
+            });
   }
 
   private CompletableFuture<StoredValue> fetch(String key, View view, View.Item item) {
@@ -359,6 +404,84 @@ public final class Client implements RafeStore {
   }
 
   @Override
+  public CompletableFuture<CollectionReport> collect(String key, RetentionPolicy policy) {
+    Names.checkKey(key);
+    Objects.requireNonNull(policy, "policy");
+    checkWriter("collect");
+    checkOpen();
+    return bounded("collection of '" + key + "'", Maintenance.collect(ctx, key, policy));
+  }
+
+  @Override
+  public CompletableFuture<OrphanReport> collectOrphans(String key, Duration grace) {
+    Names.checkKey(key);
+    Objects.requireNonNull(grace, "grace");
+    if (grace.isNegative()) {
+      throw new IllegalArgumentException("orphan grace period must be >= 0, was " + grace);
+    }
+    checkOpen();
+    return bounded(
+        "orphan collection of '" + key + "'", Maintenance.collectOrphans(ctx, orphans, key, grace));
+  }
+
+  @Override
+  public CompletableFuture<Map<String, Integer>> purge(String key) {
+    Names.checkKey(key);
+    checkWriter("purge");
+    checkOpen();
+    return bounded("purge of '" + key + "'", Maintenance.purge(ctx, key));
+  }
+
+  @Override
+  public CompletableFuture<VerifyReport> verify(String key) {
+    Names.checkKey(key);
+    checkOpen();
+    return bounded("verify of '" + key + "'", Verifier.verify(ctx, key));
+  }
+
+  @Override
+  public CompletableFuture<RepairReport> repair(String key) {
+    Names.checkKey(key);
+    checkOpen();
+    return bounded("repair of '" + key + "'", Verifier.repair(ctx, key));
+  }
+
+  @Override
+  public CompletableFuture<List<String>> keys() {
+    checkOpen();
+    return bounded("key listing", Verifier.keys(ctx));
+  }
+
+  @Override
+  public CompletableFuture<List<VerifyReport>> verifyAll() {
+    checkOpen();
+    return Verifier.keys(ctx).thenCompose(ks -> eachKey(ks, 0, new ArrayList<>(), this::verify));
+  }
+
+  @Override
+  public CompletableFuture<List<RepairReport>> repairAll() {
+    checkOpen();
+    return Verifier.keys(ctx).thenCompose(ks -> eachKey(ks, 0, new ArrayList<>(), this::repair));
+  }
+
+  /** Runs {@code op} on each key in turn (one at a time, so memory stays bounded by one key). */
+  private static <T> CompletableFuture<List<T>> eachKey(
+      List<String> keys,
+      int i,
+      List<T> out,
+      java.util.function.Function<String, CompletableFuture<T>> op) {
+    if (i >= keys.size()) {
+      return CompletableFuture.completedFuture(List.copyOf(out));
+    }
+    return op.apply(keys.get(i))
+        .thenCompose(
+            r -> {
+              out.add(r);
+              return eachKey(keys, i + 1, out, op);
+            });
+  }
+
+  @Override
   public ConditionOne conditionOne() {
     return conditionOne(0);
   }
@@ -510,6 +633,49 @@ public final class Client implements RafeStore {
     @Override
     public void delete(String key) throws RafeStoreException, InterruptedIOException {
       await(Client.this.delete(key));
+    }
+
+    @Override
+    public CollectionReport collect(String key, RetentionPolicy policy)
+        throws RafeStoreException, InterruptedIOException {
+      return await(Client.this.collect(key, policy));
+    }
+
+    @Override
+    public OrphanReport collectOrphans(String key, Duration grace)
+        throws RafeStoreException, InterruptedIOException {
+      return await(Client.this.collectOrphans(key, grace));
+    }
+
+    @Override
+    public Map<String, Integer> purge(String key)
+        throws RafeStoreException, InterruptedIOException {
+      return await(Client.this.purge(key));
+    }
+
+    @Override
+    public VerifyReport verify(String key) throws RafeStoreException, InterruptedIOException {
+      return await(Client.this.verify(key));
+    }
+
+    @Override
+    public RepairReport repair(String key) throws RafeStoreException, InterruptedIOException {
+      return await(Client.this.repair(key));
+    }
+
+    @Override
+    public List<String> keys() throws RafeStoreException, InterruptedIOException {
+      return await(Client.this.keys());
+    }
+
+    @Override
+    public List<VerifyReport> verifyAll() throws RafeStoreException, InterruptedIOException {
+      return await(Client.this.verifyAll());
+    }
+
+    @Override
+    public List<RepairReport> repairAll() throws RafeStoreException, InterruptedIOException {
+      return await(Client.this.repairAll());
     }
 
     @Override

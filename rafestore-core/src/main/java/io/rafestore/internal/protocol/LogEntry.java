@@ -138,7 +138,13 @@ public record LogEntry(
   /** Entry kinds; the wire code is {@link #code}. */
   public enum Kind {
     VALUE(1),
-    TOMBSTONE(2);
+    TOMBSTONE(2),
+    /**
+     * A signed garbage-collection watermark: every version up to and including the one it names
+     * (its {@link LogEntry#collectedThrough()}) is collected. The entry's own timestamp only places
+     * it in the log; see {@link LogEntry#collected}.
+     */
+    COLLECTED(3);
 
     final int code;
 
@@ -193,6 +199,41 @@ public record LogEntry(
       throw new IllegalArgumentException(
           "coding " + coding + " needs k and one piece hash per holder");
     }
+    if (kind == Kind.COLLECTED) {
+      // The watermark names a version: its writer in dataObject, its timestamp in size.
+      if (size < 1 || !holders.isEmpty() || coding != Coding.REPLICA || !shareHolders.isEmpty()) {
+        throw new IllegalArgumentException(
+            "a collected watermark needs a timestamp >= 1 and no holders or coding");
+      }
+      io.rafestore.internal.util.Names.checkWriterId(dataObject);
+    }
+  }
+
+  /**
+   * A garbage-collection watermark placed at {@code timestamp} in the signing writer's log: every
+   * version of every writer up to and including {@code through} is collected. The version is
+   * carried in the existing entry fields (writer in {@code dataObject}, timestamp in {@code size})
+   * so the wire format only gains an entry kind.
+   */
+  static LogEntry collected(long timestamp, long createdAtMillis, Version through) {
+    return new LogEntry(
+        Kind.COLLECTED,
+        timestamp,
+        createdAtMillis,
+        through.writer(),
+        through.timestamp(),
+        new byte[32],
+        List.of(),
+        Coding.REPLICA,
+        0,
+        List.of(),
+        List.of(),
+        List.of());
+  }
+
+  /** For a {@link Kind#COLLECTED} entry, the newest collected version; otherwise null. */
+  Version collectedThrough() {
+    return kind == Kind.COLLECTED ? new Version(size, dataObject) : null;
   }
 
   /** Whether {@code count} parts of {@code ceil(size / count)} bytes leave the last non-empty. */

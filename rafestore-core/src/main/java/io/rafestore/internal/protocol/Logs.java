@@ -1,5 +1,6 @@
 package io.rafestore.internal.protocol;
 
+import io.rafestore.Version;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -9,19 +10,52 @@ final class Logs {
 
   /**
    * The writer's next log: its previous entries that are still visible (newer than the newest
-   * tombstone any writer has written; older ones are dead and are dropped, which is how logs stay
-   * small after deletes), then {@code entry}. The sequence grows by one.
+   * tombstone and the newest collection watermark any writer has written, counting {@code entry}
+   * itself; older ones are dead and are dropped, which is how logs shrink after deletes and
+   * collections), the newest tombstone and watermark if this log holds them (other writers' logs
+   * may still list versions they cover), then {@code entry}. The sequence grows by one.
    */
   static MetadataLog append(MetadataLog previous, View view, LogEntry entry) {
+    // The entry being appended counts too: a new tombstone or watermark compacts at once.
+    Version tombstone = view.tombstone;
+    Version collected = view.collected;
+    if (entry.kind() == LogEntry.Kind.TOMBSTONE) {
+      tombstone = max(tombstone, entry.version(previous.writer()));
+    } else if (entry.kind() == LogEntry.Kind.COLLECTED) {
+      collected = max(collected, entry.collectedThrough());
+    }
     List<LogEntry> kept = new ArrayList<>();
     for (LogEntry e : previous.entries()) {
-      boolean live =
-          view.tombstone == null || e.version(previous.writer()).compareTo(view.tombstone) > 0;
-      if (live && e.timestamp() < entry.timestamp()) {
+      if (e.timestamp() >= entry.timestamp()) {
+        continue;
+      }
+      Version v = e.version(previous.writer());
+      boolean keep =
+          switch (e.kind()) {
+            // A value survives unless a tombstone or a watermark covers it: compaction.
+            case VALUE ->
+                (tombstone == null || v.compareTo(tombstone) > 0)
+                    && (collected == null || v.compareTo(collected) > 0);
+            // The newest tombstone and the newest watermark stay: other writers' logs may still
+            // list versions they cover until those writers next write, and readers must keep
+            // hiding them. Older ones are superseded and dropped.
+            case TOMBSTONE -> v.equals(tombstone);
+            case COLLECTED -> e.collectedThrough().equals(collected) && !supersededBy(entry, e);
+          };
+      if (keep) {
         kept.add(e);
       }
     }
     kept.add(entry);
     return new MetadataLog(previous.key(), previous.writer(), previous.sequence() + 1, kept);
+  }
+
+  private static boolean supersededBy(LogEntry appended, LogEntry watermark) {
+    return appended.kind() == LogEntry.Kind.COLLECTED
+        && appended.collectedThrough().compareTo(watermark.collectedThrough()) >= 0;
+  }
+
+  private static Version max(Version a, Version b) {
+    return a == null || b.compareTo(a) > 0 ? b : a;
   }
 }

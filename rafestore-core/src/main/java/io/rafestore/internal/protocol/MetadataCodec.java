@@ -77,6 +77,16 @@ final class MetadataCodec {
 
   private static final int CACHE_LIMIT = 16_384;
 
+  /**
+   * Bound on the entries held by all cached logs together: a count of logs alone does not bound
+   * memory, since one log can hold many thousands of entries (found by BoundedResourcesTest: 16,384
+   * logs of a few hundred entries each retained over 100 MB).
+   */
+  private static final long CACHE_ENTRY_LIMIT = 200_000;
+
+  private static final java.util.concurrent.atomic.AtomicLong CACHED_ENTRIES =
+      new java.util.concurrent.atomic.AtomicLong();
+
   /** Verified logs by (SHA-256 of the bytes, verifying key): shared by all clients in the JVM. */
   private static final ConcurrentHashMap<CacheKey, MetadataLog> VERIFIED =
       new ConcurrentHashMap<>();
@@ -273,10 +283,14 @@ final class MetadataCodec {
     }
     MetadataLog log = parseAndVerify(bytes, writerKey);
     checkNames(log, expectedKey, expectedWriter);
-    if (VERIFIED.size() >= CACHE_LIMIT) {
+    long weight = 1L + log.entries().size();
+    if (VERIFIED.size() >= CACHE_LIMIT || CACHED_ENTRIES.get() + weight > CACHE_ENTRY_LIMIT) {
       VERIFIED.clear();
+      CACHED_ENTRIES.set(0);
     }
-    VERIFIED.put(ck, log);
+    if (VERIFIED.put(ck, log) == null) {
+      CACHED_ENTRIES.addAndGet(weight);
+    }
     return log;
   }
 

@@ -31,6 +31,18 @@ final class View {
   /** Value entries hidden by the newest tombstone (their data may still need deleting). */
   final List<Item> hidden;
 
+  /**
+   * The newest garbage-collection watermark of any trusted writer: every version up to and
+   * including it is collected (null if none). Honoured across logs, like tombstones.
+   */
+  final Version collected;
+
+  /**
+   * Value entries still listed in some log but at or below the watermark (and above the newest
+   * tombstone): collected, their data may still need deleting. Newest first.
+   */
+  final List<Item> collectedItems;
+
   final List<CloudFault> faults;
   final boolean fromCache;
 
@@ -57,6 +69,7 @@ final class View {
     this.fromCache = fromCache;
     long max = 0;
     Version newestTombstone = null;
+    Version watermark = null;
     List<Item> all = new ArrayList<>();
     for (MetadataLog log : logs.values()) {
       max = Math.max(max, log.maxTimestamp());
@@ -66,6 +79,11 @@ final class View {
           if (newestTombstone == null || v.compareTo(newestTombstone) > 0) {
             newestTombstone = v;
           }
+        } else if (e.kind() == LogEntry.Kind.COLLECTED) {
+          Version through = e.collectedThrough();
+          if (watermark == null || through.compareTo(watermark) > 0) {
+            watermark = through;
+          }
         } else {
           all.add(new Item(v, e));
         }
@@ -74,17 +92,32 @@ final class View {
     all.sort(Comparator.comparing(Item::version).reversed());
     List<Item> vis = new ArrayList<>();
     List<Item> hid = new ArrayList<>();
+    List<Item> col = new ArrayList<>();
     for (Item it : all) {
-      if (newestTombstone == null || it.version().compareTo(newestTombstone) > 0) {
-        vis.add(it);
-      } else {
+      if (newestTombstone != null && it.version().compareTo(newestTombstone) <= 0) {
         hid.add(it);
+      } else if (watermark != null && it.version().compareTo(watermark) <= 0) {
+        col.add(it);
+      } else {
+        vis.add(it);
       }
     }
     this.maxTimestamp = max;
     this.tombstone = newestTombstone;
+    this.collected = watermark;
     this.visible = List.copyOf(vis);
     this.hidden = List.copyOf(hid);
+    this.collectedItems = List.copyOf(col);
+  }
+
+  /**
+   * Whether {@code version} is at or below the newest watermark and not deleted: asking for it gets
+   * "version collected" rather than "not found".
+   */
+  boolean isCollected(Version version) {
+    return collected != null
+        && version.compareTo(collected) <= 0
+        && (tombstone == null || version.compareTo(tombstone) > 0);
   }
 
   MetadataLog logOf(String writer) {

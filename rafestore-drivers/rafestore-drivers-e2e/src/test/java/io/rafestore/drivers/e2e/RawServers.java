@@ -128,4 +128,79 @@ final class RawServers {
       raw.close();
     }
   }
+
+  // ---- Listings through each server's own API, to see what is really stored ----
+
+  /** Object names under {@code prefix} on Redis, without this test's key prefix. */
+  java.util.List<String> redisList(String prefix) {
+    URI uri = URI.create(env("RAFESTORE_REDIS_URI"));
+    java.util.List<String> out = new java.util.ArrayList<>();
+    try (RedisClient raw = RedisClient.create(uri.getHost(), uri.getPort())) {
+      for (String k : raw.keys(redisPrefix + prefix + "*")) {
+        out.add(k.substring(redisPrefix.length()));
+      }
+    }
+    java.util.Collections.sort(out);
+    return out;
+  }
+
+  private S3AsyncClient rawS3() {
+    return S3AsyncClient.builder()
+        .endpointOverride(URI.create(env("RAFESTORE_S3_ENDPOINT")))
+        .forcePathStyle(true)
+        .region(Region.US_EAST_1)
+        .credentialsProvider(
+            StaticCredentialsProvider.create(
+                AwsBasicCredentials.create(
+                    env("RAFESTORE_S3_ACCESS_KEY"), env("RAFESTORE_S3_SECRET_KEY"))))
+        .build();
+  }
+
+  /** Object names under {@code prefix} in this test's MinIO bucket. */
+  java.util.List<String> minioList(String prefix) {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    try (S3AsyncClient raw = rawS3()) {
+      raw.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix))
+          .contents()
+          .subscribe(o -> out.add(o.key()))
+          .join();
+    }
+    java.util.Collections.sort(out);
+    return out;
+  }
+
+  /** Object names under {@code prefix} in this test's Azurite container. */
+  java.util.List<String> azuriteList(String prefix) {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    new BlobServiceClientBuilder()
+        .connectionString(env("RAFESTORE_AZURE_CONNECTION_STRING"))
+        .serviceVersion(BlobServiceVersion.V2025_11_05)
+        .buildClient()
+        .getBlobContainerClient(bucket)
+        .listBlobs(new com.azure.storage.blob.models.ListBlobsOptions().setPrefix(prefix), null)
+        .forEach(b -> out.add(b.getName()));
+    java.util.Collections.sort(out);
+    return out;
+  }
+
+  /** Object names under {@code prefix} in this test's fake-gcs-server bucket. */
+  java.util.List<String> gcsList(String prefix) throws Exception {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    Storage raw =
+        StorageOptions.newBuilder()
+            .setHost(env("RAFESTORE_GCS_ENDPOINT"))
+            .setProjectId("rafestore-it")
+            .setCredentials(NoCredentials.getInstance())
+            .build()
+            .getService();
+    try {
+      raw.list(bucket, Storage.BlobListOption.prefix(prefix))
+          .iterateAll()
+          .forEach(b -> out.add(b.getName()));
+    } finally {
+      raw.close();
+    }
+    java.util.Collections.sort(out);
+    return out;
+  }
 }

@@ -1,0 +1,540 @@
+package io.rafestore.internal.protocol;
+
+import io.rafestore.RepairReport;
+import io.rafestore.VerifyReport;
+import io.rafestore.VerifyReport.Finding;
+import io.rafestore.VerifyReport.Problem;
+import io.rafestore.internal.codec.Sha256;
+import io.rafestore.internal.util.Futures;
+import io.rafestore.internal.util.Names;
+import io.rafestore.spi.ByteRange;
+import io.rafestore.spi.CloudException;
+import io.rafestore.spi.ObjectInfo;
+import io.rafestore.spi.ObjectKey;
+import java.security.PublicKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Verify and repair (scrub) of one key, and the store-wide key listing.
+ *
+ * <p>Verify asks <em>every</em> cloud (not a quorum) for every trusted writer's log, takes per
+ * writer the newest validly signed log any cloud returned (the same rule as readM's merge: a
+ * Byzantine cloud cannot forge a signature, so the newest valid log is the truth), and compares
+ * each cloud against it. It then checks every listed holder of every retained version for data with
+ * the signed hash (for DepSky-CA, the signed hash of that holder's piece). A cloud that does not
+ * answer within half the operation timeout is reported unreachable, so one hung cloud cannot stall
+ * a verify.
+ *
+ * <p>Repair copies the newest log <em>bytes</em> verbatim (metadata is opaque signed bytes; see
+ * {@link #copyMetadata}) to every cloud that lacks it or holds an older or invalid one, and re-puts
+ * each replicated value, fetched from a holder whose bytes match the signed hash, onto listed
+ * holders that lost it; then verifies again.
+ */
+final class Verifier {
+  private final Context ctx;
+  private final String key;
+
+  /** The raw bytes of the newest valid log per writer, kept for repair. */
+  private final Map<String, byte[]> newestBytes = new HashMap<>();
+
+  private final Map<String, MetadataLog> newest = new HashMap<>();
+
+  /**
+   * Key shares (confidentiality option) each cloud's object carried: cloud id to writer to entry
+   * timestamp to share, unchecked; the shape {@link View#shares} has, so repair can restore a
+   * cloud's shares the way writeM does.
+   */
+  private final Map<String, Map<String, Map<Long, byte[]>>> shares = new HashMap<>();
+
+  private final List<Finding> findings = new ArrayList<>();
+  private View view;
+
+  private Verifier(Context ctx, String key) {
+    this.ctx = ctx;
+    this.key = key;
+  }
+
+  static CompletableFuture<VerifyReport> verify(Context ctx, String key) {
+    Verifier v = new Verifier(ctx, key);
+    return v.run();
+  }
+
+  static CompletableFuture<RepairReport> repair(Context ctx, String key) {
+    Verifier v = new Verifier(ctx, key);
+    return v.run()
+        .thenCompose(
+            before ->
+                v.repairFrom(before)
+                    .thenCompose(
+                        log ->
+                            verify(ctx, key)
+                                .thenApply(
+                                    after ->
+                                        new RepairReport(
+                                            before, log.actions, log.failures, after))));
+  }
+
+  /** One metadata answer of one cloud for one writer. */
+  private record Answer(String cloud, String writer, byte[] bytes, Throwable error) {}
+
+  private CompletableFuture<VerifyReport> run() {
+    List<CompletableFuture<Answer>> gets = new ArrayList<>();
+    Optional<ByteRange> bound = Optional.of(ByteRange.of(0, ctx.settings.maxMetadataBytes() + 1L));
+    for (Cloud c : ctx.clouds) {
+      for (String w : ctx.settings.trustedWriters().keySet()) {
+        gets.add(
+            timed(c.driver().get(Names.metadataObject(key, w), bound), c.id() + " metadata")
+                .handle((b, e) -> new Answer(c.id(), w, b, e)));
+      }
+    }
+    return CompletableFuture.allOf(gets.toArray(new CompletableFuture<?>[0]))
+        .thenComposeAsync(
+            x -> {
+              List<Answer> answers = new ArrayList<>();
+              gets.forEach(g -> answers.add(g.join()));
+              judgeMetadata(answers);
+              return checkData();
+            },
+            ctx.settings.executor());
+  }
+
+  /** Decodes every answer, picks the newest valid log per writer, records metadata findings. */
+  private void judgeMetadata(List<Answer> answers) {
+    Map<Answer, MetadataLog> decoded = new LinkedHashMap<>();
+    Set<String> unreachable = new HashSet<>();
+    for (Answer a : answers) {
+      if (a.error != null) {
+        Throwable cause = Futures.unwrap(a.error);
+        if (!(cause instanceof CloudException ce && ce.kind() == CloudException.Kind.NOT_FOUND)) {
+          if (unreachable.add(a.cloud)) {
+            addFinding(new Finding(a.cloud, Problem.UNREACHABLE, a.writer, String.valueOf(cause)));
+          }
+        }
+        continue;
+      }
+      PublicKey pk = ctx.settings.trustedWriters().get(a.writer);
+      try {
+        MetadataCodec.Envelope env =
+            ctx.codec.decodeEnvelope(a.bytes, key, a.writer, pk, ctx.settings.maxMetadataBytes());
+        MetadataLog log = env.log();
+        decoded.put(a, log);
+        if (!env.shares().isEmpty()) {
+          shares.computeIfAbsent(a.cloud, c -> new HashMap<>()).put(a.writer, env.shares());
+        }
+        MetadataLog best = newest.get(a.writer);
+        MetadataLog winner = best == null ? log : MetadataRead.better(best, log);
+        if (winner != best) {
+          newest.put(a.writer, log);
+          newestBytes.put(a.writer, signedLogOf(a.bytes));
+        }
+      } catch (MalformedMetadataException e) {
+        addFinding(new Finding(a.cloud, Problem.METADATA_INVALID, a.writer, e.getMessage()));
+      }
+    }
+    for (Answer a : answers) {
+      MetadataLog top = newest.get(a.writer);
+      if (top == null || unreachable.contains(a.cloud)) {
+        continue;
+      }
+      MetadataLog mine = decoded.get(a);
+      if (mine == null && a.bytes == null) {
+        addFinding(
+            new Finding(
+                a.cloud,
+                Problem.METADATA_MISSING,
+                a.writer,
+                "no log; newest is sequence " + top.sequence()));
+      } else if (mine != null && !mine.equals(top)) {
+        addFinding(
+            new Finding(
+                a.cloud,
+                Problem.METADATA_STALE,
+                a.writer,
+                "sequence " + mine.sequence() + ", newest is " + top.sequence()));
+      } else if (mine != null) {
+        checkShares(a.cloud, top);
+      }
+    }
+    view = new View(key, newest, List.of(), false, shares);
+  }
+
+  /** Under the confidentiality option: does {@code cloud} hold its valid share of every entry? */
+  private void checkShares(String cloud, MetadataLog log) {
+    for (LogEntry e : log.entries()) {
+      int i = e.shareHolders().indexOf(cloud);
+      if (i < 0) {
+        continue;
+      }
+      byte[] share =
+          shares
+              .getOrDefault(cloud, Map.of())
+              .getOrDefault(log.writer(), Map.of())
+              .get(e.timestamp());
+      if (share == null || !Sha256.matches(share, e.shareHashUnsafe(i))) {
+        addFinding(
+            new Finding(
+                cloud,
+                Problem.KEY_SHARE_MISSING,
+                log.writer(),
+                "no valid key share of version " + e.version(log.writer())));
+        return;
+      }
+    }
+  }
+
+  /** The signed log inside a stored metadata object (an envelope under confidentiality). */
+  private static byte[] signedLogOf(byte[] stored) {
+    if (stored.length >= 9
+        && java.util.Arrays.equals(
+            java.util.Arrays.copyOf(stored, 4), MetadataCodec.ENVELOPE_MAGIC)) {
+      // Already parsed by decodeEnvelope: magic, format, u32 length, then the signed log.
+      int length = java.nio.ByteBuffer.wrap(stored, 5, 4).getInt();
+      return java.util.Arrays.copyOfRange(stored, 9, 9 + length);
+    }
+    return stored;
+  }
+
+  /** One data check: one object (the value, or one part of it) on a holder of a version. */
+  private record DataCheck(
+      String cloud, View.Item item, int holderIndex, int part, String object) {}
+
+  private CompletableFuture<VerifyReport> checkData() {
+    List<CompletableFuture<Void>> checks = new ArrayList<>();
+    Map<String, Set<String>> listedOn = new HashMap<>();
+    for (View.Item it : view.visible) {
+      List<String> holders = it.entry().holders();
+      for (int i = 0; i < holders.size(); i++) {
+        String holder = holders.get(i);
+        Cloud c = ctx.byId.get(holder);
+        if (c == null) {
+          continue;
+        }
+        List<String> objects = it.entry().dataObjects();
+        listedOn.computeIfAbsent(holder, h -> new HashSet<>()).addAll(objects);
+        for (int p = 0; p < objects.size(); p++) {
+          DataCheck dc = new DataCheck(holder, it, i, p, objects.get(p));
+          checks.add(
+              timed(c.driver().get(ObjectKey.of(dc.object), Optional.empty()), holder + " data")
+                  .handleAsync(
+                      (bytes, e) -> {
+                        judgeData(dc, bytes, e);
+                        return null;
+                      },
+                      ctx.settings.executor()));
+        }
+      }
+    }
+    Map<String, List<String>> extra = new TreeMap<>();
+    for (Cloud c : Maintenance.dataHolders(ctx)) {
+      checks.add(
+          timed(c.driver().list(Maintenance.dataPrefix(key)), c.id() + " list")
+              .handle(
+                  (infos, e) -> {
+                    if (infos != null) {
+                      Set<String> mine = listedOn.getOrDefault(c.id(), Set.of());
+                      List<String> names = new ArrayList<>();
+                      for (ObjectInfo o : infos) {
+                        if (!mine.contains(o.key().value())) {
+                          names.add(o.key().value());
+                        }
+                      }
+                      if (!names.isEmpty()) {
+                        synchronized (extra) {
+                          extra.put(c.id(), names);
+                        }
+                      }
+                    }
+                    return null;
+                  }));
+    }
+    return CompletableFuture.allOf(checks.toArray(new CompletableFuture<?>[0]))
+        .thenApply(x -> report(extra));
+  }
+
+  private void judgeData(DataCheck dc, byte[] bytes, Throwable e) {
+    LogEntry entry = dc.item.entry();
+    Finding f = null;
+    if (e != null) {
+      Throwable cause = Futures.unwrap(e);
+      boolean missing =
+          cause instanceof CloudException ce && ce.kind() == CloudException.Kind.NOT_FOUND;
+      f =
+          new Finding(
+              dc.cloud,
+              missing ? Problem.DATA_MISSING : Problem.UNREACHABLE,
+              dc.object,
+              "version " + dc.item.version() + ": " + cause.getMessage());
+    } else if (!matches(entry, dc.holderIndex, dc.part, bytes)) {
+      f =
+          new Finding(
+              dc.cloud,
+              Problem.DATA_CORRUPT,
+              dc.object,
+              "version " + dc.item.version() + ": bytes do not match the signed hash");
+    }
+    if (f != null) {
+      addFinding(f);
+    }
+  }
+
+  private void addFinding(Finding f) {
+    synchronized (findings) {
+      findings.add(f);
+    }
+  }
+
+  /**
+   * Whether {@code bytes} are what holder {@code i} of {@code entry} should store as object {@code
+   * part} of {@link LogEntry#dataObjects()}.
+   */
+  static boolean matches(LogEntry entry, int i, int part, byte[] bytes) {
+    switch (entry.coding()) {
+      case REPLICA -> {
+        // Under the confidentiality option holders keep the sealed value; the entry signs its hash.
+        long size =
+            entry.isSealed()
+                ? entry.size() + io.rafestore.internal.codec.Aead.OVERHEAD
+                : entry.size();
+        return bytes.length == size && Sha256.matches(bytes, entry.sha256Unsafe());
+      }
+      case PARTS -> {
+        return (entry.isSealed() || bytes.length == entry.partSize(part))
+            && Sha256.matches(bytes, entry.pieceHashUnsafe(part));
+      }
+      default -> {
+        return Sha256.matches(bytes, entry.pieceHashUnsafe(i));
+      }
+    }
+  }
+
+  private VerifyReport report(Map<String, List<String>> extra) {
+    Map<String, Long> seqs = new TreeMap<>();
+    newest.forEach((w, log) -> seqs.put(w, log.sequence()));
+    List<io.rafestore.Version> retained = new ArrayList<>();
+    view.visible.forEach(it -> retained.add(it.version()));
+    List<String> ids = new ArrayList<>();
+    ctx.clouds.forEach(c -> ids.add(c.id()));
+    List<Finding> all;
+    synchronized (findings) {
+      all = new ArrayList<>(findings);
+    }
+    all.sort(
+        java.util.Comparator.comparing(Finding::cloudId)
+            .thenComparing(Finding::problem)
+            .thenComparing(Finding::subject));
+    return new VerifyReport(key, ids, seqs, retained, all, extra);
+  }
+
+  /** Copies made and failed. */
+  private static final class RepairLog {
+    final List<String> actions = new ArrayList<>();
+    final List<String> failures = new ArrayList<>();
+
+    synchronized void done(String a) {
+      actions.add(a);
+    }
+
+    synchronized void failed(String a) {
+      failures.add(a);
+    }
+  }
+
+  private CompletableFuture<RepairLog> repairFrom(VerifyReport before) {
+    RepairLog log = new RepairLog();
+    List<CompletableFuture<Void>> copies = new ArrayList<>();
+    for (Finding f : before.findings()) {
+      switch (f.problem()) {
+        case METADATA_MISSING, METADATA_STALE, METADATA_INVALID, KEY_SHARE_MISSING -> {
+          byte[] bytes = newestBytes.get(f.subject());
+          if (bytes == null) {
+            log.failed(f.cloudId() + ": no valid log of " + f.subject() + " on any cloud");
+            continue;
+          }
+          String what =
+              f.cloudId()
+                  + ": metadata of "
+                  + f.subject()
+                  + " (sequence "
+                  + newest.get(f.subject()).sequence()
+                  + ")";
+          copies.add(
+              copyMetadata(ctx.byId.get(f.cloudId()), f.subject(), bytes)
+                  .handle(
+                      (r, e) -> {
+                        if (e == null) {
+                          log.done(what);
+                        } else {
+                          log.failed(what + ": " + Futures.unwrap(e).getMessage());
+                        }
+                        return null;
+                      }));
+        }
+        case DATA_MISSING, DATA_CORRUPT -> copies.add(repairData(f, log));
+        case UNREACHABLE -> log.failed(f.cloudId() + ": unreachable, not repaired");
+      }
+    }
+    return CompletableFuture.allOf(copies.toArray(new CompletableFuture<?>[0])).thenApply(x -> log);
+  }
+
+  /**
+   * Stores a writer's signed log bytes on one cloud, verbatim. The one place metadata is copied, so
+   * a mode whose metadata objects differ per cloud can specialise it.
+   */
+  private CompletableFuture<Void> copyMetadata(Cloud cloud, String writer, byte[] bytes) {
+    // Without sealed entries this is the signed log verbatim. Under the confidentiality option
+    // the cloud gets an envelope with its own key shares, restored from f+1 valid shares of other
+    // clouds exactly as writeM restores them (KeyShares.payloads).
+    byte[] payload =
+        ctx.keyShares.payloads(ctx, view, newest.get(writer), bytes, -1, Map.of()).apply(cloud);
+    return timed(
+        cloud.driver().put(Names.metadataObject(key, writer), payload), cloud.id() + " put");
+  }
+
+  /**
+   * Re-puts a replicated value (or one part of it) from a holder whose bytes verify onto the holder
+   * that lost it.
+   */
+  private CompletableFuture<Void> repairData(Finding f, RepairLog log) {
+    View.Item item = null;
+    int part = -1;
+    for (View.Item it : view.visible) {
+      int p = it.entry().dataObjects().indexOf(f.subject());
+      if (p >= 0) {
+        item = it;
+        part = p;
+      }
+    }
+    if (item == null) {
+      log.failed(f.cloudId() + ": " + f.subject() + " is no longer retained");
+      return CompletableFuture.completedFuture(null);
+    }
+    LogEntry entry = item.entry();
+    if (entry.coding() != LogEntry.Coding.REPLICA && entry.coding() != LogEntry.Coding.PARTS) {
+      log.failed(
+          f.cloudId()
+              + ": "
+              + f.subject()
+              + " is a "
+              + entry.coding()
+              + " piece; rebuilding coded pieces is not implemented");
+      return CompletableFuture.completedFuture(null);
+    }
+    List<String> sources = new ArrayList<>(entry.holders());
+    sources.remove(f.cloudId());
+    ObjectKey object = ObjectKey.of(f.subject());
+    String what = f.cloudId() + ": data " + f.subject() + " of version " + item.version();
+    return fetchVerified(entry, part, sources, 0, object)
+        .thenCompose(
+            bytes ->
+                timed(ctx.byId.get(f.cloudId()).driver().put(object, bytes), f.cloudId() + " put"))
+        .handle(
+            (r, e) -> {
+              if (e == null) {
+                log.done(what);
+              } else {
+                log.failed(what + ": " + Futures.unwrap(e).getMessage());
+              }
+              return null;
+            });
+  }
+
+  private CompletableFuture<byte[]> fetchVerified(
+      LogEntry entry, int part, List<String> sources, int i, ObjectKey object) {
+    if (i >= sources.size()) {
+      return CompletableFuture.failedFuture(
+          new IllegalStateException("no other holder returned bytes matching the signed hash"));
+    }
+    Cloud c = ctx.byId.get(sources.get(i));
+    if (c == null) {
+      return fetchVerified(entry, part, sources, i + 1, object);
+    }
+    return timed(c.driver().get(object, Optional.empty()), c.id() + " data")
+        .handle((b, e) -> e == null && matches(entry, 0, part, b) ? b : null)
+        .thenCompose(
+            b ->
+                b != null
+                    ? CompletableFuture.completedFuture(b)
+                    : fetchVerified(entry, part, sources, i + 1, object));
+  }
+
+  private <T> CompletableFuture<T> timed(CompletableFuture<T> request, String what) {
+    return timed(ctx, request, what);
+  }
+
+  /**
+   * {@code request}, failed with a {@link TimeoutException} (and the request cancelled) if it has
+   * not completed within half the operation timeout: one hung cloud must not stall a maintenance
+   * pass over all clouds until the whole operation times out.
+   */
+  static <T> CompletableFuture<T> timed(Context ctx, CompletableFuture<T> request, String what) {
+    Duration limit = ctx.settings.operationTimeout().dividedBy(2);
+    CompletableFuture<T> out = Futures.relay(request);
+    io.rafestore.Scheduler.Cancellable timer =
+        ctx.settings
+            .scheduler()
+            .schedule(
+                limit,
+                () -> {
+                  if (out.completeExceptionally(
+                      new TimeoutException(what + " did not answer within " + limit))) {
+                    request.cancel(true);
+                  }
+                });
+    out.whenComplete((r, e) -> timer.cancel());
+    return out;
+  }
+
+  /**
+   * Every key that has a metadata object on at least one cloud, sorted. Each cloud's listing is
+   * reduced to key names as it arrives.
+   */
+  static CompletableFuture<List<String>> keys(Context ctx) {
+    Set<String> keys = new TreeSet<>();
+    List<CompletableFuture<Void>> lists = new ArrayList<>();
+    for (Cloud c : ctx.clouds) {
+      lists.add(
+          c.driver()
+              .list(Names.METADATA_PREFIX)
+              .handle(
+                  (infos, e) -> {
+                    if (infos == null) {
+                      return null;
+                    }
+                    for (ObjectInfo o : infos) {
+                      String name = o.key().value();
+                      int slash = name.lastIndexOf('/');
+                      if (slash <= Names.METADATA_PREFIX.length()) {
+                        continue;
+                      }
+                      String k =
+                          Names.decodeKey(name.substring(Names.METADATA_PREFIX.length(), slash));
+                      if (k != null) {
+                        synchronized (keys) {
+                          keys.add(k);
+                        }
+                      }
+                    }
+                    return null;
+                  }));
+    }
+    return CompletableFuture.allOf(lists.toArray(new CompletableFuture<?>[0]))
+        .thenApply(
+            x -> {
+              synchronized (keys) {
+                return List.copyOf(keys);
+              }
+            });
+  }
+}

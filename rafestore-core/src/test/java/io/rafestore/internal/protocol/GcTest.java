@@ -1,0 +1,388 @@
+package io.rafestore.internal.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rafestore.CloudRole;
+import io.rafestore.CollectionReport;
+import io.rafestore.IntegrityException;
+import io.rafestore.OrphanReport;
+import io.rafestore.ProtocolMode;
+import io.rafestore.RafeStore;
+import io.rafestore.RetentionPolicy;
+import io.rafestore.Scheduler;
+import io.rafestore.StoredValue;
+import io.rafestore.Version;
+import io.rafestore.VersionCollectedException;
+import io.rafestore.VersionInfo;
+import io.rafestore.VersionNotFoundException;
+import io.rafestore.WriteReceipt;
+import io.rafestore.clouds.MemoryCloud;
+import io.rafestore.internal.util.Names;
+import io.rafestore.spi.ByteRange;
+import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.ObjectInfo;
+import io.rafestore.spi.ObjectKey;
+import java.nio.charset.StandardCharsets;
+import java.security.KeyPair;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Garbage collection: watermark, compaction, data deletion, collected-vs-missing, orphans. */
+class GcTest {
+  static final KeyPair ALICE = Harness.ALICE;
+  static final KeyPair BOB = Harness.BOB;
+
+  static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Objects under a prefix on one in-memory cloud. */
+  static List<String> names(MemoryCloud c, String prefix) {
+    List<String> out = new ArrayList<>();
+    for (ObjectInfo o : c.list(prefix).join()) {
+      out.add(o.key().value());
+    }
+    return out;
+  }
+
+  static int dataObjects(List<MemoryCloud> stores, String key) {
+    int n = 0;
+    for (MemoryCloud m : stores) {
+      n += names(m, Maintenance.dataPrefix(key)).size();
+    }
+    return n;
+  }
+
+  @ParameterizedTest
+  @EnumSource(ProtocolMode.class)
+  void keepLastShrinksHistoryLogAndStorage(ProtocolMode mode) throws Exception {
+    Harness h = new Harness(1, 4);
+    try (RafeStore store = h.client(mode)) {
+      List<Version> versions = new ArrayList<>();
+      for (int i = 0; i < 10; i++) {
+        versions.add(h.run(store.write("k", utf8("v" + i))).version());
+      }
+      int objectsBefore = dataObjects(h.stores, "k");
+      long logBefore = metadataSize(h, "k", "alice");
+      CollectionReport r = h.run(store.collect("k", RetentionPolicy.keepLast(3)));
+
+      assertThat(r.versionsCollected()).hasSize(7);
+      assertThat(r.collectedThrough()).contains(versions.get(6));
+      assertThat(r.logEntriesBefore()).isEqualTo(10);
+      assertThat(r.logEntriesAfter()).isEqualTo(4); // three values and the watermark
+      assertThat(h.run(store.history("k", Optional.empty(), 100)).versions())
+          .extracting(VersionInfo::version)
+          .containsExactly(versions.get(9), versions.get(8), versions.get(7));
+      // Every collected data object is gone from every cloud, and the report counted them.
+      assertThat(dataObjects(h.stores, "k")).isEqualTo(objectsBefore * 3 / 10);
+      assertThat(r.totalObjectsDeleted()).isEqualTo(objectsBefore - objectsBefore * 3 / 10);
+      assertThat(r.bytesFreed()).isPositive();
+      assertThat(metadataSize(h, "k", "alice")).isLessThan(logBefore);
+
+      assertThatThrownBy(() -> h.run(store.read("k", versions.get(2))))
+          .cause()
+          .isInstanceOf(VersionCollectedException.class)
+          .hasMessageContaining("garbage-collected");
+      assertThatThrownBy(() -> h.run(store.read("k", new Version(999, "alice"))))
+          .cause()
+          .isInstanceOf(VersionNotFoundException.class)
+          .isNotInstanceOf(VersionCollectedException.class);
+      assertThat(h.run(store.read("k")).utf8()).isEqualTo("v9");
+      assertThat(h.run(store.read("k", versions.get(7))).utf8()).isEqualTo("v7");
+
+      // The next write and a second collection keep working; nothing to do is reported as such.
+      WriteReceipt next = h.run(store.write("k", utf8("v10")));
+      assertThat(next.version().timestamp()).isGreaterThan(versions.get(9).timestamp());
+      CollectionReport again = h.run(store.collect("k", RetentionPolicy.keepLast(10)));
+      assertThat(again.versionsCollected()).isEmpty();
+      assertThat(h.run(store.history("k", Optional.empty(), 100)).versions()).hasSize(4);
+    }
+  }
+
+  private static long metadataSize(Harness h, String key, String writer) {
+    return h.stores
+        .get(0)
+        .get(Names.metadataObject(key, writer), Optional.<ByteRange>empty())
+        .join()
+        .length;
+  }
+
+  @Test
+  void keepNewerThanCombinesWithKeepLast() throws Exception {
+    Harness h = new Harness(1, 4);
+    MutableClock clock = new MutableClock();
+    try (RafeStore store = h.builder(ProtocolMode.PAPER).clock(clock).build()) {
+      List<Version> v = new ArrayList<>();
+      for (int i = 0; i < 6; i++) {
+        clock.millis = 1_000L * i;
+        v.add(h.run(store.write("k", utf8("v" + i))).version());
+      }
+      // Newer than t=3s keeps v3..v5; keepLast(4) would keep v2 as well: the union is kept.
+      RetentionPolicy p = RetentionPolicy.keepNewerThan(Instant.ofEpochMilli(3_000)).andKeepLast(4);
+      CollectionReport r = h.run(store.collect("k", p));
+      assertThat(r.versionsCollected()).containsExactly(v.get(1), v.get(0));
+      CollectionReport r2 =
+          h.run(store.collect("k", RetentionPolicy.keepNewerThan(Instant.ofEpochMilli(3_000))));
+      assertThat(r2.versionsCollected()).containsExactly(v.get(2));
+      // A cutoff in the future keeps only the newest.
+      CollectionReport r3 =
+          h.run(store.collect("k", RetentionPolicy.keepNewerThan(Instant.ofEpochMilli(99_000))));
+      assertThat(r3.versionsCollected()).containsExactly(v.get(4), v.get(3));
+      assertThat(h.run(store.read("k")).utf8()).isEqualTo("v5");
+    }
+  }
+
+  @Test
+  void badPoliciesAreRefusedWithAClearMessage() {
+    assertThatThrownBy(() -> RetentionPolicy.keepLast(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("keepLast must be >= 1");
+    assertThatThrownBy(() -> RetentionPolicy.keepNewerThan(null))
+        .isInstanceOf(NullPointerException.class);
+  }
+
+  static final class MutableClock extends java.time.Clock {
+    volatile long millis;
+
+    @Override
+    public java.time.ZoneId getZone() {
+      return java.time.ZoneOffset.UTC;
+    }
+
+    @Override
+    public java.time.Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return Instant.ofEpochMilli(millis);
+    }
+  }
+
+  @Test
+  void otherWritersVersionsAreCollectedAndTheirLogShrinksOnTheirNextWrite() throws Exception {
+    Harness h = new Harness(1, 4);
+    RafeStore alice =
+        h.build(
+            ProtocolMode.PAPER,
+            (i, c) -> CloudRole.DATA_AND_METADATA,
+            "alice",
+            ALICE,
+            List.of("bob"),
+            List.of(BOB));
+    RafeStore bob =
+        h.build(
+            ProtocolMode.PAPER,
+            (i, c) -> CloudRole.DATA_AND_METADATA,
+            "bob",
+            BOB,
+            List.of("alice"),
+            List.of(ALICE));
+    List<Version> v = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      RafeStore w = i % 2 == 0 ? alice : bob;
+      v.add(h.run(w.write("k", utf8("v" + i))).version());
+    }
+    long bobLog = metadataSize(h, "k", "bob");
+    CollectionReport r = h.run(alice.collect("k", RetentionPolicy.keepLast(2)));
+    assertThat(r.versionsCollected()).hasSize(6);
+    // Bob's collected versions are hidden from every reader and their data is gone.
+    assertThatThrownBy(() -> h.run(bob.read("k", v.get(1))))
+        .cause()
+        .isInstanceOf(VersionCollectedException.class);
+    assertThat(h.run(bob.history("k", Optional.empty(), 100)).versions())
+        .extracting(VersionInfo::version)
+        .containsExactly(v.get(7), v.get(6));
+    assertThat(dataObjects(h.stores, "k")).isEqualTo(2 * 2);
+    // Bob's next write drops his collected entries: his signed log really shrinks.
+    h.run(bob.write("k", utf8("v8")));
+    assertThat(metadataSize(h, "k", "bob")).isLessThan(bobLog);
+    assertThat(h.run(alice.history("k", Optional.empty(), 100)).versions()).hasSize(3);
+  }
+
+  @Test
+  void aDeleteByOneWriterStaysInForceAfterItWritesAgain() throws Exception {
+    // The tombstone must survive its writer's next append, or bob's older entries would reappear
+    // (with their data deleted) until bob writes again.
+    Harness h = new Harness(1, 4);
+    RafeStore alice =
+        h.build(
+            ProtocolMode.PAPER,
+            (i, c) -> CloudRole.DATA_AND_METADATA,
+            "alice",
+            ALICE,
+            List.of("bob"),
+            List.of(BOB));
+    RafeStore bob =
+        h.build(
+            ProtocolMode.PAPER,
+            (i, c) -> CloudRole.DATA_AND_METADATA,
+            "bob",
+            BOB,
+            List.of("alice"),
+            List.of(ALICE));
+    h.run(bob.write("k", utf8("old")));
+    h.run(alice.delete("k"));
+    h.run(alice.write("k", utf8("new")));
+    assertThat(h.run(bob.history("k", Optional.empty(), 100)).versions()).hasSize(1);
+    assertThat(h.run(bob.read("k")).utf8()).isEqualTo("new");
+  }
+
+  @Test
+  void aReaderWithMetadataFromBeforeTheCollectionGetsVersionCollected() throws Exception {
+    List<MemoryCloud> stores = new ArrayList<>();
+    List<GatedCloud> gated = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      MemoryCloud m = new MemoryCloud("p" + i);
+      stores.add(m);
+      gated.add(new GatedCloud(m));
+    }
+    RafeStore writer = direct(stores, "alice", ALICE);
+    RafeStore reader = direct(gated, "alice", ALICE);
+    List<Version> v = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      v.add(writer.blocking().write("k", utf8("v" + i)).version());
+    }
+    // The reader's readM completes; its data gets wait at the gate.
+    CompletableFuture<StoredValue> old = reader.read("k", v.get(1));
+    CompletableFuture<StoredValue> latest = reader.read("k");
+    writer.blocking().collect("k", RetentionPolicy.keepLast(1));
+    writer.blocking().write("k", utf8("v5"));
+    writer.blocking().collect("k", RetentionPolicy.keepLast(1));
+    gated.forEach(GatedCloud::open);
+    assertThatThrownBy(old::get)
+        .isInstanceOf(ExecutionException.class)
+        .cause()
+        .isInstanceOf(VersionCollectedException.class);
+    // A read of the latest whose version was collected meanwhile returns the newer latest.
+    assertThat(latest.get().utf8()).isEqualTo("v5");
+
+    // Without a signed watermark, vanished data is an integrity failure, not "collected".
+    Version live = writer.blocking().write("k", utf8("v6")).version();
+    for (MemoryCloud m : stores) {
+      for (String n : names(m, Maintenance.dataPrefix("k"))) {
+        m.delete(ObjectKey.of(n)).join();
+      }
+    }
+    assertThatThrownBy(() -> reader.blocking().read("k", live))
+        .isInstanceOf(IntegrityException.class);
+  }
+
+  static RafeStore direct(List<? extends CloudDriver> clouds, String id, KeyPair keys) {
+    RafeStore.Builder b =
+        RafeStore.builder()
+            .faultsTolerated(1)
+            .executor(Runnable::run)
+            .scheduler(Scheduler.system())
+            .closeDrivers(false)
+            .writer(id, keys);
+    for (CloudDriver c : clouds) {
+      b.cloud(c);
+    }
+    return b.build();
+  }
+
+  /** Holds data gets until opened, to give a reader metadata from before a collection. */
+  static final class GatedCloud implements CloudDriver {
+    private final CloudDriver delegate;
+    private final CompletableFuture<Void> gate = new CompletableFuture<>();
+
+    GatedCloud(CloudDriver delegate) {
+      this.delegate = delegate;
+    }
+
+    void open() {
+      gate.complete(null);
+    }
+
+    @Override
+    public String id() {
+      return delegate.id();
+    }
+
+    @Override
+    public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
+      return delegate.put(key, data);
+    }
+
+    @Override
+    public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
+      if (key.value().startsWith(Names.DATA_PREFIX)) {
+        return gate.thenCompose(x -> delegate.get(key, range));
+      }
+      return delegate.get(key, range);
+    }
+
+    @Override
+    public CompletableFuture<Void> delete(ObjectKey key) {
+      return delegate.delete(key);
+    }
+
+    @Override
+    public CompletableFuture<List<ObjectInfo>> list(String prefix) {
+      return delegate.list(prefix);
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  @Test
+  void orphansAreCollectedAfterTheGracePeriodAndReferencedDataIsKept() throws Exception {
+    Harness h = new Harness(1, 4);
+    try (RafeStore store = h.client(ProtocolMode.PAPER)) {
+      h.run(store.write("k", utf8("kept")));
+      ObjectKey orphan = Names.dataObject("k", "alice", "0123456789abcdef01234567");
+      h.stores.get(0).put(orphan, utf8("crashed writer")).join();
+      h.stores.get(2).put(orphan, utf8("crashed writer")).join();
+      int before = dataObjects(h.stores, "k");
+
+      OrphanReport first = h.run(store.collectOrphans("k", Duration.ofMinutes(10)));
+      assertThat(first.totalDeleted()).isZero();
+      assertThat(first.waiting()).containsOnlyKeys("p0", "p2");
+      h.scheduler.advance(Duration.ofMinutes(11));
+      OrphanReport second = h.run(store.collectOrphans("k", Duration.ofMinutes(10)));
+      assertThat(second.deleted())
+          .isEqualTo(Map.of("p0", List.of(orphan.value()), "p2", List.of(orphan.value())));
+      assertThat(dataObjects(h.stores, "k")).isEqualTo(before - 2);
+      assertThat(h.run(store.read("k")).utf8()).isEqualTo("kept");
+    }
+  }
+
+  @Test
+  void purgeRemovesEveryObjectOfTheKeyAndNothingElse() throws Exception {
+    Harness h = new Harness(1, 4);
+    try (RafeStore store = h.client(ProtocolMode.PAPER)) {
+      for (int i = 0; i < 3; i++) {
+        h.run(store.write("gone", utf8("x" + i)));
+      }
+      h.run(store.write("stays", utf8("y")));
+      int present = dataObjects(h.stores, "gone");
+      for (MemoryCloud m : h.stores) {
+        present += names(m, Maintenance.metadataPrefix("gone")).size();
+      }
+      Map<String, Integer> removed = h.run(store.purge("gone"));
+      // Three versions on f+1 = 2 holders, and the log on 4 clouds.
+      assertThat(present).isEqualTo(10);
+      assertThat(removed.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(present);
+      for (MemoryCloud m : h.stores) {
+        assertThat(names(m, "m/")).containsExactly(Names.metadataObject("stays", "alice").value());
+        assertThat(names(m, Maintenance.dataPrefix("gone"))).isEmpty();
+      }
+      assertThat(h.run(store.read("stays")).utf8()).isEqualTo("y");
+      h.run(store.write("gone", utf8("again")));
+      assertThat(h.run(store.history("gone", Optional.empty(), 10)).versions()).hasSize(1);
+    }
+  }
+}

@@ -1,0 +1,226 @@
+package io.rafestore.internal.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rafestore.ProtocolMode;
+import io.rafestore.RafeStore;
+import io.rafestore.RepairReport;
+import io.rafestore.RetentionPolicy;
+import io.rafestore.VerifyReport;
+import io.rafestore.VerifyReport.Problem;
+import io.rafestore.clouds.MemoryCloud;
+import io.rafestore.internal.util.Names;
+import io.rafestore.spi.ObjectInfo;
+import io.rafestore.spi.ObjectKey;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** verify and repair: every cloud holds the newest signed logs and listed holders hold data. */
+class VerifyRepairTest {
+  static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  static void wipe(MemoryCloud m) {
+    for (ObjectInfo o : m.list("").join()) {
+      m.delete(o.key()).join();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = ProtocolMode.class,
+      names = {"PAPER", "FAST", "DEPSKY_A"})
+  void aCloudThatLostEverythingIsFoundAndRepaired(ProtocolMode mode) throws Exception {
+    Harness h = new Harness(1, 4);
+    try (RafeStore store = h.client(mode)) {
+      for (int i = 0; i < 5; i++) {
+        h.run(store.write("k", utf8("v" + i)));
+      }
+      h.run(store.write("other", utf8("o")));
+      VerifyReport clean = h.run(store.verify("k"));
+      assertThat(clean.isClean()).as(clean.toString()).isTrue();
+      assertThat(clean.retainedVersions()).hasSize(5);
+
+      // p0 is always a data holder (dataCloudsInOrderAdded is off, but all RTTs are equal).
+      int victim = holderOfEveryVersion(h, "k");
+      wipe(h.stores.get(victim));
+      VerifyReport broken = h.run(store.verify("k"));
+      assertThat(broken.isClean()).isFalse();
+      String id = "p" + victim;
+      assertThat(broken.findingsFor(id))
+          .extracting(VerifyReport.Finding::problem)
+          .contains(Problem.METADATA_MISSING, Problem.DATA_MISSING)
+          .doesNotContain(Problem.METADATA_STALE);
+      assertThat(broken.toString()).contains(id).contains("METADATA_MISSING");
+
+      assertThat(h.run(store.keys())).containsExactly("k", "other");
+      List<RepairReport> all = h.run(store.repairAll());
+      assertThat(all).hasSize(2);
+      assertThat(all).allMatch(RepairReport::isClean);
+      assertThat(all.get(0).actions()).isNotEmpty();
+      assertThat(h.run(store.verify("k")).isClean()).isTrue();
+      assertThat(h.run(store.verifyAll())).allMatch(VerifyReport::isClean);
+      // The victim serves again: its copy of the log is byte-identical to the others'.
+      assertThat(h.stores.get(victim).get(Names.metadataObject("k", "alice")).join())
+          .isEqualTo(h.stores.get((victim + 1) % 4).get(Names.metadataObject("k", "alice")).join());
+    }
+  }
+
+  private static int holderOfEveryVersion(Harness h, String key) {
+    for (int i = 0; i < h.stores.size(); i++) {
+      if (h.stores.get(i).list(Maintenance.dataPrefix(key)).join().size() == 5) {
+        return i;
+      }
+    }
+    throw new AssertionError("no cloud holds every version");
+  }
+
+  @Test
+  void staleAndCorruptAndGarbledAreTold() throws Exception {
+    Harness h = new Harness(1, 4);
+    try (RafeStore store = h.client(ProtocolMode.PAPER)) {
+      h.run(store.write("k", utf8("v0")));
+      ObjectKey log = Names.metadataObject("k", "alice");
+      byte[] old = h.stores.get(1).get(log).join();
+      h.run(store.write("k", utf8("v1")));
+      h.stores.get(1).put(log, old).join();
+      byte[] garbled = h.stores.get(2).get(log).join();
+      garbled[garbled.length - 1] ^= 1;
+      h.stores.get(2).put(log, garbled).join();
+      int holder = holderOfLatest(h);
+      String obj =
+          h.stores.get(holder).list(Maintenance.dataPrefix("k")).join().get(0).key().value();
+      for (ObjectInfo o : h.stores.get(holder).list(Maintenance.dataPrefix("k")).join()) {
+        h.stores.get(holder).put(o.key(), utf8("rotten")).join();
+      }
+      VerifyReport r = h.run(store.verify("k"));
+      assertThat(r.findingsFor("p1"))
+          .extracting(VerifyReport.Finding::problem)
+          .containsExactly(Problem.METADATA_STALE);
+      assertThat(r.findingsFor("p2"))
+          .extracting(VerifyReport.Finding::problem)
+          .contains(Problem.METADATA_INVALID);
+      assertThat(r.findingsFor("p" + holder))
+          .extracting(VerifyReport.Finding::problem)
+          .contains(Problem.DATA_CORRUPT);
+      RepairReport fixed = h.run(store.repair("k"));
+      assertThat(fixed.isClean()).as(fixed.toString()).isTrue();
+      assertThat(fixed.failures()).isEmpty();
+      assertThat(h.run(store.read("k")).utf8()).isEqualTo("v1");
+      assertThat(obj).startsWith("d/k/");
+    }
+  }
+
+  private static int holderOfLatest(Harness h) {
+    for (int i = 0; i < h.stores.size(); i++) {
+      if (!h.stores.get(i).list(Maintenance.dataPrefix("k")).join().isEmpty()) {
+        return i;
+      }
+    }
+    throw new AssertionError();
+  }
+
+  @Test
+  void afterCollectionVerifyIsCleanAndCollectedDataIsNotExtra() throws Exception {
+    Harness h = new Harness(1, 4);
+    try (RafeStore store = h.client(ProtocolMode.PAPER)) {
+      for (int i = 0; i < 6; i++) {
+        h.run(store.write("k", utf8("v" + i)));
+      }
+      h.run(store.collect("k", RetentionPolicy.keepLast(2)));
+      VerifyReport r = h.run(store.verify("k"));
+      assertThat(r.isClean()).as(r.toString()).isTrue();
+      assertThat(r.retainedVersions()).hasSize(2);
+      assertThat(r.extraObjects()).isEmpty();
+      assertThat(h.run(store.history("k", Optional.empty(), 10)).versions()).hasSize(2);
+    }
+  }
+
+  @Test
+  void encryptedValuesCollectVerifyAndRepairWithKeySharesRestored() throws Exception {
+    Harness h = new Harness(1, 4);
+    try (RafeStore store = h.builder(ProtocolMode.PAPER).encryptValues(true).build()) {
+      for (int i = 0; i < 6; i++) {
+        h.run(store.write("k", utf8("secret " + i)));
+      }
+      h.run(store.collect("k", RetentionPolicy.keepLast(2)));
+      VerifyReport clean = h.run(store.verify("k"));
+      assertThat(clean.isClean()).as(clean.toString()).isTrue();
+      assertThat(clean.retainedVersions()).hasSize(2);
+
+      int victim = holderOfLatest(h);
+      wipe(h.stores.get(victim));
+      VerifyReport broken = h.run(store.verify("k"));
+      assertThat(broken.findingsFor("p" + victim)).isNotEmpty();
+      RepairReport fixed = h.run(store.repair("k"));
+      assertThat(fixed.isClean()).as(fixed.toString()).isTrue();
+      // The restored object carries this cloud's own valid key shares: verify checks them.
+      assertThat(h.run(store.verify("k")).findings()).isEmpty();
+      assertThat(h.run(store.read("k")).utf8()).isEqualTo("secret 5");
+    }
+  }
+
+  @Test
+  void erasureCodedValuesCollectAndMetadataRepair() throws Exception {
+    Harness h = new Harness(1, 4);
+    try (RafeStore store = h.builder(ProtocolMode.PAPER).erasureCoding(2).build()) {
+      for (int i = 0; i < 5; i++) {
+        h.run(store.write("k", utf8("coded " + i)));
+      }
+      h.run(store.collect("k", RetentionPolicy.keepLast(2)));
+      VerifyReport clean = h.run(store.verify("k"));
+      assertThat(clean.isClean()).as(clean.toString()).isTrue();
+      assertThat(clean.extraObjects()).isEmpty();
+      h.stores.get(3).delete(Names.metadataObject("k", "alice")).join();
+      VerifyReport broken = h.run(store.verify("k"));
+      assertThat(broken.findingsFor("p3"))
+          .extracting(VerifyReport.Finding::problem)
+          .containsExactly(Problem.METADATA_MISSING);
+      assertThat(h.run(store.repair("k")).isClean()).isTrue();
+      assertThat(h.run(store.read("k")).utf8()).isEqualTo("coded 4");
+    }
+  }
+
+  @Test
+  void partedValuesAreCheckedPartByPartAndRepaired() throws Exception {
+    Harness h = new Harness(1, 4);
+    try (RafeStore store = h.builder(ProtocolMode.PAPER).partSize(1024).build()) {
+      byte[] big = new byte[5000];
+      new java.util.Random(3).nextBytes(big);
+      for (int i = 0; i < 3; i++) {
+        big[0] = (byte) i;
+        h.run(store.write("k", big));
+      }
+      CollectionReportCheck.collectedObjects(
+          h.run(store.collect("k", RetentionPolicy.keepLast(1))));
+      VerifyReport clean = h.run(store.verify("k"));
+      assertThat(clean.isClean()).as(clean.toString()).isTrue();
+      assertThat(clean.extraObjects()).as("collected parts are gone").isEmpty();
+      int victim = holderOfLatest(h);
+      List<ObjectInfo> parts = h.stores.get(victim).list(Maintenance.dataPrefix("k")).join();
+      assertThat(parts).hasSize(5);
+      h.stores.get(victim).put(parts.get(2).key(), utf8("rotten")).join();
+      h.stores.get(victim).delete(parts.get(4).key()).join();
+      VerifyReport broken = h.run(store.verify("k"));
+      assertThat(broken.findingsFor("p" + victim))
+          .extracting(VerifyReport.Finding::problem)
+          .containsExactlyInAnyOrder(Problem.DATA_CORRUPT, Problem.DATA_MISSING);
+      RepairReport fixed = h.run(store.repair("k"));
+      assertThat(fixed.isClean()).as(fixed.toString()).isTrue();
+      assertThat(h.run(store.read("k")).value()).isEqualTo(big);
+    }
+  }
+
+  /** Parted values: a collection deletes every part of every collected version. */
+  static final class CollectionReportCheck {
+    static void collectedObjects(io.rafestore.CollectionReport r) {
+      // Two collected versions of five parts each, on f+1 = 2 holders.
+      assertThat(r.totalObjectsDeleted()).isEqualTo(2 * 5 * 2);
+    }
+  }
+}
