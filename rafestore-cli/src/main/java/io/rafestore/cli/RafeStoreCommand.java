@@ -37,6 +37,8 @@ import picocli.CommandLine.Spec;
       RmCommand.class,
       KeygenCommand.class,
       InitCommand.class,
+      VerifyCommand.class,
+      GcCommand.class,
       ProbeCommand.class,
       BenchCommand.class,
       CommandLine.HelpCommand.class

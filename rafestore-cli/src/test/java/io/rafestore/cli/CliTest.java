@@ -212,6 +212,62 @@ class CliTest {
   }
 
   @Test
+  @SuppressWarnings("unchecked")
+  void verifyFindsALostCloudAndRepairMakesItCleanAgain() throws IOException {
+    for (String v : List.of("one", "two", "three")) {
+      assertThat(rafestoreIn(utf8(v), "put", "thread", "-").code()).isZero();
+    }
+    Run clean = rafestore("verify", "thread");
+    assertThat(clean.code()).as(clean.stdout() + clean.stderr()).isZero();
+    assertThat(clean.stdout()).contains("thread: clean (3 versions on 4 clouds)");
+
+    // Cloud "a" loses everything it stored (a disk replaced, a bucket emptied).
+    Path lost = dir.resolve("clouds/a");
+    try (var walk = Files.walk(lost)) {
+      walk.sorted(java.util.Comparator.reverseOrder())
+          .filter(p -> !p.equals(lost))
+          .forEach(p -> p.toFile().delete());
+    }
+    Run broken = rafestore("verify");
+    assertThat(broken.code()).isEqualTo(ExitCodes.INTEGRITY);
+    assertThat(broken.stdout()).contains("thread: ").contains("METADATA_MISSING");
+
+    Run json = rafestore("--json", "verify", "thread");
+    assertThat(json.code()).isEqualTo(ExitCodes.INTEGRITY);
+    Map<String, Object> o = (Map<String, Object>) MiniJson.parse(json.stdout());
+    assertThat(o.get("clean")).isEqualTo(false);
+    Map<String, Object> first = (Map<String, Object>) ((List<Object>) o.get("keys")).get(0);
+    assertThat((List<Object>) first.get("findings"))
+        .anyMatch(f -> "a".equals(((Map<String, Object>) f).get("cloud")));
+
+    Run repaired = rafestore("verify", "--repair", "thread");
+    assertThat(repaired.code()).as(repaired.stdout() + repaired.stderr()).isZero();
+    assertThat(repaired.stdout()).contains("repaired").contains("clean");
+    assertThat(rafestore("verify", "thread").code()).isZero();
+  }
+
+  @Test
+  void gcKeepsTheNewestVersionsAndShrinksTheHistory() {
+    for (int i = 1; i <= 5; i++) {
+      assertThat(rafestoreIn(utf8("v" + i), "put", "feed", "-").code()).isZero();
+    }
+    Run gc = rafestore("gc", "feed", "--keep-last", "2");
+    assertThat(gc.code()).as(gc.stderr()).isZero();
+    assertThat(gc.stdout()).startsWith("feed: collected 3 versions");
+    assertThat(rafestore("history", "feed").stdout().lines()).hasSize(3);
+    assertThat(rafestore("get", "feed").stdout()).isEqualTo("v5");
+    assertThat(rafestore("get", "feed", "--version", "1@alice").code()).isEqualTo(1);
+    assertThat(rafestore("verify", "feed").code()).isZero();
+
+    Run none = rafestore("gc", "feed");
+    assertThat(none.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(none.stderr()).contains("--keep-last");
+    Run badDate = rafestore("gc", "feed", "--keep-newer-than", "yesterday");
+    assertThat(badDate.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(badDate.stderr()).contains("ISO-8601");
+  }
+
+  @Test
   void rmHidesTheKey() {
     rafestoreIn(utf8("secret plans"), "put", "k", "-");
     Run rm = rafestore("rm", "k");

@@ -54,7 +54,7 @@ final class Commit {
                 return;
               }
               if (sealed != null) {
-                ctx.keyShares.remember(key, entry.timestamp(), sealed.shares());
+                ctx.keyShares.remember(key, writer, entry.timestamp(), sealed.shares());
               }
               ctx.rememberOwnLog(next);
               VersionInfo info = entry.info(key, writer);

@@ -48,7 +48,11 @@ import java.util.function.Function;
 final class KeyShares {
   private static final int CACHE_LIMIT = 100_000;
 
-  /** Shares this client made, by key, then entry timestamp, then cloud id. Bounded. */
+  /**
+   * Shares this client made, by (key, writer), then entry timestamp, then cloud id. Bounded. The
+   * writer is part of the key because another writer's log (rewritten by repair) has entries at the
+   * same timestamps.
+   */
   private final ConcurrentHashMap<String, Map<Long, Map<String, byte[]>>> own =
       new ConcurrentHashMap<>();
 
@@ -104,11 +108,17 @@ final class KeyShares {
   }
 
   /** Remembers the shares of a committed entry, so the next log rewrite can carry them. */
-  void remember(String key, long timestamp, Map<String, byte[]> shares) {
+  void remember(String key, String writer, long timestamp, Map<String, byte[]> shares) {
     if (own.size() >= CACHE_LIMIT) {
       own.clear();
     }
-    own.computeIfAbsent(key, k -> new ConcurrentHashMap<>()).put(timestamp, Map.copyOf(shares));
+    own.computeIfAbsent(cacheKey(key, writer), k -> new ConcurrentHashMap<>())
+        .put(timestamp, Map.copyOf(shares));
+  }
+
+  private static String cacheKey(String key, String writer) {
+    // A writer id is ASCII without control characters, so the newline cannot be ambiguous.
+    return writer + "\n" + key;
   }
 
   /**
@@ -133,7 +143,8 @@ final class KeyShares {
       return c -> signed;
     }
     Map<String, SortedMap<Long, byte[]>> byCloud = new HashMap<>();
-    Map<Long, Map<String, byte[]>> mine = own.getOrDefault(next.key(), Map.of());
+    Map<Long, Map<String, byte[]>> mine =
+        own.getOrDefault(cacheKey(next.key(), next.writer()), Map.of());
     for (LogEntry e : sealed) {
       Map<String, byte[]> known =
           e.timestamp() == freshTs ? fresh : mine.getOrDefault(e.timestamp(), Map.of());
@@ -141,6 +152,11 @@ final class KeyShares {
       for (int i = 0; i < e.shareHolders().size(); i++) {
         String cloud = e.shareHolders().get(i);
         byte[] share = known.get(cloud);
+        if (share != null && !Sha256.matches(share, e.shareHashUnsafe(i))) {
+          // Remembered for an entry with the same timestamp but other contents (a crashed
+          // writer's half-written log): not this entry's share.
+          share = null;
+        }
         if (share == null) {
           share = validShare(view, next.writer(), e, i);
         }
