@@ -421,21 +421,17 @@ final class Verifier {
       return CompletableFuture.completedFuture(null);
     }
     LogEntry entry = item.entry();
-    if (entry.coding() != LogEntry.Coding.REPLICA && entry.coding() != LogEntry.Coding.PARTS) {
-      log.failed(
-          f.cloudId()
-              + ": "
-              + f.subject()
-              + " is a "
-              + entry.coding()
-              + " piece; rebuilding coded pieces is not implemented");
-      return CompletableFuture.completedFuture(null);
-    }
     List<String> sources = new ArrayList<>(entry.holders());
     sources.remove(f.cloudId());
     ObjectKey object = ObjectKey.of(f.subject());
     String what = f.cloudId() + ": data " + f.subject() + " of version " + item.version();
-    return fetchVerified(entry, part, sources, 0, object)
+    boolean coded =
+        entry.coding() != LogEntry.Coding.REPLICA && entry.coding() != LogEntry.Coding.PARTS;
+    CompletableFuture<byte[]> source =
+        coded
+            ? rebuildPiece(entry, entry.holders().indexOf(f.cloudId()), object)
+            : fetchVerified(entry, part, sources, 0, object);
+    return source
         .thenCompose(
             bytes ->
                 timed(ctx.byId.get(f.cloudId()).driver().put(object, bytes), f.cloudId() + " put"))
@@ -448,6 +444,46 @@ final class Verifier {
               }
               return null;
             });
+  }
+
+  /**
+   * A coded value's piece for holder {@code target}, rebuilt from the hash-valid pieces of the
+   * other holders (all asked at once; k of them are needed).
+   */
+  private CompletableFuture<byte[]> rebuildPiece(LogEntry entry, int target, ObjectKey object) {
+    if (target < 0) {
+      return CompletableFuture.failedFuture(
+          new IllegalStateException("the cloud is not a holder of this version"));
+    }
+    Map<Integer, byte[]> valid = new java.util.concurrent.ConcurrentHashMap<>();
+    List<CompletableFuture<Void>> gets = new ArrayList<>();
+    for (int j = 0; j < entry.holders().size(); j++) {
+      Cloud c = ctx.byId.get(entry.holders().get(j));
+      if (j == target || c == null) {
+        continue;
+      }
+      int index = j;
+      gets.add(
+          timed(c.driver().get(object, Optional.empty()), c.id() + " data")
+              .handle(
+                  (b, e) -> {
+                    if (e == null && matches(entry, index, 0, b)) {
+                      valid.put(index, b);
+                    }
+                    return null;
+                  }));
+    }
+    return CompletableFuture.allOf(gets.toArray(new CompletableFuture<?>[0]))
+        .thenApplyAsync(
+            x -> {
+              try {
+                return CodedPieces.rebuild(entry, valid, target);
+              } catch (io.rafestore.internal.codec.MalformedInputException e) {
+                throw new java.util.concurrent.CompletionException(
+                    new IllegalStateException(e.getMessage(), e));
+              }
+            },
+            ctx.settings.executor());
   }
 
   private CompletableFuture<byte[]> fetchVerified(
