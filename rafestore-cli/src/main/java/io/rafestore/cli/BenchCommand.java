@@ -1,13 +1,21 @@
 package io.rafestore.cli;
 
 import io.rafestore.bench.paper.PaperBench;
+import io.rafestore.config.CloudConfig;
+import io.rafestore.config.ConfigException;
+import io.rafestore.config.StoreConfig;
+import io.rafestore.spi.CloudDriver;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
@@ -17,14 +25,17 @@ import picocli.CommandLine.Unmatched;
  * {@code rafestore bench [OPTIONS]}: the paper reproduction (the paper's Table 3 and Figure 3
  * against DepSky-A and DepSky-CA on the emulated WAN profiles), the same harness {@code
  * scripts/bench.sh} runs. Every argument goes to {@link PaperBench#run}; {@code rafestore bench
- * --help} lists them. Needs no configuration file: it builds its own in-memory clouds.
+ * --help} lists them. Needs no configuration file: it builds its own in-memory clouds, unless
+ * {@code --clouds-from FILE} names a configuration whose first four clouds (the local emulators, or
+ * real clouds) then stand behind the profile's p0..p3, with the emulated WAN around them.
  */
 @Command(
     name = "bench",
     description = {
       "Reproduces the paper's Table 3 and Figure 3 against DepSky-A/CA on emulated WAN profiles",
       "(in-memory clouds; no configuration needed). Options: 'rafestore bench --help'; e.g.",
-      "'rafestore bench --quick --out DIR'."
+      "'rafestore bench --quick --out DIR'. --clouds-from FILE runs on the first four clouds",
+      "of a configuration file (e.g. the emulators) instead, the WAN profile emulated around them."
     })
 final class BenchCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
@@ -32,14 +43,64 @@ final class BenchCommand implements Callable<Integer> {
   @Unmatched List<String> args = new ArrayList<>();
 
   @Override
-  public Integer call() {
+  public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    List<String> rest = new ArrayList<>(args);
+    int at = rest.indexOf("--clouds-from");
+    Function<String, CloudDriver> clouds = null;
+    if (at >= 0) {
+      if (at + 1 >= rest.size()) {
+        throw new UsageException("--clouds-from needs a configuration file");
+      }
+      StoreConfig config = StoreConfig.load(Path.of(rest.get(at + 1)));
+      rest.subList(at, at + 2).clear();
+      clouds = externalClouds(config, err);
+    }
     try (PrintStream o = streamTo(out);
         PrintStream e = streamTo(err)) {
-      return PaperBench.run(args.toArray(new String[0]), o, e);
+      return PaperBench.run(rest.toArray(new String[0]), o, e, clouds);
     }
   }
+
+  /**
+   * The profile's clouds p0..p3 mapped, in order, to the configuration's first four clouds, their
+   * buckets created first.
+   */
+  private static Function<String, CloudDriver> externalClouds(StoreConfig config, PrintWriter err)
+      throws Exception {
+    List<CloudConfig> list = config.clouds();
+    if (list.size() < PROFILE_CLOUDS) {
+      throw new UsageException(
+          config.source()
+              + " names "
+              + list.size()
+              + " clouds; the benchmark profile needs "
+              + PROFILE_CLOUDS
+              + " (p0..p3, taken in the file's order)");
+    }
+    for (int i = 0; i < PROFILE_CLOUDS; i++) {
+      try (CloudDriver d = config.createDriver(list.get(i))) {
+        CompletableFuture<Void> creation = InitCommand.createBucket(d);
+        if (creation != null) {
+          creation.get(60, TimeUnit.SECONDS);
+        }
+      }
+      err.printf("bench: p%d is %s (%s)%n", i, list.get(i).id(), list.get(i).spec().type());
+    }
+    return id -> {
+      int index = Integer.parseInt(id.substring(1));
+      CloudConfig c = list.get(index);
+      try {
+        // The profile's id, so results and prices name p0..p3 whatever the clouds are called.
+        return new RenamedCloud(id, config.createDriver(c));
+      } catch (ConfigException e) {
+        throw new IllegalArgumentException(e.getMessage(), e);
+      }
+    };
+  }
+
+  private static final int PROFILE_CLOUDS = 4;
 
   /** A print stream that forwards UTF-8 text to {@code writer}, line by line. */
   private static PrintStream streamTo(PrintWriter writer) {

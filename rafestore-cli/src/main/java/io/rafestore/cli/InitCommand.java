@@ -44,12 +44,7 @@ final class InitCommand implements Callable<Integer> {
     for (CloudConfig c : config.clouds()) {
       String outcome;
       try (CloudDriver driver = config.createDriver(c)) {
-        CompletableFuture<Void> creation = null;
-        if (driver instanceof S3Cloud s3) {
-          creation = s3.createBucketIfMissing();
-        } else if (driver instanceof GcsCloud gcs) {
-          creation = gcs.createBucketIfMissing();
-        }
+        CompletableFuture<Void> creation = createBucket(driver);
         if (creation == null) {
           outcome = "nothing to create";
         } else {
@@ -83,5 +78,19 @@ final class InitCommand implements Callable<Integer> {
     }
     spec.commandLine().getOut().flush();
     return failures == 0 ? ExitCodes.OK : ExitCodes.FAILED;
+  }
+
+  /**
+   * Creates the bucket of an S3 or GCS driver if it is missing; null for drivers that need none
+   * (Azure creates its container on the first write; Redis and directories need nothing).
+   */
+  static CompletableFuture<Void> createBucket(CloudDriver driver) {
+    if (driver instanceof S3Cloud s3) {
+      return s3.createBucketIfMissing();
+    }
+    if (driver instanceof GcsCloud gcs) {
+      return gcs.createBucketIfMissing();
+    }
+    return null;
   }
 }

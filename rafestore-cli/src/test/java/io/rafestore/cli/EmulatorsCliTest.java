@@ -56,12 +56,8 @@ class EmulatorsCliTest {
     return new Run(code, out.toByteArray(), err.toString(StandardCharsets.UTF_8));
   }
 
-  @Test
-  void putGetHistoryAndRmOverTheFourEmulators() throws Exception {
-    assumeEmulators();
-    String ns = "cli-" + UUID.randomUUID();
-    Path key = dir.resolve("emu.key");
-    assertThat(run(new byte[0], "keygen", "--id", "emu", "--out", key.toString()).code()).isZero();
+  /** A configuration of the four emulators under namespace {@code ns}, writer emu. */
+  private Path writeConfig(String ns) throws java.io.IOException {
     Path config = dir.resolve("emulators.properties");
     Files.writeString(
         config,
@@ -88,6 +84,55 @@ class EmulatorsCliTest {
             "cloud.redis.endpoint = " + System.getenv("RAFESTORE_REDIS_URI"),
             "cloud.redis.bucket = " + ns + "/",
             ""));
+    return config;
+  }
+
+  @Test
+  void benchRunsTheProfileAroundTheEmulatorsAndLeavesNothingBehind() throws Exception {
+    assumeEmulators();
+    String ns = "bench-" + UUID.randomUUID();
+    assertThat(
+            run(new byte[0], "keygen", "--id", "emu", "--out", dir.resolve("emu.key").toString())
+                .code())
+        .isZero();
+    String c = writeConfig(ns).toString();
+    Path out = dir.resolve("bench-out");
+    Run bench =
+        run(
+            new byte[0],
+            "bench",
+            "--clouds-from",
+            c,
+            "--configs",
+            "2",
+            "--protocols",
+            "PAPER,DEPSKY_A",
+            "--sizes",
+            "1K",
+            "--ops",
+            "2",
+            "--time-scale",
+            "0.02",
+            "--no-progress",
+            "--out",
+            out.toString());
+    String stdout = new String(bench.stdout(), StandardCharsets.UTF_8);
+    assertThat(bench.code()).as(bench.stderr() + stdout).isZero();
+    assertThat(bench.stderr()).contains("p0 is minio (s3)").contains("p3 is redis (redis)");
+    assertThat(stdout).contains("PAPER").contains("DEPSKY_A");
+    // Each cell deleted and purged its key: no key is left on the clouds.
+    Run verify = run(new byte[0], "-c", c, "--json", "verify");
+    assertThat(verify.code()).as(verify.stderr()).isZero();
+    assertThat(new String(verify.stdout(), StandardCharsets.UTF_8)).contains("\"keys\":[]");
+  }
+
+  @Test
+  void putGetHistoryAndRmOverTheFourEmulators() throws Exception {
+    assumeEmulators();
+    String ns = "cli-" + UUID.randomUUID();
+    Path key = dir.resolve("emu.key");
+    assertThat(run(new byte[0], "keygen", "--id", "emu", "--out", key.toString()).code()).isZero();
+    Path config = writeConfig(ns);
     String c = config.toString();
 
     Run init = run(new byte[0], "-c", c, "init");

@@ -11,6 +11,7 @@ import io.rafestore.WriteReceipt;
 import io.rafestore.bench.support.RetainNewestCloud;
 import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.clouds.WanEmulator;
+import io.rafestore.spi.CloudDriver;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.PrintStream;
@@ -29,6 +30,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Function;
 
 /**
  * The reproduction of the paper's Figure 3 and Table 3: for each Table 2 configuration, protocol
@@ -62,7 +64,27 @@ public final class PaperBench {
   private final PrintStream log;
   private final Progress progress;
 
+  /**
+   * Makes the driver behind each profile cloud (by the profile's id, p0..p3) for one cell; the
+   * emulated WAN link is wrapped around it. Default: in-memory clouds that keep only the newest
+   * versions. {@code rafestore bench --clouds-from FILE} passes real clouds (the emulators) here.
+   */
+  private final Function<String, CloudDriver> clouds;
+
+  /** Whether the clouds are external (not in memory): keys are then unique per run and purged. */
+  private final boolean external;
+
+  private final String runId = Long.toHexString(System.nanoTime());
+
   private PaperBench(Options options, PrintStream log, PrintStream err) throws IOException {
+    this(options, log, err, null);
+  }
+
+  private PaperBench(
+      Options options, PrintStream log, PrintStream err, Function<String, CloudDriver> clouds)
+      throws IOException {
+    this.external = clouds != null;
+    this.clouds = clouds != null ? clouds : id -> new RetainNewestCloud(id, KEEP_VERSIONS);
     this.options = options;
     this.profile = WanProfile.load(options.profile);
     this.prices = PriceTable.load(options.prices, profile.clouds().keySet());
@@ -111,6 +133,17 @@ public final class PaperBench {
    *     writable)
    */
   public static int run(String[] args, PrintStream out, PrintStream err) {
+    return run(args, out, err, null);
+  }
+
+  /**
+   * As {@link #run(String[], PrintStream, PrintStream)}, with the profile's WAN emulated around the
+   * drivers {@code clouds} makes (by profile cloud id, p0..p3, once per cell; the client closes
+   * them) instead of in-memory clouds: the real emulators or real clouds. Keys are then unique to
+   * the run and each cell deletes and purges its key at the end.
+   */
+  public static int run(
+      String[] args, PrintStream out, PrintStream err, Function<String, CloudDriver> clouds) {
     Options o;
     try {
       o = Options.parse(args);
@@ -124,7 +157,7 @@ public final class PaperBench {
       return 0;
     }
     try {
-      List<Result> results = new PaperBench(o, out, err).runAll();
+      List<Result> results = new PaperBench(o, out, err, clouds).runAll();
       for (String line : Targets.evaluate(results)) {
         out.println(line);
       }
@@ -299,10 +332,17 @@ public final class PaperBench {
           arrangement.metadataOnly().contains(id)
               ? CloudRole.METADATA_ONLY
               : CloudRole.DATA_AND_METADATA;
-      // Only the newest versions' data stay in memory; the protocol never reads older ones here.
-      builder.cloud(wan.wrap(new RetainNewestCloud(id, KEEP_VERSIONS), wanLink), role, rtt);
+      // In memory, only the newest versions' data stay; the protocol never reads older ones here.
+      builder.cloud(wan.wrap(clouds.apply(id), wanLink), role, rtt);
     }
-    String key = "bench/config" + arrangement.number() + "/" + size;
+    String key =
+        (external ? "bench-" + runId + "/" : "bench/")
+            + "config"
+            + arrangement.number()
+            + "/"
+            + mode
+            + "/"
+            + size;
     // Seeded on purpose: the same bytes in every run. The content does not matter for timing.
     byte[] value = new byte[Math.toIntExact(size)];
     new SplittableRandom(size).nextBytes(value);
@@ -401,6 +441,15 @@ public final class PaperBench {
           w.failures() + r.failures());
       out.add(w);
       out.add(r);
+      if (external) {
+        // Leave nothing behind on real clouds: delete (tombstone and data), then purge.
+        try {
+          blocking.delete(key);
+          blocking.purge(key);
+        } catch (RafeStoreException e) {
+          log.println("cleaning up " + key + " failed (results stand): " + e.getMessage());
+        }
+      }
     }
     return out;
   }
