@@ -12,7 +12,6 @@ import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.codec.Shamir;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ObjectKey;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -158,10 +157,9 @@ final class CodedFetch {
       fragment = bytes;
     } else {
       try {
-        ByteBuffer in = ByteBuffer.wrap(bytes);
-        share = Shamir.Share.read(in);
-        fragment = new byte[in.remaining()];
-        in.get(fragment);
+        CodedPieces.Piece piece = CodedPieces.split(bytes);
+        share = piece.share();
+        fragment = piece.fragment();
       } catch (MalformedInputException e) {
         // The hash matched, so the writer itself stored this: treat like a corrupt piece.
         fault = new CloudFault(cloud, CloudFault.Kind.CORRUPT_DATA, object + ": " + e.getMessage());

@@ -27,6 +27,31 @@ import java.util.Map;
 final class CodedPieces {
   private CodedPieces() {}
 
+  /** A DepSky-CA piece: a key share, then a fragment of the ciphertext. */
+  record Piece(Shamir.Share share, byte[] fragment) {}
+
+  /** A DepSky-CA piece: the key share's encoding followed by the fragment. */
+  static byte[] join(Shamir.Share share, byte[] fragment) {
+    byte[] s = share.toBytes();
+    byte[] piece = new byte[s.length + fragment.length];
+    System.arraycopy(s, 0, piece, 0, s.length);
+    System.arraycopy(fragment, 0, piece, s.length, fragment.length);
+    return piece;
+  }
+
+  /**
+   * Splits a DepSky-CA piece into its key share and fragment (the inverse of {@link #join}).
+   *
+   * @throws MalformedInputException if the share part is malformed
+   */
+  static Piece split(byte[] piece) throws MalformedInputException {
+    ByteBuffer in = ByteBuffer.wrap(piece);
+    Shamir.Share share = Shamir.Share.read(in);
+    byte[] fragment = new byte[in.remaining()];
+    in.get(fragment);
+    return new Piece(share, fragment);
+  }
+
   /**
    * Piece {@code target} of {@code entry}, from {@code valid} (holder index to a piece whose hash
    * matched), which must hold at least k pieces.
@@ -46,11 +71,9 @@ final class CodedPieces {
     List<Shamir.Share> shares = new ArrayList<>();
     for (Map.Entry<Integer, byte[]> e : valid.entrySet()) {
       if (depSky) {
-        ByteBuffer in = ByteBuffer.wrap(e.getValue());
-        shares.add(Shamir.Share.read(in));
-        byte[] fragment = new byte[in.remaining()];
-        in.get(fragment);
-        fragments[e.getKey()] = fragment;
+        Piece p = split(e.getValue());
+        shares.add(p.share());
+        fragments[e.getKey()] = p.fragment();
       } else {
         fragments[e.getKey()] = e.getValue();
       }
@@ -65,10 +88,7 @@ final class CodedPieces {
       byte[] stored = code.decode(fragments, Math.toIntExact(storedLength));
       byte[] fragment = code.encode(stored)[target];
       if (depSky) {
-        byte[] share = Shamir.shareAt(shares.subList(0, k), target + 1).toBytes();
-        piece = new byte[share.length + fragment.length];
-        System.arraycopy(share, 0, piece, 0, share.length);
-        System.arraycopy(fragment, 0, piece, share.length, fragment.length);
+        piece = join(Shamir.shareAt(shares.subList(0, k), target + 1), fragment);
       } else {
         piece = fragment;
       }

@@ -5,7 +5,6 @@ import io.rafestore.WriteReceipt;
 import io.rafestore.internal.util.Futures;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /** writeM, shared by every write protocol: append the entry to our log, sign, store on n - f. */
@@ -42,9 +41,8 @@ final class Commit {
     String writer = ctx.settings.writerId();
     MetadataLog next = Logs.append(view.logOf(writer), view, entry);
     byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
-    Map<String, byte[]> fresh = sealed == null ? Map.of() : sealed.shares();
     java.util.function.Function<Cloud, byte[]> payloads =
-        ctx.keyShares.payloads(ctx, view, next, bytes, entry.timestamp(), fresh);
+        ctx.keyShares.payloads(ctx, view, next, bytes, sealed);
     CompletableFuture<WriteReceipt> result = new CompletableFuture<>();
     QuorumPut.metadata(ctx, key, writer, payloads, "writeM")
         .whenComplete(
@@ -54,7 +52,7 @@ final class Commit {
                 return;
               }
               if (sealed != null) {
-                ctx.keyShares.remember(key, writer, entry.timestamp(), sealed.shares());
+                ctx.keyShares.remember(entry, sealed.shares());
               }
               ctx.rememberOwnLog(next);
               VersionInfo info = entry.info(key, writer);

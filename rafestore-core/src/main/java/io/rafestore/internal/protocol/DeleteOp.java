@@ -34,7 +34,7 @@ final class DeleteOp {
                           ctx,
                           key,
                           writer,
-                          ctx.keyShares.payloads(ctx, view, next, bytes, -1, java.util.Map.of()),
+                          ctx.keyShares.payloads(ctx, view, next, bytes, null),
                           "writeM (tombstone)")
                       .thenCompose(
                           acks -> {

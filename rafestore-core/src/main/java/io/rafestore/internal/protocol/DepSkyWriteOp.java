@@ -53,12 +53,16 @@ final class DepSkyWriteOp {
     ThreadLocalRandom.current().nextBytes(nonce);
     ObjectKey object =
         Names.dataObject(key, ctx.settings.writerId(), HexFormat.of().formatHex(nonce));
-    CompletableFuture<byte[]> hash =
-        CompletableFuture.supplyAsync(() -> Sha256.hash(value), ctx.settings.executor());
     CompletableFuture<Void> done = new CompletableFuture<>();
     CompletableFuture<Void> turn = ctx.enterKey(key, done);
     List<String> all = ctx.clouds.stream().map(Cloud::id).toList();
     boolean ca = ctx.settings.mode() == ProtocolMode.DEPSKY_CA;
+    // DepSky-A signs the value's hash; DepSky-CA signs the sealed bytes' hash, computed with the
+    // pieces, so it needs no hash of the plaintext at all.
+    CompletableFuture<byte[]> hash =
+        ca
+            ? CompletableFuture.completedFuture(null)
+            : CompletableFuture.supplyAsync(() -> Sha256.hash(value), ctx.settings.executor());
     CompletableFuture<WriteReceipt> result =
         turn.thenCompose(x -> MetadataRead.run(ctx, key))
             .thenComposeAsync(
@@ -81,8 +85,7 @@ final class DepSkyWriteOp {
                                   sha -> {
                                     LogEntry entry =
                                         ca
-                                            ? new LogEntry(
-                                                LogEntry.Kind.VALUE,
+                                            ? LogEntry.coded(
                                                 ts,
                                                 ctx.settings.clock().millis(),
                                                 object.value(),
@@ -93,9 +96,7 @@ final class DepSkyWriteOp {
                                                 all,
                                                 LogEntry.Coding.DEPSKY_CA,
                                                 ctx.f() + 1,
-                                                pieces.hashes,
-                                                List.of(),
-                                                List.of())
+                                                pieces.hashes)
                                             : LogEntry.replica(
                                                 ts,
                                                 ctx.settings.clock().millis(),
@@ -135,10 +136,7 @@ final class DepSkyWriteOp {
       Map<String, byte[]> byCloud = new HashMap<>();
       List<byte[]> hashes = new ArrayList<>();
       for (int i = 0; i < n; i++) {
-        byte[] share = shares.get(i).toBytes();
-        byte[] piece = new byte[share.length + fragments[i].length];
-        System.arraycopy(share, 0, piece, 0, share.length);
-        System.arraycopy(fragments[i], 0, piece, share.length, fragments[i].length);
+        byte[] piece = CodedPieces.join(shares.get(i), fragments[i]);
         byCloud.put(ctx.clouds.get(i).id(), piece);
         hashes.add(Sha256.hash(piece));
       }

@@ -49,16 +49,19 @@ final class KeyShares {
   private static final int CACHE_LIMIT = 100_000;
 
   /**
-   * Shares this client made, by (key, writer), then entry timestamp, then cloud id. Bounded. The
-   * writer is part of the key because another writer's log (rewritten by repair) has entries at the
-   * same timestamps.
+   * Shares this client made, by the entry's data object name (unique to one write, a random nonce;
+   * a timestamp is not: other writers' entries and a crashed writer's fork reuse it), then cloud
+   * id. Bounded.
    */
-  private final ConcurrentHashMap<String, Map<Long, Map<String, byte[]>>> own =
-      new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Map<String, byte[]>> own = new ConcurrentHashMap<>();
 
   /** A sealed value: what writeDo uploads, and one share per metadata cloud. */
   record Sealed(
-      byte[] bytes, List<String> holders, Map<String, byte[]> shares, List<byte[]> hashes) {
+      String dataObject,
+      byte[] bytes,
+      List<String> holders,
+      Map<String, byte[]> shares,
+      List<byte[]> hashes) {
     /** The entry for these sealed bytes, with the share hashes in holder order. */
     LogEntry mark(LogEntry plain) {
       return plain.sealed(holders, hashes);
@@ -87,7 +90,7 @@ final class KeyShares {
         shares.put(id, enc);
         hashes.add(Sha256.hash(enc));
       }
-      return new Sealed(sealed, holders, shares, hashes);
+      return new Sealed(dataObject.value(), sealed, holders, shares, hashes);
     } finally {
       java.util.Arrays.fill(aesKey, (byte) 0);
     }
@@ -108,31 +111,20 @@ final class KeyShares {
   }
 
   /** Remembers the shares of a committed entry, so the next log rewrite can carry them. */
-  void remember(String key, String writer, long timestamp, Map<String, byte[]> shares) {
+  void remember(LogEntry entry, Map<String, byte[]> shares) {
     if (own.size() >= CACHE_LIMIT) {
       own.clear();
     }
-    own.computeIfAbsent(cacheKey(key, writer), k -> new ConcurrentHashMap<>())
-        .put(timestamp, Map.copyOf(shares));
-  }
-
-  private static String cacheKey(String key, String writer) {
-    // A writer id is ASCII without control characters, so the newline cannot be ambiguous.
-    return writer + "\n" + key;
+    own.put(entry.dataObject(), Map.copyOf(shares));
   }
 
   /**
    * What each cloud stores for the signed log {@code signed} of {@code next}: the plain signed log
    * if no entry is sealed, else an envelope with that cloud's share of every sealed entry that can
-   * be found or restored ({@code fresh}: the shares of the entry being added, by cloud).
+   * be found or restored ({@code fresh}: the entry being added and its shares, or null).
    */
   Function<Cloud, byte[]> payloads(
-      Context ctx,
-      View view,
-      MetadataLog next,
-      byte[] signed,
-      long freshTs,
-      Map<String, byte[]> fresh) {
+      Context ctx, View view, MetadataLog next, byte[] signed, KeyShares.Sealed fresh) {
     List<LogEntry> sealed = new ArrayList<>();
     for (LogEntry e : next.entries()) {
       if (e.isSealed()) {
@@ -143,20 +135,15 @@ final class KeyShares {
       return c -> signed;
     }
     Map<String, SortedMap<Long, byte[]>> byCloud = new HashMap<>();
-    Map<Long, Map<String, byte[]>> mine =
-        own.getOrDefault(cacheKey(next.key(), next.writer()), Map.of());
     for (LogEntry e : sealed) {
       Map<String, byte[]> known =
-          e.timestamp() == freshTs ? fresh : mine.getOrDefault(e.timestamp(), Map.of());
+          fresh != null && e.dataObject().equals(fresh.dataObject())
+              ? fresh.shares()
+              : own.getOrDefault(e.dataObject(), Map.of());
       List<Shamir.Share> valid = null;
       for (int i = 0; i < e.shareHolders().size(); i++) {
         String cloud = e.shareHolders().get(i);
         byte[] share = known.get(cloud);
-        if (share != null && !Sha256.matches(share, e.shareHashUnsafe(i))) {
-          // Remembered for an entry with the same timestamp but other contents (a crashed
-          // writer's half-written log): not this entry's share.
-          share = null;
-        }
         if (share == null) {
           share = validShare(view, next.writer(), e, i);
         }

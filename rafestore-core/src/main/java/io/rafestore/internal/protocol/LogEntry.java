@@ -93,8 +93,7 @@ public record LogEntry(
       long size,
       byte[] sha256,
       List<String> holders) {
-    return new LogEntry(
-        Kind.VALUE,
+    return coded(
         timestamp,
         createdAtMillis,
         dataObject,
@@ -103,7 +102,31 @@ public record LogEntry(
         holders,
         Coding.REPLICA,
         0,
-        List.of(),
+        List.of());
+  }
+
+  /** A value entry stored in {@code coding} (see {@link Coding}), not sealed. */
+  static LogEntry coded(
+      long timestamp,
+      long createdAtMillis,
+      String dataObject,
+      long size,
+      byte[] sha256,
+      List<String> holders,
+      Coding coding,
+      int k,
+      List<byte[]> pieceHashes) {
+    return new LogEntry(
+        Kind.VALUE,
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        holders,
+        coding,
+        k,
+        pieceHashes,
         List.of(),
         List.of());
   }

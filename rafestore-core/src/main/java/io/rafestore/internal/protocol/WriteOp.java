@@ -552,8 +552,7 @@ final class WriteOp {
                 plainSize,
                 sha,
                 holders)
-            : new LogEntry(
-                LogEntry.Kind.VALUE,
+            : LogEntry.coded(
                 v.maxTimestamp + 1,
                 ctx.settings.clock().millis(),
                 dataObject.value(),
@@ -562,9 +561,7 @@ final class WriteOp {
                 holders,
                 LogEntry.Coding.REED_SOLOMON,
                 ctx.settings.erasureK(),
-                fragmentHashes(),
-                List.of(),
-                List.of());
+                fragmentHashes());
     commit(v, sealed == null ? plain : sealed.mark(plain));
   }
 
