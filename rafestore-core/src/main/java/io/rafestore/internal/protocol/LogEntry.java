@@ -316,6 +316,24 @@ public record LogEntry(
     return Math.min(partLength(), size - partOffset(i));
   }
 
+  /**
+   * Bytes a holder stores for part {@code i}: the part itself, or for a sealed value (the
+   * confidentiality option) the part sealed on its own, {@link
+   * io.rafestore.internal.codec.Aead#OVERHEAD} bytes longer. For an unsplit value, the whole stored
+   * object's size is not recorded and this is the plain size.
+   */
+  long storedPartSize(int i) {
+    return partSize(i) + (coding == Coding.PARTS && isSealed() ? SEALED_PART_OVERHEAD : 0);
+  }
+
+  /** Offset of part {@code i} in the concatenation of the stored parts (a joined object). */
+  long storedPartOffset(int i) {
+    return partOffset(i) + (coding == Coding.PARTS && isSealed() ? i * SEALED_PART_OVERHEAD : 0);
+  }
+
+  /** What sealing adds to each part: a nonce and a tag. */
+  static final long SEALED_PART_OVERHEAD = io.rafestore.internal.codec.Aead.OVERHEAD;
+
   /** The object name of part {@code i} of a value stored under {@code dataObject}. */
   static String partObject(String dataObject, int i) {
     // Writer ids and nonces never contain '.', so ".p<i>" cannot collide with another value's
