@@ -47,6 +47,12 @@ final class RenamedCloud implements CloudDriver {
     return inner.list(prefix);
   }
 
+  /** The inner driver's native multipart upload: renaming changes nothing about the requests. */
+  @Override
+  public Optional<io.rafestore.spi.Multipart> multipart() {
+    return inner.multipart();
+  }
+
   @Override
   public void close() {
     inner.close();

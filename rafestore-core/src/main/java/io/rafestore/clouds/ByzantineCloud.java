@@ -1,8 +1,11 @@
 package io.rafestore.clouds;
 
+import io.rafestore.internal.cloud.ForwardedMultipart;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.Multipart;
+import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.util.ArrayList;
@@ -16,7 +19,9 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -36,8 +41,16 @@ import java.util.function.UnaryOperator;
  *       cloud, and listings omit the affected objects;
  *   <li>{@link Behaviour#GARBLE}: gets return random bytes of the true object's length;
  *   <li>{@link Behaviour#CUSTOM}: gets return what a caller-given function makes of the true bytes
- *       (for instance metadata re-signed with an untrusted key).
+ *       (for instance metadata re-signed with an untrusted key);
+ *   <li>{@link Behaviour#CORRUPT_WRITES}: puts and multipart parts are acknowledged but stored with
+ *       one to four bytes flipped, so a completed multipart upload holds garbage; reads are honest
+ *       about what is stored.
  * </ul>
+ *
+ * <p>The delegate's native multipart upload ({@link #multipart()}) is offered with the same lies on
+ * its writes: under {@link Behaviour#DROP_WRITES} beginning, parts and complete are all
+ * acknowledged and nothing is stored, under {@link Behaviour#CORRUPT_WRITES} parts are corrupted.
+ * The history for stale and other-key answers covers puts only.
  *
  * <p>To serve stale and other-key answers, this decorator keeps a copy of the last two versions put
  * through it under every name, whatever the behaviour: it is a test tool, not for large production
@@ -65,7 +78,9 @@ public final class ByzantineCloud implements CloudDriver {
     /** Gets return random bytes. */
     GARBLE,
     /** Gets return what a caller-given function makes of the true bytes. */
-    CUSTOM
+    CUSTOM,
+    /** Puts and multipart parts are acknowledged but stored with a few bytes flipped. */
+    CORRUPT_WRITES
   }
 
   private record State(
@@ -158,6 +173,10 @@ public final class ByzantineCloud implements CloudDriver {
       return CompletableFuture.completedFuture(null);
     }
     byte[] copy = data.clone();
+    if (s.behaviour == Behaviour.CORRUPT_WRITES && s.affected.test(key)) {
+      lies.incrementAndGet();
+      return Futures.relay(delegate.put(key, corrupt(copy)));
+    }
     CompletableFuture<Void> inner = delegate.put(key, data);
     inner.thenRun(
         () -> history.compute(key, (k, v) -> new Versions(v == null ? null : v.current, copy)));
@@ -169,7 +188,7 @@ public final class ByzantineCloud implements CloudDriver {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(range, "range");
     State s = state;
-    if (!s.lies(key)) {
+    if (!s.lies(key) || s.behaviour == Behaviour.CORRUPT_WRITES) {
       return Futures.relay(delegate.get(key, range));
     }
     switch (s.behaviour) {
@@ -227,6 +246,56 @@ public final class ByzantineCloud implements CloudDriver {
           }
           return kept;
         });
+  }
+
+  @Override
+  public Optional<Multipart> multipart() {
+    return ForwardedMultipart.wrap(
+        delegate.multipart(),
+        new ForwardedMultipart.Hooks() {
+          @Override
+          public CompletableFuture<MultipartUpload> begin(
+              ObjectKey key, Supplier<CompletableFuture<MultipartUpload>> call) {
+            State s = state;
+            if (s.behaviour == Behaviour.DROP_WRITES && s.affected.test(key)) {
+              lies.incrementAndGet();
+              return CompletableFuture.completedFuture(new DroppedUpload(key));
+            }
+            return call.get();
+          }
+
+          @Override
+          public CompletableFuture<Void> putPart(
+              ObjectKey key,
+              int index,
+              byte[] data,
+              Function<byte[], CompletableFuture<Void>> call) {
+            State s = state;
+            if (s.behaviour == Behaviour.CORRUPT_WRITES && s.affected.test(key)) {
+              lies.incrementAndGet();
+              return call.apply(corrupt(data.clone()));
+            }
+            return call.apply(data);
+          }
+        });
+  }
+
+  /** An upload that acknowledges everything and stores nothing ({@link Behaviour#DROP_WRITES}). */
+  private record DroppedUpload(ObjectKey key) implements MultipartUpload {
+    @Override
+    public CompletableFuture<Void> putPart(int index, byte[] data) {
+      return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletableFuture<Void> complete(int count) {
+      return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletableFuture<Void> abort() {
+      return CompletableFuture.completedFuture(null);
+    }
   }
 
   /**

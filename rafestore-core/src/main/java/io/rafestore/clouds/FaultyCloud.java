@@ -1,10 +1,13 @@
 package io.rafestore.clouds;
 
 import io.rafestore.Scheduler;
+import io.rafestore.internal.cloud.ForwardedMultipart;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
+import io.rafestore.spi.Multipart;
+import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.time.Duration;
@@ -32,6 +35,10 @@ import java.util.function.Supplier;
  * cancelling a delayed call cancels its timer, or the wrapped driver's future if the call has
  * started. Which calls fail is drawn from a generator seeded at construction, so the same calls in
  * the same order fail the same way.
+ *
+ * <p>The delegate's native multipart upload ({@link #multipart()}) gets the same faults: beginning
+ * an upload, each part and completing it are {@link Operation#PUT}s, aborting is a {@link
+ * Operation#DELETE}; so a crashed cloud fails every part and a hung one never completes.
  *
  * <p>Thread-safe: the mode can be switched from any thread while calls are in flight; each call
  * obeys the mode in force when it was made.
@@ -181,6 +188,42 @@ public final class FaultyCloud implements CloudDriver {
   public CompletableFuture<List<ObjectInfo>> list(String prefix) {
     Objects.requireNonNull(prefix, "prefix");
     return call(state, Operation.LIST, () -> delegate.list(prefix));
+  }
+
+  @Override
+  public Optional<Multipart> multipart() {
+    return ForwardedMultipart.wrap(
+        delegate.multipart(),
+        new ForwardedMultipart.Hooks() {
+          @Override
+          public CompletableFuture<MultipartUpload> begin(
+              ObjectKey key, Supplier<CompletableFuture<MultipartUpload>> request) {
+            return call(state, Operation.PUT, request);
+          }
+
+          @Override
+          public CompletableFuture<Void> putPart(
+              ObjectKey key,
+              int index,
+              byte[] data,
+              java.util.function.Function<byte[], CompletableFuture<Void>> request) {
+            State s = state;
+            byte[] payload = s.mode == Mode.SLOW ? data.clone() : data;
+            return call(s, Operation.PUT, () -> request.apply(payload));
+          }
+
+          @Override
+          public CompletableFuture<Void> complete(
+              ObjectKey key, int count, Supplier<CompletableFuture<Void>> request) {
+            return call(state, Operation.PUT, request);
+          }
+
+          @Override
+          public CompletableFuture<Void> abort(
+              ObjectKey key, Supplier<CompletableFuture<Void>> request) {
+            return call(state, Operation.DELETE, request);
+          }
+        });
   }
 
   private <T> CompletableFuture<T> call(

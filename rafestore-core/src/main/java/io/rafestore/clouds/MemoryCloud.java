@@ -3,6 +3,8 @@ package io.rafestore.clouds;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
+import io.rafestore.spi.Multipart;
+import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.util.ArrayList;
@@ -12,7 +14,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A cloud that keeps its objects in this JVM's heap: a first-class driver for tests, simulations
@@ -21,18 +25,57 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * WanEmulator} to give it a round-trip time and bandwidth.
  *
  * <p>Objects are copied in and out, so callers can never alias stored bytes. Thread-safe.
+ *
+ * <p>A cloud made by {@link #withMultipart} also offers a native {@link Multipart} upload with the
+ * given limits, enforced as S3 enforces them (a part under the minimum, other than the last, fails
+ * {@code complete}), so protocol tests can exercise joined objects; {@link #openUploads()} counts
+ * uploads neither completed nor aborted.
  */
 public final class MemoryCloud implements CloudDriver {
   private final String id;
   private final ConcurrentSkipListMap<String, byte[]> objects = new ConcurrentSkipListMap<>();
+  private final Multipart multipart;
+  private final Map<Long, Upload> uploads = new ConcurrentHashMap<>();
+  private final AtomicLong uploadIds = new AtomicLong();
   private volatile boolean closed;
 
-  /** An empty cloud with the given id. */
+  /** An empty cloud with the given id, without native multipart uploads. */
   public MemoryCloud(String id) {
+    this(id, 0, 0);
+  }
+
+  private MemoryCloud(String id, long minPartSize, int maxParts) {
     this.id = Objects.requireNonNull(id, "id");
     if (id.isBlank()) {
       throw new IllegalArgumentException("cloud id must not be blank");
     }
+    this.multipart = maxParts == 0 ? null : new NativeUploads(minPartSize, maxParts);
+  }
+
+  /**
+   * An empty cloud that also offers native multipart uploads.
+   *
+   * @param minPartSize the smallest size accepted for every part but the last, {@code >= 1}
+   * @param maxParts the most parts per upload, {@code >= 1}
+   */
+  public static MemoryCloud withMultipart(String id, long minPartSize, int maxParts) {
+    if (minPartSize < 1) {
+      throw new IllegalArgumentException("minPartSize must be >= 1, was " + minPartSize);
+    }
+    if (maxParts < 1) {
+      throw new IllegalArgumentException("maxParts must be >= 1, was " + maxParts);
+    }
+    return new MemoryCloud(id, minPartSize, maxParts);
+  }
+
+  @Override
+  public Optional<Multipart> multipart() {
+    return Optional.ofNullable(multipart);
+  }
+
+  /** Multipart uploads begun and neither completed nor aborted. */
+  public int openUploads() {
+    return uploads.size();
   }
 
   @Override
@@ -118,6 +161,135 @@ public final class MemoryCloud implements CloudDriver {
   private <T> CompletableFuture<T> closedFailure() {
     return CompletableFuture.failedFuture(
         new CloudException(id, CloudException.Kind.UNAVAILABLE, "driver is closed"));
+  }
+
+  private final class NativeUploads implements Multipart {
+    private final long minPartSize;
+    private final int maxParts;
+
+    NativeUploads(long minPartSize, int maxParts) {
+      this.minPartSize = minPartSize;
+      this.maxParts = maxParts;
+    }
+
+    @Override
+    public long minPartSize() {
+      return minPartSize;
+    }
+
+    @Override
+    public long maxPartSize() {
+      return Integer.MAX_VALUE - 8;
+    }
+
+    @Override
+    public int maxParts() {
+      return maxParts;
+    }
+
+    @Override
+    public CompletableFuture<MultipartUpload> begin(ObjectKey key) {
+      Objects.requireNonNull(key, "key");
+      if (closed) {
+        return closedFailure();
+      }
+      long uploadId = uploadIds.incrementAndGet();
+      Upload u = new Upload(uploadId, key, this);
+      uploads.put(uploadId, u);
+      return CompletableFuture.completedFuture(u);
+    }
+  }
+
+  /** Parts held aside until complete; removed from {@link #uploads} by complete or abort. */
+  private final class Upload implements MultipartUpload {
+    private final long uploadId;
+    private final ObjectKey key;
+    private final NativeUploads limits;
+    private final Map<Integer, byte[]> parts = new ConcurrentHashMap<>();
+
+    Upload(long uploadId, ObjectKey key, NativeUploads limits) {
+      this.uploadId = uploadId;
+      this.key = key;
+      this.limits = limits;
+    }
+
+    @Override
+    public ObjectKey key() {
+      return key;
+    }
+
+    @Override
+    public CompletableFuture<Void> putPart(int index, byte[] data) {
+      Objects.requireNonNull(data, "data");
+      if (closed) {
+        return closedFailure();
+      }
+      if (index < 0 || index >= limits.maxParts) {
+        return failure("part index " + index + " is outside 0.." + (limits.maxParts - 1));
+      }
+      if (!uploads.containsKey(uploadId)) {
+        return failure("upload of " + key + " is no longer open");
+      }
+      parts.put(index, data.clone());
+      return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public synchronized CompletableFuture<Void> complete(int count) {
+      if (closed) {
+        return closedFailure();
+      }
+      if (!uploads.containsKey(uploadId)) {
+        return failure("upload of " + key + " is no longer open");
+      }
+      if (count < 1 || count > limits.maxParts) {
+        return failure("part count " + count + " is outside 1.." + limits.maxParts);
+      }
+      long total = 0;
+      for (int i = 0; i < count; i++) {
+        byte[] p = parts.get(i);
+        if (p == null) {
+          return failure("part " + i + " of " + key + " was never uploaded");
+        }
+        if (i < count - 1 && p.length < limits.minPartSize) {
+          return failure(
+              "part "
+                  + i
+                  + " of "
+                  + key
+                  + " has "
+                  + p.length
+                  + " bytes, under the minimum part size "
+                  + limits.minPartSize);
+        }
+        total += p.length;
+      }
+      if (total > Integer.MAX_VALUE - 8) {
+        return failure("a joined object of " + total + " bytes does not fit in memory");
+      }
+      byte[] all = new byte[(int) total];
+      int at = 0;
+      for (int i = 0; i < count; i++) {
+        byte[] p = parts.get(i);
+        System.arraycopy(p, 0, all, at, p.length);
+        at += p.length;
+      }
+      objects.put(key.value(), all);
+      uploads.remove(uploadId);
+      return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletableFuture<Void> abort() {
+      uploads.remove(uploadId);
+      parts.clear();
+      return CompletableFuture.completedFuture(null);
+    }
+
+    private CompletableFuture<Void> failure(String message) {
+      return CompletableFuture.failedFuture(
+          new CloudException(id, CloudException.Kind.OTHER, message));
+    }
   }
 
   @Override

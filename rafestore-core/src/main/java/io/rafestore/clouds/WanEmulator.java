@@ -340,6 +340,61 @@ public final class WanEmulator {
       return call.result;
     }
 
+    /**
+     * The delegate's native multipart upload across this link: each part crosses it like a put
+     * (round trip and its bytes over the shared bandwidth), beginning, completing and aborting like
+     * a delete (a round trip).
+     */
+    @Override
+    public Optional<io.rafestore.spi.Multipart> multipart() {
+      return io.rafestore.internal.cloud.ForwardedMultipart.wrap(
+          delegate.multipart(),
+          new io.rafestore.internal.cloud.ForwardedMultipart.Hooks() {
+            @Override
+            public CompletableFuture<io.rafestore.spi.MultipartUpload> begin(
+                ObjectKey key,
+                Supplier<CompletableFuture<io.rafestore.spi.MultipartUpload>> request) {
+              return roundTrip(request);
+            }
+
+            @Override
+            public CompletableFuture<Void> putPart(
+                ObjectKey key,
+                int index,
+                byte[] data,
+                java.util.function.Function<byte[], CompletableFuture<Void>> request) {
+              byte[] copy = data.clone();
+              Call<Void> call = new Call<>(EmulatedCloud.this);
+              call.afterHalfRtt(
+                  () ->
+                      call.transfer(
+                          uplink,
+                          up,
+                          copy.length,
+                          () -> call.invoke(() -> request.apply(copy), call::answer)));
+              return call.result;
+            }
+
+            @Override
+            public CompletableFuture<Void> complete(
+                ObjectKey key, int count, Supplier<CompletableFuture<Void>> request) {
+              return roundTrip(request);
+            }
+
+            @Override
+            public CompletableFuture<Void> abort(
+                ObjectKey key, Supplier<CompletableFuture<Void>> request) {
+              return roundTrip(request);
+            }
+          });
+    }
+
+    private <T> CompletableFuture<T> roundTrip(Supplier<CompletableFuture<T>> request) {
+      Call<T> call = new Call<>(this);
+      call.afterHalfRtt(() -> call.invoke(request, call::answer));
+      return call.result;
+    }
+
     @Override
     public void close() {
       delegate.close();

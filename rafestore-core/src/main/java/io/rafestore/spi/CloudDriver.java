@@ -55,6 +55,16 @@ public interface CloudDriver extends AutoCloseable {
    */
   CompletableFuture<List<ObjectInfo>> list(String prefix);
 
+  /**
+   * The cloud's native multipart upload, if the driver offers one; empty by default, and then large
+   * values are stored as separate part objects. A decorator forwards its delegate's capability with
+   * its own behaviour applied to each call, or returns empty if it cannot (never a capability that
+   * bypasses it).
+   */
+  default Optional<Multipart> multipart() {
+    return Optional.empty();
+  }
+
   /** Releases the driver's connections and threads. Idempotent. */
   @Override
   void close();

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
+import io.rafestore.spi.Multipart;
+import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +23,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -138,6 +141,126 @@ public abstract class CloudDriverContract {
       out.add(info.key().value());
     }
     return out;
+  }
+
+  // ---- native multipart (drivers that offer it) ----------------------------------------------
+
+  /** The driver's multipart capability; skips the test (with a note) for drivers without one. */
+  private Multipart multipartOrSkip() {
+    Optional<Multipart> m = driver.multipart();
+    Assumptions.assumeTrue(
+        m.isPresent(), "driver " + driver.id() + " has no native multipart upload (part objects)");
+    assertThat(m.get().minPartSize()).isPositive();
+    assertThat(m.get().maxParts()).isPositive();
+    return m.get();
+  }
+
+  /** The size of the contract's full parts: the driver's minimum, at least 64 KiB. */
+  private static int fullPart(Multipart m) {
+    return (int) Math.max(m.minPartSize(), 64 * 1024);
+  }
+
+  @Test
+  void multipartPartsPutOutOfOrderAndConcurrentlyJoinExactlyOnComplete() throws Exception {
+    Multipart m = multipartOrSkip();
+    int full = fullPart(m);
+    byte[][] parts = {randomBytes(full, 11), randomBytes(full, 12), randomBytes(1000, 13)};
+    MultipartUpload up = await(m.begin(key("mp/joined")));
+    assertThat(up.key()).isEqualTo(key("mp/joined"));
+    try {
+      await(up.putPart(2, parts[2]));
+      CompletableFuture<Void> p1 = up.putPart(1, parts[1]);
+      CompletableFuture<Void> p0 = up.putPart(0, parts[0]);
+      await(p1);
+      await(p0);
+      // Nothing is visible before complete.
+      assertThat(awaitFailure(driver.get(key("mp/joined"))).kind())
+          .isEqualTo(CloudException.Kind.NOT_FOUND);
+      assertThat(names("mp/")).isEmpty();
+      await(up.complete(3));
+    } catch (Exception | AssertionError e) {
+      up.abort();
+      throw e;
+    }
+    byte[] whole = concat(parts);
+    assertThat(get("mp/joined")).isEqualTo(whole);
+    List<ObjectInfo> listed = await(driver.list("mp/"));
+    assertThat(listed).hasSize(1);
+    assertThat(listed.get(0).size()).isEqualTo(whole.length);
+    // Ranged gets across the part boundaries, as readers fetch one part of a joined object.
+    assertThat(get("mp/joined", full - 10, 20)).isEqualTo(slice(whole, full - 10, 20));
+    assertThat(get("mp/joined", full, full)).isEqualTo(parts[1]);
+    assertThat(get("mp/joined", 2L * full, 1000)).isEqualTo(parts[2]);
+    assertThat(get("mp/joined", 2L * full + 990, 100)).isEqualTo(slice(whole, 2 * full + 990, 10));
+  }
+
+  @Test
+  void multipartAbortLeavesNothingAndIsIdempotent() throws Exception {
+    Multipart m = multipartOrSkip();
+    int full = fullPart(m);
+    MultipartUpload up = await(m.begin(key("mp/aborted")));
+    await(up.putPart(0, randomBytes(full, 21)));
+    await(up.putPart(1, randomBytes(10, 22)));
+    await(up.abort());
+    await(up.abort());
+    assertThat(awaitFailure(driver.get(key("mp/aborted"))).kind())
+        .isEqualTo(CloudException.Kind.NOT_FOUND);
+    assertThat(names("mp/")).isEmpty();
+  }
+
+  @Test
+  void multipartPartUnderTheMinimumIsRefusedClearly() throws Exception {
+    Multipart m = multipartOrSkip();
+    Assumptions.assumeTrue(
+        m.minPartSize() > 1, "driver " + driver.id() + " accepts parts of any size");
+    MultipartUpload up = await(m.begin(key("mp/small")));
+    try {
+      await(up.putPart(0, bytes("too small")));
+      await(up.putPart(1, bytes("last")));
+      CloudException e = awaitFailure(up.complete(2));
+      assertThat(e.cloudId()).isEqualTo(driver.id());
+      assertThat(e.kind()).isEqualTo(CloudException.Kind.OTHER);
+      assertThat(e.getMessage()).containsIgnoringCase("part");
+    } finally {
+      await(up.abort());
+    }
+    assertThat(awaitFailure(driver.get(key("mp/small"))).kind())
+        .isEqualTo(CloudException.Kind.NOT_FOUND);
+  }
+
+  @Test
+  void multipartCompleteReplacesAnExistingObjectWhole() throws Exception {
+    Multipart m = multipartOrSkip();
+    int full = fullPart(m);
+    byte[] old = randomBytes(3 * full, 31);
+    put("mp/replaced", old);
+    byte[][] parts = {randomBytes(full, 32), randomBytes(7, 33)};
+    MultipartUpload up = await(m.begin(key("mp/replaced")));
+    await(up.putPart(0, parts[0]));
+    await(up.putPart(1, parts[1]));
+    // The old object stays as it was until complete.
+    assertThat(get("mp/replaced")).isEqualTo(old);
+    await(up.complete(2));
+    assertThat(get("mp/replaced")).isEqualTo(concat(parts));
+    assertThat(await(driver.list("mp/replaced")).get(0).size()).isEqualTo(full + 7L);
+  }
+
+  private static byte[] concat(byte[]... parts) {
+    int n = 0;
+    for (byte[] p : parts) {
+      n += p.length;
+    }
+    byte[] out = new byte[n];
+    int at = 0;
+    for (byte[] p : parts) {
+      System.arraycopy(p, 0, out, at, p.length);
+      at += p.length;
+    }
+    return out;
+  }
+
+  private static byte[] slice(byte[] b, int from, int length) {
+    return java.util.Arrays.copyOfRange(b, from, from + length);
   }
 
   // ---- identity ------------------------------------------------------------------------------

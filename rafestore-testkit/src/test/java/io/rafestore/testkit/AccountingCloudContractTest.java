@@ -8,6 +8,6 @@ import io.rafestore.spi.CloudDriver;
 class AccountingCloudContractTest extends CloudDriverContract {
   @Override
   protected CloudDriver newDriver() {
-    return new AccountingCloud(new MemoryCloud("acct"));
+    return new AccountingCloud(MemoryCloud.withMultipart("acct", 1024, 10_000));
   }
 }

@@ -8,6 +8,6 @@ import io.rafestore.spi.CloudDriver;
 class ByzantineCloudContractTest extends CloudDriverContract {
   @Override
   protected CloudDriver newDriver() {
-    return new ByzantineCloud(new MemoryCloud("byz"), 3);
+    return new ByzantineCloud(MemoryCloud.withMultipart("byz", 1024, 10_000), 3);
   }
 }

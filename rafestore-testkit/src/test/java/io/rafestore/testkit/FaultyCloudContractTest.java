@@ -9,6 +9,7 @@ import io.rafestore.spi.CloudDriver;
 class FaultyCloudContractTest extends CloudDriverContract {
   @Override
   protected CloudDriver newDriver() {
-    return new FaultyCloud(new MemoryCloud("faulty"), Scheduler.system(), 1);
+    return new FaultyCloud(
+        MemoryCloud.withMultipart("faulty", 1024, 10_000), Scheduler.system(), 1);
   }
 }

@@ -6,6 +6,6 @@ import io.rafestore.spi.CloudDriver;
 class MemoryCloudContractTest extends CloudDriverContract {
   @Override
   protected CloudDriver newDriver() {
-    return new MemoryCloud("mem");
+    return MemoryCloud.withMultipart("mem", 1024, 10_000);
   }
 }

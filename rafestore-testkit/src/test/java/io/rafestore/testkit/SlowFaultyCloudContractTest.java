@@ -10,7 +10,7 @@ import java.time.Duration;
 class SlowFaultyCloudContractTest extends CloudDriverContract {
   @Override
   protected CloudDriver newDriver() {
-    return new FaultyCloud(new MemoryCloud("slow"), Scheduler.system(), 1)
+    return new FaultyCloud(MemoryCloud.withMultipart("slow", 1024, 10_000), Scheduler.system(), 1)
         .slowDown(Duration.ofMillis(1));
   }
 }

@@ -15,7 +15,7 @@ class WanEmulatedCloudContractTest extends CloudDriverContract {
   protected CloudDriver newDriver() {
     WanEmulator net = WanEmulator.builder(Scheduler.system()).build();
     return net.wrap(
-        new MemoryCloud("wan"),
+        MemoryCloud.withMultipart("wan", 1024, 10_000),
         WanEmulator.Link.rtt(Duration.ofMillis(1)).bandwidthBitsPerSecond(10_000_000_000L));
   }
 }

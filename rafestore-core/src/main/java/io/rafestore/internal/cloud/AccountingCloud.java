@@ -4,6 +4,8 @@ import io.rafestore.CloudStats;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.Multipart;
+import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.util.List;
@@ -11,6 +13,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 /**
  * Counts what is asked of a driver: the numbers behind {@link CloudStats}. The client wraps every
@@ -21,6 +24,9 @@ import java.util.concurrent.atomic.LongAdder;
  * that completes exceptionally counts as <em>cancelled</em> if the caller cancelled it (or the
  * driver reports a cancellation) and as an <em>error</em> otherwise. Cancelling a returned future
  * cancels the driver's future.
+ *
+ * <p>Native multipart uploads ({@link #multipart()}) are counted as the clouds bill them: starting
+ * and completing an upload are puts, each part is a put with its bytes up, an abort is a delete.
  *
  * <p><b>Fault model.</b> Adds none: answers, errors and lies of the wrapped driver pass through
  * unchanged. <b>Thread-safety.</b> Safe for concurrent use; counters are {@link LongAdder}s, so a
@@ -90,6 +96,45 @@ public final class AccountingCloud implements CloudDriver {
     Objects.requireNonNull(prefix, "prefix");
     lists.increment();
     return watch(delegate.list(prefix));
+  }
+
+  @Override
+  public Optional<Multipart> multipart() {
+    return ForwardedMultipart.wrap(
+        delegate.multipart(),
+        new ForwardedMultipart.Hooks() {
+          @Override
+          public CompletableFuture<MultipartUpload> begin(
+              ObjectKey key, Supplier<CompletableFuture<MultipartUpload>> call) {
+            puts.increment();
+            return watch(call.get());
+          }
+
+          @Override
+          public CompletableFuture<Void> putPart(
+              ObjectKey key,
+              int index,
+              byte[] data,
+              java.util.function.Function<byte[], CompletableFuture<Void>> call) {
+            puts.increment();
+            bytesUp.add(data.length);
+            return watch(call.apply(data));
+          }
+
+          @Override
+          public CompletableFuture<Void> complete(
+              ObjectKey key, int count, Supplier<CompletableFuture<Void>> call) {
+            puts.increment();
+            return watch(call.get());
+          }
+
+          @Override
+          public CompletableFuture<Void> abort(
+              ObjectKey key, Supplier<CompletableFuture<Void>> call) {
+            deletes.increment();
+            return watch(call.get());
+          }
+        });
   }
 
   private <T> CompletableFuture<T> watch(CompletableFuture<T> inner) {

@@ -572,19 +572,23 @@ public final class Client implements RafeStore {
    * Deletes the data objects named by entries, best effort, and reports failures. Every cloud the
    * value may have been sent to is asked, not only the holders in the metadata: an upload that was
    * cancelled as useless (writeDf's slow cloud, DepSky-A's surplus cloud) may still have landed.
-   * Deletes of missing objects succeed, and most providers do not charge for them.
+   * Deletes of missing objects succeed, and most providers do not charge for them. A parted value's
+   * joined object is deleted too on every cloud that offers native multipart uploads (or is
+   * recorded as joined).
    */
   static CompletableFuture<Void> deleteData(Context ctx, String key, List<View.Item> items) {
     List<CompletableFuture<Void>> deletes = new ArrayList<>();
     for (View.Item it : items) {
-      for (String name : it.entry().dataObjects()) {
-        ObjectKey object = ObjectKey.of(name);
-        for (Cloud c : ctx.clouds) {
-          if (!c.role().holdsData()
-              && ctx.settings.mode() != ProtocolMode.DEPSKY_A
-              && ctx.settings.mode() != ProtocolMode.DEPSKY_CA) {
-            continue;
-          }
+      for (Cloud c : ctx.clouds) {
+        if (!c.role().holdsData()
+            && ctx.settings.mode() != ProtocolMode.DEPSKY_A
+            && ctx.settings.mode() != ProtocolMode.DEPSKY_CA) {
+          continue;
+        }
+        boolean mayBeJoined = it.entry().joinedOn(c.id()) || c.accounting().multipart().isPresent();
+        List<String> names = mayBeJoined ? it.entry().allDataObjects() : it.entry().dataObjects();
+        for (String name : names) {
+          ObjectKey object = ObjectKey.of(name);
           deletes.add(
               c.driver()
                   .delete(object)

@@ -7,6 +7,7 @@ import io.rafestore.StoredValue;
 import io.rafestore.VersionInfo;
 import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.util.Futures;
+import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudException;
 import io.rafestore.spi.ObjectKey;
 import java.time.Duration;
@@ -31,6 +32,10 @@ final class DataFetch {
   private final String key;
   private final VersionInfo info;
   private final ObjectKey object;
+
+  /** Where each holder keeps the bytes: null when every holder stores {@link #object} whole. */
+  private final java.util.function.Function<String, Where> where;
+
   private final long expectedSize;
   private final byte[] expectedHash;
   private final List<String> order;
@@ -43,17 +48,22 @@ final class DataFetch {
   /** Verified bytes and the holder that served them. */
   record Fetched(byte[] bytes, String cloud) {}
 
+  /** The object a holder keeps the wanted bytes in, and the range of it (empty for all of it). */
+  record Where(ObjectKey object, Optional<ByteRange> range) {}
+
   private DataFetch(
       Context ctx,
       String key,
       VersionInfo info,
       String dataObject,
+      java.util.function.Function<String, Where> where,
       long expectedSize,
       byte[] expectedHash) {
     this.ctx = ctx;
     this.key = key;
     this.info = info;
     this.object = ObjectKey.of(dataObject);
+    this.where = where;
     this.expectedSize = expectedSize;
     this.expectedHash = expectedHash;
     List<String> known = new ArrayList<>();
@@ -67,26 +77,32 @@ final class DataFetch {
 
   static CompletableFuture<StoredValue> run(
       Context ctx, String key, VersionInfo info, String dataObject) {
-    return fetch(ctx, key, info, dataObject, info.size(), info.sha256())
+    return fetch(ctx, key, info, dataObject, null, info.size(), info.sha256())
         .thenApply(f -> new StoredValue(info, f.bytes(), f.cloud()));
   }
 
   /**
    * Fetches part {@code i} of a parted value (or the whole object of an unsplit one, for {@code i =
-   * 0}) from its holders, hedged like a whole value, verified against the part's signed hash.
+   * 0}) from its holders, hedged like a whole value, verified against the part's signed hash. A
+   * joined holder ({@link LogEntry#joinedHolders()}) is asked for the part's stored range of its
+   * one object, every other holder for the part object.
    */
   static CompletableFuture<Fetched> part(
       Context ctx, String key, VersionInfo info, LogEntry entry, int i) {
     if (entry.coding() != LogEntry.Coding.PARTS) {
-      return fetch(ctx, key, info, entry.dataObject(), info.size(), entry.sha256Unsafe());
+      return fetch(ctx, key, info, entry.dataObject(), null, info.size(), entry.sha256Unsafe());
     }
-    return fetch(
-        ctx,
-        key,
-        info,
-        LogEntry.partObject(entry.dataObject(), i),
-        entry.partSize(i),
-        entry.pieceHashUnsafe(i));
+    String partObject = LogEntry.partObject(entry.dataObject(), i);
+    java.util.function.Function<String, Where> where = null;
+    if (!entry.joinedHolders().isEmpty()) {
+      Where joined =
+          new Where(
+              ObjectKey.of(entry.dataObject()),
+              Optional.of(ByteRange.of(entry.storedPartOffset(i), entry.storedPartSize(i))));
+      Where separate = new Where(ObjectKey.of(partObject), Optional.empty());
+      where = holder -> entry.joinedOn(holder) ? joined : separate;
+    }
+    return fetch(ctx, key, info, partObject, where, entry.partSize(i), entry.pieceHashUnsafe(i));
   }
 
   private static CompletableFuture<Fetched> fetch(
@@ -94,9 +110,10 @@ final class DataFetch {
       String key,
       VersionInfo info,
       String dataObject,
+      java.util.function.Function<String, Where> where,
       long expectedSize,
       byte[] expectedHash) {
-    DataFetch d = new DataFetch(ctx, key, info, dataObject, expectedSize, expectedHash);
+    DataFetch d = new DataFetch(ctx, key, info, dataObject, where, expectedSize, expectedHash);
     d.result.whenComplete((r, e) -> d.cancelAll());
     synchronized (d) {
       if (ctx.settings.mode() == io.rafestore.ProtocolMode.DEPSKY_A) {
@@ -127,7 +144,8 @@ final class DataFetch {
       return false;
     }
     String id = order.get(next++);
-    CompletableFuture<byte[]> get = ctx.byId.get(id).driver().get(object, Optional.empty());
+    Where at = where == null ? new Where(object, Optional.empty()) : where.apply(id);
+    CompletableFuture<byte[]> get = ctx.byId.get(id).driver().get(at.object(), at.range());
     inflight.put(id, get);
     get.handleAsync(
         (bytes, error) -> {
@@ -159,6 +177,7 @@ final class DataFetch {
 
   private void onReply(String id, byte[] bytes, Throwable error) {
     CloudFault fault = null;
+    ObjectKey object = where == null ? this.object : where.apply(id).object();
     boolean ok = false;
     if (error != null) {
       Throwable cause = Futures.unwrap(error);

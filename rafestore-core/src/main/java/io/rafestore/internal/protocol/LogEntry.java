@@ -30,6 +30,10 @@ import java.util.Objects;
  *     data object is the AES-GCM sealed value and {@code sha256} is the hash of those sealed bytes,
  *     never of the plaintext (a plaintext hash would let clouds confirm guesses of the value)
  * @param shareHashes the SHA-256 of each share's encoding, one per share holder
+ * @param joinedHolders for {@link Coding#PARTS}: the holders that store the value as one joined
+ *     object named {@code dataObject} (a native multipart upload, the stored parts concatenated),
+ *     in holder order; every other holder stores part objects ({@link #partObject}). Empty for
+ *     every other coding
  */
 public record LogEntry(
     Kind kind,
@@ -43,7 +47,38 @@ public record LogEntry(
     int k,
     List<byte[]> pieceHashes,
     List<String> shareHolders,
-    List<byte[]> shareHashes) {
+    List<byte[]> shareHashes,
+    List<String> joinedHolders) {
+
+  /** An entry with no joined holder (every holder of a parted value stores part objects). */
+  public LogEntry(
+      Kind kind,
+      long timestamp,
+      long createdAtMillis,
+      String dataObject,
+      long size,
+      byte[] sha256,
+      List<String> holders,
+      Coding coding,
+      int k,
+      List<byte[]> pieceHashes,
+      List<String> shareHolders,
+      List<byte[]> shareHashes) {
+    this(
+        kind,
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        holders,
+        coding,
+        k,
+        pieceHashes,
+        shareHolders,
+        shareHashes,
+        List.of());
+  }
 
   /** How a value is laid out on its holders; the wire code is {@link #code}. */
   public enum Coding {
@@ -63,7 +98,8 @@ public record LogEntry(
     REED_SOLOMON(2),
     /**
      * A large value split into {@code pieceHashes.size()} >= 2 parts, every holder storing every
-     * part as its own object ({@link #partObject}). Parts are {@link #partLength()} bytes each but
+     * part as its own object ({@link #partObject}), or, for the {@link #joinedHolders}, all parts
+     * as one joined object under {@code dataObject}. Parts are {@link #partLength()} bytes each but
      * the last, which is shorter or equal and never empty. Each part's SHA-256 is signed, so a part
      * (and any range of the value) can be verified on its own.
      */
@@ -145,7 +181,44 @@ public record LogEntry(
         k,
         pieceHashes,
         keyHolders,
-        keyShareHashes);
+        keyShareHashes,
+        joinedHolders);
+  }
+
+  /**
+   * The same entry with {@code joined} (a subset of the holders) recorded as storing one joined
+   * object.
+   */
+  LogEntry withJoined(List<String> joined) {
+    List<String> ordered = new java.util.ArrayList<>();
+    for (String h : holders) {
+      if (joined.contains(h)) {
+        ordered.add(h);
+      }
+    }
+    if (ordered.size() != new java.util.HashSet<>(joined).size()) {
+      throw new IllegalArgumentException(
+          "joined holders " + joined + " are not all among the holders " + holders);
+    }
+    return new LogEntry(
+        kind,
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        holders,
+        coding,
+        k,
+        pieceHashes,
+        shareHolders,
+        shareHashes,
+        ordered);
+  }
+
+  /** Whether {@code holder} stores this parted value as one joined object. */
+  boolean joinedOn(String holder) {
+    return joinedHolders.contains(holder);
   }
 
   /** Whether the value is encrypted by the client with its key shared in the metadata. */
@@ -221,6 +294,21 @@ public record LogEntry(
         : (k < 1 || pieceHashes.size() != holders.size())) {
       throw new IllegalArgumentException(
           "coding " + coding + " needs k and one piece hash per holder");
+    }
+    joinedHolders = List.copyOf(joinedHolders);
+    if (!joinedHolders.isEmpty()) {
+      if (coding != Coding.PARTS) {
+        throw new IllegalArgumentException("only parted values have joined holders");
+      }
+      int last = -1;
+      for (String h : joinedHolders) {
+        int at = holders.indexOf(h);
+        if (at <= last) {
+          throw new IllegalArgumentException(
+              "joined holders " + joinedHolders + " must be distinct holders in holder order");
+        }
+        last = at;
+      }
     }
     if (kind == Kind.COLLECTED) {
       // The watermark names a version: its writer in dataObject, its timestamp in size.
@@ -341,7 +429,27 @@ public record LogEntry(
     return dataObject + ".p" + i;
   }
 
-  /** Every object this entry's value occupies on a holder. */
+  /**
+   * Every object this entry's value may occupy on any cloud: for a parted value the part objects
+   * and the joined object's name, since a native upload that completed on a cloud the write then
+   * dropped (a cancelled slow upload) leaves a joined object whichever layout the holders have.
+   * What garbage collection deletes and orphan collection keeps.
+   */
+  List<String> allDataObjects() {
+    if (coding != Coding.PARTS) {
+      return List.of(dataObject);
+    }
+    List<String> out = new java.util.ArrayList<>(dataObjects());
+    out.add(dataObject);
+    return out;
+  }
+
+  /** The objects holder {@code holder} stores this value in: the joined object, or the parts. */
+  List<String> dataObjectsOn(String holder) {
+    return joinedOn(holder) ? List.of(dataObject) : dataObjects();
+  }
+
+  /** Every part object of this entry's value (the data object itself for an unsplit value). */
   List<String> dataObjects() {
     if (coding != Coding.PARTS) {
       return List.of(dataObject);
@@ -431,7 +539,8 @@ public record LogEntry(
         && k == e.k
         && sameHashes(pieceHashes, e.pieceHashes)
         && shareHolders.equals(e.shareHolders)
-        && sameHashes(shareHashes, e.shareHashes);
+        && sameHashes(shareHashes, e.shareHashes)
+        && joinedHolders.equals(e.joinedHolders);
   }
 
   private static boolean sameHashes(List<byte[]> a, List<byte[]> b) {

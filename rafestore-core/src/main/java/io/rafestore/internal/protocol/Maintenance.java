@@ -99,10 +99,10 @@ final class Maintenance {
     byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
     Set<String> doomed = new HashSet<>();
     for (View.Item it : newly) {
-      doomed.addAll(it.entry().dataObjects());
+      doomed.addAll(it.entry().allDataObjects());
     }
     for (View.Item it : view.collectedItems) {
-      doomed.addAll(it.entry().dataObjects());
+      doomed.addAll(it.entry().allDataObjects());
     }
     Version finalThrough = through;
     // Under the confidentiality option each cloud's object also carries its key shares of the
@@ -294,7 +294,7 @@ final class Maintenance {
               for (MetadataLog log : view.logs.values()) {
                 for (LogEntry e : log.entries()) {
                   if (e.kind() == LogEntry.Kind.VALUE) {
-                    referenced.addAll(e.dataObjects());
+                    referenced.addAll(e.allDataObjects());
                   }
                 }
               }

@@ -73,6 +73,29 @@ final class MeasuredCloud implements CloudDriver {
     }
   }
 
+  /**
+   * The delegate's multipart upload with each part measured like a put of its size (begin, complete
+   * and abort are small requests, left unmeasured like deletes).
+   */
+  @Override
+  public Optional<io.rafestore.spi.Multipart> multipart() {
+    return io.rafestore.internal.cloud.ForwardedMultipart.wrap(
+        delegate.multipart(),
+        new io.rafestore.internal.cloud.ForwardedMultipart.Hooks() {
+          @Override
+          public CompletableFuture<Void> putPart(
+              ObjectKey key,
+              int index,
+              byte[] data,
+              java.util.function.Function<byte[], CompletableFuture<Void>> call) {
+            long start = model.scheduler().nanoTime();
+            CompletableFuture<Void> f = Futures.relay(call.apply(data));
+            f.whenComplete((r, e) -> measure(f, data.length, start));
+            return f;
+          }
+        });
+  }
+
   @Override
   public CompletableFuture<Void> delete(ObjectKey key) {
     return delegate.delete(key);

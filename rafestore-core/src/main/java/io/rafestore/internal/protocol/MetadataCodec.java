@@ -26,9 +26,12 @@ import java.util.concurrent.ConcurrentHashMap;
  *   entries      kind u8 (1 value, 2 tombstone), timestamp i64, createdAtMillis i64,
  *                dataObject u16 length + ASCII, size i64, sha256 32 bytes,
  *                holder count u8, holders (u8 length + ASCII)*,
- *                coding u8 (0 replica, 1 DepSky-CA, 2 Reed-Solomon, 8 parts); for 1 and 2:
+ *                coding u8 (0 replica, 1 DepSky-CA, 2 Reed-Solomon, 8 parts, 9 parts with
+ *                joined holders); for 1 and 2:
  *                k u8, then one SHA-256 (32 bytes) per holder: the hash of the piece that holder
- *                stores; for 8: part count u32 (>= 2), then one SHA-256 per part, in order;
+ *                stores; for 8 and 9: part count u32 (>= 2), then one SHA-256 per part, in order;
+ *                for 9 only: one layout u8 per holder, in holder order (0 part objects, 1 one
+ *                joined object), at least one 1 (an entry without joined holders is always 8);
  *                format 2 only: key-share count u8, then per share holder (u8 length + ASCII)
  *                and the SHA-256 (32 bytes) of the share it holds (0 unless the value is sealed)
  *   sig algo     u8       1 = Ed25519
@@ -71,6 +74,14 @@ final class MetadataCodec {
   static final int ENVELOPE_FORMAT = 1;
   static final int SIG_ED25519 = 1;
   private static final int SIG_LENGTH = 64;
+
+  /**
+   * Wire code of a parted entry ({@link LogEntry.Coding#PARTS}) some of whose holders store one
+   * joined object: code 8 followed by a layout byte per holder. Entries without joined holders keep
+   * code 8 and their bytes, and an older client rejects code 9 as an unknown coding rather than
+   * looking for part objects a joined holder does not have.
+   */
+  static final int PARTS_JOINED_CODE = 9;
 
   /** The smallest possible encoded entry: kind, ts, created, empty name, size, hash, no holders. */
   private static final int MIN_ENTRY = 1 + 8 + 8 + 2 + 8 + 32 + 1 + 1;
@@ -147,11 +158,17 @@ final class MetadataCodec {
         out.write(hb.length);
         out.writeBytes(hb);
       }
-      out.write(e.coding().code);
+      boolean joined = !e.joinedHolders().isEmpty();
+      out.write(joined ? PARTS_JOINED_CODE : e.coding().code);
       if (e.coding() == LogEntry.Coding.PARTS) {
         i32(out, e.partCount());
         for (int i = 0; i < e.partCount(); i++) {
           out.writeBytes(e.pieceHashUnsafe(i));
+        }
+        if (joined) {
+          for (String h : e.holders()) {
+            out.write(e.joinedOn(h) ? 1 : 0);
+          }
         }
       } else if (e.coding() != LogEntry.Coding.REPLICA) {
         out.write(e.k());
@@ -385,12 +402,16 @@ final class MetadataCodec {
         if (kind == LogEntry.Kind.VALUE && (name.isEmpty() || holders.isEmpty())) {
           throw malformed("entry " + i + " is a value without data object or holders");
         }
-        LogEntry.Coding coding = LogEntry.Coding.of(u8(in));
+        int codingCode = u8(in);
+        boolean joinedLayout = codingCode == PARTS_JOINED_CODE;
+        LogEntry.Coding coding =
+            joinedLayout ? LogEntry.Coding.PARTS : LogEntry.Coding.of(codingCode);
         if (coding == null) {
           throw malformed("entry " + i + " has an unknown coding");
         }
         int k = 0;
         List<byte[]> pieces = new ArrayList<>();
+        List<String> joined = new ArrayList<>();
         if (coding == LogEntry.Coding.PARTS) {
           need(in, 4);
           long parts = in.getInt() & 0xFFFFFFFFL;
@@ -405,6 +426,21 @@ final class MetadataCodec {
             byte[] ph = new byte[32];
             in.get(ph);
             pieces.add(ph);
+          }
+          if (joinedLayout) {
+            need(in, holderCount);
+            for (int h = 0; h < holderCount; h++) {
+              int layout = u8(in);
+              if (layout > 1) {
+                throw malformed("entry " + i + " holder " + h + " has unknown layout " + layout);
+              }
+              if (layout == 1) {
+                joined.add(holders.get(h));
+              }
+            }
+            if (joined.isEmpty()) {
+              throw malformed("entry " + i + " has coding 9 but no joined holder");
+            }
           }
         } else if (coding != LogEntry.Coding.REPLICA) {
           k = u8(in);
@@ -446,7 +482,8 @@ final class MetadataCodec {
                 k,
                 pieces,
                 shareHolders,
-                shareHashes));
+                shareHashes,
+                joined));
       }
       int signedLength = in.position();
       need(in, 2);

@@ -36,6 +36,14 @@ import java.util.concurrent.Executor;
  * cloud) copies the parts already dropped from a cloud that acknowledged them, checking each
  * against the part hash the stream produced; the stream is read once.
  *
+ * <p>Where a cloud's driver offers a native multipart upload ({@link
+ * io.rafestore.spi.CloudDriver#multipart()}) whose limits the parts fit, that cloud's parts go up
+ * as one native upload instead, with the same window; the upload is acknowledged only after {@code
+ * complete} succeeded (until then nothing is visible, so an acknowledged cloud holds every byte),
+ * and aborted if it fails or is cancelled. The entry records such a holder as <em>joined</em>
+ * ({@link LogEntry#joinedHolders()}): it stores one object under the data object's name, part i at
+ * {@link LogEntry#storedPartOffset}.
+ *
  * <p>Each cloud's whole upload is fed to the latency model as one transfer (bytes over elapsed
  * time), since parts in parallel share the cloud's bandwidth and would each look slower than the
  * cloud is. Thread-safe: state is guarded by this object's monitor, and no driver is called while
@@ -55,6 +63,7 @@ final class PartedPayload {
   private final List<CompletableFuture<byte[]>> produced = new ArrayList<>();
   private final List<Set<String>> ackedBy = new ArrayList<>();
   private final Set<Uploader> uploaders = new LinkedHashSet<>();
+  private final Set<String> joinedClouds = new java.util.HashSet<>();
   private int lowWater;
   private Throwable aborted;
 
@@ -211,7 +220,16 @@ final class PartedPayload {
           synchronized (this) {
             hashes = Arrays.asList(partHashes.clone());
           }
-          return LogEntry.parts(timestamp, createdAtMillis, dataObject, size, sha, holders, hashes);
+          List<String> joined = new ArrayList<>();
+          synchronized (this) {
+            for (String h : holders) {
+              if (joinedClouds.contains(h)) {
+                joined.add(h);
+              }
+            }
+          }
+          return LogEntry.parts(timestamp, createdAtMillis, dataObject, size, sha, holders, hashes)
+              .withJoined(joined);
         });
   }
 
@@ -223,6 +241,9 @@ final class PartedPayload {
     u.result.whenComplete(
         (r, e) -> {
           u.cancelAll();
+          if (e != null) {
+            u.abortNative();
+          }
           release(u);
           if (u.result.isCancelled()) {
             // As MeasuredCloud does for one request: a useless upload cancelled after running
@@ -260,6 +281,26 @@ final class PartedPayload {
     return copyFromHolder(i, hash, holders, 0, new ArrayList<>());
   }
 
+  /** Where holder {@code cloud} keeps part {@code i}: its part object, or a range of the joined. */
+  private CompletableFuture<byte[]> fetchPart(String cloud, int i) {
+    boolean joined;
+    synchronized (this) {
+      joined = joinedClouds.contains(cloud);
+    }
+    if (joined) {
+      return ctx.byId
+          .get(cloud)
+          .driver()
+          .get(
+              ObjectKey.of(currentObject),
+              Optional.of(io.rafestore.spi.ByteRange.of(i * partLength, partSize(i))));
+    }
+    return ctx.byId
+        .get(cloud)
+        .driver()
+        .get(ObjectKey.of(LogEntry.partObject(currentObject, i)), Optional.empty());
+  }
+
   private CompletableFuture<byte[]> copyFromHolder(
       int i, byte[] hash, List<String> holders, int next, List<CloudFault> faults) {
     if (next >= holders.size()) {
@@ -272,10 +313,7 @@ final class PartedPayload {
     }
     String from = holders.get(next);
     ObjectKey object = ObjectKey.of(LogEntry.partObject(currentObject, i));
-    return ctx.byId
-        .get(from)
-        .driver()
-        .get(object, Optional.empty())
+    return fetchPart(from, i)
         .handle(
             (bytes, e) -> {
               if (e == null && bytes.length == partSize(i) && Sha256.matches(bytes, hash)) {
@@ -294,11 +332,28 @@ final class PartedPayload {
   /** The data object every upload of this payload uses (one write, one name). */
   private volatile String currentObject;
 
+  /**
+   * Part {@code i} is on {@code u}'s cloud. A part of a native upload is not readable until the
+   * upload completes, so only then does the cloud become a source for copies ({@link #ackedBy});
+   * the window moves on either way.
+   */
   private void acked(Uploader u, int i) {
-    synchronized (this) {
-      ackedBy.get(i).add(u.cloud);
+    if (u.multipart == null) {
+      synchronized (this) {
+        ackedBy.get(i).add(u.cloud);
+      }
     }
     advance();
+  }
+
+  /** {@code u}'s native upload completed: every part is readable from its joined object. */
+  private void joined(Uploader u) {
+    synchronized (this) {
+      joinedClouds.add(u.cloud);
+      for (Set<String> by : ackedBy) {
+        by.add(u.cloud);
+      }
+    }
   }
 
   private void release(Uploader u) {
@@ -337,6 +392,16 @@ final class PartedPayload {
     final CompletableFuture<Void> result = new CompletableFuture<>();
     // Guarded by PartedPayload.this.
     final Map<Integer, CompletableFuture<?>> inFlight = new HashMap<>();
+
+    /** The cloud's native multipart upload, or null to put part objects. */
+    final io.rafestore.spi.Multipart multipart;
+
+    /** The native upload once begun (null without one); aborted if the upload does not finish. */
+    CompletableFuture<io.rafestore.spi.MultipartUpload> began;
+
+    /** Set once the upload failed or was cancelled: no native upload may begin after. */
+    boolean abandoned;
+
     final boolean[] done = new boolean[count];
     int next;
     int doneCount;
@@ -345,6 +410,62 @@ final class PartedPayload {
       this.cloud = cloud;
       this.object = object;
       currentObject = object;
+      this.multipart = nativeUpload(cloud);
+    }
+
+    /**
+     * The cloud's native multipart upload if its limits take these parts: at least two of them (one
+     * part is a plain put), stored parts (up to a seal's overhead longer than plain ones) within
+     * its part sizes and count.
+     */
+    private io.rafestore.spi.Multipart nativeUpload(String cloud) {
+      io.rafestore.spi.Multipart m = ctx.byId.get(cloud).accounting().multipart().orElse(null);
+      if (m == null
+          || count < 2
+          || !m.fits(partLength, count)
+          || !m.fits(partLength + LogEntry.SEALED_PART_OVERHEAD, count)) {
+        return null;
+      }
+      return m;
+    }
+
+    /** The native upload, begun on first use. */
+    private synchronized CompletableFuture<io.rafestore.spi.MultipartUpload> nativeUpload() {
+      if (abandoned) {
+        // A part whose bytes arrived after the upload ended must not begin an upload that
+        // nothing would abort.
+        return CompletableFuture.failedFuture(
+            new CancellationException("the upload to " + cloud + " has ended"));
+      }
+      if (began == null) {
+        began = multipart.begin(ObjectKey.of(object));
+      }
+      return began;
+    }
+
+    /**
+     * Releases a native upload that did not finish (failed or cancelled), once it has begun; a
+     * failed abort leaves only unreadable parts, which the cloud's lifecycle rules expire.
+     */
+    void abortNative() {
+      CompletableFuture<io.rafestore.spi.MultipartUpload> b;
+      synchronized (this) {
+        abandoned = true;
+        b = began;
+      }
+      if (b != null) {
+        b.thenCompose(io.rafestore.spi.MultipartUpload::abort).exceptionally(e -> null);
+      }
+    }
+
+    private CompletableFuture<Void> putPart(int i, byte[] bytes) {
+      if (multipart == null) {
+        return ctx.byId
+            .get(cloud)
+            .accounting()
+            .put(ObjectKey.of(LogEntry.partObject(object, i)), bytes);
+      }
+      return nativeUpload().thenCompose(up -> up.putPart(i, bytes));
     }
 
     int lowestUnacked() {
@@ -368,14 +489,7 @@ final class PartedPayload {
         }
       }
       for (int i : launch) {
-        CompletableFuture<Void> put =
-            part(i, cloud)
-                .thenCompose(
-                    bytes ->
-                        ctx.byId
-                            .get(cloud)
-                            .accounting()
-                            .put(ObjectKey.of(LogEntry.partObject(object, i)), bytes));
+        CompletableFuture<Void> put = part(i, cloud).thenCompose(bytes -> putPart(i, bytes));
         synchronized (PartedPayload.this) {
           if (inFlight.containsKey(i)) {
             inFlight.put(i, put);
@@ -405,16 +519,52 @@ final class PartedPayload {
         return;
       }
       acked(this, i);
-      if (complete) {
-        // Recorded as one request: the round trips of the later batches are taken out, so the
-        // model's bandwidth is the cloud's, and predictUpload adds them back.
-        long took = ctx.settings.scheduler().nanoTime() - start;
-        long extraTrips = (ctx.uploadRounds(size) - 1) * ctx.model.predict(cloud, 0).toNanos();
-        ctx.model.record(cloud, size, Math.max(0, took - extraTrips));
-        result.complete(null);
+      if (complete && multipart != null) {
+        completeNative();
+      } else if (complete) {
+        finish();
       } else {
         pump();
       }
+    }
+
+    /**
+     * Joins the parts; the cloud is acknowledged only once the joined object exists. The request is
+     * tracked like a part, so cancelling the upload cancels it (and then aborts).
+     */
+    private void completeNative() {
+      CompletableFuture<Void> joinedUp = nativeUpload().thenCompose(up -> up.complete(count));
+      synchronized (PartedPayload.this) {
+        inFlight.put(-1, joinedUp);
+      }
+      if (result.isDone()) {
+        joinedUp.cancel(true);
+      }
+      joinedUp.whenComplete(
+          (r, e) -> {
+            synchronized (PartedPayload.this) {
+              inFlight.remove(-1);
+              if (result.isDone()) {
+                return;
+              }
+            }
+            if (e != null) {
+              result.completeExceptionally(Futures.unwrap(e));
+            } else {
+              joined(this);
+              finish();
+            }
+          });
+    }
+
+    private void finish() {
+      // Recorded as one request: the round trips of the later batches are taken out, so the
+      // model's bandwidth is the cloud's, and predictUpload adds them back. (A native upload's
+      // begin and complete round trips stay in, which makes its estimate slightly conservative.)
+      long took = ctx.settings.scheduler().nanoTime() - start;
+      long extraTrips = (ctx.uploadRounds(size) - 1) * ctx.model.predict(cloud, 0).toNanos();
+      ctx.model.record(cloud, size, Math.max(0, took - extraTrips));
+      result.complete(null);
     }
 
     void cancelAll() {

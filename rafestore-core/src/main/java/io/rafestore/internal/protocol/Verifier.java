@@ -221,12 +221,21 @@ final class Verifier {
         if (c == null) {
           continue;
         }
-        List<String> objects = it.entry().dataObjects();
+        List<String> objects = it.entry().dataObjectsOn(holder);
         listedOn.computeIfAbsent(holder, h -> new HashSet<>()).addAll(objects);
-        for (int p = 0; p < objects.size(); p++) {
-          DataCheck dc = new DataCheck(holder, it, i, p, objects.get(p));
+        boolean joined = it.entry().joinedOn(holder);
+        int checksOnHolder = joined ? it.entry().partCount() : objects.size();
+        for (int p = 0; p < checksOnHolder; p++) {
+          // A joined holder's parts are checked one ranged get each, as readers fetch them, so
+          // a verify never holds more than a part of a large value at once.
+          DataCheck dc = new DataCheck(holder, it, i, p, joined ? objects.get(0) : objects.get(p));
+          Optional<ByteRange> range =
+              joined
+                  ? Optional.of(
+                      ByteRange.of(it.entry().storedPartOffset(p), it.entry().storedPartSize(p)))
+                  : Optional.empty();
           checks.add(
-              timed(c.driver().get(ObjectKey.of(dc.object), Optional.empty()), holder + " data")
+              timed(c.driver().get(ObjectKey.of(dc.object), range), holder + " data")
                   .handleAsync(
                       (bytes, e) -> {
                         judgeData(dc, bytes, e);
@@ -275,18 +284,26 @@ final class Verifier {
               dc.cloud,
               missing ? Problem.DATA_MISSING : Problem.UNREACHABLE,
               dc.object,
-              "version " + dc.item.version() + ": " + cause.getMessage());
+              "version " + dc.item.version() + partNote(dc) + ": " + cause.getMessage());
     } else if (!matches(entry, dc.holderIndex, dc.part, bytes)) {
       f =
           new Finding(
               dc.cloud,
               Problem.DATA_CORRUPT,
               dc.object,
-              "version " + dc.item.version() + ": bytes do not match the signed hash");
+              "version "
+                  + dc.item.version()
+                  + partNote(dc)
+                  + ": bytes do not match the signed hash");
     }
     if (f != null) {
       addFinding(f);
     }
+  }
+
+  /** For a check of one part of a joined object, which part it was. */
+  private static String partNote(DataCheck dc) {
+    return dc.item.entry().joinedOn(dc.cloud) ? " part " + dc.part : "";
   }
 
   private void addFinding(Finding f) {
@@ -354,6 +371,7 @@ final class Verifier {
   private CompletableFuture<RepairLog> repairFrom(VerifyReport before) {
     RepairLog log = new RepairLog();
     List<CompletableFuture<Void>> copies = new ArrayList<>();
+    Set<String> rewritten = new HashSet<>();
     for (Finding f : before.findings()) {
       switch (f.problem()) {
         case METADATA_MISSING, METADATA_STALE, METADATA_INVALID, KEY_SHARE_MISSING -> {
@@ -381,7 +399,12 @@ final class Verifier {
                         return null;
                       }));
         }
-        case DATA_MISSING, DATA_CORRUPT -> copies.add(repairData(f, log));
+        case DATA_MISSING, DATA_CORRUPT -> {
+          // A joined object has one finding per bad part but is rewritten whole, once.
+          if (rewritten.add(f.cloudId() + "\n" + f.subject())) {
+            copies.add(repairData(f, log));
+          }
+        }
         case UNREACHABLE -> log.failed(f.cloudId() + ": unreachable, not repaired");
       }
     }
@@ -410,6 +433,9 @@ final class Verifier {
     View.Item item = null;
     int part = -1;
     for (View.Item it : view.visible) {
+      if (it.entry().joinedOn(f.cloudId()) && it.entry().dataObject().equals(f.subject())) {
+        return repairJoined(it, f.cloudId(), log);
+      }
       int p = it.entry().dataObjects().indexOf(f.subject());
       if (p >= 0) {
         item = it;
@@ -430,7 +456,7 @@ final class Verifier {
     CompletableFuture<byte[]> source =
         coded
             ? rebuildPiece(entry, entry.holders().indexOf(f.cloudId()), object)
-            : fetchVerified(entry, part, sources, 0, object);
+            : fetchVerified(entry, part, sources, 0);
     return source
         .thenCompose(
             bytes ->
@@ -486,23 +512,107 @@ final class Verifier {
             ctx.settings.executor());
   }
 
+  /**
+   * Rewrites the joined object of {@code item} on {@code target}: each part fetched from another
+   * holder (joined or not) and checked against its signed hash, then put as one native multipart
+   * upload part by part (so memory holds one part), or, where the target no longer offers one that
+   * fits, as one whole put. The entry keeps recording the target as joined, which is what it holds
+   * again afterwards.
+   */
+  private CompletableFuture<Void> repairJoined(View.Item item, String target, RepairLog log) {
+    LogEntry entry = item.entry();
+    List<String> sources = new ArrayList<>(entry.holders());
+    sources.remove(target);
+    ObjectKey object = ObjectKey.of(entry.dataObject());
+    String what = target + ": joined data " + object + " of version " + item.version();
+    io.rafestore.spi.CloudDriver driver = ctx.byId.get(target).driver();
+    int count = entry.partCount();
+    Optional<io.rafestore.spi.Multipart> mp =
+        driver.multipart().filter(m -> m.fits(entry.storedPartSize(0), count));
+    CompletableFuture<Void> done;
+    if (mp.isPresent()) {
+      done =
+          timed(mp.get().begin(object), target + " begin")
+              .thenCompose(
+                  up -> {
+                    CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+                    for (int p = 0; p < count; p++) {
+                      int part = p;
+                      chain =
+                          chain
+                              .thenCompose(x -> fetchVerified(entry, part, sources, 0))
+                              .thenCompose(
+                                  b -> timed(up.putPart(part, b), target + " part " + part));
+                    }
+                    return chain
+                        .thenCompose(x -> timed(up.complete(count), target + " complete"))
+                        .whenComplete(
+                            (r, e) -> {
+                              if (e != null) {
+                                up.abort();
+                              }
+                            });
+                  });
+    } else {
+      CompletableFuture<java.io.ByteArrayOutputStream> all =
+          CompletableFuture.completedFuture(new java.io.ByteArrayOutputStream());
+      for (int p = 0; p < count; p++) {
+        int part = p;
+        all =
+            all.thenCompose(
+                out ->
+                    fetchVerified(entry, part, sources, 0)
+                        .thenApply(
+                            b -> {
+                              out.writeBytes(b);
+                              return out;
+                            }));
+      }
+      done = all.thenCompose(out -> timed(driver.put(object, out.toByteArray()), target + " put"));
+    }
+    return done.handle(
+        (r, e) -> {
+          if (e == null) {
+            log.done(what);
+          } else {
+            log.failed(what + ": " + Futures.unwrap(e).getMessage());
+          }
+          return null;
+        });
+  }
+
+  /**
+   * Object {@code part} of {@link LogEntry#dataObjects()} from the first of {@code sources} whose
+   * bytes match the signed hash; a joined source is asked for the part's range of its object.
+   */
   private CompletableFuture<byte[]> fetchVerified(
-      LogEntry entry, int part, List<String> sources, int i, ObjectKey object) {
+      LogEntry entry, int part, List<String> sources, int i) {
     if (i >= sources.size()) {
       return CompletableFuture.failedFuture(
           new IllegalStateException("no other holder returned bytes matching the signed hash"));
     }
     Cloud c = ctx.byId.get(sources.get(i));
     if (c == null) {
-      return fetchVerified(entry, part, sources, i + 1, object);
+      return fetchVerified(entry, part, sources, i + 1);
     }
-    return timed(c.driver().get(object, Optional.empty()), c.id() + " data")
+    CompletableFuture<byte[]> get;
+    if (entry.joinedOn(c.id())) {
+      get =
+          c.driver()
+              .get(
+                  ObjectKey.of(entry.dataObject()),
+                  Optional.of(
+                      ByteRange.of(entry.storedPartOffset(part), entry.storedPartSize(part))));
+    } else {
+      get = c.driver().get(ObjectKey.of(entry.dataObjects().get(part)), Optional.empty());
+    }
+    return timed(get, c.id() + " data")
         .handle((b, e) -> e == null && matches(entry, 0, part, b) ? b : null)
         .thenCompose(
             b ->
                 b != null
                     ? CompletableFuture.completedFuture(b)
-                    : fetchVerified(entry, part, sources, i + 1, object));
+                    : fetchVerified(entry, part, sources, i + 1));
   }
 
   private <T> CompletableFuture<T> timed(CompletableFuture<T> request, String what) {

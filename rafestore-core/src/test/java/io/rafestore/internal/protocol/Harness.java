@@ -34,9 +34,14 @@ final class Harness {
       io.rafestore.clouds.WanEmulator.builder(scheduler).seed(42).build();
 
   Harness(int f, int n) {
+    this(f, n, i -> new MemoryCloud("p" + i));
+  }
+
+  /** A deployment whose cloud i stores in {@code store.apply(i)} (named "p" + i). */
+  Harness(int f, int n, java.util.function.IntFunction<MemoryCloud> store) {
     this.f = f;
     for (int i = 0; i < n; i++) {
-      MemoryCloud m = new MemoryCloud("p" + i);
+      MemoryCloud m = store.apply(i);
       stores.add(m);
       clouds.add(new TestCloud(m, network, scheduler, 1000L + i));
     }

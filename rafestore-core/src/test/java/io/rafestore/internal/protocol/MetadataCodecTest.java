@@ -141,6 +141,108 @@ class MetadataCodecTest {
     assertThat(parts.pieceHashes().get(2)[31]).isEqualTo((byte) 2);
   }
 
+  /** A log whose parted entry has joined holders (native multipart), so coding 9 is written. */
+  static MetadataLog joinedSample() {
+    List<LogEntry> list = new ArrayList<>(sample(1).entries());
+    byte[] h = new byte[32];
+    h[7] = 9;
+    list.add(
+        LogEntry.parts(
+                9,
+                7,
+                "d/k/alice-joined",
+                40,
+                new byte[32],
+                List.of("p2", "p0", "p1"),
+                List.of(h, h))
+            .withJoined(List.of("p1", "p2")));
+    return new MetadataLog("k", "alice", 3, list);
+  }
+
+  /** Offset of the joined entry's layout bytes: just before the signature trailer. */
+  private static int layoutAt(byte[] bytes) {
+    return bytes.length - 66 - 3;
+  }
+
+  @Test
+  void joinedHoldersRoundTripAsCodingNineAndOthersKeepCodingEight() throws Exception {
+    MetadataCodec codec = new MetadataCodec();
+    MetadataLog log = joinedSample();
+    byte[] bytes = codec.encode(log, Harness.ALICE.getPrivate());
+    MetadataLog back = codec.decode(bytes, "k", "alice", Harness.ALICE.getPublic(), MAX);
+    assertThat(back).isEqualTo(log);
+    LogEntry joined = back.entries().get(back.entries().size() - 1);
+    // Recorded in holder order whatever order they were given in.
+    assertThat(joined.joinedHolders()).containsExactly("p2", "p1");
+    assertThat(joined.joinedOn("p0")).isFalse();
+    assertThat(joined.dataObjectsOn("p1")).containsExactly("d/k/alice-joined");
+    assertThat(joined.dataObjectsOn("p0"))
+        .containsExactly("d/k/alice-joined.p0", "d/k/alice-joined.p1");
+    assertThat(joined.allDataObjects()).contains("d/k/alice-joined", "d/k/alice-joined.p1");
+    int at = layoutAt(bytes);
+    assertThat(Arrays.copyOfRange(bytes, at, at + 3)).containsExactly(1, 0, 1);
+    assertThat(bytes[at - 2 * 32 - 4 - 1]).isEqualTo((byte) MetadataCodec.PARTS_JOINED_CODE);
+    // The parted entry without joined holders is still written with code 8.
+    LogEntry plain = back.entries().get(2);
+    assertThat(plain.joinedHolders()).isEmpty();
+    byte[] plainBytes = codec.encode(sample(1), Harness.ALICE.getPrivate());
+    assertThat(new MetadataCodec().decode(plainBytes, "k", "alice", Harness.ALICE.getPublic(), MAX))
+        .isEqualTo(sample(1));
+  }
+
+  @Test
+  void badLayoutBytesAreMalformed() {
+    MetadataCodec codec = new MetadataCodec();
+    byte[] bytes = codec.encode(joinedSample(), Harness.ALICE.getPrivate());
+    int at = layoutAt(bytes);
+    byte[] unknown = bytes.clone();
+    unknown[at + 1] = 2;
+    assertThatThrownBy(
+            () -> new MetadataCodec().decode(unknown, "k", "alice", Harness.ALICE.getPublic(), MAX))
+        .isInstanceOf(MalformedMetadataException.class)
+        .hasMessageContaining("unknown layout 2");
+    byte[] none = bytes.clone();
+    none[at] = 0;
+    none[at + 2] = 0;
+    assertThatThrownBy(
+            () -> new MetadataCodec().decode(none, "k", "alice", Harness.ALICE.getPublic(), MAX))
+        .isInstanceOf(MalformedMetadataException.class)
+        .hasMessageContaining("no joined holder");
+    assertThatThrownBy(
+            () ->
+                LogEntry.parts(
+                        1,
+                        0,
+                        "d/k/a",
+                        40,
+                        new byte[32],
+                        List.of("p0"),
+                        List.of(new byte[32], new byte[32]))
+                    .withJoined(List.of("p9")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("p9");
+  }
+
+  @Test
+  void everyByteChangeAndTruncationOfAJoinedLogIsRejected() {
+    byte[] bytes = new MetadataCodec().encode(joinedSample(), Harness.ALICE.getPrivate());
+    for (int i = 0; i < bytes.length; i++) {
+      byte[] bad = bytes.clone();
+      bad[i] ^= 0x5A;
+      assertThatThrownBy(
+              () -> new MetadataCodec().decode(bad, "k", "alice", Harness.ALICE.getPublic(), MAX))
+          .as("flipping byte %d", i)
+          .isInstanceOf(MalformedMetadataException.class);
+    }
+    for (int n = 0; n < bytes.length; n++) {
+      byte[] cut = Arrays.copyOf(bytes, n);
+      assertThatThrownBy(
+              () -> new MetadataCodec().decode(cut, "k", "alice", Harness.ALICE.getPublic(), MAX))
+          .as("cut to %d bytes", n)
+          .isInstanceOf(MalformedMetadataException.class);
+    }
+  }
+
   @Test
   void partLayoutsWithAnEmptyPartAreRefused() {
     // 4 bytes in 3 parts of ceil(4/3) = 2 would leave the last part empty.

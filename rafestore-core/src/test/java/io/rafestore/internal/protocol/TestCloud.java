@@ -110,6 +110,16 @@ final class TestCloud implements CloudDriver {
   }
 
   @Override
+  public Optional<io.rafestore.spi.Multipart> multipart() {
+    return wan.multipart();
+  }
+
+  /** The lying layer, for behaviours {@link #behave} does not name. */
+  ByzantineCloud byzantine() {
+    return byzantine;
+  }
+
+  @Override
   public void close() {
     wan.close();
   }

@@ -57,6 +57,7 @@ import reactor.core.publisher.Mono;
 public final class AzureBlobCloud implements CloudDriver {
   private final String id;
   private final BlobContainerAsyncClient container;
+  private final AzureMultipart multipart;
   private volatile boolean closed;
 
   private AzureBlobCloud(Builder b) {
@@ -91,6 +92,7 @@ public final class AzureBlobCloud implements CloudDriver {
     }
     BlobServiceAsyncClient service = sb.buildAsyncClient();
     this.container = service.getBlobContainerAsyncClient(b.container);
+    this.multipart = new AzureMultipart(this, container);
   }
 
   /** Settings for a driver with the given cloud id. */
@@ -169,6 +171,12 @@ public final class AzureBlobCloud implements CloudDriver {
     return call(listing);
   }
 
+  /** Staged blocks committed as one block list ({@link AzureMultipart}). */
+  @Override
+  public Optional<io.rafestore.spi.Multipart> multipart() {
+    return Optional.of(multipart);
+  }
+
   @Override
   public void close() {
     // The async clients hold no resources of their own beyond the shared JDK HttpClient, which
@@ -181,13 +189,13 @@ public final class AzureBlobCloud implements CloudDriver {
     return "AzureBlobCloud[" + id + ", container=" + container.getBlobContainerName() + "]";
   }
 
-  private static boolean isContainerMissing(Throwable e) {
+  static boolean isContainerMissing(Throwable e) {
     return e instanceof BlobStorageException bse
         && BlobErrorCode.CONTAINER_NOT_FOUND.equals(bse.getErrorCode());
   }
 
   /** Subscribes to {@code request}; cancelling the returned future cancels the subscription. */
-  private <T> CompletableFuture<T> call(Mono<T> request) {
+  <T> CompletableFuture<T> call(Mono<T> request) {
     if (closed) {
       return CompletableFuture.failedFuture(
           new CloudException(id, Kind.UNAVAILABLE, "driver is closed"));

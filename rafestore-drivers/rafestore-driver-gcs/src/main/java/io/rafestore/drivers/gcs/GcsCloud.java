@@ -54,6 +54,7 @@ public final class GcsCloud implements CloudDriver {
   private final int chunkSize;
   private final Storage storage;
   private final ExecutorService pool;
+  private final GcsMultipart multipart;
   private volatile boolean closed;
 
   private GcsCloud(Builder b) {
@@ -87,6 +88,7 @@ public final class GcsCloud implements CloudDriver {
     }
     this.storage = ob.build().getService();
     this.pool = BlockingCalls.boundedPool("rafestore-gcs-" + id, b.maxThreads);
+    this.multipart = new GcsMultipart(this, storage, bucket);
   }
 
   /** Settings for a driver with the given cloud id. */
@@ -196,6 +198,12 @@ public final class GcsCloud implements CloudDriver {
         });
   }
 
+  /** A parallel composite upload ({@link GcsMultipart}): part objects composed into one. */
+  @Override
+  public Optional<io.rafestore.spi.Multipart> multipart() {
+    return Optional.of(multipart);
+  }
+
   @Override
   public void close() {
     if (closed) {
@@ -215,7 +223,7 @@ public final class GcsCloud implements CloudDriver {
     return "GcsCloud[" + id + ", bucket=" + bucket + "]";
   }
 
-  private <T> CompletableFuture<T> call(Callable<T> body) {
+  <T> CompletableFuture<T> call(Callable<T> body) {
     if (closed) {
       return CompletableFuture.failedFuture(
           new CloudException(id, Kind.UNAVAILABLE, "driver is closed"));

@@ -7,6 +7,7 @@ import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
 import io.rafestore.spi.CloudException.Kind;
 import io.rafestore.spi.DriverBuilder;
+import io.rafestore.spi.Multipart;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.net.URI;
@@ -50,6 +51,7 @@ public final class S3Cloud implements CloudDriver {
   private final SdkAsyncHttpClient http;
   private final S3AsyncClient client;
   private final S3AsyncClient uploads;
+  private final S3Multipart multipart;
   private volatile boolean closed;
 
   private S3Cloud(Builder b) {
@@ -73,6 +75,7 @@ public final class S3Cloud implements CloudDriver {
             .multipartConfiguration(
                 m -> m.thresholdInBytes(b.multipartThreshold).minimumPartSizeInBytes(b.partSize))
             .build();
+    this.multipart = new S3Multipart(this, client, bucket);
   }
 
   private S3AsyncClientBuilder configure(S3AsyncClientBuilder cb, Builder b) {
@@ -202,6 +205,19 @@ public final class S3Cloud implements CloudDriver {
         });
   }
 
+  /**
+   * S3's native multipart upload ({@link S3Multipart}), used by RafeStore to store a large value's
+   * parts as one object.
+   */
+  @Override
+  public Optional<Multipart> multipart() {
+    return Optional.of(multipart);
+  }
+
+  static Throwable unwrap(Throwable e) {
+    return Futures.unwrap(e);
+  }
+
   @Override
   public void close() {
     if (closed) {
@@ -222,7 +238,7 @@ public final class S3Cloud implements CloudDriver {
    * Starts an SDK call and returns a future that fails with a {@link CloudException} and, when
    * cancelled, cancels the SDK's future (which aborts the HTTP request).
    */
-  private <T> CompletableFuture<T> call(java.util.function.Supplier<CompletableFuture<T>> start) {
+  <T> CompletableFuture<T> call(java.util.function.Supplier<CompletableFuture<T>> start) {
     if (closed) {
       return CompletableFuture.failedFuture(
           new CloudException(id, Kind.UNAVAILABLE, "driver is closed"));

@@ -1,0 +1,186 @@
+package io.rafestore.drivers.s3;
+
+import io.rafestore.spi.CloudException;
+import io.rafestore.spi.CloudException.Kind;
+import io.rafestore.spi.Multipart;
+import io.rafestore.spi.MultipartUpload;
+import io.rafestore.spi.ObjectKey;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import software.amazon.awssdk.core.async.AsyncRequestBody;
+import software.amazon.awssdk.services.s3.S3AsyncClient;
+import software.amazon.awssdk.services.s3.model.CompletedMultipartUpload;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.NoSuchUploadException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+/**
+ * S3's native multipart upload (CreateMultipartUpload, UploadPart, CompleteMultipartUpload,
+ * AbortMultipartUpload) for {@link S3Cloud#multipart()}. S3 numbers parts from 1; part {@code i} of
+ * the SPI is S3 part {@code i + 1}. S3's limits: every part but the last at least 5 MiB, at most 5
+ * GiB per part, 10,000 parts. The driver checks the minimum itself before completing, so a refused
+ * layout names the part and its size rather than S3's bare {@code EntityTooSmall}.
+ *
+ * <p>An upload neither completed nor aborted keeps its parts (and their cost) in the bucket until
+ * aborted or expired by a lifecycle rule ({@code AbortIncompleteMultipartUpload}); RafeStore aborts
+ * every upload it gives up, but a crashed client cannot, so such a rule is recommended.
+ */
+final class S3Multipart implements Multipart {
+  static final long MIN_PART = 5L * 1024 * 1024;
+  static final long MAX_PART = 5L * 1024 * 1024 * 1024;
+  static final int MAX_PARTS = 10_000;
+
+  private final S3Cloud cloud;
+  private final S3AsyncClient client;
+  private final String bucket;
+
+  S3Multipart(S3Cloud cloud, S3AsyncClient client, String bucket) {
+    this.cloud = cloud;
+    this.client = client;
+    this.bucket = bucket;
+  }
+
+  @Override
+  public long minPartSize() {
+    return MIN_PART;
+  }
+
+  @Override
+  public long maxPartSize() {
+    return MAX_PART;
+  }
+
+  @Override
+  public int maxParts() {
+    return MAX_PARTS;
+  }
+
+  @Override
+  public CompletableFuture<MultipartUpload> begin(ObjectKey key) {
+    Objects.requireNonNull(key, "key");
+    return cloud.call(
+        () ->
+            client
+                .createMultipartUpload(r -> r.bucket(bucket).key(key.value()))
+                .thenApply(r -> (MultipartUpload) new Upload(key, r.uploadId())));
+  }
+
+  private final class Upload implements MultipartUpload {
+    private final ObjectKey key;
+    private final String uploadId;
+
+    /** S3's ETag and the size of each part uploaded, by SPI index. */
+    private final Map<Integer, CompletedPart> etags = new ConcurrentHashMap<>();
+
+    private final Map<Integer, Integer> sizes = new ConcurrentHashMap<>();
+
+    Upload(ObjectKey key, String uploadId) {
+      this.key = key;
+      this.uploadId = uploadId;
+    }
+
+    @Override
+    public ObjectKey key() {
+      return key;
+    }
+
+    @Override
+    public CompletableFuture<Void> putPart(int index, byte[] data) {
+      Objects.requireNonNull(data, "data");
+      if (index < 0 || index >= MAX_PARTS) {
+        return refused("part index " + index + " is outside 0.." + (MAX_PARTS - 1));
+      }
+      if (data.length > MAX_PART) {
+        return refused("part " + index + " of " + data.length + " bytes is over S3's 5 GiB");
+      }
+      // fromBytes copies, so the caller may reuse its array at once.
+      AsyncRequestBody body = AsyncRequestBody.fromBytes(data);
+      return cloud.call(
+          () ->
+              client
+                  .uploadPart(
+                      r ->
+                          r.bucket(bucket)
+                              .key(key.value())
+                              .uploadId(uploadId)
+                              .partNumber(index + 1)
+                              .contentLength((long) data.length),
+                      body)
+                  .thenApply(
+                      r -> {
+                        etags.put(
+                            index,
+                            CompletedPart.builder().partNumber(index + 1).eTag(r.eTag()).build());
+                        sizes.put(index, data.length);
+                        return null;
+                      }));
+    }
+
+    @Override
+    public CompletableFuture<Void> complete(int count) {
+      if (count < 1 || count > MAX_PARTS) {
+        return refused("part count " + count + " is outside 1.." + MAX_PARTS);
+      }
+      List<CompletedPart> parts = new ArrayList<>(count);
+      for (int i = 0; i < count; i++) {
+        CompletedPart p = etags.get(i);
+        if (p == null) {
+          return refused("part " + i + " of " + key + " was never uploaded");
+        }
+        int size = sizes.get(i);
+        if (i < count - 1 && size < MIN_PART) {
+          return refused(
+              "part "
+                  + i
+                  + " of "
+                  + key
+                  + " has "
+                  + size
+                  + " bytes, under S3's minimum part size "
+                  + MIN_PART);
+        }
+        parts.add(p);
+      }
+      return cloud.call(
+          () ->
+              client
+                  .completeMultipartUpload(
+                      r ->
+                          r.bucket(bucket)
+                              .key(key.value())
+                              .uploadId(uploadId)
+                              .multipartUpload(
+                                  CompletedMultipartUpload.builder().parts(parts).build()))
+                  .thenApply(r -> null));
+    }
+
+    @Override
+    public CompletableFuture<Void> abort() {
+      // Aborting an upload that is already completed or aborted gets NoSuchUpload: nothing of it
+      // is left to release, which is what abort promises.
+      return cloud.call(
+          () ->
+              client
+                  .abortMultipartUpload(r -> r.bucket(bucket).key(key.value()).uploadId(uploadId))
+                  .<Void>thenApply(r -> null)
+                  .exceptionallyCompose(
+                      e ->
+                          gone(S3Cloud.unwrap(e))
+                              ? CompletableFuture.completedFuture(null)
+                              : CompletableFuture.failedFuture(e)));
+    }
+
+    private boolean gone(Throwable t) {
+      return t instanceof NoSuchUploadException
+          || (t instanceof S3Exception s3 && s3.statusCode() == 404);
+    }
+
+    private CompletableFuture<Void> refused(String message) {
+      return CompletableFuture.failedFuture(new CloudException(cloud.id(), Kind.OTHER, message));
+    }
+  }
+}

@@ -1,0 +1,114 @@
+package io.rafestore.drivers.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rafestore.BlockingRafeStore;
+import io.rafestore.CloudRole;
+import io.rafestore.RafeStore;
+import io.rafestore.RetentionPolicy;
+import io.rafestore.SigningKeys;
+import io.rafestore.WriteReceipt;
+import io.rafestore.spi.CloudDriver;
+import java.security.KeyPair;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A 20 MiB value in 5 MiB parts on the four real servers: the clouds with a native multipart upload
+ * (MinIO, Azurite, fake-gcs-server) hold it as one object, Redis as four part objects, as listed
+ * through each server's own API; it reads back whole and in ranges; after a delete and a collection
+ * nothing of it is left on any server (nor GCS's composition temporaries).
+ */
+class NativeMultipartEmulatorsTest {
+  private static final KeyPair ALICE = SigningKeys.generate();
+  private static final KeyPair BOB = SigningKeys.generate();
+  private static final int MIB = 1024 * 1024;
+  private static final int SIZE = 20 * MIB;
+
+  private static Map<String, List<String>> raw(RawServers servers, String prefix) throws Exception {
+    Map<String, List<String>> out = new LinkedHashMap<>();
+    out.put("minio", servers.minioList(prefix));
+    out.put("azurite", servers.azuriteList(prefix));
+    out.put("fakegcs", servers.gcsList(prefix));
+    out.put("redis", servers.redisList(prefix));
+    return out;
+  }
+
+  /**
+   * A client whose latency hints make {@code first} and {@code second} the two fastest clouds, so
+   * they are the f+1 data clouds a write uses.
+   */
+  private static RafeStore client(
+      List<CloudDriver> clouds, String writer, KeyPair keys, String first, String second) {
+    RafeStore.Builder b =
+        RafeStore.builder()
+            .faultsTolerated(1)
+            .writer(writer, keys)
+            .partSize(5 * MIB)
+            .closeDrivers(false);
+    for (CloudDriver c : clouds) {
+      long ms = c.id().equals(first) ? 10 : c.id().equals(second) ? 20 : 400;
+      b.cloud(c, CloudRole.DATA_AND_METADATA, Duration.ofMillis(ms));
+    }
+    return b.build();
+  }
+
+  @Test
+  void nativeCloudsHoldOneObjectRedisHoldsPartsAndCollectionRemovesAll() throws Exception {
+    RawServers servers = new RawServers();
+    List<CloudDriver> clouds =
+        List.of(
+            servers.minio("minio"),
+            servers.azurite("azurite"),
+            servers.gcs("fakegcs"),
+            servers.redis("redis"));
+    byte[] v = new byte[SIZE];
+    new SplittableRandom(20).nextBytes(v);
+    try (RafeStore a = client(clouds, "alice", ALICE, "minio", "redis");
+        RafeStore b = client(clouds, "bob", BOB, "azurite", "fakegcs")) {
+      WriteReceipt ra = a.blocking().write("mp-a", v);
+      WriteReceipt rb = b.blocking().write("mp-b", v);
+      assertThat(ra.info().dataClouds()).contains("minio", "redis");
+      assertThat(rb.info().dataClouds()).contains("azurite", "fakegcs");
+
+      Map<String, List<String>> dataA = raw(servers, "d/mp-a/");
+      Map<String, List<String>> dataB = raw(servers, "d/mp-b/");
+      assertThat(dataA.get("minio")).hasSize(1).noneMatch(n -> n.contains(".p"));
+      assertThat(dataA.get("redis")).hasSize(4).allMatch(n -> n.matches(".*\\.p[0-3]$"));
+      assertThat(dataB.get("azurite")).hasSize(1).noneMatch(n -> n.contains(".p"));
+      assertThat(dataB.get("fakegcs")).hasSize(1).noneMatch(n -> n.contains(".p"));
+      // Composition leaves no temporaries behind.
+      assertThat(servers.gcsList("rafestore-multipart/")).isEmpty();
+
+      for (RafeStore s : List.of(a, b)) {
+        String key = s == a ? "mp-a" : "mp-b";
+        BlockingRafeStore bs = s.blocking();
+        WriteReceipt r = s == a ? ra : rb;
+        assertThat(bs.read(key).value()).isEqualTo(v);
+        long[][] ranges = {{0, 100}, {5 * MIB - 50, 100}, {7 * MIB, 6 * MIB}, {SIZE - 10, 10}};
+        for (long[] range : ranges) {
+          assertThat(bs.read(key, r.version(), range[0], (int) range[1]))
+              .as("%s range %s", key, Arrays.toString(range))
+              .isEqualTo(Arrays.copyOfRange(v, (int) range[0], (int) (range[0] + range[1])));
+        }
+        assertThat(bs.verify(key).isClean()).isTrue();
+      }
+
+      a.blocking().delete("mp-a");
+      b.blocking().delete("mp-b");
+      a.blocking().collect("mp-a", RetentionPolicy.keepLast(1));
+      b.blocking().collect("mp-b", RetentionPolicy.keepLast(1));
+      for (Map.Entry<String, List<String>> e : raw(servers, "d/").entrySet()) {
+        assertThat(e.getValue()).as("data left on %s", e.getKey()).isEmpty();
+      }
+      assertThat(servers.gcsList("rafestore-multipart/")).isEmpty();
+    } finally {
+      clouds.forEach(CloudDriver::close);
+    }
+  }
+}
