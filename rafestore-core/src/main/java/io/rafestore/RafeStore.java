@@ -144,9 +144,10 @@ public interface RafeStore extends AutoCloseable {
   /**
    * Reads {@code length} bytes from {@code offset} of one version (fewer if the value ends first).
    * Only the parts covering the range are fetched, each verified against its signed SHA-256 before
-   * any of its bytes are returned. A value small enough to be stored whole (at most {@link
-   * Builder#partSize}, or any DepSky value) is fetched whole and verified, then cut: a ranged GET
-   * of an unsplit object could not be checked against anything signed.
+   * any of its bytes are returned (and, for an encrypted value, opened). A value stored whole (at
+   * most {@link Builder#partSize}, an erasure-coded value, or any DepSky value) is fetched whole
+   * and verified, then cut: a ranged GET of an unsplit object could not be checked against anything
+   * signed.
    *
    * @throws IllegalArgumentException if {@code offset} or {@code length} is negative
    */
