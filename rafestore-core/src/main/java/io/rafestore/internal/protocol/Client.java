@@ -51,6 +51,11 @@ public final class Client implements RafeStore {
   private final BlockingRafeStore blocking = new Blocking();
   private final Maintenance.OrphanMemory orphans = new Maintenance.OrphanMemory();
 
+  /** The validated settings (for tests). */
+  Settings settings() {
+    return ctx.settings;
+  }
+
   public Client(Settings settings) {
     this.ctx = new Context(settings);
   }
