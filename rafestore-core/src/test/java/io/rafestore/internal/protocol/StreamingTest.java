@@ -29,13 +29,20 @@ class StreamingTest {
   final List<MemoryCloud> stores = new ArrayList<>();
 
   BlockingRafeStore store(ProtocolMode mode, UnaryOperator<CloudDriver> wrapSecond) {
+    return store(mode, wrapSecond, false);
+  }
+
+  /** Four in-memory clouds, the second wrapped; {@code encrypt}: the confidentiality option. */
+  BlockingRafeStore store(
+      ProtocolMode mode, UnaryOperator<CloudDriver> wrapSecond, boolean encrypt) {
     RafeStore.Builder b =
         RafeStore.builder()
             .faultsTolerated(1)
             .mode(mode)
             .writer("alice", Harness.ALICE)
             .partSize(PART)
-            .partsInFlight(2);
+            .partsInFlight(2)
+            .encryptValues(encrypt);
     for (int i = 0; i < 4; i++) {
       MemoryCloud m = new MemoryCloud("p" + i);
       stores.add(m);
@@ -135,22 +142,7 @@ class StreamingTest {
 
   /** A store with the confidentiality option whose second cloud is wrapped. */
   BlockingRafeStore sealedStore(UnaryOperator<CloudDriver> wrapSecond) {
-    RafeStore.Builder b =
-        RafeStore.builder()
-            .faultsTolerated(1)
-            .writer("alice", Harness.ALICE)
-            .partSize(PART)
-            .partsInFlight(2)
-            .encryptValues(true);
-    for (int i = 0; i < 4; i++) {
-      MemoryCloud m = new MemoryCloud("p" + i);
-      stores.add(m);
-      b.cloud(
-          i == 1 ? wrapSecond.apply(m) : m,
-          CloudRole.DATA_AND_METADATA,
-          java.time.Duration.ofMillis(10L * (i + 1)));
-    }
-    return b.build().blocking();
+    return store(ProtocolMode.PAPER, wrapSecond, true);
   }
 
   /** Text, so that a 16-byte window of it is unmistakable in a stored object. */
