@@ -83,9 +83,10 @@ final class DataFetch {
 
   /**
    * Fetches part {@code i} of a parted value (or the whole object of an unsplit one, for {@code i =
-   * 0}) from its holders, hedged like a whole value, verified against the part's signed hash. A
-   * joined holder ({@link LogEntry#joinedHolders()}) is asked for the part's stored range of its
-   * one object, every other holder for the part object.
+   * 0}) from its holders, hedged like a whole value, verified against the part's signed hash. The
+   * bytes are the stored part: sealed, for a sealed entry. A joined holder ({@link
+   * LogEntry#joinedHolders()}) is asked for the part's stored range of its one object, every other
+   * holder for the part object.
    */
   static CompletableFuture<Fetched> part(
       Context ctx, String key, VersionInfo info, LogEntry entry, int i) {
@@ -102,7 +103,8 @@ final class DataFetch {
       Where separate = new Where(ObjectKey.of(partObject), Optional.empty());
       where = holder -> entry.joinedOn(holder) ? joined : separate;
     }
-    return fetch(ctx, key, info, partObject, where, entry.partSize(i), entry.pieceHashUnsafe(i));
+    return fetch(
+        ctx, key, info, partObject, where, entry.storedPartSize(i), entry.pieceHashUnsafe(i));
   }
 
   private static CompletableFuture<Fetched> fetch(

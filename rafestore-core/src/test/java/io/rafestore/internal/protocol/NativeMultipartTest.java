@@ -99,6 +99,25 @@ class NativeMultipartTest {
   }
 
   @Test
+  void sealedPartsInAJoinedObjectAreFetchedAtTheirStoredOffsets() throws Exception {
+    Harness h = harness(Set.of(0, 1)).rtts(10, 200, 50, 300);
+    RafeStore store =
+        h.builder(ProtocolMode.PAPER).partSize(PART).partsInFlight(2).encryptValues(true).build();
+    byte[] v = PartsTest.random(3 * PART + 100, 11);
+    WriteReceipt r = h.run(store.write("big", v));
+    assertThat(r.info().dataClouds()).containsExactlyInAnyOrder("p0", "p2");
+    List<ObjectInfo> onP0 = data(h, 0);
+    assertThat(onP0).hasSize(1);
+    // Each of the 4 parts is sealed on its own, so the joined object is 4 seals longer.
+    assertThat(onP0.get(0).size()).isEqualTo(v.length + 4 * LogEntry.SEALED_PART_OVERHEAD);
+    h.clouds.get(2).behave(TestCloud.Behaviour.CRASH);
+    assertThat(h.run(store.read("big")).value()).isEqualTo(v);
+    assertThat(h.run(store.read("big", r.version(), 2 * PART - 10, PART)))
+        .isEqualTo(Arrays.copyOfRange(v, 2 * PART - 10, 3 * PART - 10));
+    assertThat(h.run(store.verify("big")).findingsFor("p0")).isEmpty();
+  }
+
+  @Test
   void partsUnderTheCloudsMinimumUsePartObjects() throws Exception {
     Harness h =
         new Harness(
