@@ -33,7 +33,15 @@ class NativeMultipartEmulatorsTest {
   private static Map<String, List<String>> raw(RawServers servers, String prefix) throws Exception {
     Map<String, List<String>> out = new LinkedHashMap<>();
     out.put("minio", servers.minioList(prefix));
-    out.put("azurite", servers.azuriteList(prefix));
+    List<String> azure;
+    try {
+      azure = servers.azuriteList(prefix);
+    } catch (com.azure.storage.blob.models.BlobStorageException e) {
+      // The container is created by the first write that reaches Azurite; none may have.
+      assertThat(e.getStatusCode()).isEqualTo(404);
+      azure = List.of();
+    }
+    out.put("azurite", azure);
     out.put("fakegcs", servers.gcsList(prefix));
     out.put("redis", servers.redisList(prefix));
     return out;
@@ -73,15 +81,31 @@ class NativeMultipartEmulatorsTest {
         RafeStore b = client(clouds, "bob", BOB, "azurite", "fakegcs")) {
       WriteReceipt ra = a.blocking().write("mp-a", v);
       WriteReceipt rb = b.blocking().write("mp-b", v);
-      assertThat(ra.info().dataClouds()).contains("minio", "redis");
-      assertThat(rb.info().dataClouds()).contains("azurite", "fakegcs");
-
-      Map<String, List<String>> dataA = raw(servers, "d/mp-a/");
-      Map<String, List<String>> dataB = raw(servers, "d/mp-b/");
-      assertThat(dataA.get("minio")).hasSize(1).noneMatch(n -> n.contains(".p"));
-      assertThat(dataA.get("redis")).hasSize(4).allMatch(n -> n.matches(".*\\.p[0-3]$"));
-      assertThat(dataB.get("azurite")).hasSize(1).noneMatch(n -> n.contains(".p"));
-      assertThat(dataB.get("fakegcs")).hasSize(1).noneMatch(n -> n.contains(".p"));
+      // The hints make minio+redis and azurite+fakegcs the intended holders, but on a loaded
+      // machine a slow upload is replaced (writeDf), so check the layout of whatever landed:
+      // every server holding the value holds it as one object, Redis as four part objects.
+      java.util.Set<String> joinedOn = new java.util.TreeSet<>();
+      for (Map<String, List<String>> data :
+          List.of(raw(servers, "d/mp-a/"), raw(servers, "d/mp-b/"))) {
+        for (Map.Entry<String, List<String>> e : data.entrySet()) {
+          if (e.getKey().equals("redis")) {
+            assertThat(e.getValue())
+                .as("redis")
+                .hasSizeBetween(0, 4)
+                .allMatch(n -> n.matches(".*\\.p[0-3]$"));
+          } else if (!e.getValue().isEmpty()) {
+            assertThat(e.getValue()).as(e.getKey()).hasSize(1).noneMatch(n -> n.contains(".p"));
+            joinedOn.add(e.getKey());
+          }
+        }
+      }
+      for (WriteReceipt r : List.of(ra, rb)) {
+        assertThat(r.info().dataClouds()).allMatch(c -> c.equals("redis") || joinedOn.contains(c));
+      }
+      assertThat(joinedOn).as("servers holding a joined object").hasSizeGreaterThanOrEqualTo(2);
+      if (ra.info().dataClouds().contains("redis")) {
+        assertThat(servers.redisList("d/mp-a/")).hasSize(4);
+      }
       // Composition leaves no temporaries behind.
       assertThat(servers.gcsList("rafestore-multipart/")).isEmpty();
 
