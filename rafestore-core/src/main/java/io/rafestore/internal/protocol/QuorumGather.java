@@ -93,9 +93,9 @@ final class QuorumGather {
         result.complete(new Result<>(Map.of(), Map.of(), List.of(), Duration.ZERO));
         return result;
       }
-      started = ctx.settings.scheduler().nanoTime();
       List<Map.Entry<Cloud, CompletableFuture<T>>> sent = new ArrayList<>();
       synchronized (this) {
+        started = ctx.settings.scheduler().nanoTime();
         for (Cloud c : clouds) {
           CompletableFuture<T> f;
           try {
@@ -116,7 +116,7 @@ final class QuorumGather {
 
     private void answer(Cloud c, T value, Throwable error) {
       boolean finish = false;
-      boolean arm = false;
+      Duration arm = null;
       synchronized (this) {
         if (result.isDone() || pending.remove(c) == null) {
           return;
@@ -139,12 +139,11 @@ final class QuorumGather {
             }
           }
           grace = g.compareTo(MIN_GRACE) < 0 ? MIN_GRACE : g;
-          arm = true;
+          arm = grace;
         }
       }
-      if (arm) {
-        io.rafestore.Scheduler.Cancellable t =
-            ctx.settings.scheduler().schedule(grace, this::expire);
+      if (arm != null) {
+        io.rafestore.Scheduler.Cancellable t = ctx.settings.scheduler().schedule(arm, this::expire);
         synchronized (this) {
           timer = t;
         }
