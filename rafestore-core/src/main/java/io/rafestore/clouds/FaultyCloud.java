@@ -6,6 +6,7 @@ import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
+import io.rafestore.spi.ListPage;
 import io.rafestore.spi.Multipart;
 import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectInfo;
@@ -224,6 +225,12 @@ public final class FaultyCloud implements CloudDriver {
             return call(state, Operation.DELETE, request);
           }
         });
+  }
+
+  @Override
+  public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
+    ListPage.check(prefix, startAfter, limit);
+    return call(state, Operation.LIST, () -> delegate.list(prefix, startAfter, limit));
   }
 
   private <T> CompletableFuture<T> call(

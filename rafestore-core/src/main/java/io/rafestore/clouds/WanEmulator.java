@@ -4,6 +4,7 @@ import io.rafestore.Scheduler;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.ListPage;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.time.Duration;
@@ -392,6 +393,15 @@ public final class WanEmulator {
     private <T> CompletableFuture<T> roundTrip(Supplier<CompletableFuture<T>> request) {
       Call<T> call = new Call<>(this);
       call.afterHalfRtt(() -> call.invoke(request, call::answer));
+      return call.result;
+    }
+
+    @Override
+    public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
+      ListPage.check(prefix, startAfter, limit);
+      Call<ListPage> call = new Call<>(this);
+      call.afterHalfRtt(
+          () -> call.invoke(() -> delegate.list(prefix, startAfter, limit), call::answer));
       return call.result;
     }
 
