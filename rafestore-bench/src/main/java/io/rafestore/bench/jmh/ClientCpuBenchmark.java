@@ -72,6 +72,14 @@ public class ClientCpuBenchmark {
   @Param({"1024", "1048576"})
   public int size;
 
+  /**
+   * Who signs and verifies metadata: {@code jdk} (the default provider) or {@code bc}
+   * (BouncyCastle's, through {@code RafeStore.Builder.signatureProvider}). The report's run uses
+   * the default; compare with {@code -p signer=jdk,bc}.
+   */
+  @Param({"jdk"})
+  public String signer;
+
   private final KeyPair keys = SigningKeys.generate();
   private RafeStore store;
   private RafeStore otherReader;
@@ -108,13 +116,17 @@ public class ClientCpuBenchmark {
     next = 0;
   }
 
-  private static RafeStore.Builder clientBuilder(List<RetainNewestCloud> clouds) {
+  private RafeStore.Builder clientBuilder(List<RetainNewestCloud> clouds) {
     RafeStore.Builder b =
         RafeStore.builder()
             .faultsTolerated(1)
             .executor(Runnable::run)
             .closeDrivers(false)
-            .maxValueBytes(2L * 1024 * 1024);
+            .maxValueBytes(2L * 1024 * 1024)
+            .signatureProvider(
+                "bc".equals(signer)
+                    ? new org.bouncycastle.jce.provider.BouncyCastleProvider()
+                    : null);
     for (RetainNewestCloud c : clouds) {
       b.cloud(c);
     }

@@ -51,6 +51,11 @@ public final class Client implements RafeStore {
   private final BlockingRafeStore blocking = new Blocking();
   private final Maintenance.OrphanMemory orphans = new Maintenance.OrphanMemory();
 
+  /** The validated settings (for tests). */
+  Settings settings() {
+    return ctx.settings;
+  }
+
   public Client(Settings settings) {
     this.ctx = new Context(settings);
   }
@@ -167,19 +172,7 @@ public final class Client implements RafeStore {
       return CodedFetch.run(ctx, key, info, entry);
     }
     if (entry.coding() == LogEntry.Coding.PARTS) {
-      // This client never seals values in parts (both options store values whole, see
-      // design.md); a sealed parted entry is from a newer writer and is refused, not misread.
-      if (entry.isSealed()) {
-        return CompletableFuture.failedFuture(
-            new IntegrityException(
-                "'"
-                    + key
-                    + "' "
-                    + info.version()
-                    + " is sealed in parts, which this client cannot read",
-                List.of()));
-      }
-      return PartedRead.whole(ctx, key, info, entry);
+      return PartedRead.whole(ctx, key, info, entry, partKey(key, view, item));
     }
     if (!entry.isSealed()) {
       return entry.coding() == LogEntry.Coding.REED_SOLOMON
@@ -234,6 +227,26 @@ public final class Client implements RafeStore {
           }
         },
         ctx.settings.executor());
+  }
+
+  /**
+   * The key of a value sealed in parts, recovered from f+1 valid shares (readM's, or fetched); null
+   * for any other entry (an unsplit sealed value is opened whole by {@link #fetch}).
+   */
+  private CompletableFuture<Aead> partKey(String key, View view, View.Item item) {
+    LogEntry e = item.entry();
+    if (e.coding() != LogEntry.Coding.PARTS || !e.isSealed()) {
+      return null;
+    }
+    return KeyShares.recoverKey(ctx, key, view, item.version().writer(), e)
+        .thenApply(
+            k -> {
+              try {
+                return Aead.withKey(k);
+              } finally {
+                java.util.Arrays.fill(k, (byte) 0);
+              }
+            });
   }
 
   /** A version found by readM, with the view it was found in. */
@@ -291,7 +304,8 @@ public final class Client implements RafeStore {
                         found.item().entry(),
                         offset,
                         length,
-                        () -> fetch(key, found.view(), found.item()))));
+                        () -> fetch(key, found.view(), found.item()),
+                        partKey(key, found.view(), found.item()))));
   }
 
   @Override
@@ -317,13 +331,12 @@ public final class Client implements RafeStore {
               + mode
               + " stores (and codes) each value whole in memory: write a byte[] instead");
     }
-    if (size > ctx.settings.partSize()
-        && (ctx.settings.encryptValues() || ctx.settings.erasureK() > 0)) {
+    if (size > ctx.settings.partSize() && ctx.settings.erasureK() > 0) {
       throw new UnsupportedOperationException(
           "streaming writes of values over partSize ("
               + ctx.settings.partSize()
-              + " bytes) do not combine with encryptValues or erasureCoding yet: those options"
-              + " seal and code each value whole in memory");
+              + " bytes) do not combine with erasureCoding yet: that option codes each value"
+              + " whole in memory");
     }
     if (!PartedPayload.needsParts(ctx.settings, size)) {
       byte[] value = in.readNBytes((int) size);
@@ -361,7 +374,8 @@ public final class Client implements RafeStore {
         key,
         item.entry().info(key, item.version().writer()),
         item.entry(),
-        () -> fetch(key, found.view(), item));
+        () -> fetch(key, found.view(), item),
+        partKey(key, found.view(), item));
   }
 
   @Override

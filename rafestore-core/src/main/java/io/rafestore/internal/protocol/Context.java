@@ -15,7 +15,7 @@ final class Context {
   final Map<String, Cloud> byId;
   final List<String> dataCloudIds;
   final LatencyModel model;
-  final MetadataCodec codec = new MetadataCodec();
+  final MetadataCodec codec;
 
   /** Key shares of sealed values this client wrote (confidentiality option). */
   final KeyShares keyShares = new KeyShares();
@@ -34,6 +34,7 @@ final class Context {
 
   Context(Settings settings) {
     this.settings = settings;
+    this.codec = new MetadataCodec(settings.signatureProvider());
     this.model = new LatencyModel(settings.scheduler(), settings.clouds());
     List<Cloud> list = new ArrayList<>();
     Map<String, Cloud> map = new LinkedHashMap<>();

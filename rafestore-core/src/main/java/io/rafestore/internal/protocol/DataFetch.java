@@ -73,7 +73,8 @@ final class DataFetch {
 
   /**
    * Fetches part {@code i} of a parted value (or the whole object of an unsplit one, for {@code i =
-   * 0}) from its holders, hedged like a whole value, verified against the part's signed hash.
+   * 0}) from its holders, hedged like a whole value, verified against the part's signed hash. The
+   * bytes are the stored part: sealed, for a sealed entry.
    */
   static CompletableFuture<Fetched> part(
       Context ctx, String key, VersionInfo info, LogEntry entry, int i) {
@@ -85,7 +86,7 @@ final class DataFetch {
         key,
         info,
         LogEntry.partObject(entry.dataObject(), i),
-        entry.partSize(i),
+        entry.storedPartSize(i),
         entry.pieceHashUnsafe(i));
   }
 

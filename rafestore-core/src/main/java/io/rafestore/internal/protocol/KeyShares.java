@@ -79,21 +79,112 @@ final class KeyShares {
       byte[] sealed =
           Aead.withKey(aesKey)
               .encrypt(value, associatedData(key, ctx.settings.writerId(), dataObject.value()));
-      List<Shamir.Share> split = Shamir.split(aesKey, ctx.clouds.size(), ctx.f() + 1);
-      List<String> holders = new ArrayList<>();
-      Map<String, byte[]> shares = new LinkedHashMap<>();
-      List<byte[]> hashes = new ArrayList<>();
-      for (int i = 0; i < ctx.clouds.size(); i++) {
-        String id = ctx.clouds.get(i).id();
-        byte[] enc = split.get(i).toBytes();
-        holders.add(id);
-        shares.put(id, enc);
-        hashes.add(Sha256.hash(enc));
-      }
-      return new Sealed(dataObject.value(), sealed, holders, shares, hashes);
+      return split(ctx, dataObject, aesKey, sealed);
     } finally {
       java.util.Arrays.fill(aesKey, (byte) 0);
     }
+  }
+
+  /** The n shares (threshold f+1) of {@code aesKey}, one per cloud in configuration order. */
+  private static Sealed split(Context ctx, ObjectKey dataObject, byte[] aesKey, byte[] sealed) {
+    List<Shamir.Share> split = Shamir.split(aesKey, ctx.clouds.size(), ctx.f() + 1);
+    List<String> holders = new ArrayList<>();
+    Map<String, byte[]> shares = new LinkedHashMap<>();
+    List<byte[]> hashes = new ArrayList<>();
+    for (int i = 0; i < ctx.clouds.size(); i++) {
+      String id = ctx.clouds.get(i).id();
+      byte[] enc = split.get(i).toBytes();
+      holders.add(id);
+      shares.put(id, enc);
+      hashes.add(Sha256.hash(enc));
+    }
+    return new Sealed(dataObject.value(), sealed, holders, shares, hashes);
+  }
+
+  /**
+   * A value sealed part by part (a large or streamed value under the confidentiality option): one
+   * fresh key for the whole value, shared as for a whole value; each part sealed on its own with
+   * its index and the part count in the associated data, so a part cannot be moved to another
+   * index, another value or a value cut short. A part's stored form is {@link Aead#OVERHEAD} bytes
+   * longer than the part ({@link LogEntry#storedPartSize}). Thread-safe (Aead is).
+   */
+  static final class PartSealer {
+    private final Sealed shares;
+    private final Aead aead;
+    private final String key;
+    private final String writer;
+    private final int count;
+
+    private PartSealer(Sealed shares, Aead aead, String key, String writer, int count) {
+      this.shares = shares;
+      this.aead = aead;
+      this.key = key;
+      this.writer = writer;
+      this.count = count;
+    }
+
+    /** The key's shares, for writeM (the sealed bytes are the parts, not held here). */
+    Sealed shares() {
+      return shares;
+    }
+
+    /** The stored form of part {@code i}. */
+    byte[] seal(int i, byte[] part) {
+      return aead.encrypt(part, partAssociatedData(key, writer, shares.dataObject(), i, count));
+    }
+  }
+
+  /** A fresh key for a value of {@code count} parts stored under {@code dataObject}. */
+  static PartSealer sealParts(Context ctx, String key, ObjectKey dataObject, int count) {
+    byte[] aesKey = Aead.newKey();
+    try {
+      return new PartSealer(
+          split(ctx, dataObject, aesKey, null),
+          Aead.withKey(aesKey),
+          key,
+          ctx.settings.writerId(),
+          count);
+    } finally {
+      java.util.Arrays.fill(aesKey, (byte) 0);
+    }
+  }
+
+  /**
+   * Opens stored part {@code i} of sealed entry {@code e} of {@code writer}, checking its plain
+   * length too.
+   *
+   * @throws IntegrityException if the part does not authenticate under the recovered key (the part
+   *     hash matched, so the writer sealed it under another key or the shares were forged)
+   */
+  static byte[] openPart(Aead aead, String key, String writer, LogEntry e, int i, byte[] stored)
+      throws IntegrityException {
+    try {
+      byte[] plain =
+          aead.decrypt(stored, partAssociatedData(key, writer, e.dataObject(), i, e.partCount()));
+      if (plain.length != e.partSize(i)) {
+        throw new MalformedInputException(
+            "part " + i + " decrypted to " + plain.length + " bytes, signed " + e.partSize(i));
+      }
+      return plain;
+    } catch (MalformedInputException ex) {
+      throw new IntegrityException(
+          "cannot decrypt part "
+              + i
+              + " of '"
+              + key
+              + "' version "
+              + e.version(writer)
+              + ": "
+              + ex.getMessage(),
+          List.of());
+    }
+  }
+
+  /** {@link #associatedData} followed by the part's index and the value's part count. */
+  static byte[] partAssociatedData(
+      String key, String writer, String dataObject, int part, int count) {
+    byte[] base = associatedData(key, writer, dataObject);
+    return ByteBuffer.allocate(base.length + 8).put(base).putInt(part).putInt(count).array();
   }
 
   /** Binds a sealed value to its key, writer and data object name. */

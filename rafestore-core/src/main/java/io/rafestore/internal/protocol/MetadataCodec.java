@@ -116,6 +116,28 @@ final class MetadataCodec {
   }
 
   /** Encodes and signs a log. */
+  /**
+   * The JCA provider of Ed25519 signatures, or null for the JDK's. Keys given to this codec must be
+   * that provider's ({@link Settings} translates them once).
+   */
+  private final java.security.Provider provider;
+
+  /** A codec signing and verifying with the JDK's Ed25519. */
+  MetadataCodec() {
+    this(null);
+  }
+
+  /** A codec signing and verifying with {@code provider}'s Ed25519 (null: the JDK's). */
+  MetadataCodec(java.security.Provider provider) {
+    this.provider = provider;
+  }
+
+  private Signature ed25519() throws java.security.NoSuchAlgorithmException {
+    return provider == null
+        ? Signature.getInstance("Ed25519")
+        : Signature.getInstance("Ed25519", provider);
+  }
+
   byte[] encode(MetadataLog log, PrivateKey signingKey) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(128 + 160 * log.entries().size());
     out.writeBytes(MAGIC);
@@ -175,7 +197,7 @@ final class MetadataCodec {
     byte[] body = out.toByteArray();
     byte[] sig;
     try {
-      Signature s = Signature.getInstance("Ed25519");
+      Signature s = ed25519();
       s.initSign(signingKey);
       s.update(body);
       sig = s.sign();
@@ -330,7 +352,7 @@ final class MetadataCodec {
     }
   }
 
-  private static MetadataLog parseAndVerify(byte[] bytes, PublicKey writerKey)
+  private MetadataLog parseAndVerify(byte[] bytes, PublicKey writerKey)
       throws MalformedMetadataException {
     ByteBuffer in = ByteBuffer.wrap(bytes);
     try {
@@ -474,9 +496,9 @@ final class MetadataCodec {
     }
   }
 
-  private static boolean verify(byte[] bytes, int length, byte[] sig, PublicKey key) {
+  private boolean verify(byte[] bytes, int length, byte[] sig, PublicKey key) {
     try {
-      Signature s = Signature.getInstance("Ed25519");
+      Signature s = ed25519();
       s.initVerify(key);
       s.update(bytes, 0, length);
       return s.verify(sig);

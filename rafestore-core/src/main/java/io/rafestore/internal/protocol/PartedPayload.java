@@ -50,6 +50,12 @@ final class PartedPayload {
   private final byte[] whole;
   private final CompletableFuture<byte[]> wholeHash = new CompletableFuture<>();
 
+  /**
+   * The confidentiality option: each part is sealed on its own before any cloud sees it (set by
+   * {@link #start}, before the first part is produced), or null.
+   */
+  private volatile KeyShares.PartSealer sealer;
+
   // Guarded by this.
   private final byte[][] partHashes;
   private final List<CompletableFuture<byte[]>> produced = new ArrayList<>();
@@ -78,37 +84,71 @@ final class PartedPayload {
 
   /** Whether a value of {@code size} bytes is sent in parts under these settings. */
   static boolean needsParts(Settings settings, long size) {
-    // The confidentiality and erasure-coding options seal and code a value whole; such values
-    // are not split (combining them with parts is future work).
-    return size > settings.partSize() && !settings.encryptValues() && settings.erasureK() == 0;
+    // The erasure-coding option codes a value whole; such values are not split (combining the
+    // two is future work). Sealed values are split, each part sealed on its own.
+    return size > settings.partSize() && settings.erasureK() == 0;
   }
 
-  /** Parts of an in-memory value; hashes are computed on the executor. */
+  /** Parts of an in-memory value; {@link #start} hashes (and seals) them on the executor. */
   static PartedPayload fromBytes(Context ctx, byte[] value) {
-    PartedPayload p = new PartedPayload(ctx, value.length, value);
+    return new PartedPayload(ctx, value.length, value);
+  }
+
+  /**
+   * Binds the payload to its write: under the confidentiality option a fresh key seals every part
+   * for {@code dataObject}; an in-memory value's parts are then hashed (and sealed) on the
+   * executor. Called once, by the write, before any upload or {@link #produce}.
+   */
+  void start(String key, ObjectKey dataObject) {
+    if (ctx.settings.encryptValues()) {
+      sealer = KeyShares.sealParts(ctx, key, dataObject, count);
+    }
+    if (whole == null) {
+      return;
+    }
     Executor executor = ctx.settings.executor();
     CompletableFuture.runAsync(
             () -> {
               MessageDigest all = sha256();
-              for (int i = 0; i < p.count; i++) {
-                int from = (int) (i * p.partLength);
-                int to = (int) Math.min(p.size, from + p.partLength);
+              for (int i = 0; i < count; i++) {
+                int from = (int) (i * partLength);
+                int to = (int) Math.min(size, from + partLength);
+                byte[] stored = null;
                 MessageDigest d = sha256();
-                d.update(value, from, to - from);
-                all.update(value, from, to - from);
-                synchronized (p) {
-                  p.partHashes[i] = d.digest();
+                if (sealer == null) {
+                  d.update(whole, from, to - from);
+                  all.update(whole, from, to - from);
+                } else {
+                  // Sealing draws a random nonce: every cloud must get the same sealed bytes
+                  // (one signed hash), so each part is sealed once and kept.
+                  stored = sealer.seal(i, Arrays.copyOfRange(whole, from, to));
+                  d.update(stored);
+                  all.update(stored);
+                }
+                byte[] h = d.digest();
+                CompletableFuture<byte[]> slot;
+                synchronized (this) {
+                  partHashes[i] = h;
+                  slot = produced.get(i);
+                }
+                if (stored != null) {
+                  slot.complete(stored);
                 }
               }
-              p.wholeHash.complete(all.digest());
+              wholeHash.complete(all.digest());
             },
             executor)
         .exceptionally(
             e -> {
-              p.wholeHash.completeExceptionally(e);
+              abort(e);
               return null;
             });
-    return p;
+  }
+
+  /** The key shares of a sealed payload (for writeM's envelopes), or null. */
+  KeyShares.Sealed sealedShares() {
+    KeyShares.PartSealer s = sealer;
+    return s == null ? null : s.shares();
   }
 
   /** Parts of a value read from a stream by {@link #produce}. */
@@ -126,6 +166,11 @@ final class PartedPayload {
 
   private long partSize(int i) {
     return Math.min(partLength, size - i * partLength);
+  }
+
+  /** What a holder stores for part {@code i} (see {@link LogEntry#storedPartSize}). */
+  private long storedPartSize(int i) {
+    return partSize(i) + (sealer == null ? 0 : LogEntry.SEALED_PART_OVERHEAD);
   }
 
   /**
@@ -159,14 +204,15 @@ final class PartedPayload {
                   + " bytes but the write declared size "
                   + size);
         }
-        all.update(part);
-        byte[] h = Sha256.hash(part);
+        byte[] stored = sealer == null ? part : sealer.seal(i, part);
+        all.update(stored);
+        byte[] h = Sha256.hash(stored);
         CompletableFuture<byte[]> slot;
         synchronized (this) {
           partHashes[i] = h;
           slot = produced.get(i);
         }
-        slot.complete(part);
+        slot.complete(stored);
       }
       if (in.read() != -1) {
         throw new IllegalArgumentException(
@@ -211,7 +257,10 @@ final class PartedPayload {
           synchronized (this) {
             hashes = Arrays.asList(partHashes.clone());
           }
-          return LogEntry.parts(timestamp, createdAtMillis, dataObject, size, sha, holders, hashes);
+          LogEntry plain =
+              LogEntry.parts(timestamp, createdAtMillis, dataObject, size, sha, holders, hashes);
+          KeyShares.PartSealer s = sealer;
+          return s == null ? plain : s.shares().mark(plain);
         });
   }
 
@@ -238,9 +287,9 @@ final class PartedPayload {
     return u.result;
   }
 
-  /** The bytes of part {@code i} for {@code cloud}: from memory, or copied from a holder. */
+  /** The stored bytes of part {@code i} for {@code cloud}: from memory, or copied from a holder. */
   private CompletableFuture<byte[]> part(int i, String cloud) {
-    if (whole != null) {
+    if (whole != null && sealer == null) {
       int from = (int) (i * partLength);
       return CompletableFuture.completedFuture(
           Arrays.copyOfRange(whole, from, (int) (from + partSize(i))));
@@ -278,7 +327,7 @@ final class PartedPayload {
         .get(object, Optional.empty())
         .handle(
             (bytes, e) -> {
-              if (e == null && bytes.length == partSize(i) && Sha256.matches(bytes, hash)) {
+              if (e == null && bytes.length == storedPartSize(i) && Sha256.matches(bytes, hash)) {
                 return CompletableFuture.completedFuture(bytes);
               }
               CloudFault fault =

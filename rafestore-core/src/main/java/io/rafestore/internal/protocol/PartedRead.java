@@ -4,6 +4,7 @@ import io.rafestore.IntegrityException;
 import io.rafestore.RafeStoreException;
 import io.rafestore.StoredValue;
 import io.rafestore.VersionInfo;
+import io.rafestore.internal.codec.Aead;
 import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.util.Futures;
 import java.io.IOException;
@@ -26,13 +27,17 @@ import java.util.function.Supplier;
  * (at most one part size, or a DepSky value) is fetched whole and checked against the value's hash
  * before a range of it is returned, because a driver's ranged GET of an unsplit object could not be
  * verified.
+ *
+ * <p>A sealed value in parts (the confidentiality option) is read the same way: each stored part is
+ * checked against its signed hash, then opened with the value's key ({@code aead}, recovered from
+ * f+1 key shares once per read); AES-GCM authenticates the part's index and the part count too.
  */
 final class PartedRead {
   private PartedRead() {}
 
   /** The whole value, assembled from its parts (at most {@code partsInFlight} fetched at once). */
   static CompletableFuture<StoredValue> whole(
-      Context ctx, String key, VersionInfo info, LogEntry entry) {
+      Context ctx, String key, VersionInfo info, LogEntry entry, CompletableFuture<Aead> aead) {
     if (info.size() > ctx.settings.maxValueBytes()) {
       return CompletableFuture.failedFuture(
           new RafeStoreException(
@@ -46,12 +51,13 @@ final class PartedRead {
                   + ctx.settings.maxValueBytes()
                   + "; read it with openStream or by range"));
     }
-    return range(ctx, key, info, entry, 0, (int) info.size(), null)
+    return range(ctx, key, info, entry, 0, (int) info.size(), null, aead)
         .thenApply(
             bytes -> {
               // Every part matched its signed hash; the whole-value hash is signed too and must
-              // agree, or the writer produced inconsistent metadata.
-              if (!Sha256.matches(bytes, info.sha256())) {
+              // agree, or the writer produced inconsistent metadata. (A sealed value's hash is of
+              // its stored parts, each already checked, and is not recomputed.)
+              if (aead == null && !Sha256.matches(bytes, info.sha256())) {
                 throw new java.util.concurrent.CompletionException(
                     new IntegrityException(
                         "parts of '" + key + "' " + info.version() + " do not make up its hash",
@@ -65,6 +71,8 @@ final class PartedRead {
    * {@code length} bytes from {@code offset} of the value (cut at its end), fetching only the parts
    * that cover them. A value not in parts is read whole, verified (and decrypted or decoded) by
    * {@code whole}, then cut.
+   *
+   * @param aead the value's key if the entry is sealed in parts, else null
    */
   static CompletableFuture<byte[]> range(
       Context ctx,
@@ -73,7 +81,8 @@ final class PartedRead {
       LogEntry entry,
       long offset,
       int length,
-      Supplier<CompletableFuture<StoredValue>> whole) {
+      Supplier<CompletableFuture<StoredValue>> whole,
+      CompletableFuture<Aead> aead) {
     long from = Math.min(offset, info.size());
     long to = Math.min(info.size(), from + length);
     int n = (int) (to - from);
@@ -115,37 +124,63 @@ final class PartedRead {
           synchronized (lock) {
             running.add(part);
           }
-          part.whenComplete(
-              (p, e) -> {
-                if (e != null) {
-                  result.completeExceptionally(Futures.unwrap(e));
-                  return;
-                }
-                long partStart = entry.partOffset(i);
-                long copyFrom = Math.max(from, partStart);
-                long copyTo = Math.min(to, partStart + p.bytes().length);
-                System.arraycopy(
-                    p.bytes(),
-                    (int) (copyFrom - partStart),
-                    out,
-                    (int) (copyFrom - from),
-                    (int) (copyTo - copyFrom));
-                boolean done;
-                synchronized (lock) {
-                  running.remove(part);
-                  done = --remaining[0] == 0;
-                }
-                if (done) {
-                  result.complete(out);
-                } else {
-                  launch[0].run();
-                }
-              });
+          opened(ctx, key, info, entry, i, part, aead)
+              .whenComplete(
+                  (p, e) -> {
+                    if (e != null) {
+                      result.completeExceptionally(Futures.unwrap(e));
+                      return;
+                    }
+                    long partStart = entry.partOffset(i);
+                    long copyFrom = Math.max(from, partStart);
+                    long copyTo = Math.min(to, partStart + p.length);
+                    System.arraycopy(
+                        p,
+                        (int) (copyFrom - partStart),
+                        out,
+                        (int) (copyFrom - from),
+                        (int) (copyTo - copyFrom));
+                    boolean done;
+                    synchronized (lock) {
+                      running.remove(part);
+                      done = --remaining[0] == 0;
+                    }
+                    if (done) {
+                      result.complete(out);
+                    } else {
+                      launch[0].run();
+                    }
+                  });
         };
     for (int i = 0; i < ctx.settings.partsInFlight(); i++) {
       launch[0].run();
     }
     return result;
+  }
+
+  /** The plain bytes of a fetched part: as stored, or opened with the value's key. */
+  private static CompletableFuture<byte[]> opened(
+      Context ctx,
+      String key,
+      VersionInfo info,
+      LogEntry entry,
+      int i,
+      CompletableFuture<DataFetch.Fetched> part,
+      CompletableFuture<Aead> aead) {
+    if (aead == null) {
+      return part.thenApply(DataFetch.Fetched::bytes);
+    }
+    String writer = info.version().writer();
+    return part.thenCombineAsync(
+        aead,
+        (p, a) -> {
+          try {
+            return KeyShares.openPart(a, key, writer, entry, i, p.bytes());
+          } catch (IntegrityException e) {
+            throw new java.util.concurrent.CompletionException(e);
+          }
+        },
+        ctx.settings.executor());
   }
 
   /**
@@ -158,8 +193,9 @@ final class PartedRead {
       String key,
       VersionInfo info,
       LogEntry entry,
-      Supplier<CompletableFuture<StoredValue>> whole) {
-    return new PartInputStream(ctx, key, info, entry, whole);
+      Supplier<CompletableFuture<StoredValue>> whole,
+      CompletableFuture<Aead> aead) {
+    return new PartInputStream(ctx, key, info, entry, whole, aead);
   }
 
   private static final class PartInputStream extends InputStream {
@@ -168,6 +204,7 @@ final class PartedRead {
     private final VersionInfo info;
     private final LogEntry entry;
     private final Supplier<CompletableFuture<StoredValue>> whole;
+    private final CompletableFuture<Aead> aead;
     private final int count;
     private final ArrayDeque<CompletableFuture<byte[]>> window = new ArrayDeque<>();
     private final MessageDigest digest;
@@ -183,9 +220,11 @@ final class PartedRead {
         String key,
         VersionInfo info,
         LogEntry entry,
-        Supplier<CompletableFuture<StoredValue>> whole) {
+        Supplier<CompletableFuture<StoredValue>> whole,
+        CompletableFuture<Aead> aead) {
       this.ctx = ctx;
       this.whole = whole;
+      this.aead = aead;
       this.key = key;
       this.info = info;
       this.entry = entry;
@@ -229,15 +268,21 @@ final class PartedRead {
         }
         CompletableFuture<byte[]> head = window.poll();
         fill();
-        current = await(head);
+        byte[] stored = await(head);
+        // The signed whole-value hash is of the stored bytes (sealed, for a sealed value).
+        digest.update(stored);
+        current =
+            aead == null
+                ? stored
+                : KeyShares.openPart(
+                    await(aead), key, info.version().writer(), entry, consumed, stored);
         pos = 0;
         consumed++;
-        digest.update(current);
       }
       return true;
     }
 
-    private byte[] await(CompletableFuture<byte[]> f) throws IOException {
+    private <T> T await(CompletableFuture<T> f) throws IOException {
       long timeout = ctx.settings.operationTimeout().toNanos();
       try {
         return f.get(timeout, TimeUnit.NANOSECONDS);

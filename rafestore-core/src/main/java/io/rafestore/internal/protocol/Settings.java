@@ -41,7 +41,8 @@ public record Settings(
     boolean encryptValues,
     int erasureK,
     long partSize,
-    int partsInFlight) {
+    int partsInFlight,
+    java.security.Provider signatureProvider) {
 
   /** Smallest accepted part size. */
   public static final long MIN_PART_SIZE = 1024;
@@ -91,7 +92,8 @@ public record Settings(
       boolean encryptValues,
       int erasureK,
       long partSize,
-      int partsInFlight) {
+      int partsInFlight,
+      java.security.Provider signatureProvider) {
     if (partSize < MIN_PART_SIZE || partSize > MAX_PART_SIZE) {
       throw new IllegalArgumentException(
           "partSize must be " + MIN_PART_SIZE + " to " + MAX_PART_SIZE + " bytes, was " + partSize);
@@ -246,6 +248,38 @@ public record Settings(
       throw new IllegalArgumentException(
           "operationTimeout must be positive, was " + operationTimeout);
     }
+    if (signatureProvider != null) {
+      // Every key is translated once into the provider's own key class: a provider's Signature
+      // may refuse another provider's key objects, and per-operation translation would cost
+      // what the faster provider saves.
+      java.security.KeyFactory kf;
+      try {
+        kf = java.security.KeyFactory.getInstance("Ed25519", signatureProvider);
+        java.security.Signature.getInstance("Ed25519", signatureProvider);
+      } catch (java.security.GeneralSecurityException ex) {
+        throw new IllegalArgumentException(
+            "signatureProvider: " + signatureProvider.getName() + " has no Ed25519: " + ex, ex);
+      }
+      for (Map.Entry<String, PublicKey> e : trustedCopy.entrySet()) {
+        e.setValue(
+            translate(
+                kf,
+                e.getValue(),
+                new java.security.spec.X509EncodedKeySpec(e.getValue().getEncoded()),
+                "trustWriter(" + e.getKey() + ")"));
+      }
+      if (writerKeys != null) {
+        writerKeys =
+            new KeyPair(
+                trustedCopy.get(writerId),
+                translate(
+                    kf,
+                    writerKeys.getPrivate(),
+                    new java.security.spec.PKCS8EncodedKeySpec(
+                        writerKeys.getPrivate().getEncoded()),
+                    "writer(" + writerId + ")"));
+      }
+    }
     return new Settings(
         List.copyOf(new ArrayList<>(clouds)),
         f,
@@ -265,7 +299,19 @@ public record Settings(
         encryptValues && (mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST),
         erasureK,
         partSize,
-        partsInFlight);
+        partsInFlight,
+        signatureProvider);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <K extends java.security.Key> K translate(
+      java.security.KeyFactory kf, K key, java.security.spec.KeySpec spec, String setting) {
+    try {
+      return (K) (key instanceof PublicKey ? kf.generatePublic(spec) : kf.generatePrivate(spec));
+    } catch (java.security.GeneralSecurityException | RuntimeException ex) {
+      throw new IllegalArgumentException(
+          setting + ": the signature provider cannot use this key: " + ex, ex);
+    }
   }
 
   private static void checkEd25519(String algorithm, String setting) {

@@ -310,7 +310,7 @@ final class Verifier {
         return bytes.length == size && Sha256.matches(bytes, entry.sha256Unsafe());
       }
       case PARTS -> {
-        return (entry.isSealed() || bytes.length == entry.partSize(part))
+        return bytes.length == entry.storedPartSize(part)
             && Sha256.matches(bytes, entry.pieceHashUnsafe(part));
       }
       default -> {

@@ -90,7 +90,7 @@ final class WriteOp {
   private CompletableFuture<View> readM;
   private final CompletableFuture<byte[]> hash;
 
-  /** A large value sent in parts (neither sealed nor coded), or null. */
+  /** A large value sent in parts (perhaps sealed part by part, never coded), or null. */
   private final PartedPayload parts;
 
   private boolean readMDelayPassed;
@@ -106,7 +106,8 @@ final class WriteOp {
     this.dataObject =
         Names.dataObject(key, ctx.settings.writerId(), HexFormat.of().formatHex(nonce));
     this.plainSize = parts.size();
-    this.sealed = null;
+    parts.start(key, dataObject);
+    this.sealed = parts.sealedShares();
     this.value = null;
     this.fragments = null;
     this.uploadBytes = parts.size();

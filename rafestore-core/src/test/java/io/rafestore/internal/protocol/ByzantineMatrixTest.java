@@ -39,17 +39,27 @@ class ByzantineMatrixTest {
     ENCRYPTED,
     /** erasureCoding: k data + f parity fragments (k = 2 for f = 1, 3 for f = 2). */
     CODED,
-    CODED_ENCRYPTED;
+    CODED_ENCRYPTED,
+    /** encryptValues with 1 KiB parts: values of 1 to 7 parts, each sealed on its own. */
+    PARTED_ENCRYPTED;
 
     RafeStore build(Harness h, ProtocolMode mode, int f) {
       RafeStore.Builder b = h.builder(mode);
-      if (this == ENCRYPTED || this == CODED_ENCRYPTED) {
+      if (this == ENCRYPTED || this == CODED_ENCRYPTED || this == PARTED_ENCRYPTED) {
         b.encryptValues(true);
+      }
+      if (this == PARTED_ENCRYPTED) {
+        b.partSize(1024);
       }
       if (this == CODED || this == CODED_ENCRYPTED) {
         b.erasureCoding(f + 1);
       }
       return b.build();
+    }
+
+    /** The i-th value written: for the parted variant, long enough to span several parts. */
+    byte[] value(String text) {
+      return (this == PARTED_ENCRYPTED ? text.repeat(8) : text).getBytes(StandardCharsets.UTF_8);
     }
   }
 
@@ -67,6 +77,7 @@ class ByzantineMatrixTest {
             if (mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST) {
               out.add(Arguments.of(f, placement, b, mode, Variant.ENCRYPTED));
               out.add(Arguments.of(f, placement, b, mode, Variant.CODED));
+              out.add(Arguments.of(f, placement, b, mode, Variant.PARTED_ENCRYPTED));
             }
             if (mode == ProtocolMode.PAPER) {
               out.add(Arguments.of(f, placement, b, mode, Variant.CODED_ENCRYPTED));
@@ -141,7 +152,7 @@ class ByzantineMatrixTest {
     try (RafeStore store = variant.build(h, mode, f)) {
       Map<Version, byte[]> written = new HashMap<>();
       for (int i = 1; i <= 4; i++) {
-        byte[] value = ("post " + i + " of " + b).repeat(i * 10).getBytes(StandardCharsets.UTF_8);
+        byte[] value = variant.value(("post " + i + " of " + b).repeat(i * 10));
         WriteReceipt r = h.run(store.write(KEY, value));
         written.put(r.version(), value);
         StoredValue read = h.run(store.read(KEY));
@@ -168,7 +179,7 @@ class ByzantineMatrixTest {
     try (RafeStore store = variant.build(h, mode, f)) {
       Map<Version, byte[]> written = new HashMap<>();
       for (int i = 1; i <= 3; i++) {
-        byte[] value = ("value " + i).getBytes(StandardCharsets.UTF_8);
+        byte[] value = variant.value(("value " + i).repeat(200));
         try {
           WriteReceipt r = h.run(store.write(KEY, value));
           written.put(r.version(), value);

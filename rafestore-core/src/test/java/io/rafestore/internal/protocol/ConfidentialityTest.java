@@ -209,4 +209,38 @@ class ConfidentialityTest {
         .hasMessageContaining("encryptValues")
         .hasMessageContaining("DEPSKY_CA");
   }
+
+  @Test
+  void aSealedPartOpensOnlyAtItsOwnIndexInAValueOfItsOwnPartCount() throws Exception {
+    Aead aead = Aead.withKey(Aead.newKey());
+    String object = Names.dataObject(KEY, "alice", "00ff00ff00ff00ff00ff00ff").value();
+    byte[] zero = new byte[32];
+    LogEntry three =
+        LogEntry.parts(1, 0, object, 3000, zero, List.of("p0", "p1"), List.of(zero, zero, zero))
+            .sealed(List.of("p0", "p1", "p2", "p3"), List.of(zero, zero, zero, zero));
+    LogEntry four =
+        LogEntry.parts(
+                1, 0, object, 4000, zero, List.of("p0", "p1"), List.of(zero, zero, zero, zero))
+            .sealed(List.of("p0", "p1", "p2", "p3"), List.of(zero, zero, zero, zero));
+    byte[] part1 = secret(1);
+    part1 = Arrays.copyOf(part1, 1000);
+    byte[] stored = aead.encrypt(part1, KeyShares.partAssociatedData(KEY, "alice", object, 1, 3));
+    assertThat(three.storedPartSize(1)).isEqualTo(stored.length);
+    assertThat(KeyShares.openPart(aead, KEY, "alice", three, 1, stored)).isEqualTo(part1);
+    // Moved to another index, into a value of another part count, or under another writer's
+    // name: AES-GCM refuses it.
+    assertThatThrownBy(() -> KeyShares.openPart(aead, KEY, "alice", three, 2, stored))
+        .isInstanceOf(io.rafestore.IntegrityException.class)
+        .hasMessageContaining("part 2");
+    assertThatThrownBy(() -> KeyShares.openPart(aead, KEY, "alice", four, 1, stored))
+        .isInstanceOf(io.rafestore.IntegrityException.class);
+    assertThatThrownBy(() -> KeyShares.openPart(aead, KEY, "bob", three, 1, stored))
+        .isInstanceOf(io.rafestore.IntegrityException.class);
+    // The last part of three is 1000 bytes: a 999-byte part sealed for it is refused by length.
+    byte[] shortPart =
+        aead.encrypt(new byte[999], KeyShares.partAssociatedData(KEY, "alice", object, 2, 3));
+    assertThatThrownBy(() -> KeyShares.openPart(aead, KEY, "alice", three, 2, shortPart))
+        .isInstanceOf(io.rafestore.IntegrityException.class)
+        .hasMessageContaining("signed 1000");
+  }
 }

@@ -29,13 +29,20 @@ class StreamingTest {
   final List<MemoryCloud> stores = new ArrayList<>();
 
   BlockingRafeStore store(ProtocolMode mode, UnaryOperator<CloudDriver> wrapSecond) {
+    return store(mode, wrapSecond, false);
+  }
+
+  /** Four in-memory clouds, the second wrapped; {@code encrypt}: the confidentiality option. */
+  BlockingRafeStore store(
+      ProtocolMode mode, UnaryOperator<CloudDriver> wrapSecond, boolean encrypt) {
     RafeStore.Builder b =
         RafeStore.builder()
             .faultsTolerated(1)
             .mode(mode)
             .writer("alice", Harness.ALICE)
             .partSize(PART)
-            .partsInFlight(2);
+            .partsInFlight(2)
+            .encryptValues(encrypt);
     for (int i = 0; i < 4; i++) {
       MemoryCloud m = new MemoryCloud("p" + i);
       stores.add(m);
@@ -103,41 +110,156 @@ class StreamingTest {
   }
 
   @Test
-  void encryptedAndCodedValuesStayWholeAndStillReadByRangeAndStream() throws Exception {
-    for (int variant = 0; variant < 2; variant++) {
-      stores.clear();
-      RafeStore.Builder b =
-          RafeStore.builder()
-              .faultsTolerated(1)
-              .writer("alice", Harness.ALICE)
-              .partSize(PART)
-              .partsInFlight(2);
-      if (variant == 0) {
-        b.encryptValues(true);
-      } else {
-        b.erasureCoding(2);
-      }
-      for (int i = 0; i < 4; i++) {
-        MemoryCloud m = new MemoryCloud("p" + i);
-        stores.add(m);
-        b.cloud(m);
-      }
-      BlockingRafeStore s = b.build().blocking();
-      byte[] v = PartsTest.random(5 * PART + 7, 11 + variant);
-      WriteReceipt r = s.write("k", v);
-      assertThat(dataObjects(stores.get(0))).as("variant %d stored whole", variant).isZero();
-      assertThat(s.read("k", r.version(), 1000, 3000))
-          .isEqualTo(java.util.Arrays.copyOfRange(v, 1000, 4000));
-      try (InputStream in = s.openStream("k")) {
-        assertThat(in.readAllBytes()).isEqualTo(v);
-      }
-      byte[] small = PartsTest.random(PART, 13);
-      s.write("k", new ByteArrayInputStream(small), small.length);
-      assertThat(s.read("k").value()).isEqualTo(small);
-      assertThatThrownBy(() -> s.write("k", new ByteArrayInputStream(v), v.length))
-          .isInstanceOf(UnsupportedOperationException.class)
-          .hasMessageContaining("encryptValues or erasureCoding");
+  void erasureCodedValuesStayWholeAndStillReadByRangeAndStream() throws Exception {
+    RafeStore.Builder b =
+        RafeStore.builder()
+            .faultsTolerated(1)
+            .writer("alice", Harness.ALICE)
+            .partSize(PART)
+            .partsInFlight(2)
+            .erasureCoding(2);
+    for (int i = 0; i < 4; i++) {
+      MemoryCloud m = new MemoryCloud("p" + i);
+      stores.add(m);
+      b.cloud(m);
     }
+    BlockingRafeStore s = b.build().blocking();
+    byte[] v = PartsTest.random(5 * PART + 7, 12);
+    WriteReceipt r = s.write("k", v);
+    assertThat(dataObjects(stores.get(0))).as("coded values are stored whole").isZero();
+    assertThat(s.read("k", r.version(), 1000, 3000))
+        .isEqualTo(java.util.Arrays.copyOfRange(v, 1000, 4000));
+    try (InputStream in = s.openStream("k")) {
+      assertThat(in.readAllBytes()).isEqualTo(v);
+    }
+    byte[] small = PartsTest.random(PART, 13);
+    s.write("k", new ByteArrayInputStream(small), small.length);
+    assertThat(s.read("k").value()).isEqualTo(small);
+    assertThatThrownBy(() -> s.write("k", new ByteArrayInputStream(v), v.length))
+        .isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining("erasureCoding");
+  }
+
+  /** A store with the confidentiality option whose second cloud is wrapped. */
+  BlockingRafeStore sealedStore(UnaryOperator<CloudDriver> wrapSecond) {
+    return store(ProtocolMode.PAPER, wrapSecond, true);
+  }
+
+  /** Text, so that a 16-byte window of it is unmistakable in a stored object. */
+  static byte[] text(int bytes) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; sb.length() < bytes; i++) {
+      sb.append("line ").append(i).append(": the vault code is 12-34-56\n");
+    }
+    return sb.substring(0, bytes).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  }
+
+  @Test
+  void encryptedValuesAreSealedPartByPartAndReadByRangeAndStream() throws Exception {
+    BlockingRafeStore s = sealedStore(c -> c);
+    byte[] v = text(7 * PART + 300);
+    byte[] streamed = text(20 * PART + 1);
+    WriteReceipt r = s.write("k", v);
+    assertThat(r.onlyFPlusOneDataClouds()).isTrue();
+    WriteReceipt r2 = s.write("s", new ByteArrayInputStream(streamed), streamed.length);
+    assertThat(r2.info().size()).isEqualTo(streamed.length);
+    // 8 + 21 parts on each value's two data holders, each stored part 28 bytes longer.
+    int parts = 0;
+    for (MemoryCloud m : stores) {
+      parts += dataObjects(m);
+      for (ObjectInfo o : m.list("d/").join()) {
+        byte[] stored = m.get(o.key()).join();
+        assertThat(stored.length).as(o.key().value()).isGreaterThan(28);
+        assertThat(stored.length - 28L).as(o.key().value()).isLessThanOrEqualTo(PART);
+      }
+    }
+    assertThat(parts).isEqualTo(2 * 8 + 2 * 21);
+    // No stored object (data or metadata) holds a 16-byte window of either plaintext.
+    for (MemoryCloud m : stores) {
+      for (ObjectInfo o : m.list("").join()) {
+        byte[] stored = m.get(o.key()).join();
+        for (byte[] plain : List.of(v, streamed)) {
+          for (int at = 0; at + 16 <= plain.length; at += 64) {
+            assertThat(
+                    ProtocolTest.indexOf(stored, java.util.Arrays.copyOfRange(plain, at, at + 16)))
+                .as("plaintext at %d in %s on %s", at, o.key(), m.id())
+                .isEqualTo(-1);
+          }
+        }
+      }
+    }
+    assertThat(s.read("k").value()).isEqualTo(v);
+    assertThat(s.read("k", r.version(), 1000, 3000))
+        .isEqualTo(java.util.Arrays.copyOfRange(v, 1000, 4000));
+    assertThat(s.read("s", r2.version(), 20 * PART - 5, 100))
+        .isEqualTo(java.util.Arrays.copyOfRange(streamed, 20 * PART - 5, streamed.length));
+    try (InputStream in = s.openStream("s")) {
+      assertThat(in.readAllBytes()).isEqualTo(streamed);
+    }
+  }
+
+  @Test
+  void aSealedPartCorruptOnOneHolderIsMaskedAndOnEveryHolderIsAnIntegrityError() throws Exception {
+    BlockingRafeStore s = sealedStore(c -> c);
+    byte[] v = text(4 * PART);
+    WriteReceipt r = s.write("k", v);
+    MemoryCloud first = stores.get(Integer.parseInt(r.info().dataClouds().get(0).substring(1)));
+    MemoryCloud second = stores.get(Integer.parseInt(r.info().dataClouds().get(1).substring(1)));
+    String part2 = null;
+    for (ObjectInfo o : first.list("d/").join()) {
+      if (o.key().value().endsWith(".p2")) {
+        part2 = o.key().value();
+      }
+    }
+    assertThat(part2).isNotNull();
+    io.rafestore.spi.ObjectKey key2 = io.rafestore.spi.ObjectKey.of(part2);
+    byte[] good = first.get(key2).join();
+    byte[] bad = good.clone();
+    bad[40] ^= 1;
+    first.put(key2, bad).join();
+    assertThat(s.read("k").value()).isEqualTo(v);
+    try (InputStream in = s.openStream("k")) {
+      assertThat(in.readAllBytes()).isEqualTo(v);
+    }
+    second.put(key2, bad).join();
+    assertThatThrownBy(() -> s.read("k", r.version(), 2 * PART, 10))
+        .isInstanceOf(io.rafestore.IntegrityException.class);
+    // The parts not touched still read.
+    assertThat(s.read("k", r.version(), 0, 2 * PART))
+        .isEqualTo(java.util.Arrays.copyOf(v, 2 * PART));
+  }
+
+  @Test
+  void verifyFindsALostSealedPartAndRepairRestoresItFromTheOtherHolder() throws Exception {
+    BlockingRafeStore s = sealedStore(c -> c);
+    byte[] v = text(4 * PART + 9);
+    WriteReceipt r = s.write("k", v);
+    assertThat(s.verify("k").isClean()).isTrue();
+    MemoryCloud first = stores.get(Integer.parseInt(r.info().dataClouds().get(0).substring(1)));
+    for (ObjectInfo o : first.list("d/").join()) {
+      if (o.key().value().endsWith(".p3")) {
+        first.delete(o.key()).join();
+      }
+    }
+    io.rafestore.VerifyReport report = s.verify("k");
+    assertThat(report.isClean()).isFalse();
+    assertThat(report.findingsFor(first.id())).isNotEmpty();
+    s.repair("k");
+    assertThat(s.verify("k").isClean()).as("%s", s.verify("k")).isTrue();
+    assertThat(dataObjects(first)).isEqualTo(5);
+    assertThat(s.read("k").value()).isEqualTo(v);
+  }
+
+  @Test
+  void aSealedStreamReplacesAFailedHolderByCopyingSealedPartsFromAnother() throws Exception {
+    BlockingRafeStore s = sealedStore(c -> new FailingPuts(c, k -> k.value().endsWith(".p40")));
+    byte[] v = text(64 * PART);
+    CountingStream in = new CountingStream(new ByteArrayInputStream(v));
+    WriteReceipt r = s.write("k", in, v.length);
+    assertThat(in.count).isEqualTo(v.length + 0L);
+    assertThat(r.info().dataClouds()).containsExactly("p0", "p2");
+    assertThat(dataObjects(stores.get(2))).isEqualTo(64);
+    assertThat(s.read("k").value()).isEqualTo(v);
   }
 
   @Test
