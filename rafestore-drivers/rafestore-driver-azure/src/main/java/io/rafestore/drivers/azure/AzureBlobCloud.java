@@ -32,7 +32,6 @@ import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.http.HttpClient.Version;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -62,11 +61,10 @@ import reactor.core.publisher.Mono;
  *
  * <p>Connections: the JDK {@code HttpClient} keeps every connection whose exchange completed and
  * reuses it; it opens a new one only when none is idle, so the driver bounds its connections by
- * bounding its requests in flight ({@link Builder#maxConnections(int)}; more wait in a queue).
- * HTTP/1.1 is asked for explicitly (Blob Storage speaks nothing else, and the client's default
- * HTTP/2 attempt adds an upgrade header to every new plain-HTTP connection). Cancelling a returned
- * future aborts the request if its body is larger than {@link Builder#finishCancelledUpTo(long)}
- * bytes (which closes its connection) and otherwise lets it finish and drops the result, so the
+ * bounding its requests in flight ({@link Builder#maxConnections(int)}; more wait in a queue). The
+ * client runs on a fixed pool of {@value #HTTP_THREADS} threads. Cancelling a returned future
+ * aborts the request if its body is larger than {@link Builder#finishCancelledUpTo(long)} bytes
+ * (which closes its connection) and otherwise lets it finish and drops the result, so the
  * connection goes back to the pool (see {@link CancelledRequest}).
  */
 public final class AzureBlobCloud implements CloudDriver {
@@ -89,10 +87,7 @@ public final class AzureBlobCloud implements CloudDriver {
     // moves its own work to its executor), so a small fixed pool serves every connection.
     this.httpThreads = BlockingCalls.boundedPool("rafestore-azure-" + id + "-http", HTTP_THREADS);
     HttpClient httpClient =
-        new JdkHttpClientBuilder(
-                java.net.http.HttpClient.newBuilder()
-                    .version(Version.HTTP_1_1)
-                    .executor(httpThreads))
+        new JdkHttpClientBuilder(java.net.http.HttpClient.newBuilder().executor(httpThreads))
             .connectionTimeout(b.connectTimeout())
             .readTimeout(b.readTimeout())
             .writeTimeout(b.readTimeout())
