@@ -238,11 +238,21 @@ final class WriteOp {
     List<String> all = new ArrayList<>(ctx.byId.keySet());
     List<String> meta = ctx.model.fastestFirst(all, 0);
     Duration readMTime = ctx.model.predict(meta.get(ctx.settings.quorum() - 1), 0);
-    // A small margin so that a prediction that is exactly right still lands the last
-    // acknowledgement before the check.
-    Duration margin = Duration.ofMillis(5).plus(slowest.dividedBy(50));
-    return slowest.minus(readMTime).plus(margin);
+    Duration gap = slowest.minus(readMTime);
+    if (gap.isNegative() || gap.isZero()) {
+      // Condition 1 holds for this size: readM outlasts every upload, as in the paper.
+      return Duration.ZERO;
+    }
+    // A margin so that a prediction that is about right still lands the last acknowledgement
+    // before the check: up to 5 ms, but never more than the gap itself, so that a write to
+    // nearby clouds (a LAN, the in-memory clouds), whose uploads outlast readM by microseconds,
+    // does not wait milliseconds (a fixed 5 ms margin once did, on every such write).
+    Duration margin =
+        (gap.compareTo(MAX_MARGIN) < 0 ? gap : MAX_MARGIN).plus(slowest.dividedBy(50));
+    return gap.plus(margin);
   }
+
+  private static final Duration MAX_MARGIN = Duration.ofMillis(5);
 
   private void start() {
     result.whenComplete((r, e) -> finish());

@@ -8,12 +8,39 @@ import io.rafestore.WriteReceipt;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Data clouds are chosen by the latency model that every request updates: a cloud slowed tenfold
  * mid-run is demoted within a few writes and comes back after it recovers, with no restart.
  */
 class SelectionTest {
+  /**
+   * On nearby clouds (here 0.2 ms RTTs: a LAN) a small write's uploads and readM both take well
+   * under a millisecond, so readM is not delayed: a fixed 5 ms margin on readM's start once made
+   * every such write take over 5 ms.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = ProtocolMode.class,
+      names = {"PAPER", "FAST"})
+  void smallWritesToNearbyCloudsDoNotWaitForATimer(ProtocolMode mode) throws Exception {
+    Harness h = new Harness(1, 4);
+    for (TestCloud c : h.clouds) {
+      c.rtt(Duration.ofMillis(0).plusNanos(200_000));
+    }
+    try (RafeStore store = h.builder(mode).build()) {
+      for (int i = 0; i < 5; i++) {
+        long t0 = h.scheduler.nanoTime();
+        WriteReceipt r = h.run(store.write("k", new byte[1024]));
+        long took = h.scheduler.nanoTime() - t0;
+        assertThat(r.writeDfUsed()).isFalse();
+        assertThat(Duration.ofNanos(took)).as("write %d", i).isLessThan(Duration.ofMillis(2));
+      }
+    }
+  }
+
   @Test
   void slowedCloudIsDemotedAndPromotedBack() throws Exception {
     Harness h = new Harness(1, 4).rtts(10, 50, 100, 200);
