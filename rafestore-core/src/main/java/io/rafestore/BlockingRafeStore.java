@@ -48,6 +48,9 @@ public interface BlockingRafeStore {
   /** See {@link RafeStore#keys}. */
   java.util.List<String> keys() throws RafeStoreException, java.io.InterruptedIOException;
 
+  /** See {@link RafeStore#keys(String, int)}. */
+  KeyPage keys(String after, int limit) throws RafeStoreException, java.io.InterruptedIOException;
+
   /** See {@link RafeStore#verifyAll}. */
   java.util.List<VerifyReport> verifyAll()
       throws RafeStoreException, java.io.InterruptedIOException;

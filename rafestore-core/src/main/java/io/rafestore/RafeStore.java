@@ -132,13 +132,30 @@ public interface RafeStore extends AutoCloseable {
    */
   CompletableFuture<RepairReport> repair(String key);
 
-  /** Every key with a metadata object on at least one reachable cloud, sorted. */
+  /**
+   * Every key with a metadata object on at least one cloud that answered the listing, sorted. The
+   * listings are walked page by page ({@link #keys(String, int)}), so the client holds the keys,
+   * not every object name of the buckets.
+   */
   CompletableFuture<List<String>> keys();
 
-  /** {@link #verify} of every key in {@link #keys()}, one key at a time. */
+  /**
+   * One page of {@link #keys()}: up to {@code limit} keys after {@code after} (null for the first
+   * page), in the order of their encoded object names. The listings finish at n - f clouds; a key
+   * whose metadata reached n - f clouds is always listed.
+   *
+   * @throws IllegalArgumentException if {@code limit} is below 1 or {@code after} is not a valid
+   *     key
+   */
+  CompletableFuture<KeyPage> keys(String after, int limit);
+
+  /**
+   * {@link #verify} of every key in {@link #keys()}, one key at a time, walking the key listing a
+   * page at a time.
+   */
   CompletableFuture<List<VerifyReport>> verifyAll();
 
-  /** {@link #repair} of every key in {@link #keys()}, one key at a time. */
+  /** {@link #repair} of every key in {@link #keys()}, one key at a time, a page at a time. */
   CompletableFuture<List<RepairReport>> repairAll();
 
   /**

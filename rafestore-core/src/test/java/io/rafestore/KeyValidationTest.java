@@ -71,6 +71,19 @@ class KeyValidationTest {
     }
   }
 
+  /**
+   * Found by ParserFuzzTest: a cloud may list "m/%00/w", the canonical encoding of a key with a
+   * control character, which decodeKey used to hand on as a key (verifyAll then failed on it).
+   */
+  @Test
+  void aListedNameThatEncodesAnInvalidKeyIsNotAKey() {
+    assertThat(Names.decodeKey("%00")).isNull();
+    assertThat(Names.decodeKey("a%0Ab")).isNull();
+    String tooLong = Names.encodeKey("a".repeat(257));
+    assertThat(Names.decodeKey(tooLong)).isNull();
+    assertThat(Names.decodeKey(Names.encodeKey("a".repeat(256)))).isEqualTo("a".repeat(256));
+  }
+
   @Test
   void keyEncodingIsInjectiveAndSafe() {
     String[] keys = {"a", ".", "..", ".hidden", "a.b", "a/b", "a%2Fb", "ключ", "a b", "~x", "%"};

@@ -2,6 +2,7 @@ package io.rafestore.cli;
 
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.ListPage;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.util.List;
@@ -45,6 +46,11 @@ final class RenamedCloud implements CloudDriver {
   @Override
   public CompletableFuture<List<ObjectInfo>> list(String prefix) {
     return inner.list(prefix);
+  }
+
+  @Override
+  public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
+    return inner.list(prefix, startAfter, limit);
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.rafestore.clouds;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.ListPage;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.util.ArrayList;
@@ -226,6 +227,27 @@ public final class ByzantineCloud implements CloudDriver {
             }
           }
           return kept;
+        });
+  }
+
+  /** A page, with the objects of dropped writes left out as {@link #list(String)} does. */
+  @Override
+  public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
+    ListPage.check(prefix, startAfter, limit);
+    State s = state;
+    if (s.behaviour != Behaviour.DROP_WRITES) {
+      return Futures.relay(delegate.list(prefix, startAfter, limit));
+    }
+    return altered(
+        delegate.list(prefix, startAfter, limit),
+        page -> {
+          List<ObjectInfo> kept = new ArrayList<>();
+          for (ObjectInfo info : page.objects()) {
+            if (!s.affected.test(info.key())) {
+              kept.add(info);
+            }
+          }
+          return new ListPage(kept, page.more());
         });
   }
 

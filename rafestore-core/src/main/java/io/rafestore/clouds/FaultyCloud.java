@@ -5,6 +5,7 @@ import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
+import io.rafestore.spi.ListPage;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.time.Duration;
@@ -181,6 +182,12 @@ public final class FaultyCloud implements CloudDriver {
   public CompletableFuture<List<ObjectInfo>> list(String prefix) {
     Objects.requireNonNull(prefix, "prefix");
     return call(state, Operation.LIST, () -> delegate.list(prefix));
+  }
+
+  @Override
+  public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
+    ListPage.check(prefix, startAfter, limit);
+    return call(state, Operation.LIST, () -> delegate.list(prefix, startAfter, limit));
   }
 
   private <T> CompletableFuture<T> call(

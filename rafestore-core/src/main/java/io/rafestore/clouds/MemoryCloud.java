@@ -3,12 +3,14 @@ package io.rafestore.clouds;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
+import io.rafestore.spi.ListPage;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -94,6 +96,32 @@ public final class MemoryCloud implements CloudDriver {
       out.add(new ObjectInfo(ObjectKey.of(e.getKey()), e.getValue().length));
     }
     return CompletableFuture.completedFuture(out);
+  }
+
+  /** Native paging: the sorted map is read from the first name after {@code startAfter}. */
+  @Override
+  public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
+    ListPage.check(prefix, startAfter, limit);
+    if (closed) {
+      return closedFailure();
+    }
+    NavigableMap<String, byte[]> tail =
+        startAfter.compareTo(prefix) < 0
+            ? objects.tailMap(prefix, true)
+            : objects.tailMap(startAfter, false);
+    List<ObjectInfo> out = new ArrayList<>();
+    boolean more = false;
+    for (Map.Entry<String, byte[]> e : tail.entrySet()) {
+      if (!e.getKey().startsWith(prefix)) {
+        break;
+      }
+      if (out.size() == limit) {
+        more = true;
+        break;
+      }
+      out.add(new ObjectInfo(ObjectKey.of(e.getKey()), e.getValue().length));
+    }
+    return CompletableFuture.completedFuture(new ListPage(out, more));
   }
 
   /** Number of objects stored (for tests and the demo). */

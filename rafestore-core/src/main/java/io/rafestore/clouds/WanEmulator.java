@@ -4,6 +4,7 @@ import io.rafestore.Scheduler;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.ListPage;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.time.Duration;
@@ -337,6 +338,15 @@ public final class WanEmulator {
       Objects.requireNonNull(prefix, "prefix");
       Call<List<ObjectInfo>> call = new Call<>(this);
       call.afterHalfRtt(() -> call.invoke(() -> delegate.list(prefix), call::answer));
+      return call.result;
+    }
+
+    @Override
+    public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
+      ListPage.check(prefix, startAfter, limit);
+      Call<ListPage> call = new Call<>(this);
+      call.afterHalfRtt(
+          () -> call.invoke(() -> delegate.list(prefix, startAfter, limit), call::answer));
       return call.result;
     }
 

@@ -55,6 +55,36 @@ public interface CloudDriver extends AutoCloseable {
    */
   CompletableFuture<List<ObjectInfo>> list(String prefix);
 
+  /**
+   * One page of the listing of {@code prefix}: at most {@code limit} objects whose names are
+   * greater than {@code startAfter} (in {@link String#compareTo} order, which for the ASCII names
+   * of {@link ObjectKey} is byte order, the order S3, GCS and Azure list in), ascending, and
+   * whether more may follow. A caller walks a listing by passing the last name of one page as the
+   * next page's {@code startAfter}, so it holds one page at a time whatever the size of the bucket.
+   *
+   * <p>The default filters the full {@link #list(String)}: correct for every driver, but it holds
+   * the full listing while it pages; drivers whose SDK can start a listing after a name (S3's
+   * {@code StartAfter}, GCS's {@code startOffset}, a sorted map) override it.
+   *
+   * @param startAfter the empty string to start at the beginning
+   * @param limit at least 1
+   * @throws IllegalArgumentException if {@code limit} is below 1 (thrown, not in the future)
+   */
+  default CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
+    ListPage.check(prefix, startAfter, limit);
+    CompletableFuture<List<ObjectInfo>> all = list(prefix);
+    CompletableFuture<ListPage> page =
+        all.thenApply(objects -> ListPage.of(objects, prefix, startAfter, limit));
+    // Cancelling the page cancels the listing behind it.
+    page.whenComplete(
+        (r, e) -> {
+          if (page.isCancelled()) {
+            all.cancel(true);
+          }
+        });
+    return page;
+  }
+
   /** Releases the driver's connections and threads. Idempotent. */
   @Override
   void close();

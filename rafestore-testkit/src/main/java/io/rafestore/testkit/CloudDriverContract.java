@@ -1,10 +1,12 @@
 package io.rafestore.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
+import io.rafestore.spi.ListPage;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.nio.charset.StandardCharsets;
@@ -363,6 +365,105 @@ public abstract class CloudDriverContract {
         .containsExactly("d1/d2/d3/d4/d5/d6/" + longSegment + "/leaf", longSegment);
     assertThat(names("d1/d2/d3/d4/d5/d6/" + "x".repeat(250))).containsExactly(deep);
     assertThat(get(deep)).isEqualTo(bytes("deep"));
+  }
+
+  // ---- paged list ----------------------------------------------------------------------------
+
+  private ListPage page(String prefix, String startAfter, int limit) throws Exception {
+    return await(driver.list(prefix, startAfter, limit));
+  }
+
+  private static List<String> names(ListPage page) {
+    List<String> out = new ArrayList<>();
+    for (ObjectInfo info : page.objects()) {
+      out.add(info.key().value());
+    }
+    return out;
+  }
+
+  /** Every name under {@code prefix}, walked {@code limit} at a time; checks each page's bound. */
+  private List<String> walk(String prefix, int limit) throws Exception {
+    List<String> out = new ArrayList<>();
+    String after = "";
+    for (int pages = 0; pages < 1000; pages++) {
+      ListPage p = page(prefix, after, limit);
+      assertThat(p.objects().size()).as("page size").isLessThanOrEqualTo(limit);
+      out.addAll(names(p));
+      if (!p.more()) {
+        return out;
+      }
+      assertThat(p.objects()).as("a page that says more follow is not empty").isNotEmpty();
+      after = p.last();
+    }
+    throw new AssertionError("listing of '" + prefix + "' did not end in 1000 pages");
+  }
+
+  @Test
+  void pagedListOfEmptyNamespaceIsOneEmptyPage() throws Exception {
+    ListPage p = page("", "", 10);
+    assertThat(p.objects()).isEmpty();
+    assertThat(p.more()).isFalse();
+  }
+
+  @Test
+  void pagesWalkTheListingInOrderAtEveryPageSize() throws Exception {
+    // No name is a directory prefix of another, as in RafeStore's layout: MinIO's StartAfter skips
+    // "p/a/1" after "p/a-b" when an object "p/a" also exists (its file tree holds both).
+    List<String> all = new ArrayList<>();
+    for (String name :
+        List.of("p/a-b", "p/a.x", "p/a/1", "p/a/2", "p/b", "p/c/d/e", "p/z", "q", "o/x")) {
+      put(name, bytes(name));
+      if (name.startsWith("p/")) {
+        all.add(name);
+      }
+    }
+    all.sort(null);
+    for (int limit : List.of(1, 2, 3, all.size(), all.size() + 1, 1000)) {
+      assertThat(walk("p/", limit)).as("pages of %d", limit).containsExactlyElementsOf(all);
+    }
+    assertThat(walk("", 2)).hasSize(all.size() + 2);
+  }
+
+  @Test
+  void aPageStartsStrictlyAfterItsStartAndKeepsToThePrefix() throws Exception {
+    for (String name : List.of("k/1", "k/2", "k/3", "k/4", "l/1")) {
+      put(name, bytes("x"));
+    }
+    ListPage first = page("k/", "", 2);
+    assertThat(names(first)).containsExactly("k/1", "k/2");
+    assertThat(first.more()).isTrue();
+    assertThat(first.objects().get(1)).isEqualTo(new ObjectInfo(key("k/2"), 1));
+
+    ListPage second = page("k/", "k/2", 2);
+    assertThat(names(second)).containsExactly("k/3", "k/4");
+
+    // A start that is not an object name, and one before the prefix.
+    assertThat(names(page("k/", "k/25", 10))).containsExactly("k/3", "k/4");
+    assertThat(names(page("k/", "a", 10))).containsExactly("k/1", "k/2", "k/3", "k/4");
+    // After the last one: an empty, final page; and a start past the prefix.
+    ListPage end = page("k/", "k/4", 10);
+    assertThat(end.objects()).isEmpty();
+    assertThat(end.more()).isFalse();
+    assertThat(page("k/", "l", 10).objects()).isEmpty();
+  }
+
+  @Test
+  void aLimitOfOneGivesOneObjectPerPage() throws Exception {
+    put("one/a", bytes("1"));
+    put("one/b", bytes("22"));
+    ListPage p = page("one/", "", 1);
+    assertThat(p.objects()).containsExactly(new ObjectInfo(key("one/a"), 1));
+    assertThat(p.more()).isTrue();
+    ListPage q = page("one/", "one/a", 1);
+    assertThat(q.objects()).containsExactly(new ObjectInfo(key("one/b"), 2));
+    assertThat(walk("one/", 1)).containsExactly("one/a", "one/b");
+  }
+
+  @Test
+  void aPageLimitBelowOneIsRefusedNamingIt() {
+    assertThatThrownBy(() -> driver.list("", "", 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("limit");
   }
 
   // ---- concurrency ---------------------------------------------------------------------------

@@ -3,6 +3,7 @@ package io.rafestore.bench.support;
 import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.ListPage;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.util.ArrayDeque;
@@ -85,6 +86,11 @@ public final class RetainNewestCloud implements CloudDriver {
   @Override
   public CompletableFuture<List<ObjectInfo>> list(String prefix) {
     return store.list(prefix);
+  }
+
+  @Override
+  public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
+    return store.list(prefix, startAfter, limit);
   }
 
   /** Bytes held now (for tests). */

@@ -4,6 +4,7 @@ import io.rafestore.CloudStats;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.ListPage;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.util.List;
@@ -90,6 +91,14 @@ public final class AccountingCloud implements CloudDriver {
     Objects.requireNonNull(prefix, "prefix");
     lists.increment();
     return watch(delegate.list(prefix));
+  }
+
+  /** One page is one list request. */
+  @Override
+  public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
+    ListPage.check(prefix, startAfter, limit);
+    lists.increment();
+    return watch(delegate.list(prefix, startAfter, limit));
   }
 
   private <T> CompletableFuture<T> watch(CompletableFuture<T> inner) {

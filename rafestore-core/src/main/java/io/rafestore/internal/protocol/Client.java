@@ -463,19 +463,42 @@ public final class Client implements RafeStore {
   @Override
   public CompletableFuture<List<String>> keys() {
     checkOpen();
-    return bounded("key listing", Verifier.keys(ctx));
+    return bounded("key listing", Listings.allKeys(ctx));
+  }
+
+  @Override
+  public CompletableFuture<io.rafestore.KeyPage> keys(String after, int limit) {
+    checkOpen();
+    return bounded("key listing", Listings.keys(ctx, after, limit));
   }
 
   @Override
   public CompletableFuture<List<VerifyReport>> verifyAll() {
     checkOpen();
-    return Verifier.keys(ctx).thenCompose(ks -> eachKey(ks, 0, new ArrayList<>(), this::verify));
+    return eachPage(null, new ArrayList<>(), this::verify);
   }
 
   @Override
   public CompletableFuture<List<RepairReport>> repairAll() {
     checkOpen();
-    return Verifier.keys(ctx).thenCompose(ks -> eachKey(ks, 0, new ArrayList<>(), this::repair));
+    return eachPage(null, new ArrayList<>(), this::repair);
+  }
+
+  /**
+   * Runs {@code op} on every key, one page of the key listing at a time, so only one page of names
+   * is held besides the results.
+   */
+  private <T> CompletableFuture<List<T>> eachPage(
+      String after, List<T> out, java.util.function.Function<String, CompletableFuture<T>> op) {
+    return Listings.keys(ctx, after, Listings.PAGE)
+        .thenCompose(
+            page ->
+                eachKey(page.keys(), 0, out, op)
+                    .thenCompose(
+                        all ->
+                            page.next().isPresent()
+                                ? eachPage(page.next().get(), out, op)
+                                : CompletableFuture.completedFuture(List.copyOf(out))));
   }
 
   /** Runs {@code op} on each key in turn (one at a time, so memory stays bounded by one key). */
@@ -680,6 +703,12 @@ public final class Client implements RafeStore {
     @Override
     public List<String> keys() throws RafeStoreException, InterruptedIOException {
       return await(Client.this.keys());
+    }
+
+    @Override
+    public io.rafestore.KeyPage keys(String after, int limit)
+        throws RafeStoreException, InterruptedIOException {
+      return await(Client.this.keys(after, limit));
     }
 
     @Override

@@ -205,51 +205,78 @@ final class Maintenance {
     return deleteUnder(ctx, key, dataHolders(ctx), dataPrefix(key), doomed);
   }
 
+  /**
+   * Lists {@code prefix} on each of {@code clouds} page by page and deletes the objects {@code
+   * doomed} accepts. Finishes at a quorum (all but f of the clouds, {@link QuorumGather}): a cloud
+   * that has not finished its listing and deletes within the grace after that is cancelled and
+   * reported as a fault, and its objects stay where they are (a later collection, orphan collection
+   * or purge finds them: nothing references them any more). What the answering clouds listed is all
+   * the pass can conclude; it never takes a cloud's silence as "nothing there".
+   */
   static CompletableFuture<Deleted> deleteUnder(
       Context ctx,
       String key,
       List<Cloud> clouds,
       String prefix,
       java.util.function.Predicate<String> doomed) {
+    return deleteUnder(ctx, key, clouds, prefix, (c, name) -> doomed.test(name));
+  }
+
+  /** {@link #deleteUnder}, deciding per cloud and name. */
+  static CompletableFuture<Deleted> deleteUnder(
+      Context ctx,
+      String key,
+      List<Cloud> clouds,
+      String prefix,
+      java.util.function.BiPredicate<Cloud, String> doomed) {
     Deleted out = new Deleted();
-    List<CompletableFuture<Void>> all = new ArrayList<>();
-    for (Cloud c : clouds) {
-      all.add(
-          Verifier.timed(ctx, c.driver().list(prefix), c.id() + " list " + prefix)
-              .thenCompose(
-                  infos -> {
-                    List<CompletableFuture<Void>> deletes = new ArrayList<>();
-                    for (ObjectInfo info : infos) {
-                      String name = info.key().value();
-                      if (!doomed.test(name)) {
-                        continue;
+    int quorum = QuorumGather.quorumOf(ctx, clouds);
+    return QuorumGather.run(
+            ctx,
+            clouds,
+            quorum,
+            c ->
+                Listings.walk(
+                    ctx,
+                    c,
+                    prefix,
+                    Listings.PAGE,
+                    page -> {
+                      List<CompletableFuture<Void>> deletes = new ArrayList<>();
+                      for (ObjectInfo info : page) {
+                        String name = info.key().value();
+                        if (!doomed.test(c, name)) {
+                          continue;
+                        }
+                        deletes.add(
+                            Verifier.timed(
+                                    ctx, c.driver().delete(ObjectKey.of(name)), c.id() + " delete")
+                                .handle(
+                                    (r, e) -> {
+                                      if (e == null) {
+                                        out.deleted(c.id(), name, info.size());
+                                      } else {
+                                        out.failed(fault(c, "delete " + name, e));
+                                      }
+                                      return null;
+                                    }));
                       }
-                      deletes.add(
-                          Verifier.timed(
-                                  ctx, c.driver().delete(ObjectKey.of(name)), c.id() + " delete")
-                              .handle(
-                                  (r, e) -> {
-                                    if (e == null) {
-                                      out.deleted(c.id(), name, info.size());
-                                    } else {
-                                      out.failed(fault(c, "delete " + name, e));
-                                    }
-                                    return null;
-                                  }));
-                    }
-                    return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]));
-                  })
-              .handle(
-                  (r, e) -> {
-                    if (e != null) {
-                      out.failed(fault(c, "list " + prefix, e));
-                    }
-                    return null;
-                  }));
-    }
-    return CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0]))
+                      return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]));
+                    }))
         .thenApply(
-            x -> {
+            r -> {
+              r.errors().forEach((c, e) -> out.failed(fault(c, "list " + prefix, e)));
+              for (Cloud c : r.late()) {
+                out.failed(
+                    new CloudFault(
+                        c.id(),
+                        CloudFault.Kind.ERROR,
+                        "list "
+                            + prefix
+                            + ": "
+                            + r.lateReason(quorum)
+                            + "; its objects under the prefix were not deleted"));
+              }
               for (CloudFault f : out.faults()) {
                 ctx.report(key, f);
               }
@@ -310,6 +337,7 @@ final class Maintenance {
             });
   }
 
+  /** One pass over every data cloud, finishing at a quorum of listings like every other pass. */
   private static CompletableFuture<Deleted> sweep(
       Context ctx,
       OrphanMemory memory,
@@ -318,35 +346,22 @@ final class Maintenance {
       Set<String> referenced,
       long now,
       Map<String, List<String>> waiting) {
-    Deleted out = new Deleted();
-    List<CompletableFuture<Deleted>> perCloud = new ArrayList<>();
-    for (Cloud c : dataHolders(ctx)) {
-      perCloud.add(
-          deleteUnder(
-              ctx,
-              key,
-              List.of(c),
-              dataPrefix(key),
-              name -> {
-                if (referenced.contains(name)) {
-                  return false;
-                }
-                long seen = memory.firstSeen(c.id(), name, now);
-                if (now - seen >= grace.toNanos()) {
-                  return true;
-                }
-                waiting.computeIfAbsent(c.id(), x -> new ArrayList<>()).add(name);
-                return false;
-              }));
-    }
-    return CompletableFuture.allOf(perCloud.toArray(new CompletableFuture<?>[0]))
-        .thenApply(
-            x -> {
-              for (CompletableFuture<Deleted> f : perCloud) {
-                out.addAll(f.join());
-              }
-              return out;
-            });
+    return deleteUnder(
+        ctx,
+        key,
+        dataHolders(ctx),
+        dataPrefix(key),
+        (c, name) -> {
+          if (referenced.contains(name)) {
+            return false;
+          }
+          long seen = memory.firstSeen(c.id(), name, now);
+          if (now - seen >= grace.toNanos()) {
+            return true;
+          }
+          waiting.computeIfAbsent(c.id(), x -> new ArrayList<>()).add(name);
+          return false;
+        });
   }
 
   /**

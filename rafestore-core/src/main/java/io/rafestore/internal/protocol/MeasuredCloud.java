@@ -3,6 +3,7 @@ package io.rafestore.internal.protocol;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.ListPage;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.util.List;
@@ -81,6 +82,11 @@ final class MeasuredCloud implements CloudDriver {
   @Override
   public CompletableFuture<List<ObjectInfo>> list(String prefix) {
     return delegate.list(prefix);
+  }
+
+  @Override
+  public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
+    return delegate.list(prefix, startAfter, limit);
   }
 
   @Override

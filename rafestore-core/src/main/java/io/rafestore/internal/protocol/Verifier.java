@@ -22,9 +22,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * Verify and repair (scrub) of one key, and the store-wide key listing.
@@ -33,9 +33,10 @@ import java.util.concurrent.TimeoutException;
  * writer the newest validly signed log any cloud returned (the same rule as readM's merge: a
  * Byzantine cloud cannot forge a signature, so the newest valid log is the truth), and compares
  * each cloud against it. It then checks every listed holder of every retained version for data with
- * the signed hash (for DepSky-CA, the signed hash of that holder's piece). A cloud that does not
- * answer within half the operation timeout is reported unreachable, so one hung cloud cannot stall
- * a verify.
+ * the signed hash (for DepSky-CA, the signed hash of that holder's piece). Both phases finish at a
+ * quorum of clouds ({@link QuorumGather}): a cloud that has not answered within the grace after all
+ * but f did is reported {@link Problem#UNREACHABLE} and its requests are cancelled, so one hung
+ * cloud costs a grace, not half the operation timeout.
  *
  * <p>Repair copies the newest log <em>bytes</em> verbatim (metadata is opaque signed bytes; see
  * {@link #copyMetadata}) to every cloud that lacks it or holds an older or invalid one, and re-puts
@@ -89,21 +90,44 @@ final class Verifier {
   /** One metadata answer of one cloud for one writer. */
   private record Answer(String cloud, String writer, byte[] bytes, Throwable error) {}
 
+  /** Clouds that did not answer within the grace after a quorum (reported, not asked again). */
+  private final Set<String> late = new HashSet<>();
+
   private CompletableFuture<VerifyReport> run() {
-    List<CompletableFuture<Answer>> gets = new ArrayList<>();
     Optional<ByteRange> bound = Optional.of(ByteRange.of(0, ctx.settings.maxMetadataBytes() + 1L));
-    for (Cloud c : ctx.clouds) {
-      for (String w : ctx.settings.trustedWriters().keySet()) {
-        gets.add(
-            timed(c.driver().get(Names.metadataObject(key, w), bound), c.id() + " metadata")
-                .handle((b, e) -> new Answer(c.id(), w, b, e)));
-      }
-    }
-    return CompletableFuture.allOf(gets.toArray(new CompletableFuture<?>[0]))
+    int quorum = QuorumGather.quorumOf(ctx, ctx.clouds);
+    return QuorumGather.run(
+            ctx,
+            ctx.clouds,
+            quorum,
+            c -> {
+              // One cloud's answer is its logs of every trusted writer; errors become answers.
+              List<CompletableFuture<Answer>> gets = new ArrayList<>();
+              for (String w : ctx.settings.trustedWriters().keySet()) {
+                gets.add(
+                    timed(c.driver().get(Names.metadataObject(key, w), bound), c.id() + " metadata")
+                        .handle((b, e) -> new Answer(c.id(), w, b, e)));
+              }
+              CompletableFuture<List<Answer>> all =
+                  CompletableFuture.allOf(gets.toArray(new CompletableFuture<?>[0]))
+                      .thenApply(x -> gets.stream().map(CompletableFuture::join).toList());
+              all.whenComplete(
+                  (r, e) -> {
+                    if (all.isCancelled()) {
+                      gets.forEach(g -> g.cancel(true));
+                    }
+                  });
+              return all;
+            })
         .thenComposeAsync(
-            x -> {
+            r -> {
               List<Answer> answers = new ArrayList<>();
-              gets.forEach(g -> answers.add(g.join()));
+              r.values().values().forEach(answers::addAll);
+              for (Cloud c : r.late()) {
+                late.add(c.id());
+                addFinding(
+                    new Finding(c.id(), Problem.UNREACHABLE, "metadata", r.lateReason(quorum)));
+              }
               judgeMetadata(answers);
               return checkData();
             },
@@ -211,56 +235,118 @@ final class Verifier {
       String cloud, View.Item item, int holderIndex, int part, String object) {}
 
   private CompletableFuture<VerifyReport> checkData() {
-    List<CompletableFuture<Void>> checks = new ArrayList<>();
+    // Per cloud, every check of that cloud: its data objects and the listing of the key's data.
+    Map<String, List<Supplier<CompletableFuture<Void>>>> perCloud = new LinkedHashMap<>();
     Map<String, Set<String>> listedOn = new HashMap<>();
     for (View.Item it : view.visible) {
       List<String> holders = it.entry().holders();
       for (int i = 0; i < holders.size(); i++) {
         String holder = holders.get(i);
         Cloud c = ctx.byId.get(holder);
-        if (c == null) {
+        if (c == null || late.contains(holder)) {
           continue;
         }
         List<String> objects = it.entry().dataObjects();
         listedOn.computeIfAbsent(holder, h -> new HashSet<>()).addAll(objects);
         for (int p = 0; p < objects.size(); p++) {
           DataCheck dc = new DataCheck(holder, it, i, p, objects.get(p));
-          checks.add(
-              timed(c.driver().get(ObjectKey.of(dc.object), Optional.empty()), holder + " data")
-                  .handleAsync(
-                      (bytes, e) -> {
-                        judgeData(dc, bytes, e);
-                        return null;
-                      },
-                      ctx.settings.executor()));
+          perCloud
+              .computeIfAbsent(holder, h -> new ArrayList<>())
+              .add(
+                  () ->
+                      inflight(
+                              holder,
+                              timed(
+                                  c.driver().get(ObjectKey.of(dc.object), Optional.empty()),
+                                  holder + " data"))
+                          .handleAsync(
+                              (bytes, e) -> {
+                                judgeData(dc, bytes, e);
+                                return null;
+                              },
+                              ctx.settings.executor()));
         }
       }
     }
     Map<String, List<String>> extra = new TreeMap<>();
     for (Cloud c : Maintenance.dataHolders(ctx)) {
-      checks.add(
-          timed(c.driver().list(Maintenance.dataPrefix(key)), c.id() + " list")
-              .handle(
-                  (infos, e) -> {
-                    if (infos != null) {
-                      Set<String> mine = listedOn.getOrDefault(c.id(), Set.of());
-                      List<String> names = new ArrayList<>();
-                      for (ObjectInfo o : infos) {
-                        if (!mine.contains(o.key().value())) {
-                          names.add(o.key().value());
-                        }
-                      }
-                      if (!names.isEmpty()) {
-                        synchronized (extra) {
-                          extra.put(c.id(), names);
-                        }
-                      }
-                    }
-                    return null;
-                  }));
+      if (late.contains(c.id())) {
+        continue;
+      }
+      List<String> names = new ArrayList<>();
+      perCloud
+          .computeIfAbsent(c.id(), h -> new ArrayList<>())
+          .add(
+              () ->
+                  Listings.walk(
+                          ctx,
+                          c,
+                          Maintenance.dataPrefix(key),
+                          Listings.PAGE,
+                          page -> {
+                            Set<String> mine = listedOn.getOrDefault(c.id(), Set.of());
+                            for (ObjectInfo o : page) {
+                              if (!mine.contains(o.key().value())) {
+                                names.add(o.key().value());
+                              }
+                            }
+                            return CompletableFuture.completedFuture(null);
+                          })
+                      .handle(
+                          (x, e) -> {
+                            // A listing cut short (late, or failed) reports no extra objects.
+                            if (e == null && !names.isEmpty()) {
+                              synchronized (extra) {
+                                extra.put(c.id(), names);
+                              }
+                            }
+                            return null;
+                          }));
     }
-    return CompletableFuture.allOf(checks.toArray(new CompletableFuture<?>[0]))
-        .thenApply(x -> report(extra));
+    List<Cloud> asked = new ArrayList<>();
+    perCloud.keySet().forEach(id -> asked.add(ctx.byId.get(id)));
+    int quorum = QuorumGather.quorumOf(ctx, asked);
+    return QuorumGather.run(
+            ctx,
+            asked,
+            quorum,
+            c -> {
+              List<CompletableFuture<Void>> checks = new ArrayList<>();
+              perCloud.get(c.id()).forEach(s -> checks.add(s.get()));
+              CompletableFuture<Void> all =
+                  CompletableFuture.allOf(checks.toArray(new CompletableFuture<?>[0]));
+              all.whenComplete(
+                  (r, e) -> {
+                    if (all.isCancelled()) {
+                      checks.forEach(ch -> ch.cancel(true));
+                      List<CompletableFuture<?>> raw;
+                      synchronized (inflight) {
+                        raw = inflight.getOrDefault(c.id(), List.of());
+                      }
+                      raw.forEach(g -> g.cancel(true));
+                    }
+                  });
+              return all;
+            })
+        .thenApply(
+            r -> {
+              for (Cloud c : r.late()) {
+                addFinding(new Finding(c.id(), Problem.UNREACHABLE, "data", r.lateReason(quorum)));
+              }
+              synchronized (extra) {
+                return report(new TreeMap<>(extra));
+              }
+            });
+  }
+
+  /** Requests to each cloud in the data phase, to cancel if the cloud is late. */
+  private final Map<String, List<CompletableFuture<?>>> inflight = new HashMap<>();
+
+  private <T> CompletableFuture<T> inflight(String cloud, CompletableFuture<T> request) {
+    synchronized (inflight) {
+      inflight.computeIfAbsent(cloud, c -> new ArrayList<>()).add(request);
+    }
+    return request;
   }
 
   private void judgeData(DataCheck dc, byte[] bytes, Throwable e) {
@@ -530,47 +616,5 @@ final class Verifier {
                 });
     out.whenComplete((r, e) -> timer.cancel());
     return out;
-  }
-
-  /**
-   * Every key that has a metadata object on at least one cloud, sorted. Each cloud's listing is
-   * reduced to key names as it arrives.
-   */
-  static CompletableFuture<List<String>> keys(Context ctx) {
-    Set<String> keys = new TreeSet<>();
-    List<CompletableFuture<Void>> lists = new ArrayList<>();
-    for (Cloud c : ctx.clouds) {
-      lists.add(
-          c.driver()
-              .list(Names.METADATA_PREFIX)
-              .handle(
-                  (infos, e) -> {
-                    if (infos == null) {
-                      return null;
-                    }
-                    for (ObjectInfo o : infos) {
-                      String name = o.key().value();
-                      int slash = name.lastIndexOf('/');
-                      if (slash <= Names.METADATA_PREFIX.length()) {
-                        continue;
-                      }
-                      String k =
-                          Names.decodeKey(name.substring(Names.METADATA_PREFIX.length(), slash));
-                      if (k != null) {
-                        synchronized (keys) {
-                          keys.add(k);
-                        }
-                      }
-                    }
-                    return null;
-                  }));
-    }
-    return CompletableFuture.allOf(lists.toArray(new CompletableFuture<?>[0]))
-        .thenApply(
-            x -> {
-              synchronized (keys) {
-                return List.copyOf(keys);
-              }
-            });
   }
 }

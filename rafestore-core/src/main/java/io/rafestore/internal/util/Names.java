@@ -142,7 +142,10 @@ public final class Names {
     return sb.toString();
   }
 
-  /** The inverse of {@link #encodeKey}; null if {@code segment} is not a valid encoding. */
+  /**
+   * The inverse of {@link #encodeKey}; null if {@code encoded} is not the encoding of a valid key
+   * ({@link #checkKey}). Never throws: names come from cloud listings.
+   */
   public static String decodeKey(String encoded) {
     String segment = encoded.replace("~/", "");
     byte[] out = new byte[segment.length()];
@@ -165,7 +168,18 @@ public final class Names {
       }
     }
     String key = new String(out, 0, n, StandardCharsets.UTF_8);
-    return encodeKey(key).equals(encoded) ? key : null;
+    if (!encodeKey(key).equals(encoded)) {
+      return null;
+    }
+    // A listing comes from a cloud, which may list any name: a canonical encoding of something
+    // that is not a valid key (a control character, over 256 bytes) is not a key either, and
+    // handing it on would make verifyAll fail on the key check instead of skipping it.
+    try {
+      checkKey(key);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+    return key;
   }
 
   /** Prefix of every metadata object. */

@@ -6,6 +6,7 @@ import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.clouds.WanEmulator;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.ListPage;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.time.Duration;
@@ -107,6 +108,11 @@ final class TestCloud implements CloudDriver {
   @Override
   public CompletableFuture<List<ObjectInfo>> list(String prefix) {
     return wan.list(prefix);
+  }
+
+  @Override
+  public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
+    return wan.list(prefix, startAfter, limit);
   }
 
   @Override

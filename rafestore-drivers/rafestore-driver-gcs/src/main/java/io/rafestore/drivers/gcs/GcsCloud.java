@@ -20,6 +20,7 @@ import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
 import io.rafestore.spi.CloudException.Kind;
 import io.rafestore.spi.DriverBuilder;
+import io.rafestore.spi.ListPage;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.io.ByteArrayOutputStream;
@@ -217,6 +218,42 @@ public final class GcsCloud implements CloudDriver {
           }
           out.sort(Comparator.comparing(ObjectInfo::key));
           return out;
+        });
+  }
+
+  /**
+   * GCS's own paging by name: {@code startOffset} (inclusive, so {@code startAfter} itself is
+   * skipped) and a page size of one more than the limit, to learn whether more follow. The
+   * iteration stops after limit + 1 names, so it never fetches more than the page it needs.
+   */
+  @Override
+  public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
+    ListPage.check(prefix, startAfter, limit);
+    return call(
+        () -> {
+          List<Storage.BlobListOption> options = new ArrayList<>();
+          options.add(Storage.BlobListOption.pageSize(Math.min(1000L, limit + 1L)));
+          if (!prefix.isEmpty()) {
+            options.add(Storage.BlobListOption.prefix(prefix));
+          }
+          if (!startAfter.isEmpty()) {
+            options.add(Storage.BlobListOption.startOffset(startAfter));
+          }
+          List<ObjectInfo> out = new ArrayList<>();
+          boolean more = false;
+          for (Blob b :
+              storage.list(bucket, options.toArray(new Storage.BlobListOption[0])).iterateAll()) {
+            if (b.getName().compareTo(startAfter) <= 0) {
+              continue;
+            }
+            if (out.size() == limit) {
+              more = true;
+              break;
+            }
+            out.add(new ObjectInfo(ObjectKey.of(b.getName()), b.getSize()));
+          }
+          out.sort(Comparator.comparing(ObjectInfo::key));
+          return new ListPage(out, more);
         });
   }
 

@@ -8,6 +8,7 @@ import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
 import io.rafestore.spi.CloudException.Kind;
 import io.rafestore.spi.DriverBuilder;
+import io.rafestore.spi.ListPage;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.net.URI;
@@ -223,6 +224,38 @@ public final class S3Cloud implements CloudDriver {
         },
         // A listing may span pages: a cancelled one is always aborted.
         new CancelledRequest(finishCancelledUpTo, CancelledRequest.UNBOUNDED));
+  }
+
+  /**
+   * One ListObjectsV2 request: {@code StartAfter} and {@code MaxKeys} are S3's own paging by name
+   * (S3 returns at most 1,000 keys per request, so a larger limit gives a shorter page that says
+   * more follow).
+   */
+  @Override
+  public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
+    ListPage.check(prefix, startAfter, limit);
+    return call(
+        () ->
+            client
+                .listObjectsV2(
+                    r -> {
+                      r.bucket(bucket).prefix(prefix).maxKeys(limit);
+                      if (!startAfter.isEmpty()) {
+                        r.startAfter(startAfter);
+                      }
+                    })
+                .thenApply(
+                    resp -> {
+                      List<ObjectInfo> out = new ArrayList<>();
+                      for (S3Object o : resp.contents()) {
+                        if (out.size() < limit && o.key().compareTo(startAfter) > 0) {
+                          out.add(new ObjectInfo(ObjectKey.of(o.key()), o.size()));
+                        }
+                      }
+                      out.sort(Comparator.comparing(ObjectInfo::key));
+                      boolean more = Boolean.TRUE.equals(resp.isTruncated()) && !out.isEmpty();
+                      return new ListPage(out, more);
+                    }));
   }
 
   @Override
