@@ -255,7 +255,9 @@ public final class S3Cloud implements CloudDriver {
                       out.sort(Comparator.comparing(ObjectInfo::key));
                       boolean more = Boolean.TRUE.equals(resp.isTruncated()) && !out.isEmpty();
                       return new ListPage(out, more);
-                    }));
+                    }),
+        // A listing page's size is not known in advance: a cancelled one is aborted.
+        new CancelledRequest(finishCancelledUpTo, CancelledRequest.UNBOUNDED));
   }
 
   @Override
