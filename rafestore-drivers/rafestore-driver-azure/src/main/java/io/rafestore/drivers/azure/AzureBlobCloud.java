@@ -12,12 +12,15 @@ import com.azure.storage.blob.BlobContainerAsyncClient;
 import com.azure.storage.blob.BlobServiceAsyncClient;
 import com.azure.storage.blob.BlobServiceClientBuilder;
 import com.azure.storage.blob.BlobServiceVersion;
+import com.azure.storage.blob.models.BlobDownloadAsyncResponse;
 import com.azure.storage.blob.models.BlobErrorCode;
 import com.azure.storage.blob.models.BlobRange;
 import com.azure.storage.blob.models.BlobStorageException;
 import com.azure.storage.blob.models.ListBlobsOptions;
 import com.azure.storage.common.policy.RequestRetryOptions;
 import com.azure.storage.common.policy.RetryPolicyType;
+import io.rafestore.internal.util.BlockingCalls;
+import io.rafestore.internal.util.CancelledRequest;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.HttpKinds;
 import io.rafestore.spi.ByteRange;
@@ -37,7 +40,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeoutException;
+import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 
 /**
@@ -52,18 +57,38 @@ import reactor.core.publisher.Mono;
  * identity, managed identity, Azure CLI and the other sources of that chain), so no secret is
  * needed in code or configuration. Token credentials are sent only over HTTPS (the SDK refuses
  * bearer tokens on plain HTTP). Retries are the SDK's, bounded by {@link Builder#maxTries(int)}.
- * Cancelling a returned future cancels the reactive request. Thread-safe.
+ * Thread-safe.
+ *
+ * <p>Connections: the JDK {@code HttpClient} keeps every connection whose exchange completed and
+ * reuses it; it opens a new one only when none is idle, so the driver bounds its connections by
+ * bounding its requests in flight ({@link Builder#maxConnections(int)}; more wait in a queue). The
+ * client runs on a fixed pool of {@value #HTTP_THREADS} threads. Cancelling a returned future
+ * aborts the request if its body is larger than {@link Builder#finishCancelledUpTo(long)} bytes
+ * (which closes its connection) and otherwise lets it finish and drops the result, so the
+ * connection goes back to the pool (see {@link CancelledRequest}).
  */
 public final class AzureBlobCloud implements CloudDriver {
+  /** Threads of the JDK HttpClient (its selector thread is extra). */
+  private static final int HTTP_THREADS = 4;
+
   private final String id;
   private final BlobContainerAsyncClient container;
   private final AzureMultipart multipart;
+  private final long finishCancelledUpTo;
+  private final RequestSlots slots;
+  private final ExecutorService httpThreads;
   private volatile boolean closed;
 
   private AzureBlobCloud(Builder b) {
     this.id = b.id();
+    this.finishCancelledUpTo = b.finishCancelledUpTo;
+    this.slots = new RequestSlots(b.maxConnections);
+    // The JDK client's default executor is an unbounded cached pool; with 64 connections busy it
+    // kept ~76 worker threads. Its tasks never block (the SDK is used asynchronously and RafeStore
+    // moves its own work to its executor), so a small fixed pool serves every connection.
+    this.httpThreads = BlockingCalls.boundedPool("rafestore-azure-" + id + "-http", HTTP_THREADS);
     HttpClient httpClient =
-        new JdkHttpClientBuilder()
+        new JdkHttpClientBuilder(java.net.http.HttpClient.newBuilder().executor(httpThreads))
             .connectionTimeout(b.connectTimeout())
             .readTimeout(b.readTimeout())
             .writeTimeout(b.readTimeout())
@@ -113,7 +138,8 @@ public final class AzureBlobCloud implements CloudDriver {
         Mono.defer(() -> container.getBlobAsyncClient(key.value()).upload(body, true)).then();
     return call(
         upload.onErrorResume(
-            e -> isContainerMissing(e), e -> container.createIfNotExists().then(upload)));
+            e -> isContainerMissing(e), e -> container.createIfNotExists().then(upload)),
+        new CancelledRequest(finishCancelledUpTo, data.length));
   }
 
   @Override
@@ -122,21 +148,48 @@ public final class AzureBlobCloud implements CloudDriver {
     Objects.requireNonNull(range, "range");
     var blob = container.getBlobAsyncClient(key.value());
     if (range.isEmpty()) {
-      return call(blob.downloadContent().map(BinaryData::toBytes));
+      // The size is learned from the response headers, so that a cancelled small download
+      // finishes and a cancelled large one is aborted.
+      CancelledRequest cancel = new CancelledRequest(finishCancelledUpTo, CancelledRequest.UNKNOWN);
+      return call(
+          blob.downloadStreamWithResponse(null, null, null, false)
+              .flatMap(resp -> collect(resp, cancel)),
+          cancel);
     }
     ByteRange r = range.get();
     if (r.length() == 0) {
       // HTTP cannot ask for zero bytes: check the blob exists and answer empty.
-      return call(blob.getProperties().map(p -> new byte[0]));
+      return call(
+          blob.getProperties().map(p -> new byte[0]), new CancelledRequest(finishCancelledUpTo, 0));
     }
+    CancelledRequest cancel =
+        new CancelledRequest(
+            finishCancelledUpTo, CancelledRequest.forRange(finishCancelledUpTo, r.length()));
     Mono<byte[]> read =
         blob.downloadStreamWithResponse(new BlobRange(r.offset(), r.length()), null, null, false)
-            .flatMap(resp -> FluxUtil.collectBytesInByteBufferStream(resp.getValue()))
+            .flatMap(resp -> collect(resp, cancel))
             // 416: the range starts at or after the end of an existing blob; the SPI says empty.
             .onErrorResume(
                 e -> e instanceof BlobStorageException bse && bse.getStatusCode() == 416,
                 e -> Mono.just(new byte[0]));
-    return call(read);
+    return call(read, cancel);
+  }
+
+  /**
+   * The body of {@code resp}, unless the request was cancelled and the body is too large to be
+   * worth finishing: then the response is released (closing its connection) and the request fails.
+   */
+  private static Mono<byte[]> collect(BlobDownloadAsyncResponse resp, CancelledRequest cancel) {
+    Long length = resp.getDeserializedHeaders().getContentLength();
+    if (!cancel.learned(length == null ? CancelledRequest.UNBOUNDED : length)) {
+      try {
+        resp.close();
+      } catch (IOException e) {
+        // Closing an abandoned response: the connection is dropped either way.
+      }
+      return Mono.error(new CancellationException("cancelled; not finishing " + length + " bytes"));
+    }
+    return FluxUtil.collectBytesInByteBufferStream(resp.getValue());
   }
 
   @Override
@@ -147,7 +200,8 @@ public final class AzureBlobCloud implements CloudDriver {
             .getBlobAsyncClient(key.value())
             .deleteIfExists()
             .onErrorResume(AzureBlobCloud::isContainerMissing, e -> Mono.just(false))
-            .then());
+            .then(),
+        new CancelledRequest(finishCancelledUpTo, 0));
   }
 
   @Override
@@ -168,7 +222,8 @@ public final class AzureBlobCloud implements CloudDriver {
                   return out;
                 })
             .onErrorResume(AzureBlobCloud::isContainerMissing, e -> Mono.just(List.of()));
-    return call(listing);
+    // A listing has no fixed size (it may span pages): a cancelled one is always aborted.
+    return call(listing, new CancelledRequest(finishCancelledUpTo, CancelledRequest.UNBOUNDED));
   }
 
   /** Staged blocks committed as one block list ({@link AzureMultipart}). */
@@ -179,9 +234,11 @@ public final class AzureBlobCloud implements CloudDriver {
 
   @Override
   public void close() {
-    // The async clients hold no resources of their own beyond the shared JDK HttpClient, which
-    // is released when unreachable; closing only stops new requests.
+    // The async clients hold no resources of their own beyond the JDK HttpClient, whose
+    // connections are released when it is unreachable; closing stops new requests and lets the
+    // HTTP threads end once the requests still running are done.
     closed = true;
+    httpThreads.shutdown();
   }
 
   @Override
@@ -194,14 +251,50 @@ public final class AzureBlobCloud implements CloudDriver {
         && BlobErrorCode.CONTAINER_NOT_FOUND.equals(bse.getErrorCode());
   }
 
-  /** Subscribes to {@code request}; cancelling the returned future cancels the subscription. */
+  /** A multipart call ({@link AzureMultipart}): aborted when cancelled, whatever its size. */
   <T> CompletableFuture<T> call(Mono<T> request) {
+    return call(request, new CancelledRequest(finishCancelledUpTo, CancelledRequest.UNBOUNDED));
+  }
+
+  /**
+   * Subscribes to {@code request} once one of the {@link Builder#maxConnections(int)} request slots
+   * is free; cancelling the returned future aborts the request or lets it finish as {@code cancel}
+   * decides (a request still waiting for a slot never starts).
+   */
+  private <T> CompletableFuture<T> call(Mono<T> request, CancelledRequest cancel) {
     if (closed) {
       return CompletableFuture.failedFuture(
           new CloudException(id, Kind.UNAVAILABLE, "driver is closed"));
     }
-    CompletableFuture<T> sdk = request.toFuture();
-    return Futures.relayTranslating(sdk, this::translate);
+    CompletableFuture<T> out = new CompletableFuture<>();
+    slots.run(
+        () -> {
+          if (out.isDone()) {
+            return false; // cancelled while queued
+          }
+          Disposable running;
+          try {
+            running =
+                request
+                    .doFinally(signal -> slots.release())
+                    .subscribe(
+                        out::complete,
+                        e -> out.completeExceptionally(translate(e)),
+                        () -> out.complete(null));
+          } catch (RuntimeException e) {
+            out.completeExceptionally(translate(e));
+            return false;
+          }
+          cancel.started(running::dispose);
+          return true;
+        });
+    out.whenComplete(
+        (v, e) -> {
+          if (out.isCancelled()) {
+            cancel.cancel();
+          }
+        });
+    return out;
   }
 
   /** Maps an SDK failure to a {@link CloudException} of this cloud. */
@@ -258,6 +351,8 @@ public final class AzureBlobCloud implements CloudDriver {
     private TokenCredential credential;
     private boolean anonymous;
     private int maxTries = 3;
+    private int maxConnections = 64;
+    private long finishCancelledUpTo = 256 * 1024;
 
     private Builder(String id) {
       super(id, Duration.ofSeconds(60));
@@ -313,6 +408,28 @@ public final class AzureBlobCloud implements CloudDriver {
       return this;
     }
 
+    /**
+     * Most requests in flight, and so most open connections, 1 to 4096; more requests wait in a
+     * queue. Default 64. The JDK {@code HttpClient} has no pool limit of its own: it opens one
+     * connection per concurrent request and keeps it, so this bound is the pool's.
+     */
+    public Builder maxConnections(int value) {
+      this.maxConnections = value;
+      return this;
+    }
+
+    /**
+     * A cancelled request whose body (uploaded or downloaded) is at most this many bytes is left to
+     * finish and its result dropped, instead of being aborted, because aborting closes its
+     * connection; 0 to 64 MiB, 0 aborts every cancelled request. Default 256 KiB: metadata and
+     * small values, whose remaining transfer costs less than opening (and on a real cloud
+     * TLS-negotiating) a new connection.
+     */
+    public Builder finishCancelledUpTo(long bytes) {
+      this.finishCancelledUpTo = bytes;
+      return this;
+    }
+
     /** Validates the settings and builds the driver. */
     public AzureBlobCloud build() {
       checkCommon();
@@ -343,6 +460,8 @@ public final class AzureBlobCloud implements CloudDriver {
                 + " container");
       }
       checkRange("maxTries", maxTries, 1, 10);
+      checkRange("maxConnections", maxConnections, 1, 4096);
+      checkRange("finishCancelledUpTo", finishCancelledUpTo, 0, 64L * 1024 * 1024);
       return new AzureBlobCloud(this);
     }
   }

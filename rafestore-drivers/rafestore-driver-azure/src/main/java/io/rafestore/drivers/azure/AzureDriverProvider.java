@@ -10,7 +10,8 @@ import java.time.Duration;
  * a connection string (if it contains {@code AccountName=}) or else to a SAS token for {@code
  * endpoint}; without {@code credentialsRef}, the driver authenticates to {@code endpoint} with
  * {@code DefaultAzureCredential}, or sends no credentials when option {@code anonymous=true}.
- * Options {@code maxTries}, {@code connectTimeoutMs}, {@code readTimeoutMs}.
+ * Options {@code maxTries}, {@code connectTimeoutMs}, {@code readTimeoutMs}, {@code
+ * maxConnections}, {@code finishCancelledUpTo} (bytes).
  */
 public final class AzureDriverProvider implements DriverProvider {
   @Override
@@ -42,6 +43,12 @@ public final class AzureDriverProvider implements DriverProvider {
     b.maxTries(Math.toIntExact(spec.longOption("maxTries", 3)));
     b.connectTimeout(Duration.ofMillis(spec.longOption("connectTimeoutMs", 5_000)));
     b.readTimeout(Duration.ofMillis(spec.longOption("readTimeoutMs", 60_000)));
+    b.maxConnections(
+        (int)
+            Math.max(
+                Integer.MIN_VALUE,
+                Math.min(Integer.MAX_VALUE, spec.longOption("maxConnections", 64))));
+    b.finishCancelledUpTo(spec.longOption("finishCancelledUpTo", 256 * 1024));
     return b.build();
   }
 }

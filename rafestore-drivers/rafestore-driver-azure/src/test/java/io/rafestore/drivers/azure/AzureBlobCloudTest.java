@@ -18,6 +18,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
@@ -136,6 +137,65 @@ class AzureBlobCloudTest {
                     .maxTries(0)
                     .build())
         .hasMessageContaining("maxTries");
+    AzureBlobCloud.Builder ok =
+        AzureBlobCloud.builder("a").container("abc").endpoint("https://127.0.0.1:1");
+    assertThatThrownBy(() -> ok.maxConnections(0).build())
+        .hasMessageContaining("maxConnections must be in [1, 4096], was 0");
+    assertThatThrownBy(() -> ok.maxConnections(4097).build())
+        .hasMessageContaining("maxConnections");
+    ok.maxConnections(1);
+    assertThatThrownBy(() -> ok.finishCancelledUpTo(-1).build())
+        .hasMessageContaining("finishCancelledUpTo must be in [0, 67108864], was -1");
+    assertThatThrownBy(() -> ok.finishCancelledUpTo(64L * 1024 * 1024 + 1).build())
+        .hasMessageContaining("finishCancelledUpTo");
+  }
+
+  @Test
+  void cancelledSmallPutFinishesAndItsResultIsDropped() throws Exception {
+    // Aborting would close the connection; a cancelled small request is left to finish instead,
+    // so the object appears although the caller cancelled (the SPI allows either outcome).
+    try (AzureBlobCloud d = AzuriteEmulator.fresh("cs")) {
+      d.put(ObjectKey.of("warm"), new byte[1]).get(60, TimeUnit.SECONDS);
+      for (int i = 0; i < 8; i++) {
+        assertThat(d.put(ObjectKey.of("small-" + i), new byte[1024]).cancel(true)).isTrue();
+      }
+      for (int i = 0; i < 8; i++) {
+        assertThat(eventually(d, ObjectKey.of("small-" + i))).as("small-" + i).isTrue();
+      }
+    }
+  }
+
+  @Test
+  void requestsBeyondMaxConnectionsWaitAndAllComplete() throws Exception {
+    try (AzureBlobCloud d =
+        AzureBlobCloud.builder("mc")
+            .connectionString(AzuriteEmulator.connectionString())
+            .container("t-" + java.util.UUID.randomUUID())
+            .maxConnections(2)
+            .build()) {
+      List<java.util.concurrent.CompletableFuture<Void>> puts = new java.util.ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        puts.add(d.put(ObjectKey.of("k-" + i), new byte[] {(byte) i}));
+      }
+      java.util.concurrent.CompletableFuture.allOf(
+              puts.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+          .get(60, TimeUnit.SECONDS);
+      assertThat(d.list("k-").get(60, TimeUnit.SECONDS)).hasSize(20);
+    }
+  }
+
+  /** Whether {@code key} exists within 10 s. */
+  private static boolean eventually(AzureBlobCloud d, ObjectKey key) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (System.nanoTime() < deadline) {
+      try {
+        d.get(key).get(10, TimeUnit.SECONDS);
+        return true;
+      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        Thread.sleep(50);
+      }
+    }
+    return false;
   }
 
   @Test

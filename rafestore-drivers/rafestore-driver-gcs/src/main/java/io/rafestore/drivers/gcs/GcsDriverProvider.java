@@ -10,7 +10,8 @@ import java.time.Duration;
  * Type {@code gcs}. {@code bucket} is required; {@code endpoint} overrides the host; credentials
  * come from Application Default Credentials ({@code GOOGLE_APPLICATION_CREDENTIALS}), or none with
  * option {@code anonymous=true} (emulators). Options {@code projectId}, {@code resumableThreshold},
- * {@code maxAttempts}, {@code connectTimeoutMs}, {@code readTimeoutMs}.
+ * {@code maxAttempts}, {@code connectTimeoutMs}, {@code readTimeoutMs}, {@code maxThreads} (also
+ * the connection pool's size), {@code connectionIdleTimeoutMs}.
  */
 public final class GcsDriverProvider implements DriverProvider {
   @Override
@@ -30,6 +31,11 @@ public final class GcsDriverProvider implements DriverProvider {
     b.maxAttempts(Math.toIntExact(spec.longOption("maxAttempts", 3)));
     b.connectTimeout(Duration.ofMillis(spec.longOption("connectTimeoutMs", 5_000)));
     b.readTimeout(Duration.ofMillis(spec.longOption("readTimeoutMs", 60_000)));
+    b.maxThreads(
+        (int)
+            Math.max(
+                Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, spec.longOption("maxThreads", 16))));
+    b.connectionIdleTimeout(Duration.ofMillis(spec.longOption("connectionIdleTimeoutMs", 60_000)));
     return b.build();
   }
 }

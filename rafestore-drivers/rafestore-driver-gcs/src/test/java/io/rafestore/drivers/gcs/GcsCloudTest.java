@@ -70,6 +70,22 @@ class GcsCloudTest {
         .hasMessageContaining("maxThreads");
     assertThatThrownBy(() -> GcsCloud.builder("g").bucket("b").resumableThreshold(-1).build())
         .hasMessageContaining("resumableThreshold");
+    assertThatThrownBy(
+            () ->
+                GcsCloud.builder("g")
+                    .bucket("b")
+                    .connectionIdleTimeout(Duration.ofMillis(999))
+                    .build())
+        .hasMessageContaining("connectionIdleTimeout must be in [1 s, 1 h], was PT0.999S");
+    assertThatThrownBy(
+            () ->
+                GcsCloud.builder("g")
+                    .bucket("b")
+                    .connectionIdleTimeout(Duration.ofHours(2))
+                    .build())
+        .hasMessageContaining("connectionIdleTimeout");
+    assertThatThrownBy(() -> GcsCloud.builder("g").bucket("b").connectionIdleTimeout(null).build())
+        .hasMessageContaining("connectionIdleTimeout");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.rafestore.drivers.s3;
 
+import io.rafestore.internal.util.CancelledRequest;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.HttpKinds;
 import io.rafestore.spi.ByteRange;
@@ -43,8 +44,14 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * object. Ranged reads send an HTTP Range header. Credentials come from the SDK's default chain
  * (environment, profile, container or instance role) unless set explicitly. The SDK retries
  * throttling and server errors a bounded number of times ({@link Builder#maxAttempts(int)});
- * RafeStore's own retry wraps the driver. Cancelling a returned future cancels the SDK request.
- * Thread-safe.
+ * RafeStore's own retry wraps the driver. Thread-safe.
+ *
+ * <p>Connections: one Netty pool of at most {@link Builder#maxConnections(int)} connections serves
+ * every request (more wait for a free connection), so the driver never holds more; a connection
+ * idle for {@link Builder#connectionIdleTimeout(Duration)} is closed. Cancelling a returned future
+ * aborts the request if its body is larger than {@link Builder#finishCancelledUpTo(long)} bytes
+ * (Netty then closes that connection) and otherwise lets it finish and drops the result, so the
+ * connection returns to the pool (see {@link CancelledRequest}).
  */
 public final class S3Cloud implements CloudDriver {
   private final String id;
@@ -53,11 +60,13 @@ public final class S3Cloud implements CloudDriver {
   private final S3AsyncClient client;
   private final S3AsyncClient uploads;
   private final S3Multipart multipart;
+  private final long finishCancelledUpTo;
   private volatile boolean closed;
 
   private S3Cloud(Builder b) {
     this.id = b.id();
     this.bucket = b.bucket;
+    this.finishCancelledUpTo = b.finishCancelledUpTo;
     // One connection pool for both clients; the driver owns it and closes it last.
     this.http =
         NettyNioAsyncHttpClient.builder()
@@ -65,6 +74,7 @@ public final class S3Cloud implements CloudDriver {
             .readTimeout(b.readTimeout())
             .writeTimeout(b.readTimeout())
             .maxConcurrency(b.maxConnections)
+            .connectionMaxIdleTime(b.connectionIdleTimeout)
             .build();
     // Reads, listings and deletes go through a plain client: the multipart client also splits
     // GETs into part requests, which gains nothing for RafeStore's objects and was seen to stall
@@ -111,7 +121,8 @@ public final class S3Cloud implements CloudDriver {
                 .headBucket(r -> r.bucket(bucket))
                 .<Void>thenApply(h -> null)
                 .exceptionallyCompose(
-                    e -> client.createBucket(r -> r.bucket(bucket)).thenApply(c -> null)));
+                    e -> client.createBucket(r -> r.bucket(bucket)).thenApply(c -> null)),
+        new CancelledRequest(finishCancelledUpTo, 0));
   }
 
   @Override
@@ -125,7 +136,8 @@ public final class S3Cloud implements CloudDriver {
             uploads
                 .putObject(
                     r -> r.bucket(bucket).key(key.value()).contentLength((long) data.length), body)
-                .thenApply(r -> null));
+                .thenApply(r -> null),
+        new CancelledRequest(finishCancelledUpTo, data.length));
   }
 
   @Override
@@ -136,10 +148,17 @@ public final class S3Cloud implements CloudDriver {
       // HTTP cannot ask for zero bytes; check the object exists and answer empty.
       return call(
           () ->
-              client
-                  .headObject(r -> r.bucket(bucket).key(key.value()))
-                  .thenApply(h -> new byte[0]));
+              client.headObject(r -> r.bucket(bucket).key(key.value())).thenApply(h -> new byte[0]),
+          new CancelledRequest(finishCancelledUpTo, 0));
     }
+    // A whole object's size, and a large range's real size (a range is a cap), are learned from
+    // the response headers, so that a cancelled small download finishes.
+    CancelledRequest cancel =
+        new CancelledRequest(
+            finishCancelledUpTo,
+            range.isEmpty()
+                ? CancelledRequest.UNKNOWN
+                : CancelledRequest.forRange(finishCancelledUpTo, range.get().length()));
     CompletableFuture<byte[]> read =
         call(
             () ->
@@ -150,8 +169,9 @@ public final class S3Cloud implements CloudDriver {
                           range.ifPresent(
                               x -> r.range("bytes=" + x.offset() + "-" + x.lastInclusive()));
                         },
-                        AsyncResponseTransformer.toBytes())
-                    .thenApply(bytes -> bytes.asByteArrayUnsafe()));
+                        new SizeWatchingTransformer(AsyncResponseTransformer.toBytes(), cancel))
+                    .thenApply(bytes -> bytes.asByteArrayUnsafe()),
+            cancel);
     if (range.isEmpty()) {
       return read;
     }
@@ -183,7 +203,8 @@ public final class S3Cloud implements CloudDriver {
   public CompletableFuture<Void> delete(ObjectKey key) {
     Objects.requireNonNull(key, "key");
     return call(
-        () -> client.deleteObject(r -> r.bucket(bucket).key(key.value())).thenApply(r -> null));
+        () -> client.deleteObject(r -> r.bucket(bucket).key(key.value())).thenApply(r -> null),
+        new CancelledRequest(finishCancelledUpTo, 0));
   }
 
   @Override
@@ -203,7 +224,9 @@ public final class S3Cloud implements CloudDriver {
                     out.sort(Comparator.comparing(ObjectInfo::key));
                     return out;
                   });
-        });
+        },
+        // A listing may span pages: a cancelled one is always aborted.
+        new CancelledRequest(finishCancelledUpTo, CancelledRequest.UNBOUNDED));
   }
 
   /**
@@ -248,7 +271,9 @@ public final class S3Cloud implements CloudDriver {
                       out.sort(Comparator.comparing(ObjectInfo::key));
                       boolean more = Boolean.TRUE.equals(resp.isTruncated()) && !out.isEmpty();
                       return new ListPage(out, more);
-                    }));
+                    }),
+        // A listing page's size is not known in advance: a cancelled one is aborted.
+        new CancelledRequest(finishCancelledUpTo, CancelledRequest.UNBOUNDED));
   }
 
   @Override
@@ -267,11 +292,18 @@ public final class S3Cloud implements CloudDriver {
     return "S3Cloud[" + id + ", bucket=" + bucket + "]";
   }
 
-  /**
-   * Starts an SDK call and returns a future that fails with a {@link CloudException} and, when
-   * cancelled, cancels the SDK's future (which aborts the HTTP request).
-   */
+  /** A multipart call ({@link S3Multipart}): aborted when cancelled, whatever its size. */
   <T> CompletableFuture<T> call(java.util.function.Supplier<CompletableFuture<T>> start) {
+    return call(start, new CancelledRequest(finishCancelledUpTo, CancelledRequest.UNBOUNDED));
+  }
+
+  /**
+   * Starts an SDK call and returns a future that fails with a {@link CloudException}; when it is
+   * cancelled, {@code cancel} decides whether the SDK's future is cancelled (which aborts the HTTP
+   * request and closes its connection) or the request finishes and its result is dropped.
+   */
+  <T> CompletableFuture<T> call(
+      java.util.function.Supplier<CompletableFuture<T>> start, CancelledRequest cancel) {
     if (closed) {
       return CompletableFuture.failedFuture(
           new CloudException(id, Kind.UNAVAILABLE, "driver is closed"));
@@ -282,7 +314,23 @@ public final class S3Cloud implements CloudDriver {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(translate(e));
     }
-    return Futures.relayTranslating(sdk, this::translate);
+    CompletableFuture<T> out = new CompletableFuture<>();
+    sdk.whenComplete(
+        (v, e) -> {
+          if (e == null) {
+            out.complete(v);
+          } else {
+            out.completeExceptionally(translate(e));
+          }
+        });
+    cancel.started(() -> sdk.cancel(true));
+    out.whenComplete(
+        (v, e) -> {
+          if (out.isCancelled()) {
+            cancel.cancel();
+          }
+        });
+    return out;
   }
 
   /** Maps an SDK failure to a {@link CloudException} of this cloud. */
@@ -330,6 +378,8 @@ public final class S3Cloud implements CloudDriver {
     private long partSize = 8L * 1024 * 1024;
     private int maxAttempts = 3;
     private int maxConnections = 64;
+    private Duration connectionIdleTimeout = Duration.ofSeconds(60);
+    private long finishCancelledUpTo = 256 * 1024;
 
     private Builder(String id) {
       super(id, Duration.ofSeconds(60));
@@ -396,9 +446,34 @@ public final class S3Cloud implements CloudDriver {
       return this;
     }
 
-    /** Most concurrent HTTP connections, 1 to 4096. Default 64. */
+    /**
+     * Most concurrent HTTP connections, 1 to 4096: the pool's size, so the driver never holds more
+     * connections than this; requests beyond it wait for a free one. Default 64.
+     */
     public Builder maxConnections(int value) {
       this.maxConnections = value;
+      return this;
+    }
+
+    /**
+     * A pooled connection unused for this long is closed, 1 s to 1 h. Default 60 s (the SDK's):
+     * long enough that a steady load reuses its connections, short enough not to hold sockets a
+     * server (or a NAT on the way) has already dropped.
+     */
+    public Builder connectionIdleTimeout(Duration value) {
+      this.connectionIdleTimeout = value;
+      return this;
+    }
+
+    /**
+     * A cancelled request whose body (uploaded or downloaded) is at most this many bytes is left to
+     * finish and its result dropped, instead of being aborted, because aborting closes its
+     * connection; 0 to 64 MiB, 0 aborts every cancelled request. Default 256 KiB: metadata and
+     * small values, whose remaining transfer costs less than opening (and on a real cloud
+     * TLS-negotiating) a new connection.
+     */
+    public Builder finishCancelledUpTo(long bytes) {
+      this.finishCancelledUpTo = bytes;
       return this;
     }
 
@@ -428,6 +503,13 @@ public final class S3Cloud implements CloudDriver {
       }
       checkRange("maxAttempts", maxAttempts, 1, 10);
       checkRange("maxConnections", maxConnections, 1, 4096);
+      if (connectionIdleTimeout == null
+          || connectionIdleTimeout.compareTo(Duration.ofSeconds(1)) < 0
+          || connectionIdleTimeout.compareTo(Duration.ofHours(1)) > 0) {
+        throw new IllegalArgumentException(
+            "connectionIdleTimeout must be in [1 s, 1 h], was " + connectionIdleTimeout);
+      }
+      checkRange("finishCancelledUpTo", finishCancelledUpTo, 0, 64L * 1024 * 1024);
       return new S3Cloud(this);
     }
   }

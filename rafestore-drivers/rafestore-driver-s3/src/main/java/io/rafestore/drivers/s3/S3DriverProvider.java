@@ -11,7 +11,8 @@ import java.time.Duration;
  * {@code credentialsRef} (such as {@code env:S3_KEYS}) resolves to {@code accessKeyId:secret},
  * absent means the SDK default chain. Options: {@code pathStyle} (true/false), {@code
  * multipartThreshold}, {@code partSize}, {@code maxAttempts}, {@code connectTimeoutMs}, {@code
- * readTimeoutMs}.
+ * readTimeoutMs}, {@code maxConnections}, {@code connectionIdleTimeoutMs}, {@code
+ * finishCancelledUpTo} (bytes).
  */
 public final class S3DriverProvider implements DriverProvider {
   @Override
@@ -47,6 +48,13 @@ public final class S3DriverProvider implements DriverProvider {
     b.maxAttempts(Math.toIntExact(spec.longOption("maxAttempts", 3)));
     b.connectTimeout(Duration.ofMillis(spec.longOption("connectTimeoutMs", 5_000)));
     b.readTimeout(Duration.ofMillis(spec.longOption("readTimeoutMs", 60_000)));
+    b.maxConnections(
+        (int)
+            Math.max(
+                Integer.MIN_VALUE,
+                Math.min(Integer.MAX_VALUE, spec.longOption("maxConnections", 64))));
+    b.connectionIdleTimeout(Duration.ofMillis(spec.longOption("connectionIdleTimeoutMs", 60_000)));
+    b.finishCancelledUpTo(spec.longOption("finishCancelledUpTo", 256 * 1024));
     return b.build();
   }
 }

@@ -89,6 +89,59 @@ class S3CloudTest {
     assertThatThrownBy(
             () -> S3Cloud.builder("s").bucket("b").readTimeout(Duration.ofSeconds(-1)).build())
         .hasMessageContaining("readTimeout");
+    assertThatThrownBy(() -> S3Cloud.builder("s").bucket("b").maxConnections(0).build())
+        .hasMessageContaining("maxConnections must be in [1, 4096], was 0");
+    assertThatThrownBy(
+            () ->
+                S3Cloud.builder("s")
+                    .bucket("b")
+                    .connectionIdleTimeout(Duration.ofMillis(999))
+                    .build())
+        .hasMessageContaining("connectionIdleTimeout must be in [1 s, 1 h], was PT0.999S");
+    assertThatThrownBy(
+            () ->
+                S3Cloud.builder("s").bucket("b").connectionIdleTimeout(Duration.ofHours(2)).build())
+        .hasMessageContaining("connectionIdleTimeout");
+    assertThatThrownBy(() -> S3Cloud.builder("s").bucket("b").connectionIdleTimeout(null).build())
+        .hasMessageContaining("connectionIdleTimeout");
+    assertThatThrownBy(() -> S3Cloud.builder("s").bucket("b").finishCancelledUpTo(-1).build())
+        .hasMessageContaining("finishCancelledUpTo must be in [0, 67108864], was -1");
+    assertThatThrownBy(
+            () ->
+                S3Cloud.builder("s").bucket("b").finishCancelledUpTo(64L * 1024 * 1024 + 1).build())
+        .hasMessageContaining("finishCancelledUpTo");
+    // The edges are accepted.
+    S3Cloud.builder("s")
+        .bucket("b")
+        .maxConnections(1)
+        .connectionIdleTimeout(Duration.ofSeconds(1))
+        .finishCancelledUpTo(0)
+        .build()
+        .close();
+  }
+
+  @Test
+  void cancelledSmallGetFinishesAndKeepsItsConnection() throws Exception {
+    // One pooled connection; each round cancels a small download, then waits for the pool's
+    // connection with a normal request. Aborting the cancelled one would close the connection
+    // and the next request would open a new one: one local port per round.
+    int server = URI.create(MinioEmulator.env("RAFESTORE_S3_ENDPOINT")).getPort();
+    try (S3Cloud d =
+        MinioEmulator.builder("cg")
+            .bucket("t-" + java.util.UUID.randomUUID())
+            .maxConnections(1)
+            .build()) {
+      d.createBucketIfMissing().get(60, TimeUnit.SECONDS);
+      ObjectKey small = ObjectKey.of("small");
+      d.put(small, new byte[64 * 1024]).get(60, TimeUnit.SECONDS);
+      java.util.Set<Integer> ports = new java.util.HashSet<>();
+      for (int round = 0; round < 10; round++) {
+        d.get(small).cancel(true);
+        d.get(small).get(60, TimeUnit.SECONDS);
+        ports.addAll(OwnConnections.localPorts(server));
+      }
+      assertThat(ports).as("connections used over 10 rounds").hasSizeBetween(1, 2);
+    }
   }
 
   @Test

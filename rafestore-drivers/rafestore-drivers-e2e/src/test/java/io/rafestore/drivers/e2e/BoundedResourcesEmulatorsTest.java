@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.security.KeyPair;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -22,14 +23,51 @@ import org.junit.jupiter.api.Test;
 /**
  * Issue 9's bounded resources with the real drivers: 10,000 operations (half writes, half reads, 64
  * in flight) through one client over the four emulators. Threads, open sockets and retained heap
- * are measured after a warm-up and again at the end; each may grow only by a fixed allowance, not
- * with the number of operations. (The same property on in-memory clouds with a cloud that never
+ * are measured after a warm-up, half-way and at the end; each may grow only by a fixed allowance,
+ * not with the number of operations. (The same property on in-memory clouds with a cloud that never
  * answers is {@code BoundedResourcesTest} in rafestore-core.)
+ *
+ * <p>Connections are held to what the drivers' configuration allows: per cloud, never more open at
+ * once than its pool (S3 and Azure {@code maxConnections}, GCS {@code maxThreads}, Redis {@code
+ * maxConnections}), and, once the pools are warm, connections are reused rather than replaced: few
+ * opened during the second half and few in TIME_WAIT at the end. Before the drivers sized and
+ * reused their pools, Azure opened thousands of connections over the run, GCS hundreds and S3 over
+ * a hundred, leaving 1,000 to 1,800 sockets in TIME_WAIT.
  */
 class BoundedResourcesEmulatorsTest {
   private static final KeyPair KEYS = SigningKeys.generate();
   private static final int OPERATIONS = 10_000;
   private static final int IN_FLIGHT = 64;
+
+  // The pools, set explicitly so the bounds below follow from them.
+  private static final int S3_POOL = 64;
+  private static final int AZURE_POOL = 64;
+  private static final int GCS_POOL = 16;
+  private static final int REDIS_POOL = 8;
+
+  /**
+   * Connections a cloud may open during the second half although its pool is warm: a server may
+   * close an idle connection (Azurite's Node server does after 5 s idle) and the odd failed request
+   * drops one. The churn this bounds was hundreds to thousands.
+   */
+  private static final int REOPENED_ALLOWANCE = 16;
+
+  /**
+   * Azure's extra allowance: in some runs (2 of 5 seen) the JDK HttpClient replaced all of its
+   * pooled connections to Azurite at once, once, with no error logged (the client closed them;
+   * cause not identified). One replacement of the pool is bounded; churn is not.
+   */
+  private static final int AZURE_POOL_REPLACEMENTS = 1;
+
+  /**
+   * Connections over a pool's size seen open at once: a connection the pool gave up (aborted or
+   * closed by the server) can still be ESTABLISHED for a moment after its replacement opened (seen
+   * once: 72 to MinIO with a pool of 64, no other growth).
+   */
+  private static final int CLOSING_SLACK = 8;
+
+  /** Sockets of this process that are not pooled connections (JMX, the JDK's own, stragglers). */
+  private static final int OTHER_SOCKETS = 16;
 
   /** Open sockets of this process (Linux: links to "socket:[...]" under /proc/self/fd). */
   private static long openSockets() throws IOException {
@@ -44,6 +82,23 @@ class BoundedResourcesEmulatorsTest {
               })
           .count();
     }
+  }
+
+  /** Live threads by name with the numbers taken out, most first (diagnostics for the log). */
+  private static Map<String, Long> threadNames() {
+    Map<String, Long> byName =
+        Thread.getAllStackTraces().keySet().stream()
+            .collect(
+                java.util.stream.Collectors.groupingBy(
+                    t -> t.getName().replaceAll("[0-9]+", "N"),
+                    java.util.TreeMap::new,
+                    java.util.stream.Collectors.counting()));
+    Map<String, Long> top = new java.util.LinkedHashMap<>();
+    byName.entrySet().stream()
+        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .limit(8)
+        .forEach(e -> top.put(e.getKey(), e.getValue()));
+    return top;
   }
 
   private static long heapAfterGc() throws InterruptedException {
@@ -93,28 +148,38 @@ class BoundedResourcesEmulatorsTest {
       values[i][0] = (byte) i;
     }
     RafeStore.Builder b = RafeStore.builder().faultsTolerated(1).writer("res", KEYS);
-    b.cloud(Emulators.s3("minio"));
-    b.cloud(Emulators.azure("azurite"));
-    b.cloud(Emulators.gcs("fakegcs"));
-    b.cloud(Emulators.redis("redis"));
-    try (RafeStore store = b.build()) {
+    b.cloud(Emulators.s3("minio", S3_POOL));
+    b.cloud(Emulators.azure("azurite", AZURE_POOL));
+    b.cloud(Emulators.gcs("fakegcs", GCS_POOL));
+    b.cloud(Emulators.redis("redis", REDIS_POOL));
+    Map<String, Integer> pools =
+        Map.of("s3", S3_POOL, "azure", AZURE_POOL, "gcs", GCS_POOL, "redis", REDIS_POOL);
+    try (RafeStore store = b.build();
+        SocketCensus census = new SocketCensus(Emulators.endpoints())) {
       // Warm-up, then two equal halves: pools fill during the first half; what a leak would add
       // per operation shows as growth during the second.
       int warmUp = 1_000;
       int middle = (warmUp + OPERATIONS) / 2;
       run(store, 0, warmUp, values);
+      census.settle();
+      Map<String, SocketCensus.Figures> warm = census.mark();
       int threadsStart = ManagementFactory.getThreadMXBean().getThreadCount();
       run(store, warmUp, middle, values);
       int threadsMiddle = ManagementFactory.getThreadMXBean().getThreadCount();
       long socketsMiddle = openSockets();
+      census.settle();
+      Map<String, SocketCensus.Figures> firstHalf = census.mark();
       long heapMiddle = heapAfterGc();
       run(store, middle, OPERATIONS, values);
       int threadsEnd = ManagementFactory.getThreadMXBean().getThreadCount();
       long socketsEnd = openSockets();
+      census.settle();
+      Map<String, SocketCensus.Figures> secondHalf = census.mark();
       long heapEnd = heapAfterGc();
       System.out.printf(
           "bounded resources over %d operations: threads %d -> %d -> %d, sockets %d -> %d,"
-              + " heap %d -> %d KiB%n",
+              + " heap %d -> %d KiB%n  warm-up %s%n  first half %s%n  second half %s%n"
+              + "  threads by name %s%n",
           OPERATIONS,
           threadsStart,
           threadsMiddle,
@@ -122,14 +187,37 @@ class BoundedResourcesEmulatorsTest {
           socketsMiddle,
           socketsEnd,
           heapMiddle / 1024,
-          heapEnd / 1024);
+          heapEnd / 1024,
+          warm,
+          firstHalf,
+          secondHalf,
+          threadNames());
       // Pools, not per-request resources: fixed allowances, whatever the number of operations.
       assertThat(threadsEnd).as("live threads").isLessThanOrEqualTo(threadsStart + 16);
-      // A leak of one connection per request would add thousands over the 4,500 operations of
-      // the second half; the pools move by tens (seen: +37 and -28 in two runs).
+      int pooled = pools.values().stream().mapToInt(Integer::intValue).sum();
+      assertThat(socketsMiddle)
+          .as("open sockets half-way")
+          .isLessThanOrEqualTo(pooled + OTHER_SOCKETS);
       assertThat(socketsEnd)
-          .as("open sockets, second half")
-          .isLessThanOrEqualTo(socketsMiddle + 128);
+          .as("open sockets at the end")
+          .isLessThanOrEqualTo(pooled + OTHER_SOCKETS);
+      for (Map.Entry<String, Integer> pool : pools.entrySet()) {
+        String cloud = pool.getKey();
+        for (Map<String, SocketCensus.Figures> half : List.of(firstHalf, secondHalf)) {
+          assertThat(half.get(cloud).maxOpen())
+              .as("most connections open at once to %s", cloud)
+              .isLessThanOrEqualTo(pool.getValue() + CLOSING_SLACK);
+        }
+        // Reuse, not churn: connections opened while the pool was warm, and the TIME_WAIT
+        // sockets left by the connections this process closed (or had closed) lately.
+        int replacements = cloud.equals("azure") ? AZURE_POOL_REPLACEMENTS * AZURE_POOL : 0;
+        assertThat(secondHalf.get(cloud).opened())
+            .as("connections opened to %s during the second half", cloud)
+            .isLessThanOrEqualTo(REOPENED_ALLOWANCE + replacements);
+        assertThat(secondHalf.get(cloud).timeWait())
+            .as("connections to %s in TIME_WAIT at the end", cloud)
+            .isLessThanOrEqualTo(REOPENED_ALLOWANCE + replacements);
+      }
       assertThat(heapEnd)
           .as("retained heap, second half")
           .isLessThan(heapMiddle + 32L * 1024 * 1024);
