@@ -61,7 +61,9 @@ import reactor.core.publisher.Mono;
  *
  * <p>Connections: the JDK {@code HttpClient} keeps every connection whose exchange completed and
  * reuses it; it opens a new one only when none is idle, so the driver bounds its connections by
- * bounding its requests in flight ({@link Builder#maxConnections(int)}; more wait in a queue). The
+ * bounding its requests in flight ({@link Builder#maxConnections(int)}; more wait in a queue of at
+ * most {@value #WAITING_PER_CONNECTION} per connection, beyond which a request fails at once as
+ * {@code UNAVAILABLE}: a cloud that does not keep up must not make the client's memory grow). The
  * client runs on a fixed pool of {@value #HTTP_THREADS} threads. Cancelling a returned future
  * aborts the request if its body is larger than {@link Builder#finishCancelledUpTo(long)} bytes
  * (which closes its connection) and otherwise lets it finish and drops the result, so the
@@ -71,18 +73,23 @@ public final class AzureBlobCloud implements CloudDriver {
   /** Threads of the JDK HttpClient (its selector thread is extra). */
   private static final int HTTP_THREADS = 4;
 
+  /** Requests that may wait for a connection, per connection (see {@link RequestSlots}). */
+  static final int WAITING_PER_CONNECTION = 4;
+
   private final String id;
   private final BlobContainerAsyncClient container;
   private final AzureMultipart multipart;
   private final long finishCancelledUpTo;
   private final RequestSlots slots;
+  private final int maxConnections;
   private final ExecutorService httpThreads;
   private volatile boolean closed;
 
   private AzureBlobCloud(Builder b) {
     this.id = b.id();
     this.finishCancelledUpTo = b.finishCancelledUpTo;
-    this.slots = new RequestSlots(b.maxConnections);
+    this.maxConnections = b.maxConnections;
+    this.slots = new RequestSlots(b.maxConnections, WAITING_PER_CONNECTION * b.maxConnections);
     // The JDK client's default executor is an unbounded cached pool; with 64 connections busy it
     // kept ~76 worker threads. Its tasks never block (the SDK is used asynchronously and RafeStore
     // moves its own work to its executor), so a small fixed pool serves every connection.
@@ -267,27 +274,40 @@ public final class AzureBlobCloud implements CloudDriver {
           new CloudException(id, Kind.UNAVAILABLE, "driver is closed"));
     }
     CompletableFuture<T> out = new CompletableFuture<>();
-    slots.run(
-        () -> {
-          if (out.isDone()) {
-            return false; // cancelled while queued
-          }
-          Disposable running;
-          try {
-            running =
-                request
-                    .doFinally(signal -> slots.release())
-                    .subscribe(
-                        out::complete,
-                        e -> out.completeExceptionally(translate(e)),
-                        () -> out.complete(null));
-          } catch (RuntimeException e) {
-            out.completeExceptionally(translate(e));
-            return false;
-          }
-          cancel.started(running::dispose);
-          return true;
-        });
+    boolean accepted =
+        slots.run(
+            () -> {
+              if (out.isDone()) {
+                return false; // cancelled while queued
+              }
+              Disposable running;
+              try {
+                running =
+                    request
+                        .doFinally(signal -> slots.release())
+                        .subscribe(
+                            out::complete,
+                            e -> out.completeExceptionally(translate(e)),
+                            () -> out.complete(null));
+              } catch (RuntimeException e) {
+                out.completeExceptionally(translate(e));
+                return false;
+              }
+              cancel.started(running::dispose);
+              return true;
+            },
+            out::isDone);
+    if (!accepted) {
+      return CompletableFuture.failedFuture(
+          new CloudException(
+              id,
+              Kind.UNAVAILABLE,
+              "not keeping up: all "
+                  + maxConnections
+                  + " connections busy and "
+                  + WAITING_PER_CONNECTION * maxConnections
+                  + " requests waiting"));
+    }
     out.whenComplete(
         (v, e) -> {
           if (out.isCancelled()) {

@@ -101,6 +101,25 @@ class BoundedResourcesEmulatorsTest {
     return top;
   }
 
+  /**
+   * The classes holding the most heap (after a full GC), as {@code jcmd GC.class_histogram} prints
+   * them: printed half-way and at the end, so that heap growth names what grew.
+   */
+  private static String histogram(int lines) {
+    try {
+      Object out =
+          ManagementFactory.getPlatformMBeanServer()
+              .invoke(
+                  new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"),
+                  "gcClassHistogram",
+                  new Object[] {new String[0]},
+                  new String[] {String[].class.getName()});
+      return String.join("\n", ((String) out).lines().limit(lines + 3L).toList());
+    } catch (javax.management.JMException | RuntimeException e) {
+      return "(no class histogram: " + e + ")";
+    }
+  }
+
   private static long heapAfterGc() throws InterruptedException {
     MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
     for (int i = 0; i < 3; i++) {
@@ -170,12 +189,15 @@ class BoundedResourcesEmulatorsTest {
       census.settle();
       Map<String, SocketCensus.Figures> firstHalf = census.mark();
       long heapMiddle = heapAfterGc();
+      String histogramMiddle = histogram(15);
       run(store, middle, OPERATIONS, values);
       int threadsEnd = ManagementFactory.getThreadMXBean().getThreadCount();
       long socketsEnd = openSockets();
       census.settle();
       Map<String, SocketCensus.Figures> secondHalf = census.mark();
       long heapEnd = heapAfterGc();
+      System.out.printf(
+          "heap half-way:%n%s%nheap at the end:%n%s%n", histogramMiddle, histogram(15));
       System.out.printf(
           "bounded resources over %d operations: threads %d -> %d -> %d, sockets %d -> %d,"
               + " heap %d -> %d KiB%n  warm-up %s%n  first half %s%n  second half %s%n"
@@ -214,9 +236,13 @@ class BoundedResourcesEmulatorsTest {
         assertThat(secondHalf.get(cloud).opened())
             .as("connections opened to %s during the second half", cloud)
             .isLessThanOrEqualTo(REOPENED_ALLOWANCE + replacements);
-        assertThat(secondHalf.get(cloud).timeWait())
-            .as("connections to %s in TIME_WAIT at the end", cloud)
-            .isLessThanOrEqualTo(REOPENED_ALLOWANCE + replacements);
+        // A pool may also shrink (idle connections closed when the load drops at the end): each
+        // connection it closed leaves a TIME_WAIT without anything being reopened.
+        SocketCensus.Figures second = secondHalf.get(cloud);
+        int shrunk = Math.max(0, second.maxOpen() - second.openNow());
+        assertThat(second.timeWait())
+            .as("connections to %s in TIME_WAIT at the end (pool shrank by %d)", cloud, shrunk)
+            .isLessThanOrEqualTo(REOPENED_ALLOWANCE + replacements + shrunk);
       }
       assertThat(heapEnd)
           .as("retained heap, second half")
