@@ -17,6 +17,12 @@ final class Context {
   final LatencyModel model;
   final MetadataCodec codec;
 
+  /**
+   * Clouds that did not answer a maintenance request within its grace the last time ({@link
+   * QuorumGather}); cleared by any answer.
+   */
+  final java.util.Set<String> lateClouds = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   /** Key shares of sealed values this client wrote (confidentiality option). */
   final KeyShares keyShares = new KeyShares();
 

@@ -30,6 +30,14 @@ final class QuorumGather {
    */
   static final Duration MIN_GRACE = Duration.ofSeconds(2);
 
+  /**
+   * The grace when every cloud still out was late the last time it was asked ({@link
+   * Context#lateClouds}): it is hung or far behind, and a walk over many keys (verifyAll, key
+   * pages) must not pay {@link #MIN_GRACE} per key for it. Such a cloud is still asked each time;
+   * any answer, in time or not, clears its mark.
+   */
+  static final Duration LATE_GRACE = Duration.ofMillis(20);
+
   private QuorumGather() {}
 
   /**
@@ -123,6 +131,11 @@ final class QuorumGather {
       boolean finish = false;
       Duration arm = null;
       synchronized (this) {
+        // Any answer shows the cloud is not hung: it gets the full grace again next time (the
+        // cancellation of a late request is not an answer).
+        if (error == null || !io.rafestore.internal.util.Futures.isCancellation(error)) {
+          ctx.lateClouds.remove(c.id());
+        }
         if (result.isDone() || pending.remove(c) == null) {
           return;
         }
@@ -137,13 +150,22 @@ final class QuorumGather {
         } else if (answered == quorum) {
           long took = ctx.settings.scheduler().nanoTime() - started;
           Duration g = Duration.ofNanos(2 * Math.max(0, took));
+          boolean allLateBefore = true;
           for (Cloud p : pending.keySet()) {
-            Duration predicted = ctx.model.predict(p.id(), 0).multipliedBy(2);
-            if (predicted.compareTo(g) > 0) {
-              g = predicted;
-            }
+            allLateBefore &= ctx.lateClouds.contains(p.id());
           }
-          grace = g.compareTo(MIN_GRACE) < 0 ? MIN_GRACE : g;
+          if (allLateBefore) {
+            // Neither the floor nor the prediction (a hung cloud's estimate only grows).
+            grace = g.compareTo(LATE_GRACE) < 0 ? LATE_GRACE : g;
+          } else {
+            for (Cloud p : pending.keySet()) {
+              Duration predicted = ctx.model.predict(p.id(), 0).multipliedBy(2);
+              if (predicted.compareTo(g) > 0) {
+                g = predicted;
+              }
+            }
+            grace = g.compareTo(MIN_GRACE) < 0 ? MIN_GRACE : g;
+          }
           arm = grace;
         }
       }
@@ -170,6 +192,7 @@ final class QuorumGather {
       List<Cloud> lateClouds = new ArrayList<>();
       for (Map.Entry<Cloud, CompletableFuture<T>> e : late) {
         lateClouds.add(e.getKey());
+        ctx.lateClouds.add(e.getKey().id());
       }
       finish(lateClouds);
       for (Map.Entry<Cloud, CompletableFuture<T>> e : late) {

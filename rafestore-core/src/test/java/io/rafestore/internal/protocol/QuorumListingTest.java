@@ -66,6 +66,32 @@ class QuorumListingTest {
   }
 
   @Test
+  void aCloudLateOnceCostsTheFullGraceOnceNotPerKey() throws Exception {
+    Harness h = new Harness(1, 4);
+    try (RafeStore store = h.client(ProtocolMode.PAPER)) {
+      for (int i = 0; i < 5; i++) {
+        h.run(store.write("k" + i, utf8("v" + i)));
+      }
+      h.clouds.get(3).behave(TestCloud.Behaviour.HANG);
+      Duration start = h.scheduler.elapsed();
+      VerifyReport first = h.run(store.verify("k0"));
+      Duration firstTook = h.scheduler.elapsed().minus(start);
+      assertThat(firstTook).isGreaterThanOrEqualTo(QuorumGather.MIN_GRACE);
+      assertThat(first.findingsFor("p3")).isNotEmpty();
+      start = h.scheduler.elapsed();
+      for (int i = 1; i < 5; i++) {
+        assertThat(h.run(store.verify("k" + i)).findingsFor("p3")).as("k%d", i).isNotEmpty();
+      }
+      // Four more keys in less than the first key's grace: p3 is not waited for again.
+      assertThat(h.scheduler.elapsed().minus(start)).isLessThan(QuorumGather.MIN_GRACE);
+      // Once it answers again it is heard (and gets the full grace again).
+      h.clouds.get(3).behave(TestCloud.Behaviour.CORRECT);
+      h.run(store.verify("k0"));
+      assertThat(h.run(store.verify("k0")).findingsFor("p3")).isEmpty();
+    }
+  }
+
+  @Test
   void collectionOrphansAndKeysFinishAtAQuorumOfListings() throws Exception {
     Harness h = new Harness(1, 4);
     try (RafeStore store = h.client(ProtocolMode.PAPER)) {
