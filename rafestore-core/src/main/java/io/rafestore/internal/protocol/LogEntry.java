@@ -411,12 +411,25 @@ public record LogEntry(
    * object's size is not recorded and this is the plain size.
    */
   long storedPartSize(int i) {
-    return partSize(i) + (coding == Coding.PARTS && isSealed() ? SEALED_PART_OVERHEAD : 0);
+    return storedPartSize(partSize(i), coding == Coding.PARTS && isSealed());
+  }
+
+  /**
+   * The stored size of a part of {@code plainSize} bytes: the layout rule, shared with the writer
+   * ({@link PartedPayload}), which has no entry yet when it uploads.
+   */
+  static long storedPartSize(long plainSize, boolean sealed) {
+    return plainSize + (sealed ? SEALED_PART_OVERHEAD : 0);
+  }
+
+  /** Offset of part {@code i} in a joined object of parts of {@code partLength} plain bytes. */
+  static long storedPartOffset(long partLength, int i, boolean sealed) {
+    return i * storedPartSize(partLength, sealed);
   }
 
   /** Offset of part {@code i} in the concatenation of the stored parts (a joined object). */
   long storedPartOffset(int i) {
-    return partOffset(i) + (coding == Coding.PARTS && isSealed() ? i * SEALED_PART_OVERHEAD : 0);
+    return storedPartOffset(partLength(), i, coding == Coding.PARTS && isSealed());
   }
 
   /** What sealing adds to each part: a nonce and a tag. */

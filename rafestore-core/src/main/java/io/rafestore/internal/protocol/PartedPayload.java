@@ -179,12 +179,12 @@ final class PartedPayload {
 
   /** Where part {@code i} starts in a joined object (see {@link LogEntry#storedPartOffset}). */
   private long storedPartOffset(int i) {
-    return i * partLength + (sealer == null ? 0 : i * LogEntry.SEALED_PART_OVERHEAD);
+    return LogEntry.storedPartOffset(partLength, i, sealer != null);
   }
 
   /** What a holder stores for part {@code i} (see {@link LogEntry#storedPartSize}). */
   private long storedPartSize(int i) {
-    return partSize(i) + (sealer == null ? 0 : LogEntry.SEALED_PART_OVERHEAD);
+    return LogEntry.storedPartSize(partSize(i), sealer != null);
   }
 
   /**
@@ -476,8 +476,7 @@ final class PartedPayload {
       io.rafestore.spi.Multipart m = ctx.byId.get(cloud).accounting().multipart().orElse(null);
       if (m == null
           || count < 2
-          || !m.fits(partLength, count)
-          || !m.fits(partLength + LogEntry.SEALED_PART_OVERHEAD, count)) {
+          || !m.fits(LogEntry.storedPartSize(partLength, sealer != null), count)) {
         return null;
       }
       return m;
