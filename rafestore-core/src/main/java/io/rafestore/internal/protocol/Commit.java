@@ -39,7 +39,9 @@ final class Commit {
       boolean readMSkipped,
       long startNanos) {
     String writer = ctx.settings.writerId();
-    MetadataLog next = Logs.append(view.logOf(writer), view, entry);
+    MetadataLog next = Logs.append(view.logOf(writer), view, entry, ctx.incarnation);
+    // The entry as signed: stamped with this client's incarnation, last in the new log.
+    LogEntry signed = next.entries().get(next.entries().size() - 1);
     byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
     java.util.function.Function<Cloud, byte[]> payloads =
         ctx.keyShares.payloads(ctx, view, next, bytes, sealed);
@@ -52,10 +54,10 @@ final class Commit {
                 return;
               }
               if (sealed != null) {
-                ctx.keyShares.remember(entry, sealed.shares());
+                ctx.keyShares.remember(signed, sealed.shares());
               }
               ctx.rememberOwnLog(next);
-              VersionInfo info = entry.info(key, writer);
+              VersionInfo info = signed.info(key, writer);
               Duration latency = Duration.ofNanos(ctx.settings.scheduler().nanoTime() - startNanos);
               WriteReceipt receipt =
                   new WriteReceipt(

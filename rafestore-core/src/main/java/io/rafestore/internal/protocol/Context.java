@@ -23,6 +23,24 @@ final class Context {
    */
   final java.util.Set<String> lateClouds = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
+  /**
+   * This client's incarnation: a random nonzero 64-bit number drawn when the client is built and
+   * stamped on every log and entry it signs ({@link io.rafestore.Version#incarnation()}). A writer
+   * id restarted after a crash is a new incarnation, so it can never sign a log or a version that
+   * its predecessor signed, even when it picks the same sequence and timestamp (it cannot see a log
+   * that reached only a few clouds, and it trusts no local disk to remember).
+   */
+  final long incarnation = newIncarnation();
+
+  private static long newIncarnation() {
+    java.security.SecureRandom random = new java.security.SecureRandom();
+    long v;
+    do {
+      v = random.nextLong();
+    } while (v == 0);
+    return v;
+  }
+
   /** Key shares of sealed values this client wrote (confidentiality option). */
   final KeyShares keyShares = new KeyShares();
 

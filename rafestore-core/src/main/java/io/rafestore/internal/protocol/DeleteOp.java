@@ -26,7 +26,7 @@ final class DeleteOp {
                   String writer = ctx.settings.writerId();
                   LogEntry tombstone =
                       LogEntry.tombstone(view.maxTimestamp + 1, ctx.settings.clock().millis());
-                  MetadataLog next = Logs.append(view.logOf(writer), view, tombstone);
+                  MetadataLog next = Logs.append(view.logOf(writer), view, tombstone, ctx.incarnation);
                   byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
                   List<View.Item> dead = new ArrayList<>(view.visible);
                   dead.addAll(view.hidden);

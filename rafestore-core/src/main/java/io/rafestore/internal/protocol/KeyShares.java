@@ -225,7 +225,7 @@ final class KeyShares {
     if (sealed.isEmpty()) {
       return c -> signed;
     }
-    Map<String, SortedMap<Long, byte[]>> byCloud = new HashMap<>();
+    Map<String, SortedMap<LogEntry.Id, byte[]>> byCloud = new HashMap<>();
     for (LogEntry e : sealed) {
       Map<String, byte[]> known =
           fresh != null && e.dataObject().equals(fresh.dataObject())
@@ -248,7 +248,7 @@ final class KeyShares {
           }
         }
         if (share != null) {
-          byCloud.computeIfAbsent(cloud, c -> new TreeMap<>()).put(e.timestamp(), share);
+          byCloud.computeIfAbsent(cloud, c -> new TreeMap<>()).put(e.id(), share);
         }
       }
     }
@@ -266,7 +266,7 @@ final class KeyShares {
         view.shares
             .getOrDefault(e.shareHolders().get(i), Map.of())
             .getOrDefault(writer, Map.of())
-            .get(e.timestamp());
+            .get(e.id());
     return share != null && Sha256.matches(share, e.shareHashUnsafe(i)) ? share : null;
   }
 
@@ -398,12 +398,12 @@ final class KeyShares {
                   writer,
                   ctx.settings.trustedWriters().get(writer),
                   ctx.settings.maxMetadataBytes());
-          byte[] enc = env.shares().get(entry.timestamp());
+          byte[] enc = env.shares().get(entry.id());
           if (enc != null && Sha256.matches(enc, entry.shareHashUnsafe(index))) {
             share = parse(enc, index);
           }
           if (share == null) {
-            problem = "no valid key share for version " + entry.timestamp() + " of " + writer;
+            problem = "no valid key share for version " + entry.version(writer);
           }
         } catch (MalformedMetadataException e) {
           problem = "key share: " + e.getMessage();
@@ -454,9 +454,7 @@ final class KeyShares {
                   + " key shares needed to decrypt '"
                   + key
                   + "' version "
-                  + entry.timestamp()
-                  + ":"
-                  + writer
+                  + entry.version(writer)
                   + " are valid",
               copy));
     }

@@ -34,6 +34,9 @@ import java.util.Objects;
  *     object named {@code dataObject} (a native multipart upload, the stored parts concatenated),
  *     in holder order; every other holder stores part objects ({@link #partObject}). Empty for
  *     every other coding
+ * @param incarnation the incarnation of the client that created the entry ({@link
+ *     Version#incarnation()}; 0 in logs written before incarnations existed). An entry keeps it
+ *     when a later incarnation of the same writer carries it over into its own log
  */
 public record LogEntry(
     Kind kind,
@@ -48,9 +51,13 @@ public record LogEntry(
     List<byte[]> pieceHashes,
     List<String> shareHolders,
     List<byte[]> shareHashes,
-    List<String> joinedHolders) {
+    List<String> joinedHolders,
+    long incarnation) {
 
-  /** An entry with no joined holder (every holder of a parted value stores part objects). */
+  /**
+   * An entry with no joined holder (every holder of a parted value stores part objects) and
+   * incarnation 0; {@link Logs#append} stamps the writer's incarnation on an entry it appends.
+   */
   public LogEntry(
       Kind kind,
       long timestamp,
@@ -77,7 +84,8 @@ public record LogEntry(
         pieceHashes,
         shareHolders,
         shareHashes,
-        List.of());
+        List.of(),
+        0);
   }
 
   /** How a value is laid out on its holders; the wire code is {@link #code}. */
@@ -182,7 +190,30 @@ public record LogEntry(
         pieceHashes,
         keyHolders,
         keyShareHashes,
-        joinedHolders);
+        joinedHolders,
+        incarnation);
+  }
+
+  /**
+   * The same entry as signed by the client incarnation {@code writerIncarnation} (see {@link
+   * Version#incarnation()}).
+   */
+  LogEntry withIncarnation(long writerIncarnation) {
+    return new LogEntry(
+        kind,
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        holders,
+        coding,
+        k,
+        pieceHashes,
+        shareHolders,
+        shareHashes,
+        joinedHolders,
+        writerIncarnation);
   }
 
   /**
@@ -213,7 +244,8 @@ public record LogEntry(
         pieceHashes,
         shareHolders,
         shareHashes,
-        ordered);
+        ordered,
+        incarnation);
   }
 
   /** Whether {@code holder} stores this parted value as one joined object. */
@@ -311,12 +343,13 @@ public record LogEntry(
       }
     }
     if (kind == Kind.COLLECTED) {
-      // The watermark names a version: its writer in dataObject, its timestamp in size.
+      // The watermark names a version: its writer tag (writer id, and its incarnation unless 0)
+      // in dataObject, its timestamp in size.
       if (size < 1 || !holders.isEmpty() || coding != Coding.REPLICA || !shareHolders.isEmpty()) {
         throw new IllegalArgumentException(
             "a collected watermark needs a timestamp >= 1 and no holders or coding");
       }
-      io.rafestore.internal.util.Names.checkWriterId(dataObject);
+      Version.parse(size + "@" + dataObject);
     }
   }
 
@@ -331,7 +364,7 @@ public record LogEntry(
         Kind.COLLECTED,
         timestamp,
         createdAtMillis,
-        through.writer(),
+        through.writerTag(),
         through.timestamp(),
         new byte[32],
         List.of(),
@@ -344,7 +377,7 @@ public record LogEntry(
 
   /** For a {@link Kind#COLLECTED} entry, the newest collected version; otherwise null. */
   Version collectedThrough() {
-    return kind == Kind.COLLECTED ? new Version(size, dataObject) : null;
+    return kind == Kind.COLLECTED ? Version.parse(size + "@" + dataObject) : null;
   }
 
   /** Whether {@code count} parts of {@code ceil(size / count)} bytes leave the last non-empty. */
@@ -530,7 +563,35 @@ public record LogEntry(
 
   /** The version this entry names, given its log's writer. */
   Version version(String writer) {
-    return new Version(timestamp, writer);
+    return new Version(timestamp, writer, incarnation);
+  }
+
+  /**
+   * What names an entry within its writer's logs: its timestamp and incarnation (the {@link
+   * Version} without the writer). Key shares in envelopes are named by it.
+   */
+  record Id(long timestamp, long incarnation) implements Comparable<Id> {
+    @Override
+    public int compareTo(Id o) {
+      int c = Long.compare(timestamp, o.timestamp);
+      return c != 0 ? c : Long.compare(incarnation, o.incarnation);
+    }
+
+    @Override
+    public String toString() {
+      return incarnation == 0 ? Long.toString(timestamp) : timestamp + "." + incarnation;
+    }
+  }
+
+  /** This entry's {@link Id}. */
+  Id id() {
+    return new Id(timestamp, incarnation);
+  }
+
+  /** Orders a log's entries: by timestamp, then incarnation (as {@link Version} does). */
+  static int order(LogEntry a, LogEntry b) {
+    int c = Long.compare(a.timestamp, b.timestamp);
+    return c != 0 ? c : Long.compare(a.incarnation, b.incarnation);
   }
 
   VersionInfo info(String key, String writer) {
@@ -553,7 +614,8 @@ public record LogEntry(
         && sameHashes(pieceHashes, e.pieceHashes)
         && shareHolders.equals(e.shareHolders)
         && sameHashes(shareHashes, e.shareHashes)
-        && joinedHolders.equals(e.joinedHolders);
+        && joinedHolders.equals(e.joinedHolders)
+        && incarnation == e.incarnation;
   }
 
   private static boolean sameHashes(List<byte[]> a, List<byte[]> b) {
@@ -570,6 +632,7 @@ public record LogEntry(
 
   @Override
   public int hashCode() {
-    return Objects.hash(kind, timestamp, dataObject, size, Arrays.hashCode(sha256), holders);
+    return Objects.hash(
+        kind, timestamp, incarnation, dataObject, size, Arrays.hashCode(sha256), holders);
   }
 }

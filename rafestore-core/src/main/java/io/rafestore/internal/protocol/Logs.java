@@ -13,9 +13,19 @@ final class Logs {
    * tombstone and the newest collection watermark any writer has written, counting {@code entry}
    * itself; older ones are dead and are dropped, which is how logs shrink after deletes and
    * collections), the newest tombstone and watermark if this log holds them (other writers' logs
-   * may still list versions they cover), then {@code entry}. The sequence grows by one.
+   * may still list versions they cover), then {@code entry} stamped with the signing client's
+   * {@code incarnation}. The sequence grows by one and the log is the signing incarnation's.
+   *
+   * <p>{@code previous} is the writer's log as readM merged it ({@link LogMerge}): when a crashed
+   * incarnation of this writer left a log that readM saw, its entries are carried over here, so
+   * the fork ends with this log.
    */
-  static MetadataLog append(MetadataLog previous, View view, LogEntry entry) {
+  static MetadataLog append(
+      MetadataLog previous, View view, LogEntry unstamped, long incarnation) {
+    if (incarnation == 0) {
+      throw new IllegalArgumentException("a client's incarnation is never 0");
+    }
+    LogEntry entry = unstamped.withIncarnation(incarnation);
     // The entry being appended counts too: a new tombstone or watermark compacts at once.
     Version tombstone = view.tombstone;
     Version collected = view.collected;
@@ -47,7 +57,8 @@ final class Logs {
       }
     }
     kept.add(entry);
-    return new MetadataLog(previous.key(), previous.writer(), previous.sequence() + 1, kept);
+    return new MetadataLog(
+        previous.key(), previous.writer(), previous.sequence() + 1, incarnation, kept);
   }
 
   private static boolean supersededBy(LogEntry appended, LogEntry watermark) {

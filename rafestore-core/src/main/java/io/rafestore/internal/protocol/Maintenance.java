@@ -95,7 +95,7 @@ final class Maintenance {
     }
     LogEntry watermark =
         LogEntry.collected(view.maxTimestamp + 1, ctx.settings.clock().millis(), through);
-    MetadataLog next = Logs.append(own, view, watermark);
+    MetadataLog next = Logs.append(own, view, watermark, ctx.incarnation);
     byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
     Set<String> doomed = new HashSet<>();
     for (View.Item it : newly) {
@@ -398,7 +398,7 @@ final class Maintenance {
   private static CompletableFuture<Void> tombstoneEverywhere(Context ctx, String key, View view) {
     String writer = ctx.settings.writerId();
     LogEntry tombstone = LogEntry.tombstone(view.maxTimestamp + 1, ctx.settings.clock().millis());
-    MetadataLog next = Logs.append(view.logOf(writer), view, tombstone);
+    MetadataLog next = Logs.append(view.logOf(writer), view, tombstone, ctx.incarnation);
     byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
     ObjectKey object = Names.metadataObject(key, writer);
     java.util.function.Function<Cloud, byte[]> payloads =

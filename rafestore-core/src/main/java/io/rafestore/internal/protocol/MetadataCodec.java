@@ -70,8 +70,20 @@ final class MetadataCodec {
   static final byte[] MAGIC = {'R', 'F', 'S', 'M'};
   static final int FORMAT = 1;
   static final int FORMAT_SEALED = 2;
+
+  /**
+   * Formats 3 and 4 are 1 and 2 with writer incarnations: an i64 incarnation of the signing client
+   * after the sequence, and an i64 incarnation after each entry's timestamp. Written whenever the
+   * log's incarnation is not 0, which is always for logs signed by this version.
+   */
+  static final int FORMAT_INCARNATIONS = 3;
+
+  static final int FORMAT_SEALED_INCARNATIONS = 4;
   static final byte[] ENVELOPE_MAGIC = {'R', 'F', 'S', 'E'};
   static final int ENVELOPE_FORMAT = 1;
+
+  /** Envelope format 2: each share is named by its entry's timestamp and incarnation. */
+  static final int ENVELOPE_FORMAT_INCARNATIONS = 2;
   static final int SIG_ED25519 = 1;
   private static final int SIG_LENGTH = 64;
 
@@ -153,7 +165,14 @@ final class MetadataCodec {
     ByteArrayOutputStream out = new ByteArrayOutputStream(128 + 160 * log.entries().size());
     out.writeBytes(MAGIC);
     boolean anySealed = log.entries().stream().anyMatch(LogEntry::isSealed);
-    out.write(anySealed ? FORMAT_SEALED : FORMAT);
+    boolean incarnations = log.incarnation() != 0;
+    if (incarnations) {
+      out.write(anySealed ? FORMAT_SEALED_INCARNATIONS : FORMAT_INCARNATIONS);
+    } else if (log.entries().stream().anyMatch(e -> e.incarnation() != 0)) {
+      throw new IllegalArgumentException("a log of incarnation 0 cannot hold later incarnations");
+    } else {
+      out.write(anySealed ? FORMAT_SEALED : FORMAT);
+    }
     byte[] key = log.key().getBytes(StandardCharsets.UTF_8);
     u16(out, key.length);
     out.writeBytes(key);
@@ -161,10 +180,16 @@ final class MetadataCodec {
     out.write(writer.length);
     out.writeBytes(writer);
     i64(out, log.sequence());
+    if (incarnations) {
+      i64(out, log.incarnation());
+    }
     i32(out, log.entries().size());
     for (LogEntry e : log.entries()) {
       out.write(e.kind().code);
       i64(out, e.timestamp());
+      if (incarnations) {
+        i64(out, e.incarnation());
+      }
       i64(out, e.createdAtMillis());
       byte[] name = e.dataObject().getBytes(StandardCharsets.US_ASCII);
       u16(out, name.length);
@@ -229,30 +254,35 @@ final class MetadataCodec {
   }
 
   /**
-   * Wraps a signed log with one cloud's key shares (timestamp to share encoding), as stored on that
-   * cloud under the confidentiality option.
+   * Wraps a signed log with one cloud's key shares (entry to share encoding), as stored on that
+   * cloud under the confidentiality option. Format 1 (shares named by timestamp) unless a share
+   * belongs to an entry of a nonzero incarnation.
    */
-  static byte[] envelope(byte[] signedLog, java.util.SortedMap<Long, byte[]> shares) {
+  static byte[] envelope(byte[] signedLog, java.util.SortedMap<LogEntry.Id, byte[]> shares) {
     ByteArrayOutputStream out =
-        new ByteArrayOutputStream(signedLog.length + 16 + 48 * shares.size());
+        new ByteArrayOutputStream(signedLog.length + 16 + 56 * shares.size());
+    boolean incarnations = shares.keySet().stream().anyMatch(id -> id.incarnation() != 0);
     out.writeBytes(ENVELOPE_MAGIC);
-    out.write(ENVELOPE_FORMAT);
+    out.write(incarnations ? ENVELOPE_FORMAT_INCARNATIONS : ENVELOPE_FORMAT);
     i32(out, signedLog.length);
     out.writeBytes(signedLog);
     if (shares.size() > 0xFFFF) {
       throw new IllegalArgumentException("at most 65535 shares in one envelope");
     }
     u16(out, shares.size());
-    for (java.util.Map.Entry<Long, byte[]> e : shares.entrySet()) {
-      i64(out, e.getKey());
+    for (java.util.Map.Entry<LogEntry.Id, byte[]> e : shares.entrySet()) {
+      i64(out, e.getKey().timestamp());
+      if (incarnations) {
+        i64(out, e.getKey().incarnation());
+      }
       u16(out, e.getValue().length);
       out.writeBytes(e.getValue());
     }
     return out.toByteArray();
   }
 
-  /** A log and the key shares (by entry timestamp, still unchecked) its cloud sent with it. */
-  record Envelope(MetadataLog log, java.util.Map<Long, byte[]> shares) {}
+  /** A log and the key shares (by entry, still unchecked) its cloud sent with it. */
+  record Envelope(MetadataLog log, java.util.Map<LogEntry.Id, byte[]> shares) {}
 
   /**
    * Parses a metadata object that may be an envelope: verifies the log inside as {@link #decode}
@@ -275,9 +305,10 @@ final class MetadataCodec {
       need(in, 5 + 4);
       in.position(4);
       int format = in.get() & 0xFF;
-      if (format != ENVELOPE_FORMAT) {
+      if (format != ENVELOPE_FORMAT && format != ENVELOPE_FORMAT_INCARNATIONS) {
         throw malformed("unknown envelope format " + format);
       }
+      boolean incarnations = format == ENVELOPE_FORMAT_INCARNATIONS;
       long logLength = in.getInt() & 0xFFFFFFFFL;
       if (logLength > in.remaining()) {
         throw malformed("envelope log length " + logLength + " exceeds " + in.remaining());
@@ -289,16 +320,16 @@ final class MetadataCodec {
       if (count > in.remaining() / 10) {
         throw malformed("share count " + count + " exceeds what " + in.remaining() + " bytes hold");
       }
-      java.util.Map<Long, byte[]> shares = new java.util.HashMap<>();
+      java.util.Map<LogEntry.Id, byte[]> shares = new java.util.HashMap<>();
       for (int i = 0; i < count; i++) {
-        need(in, 8);
-        long ts = in.getLong();
+        need(in, incarnations ? 16 : 8);
+        LogEntry.Id id = new LogEntry.Id(in.getLong(), incarnations ? in.getLong() : 0);
         int length = u16(in);
         need(in, length);
         byte[] share = new byte[length];
         in.get(share);
-        if (shares.put(ts, share) != null) {
-          throw malformed("two shares for timestamp " + ts);
+        if (shares.put(id, share) != null) {
+          throw malformed("two shares for entry " + id);
         }
       }
       if (in.hasRemaining()) {
@@ -380,9 +411,11 @@ final class MetadataCodec {
         throw malformed("bad magic");
       }
       int format = in.get() & 0xFF;
-      if (format != FORMAT && format != FORMAT_SEALED) {
+      if (format < FORMAT || format > FORMAT_SEALED_INCARNATIONS) {
         throw malformed("unknown metadata format " + format);
       }
+      boolean sealedFormat = format == FORMAT_SEALED || format == FORMAT_SEALED_INCARNATIONS;
+      boolean incarnations = format >= FORMAT_INCARNATIONS;
       String key = utf8(in, u16(in));
       String writer = ascii(in, u8(in));
       need(in, 12);
@@ -390,24 +423,37 @@ final class MetadataCodec {
       if (sequence < 1) {
         throw malformed("sequence " + sequence + " < 1");
       }
+      long logIncarnation = 0;
+      if (incarnations) {
+        need(in, 8 + 4);
+        logIncarnation = in.getLong();
+        if (logIncarnation == 0) {
+          // Canonical: a log of incarnation 0 is written in format 1 or 2.
+          throw malformed("format " + format + " with incarnation 0");
+        }
+      }
       long count = in.getInt() & 0xFFFFFFFFL;
       if (count > in.remaining() / MIN_ENTRY) {
         throw malformed("entry count " + count + " exceeds what " + in.remaining() + " bytes hold");
       }
       List<LogEntry> entries = new ArrayList<>((int) count);
       long lastTs = 0;
+      long lastIncarnation = 0;
       for (long i = 0; i < count; i++) {
-        need(in, 17);
+        need(in, incarnations ? 25 : 17);
         LogEntry.Kind kind = LogEntry.Kind.of(in.get() & 0xFF);
         if (kind == null) {
           throw malformed("entry " + i + " has an unknown kind");
         }
         long ts = in.getLong();
+        long entryIncarnation = incarnations ? in.getLong() : 0;
         long created = in.getLong();
-        if (ts <= lastTs) {
-          throw malformed("entry " + i + " timestamp " + ts + " is not increasing");
+        if (ts < 1 || ts < lastTs || (ts == lastTs && entryIncarnation <= lastIncarnation)) {
+          throw malformed(
+              "entry " + i + " (timestamp " + ts + ", incarnation) is not increasing");
         }
         lastTs = ts;
+        lastIncarnation = entryIncarnation;
         String name = ascii(in, u16(in));
         need(in, 8 + 32 + 1);
         long size = in.getLong();
@@ -478,7 +524,7 @@ final class MetadataCodec {
         }
         List<String> shareHolders = new ArrayList<>();
         List<byte[]> shareHashes = new ArrayList<>();
-        if (format == FORMAT_SEALED) {
+        if (sealedFormat) {
           int shareCount = u8(in);
           for (int h = 0; h < shareCount; h++) {
             shareHolders.add(ascii(in, u8(in)));
@@ -505,7 +551,8 @@ final class MetadataCodec {
                 pieces,
                 shareHolders,
                 shareHashes,
-                joined));
+                joined,
+                entryIncarnation));
       }
       int signedLength = in.position();
       need(in, 2);
@@ -524,7 +571,7 @@ final class MetadataCodec {
         throw new MalformedMetadataException(
             CloudFault.Kind.BAD_SIGNATURE, "signature does not verify under writer's key");
       }
-      return new MetadataLog(key, writer, sequence, entries);
+      return new MetadataLog(key, writer, sequence, logIncarnation, entries);
     } catch (MalformedMetadataException e) {
       throw e;
     } catch (RuntimeException e) {

@@ -39,7 +39,7 @@ final class MetadataRead {
   private final Map<String, Map<String, MetadataLog>> replies = new HashMap<>();
 
   /** Key shares the valid replies carried: cloud id to writer to timestamp to share (unchecked). */
-  private final Map<String, Map<String, Map<Long, byte[]>>> shares = new HashMap<>();
+  private final Map<String, Map<String, Map<LogEntry.Id, byte[]>>> shares = new HashMap<>();
 
   private int invalid;
   private boolean finished;
@@ -94,7 +94,7 @@ final class MetadataRead {
     private final String cloudId;
     private int remaining;
     private final Map<String, MetadataLog> logs = new HashMap<>();
-    private final Map<String, Map<Long, byte[]>> sharesOf = new HashMap<>();
+    private final Map<String, Map<LogEntry.Id, byte[]>> sharesOf = new HashMap<>();
     private CloudFault fault;
 
     CloudReply(String cloudId, int writers) {
@@ -104,7 +104,7 @@ final class MetadataRead {
 
     void answer(String writer, byte[] bytes, Throwable error) {
       MetadataLog log = null;
-      Map<Long, byte[]> logShares = Map.of();
+      Map<LogEntry.Id, byte[]> logShares = Map.of();
       CloudFault f = null;
       if (error != null) {
         Throwable cause = Futures.unwrap(error);
@@ -149,7 +149,7 @@ final class MetadataRead {
     private void allAnswered() {
       CloudFault f;
       Map<String, MetadataLog> copy;
-      Map<String, Map<Long, byte[]>> sharesCopy;
+      Map<String, Map<LogEntry.Id, byte[]>> sharesCopy;
       synchronized (this) {
         f = fault;
         copy = Map.copyOf(logs);
@@ -162,7 +162,7 @@ final class MetadataRead {
   private void cloudDone(
       String cloudId,
       Map<String, MetadataLog> logs,
-      Map<String, Map<Long, byte[]>> cloudShares,
+      Map<String, Map<LogEntry.Id, byte[]>> cloudShares,
       CloudFault fault) {
     View view = null;
     List<CloudFault> stale = List.of();
@@ -203,20 +203,30 @@ final class MetadataRead {
     }
   }
 
-  /** Picks each writer's best log among the valid replies; notes clouds that lag behind. */
+  /**
+   * Merges each writer's logs among the valid replies ({@link LogMerge#merge}); notes clouds whose
+   * log is older than the writer's newest.
+   */
   private View merge() {
-    Map<String, MetadataLog> best = new HashMap<>();
+    Map<String, List<MetadataLog>> byWriter = new HashMap<>();
     for (Map<String, MetadataLog> reply : replies.values()) {
       for (MetadataLog log : reply.values()) {
-        best.merge(log.writer(), log, MetadataRead::better);
+        byWriter.computeIfAbsent(log.writer(), w -> new ArrayList<>()).add(log);
       }
     }
+    Map<String, MetadataLog> merged = new HashMap<>();
+    Map<String, MetadataLog> newest = new HashMap<>();
+    byWriter.forEach(
+        (writer, logs) -> {
+          merged.put(writer, LogMerge.merge(logs));
+          newest.put(writer, logs.stream().reduce(LogMerge::newer).orElseThrow());
+        });
     List<CloudFault> all = new ArrayList<>(faults);
     for (Map.Entry<String, Map<String, MetadataLog>> reply : replies.entrySet()) {
-      for (MetadataLog top : best.values()) {
+      for (MetadataLog top : newest.values()) {
         MetadataLog theirs = reply.getValue().get(top.writer());
-        long seq = theirs == null ? 0 : theirs.sequence();
-        if (seq < top.sequence()) {
+        if (theirs == null || (theirs != top && LogMerge.newer(theirs, top) == top)) {
+          long seq = theirs == null ? 0 : theirs.sequence();
           all.add(
               new CloudFault(
                   reply.getKey(),
@@ -225,37 +235,13 @@ final class MetadataRead {
                       + top.writer()
                       + " at sequence "
                       + seq
-                      + " < "
-                      + top.sequence()
-                      + " (lagging, or replaying an old log)"));
+                      + (theirs != null && theirs.sequence() == top.sequence()
+                          ? " of another incarnation than the newest"
+                          : " < " + top.sequence())
+                      + " (lagging, replaying an old log, or holding a crashed incarnation's)"));
         }
       }
     }
-    return new View(key, best, all, false, shares);
-  }
-
-  /**
-   * The preferred of two validly signed logs of one writer: the higher sequence. Equal sequences
-   * with different contents exist only if the writer crashed during writeM and, restarted, did not
-   * see its half-written log and reused the sequence. Every reader that sees both must pick the
-   * same one, so the tie is broken by content alone: the higher last timestamp, then more entries,
-   * then the last entry's data object name.
-   */
-  static MetadataLog better(MetadataLog a, MetadataLog b) {
-    if (a.sequence() != b.sequence()) {
-      return a.sequence() > b.sequence() ? a : b;
-    }
-    if (a.maxTimestamp() != b.maxTimestamp()) {
-      return a.maxTimestamp() > b.maxTimestamp() ? a : b;
-    }
-    if (a.entries().size() != b.entries().size()) {
-      return a.entries().size() > b.entries().size() ? a : b;
-    }
-    if (a.entries().isEmpty()) {
-      return a;
-    }
-    String an = a.entries().get(a.entries().size() - 1).dataObject();
-    String bn = b.entries().get(b.entries().size() - 1).dataObject();
-    return an.compareTo(bn) >= 0 ? a : b;
+    return new View(key, merged, all, false, shares);
   }
 }

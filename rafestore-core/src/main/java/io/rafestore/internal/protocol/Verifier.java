@@ -52,12 +52,15 @@ final class Verifier {
 
   private final Map<String, MetadataLog> newest = new HashMap<>();
 
+  /** Writers whose logs are forked with no single log holding every visible version. */
+  private final Set<String> forked = new HashSet<>();
+
   /**
    * Key shares (confidentiality option) each cloud's object carried: cloud id to writer to entry
    * timestamp to share, unchecked; the shape {@link View#shares} has, so repair can restore a
    * cloud's shares the way writeM does.
    */
-  private final Map<String, Map<String, Map<Long, byte[]>>> shares = new HashMap<>();
+  private final Map<String, Map<String, Map<LogEntry.Id, byte[]>>> shares = new HashMap<>();
 
   private final List<Finding> findings = new ArrayList<>();
   private View view;
@@ -134,9 +137,15 @@ final class Verifier {
             ctx.settings.executor());
   }
 
-  /** Decodes every answer, picks the newest valid log per writer, records metadata findings. */
+  /**
+   * Decodes every answer, merges each writer's valid logs as readM does ({@link LogMerge}), picks
+   * per writer the log repair copies (the newest single log that holds everything the merge shows,
+   * {@link LogMerge#covers}) and records metadata findings against it.
+   */
   private void judgeMetadata(List<Answer> answers) {
     Map<Answer, MetadataLog> decoded = new LinkedHashMap<>();
+    Map<String, List<MetadataLog>> byWriter = new HashMap<>();
+    Map<MetadataLog, byte[]> bytesOf = new java.util.IdentityHashMap<>();
     Set<String> unreachable = new HashSet<>();
     for (Answer a : answers) {
       if (a.error != null) {
@@ -154,19 +163,35 @@ final class Verifier {
             ctx.codec.decodeEnvelope(a.bytes, key, a.writer, pk, ctx.settings.maxMetadataBytes());
         MetadataLog log = env.log();
         decoded.put(a, log);
+        byWriter.computeIfAbsent(a.writer, w -> new ArrayList<>()).add(log);
+        bytesOf.putIfAbsent(log, signedLogOf(a.bytes));
         if (!env.shares().isEmpty()) {
           shares.computeIfAbsent(a.cloud, c -> new HashMap<>()).put(a.writer, env.shares());
-        }
-        MetadataLog best = newest.get(a.writer);
-        MetadataLog winner = best == null ? log : MetadataRead.better(best, log);
-        if (winner != best) {
-          newest.put(a.writer, log);
-          newestBytes.put(a.writer, signedLogOf(a.bytes));
         }
       } catch (MalformedMetadataException e) {
         addFinding(new Finding(a.cloud, Problem.METADATA_INVALID, a.writer, e.getMessage()));
       }
     }
+    Map<String, MetadataLog> merged = new HashMap<>();
+    byWriter.forEach((w, logs) -> merged.put(w, LogMerge.merge(logs)));
+    view = new View(key, merged, List.of(), false, shares);
+    byWriter.forEach(
+        (w, logs) -> {
+          List<MetadataLog> candidates = new ArrayList<>(logs);
+          candidates.sort((a, b) -> a == b ? 0 : LogMerge.newer(a, b) == a ? -1 : 1);
+          for (MetadataLog c : candidates) {
+            if (LogMerge.covers(c, merged.get(w), view)) {
+              newest.put(w, c);
+              newestBytes.put(w, bytesOf.get(c));
+              return;
+            }
+          }
+          // Forked incarnations (a crashed writer's log beside its successor's) and no single log
+          // holds every visible version: copying one would hide the others. The writer's next log
+          // of the key merges them; until then repair leaves the logs as they are.
+          forked.add(w);
+          newest.put(w, candidates.get(0));
+        });
     for (Answer a : answers) {
       MetadataLog top = newest.get(a.writer);
       if (top == null || unreachable.contains(a.cloud)) {
@@ -180,6 +205,17 @@ final class Verifier {
                 Problem.METADATA_MISSING,
                 a.writer,
                 "no log; newest is sequence " + top.sequence()));
+      } else if (mine != null && forked.contains(a.writer)) {
+        addFinding(
+            new Finding(
+                a.cloud,
+                Problem.METADATA_STALE,
+                a.writer,
+                "sequence "
+                    + mine.sequence()
+                    + " is one of forked logs of two incarnations of the writer (a crash during"
+                    + " writeM); no single log holds every version, the writer's next write to the"
+                    + " key merges them"));
       } else if (mine != null && !mine.equals(top)) {
         addFinding(
             new Finding(
@@ -191,7 +227,9 @@ final class Verifier {
         checkShares(a.cloud, top);
       }
     }
-    view = new View(key, newest, List.of(), false, shares);
+    for (String w : forked) {
+      newestBytes.remove(w);
+    }
   }
 
   /** Under the confidentiality option: does {@code cloud} hold its valid share of every entry? */
@@ -205,7 +243,7 @@ final class Verifier {
           shares
               .getOrDefault(cloud, Map.of())
               .getOrDefault(log.writer(), Map.of())
-              .get(e.timestamp());
+              .get(e.id());
       if (share == null || !Sha256.matches(share, e.shareHashUnsafe(i))) {
         addFinding(
             new Finding(
@@ -462,7 +500,14 @@ final class Verifier {
         case METADATA_MISSING, METADATA_STALE, METADATA_INVALID, KEY_SHARE_MISSING -> {
           byte[] bytes = newestBytes.get(f.subject());
           if (bytes == null) {
-            log.failed(f.cloudId() + ": no valid log of " + f.subject() + " on any cloud");
+            log.failed(
+                f.cloudId()
+                    + (forked.contains(f.subject())
+                        ? ": logs of "
+                            + f.subject()
+                            + " are forked by a crashed incarnation and no single log holds every"
+                            + " version; its next write to the key merges them"
+                        : ": no valid log of " + f.subject() + " on any cloud"));
             continue;
           }
           String what =

@@ -50,7 +50,7 @@ final class View {
    * Key shares that the replies carried (confidentiality option): cloud id to writer to entry
    * timestamp to share encoding, not yet checked against any signed share hash.
    */
-  final Map<String, Map<String, Map<Long, byte[]>>> shares;
+  final Map<String, Map<String, Map<LogEntry.Id, byte[]>>> shares;
 
   View(String key, Map<String, MetadataLog> logs, List<CloudFault> faults, boolean fromCache) {
     this(key, logs, faults, fromCache, Map.of());
@@ -61,7 +61,7 @@ final class View {
       Map<String, MetadataLog> logs,
       List<CloudFault> faults,
       boolean fromCache,
-      Map<String, Map<String, Map<Long, byte[]>>> shares) {
+      Map<String, Map<String, Map<LogEntry.Id, byte[]>>> shares) {
     this.key = key;
     this.shares = Map.copyOf(shares);
     this.logs = Map.copyOf(logs);

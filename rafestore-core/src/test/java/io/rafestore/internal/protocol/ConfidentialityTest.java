@@ -99,7 +99,7 @@ class ConfidentialityTest {
           codec.decodeEnvelope(bytes, KEY, "alice", Harness.ALICE.getPublic(), 1 << 20);
       LogEntry newest = env.log().entries().get(env.log().entries().size() - 1);
       entryOut[0] = newest;
-      out.add(env.shares().get(newest.timestamp()));
+      out.add(env.shares().get(newest.id()));
     }
     return out;
   }
@@ -191,7 +191,7 @@ class ConfidentialityTest {
         assertThat(env.log().entries()).hasSize(2);
         for (LogEntry e : env.log().entries()) {
           int i = e.shareHolders().indexOf(m.id());
-          assertThat(env.shares().get(e.timestamp()))
+          assertThat(env.shares().get(e.id()))
               .as("share of ts %d on %s", e.timestamp(), m.id())
               .isNotNull()
               .satisfies(s -> assertThat(Sha256.matches(s, e.shareHashUnsafe(i))).isTrue());

@@ -72,6 +72,101 @@ class MetadataCodecTest {
     return new MetadataLog("k", "alice", 8, list);
   }
 
+  static final long INC_A = 0x1234_5678_9abc_def0L;
+  static final long INC_B = -0x0fed_cba9_8765_4321L;
+
+  /**
+   * A log of incarnation B holding a legacy entry (incarnation 0), two entries of one timestamp
+   * from incarnations B and A (a fork merged by B; B sorts first, being lower), a tombstone and a
+   * watermark through a version of incarnation A; sealed or not.
+   */
+  static MetadataLog incarnationSample(boolean sealed) {
+    byte[] h = new byte[32];
+    h[3] = 7;
+    List<LogEntry> list = new ArrayList<>();
+    list.add(LogEntry.replica(1, 10, "d/k/alice-1", 5, h, List.of("p0", "p1")));
+    list.add(
+        LogEntry.replica(2, 20, "d/k/alice-2b", 6, h, List.of("p0", "p1")).withIncarnation(INC_B));
+    LogEntry a = LogEntry.replica(2, 21, "d/k/alice-2a", 7, h, List.of("p1", "p2"));
+    if (sealed) {
+      a = a.sealed(List.of("p0", "p1"), List.of(h, h));
+    }
+    list.add(a.withIncarnation(INC_A));
+    list.add(LogEntry.tombstone(3, 30).withIncarnation(INC_B));
+    list.add(
+        LogEntry.collected(4, 40, new io.rafestore.Version(2, "alice", INC_A))
+            .withIncarnation(INC_B));
+    return new MetadataLog("k", "alice", 9, INC_B, list);
+  }
+
+  @Test
+  void incarnationLogsRoundTripInFormatsThreeAndFourAndEveryFlipIsRefused() throws Exception {
+    MetadataCodec codec = new MetadataCodec();
+    for (boolean sealed : new boolean[] {false, true}) {
+      MetadataLog log = incarnationSample(sealed);
+      byte[] bytes = codec.encode(log, Harness.ALICE.getPrivate());
+      assertThat(bytes[4])
+          .isEqualTo(
+              (byte)
+                  (sealed
+                      ? MetadataCodec.FORMAT_SEALED_INCARNATIONS
+                      : MetadataCodec.FORMAT_INCARNATIONS));
+      MetadataLog back = codec.decode(bytes, "k", "alice", Harness.ALICE.getPublic(), MAX);
+      assertThat(back).isEqualTo(log);
+      assertThat(back.incarnation()).isEqualTo(INC_B);
+      assertThat(back.entries().get(2).version("alice"))
+          .isEqualTo(new io.rafestore.Version(2, "alice", INC_A));
+      assertThat(back.entries().get(4).collectedThrough())
+          .isEqualTo(new io.rafestore.Version(2, "alice", INC_A));
+      for (int i = 0; i < bytes.length; i++) {
+        byte[] bad = bytes.clone();
+        bad[i] ^= 0x21;
+        assertThatThrownBy(
+                () ->
+                    new MetadataCodec().decode(bad, "k", "alice", Harness.ALICE.getPublic(), MAX))
+            .as("flipping byte %d", i)
+            .isInstanceOf(MalformedMetadataException.class);
+      }
+    }
+  }
+
+  @Test
+  void aLogOfIncarnationZeroKeepsTheOldFormatAndCannotCarryLaterIncarnations() {
+    MetadataCodec codec = new MetadataCodec();
+    List<LogEntry> list = List.of(LogEntry.tombstone(1, 1).withIncarnation(INC_A));
+    assertThatThrownBy(
+            () -> codec.encode(new MetadataLog("k", "alice", 1, list), Harness.ALICE.getPrivate()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("incarnation 0");
+  }
+
+  @Test
+  void entriesOfOneTimestampMustBeOrderedByIncarnation() {
+    List<LogEntry> list =
+        List.of(
+            LogEntry.tombstone(2, 1).withIncarnation(INC_A),
+            LogEntry.tombstone(2, 1).withIncarnation(INC_B));
+    // INC_B < INC_A: out of order.
+    assertThatThrownBy(() -> new MetadataLog("k", "alice", 1, INC_A, list))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("increasing");
+  }
+
+  @Test
+  void envelopeSharesAreNamedByTimestampAndIncarnation() throws Exception {
+    MetadataCodec codec = new MetadataCodec();
+    byte[] signed = codec.encode(incarnationSample(true), Harness.ALICE.getPrivate());
+    java.util.TreeMap<LogEntry.Id, byte[]> shares = new java.util.TreeMap<>();
+    shares.put(new LogEntry.Id(2, INC_A), new byte[] {1});
+    shares.put(new LogEntry.Id(2, INC_B), new byte[] {2});
+    byte[] env = MetadataCodec.envelope(signed, shares);
+    assertThat(env[4]).isEqualTo((byte) MetadataCodec.ENVELOPE_FORMAT_INCARNATIONS);
+    MetadataCodec.Envelope back =
+        codec.decodeEnvelope(env, "k", "alice", Harness.ALICE.getPublic(), MAX);
+    assertThat(back.shares().get(new LogEntry.Id(2, INC_A))).containsExactly(1);
+    assertThat(back.shares().get(new LogEntry.Id(2, INC_B))).containsExactly(2);
+  }
+
   @Test
   void sealedEntriesRoundTripInFormatTwoAndPlainLogsStayFormatOne() throws Exception {
     MetadataCodec codec = new MetadataCodec();
@@ -95,14 +190,14 @@ class MetadataCodecTest {
   void envelopesCarryPerCloudSharesAndRejectHostileBytes() throws Exception {
     MetadataCodec codec = new MetadataCodec();
     byte[] signed = codec.encode(sealedSample(1), Harness.ALICE.getPrivate());
-    java.util.TreeMap<Long, byte[]> shares = new java.util.TreeMap<>();
-    shares.put(4L, new byte[] {1, 2, 3});
+    java.util.TreeMap<LogEntry.Id, byte[]> shares = new java.util.TreeMap<>();
+    shares.put(new LogEntry.Id(4, 0), new byte[] {1, 2, 3});
     byte[] env = MetadataCodec.envelope(signed, shares);
     MetadataCodec.Envelope back =
         codec.decodeEnvelope(env, "k", "alice", Harness.ALICE.getPublic(), MAX);
     assertThat(back.log()).isEqualTo(sealedSample(1));
-    assertThat(back.shares()).containsOnlyKeys(4L);
-    assertThat(back.shares().get(4L)).containsExactly(1, 2, 3);
+    assertThat(back.shares()).containsOnlyKeys(new LogEntry.Id(4, 0));
+    assertThat(back.shares().get(new LogEntry.Id(4, 0))).containsExactly(1, 2, 3);
     // A plain signed log is read too, with no shares.
     assertThat(codec.decodeEnvelope(signed, "k", "alice", Harness.ALICE.getPublic(), MAX).shares())
         .isEmpty();

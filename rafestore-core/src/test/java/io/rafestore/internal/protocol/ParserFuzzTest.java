@@ -324,10 +324,14 @@ class ParserFuzzTest {
     }
     LOGS.add(CODEC.encode(MetadataCodecTest.sealedSample(2), Harness.ALICE.getPrivate()));
     LOGS.add(CODEC.encode(new MetadataLog("k", "alice", 1, List.of()), Harness.ALICE.getPrivate()));
+    // Formats 3 and 4: logs of a writer incarnation, holding entries of two incarnations (a fork
+    // merged by the later one) and a watermark through a version of a nonzero incarnation.
+    LOGS.add(CODEC.encode(MetadataCodecTest.incarnationSample(false), Harness.ALICE.getPrivate()));
+    LOGS.add(CODEC.encode(MetadataCodecTest.incarnationSample(true), Harness.ALICE.getPrivate()));
     for (byte[] log : LOGS) {
-      SortedMap<Long, byte[]> perCloud = new TreeMap<>();
-      perCloud.put(1L, Shamir.split(new byte[32], 4, 2).get(0).toBytes());
-      perCloud.put(6L, new byte[] {1, 2, 3});
+      SortedMap<LogEntry.Id, byte[]> perCloud = new TreeMap<>();
+      perCloud.put(new LogEntry.Id(1, 0), Shamir.split(new byte[32], 4, 2).get(0).toBytes());
+      perCloud.put(new LogEntry.Id(6, -3), new byte[] {1, 2, 3});
       ENVELOPES.add(MetadataCodec.envelope(log, perCloud));
     }
     for (Shamir.Share s : Shamir.split(new byte[32], 4, 2)) {
