@@ -56,6 +56,14 @@ import org.junit.jupiter.params.provider.ValueSource;
  *       was not written.
  * </ul>
  *
+ * <p>Writers also crash and restart: about one write in eight arms a kill switch that ends the
+ * writer's "process" after a random number (0 to 11) of its requests have landed (nothing it sends
+ * afterwards leaves it, nothing it awaits completes), at any point of any phase; the writer then
+ * restarts as a new client with the same writer id and key pair and goes on. A crashed write may be
+ * read (it may take effect), but only under a version no completed write has, and it must never
+ * hide a completed write: the checks above hold for every completed write of every incarnation.
+ * The collector of the GC variant has a writer id of its own.
+ *
  * Runs for {@code -Drafestore.stress.seconds} (default 5 per variant in CI); the seed is printed
  * and can be replayed with {@code -Drafestore.stress.seed} (thread timing still varies).
  */
@@ -67,6 +75,97 @@ class StressHistoryTest {
   record Write(String key, String value, long invoked, long completed, Version version) {}
 
   record Read(String key, long invoked, long completed, Version version, String value) {}
+
+  /**
+   * A writer's process: every request goes through it; once killed, nothing more leaves it and
+   * nothing it awaits completes, as if the machine had died.
+   */
+  static final class Process {
+    final java.util.concurrent.atomic.AtomicInteger countdown =
+        new java.util.concurrent.atomic.AtomicInteger(-1);
+    final java.util.concurrent.CompletableFuture<Void> died =
+        new java.util.concurrent.CompletableFuture<>();
+
+    boolean dead() {
+      return died.isDone();
+    }
+
+    /** Kills the process once {@code requests} more of its requests have landed. */
+    void killAfter(int requests) {
+      countdown.set(requests);
+      if (requests == 0) {
+        died.complete(null);
+      }
+    }
+
+    CloudDriver wrap(CloudDriver d) {
+      return new CloudDriver() {
+        @Override
+        public String id() {
+          return d.id();
+        }
+
+        private <T> java.util.concurrent.CompletableFuture<T> call(
+            java.util.function.Supplier<java.util.concurrent.CompletableFuture<T>> send) {
+          if (dead()) {
+            return new java.util.concurrent.CompletableFuture<>();
+          }
+          java.util.concurrent.CompletableFuture<T> out =
+              new java.util.concurrent.CompletableFuture<>();
+          java.util.concurrent.CompletableFuture<T> inner = send.get();
+          out.whenComplete(
+              (r, e) -> {
+                if (out.isCancelled()) {
+                  inner.cancel(true);
+                }
+              });
+          inner.whenComplete(
+              (r, e) -> {
+                if (countdown.get() > 0 && countdown.decrementAndGet() == 0) {
+                  died.complete(null);
+                }
+                if (!dead()) {
+                  io.rafestore.internal.util.Futures.completer(out).accept(r, e);
+                }
+              });
+          return out;
+        }
+
+        @Override
+        public java.util.concurrent.CompletableFuture<Void> put(
+            io.rafestore.spi.ObjectKey key, byte[] data) {
+          return call(() -> d.put(key, data));
+        }
+
+        @Override
+        public java.util.concurrent.CompletableFuture<byte[]> get(
+            io.rafestore.spi.ObjectKey key, Optional<io.rafestore.spi.ByteRange> range) {
+          return call(() -> d.get(key, range));
+        }
+
+        @Override
+        public java.util.concurrent.CompletableFuture<Void> delete(
+            io.rafestore.spi.ObjectKey key) {
+          return call(() -> d.delete(key));
+        }
+
+        @Override
+        public java.util.concurrent.CompletableFuture<List<io.rafestore.spi.ObjectInfo>> list(
+            String prefix) {
+          return call(() -> d.list(prefix));
+        }
+
+        @Override
+        public java.util.concurrent.CompletableFuture<io.rafestore.spi.ListPage> list(
+            String prefix, String startAfter, int limit) {
+          return call(() -> d.list(prefix, startAfter, limit));
+        }
+
+        @Override
+        public void close() {}
+      };
+    }
+  }
 
   @ParameterizedTest(name = "gc={0}")
   @ValueSource(booleans = {false, true})
@@ -100,55 +199,96 @@ class StressHistoryTest {
       ids.add("w" + w);
       keys.add(SigningKeys.generate());
     }
+    // The collector of the GC variant: a writer id of its own, never crashed.
+    ids.add("gc");
+    keys.add(SigningKeys.generate());
     ExecutorService cpu = Executors.newFixedThreadPool(2);
+    java.util.function.BiFunction<Integer, Process, RafeStore> newClient =
+        (w, process) -> {
+          RafeStore.Builder b =
+              RafeStore.builder()
+                  .faultsTolerated(1)
+                  .executor(cpu)
+                  .scheduler(scheduler)
+                  .closeDrivers(false)
+                  .operationTimeout(Duration.ofSeconds(20))
+                  .listener(RafeStoreListener.NONE)
+                  .writer(ids.get(w), keys.get(w));
+          for (CloudDriver d : drivers) {
+            b.cloud(process == null ? d : process.wrap(d), CloudRole.DATA_AND_METADATA);
+          }
+          for (int o = 0; o < ids.size(); o++) {
+            if (o != w) {
+              b.trustWriter(ids.get(o), keys.get(o).getPublic());
+            }
+          }
+          return b.build();
+        };
     List<RafeStore> clients = new ArrayList<>();
-    for (int w = 0; w < WRITERS; w++) {
-      RafeStore.Builder b =
-          RafeStore.builder()
-              .faultsTolerated(1)
-              .executor(cpu)
-              .scheduler(scheduler)
-              .closeDrivers(false)
-              .operationTimeout(Duration.ofSeconds(20))
-              .listener(RafeStoreListener.NONE)
-              .writer(ids.get(w), keys.get(w));
-      for (CloudDriver d : drivers) {
-        b.cloud(d, CloudRole.DATA_AND_METADATA);
-      }
-      for (int o = 0; o < WRITERS; o++) {
-        if (o != w) {
-          b.trustWriter(ids.get(o), keys.get(o).getPublic());
-        }
-      }
-      clients.add(b.build());
+    for (int w = 0; w <= WRITERS; w++) {
+      clients.add(newClient.apply(w, null));
     }
 
     ConcurrentLinkedQueue<Write> writes = new ConcurrentLinkedQueue<>();
     ConcurrentLinkedQueue<Write> failedWrites = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<Write> crashedWrites = new ConcurrentLinkedQueue<>();
+    java.util.concurrent.atomic.AtomicInteger restarts =
+        new java.util.concurrent.atomic.AtomicInteger();
     ConcurrentLinkedQueue<Read> reads = new ConcurrentLinkedQueue<>();
     ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
     AtomicBoolean stop = new AtomicBoolean();
     ExecutorService threads = Executors.newCachedThreadPool();
     List<Future<?>> tasks = new ArrayList<>();
     for (int w = 0; w < WRITERS; w++) {
-      RafeStore c = clients.get(w);
+      int writer = w;
       String id = ids.get(w);
       SplittableRandom r = random.split();
       tasks.add(
           threads.submit(
               () -> {
+                Process process = new Process();
+                RafeStore c = newClient.apply(writer, process);
                 for (int i = 0; !stop.get(); i++) {
                   String key = "key" + r.nextInt(KEYS);
                   String value = id + ":" + key + ":" + i + ":" + r.nextLong();
                   long t0 = System.nanoTime();
+                  boolean crash = r.nextInt(8) == 0;
+                  if (crash) {
+                    process.killAfter(r.nextInt(12));
+                  }
+                  java.util.concurrent.CompletableFuture<WriteReceipt> pending =
+                      c.write(key, utf8(value));
                   try {
-                    WriteReceipt rc = c.blocking().write(key, utf8(value));
+                    java.util.concurrent.CompletableFuture.anyOf(pending, process.died)
+                        .get(60, TimeUnit.SECONDS);
+                  } catch (java.util.concurrent.ExecutionException e) {
+                    // The write failed; seen below.
+                  }
+                  if (process.dead()) {
+                    // The machine died (maybe after the write completed, maybe in the middle):
+                    // restart as a new client with the same writer id and key pair.
+                    if (pending.isDone() && !pending.isCompletedExceptionally()) {
+                      writes.add(
+                          new Write(key, value, t0, System.nanoTime(), pending.join().version()));
+                    } else {
+                      crashedWrites.add(new Write(key, value, t0, System.nanoTime(), null));
+                    }
+                    c.close();
+                    process = new Process();
+                    c = newClient.apply(writer, process);
+                    restarts.incrementAndGet();
+                    continue;
+                  }
+                  process.countdown.set(-1);
+                  try {
+                    WriteReceipt rc = pending.join();
                     writes.add(new Write(key, value, t0, System.nanoTime(), rc.version()));
                   } catch (Exception e) {
                     failedWrites.add(new Write(key, value, t0, System.nanoTime(), null));
                     failures.add("write " + key + ": " + e);
                   }
                 }
+                c.close();
                 return null;
               }));
     }
@@ -182,7 +322,7 @@ class StressHistoryTest {
               }));
     }
     if (gc) {
-      RafeStore c = clients.get(0);
+      RafeStore c = clients.get(WRITERS);
       SplittableRandom r = random.split();
       tasks.add(
           threads.submit(
@@ -237,6 +377,17 @@ class StressHistoryTest {
     for (Write w : failedWrites) {
       invokedKeyOfValue.put(w.value, w.key);
     }
+    for (Write w : crashedWrites) {
+      invokedKeyOfValue.put(w.value, w.key);
+    }
+    // Versions of completed writes, per key: one writer id (across its incarnations) never has
+    // two completed writes of one key under one version.
+    Set<String> completedVersions = new HashSet<>();
+    for (Write w : writes) {
+      assertThat(completedVersions.add(w.key + " " + w.version))
+          .as("two completed writes of %s with one version %s", w.key, w.version)
+          .isTrue();
+    }
     int checked = 0;
     int collected = 0;
     for (Read r : reads) {
@@ -260,6 +411,11 @@ class StressHistoryTest {
       Write w = byValue.get(r.value);
       if (w != null) {
         assertThat(r.version).as("version of %s", r.value).isEqualTo(w.version);
+      } else {
+        // A crashed or failed write may take effect, but never under a completed write's version.
+        assertThat(completedVersions)
+            .as("read of %s returned %s under a completed write's version", r.key, r.value)
+            .doesNotContain(r.key + " " + r.version);
       }
       if (newestBefore != null) {
         assertThat(r.version)
@@ -300,9 +456,17 @@ class StressHistoryTest {
       }
     }
     System.out.printf(
-        "StressHistoryTest gc=%s: %d writes (%d failed, %d collected), %d reads checked, bad cloud"
-            + " p%d%n",
-        gc, writes.size(), failedWrites.size(), collected, checked, bad);
+        "StressHistoryTest gc=%s: %d writes (%d failed, %d crashed, %d restarts, %d collected), %d"
+            + " reads checked, bad cloud p%d%n",
+        gc,
+        writes.size(),
+        failedWrites.size(),
+        crashedWrites.size(),
+        restarts.get(),
+        collected,
+        checked,
+        bad);
+    assertThat(restarts.get()).as("writers restarted").isPositive();
     if (!gc) {
       assertThat(collected).isZero();
     }
