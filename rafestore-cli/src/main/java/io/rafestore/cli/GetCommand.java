@@ -31,7 +31,9 @@ final class GetCommand extends StoreCommand {
   @Option(
       names = "--version",
       paramLabel = "V",
-      description = "The version to read, as listed by 'history' (TIMESTAMP@WRITER, e.g. 3@alice).")
+      description =
+          "The version to read, as listed by 'history' (TIMESTAMP@WRITER.INCARNATION, e.g."
+              + " 3@alice.9f86d081884c7d65; 3@alice names the only version 3 of alice).")
   String version;
 
   @Option(
@@ -58,7 +60,7 @@ final class GetCommand extends StoreCommand {
     StoredValue v =
         parsedVersion == null
             ? store.blocking().read(key)
-            : store.blocking().read(key, parsedVersion);
+            : store.blocking().read(key, resolve(store, parsedVersion));
     if (output != null) {
       writeFile(output, v.value());
     }
@@ -83,6 +85,45 @@ final class GetCommand extends StoreCommand {
       raw.flush();
     }
     return ExitCodes.OK;
+  }
+
+  /**
+   * A version typed without its incarnation ({@code 3@alice}) names the one version of that
+   * timestamp and writer in the history, whatever its incarnation; two incarnations of one writer
+   * sharing a timestamp (a writer restarted after a crash) must be told apart by the full form.
+   */
+  private Version resolve(RafeStore store, Version typed) throws Exception {
+    if (version.contains(".") || typed.incarnation() != 0) {
+      return typed;
+    }
+    java.util.List<Version> matches = new java.util.ArrayList<>();
+    java.util.Optional<Version> before = java.util.Optional.empty();
+    boolean past = false;
+    while (!past) {
+      io.rafestore.HistoryPage page = store.blocking().history(key, before, 1000);
+      for (io.rafestore.VersionInfo info : page.versions()) {
+        Version v = info.version();
+        past |= v.timestamp() < typed.timestamp();
+        if (v.timestamp() == typed.timestamp() && v.writer().equals(typed.writer())) {
+          matches.add(v);
+        }
+      }
+      before = page.nextBefore();
+      past |= before.isEmpty();
+    }
+    if (matches.size() > 1) {
+      throw new UsageException(
+          "--version "
+              + version
+              + " matches "
+              + matches.size()
+              + " versions of two incarnations of "
+              + typed.writer()
+              + ": "
+              + matches
+              + "; give one of them in full");
+    }
+    return matches.isEmpty() ? typed : matches.get(0);
   }
 
   /** Writes to a temporary file beside {@code target} and renames it, so no half file is left. */

@@ -62,6 +62,7 @@ abstract class StoreCommand implements Callable<Integer> {
     o.put("version", info.version().toString());
     o.put("timestamp", info.version().timestamp());
     o.put("writer", info.version().writer());
+    o.put("incarnation", String.format("%016x", info.version().incarnation()));
     o.put("size", info.size());
     o.put("sha256", info.sha256Hex());
     o.put("createdAt", info.createdAt().toString());

@@ -97,7 +97,7 @@ class CliTest {
 
     Run put = rafestore("put", "photos/1", file.toString());
     assertThat(put.code()).as(put.stderr()).isZero();
-    assertThat(put.stdout()).startsWith("put photos/1: version 1@alice, 300000 bytes");
+    assertThat(put.stdout()).matches("(?s)put photos/1: version 1@alice\\.[0-9a-f]{16}, 300000 bytes.*");
 
     Run get = rafestore("get", "photos/1");
     assertThat(get.code()).as(get.stderr()).isZero();
@@ -328,10 +328,10 @@ class CliTest {
   void jsonOutputParses() {
     Map<String, Object> put =
         rafestoreIn(utf8("hello\n\"json\""), "--json", "put", "k", "-").json();
-    assertThat(put)
-        .containsEntry("key", "k")
-        .containsEntry("version", "1@alice")
-        .containsEntry("size", 12L);
+    assertThat(put).containsEntry("key", "k").containsEntry("size", 12L);
+    // The version: timestamp, writer, and this client's incarnation (16 hex digits).
+    assertThat((String) put.get("version")).matches("1@alice\\.[0-9a-f]{16}");
+    assertThat(put.get("version")).isEqualTo("1@alice." + put.get("incarnation"));
     assertThat((List<?>) put.get("dataClouds")).hasSize(2);
     assertThat((String) put.get("sha256")).hasSize(64);
 
@@ -339,14 +339,16 @@ class CliTest {
     Map<String, Object> get = rafestore("get", "k", "--json").json();
     assertThat(Base64.getDecoder().decode((String) get.get("value")))
         .isEqualTo(utf8("hello\n\"json\""));
-    assertThat(get).containsEntry("version", "1@alice").containsKey("servedBy");
+    assertThat(get).containsEntry("version", put.get("version")).containsKey("servedBy");
 
     rafestoreIn(utf8("v2"), "put", "k", "-");
     Map<String, Object> history = rafestore("--json", "history", "k").json();
     assertThat(history).containsEntry("more", false);
     List<?> versions = (List<?>) history.get("versions");
-    assertThat(versions.stream().map(v -> (Object) ((Map<?, ?>) v).get("version")).toList())
-        .containsExactly("2@alice", "1@alice");
+    assertThat(versions.stream().map(v -> (String) ((Map<?, ?>) v).get("version")).toList())
+        .satisfiesExactly(
+            v -> assertThat(v).matches("2@alice\\.[0-9a-f]{16}"),
+            v -> assertThat(v).isEqualTo(put.get("version")));
 
     assertThat(rafestore("--json", "rm", "k").json()).containsEntry("deleted", true);
 

@@ -34,9 +34,12 @@ final class Pages {
 
   private Pages() {}
 
-  /** The HTML id of a post: stable, because it is made of the version. */
+  /**
+   * The HTML id of a post: stable, because it is made of the version (writer id and incarnation:
+   * two incarnations of one writer may share a timestamp).
+   */
   static String anchor(Version v) {
-    return "v-" + v.timestamp() + "-" + v.writer();
+    return "v-" + v.timestamp() + "-" + v.writerTag().replace('.', '-');
   }
 
   static String time(Instant t) {

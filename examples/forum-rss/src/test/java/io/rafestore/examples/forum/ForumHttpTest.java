@@ -108,20 +108,21 @@ class ForumHttpTest {
         post("/topics/" + id + "/posts", "author", "bob", "body", "hello\nworld");
     assertThat(r.statusCode()).isEqualTo(303);
     String location = r.headers().firstValue("Location").orElseThrow();
-    assertThat(location).isEqualTo("/topics/" + id + "#v-2-forum");
+    assertThat(location).isEqualTo("/topics/" + id + "#" + anchor(id, 2));
 
     String page = get("/topics/" + id).body();
     assertThat(page).contains("2 posts, oldest first");
-    String post = article(page, "v-2-forum");
+    String post = article(page, anchor(id, 2));
     assertThat(post)
-        .contains("#2 &middot; <b>bob</b>", "version 2@forum")
+        .contains("#2 &middot; <b>bob</b>", "version " + versionOf(id, 2))
         .contains("<div class=\"body\">hello\nworld</div>")
         .containsPattern("<dd class=\"latency\">\\d+\\.\\d ms</dd>")
         .contains("<dd class=\"data-clouds\">p0, p1</dd>")
         .contains("acknowledged by ")
         .contains("sent to all of p0, p1, p2, p3");
     // Oldest first.
-    assertThat(page.indexOf("id=\"v-1-forum\"")).isLessThan(page.indexOf("id=\"v-2-forum\""));
+    assertThat(page.indexOf("id=\"" + anchor(id, 1) + "\""))
+        .isLessThan(page.indexOf("id=\"" + anchor(id, 2) + "\""));
   }
 
   @Test
@@ -136,13 +137,13 @@ class ForumHttpTest {
         .write(Forum.topicKey(id), "<script>alert(1)</script>".getBytes(StandardCharsets.UTF_8));
 
     String page = get("/topics/" + id).body();
-    String other = article(page, "v-2-forum");
+    String other = article(page, anchor(id, 2));
     assertThat(other)
         .contains("from elsewhere")
         .contains("<dd class=\"latency\">not measured here</dd>")
         .contains("<dd class=\"data-clouds\">p0, p1</dd>")
         .contains("acknowledgements not measured here");
-    String garbage = article(page, "v-3-forum");
+    String garbage = article(page, anchor(id, 3));
     assertThat(garbage).contains("unreadable: not a forum post").doesNotContain("<script");
   }
 
@@ -185,8 +186,10 @@ class ForumHttpTest {
         .containsExactly("#3 by erin", "#2 by dan", "#1 by author-of-Feed me");
     for (int i = 0; i < items.size(); i++) {
       Item item = items.get(i);
-      String link = topicUrl + "#v-" + (3 - i) + "-forum";
-      assertThat(item.getLink()).isEqualTo(link);
+      // The anchor names the version: timestamp, writer id and the writer's incarnation.
+      String link = item.getLink();
+      assertThat(link)
+          .matches(java.util.regex.Pattern.quote(topicUrl + "#v-" + (3 - i) + "-forum-") + "[0-9a-f]{16}");
       assertThat(item.getGuid().getValue()).isEqualTo(link);
       assertThat(item.getGuid().isPermaLink()).isTrue();
       assertThat(item.getPubDate().toInstant())
@@ -340,6 +343,25 @@ class ForumHttpTest {
         post("/topics", "title", title, "author", "author-of-" + title, "body", "opening post");
     assertThat(r.statusCode()).as(r.body()).isEqualTo(303);
     return r.headers().firstValue("Location").orElseThrow().substring("/topics/".length());
+  }
+
+  /** The version with timestamp {@code n} of topic {@code id} (the forum has one writer). */
+  private static io.rafestore.Version versionOf(String id, int n) throws Exception {
+    for (var info :
+        app.store()
+            .blocking()
+            .history(Forum.topicKey(id), java.util.Optional.empty(), 100)
+            .versions()) {
+      if (info.version().timestamp() == n) {
+        return info.version();
+      }
+    }
+    throw new AssertionError("topic " + id + " has no version " + n);
+  }
+
+  /** The HTML id of post {@code n} of topic {@code id}. */
+  private static String anchor(String id, int n) throws Exception {
+    return Pages.anchor(versionOf(id, n));
   }
 
   private static String article(String page, String anchor) {
