@@ -117,9 +117,8 @@ final class Context {
   private volatile boolean closed;
 
   /**
-   * Registers a running loop (a listing walk, a key page, verifyAll) so that {@link #close()}
-   * stops it: after close no further request is sent for it. A loop started after close fails at
-   * once.
+   * Registers a running loop (a listing walk, a key page, verifyAll) so that {@link #close()} stops
+   * it: after close no further request is sent for it. A loop started after close fails at once.
    */
   void track(CompletableFuture<?> loop) {
     loops.add(loop);

@@ -34,9 +34,9 @@ final class Listings {
   /**
    * Walks the listing of {@code prefix} on {@code cloud} page by page, each page bounded by half
    * the operation timeout ({@link Verifier#timed}), calling {@code onPage} with its plausible
-   * objects and going on when the future it returns completes. The walk is a {@link Loop}: no
-   * stack growth with the number of pages, and it stops (cancelling the page request or page work
-   * in flight) when its future completes by any other hand (cancel, timeout, client close).
+   * objects and going on when the future it returns completes. The walk is a {@link Loop}: no stack
+   * growth with the number of pages, and it stops (cancelling the page request or page work in
+   * flight) when its future completes by any other hand (cancel, timeout, client close).
    */
   static CompletableFuture<Void> walk(
       Context ctx,
@@ -49,9 +49,9 @@ final class Listings {
 
   /**
    * {@link #walk(Context, Cloud, String, int, Function)} as one of a pass's walks over several
-   * clouds, paced by {@code pacing} (null: not paced): the walk waits rather than run far ahead
-   * of the others, and fails with {@link NotFollowed} once it has gone far past where the clouds
-   * that ended their listings ended.
+   * clouds, paced by {@code pacing} (null: not paced): the walk waits rather than run far ahead of
+   * the others, and fails with {@link NotFollowed} once it has gone far past where the clouds that
+   * ended their listings ended.
    */
   static CompletableFuture<Void> walk(
       Context ctx,
@@ -164,9 +164,9 @@ final class Listings {
 
   /**
    * A cloud's listing was not followed to its end: it went on far past where the listings of the
-   * clouds that ended had ended (an endless or hostile listing, or one far longer than every
-   * other cloud's). An answer, like an error: the pass names the cloud and does not take its
-   * silence beyond that point as "nothing there".
+   * clouds that ended had ended (an endless or hostile listing, or one far longer than every other
+   * cloud's). An answer, like an error: the pass names the cloud and does not take its silence
+   * beyond that point as "nothing there".
    */
   static final class NotFollowed extends java.io.IOException {
     private static final long serialVersionUID = 1L;
@@ -184,17 +184,17 @@ final class Listings {
    * <p>Two rules, per page:
    *
    * <ul>
-   *   <li><b>No running ahead.</b> A walk may fetch its next page only while it is less than
-   *       {@link #AHEAD} pages ahead of the walk that is {@code quorum}-th furthest (ended walks
-   *       count as furthest); otherwise it waits until the others move. The {@code quorum}-th
-   *       furthest walk itself may always go, so with at most f clouds hung the others never all
-   *       wait: the pass is live.
+   *   <li><b>No running ahead.</b> A walk may fetch its next page only while it is less than {@link
+   *       #AHEAD} pages ahead of the walk that is {@code quorum}-th furthest (ended walks count as
+   *       furthest); otherwise it waits until the others move. The {@code quorum}-th furthest walk
+   *       itself may always go, so with at most f clouds hung the others never all wait: the pass
+   *       is live.
    *   <li><b>A cap once enough listings ended.</b> When f + 1 walks have ended their listings (one
    *       of them a correct cloud's), or all but f have finished one way or another, a walk may
    *       fetch at most {@code 2 * longest + AHEAD} pages, {@code longest} being the most pages an
    *       ended walk took; past that it fails with {@link NotFollowed}. A correct cloud's listing
-   *       of the same prefix is about as long as another correct cloud's, so only a listing that
-   *       is endless or holds far more names than every ended one (names that, if real, are
+   *       of the same prefix is about as long as another correct cloud's, so only a listing that is
+   *       endless or holds far more names than every ended one (names that, if real, are
    *       unreferenced: left for the next pass) is cut.
    * </ul>
    *
@@ -318,9 +318,9 @@ final class Listings {
    * grace). A round's page of keys is complete up to its <em>bound</em>: the point that n - f
    * clouds' listings reached (the (f+1)-th smallest last name among the clouds that said more
    * follow, a cloud that ended counting as past everything). So one cloud whose listing runs
-   * behind, never ends or brings only names of its own cannot hold the walk back, and the walk
-   * ends once n - f clouds ended their listings; a cloud still saying "more" then is named in a
-   * {@link CloudFault} and not followed.
+   * behind, never ends or brings only names of its own cannot hold the walk back, and the walk ends
+   * once n - f clouds ended their listings; a cloud still saying "more" then is named in a {@link
+   * CloudFault} and not followed.
    *
    * <p>A key is returned if at least f + 1 clouds listed it (one of them is correct, so it has a
    * metadata object there), or, listed by fewer, if readM of it finds a validly signed log of a
@@ -518,7 +518,8 @@ final class Listings {
           checks.add(l.signed);
         }
       }
-      CompletableFuture<Void> all = CompletableFuture.allOf(checks.toArray(new CompletableFuture<?>[0]));
+      CompletableFuture<Void> all =
+          CompletableFuture.allOf(checks.toArray(new CompletableFuture<?>[0]));
       all.whenComplete(
           (x, e) -> {
             if (all.isCancelled()) {
@@ -565,14 +566,14 @@ final class Listings {
               return Loop.tied(
                   next,
                   next.thenApply(
-                        page -> {
-                          out.addAll(page.keys());
-                          if (!page.more() || page.keys().isEmpty()) {
-                            return false;
-                          }
-                          after[0] = page.keys().get(page.keys().size() - 1);
-                          return true;
-                        }));
+                      page -> {
+                        out.addAll(page.keys());
+                        if (!page.more() || page.keys().isEmpty()) {
+                          return false;
+                        }
+                        after[0] = page.keys().get(page.keys().size() - 1);
+                        return true;
+                      }));
             });
     return Loop.tied(
         loop,

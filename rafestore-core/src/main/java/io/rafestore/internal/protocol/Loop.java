@@ -16,8 +16,8 @@ import java.util.function.Supplier;
  *
  * <p>The loop stops (and cancels the turn in flight) as soon as its future completes, whoever
  * completes it: the last turn, a failure, the caller's cancellation or timeout ({@code Client}'s
- * bound completes it exceptionally), or {@link Context#close()} of the client. No turn starts
- * after that. Thread-safe: turns may complete on any thread.
+ * bound completes it exceptionally), or {@link Context#close()} of the client. No turn starts after
+ * that. Thread-safe: turns may complete on any thread.
  */
 final class Loop {
   private Loop() {}

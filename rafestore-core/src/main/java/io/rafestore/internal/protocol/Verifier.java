@@ -312,7 +312,8 @@ final class Verifier {
                             if (e != null
                                 && Futures.unwrap(e) instanceof Listings.NotFollowed cut) {
                               addFinding(
-                                  new Finding(c.id(), Problem.UNREACHABLE, "data", cut.getMessage()));
+                                  new Finding(
+                                      c.id(), Problem.UNREACHABLE, "data", cut.getMessage()));
                             }
                             if (e == null && !names.isEmpty()) {
                               synchronized (extra) {

@@ -36,9 +36,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 14, "bound hostile listings": a cloud whose paged listing never ends, runs far ahead or
- * invents names costs bounded time, requests and memory; walks never recurse per page and stop
- * with their caller and with {@code close()}; and {@code keys()} returns only keys that f + 1
- * clouds list or whose signed metadata verifies.
+ * invents names costs bounded time, requests and memory; walks never recurse per page and stop with
+ * their caller and with {@code close()}; and {@code keys()} returns only keys that f + 1 clouds
+ * list or whose signed metadata verifies.
  */
 class HostileListingTest {
   /** The default operation timeout is 5 minutes; every pass here must end far sooner. */
@@ -49,10 +49,10 @@ class HostileListingTest {
   }
 
   /**
-   * Lies in its paged listing only: {@link Mode#ENDLESS} answers every page with {@code limit}
-   * new, plausible names after the start and "more follow", forever ({@code pagesLeft} bounds it,
-   * for a walk over very many pages); {@link Mode#INVENTED} lists the real objects plus invented
-   * names. Pages complete at once, or after {@code delay} on the virtual scheduler.
+   * Lies in its paged listing only: {@link Mode#ENDLESS} answers every page with {@code limit} new,
+   * plausible names after the start and "more follow", forever ({@code pagesLeft} bounds it, for a
+   * walk over very many pages); {@link Mode#INVENTED} lists the real objects plus invented names.
+   * Pages complete at once, or after {@code delay} on the virtual scheduler.
    */
   static final class HostileCloud implements CloudDriver {
     enum Mode {
@@ -107,7 +107,9 @@ class HostileListingTest {
         case HONEST -> inner.list(prefix, startAfter, limit);
         case ENDLESS -> later(endless(prefix, startAfter, limit));
         case INVENTED ->
-            inner.list(prefix).thenCompose(all -> later(withInvented(all, prefix, startAfter, limit)));
+            inner
+                .list(prefix)
+                .thenCompose(all -> later(withInvented(all, prefix, startAfter, limit)));
       };
     }
 
@@ -122,8 +124,7 @@ class HostileListingTest {
       }
       List<ObjectInfo> out = new ArrayList<>();
       for (int j = 0; j < limit; j++) {
-        out.add(
-            new ObjectInfo(ObjectKey.of(tag + String.format("%012d", i + j) + suffix), 100));
+        out.add(new ObjectInfo(ObjectKey.of(tag + String.format("%012d", i + j) + suffix), 100));
       }
       boolean more = --pagesLeft > 0;
       return new ListPage(out, more);
@@ -257,8 +258,7 @@ class HostileListingTest {
       s.assertNoMoreListing();
 
       VerifyReport v = s.timed(store.verify("k"));
-      assertThat(v.findingsFor("p0"))
-          .anyMatch(x -> x.detail().contains("not followed past"));
+      assertThat(v.findingsFor("p0")).anyMatch(x -> x.detail().contains("not followed past"));
       assertThat(v.retainedVersions()).hasSize(3);
       s.assertNoMoreListing();
 
@@ -438,7 +438,8 @@ class HostileListingTest {
     Context ctx = new Context(((Client) s.store).settings());
     AtomicInteger turns = new AtomicInteger();
     CompletableFuture<Void> loop =
-        Loop.repeat(ctx, () -> CompletableFuture.completedFuture(turns.incrementAndGet() < 500_000));
+        Loop.repeat(
+            ctx, () -> CompletableFuture.completedFuture(turns.incrementAndGet() < 500_000));
     assertThat(loop).isCompleted();
     assertThat(turns.get()).isEqualTo(500_000);
     s.store.close();
