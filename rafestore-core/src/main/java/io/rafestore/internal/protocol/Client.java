@@ -475,47 +475,60 @@ public final class Client implements RafeStore {
   @Override
   public CompletableFuture<List<VerifyReport>> verifyAll() {
     checkOpen();
-    return eachPage(null, new ArrayList<>(), this::verify);
+    return eachKey(this::verify);
   }
 
   @Override
   public CompletableFuture<List<RepairReport>> repairAll() {
     checkOpen();
-    return eachPage(null, new ArrayList<>(), this::repair);
+    return eachKey(this::repair);
   }
 
   /**
-   * Runs {@code op} on every key, one page of the key listing at a time, so only one page of names
-   * is held besides the results.
+   * Runs {@code op} on every key, one key at a time and one page of the key listing at a time, so
+   * only one page of names is held besides the results. A {@link Loop}: no stack growth with the
+   * number of keys, and cancelling the returned future (or closing the client) stops the walk.
    */
-  private <T> CompletableFuture<List<T>> eachPage(
-      String after, List<T> out, java.util.function.Function<String, CompletableFuture<T>> op) {
-    return Listings.keys(ctx, after, Listings.PAGE)
-        .thenCompose(
-            page ->
-                eachKey(page.keys(), 0, out, op)
-                    .thenCompose(
-                        all ->
-                            page.next().isPresent()
-                                ? eachPage(page.next().get(), out, op)
-                                : CompletableFuture.completedFuture(List.copyOf(out))));
+  private <T> CompletableFuture<List<T>> eachKey(
+      java.util.function.Function<String, CompletableFuture<T>> op) {
+    List<T> out = new ArrayList<>();
+    KeyCursor cursor = new KeyCursor();
+    CompletableFuture<Void> loop =
+        Loop.repeat(
+            ctx,
+            () -> {
+              if (cursor.page != null && cursor.index < cursor.page.keys().size()) {
+                CompletableFuture<T> one = op.apply(cursor.page.keys().get(cursor.index++));
+                return Loop.tied(
+                    one,
+                    one.thenApply(
+                        r -> {
+                          out.add(r);
+                          return true;
+                        }));
+              }
+              if (cursor.page != null && cursor.page.next().isEmpty()) {
+                return CompletableFuture.completedFuture(false);
+              }
+              String after = cursor.page == null ? null : cursor.page.next().get();
+              CompletableFuture<io.rafestore.KeyPage> next =
+                  Listings.keys(ctx, after, Listings.PAGE);
+              return Loop.tied(
+                  next,
+                  next.thenApply(
+                      p -> {
+                        cursor.page = p;
+                        cursor.index = 0;
+                        return true;
+                      }));
+            });
+    return Loop.tied(loop, loop.thenApply(x -> List.copyOf(out)));
   }
 
-  /** Runs {@code op} on each key in turn (one at a time, so memory stays bounded by one key). */
-  private static <T> CompletableFuture<List<T>> eachKey(
-      List<String> keys,
-      int i,
-      List<T> out,
-      java.util.function.Function<String, CompletableFuture<T>> op) {
-    if (i >= keys.size()) {
-      return CompletableFuture.completedFuture(List.copyOf(out));
-    }
-    return op.apply(keys.get(i))
-        .thenCompose(
-            r -> {
-              out.add(r);
-              return eachKey(keys, i + 1, out, op);
-            });
+  /** Where {@link #eachKey} is: the current page of keys and the next key in it. */
+  private static final class KeyCursor {
+    volatile io.rafestore.KeyPage page;
+    volatile int index;
   }
 
   @Override
@@ -552,7 +565,12 @@ public final class Client implements RafeStore {
 
   @Override
   public void close() {
-    if (closed.compareAndSet(false, true) && ctx.settings.closeDrivers()) {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    // Listing walks and key pages stop here, whether or not the drivers are ours to close.
+    ctx.close();
+    if (ctx.settings.closeDrivers()) {
       for (Cloud c : ctx.clouds) {
         try {
           c.raw().close();

@@ -129,6 +129,35 @@ final class Context {
         : previous.handle((r, e) -> null);
   }
 
+  /** Loops still running ({@link Loop}): stopped by {@link #close()}. */
+  private final java.util.Set<CompletableFuture<?>> loops = ConcurrentHashMap.newKeySet();
+
+  private volatile boolean closed;
+
+  /**
+   * Registers a running loop (a listing walk, a key page, verifyAll) so that {@link #close()} stops
+   * it: after close no further request is sent for it. A loop started after close fails at once.
+   */
+  void track(CompletableFuture<?> loop) {
+    loops.add(loop);
+    loop.whenComplete((r, e) -> loops.remove(loop));
+    if (closed) {
+      loop.completeExceptionally(closedError());
+    }
+  }
+
+  /** Stops every loop still running: they fail with "client closed" and start no new request. */
+  void close() {
+    closed = true;
+    for (CompletableFuture<?> loop : List.copyOf(loops)) {
+      loop.completeExceptionally(closedError());
+    }
+  }
+
+  private static io.rafestore.RafeStoreException closedError() {
+    return new io.rafestore.RafeStoreException("stopped: this RafeStore client was closed");
+  }
+
   void report(String key, CloudFault fault) {
     try {
       settings.listener().cloudFault(key, fault);

@@ -231,6 +231,9 @@ final class Maintenance {
       java.util.function.BiPredicate<Cloud, String> doomed) {
     Deleted out = new Deleted();
     int quorum = QuorumGather.quorumOf(ctx, clouds);
+    // Paced: a cloud whose listing never ends (or runs far ahead) is not followed past a bound,
+    // so it costs bounded deletes and memory, and the pass ends once n - f listings ended.
+    Listings.Pacing pacing = new Listings.Pacing(ctx, clouds, prefix);
     return QuorumGather.run(
             ctx,
             clouds,
@@ -238,6 +241,7 @@ final class Maintenance {
             c ->
                 Listings.walk(
                     ctx,
+                    pacing,
                     c,
                     prefix,
                     Listings.PAGE,

@@ -315,10 +315,15 @@ final class Verifier {
       }
     }
     Map<String, List<String>> extra = new TreeMap<>();
+    List<Cloud> listed = new ArrayList<>();
     for (Cloud c : Maintenance.dataHolders(ctx)) {
-      if (late.contains(c.id())) {
-        continue;
+      if (!late.contains(c.id())) {
+        listed.add(c);
       }
+    }
+    // Paced like every maintenance listing: an endless or far longer listing is not followed.
+    Listings.Pacing pacing = new Listings.Pacing(ctx, listed, Maintenance.dataPrefix(key));
+    for (Cloud c : listed) {
       List<String> names = new ArrayList<>();
       perCloud
           .computeIfAbsent(c.id(), h -> new ArrayList<>())
@@ -326,6 +331,7 @@ final class Verifier {
               () ->
                   Listings.walk(
                           ctx,
+                          pacing,
                           c,
                           Maintenance.dataPrefix(key),
                           Listings.PAGE,
@@ -341,6 +347,12 @@ final class Verifier {
                       .handle(
                           (x, e) -> {
                             // A listing cut short (late, or failed) reports no extra objects.
+                            if (e != null
+                                && Futures.unwrap(e) instanceof Listings.NotFollowed cut) {
+                              addFinding(
+                                  new Finding(
+                                      c.id(), Problem.UNREACHABLE, "data", cut.getMessage()));
+                            }
                             if (e == null && !names.isEmpty()) {
                               synchronized (extra) {
                                 extra.put(c.id(), names);
