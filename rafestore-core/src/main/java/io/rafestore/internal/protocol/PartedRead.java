@@ -246,8 +246,7 @@ final class PartedRead {
         // Relayed, so that close() and a timeout cancel the fetches themselves.
         if (entry.coding() == LogEntry.Coding.PARTS) {
           window.add(
-              Futures.relay(
-                  DataFetch.part(ctx, key, info, entry, i), DataFetch.Fetched::bytes));
+              Futures.relay(DataFetch.part(ctx, key, info, entry, i), DataFetch.Fetched::bytes));
         } else {
           window.add(Futures.relay(whole.get(), StoredValue::value));
         }

@@ -79,8 +79,10 @@ class ErrorTypesTest {
     }
   }
 
-  /** Flips the last byte of a metadata object: the newest key share of an envelope, else the
-   * signature. */
+  /**
+   * Flips the last byte of a metadata object: the newest key share of an envelope, else the
+   * signature.
+   */
   private static byte[] flipLastByte(byte[] b) {
     if (b.length > 0) {
       b[b.length - 1] ^= 1;
@@ -227,8 +229,8 @@ class ErrorTypesTest {
 
   /**
    * The case issue 14 found: key shares corrupted on more than f clouds (here n - f, so fewer than
-   * f+1 valid shares remain). Key recovery fails, which cancels the data fetch; the caller must
-   * see the recovery's {@link IntegrityException}, not that cancellation.
+   * f+1 valid shares remain). Key recovery fails, which cancels the data fetch; the caller must see
+   * the recovery's {@link IntegrityException}, not that cancellation.
    */
   @ParameterizedTest(name = "{0} {1}")
   @MethodSource("sealed")
@@ -267,6 +269,57 @@ class ErrorTypesTest {
         Arguments.of(ProtocolMode.FAST, Variant.ENCRYPTED),
         Arguments.of(ProtocolMode.PAPER, Variant.CODED_ENCRYPTED),
         Arguments.of(ProtocolMode.PAPER, Variant.PARTED_ENCRYPTED));
+  }
+
+  @Test
+  void aStreamWhosePartHangsTimesOutOnTheInjectedScheduler() throws Exception {
+    Harness h = new Harness(1, 4).rtts(10, 17, 24, 31);
+    try (RafeStore store =
+        h.builder(ProtocolMode.PAPER)
+            .operationTimeout(Duration.ofSeconds(30))
+            .partSize(1024)
+            .partsInFlight(1)
+            .build()) {
+      h.run(store.write(KEY, value(1, 3000)));
+      Calls calls = new Calls(h);
+      Throwable e =
+          calls.blocking(
+              "openStream",
+              () -> {
+                try (InputStream in = store.blocking().openStream(KEY)) {
+                  // The first part was asked for at open; the next ones find every cloud hung.
+                  h.clouds.forEach(c -> c.faulty().hang());
+                  return in.readAllBytes();
+                }
+              });
+      assertThat(e)
+          .isInstanceOf(RafeStoreException.class)
+          .hasMessageContaining("within the operation timeout");
+      assertThat(h.scheduler.elapsed()).isGreaterThanOrEqualTo(Duration.ofSeconds(30));
+      assertThat(calls.violations).isEmpty();
+    }
+  }
+
+  @Test
+  void whatEscapesTheProtocolReachesCallersAsARafeStoreException() {
+    IntegrityException integrity = new IntegrityException("bad bytes", List.of());
+    assertThat(Client.callersError("read", new java.util.concurrent.CompletionException(integrity)))
+        .isSameAs(integrity);
+    assertThat(Client.callersError("read", new CancellationException()))
+        .isInstanceOf(RafeStoreException.class)
+        .hasMessageContaining("read was cancelled inside the client");
+    assertThat(Client.callersError("write", new IllegalStateException("a bug")))
+        .isInstanceOf(RafeStoreException.class)
+        .hasMessageContaining("write failed")
+        .hasCauseInstanceOf(IllegalStateException.class);
+    OutOfMemoryError oom = new OutOfMemoryError();
+    assertThat(Client.callersError("read", oom)).isSameAs(oom);
+    CompletableFuture<Object> cancelled = new CompletableFuture<>();
+    cancelled.cancel(true);
+    assertThatThrownBy(() -> Client.await(cancelled)).isInstanceOf(RafeStoreException.class);
+    assertThatThrownBy(
+            () -> Client.await(CompletableFuture.failedFuture(new IllegalArgumentException("x"))))
+        .isInstanceOf(RafeStoreException.class);
   }
 
   @Test
