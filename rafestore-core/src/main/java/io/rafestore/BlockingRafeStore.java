@@ -84,7 +84,11 @@ public interface BlockingRafeStore {
    * RafeStore.Builder#partsInFlight} ahead of the reader, each verified against its signed hash
    * before any of its bytes are returned; the end of the stream is reported only after the whole
    * value's SHA-256 matched. Memory is bounded by about {@code partsInFlight x partSize}. The
-   * stream is not thread-safe; close it to cancel fetches still running.
+   * stream is not thread-safe; close it to cancel fetches still running. Its reads fail with a
+   * {@link RafeStoreException} (a part that does not arrive within the {@link
+   * RafeStore.Builder#operationTimeout} included), or an {@link java.io.InterruptedIOException}
+   * with the interrupt flag restored; a read after close throws a plain {@link
+   * java.io.IOException}, as any closed stream does.
    */
   java.io.InputStream openStream(String key)
       throws RafeStoreException, java.io.InterruptedIOException;

@@ -49,9 +49,12 @@ import java.util.concurrent.Executor;
  * Writes by one client to one key are ordered in call order; writes to different keys run in
  * parallel. A writer id must be used by one client at a time.
  *
- * <p>All asynchronous methods return at once; their futures fail with a {@link RafeStoreException}
- * subclass. Invalid arguments (a bad key, a missing value) throw {@link IllegalArgumentException}
- * at the call.
+ * <p>All asynchronous methods return at once; their futures fail only with a {@link
+ * RafeStoreException} subclass, whatever the clouds do (a future the caller cancels is cancelled,
+ * and an {@link Error} such as {@code OutOfMemoryError} passes through). Invalid arguments (a bad
+ * key, a missing value) throw {@link IllegalArgumentException} or {@link NullPointerException} at
+ * the call, naming what was wrong; calling a closed client, or a writing method on a client without
+ * a writer identity, throws {@link IllegalStateException} at the call.
  */
 public interface RafeStore extends AutoCloseable {
 

@@ -39,6 +39,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
@@ -194,13 +195,10 @@ public final class Client implements RafeStore {
         entry.coding() == LogEntry.Coding.REED_SOLOMON
             ? CodedFetch.run(ctx, key, stored, entry)
             : DataFetch.run(ctx, key, stored, entry.dataObject());
-    aesKey.whenComplete(
-        (k, e) -> {
-          if (e != null) {
-            data.cancel(true);
-          }
-        });
-    return data.thenCombineAsync(
+    // A failed key recovery cancels the data fetch; the caller must see the recovery's failure
+    // (an IntegrityException), not the cancellation it caused.
+    return Futures.both(
+        data,
         aesKey,
         (sv, k) -> {
           try {
@@ -475,13 +473,13 @@ public final class Client implements RafeStore {
   @Override
   public CompletableFuture<List<VerifyReport>> verifyAll() {
     checkOpen();
-    return eachKey(this::verify);
+    return guarded("verifyAll", eachKey(this::verify));
   }
 
   @Override
   public CompletableFuture<List<RepairReport>> repairAll() {
     checkOpen();
-    return eachKey(this::repair);
+    return guarded("repairAll", eachKey(this::repair));
   }
 
   /**
@@ -600,7 +598,7 @@ public final class Client implements RafeStore {
    * cancels the operation.
    */
   private <T> CompletableFuture<T> bounded(String what, CompletableFuture<T> op) {
-    CompletableFuture<T> out = Futures.relay(op);
+    CompletableFuture<T> out = guarded(what, op);
     Duration timeout = ctx.settings.operationTimeout();
     Scheduler.Cancellable timer =
         ctx.settings
@@ -621,6 +619,32 @@ public final class Client implements RafeStore {
                 });
     out.whenComplete((r, e) -> timer.cancel());
     return out;
+  }
+
+  /**
+   * Hands an operation's future to the caller, keeping the error contract: it fails only with a
+   * {@link RafeStoreException} ({@link #callersError}); cancelling it cancels the operation.
+   */
+  private static <T> CompletableFuture<T> guarded(String what, CompletableFuture<T> op) {
+    return Futures.relayTranslating(op, e -> callersError(what, e));
+  }
+
+  /**
+   * The failure a caller sees for {@code failure} of the operation {@code what}: a {@link
+   * RafeStoreException} as it is; anything else that escaped the protocol (a cancellation the
+   * client caused itself, a runtime exception of a bug) wrapped in one that names the operation.
+   * Errors ({@code OutOfMemoryError} and the like) pass through. A caller's own cancellation never
+   * gets here: it completes the caller's future first.
+   */
+  static Throwable callersError(String what, Throwable failure) {
+    Throwable cause = Futures.unwrap(failure);
+    if (cause instanceof RafeStoreException || cause instanceof Error) {
+      return cause;
+    }
+    if (cause instanceof CancellationException) {
+      return new RafeStoreException(what + " was cancelled inside the client", cause);
+    }
+    return new RafeStoreException(what + " failed: " + cause, cause);
   }
 
   /**
@@ -780,18 +804,14 @@ public final class Client implements RafeStore {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while waiting for RafeStore");
-    } catch (ExecutionException e) {
-      Throwable cause = Futures.unwrap(e);
-      if (cause instanceof RafeStoreException r) {
-        throw r;
-      }
-      if (cause instanceof RuntimeException r) {
-        throw r;
-      }
+    } catch (ExecutionException | CancellationException e) {
+      // The futures waited on here come from guarded(), so this is a RafeStoreException already;
+      // a cancellation cannot be the caller's (the facade hands out no future to cancel).
+      Throwable cause = callersError("operation", e);
       if (cause instanceof Error err) {
         throw err;
       }
-      throw new RafeStoreException("operation failed: " + cause, cause);
+      throw (RafeStoreException) cause;
     }
   }
 }

@@ -2,6 +2,7 @@ package io.rafestore.internal.protocol;
 
 import io.rafestore.IntegrityException;
 import io.rafestore.RafeStoreException;
+import io.rafestore.Scheduler;
 import io.rafestore.StoredValue;
 import io.rafestore.VersionInfo;
 import io.rafestore.internal.codec.Aead;
@@ -15,10 +16,11 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
@@ -171,7 +173,8 @@ final class PartedRead {
       return part.thenApply(DataFetch.Fetched::bytes);
     }
     String writer = info.version().writer();
-    return part.thenCombineAsync(
+    return Futures.both(
+        part,
         aead,
         (p, a) -> {
           try {
@@ -240,10 +243,12 @@ final class PartedRead {
     private void fill() {
       while (requested < count && window.size() < ctx.settings.partsInFlight()) {
         int i = requested++;
+        // Relayed, so that close() and a timeout cancel the fetches themselves.
         if (entry.coding() == LogEntry.Coding.PARTS) {
-          window.add(DataFetch.part(ctx, key, info, entry, i).thenApply(DataFetch.Fetched::bytes));
+          window.add(
+              Futures.relay(DataFetch.part(ctx, key, info, entry, i), DataFetch.Fetched::bytes));
         } else {
-          window.add(whole.get().thenApply(StoredValue::value));
+          window.add(Futures.relay(whole.get(), StoredValue::value));
         }
       }
     }
@@ -282,23 +287,43 @@ final class PartedRead {
       return true;
     }
 
+    /**
+     * Waits for {@code f}, at most the operation timeout on the injected scheduler (as every
+     * operation is bounded), and reports its failure as a {@link RafeStoreException}.
+     */
     private <T> T await(CompletableFuture<T> f) throws IOException {
-      long timeout = ctx.settings.operationTimeout().toNanos();
+      AtomicBoolean late = new AtomicBoolean();
+      Scheduler.Cancellable timer =
+          ctx.settings
+              .scheduler()
+              .schedule(
+                  ctx.settings.operationTimeout(),
+                  () -> {
+                    late.set(true);
+                    f.cancel(true);
+                  });
       try {
-        return f.get(timeout, TimeUnit.NANOSECONDS);
+        return f.get();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new InterruptedIOException("interrupted while reading '" + key + "'");
-      } catch (TimeoutException e) {
-        f.cancel(true);
+      } catch (CancellationException e) {
         throw new RafeStoreException(
-            "a part of '" + key + "' did not arrive within the operation timeout", e);
+            late.get()
+                ? "a part of '" + key + "' did not arrive within the operation timeout"
+                : "reading '" + key + "' was cancelled",
+            late.get() ? new TimeoutException() : e);
       } catch (ExecutionException e) {
         Throwable cause = Futures.unwrap(e);
-        if (cause instanceof IOException io) {
-          throw io;
+        if (cause instanceof RafeStoreException r) {
+          throw r;
+        }
+        if (cause instanceof Error err) {
+          throw err;
         }
         throw new RafeStoreException("reading '" + key + "' failed: " + cause, cause);
+      } finally {
+        timer.cancel();
       }
     }
 

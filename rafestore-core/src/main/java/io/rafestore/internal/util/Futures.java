@@ -4,7 +4,9 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /** Small helpers for {@link CompletableFuture} plumbing shared by the client and decorators. */
@@ -69,6 +71,39 @@ public final class Futures {
           }
         });
     return outer;
+  }
+
+  /**
+   * Combines two futures that run side by side: completes with {@code combine} of both values (run
+   * on {@code executor}), or fails with the first failure of either and then cancels the other.
+   * Unlike {@code a.thenCombine(b, ...)}, whose failure is {@code a}'s even when {@code a} was only
+   * cancelled because {@code b} failed, the caller sees the failure that caused the others.
+   * Cancelling the returned future cancels both.
+   */
+  public static <A, B, R> CompletableFuture<R> both(
+      CompletableFuture<A> a,
+      CompletableFuture<B> b,
+      BiFunction<? super A, ? super B, ? extends R> combine,
+      Executor executor) {
+    CompletableFuture<R> out = new CompletableFuture<>();
+    BiConsumer<Object, Throwable> firstFailure =
+        (v, e) -> {
+          if (e != null && out.completeExceptionally(unwrap(e))) {
+            a.cancel(true);
+            b.cancel(true);
+          }
+        };
+    a.whenComplete(firstFailure);
+    b.whenComplete(firstFailure);
+    a.thenCombineAsync(b, combine, executor).whenComplete(completer(out));
+    out.whenComplete(
+        (r, e) -> {
+          if (out.isCancelled()) {
+            a.cancel(true);
+            b.cancel(true);
+          }
+        });
+    return out;
   }
 
   /** A callback that completes {@code target} with the outcome it is given, unwrapping. */

@@ -115,6 +115,11 @@ final class TestCloud implements CloudDriver {
     return wan.multipart();
   }
 
+  /** The crash and delay layer, for faults {@link #behave} does not name. */
+  FaultyCloud faulty() {
+    return faulty;
+  }
+
   /** The lying layer, for behaviours {@link #behave} does not name. */
   ByzantineCloud byzantine() {
     return byzantine;

@@ -56,4 +56,33 @@ class FuturesTest {
     Futures.relayTranslating(pending, e -> e).cancel(true);
     org.assertj.core.api.Assertions.assertThat(pending).isCancelled();
   }
+
+  @Test
+  void bothFailsWithTheFirstFailureNotTheCancellationItCaused() {
+    CompletableFuture<String> data = new CompletableFuture<>();
+    CompletableFuture<Integer> key = new CompletableFuture<>();
+    CompletableFuture<String> both = Futures.both(data, key, (d, k) -> d + k, Runnable::run);
+    IllegalStateException keyFailed = new IllegalStateException("no key");
+
+    key.completeExceptionally(keyFailed);
+
+    assertThat(data).isCancelled();
+    assertThat(both.handle((v, e) -> e).join()).isSameAs(keyFailed);
+  }
+
+  @Test
+  void bothCombinesAndItsCancellationReachesBoth() {
+    CompletableFuture<String> a = new CompletableFuture<>();
+    CompletableFuture<Integer> b = new CompletableFuture<>();
+    CompletableFuture<String> both = Futures.both(a, b, (x, y) -> x + y, Runnable::run);
+    a.complete("v");
+    b.complete(1);
+    assertThat(both.join()).isEqualTo("v1");
+
+    CompletableFuture<String> c = new CompletableFuture<>();
+    CompletableFuture<Integer> d = new CompletableFuture<>();
+    Futures.both(c, d, (x, y) -> x + y, Runnable::run).cancel(true);
+    assertThat(c).isCancelled();
+    assertThat(d).isCancelled();
+  }
 }
