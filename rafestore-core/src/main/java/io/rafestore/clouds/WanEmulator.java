@@ -1,7 +1,7 @@
 package io.rafestore.clouds;
 
 import io.rafestore.Scheduler;
-import io.rafestore.internal.util.Futures;
+import io.rafestore.spi.support.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.ForwardingCloud;

@@ -1,7 +1,7 @@
 package io.rafestore.internal.cloud;
 
 import io.rafestore.CloudStats;
-import io.rafestore.internal.util.Futures;
+import io.rafestore.spi.support.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.ForwardingCloud;

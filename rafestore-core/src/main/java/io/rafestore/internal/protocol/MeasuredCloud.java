@@ -1,6 +1,6 @@
 package io.rafestore.internal.protocol;
 
-import io.rafestore.internal.util.Futures;
+import io.rafestore.spi.support.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.ForwardingCloud;

@@ -1,6 +1,6 @@
 package io.rafestore.drivers.redis;
 
-import io.rafestore.internal.util.BlockingCalls;
+import io.rafestore.spi.support.BlockingCalls;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;

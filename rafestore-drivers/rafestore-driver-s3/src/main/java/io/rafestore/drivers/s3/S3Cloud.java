@@ -1,8 +1,8 @@
 package io.rafestore.drivers.s3;
 
-import io.rafestore.internal.util.CancelledRequest;
-import io.rafestore.internal.util.Futures;
-import io.rafestore.internal.util.HttpKinds;
+import io.rafestore.spi.support.CancelledRequest;
+import io.rafestore.spi.support.Futures;
+import io.rafestore.spi.support.HttpKinds;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
