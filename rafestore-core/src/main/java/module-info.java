@@ -3,10 +3,11 @@
  *
  * <p>The API is {@code io.rafestore} (the store, its builder, reports and exceptions); drivers are
  * written against {@code io.rafestore.spi} and its helpers in {@code io.rafestore.spi.support};
- * {@code io.rafestore.clouds} holds the in-memory and directory clouds, the fault, Byzantine and WAN
- * decorators and driver discovery. Everything under {@code io.rafestore.internal} is the
- * implementation and is not exported. Driver modules provide {@link io.rafestore.spi.DriverProvider}s
- * that {@link io.rafestore.clouds.Drivers} finds through {@link java.util.ServiceLoader}.
+ * {@code io.rafestore.clouds} holds the in-memory and directory clouds, the fault, Byzantine and
+ * WAN decorators and driver discovery. Everything under {@code io.rafestore.internal} is the
+ * implementation and is not exported. Driver modules provide {@link
+ * io.rafestore.spi.DriverProvider}s that {@link io.rafestore.clouds.Drivers} finds through {@link
+ * java.util.ServiceLoader}.
  */
 module io.rafestore {
   exports io.rafestore;

@@ -1,6 +1,5 @@
 package io.rafestore.clouds;
 
-import io.rafestore.spi.support.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.ForwardingCloud;
@@ -8,6 +7,7 @@ import io.rafestore.spi.ListPage;
 import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.support.Futures;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -1,7 +1,6 @@
 package io.rafestore.clouds;
 
 import io.rafestore.Scheduler;
-import io.rafestore.spi.support.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
@@ -10,6 +9,7 @@ import io.rafestore.spi.ListPage;
 import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.support.Futures;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;

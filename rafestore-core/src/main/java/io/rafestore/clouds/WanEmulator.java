@@ -1,7 +1,6 @@
 package io.rafestore.clouds;
 
 import io.rafestore.Scheduler;
-import io.rafestore.spi.support.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.ForwardingCloud;
@@ -9,6 +8,7 @@ import io.rafestore.spi.ListPage;
 import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.support.Futures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -339,7 +339,9 @@ public final class WanEmulator {
       return upload(data, request);
     }
 
-    /** Half a round trip, the payload up the shared and own links, the request, half a round trip. */
+    /**
+     * Half a round trip, the payload up the shared and own links, the request, half a round trip.
+     */
     private CompletableFuture<Void> upload(
         byte[] data, Function<byte[], CompletableFuture<Void>> request) {
       byte[] copy = data.clone(); // the caller may reuse its array while we wait
@@ -347,7 +349,10 @@ public final class WanEmulator {
       call.afterHalfRtt(
           () ->
               call.transfer(
-                  uplink, up, copy.length, () -> call.invoke(() -> request.apply(copy), call::answer)));
+                  uplink,
+                  up,
+                  copy.length,
+                  () -> call.invoke(() -> request.apply(copy), call::answer)));
       return call.result;
     }
 

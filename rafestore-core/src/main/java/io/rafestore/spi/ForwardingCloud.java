@@ -8,9 +8,9 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * A driver that forwards every call to another driver: the base of decorators (fault injection,
- * WAN emulation, accounting, renaming), so that a decorator states only what it changes and
- * inherits the rest.
+ * A driver that forwards every call to another driver: the base of decorators (fault injection, WAN
+ * emulation, accounting, renaming), so that a decorator states only what it changes and inherits
+ * the rest.
  *
  * <p><b>What is forwarded.</b> Every {@link CloudDriver} method, including the paged {@link
  * #list(String, String, int)}, {@link #close()} and {@link #id()}, goes to {@link #delegate()}

@@ -92,7 +92,9 @@ class ModuleBoundaryTest {
             "io.rafestore.internal.codec.Sha256",
             "io.rafestore.internal.util.Futures")) {
       Result r =
-          compile("Bad", "import " + internal + ";\npublic class Bad { " + simple(internal) + " x; }\n");
+          compile(
+              "Bad",
+              "import " + internal + ";\npublic class Bad { " + simple(internal) + " x; }\n");
       assertThat(r.ok).as("compiling against %s", internal).isFalse();
       assertThat(r.diagnostics).contains("does not export");
     }
@@ -105,8 +107,7 @@ class ModuleBoundaryTest {
   private record Result(boolean ok, String diagnostics) {}
 
   /** Compiles module {@code probe} (requires io.rafestore) holding one class of package probe. */
-  private Result compile(String className, String body)
-      throws IOException, URISyntaxException {
+  private Result compile(String className, String body) throws IOException, URISyntaxException {
     Path src = dir.resolve("src-" + className);
     Files.createDirectories(src.resolve("probe"));
     Path info = src.resolve("module-info.java");
@@ -135,7 +136,8 @@ class ModuleBoundaryTest {
         javac.getStandardFileManager(null, null, StandardCharsets.UTF_8)) {
       ok =
           javac
-              .getTask(diagnostics, files, null, options, null, files.getJavaFileObjects(info, type))
+              .getTask(
+                  diagnostics, files, null, options, null, files.getJavaFileObjects(info, type))
               .call();
     }
     return new Result(ok, diagnostics.toString());

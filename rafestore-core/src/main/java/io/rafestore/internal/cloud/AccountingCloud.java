@@ -1,7 +1,6 @@
 package io.rafestore.internal.cloud;
 
 import io.rafestore.CloudStats;
-import io.rafestore.spi.support.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.ForwardingCloud;
@@ -9,6 +8,7 @@ import io.rafestore.spi.ListPage;
 import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.support.Futures;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;

@@ -1,10 +1,10 @@
 package io.rafestore.internal.protocol;
 
-import io.rafestore.spi.support.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.ForwardingCloud;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.support.Futures;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;

@@ -6,9 +6,9 @@ import java.util.function.Function;
 
 /**
  * The protocol package's name for {@link io.rafestore.spi.support.Futures}, which holds the one
- * implementation. It exists only so that the protocol package's imports stay as they are while
- * that package is being split into rooms (issue 15); once it has settled, its imports move to
- * {@code io.rafestore.spi.support.Futures} and this class goes.
+ * implementation. It exists only so that the protocol package's imports stay as they are while that
+ * package is being split into rooms (issue 15); once it has settled, its imports move to {@code
+ * io.rafestore.spi.support.Futures} and this class goes.
  */
 public final class Futures {
   private Futures() {}

@@ -11,7 +11,6 @@ import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.ForwardingCloud;
-import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -1,13 +1,9 @@
 package io.rafestore.internal.protocol;
 
-import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
 import io.rafestore.spi.ForwardingCloud;
-import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
-import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 

@@ -15,8 +15,6 @@ import io.rafestore.VerifyReport;
 import io.rafestore.VerifyReport.Problem;
 import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.internal.util.Names;
-import io.rafestore.spi.ByteRange;
-import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.ForwardingCloud;
 import io.rafestore.spi.ListPage;
 import io.rafestore.spi.ObjectInfo;
@@ -25,7 +23,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -143,8 +140,7 @@ class QuorumListingTest {
     public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
       pages.incrementAndGet();
       largestLimit.accumulateAndGet(limit, Math::max);
-      return super
-          .list(prefix, startAfter, limit)
+      return super.list(prefix, startAfter, limit)
           .thenApply(
               p -> {
                 largestPage.accumulateAndGet(p.objects().size(), Math::max);

@@ -4,15 +4,9 @@ import io.rafestore.clouds.ByzantineCloud;
 import io.rafestore.clouds.FaultyCloud;
 import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.clouds.WanEmulator;
-import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.ForwardingCloud;
-import io.rafestore.spi.ListPage;
-import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.time.Duration;
-import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
@@ -60,7 +54,8 @@ final class TestCloud extends ForwardingCloud {
         MemoryCloud store, WanEmulator network, io.rafestore.Scheduler scheduler, long seed) {
       ByzantineCloud byzantine = new ByzantineCloud(store, seed);
       FaultyCloud faulty = new FaultyCloud(byzantine, scheduler, seed);
-      return new Layers(byzantine, faulty, network.wrap(faulty, WanEmulator.Link.rtt(Duration.ZERO)));
+      return new Layers(
+          byzantine, faulty, network.wrap(faulty, WanEmulator.Link.rtt(Duration.ZERO)));
     }
   }
 
@@ -105,5 +100,4 @@ final class TestCloud extends ForwardingCloud {
   ByzantineCloud byzantine() {
     return byzantine;
   }
-
 }
