@@ -1,14 +1,13 @@
 package io.rafestore.clouds;
 
-import io.rafestore.internal.cloud.ForwardedMultipart;
-import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.ForwardingCloud;
 import io.rafestore.spi.ListPage;
-import io.rafestore.spi.Multipart;
 import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.support.Futures;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -62,7 +61,7 @@ import java.util.function.UnaryOperator;
  * <p>Thread-safe: the behaviour can be switched from any thread; each call obeys the behaviour in
  * force when it was made.
  */
-public final class ByzantineCloud implements CloudDriver {
+public final class ByzantineCloud extends ForwardingCloud {
 
   /** How the cloud lies. */
   public enum Behaviour {
@@ -96,7 +95,6 @@ public final class ByzantineCloud implements CloudDriver {
 
   private static final State HONEST = new State(Behaviour.HONEST, k -> false, null);
 
-  private final CloudDriver delegate;
   private final Random random;
   private final Map<ObjectKey, Versions> history = new ConcurrentHashMap<>();
   private final AtomicLong lies = new AtomicLong();
@@ -104,7 +102,7 @@ public final class ByzantineCloud implements CloudDriver {
 
   /** Wraps {@code delegate}, honest at first; {@code seed} seeds every random choice. */
   public ByzantineCloud(CloudDriver delegate, long seed) {
-    this.delegate = Objects.requireNonNull(delegate, "delegate");
+    super(delegate);
     this.random = new Random(seed);
   }
 
@@ -160,11 +158,6 @@ public final class ByzantineCloud implements CloudDriver {
   }
 
   @Override
-  public String id() {
-    return delegate.id();
-  }
-
-  @Override
   public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(data, "data");
@@ -176,9 +169,9 @@ public final class ByzantineCloud implements CloudDriver {
     byte[] copy = data.clone();
     if (s.behaviour == Behaviour.CORRUPT_WRITES && s.affected.test(key)) {
       lies.incrementAndGet();
-      return Futures.relay(delegate.put(key, corrupt(copy)));
+      return Futures.relay(delegate().put(key, corrupt(copy)));
     }
-    CompletableFuture<Void> inner = delegate.put(key, data);
+    CompletableFuture<Void> inner = delegate().put(key, data);
     inner.thenRun(
         () -> history.compute(key, (k, v) -> new Versions(v == null ? null : v.current, copy)));
     return Futures.relay(inner);
@@ -190,31 +183,31 @@ public final class ByzantineCloud implements CloudDriver {
     Objects.requireNonNull(range, "range");
     State s = state;
     if (!s.lies(key) || s.behaviour == Behaviour.CORRUPT_WRITES) {
-      return Futures.relay(delegate.get(key, range));
+      return Futures.relay(delegate().get(key, range));
     }
     switch (s.behaviour) {
       case CORRUPT:
-        return altered(delegate.get(key, range), this::corrupt);
+        return altered(delegate().get(key, range), this::corrupt);
       case GARBLE:
-        return altered(delegate.get(key, range), this::garble);
+        return altered(delegate().get(key, range), this::garble);
       case CUSTOM:
-        return altered(delegate.get(key, range), s.forgery);
+        return altered(delegate().get(key, range), s.forgery);
       case STALE:
         Versions v = history.get(key);
         if (v != null && v.previous != null) {
           lies.incrementAndGet();
           return CompletableFuture.completedFuture(cut(v.previous, range));
         }
-        return Futures.relay(delegate.get(key, range));
+        return Futures.relay(delegate().get(key, range));
       case OTHER_KEY:
         byte[] other = otherObject(key);
         if (other != null) {
           lies.incrementAndGet();
           return CompletableFuture.completedFuture(cut(other, range));
         }
-        return Futures.relay(delegate.get(key, range));
+        return Futures.relay(delegate().get(key, range));
       default: // DROP_WRITES: reads are honest
-        return Futures.relay(delegate.get(key, range));
+        return Futures.relay(delegate().get(key, range));
     }
   }
 
@@ -226,7 +219,7 @@ public final class ByzantineCloud implements CloudDriver {
       lies.incrementAndGet();
       return CompletableFuture.completedFuture(null);
     }
-    return Futures.relay(delegate.delete(key));
+    return Futures.relay(delegate().delete(key));
   }
 
   @Override
@@ -234,10 +227,10 @@ public final class ByzantineCloud implements CloudDriver {
     Objects.requireNonNull(prefix, "prefix");
     State s = state;
     if (s.behaviour != Behaviour.DROP_WRITES) {
-      return Futures.relay(delegate.list(prefix));
+      return Futures.relay(delegate().list(prefix));
     }
     return altered(
-        delegate.list(prefix),
+        delegate().list(prefix),
         entries -> {
           List<ObjectInfo> kept = new ArrayList<>();
           for (ObjectInfo info : entries) {
@@ -249,36 +242,28 @@ public final class ByzantineCloud implements CloudDriver {
         });
   }
 
+  /** Under {@link Behaviour#DROP_WRITES} an upload is acknowledged throughout, storing nothing. */
   @Override
-  public Optional<Multipart> multipart() {
-    return ForwardedMultipart.wrap(
-        delegate.multipart(),
-        new ForwardedMultipart.Hooks() {
-          @Override
-          public CompletableFuture<MultipartUpload> begin(
-              ObjectKey key, Supplier<CompletableFuture<MultipartUpload>> call) {
-            State s = state;
-            if (s.behaviour == Behaviour.DROP_WRITES && s.affected.test(key)) {
-              lies.incrementAndGet();
-              return CompletableFuture.completedFuture(new DroppedUpload(key));
-            }
-            return call.get();
-          }
+  protected CompletableFuture<MultipartUpload> beginUpload(
+      ObjectKey key, Supplier<CompletableFuture<MultipartUpload>> call) {
+    State s = state;
+    if (s.behaviour == Behaviour.DROP_WRITES && s.affected.test(key)) {
+      lies.incrementAndGet();
+      return CompletableFuture.completedFuture(new DroppedUpload(key));
+    }
+    return call.get();
+  }
 
-          @Override
-          public CompletableFuture<Void> putPart(
-              ObjectKey key,
-              int index,
-              byte[] data,
-              Function<byte[], CompletableFuture<Void>> call) {
-            State s = state;
-            if (s.behaviour == Behaviour.CORRUPT_WRITES && s.affected.test(key)) {
-              lies.incrementAndGet();
-              return call.apply(corrupt(data.clone()));
-            }
-            return call.apply(data);
-          }
-        });
+  /** Under {@link Behaviour#CORRUPT_WRITES} a part is stored with a few bytes flipped. */
+  @Override
+  protected CompletableFuture<Void> putPart(
+      ObjectKey key, int index, byte[] data, Function<byte[], CompletableFuture<Void>> call) {
+    State s = state;
+    if (s.behaviour == Behaviour.CORRUPT_WRITES && s.affected.test(key)) {
+      lies.incrementAndGet();
+      return call.apply(corrupt(data.clone()));
+    }
+    return call.apply(data);
   }
 
   /** An upload that acknowledges everything and stores nothing ({@link Behaviour#DROP_WRITES}). */
@@ -305,10 +290,10 @@ public final class ByzantineCloud implements CloudDriver {
     ListPage.check(prefix, startAfter, limit);
     State s = state;
     if (s.behaviour != Behaviour.DROP_WRITES) {
-      return Futures.relay(delegate.list(prefix, startAfter, limit));
+      return Futures.relay(delegate().list(prefix, startAfter, limit));
     }
     return altered(
-        delegate.list(prefix, startAfter, limit),
+        delegate().list(prefix, startAfter, limit),
         page -> {
           List<ObjectInfo> kept = new ArrayList<>();
           for (ObjectInfo info : page.objects()) {
@@ -375,11 +360,6 @@ public final class ByzantineCloud implements CloudDriver {
     }
     long[] span = range.get().clip(whole.length);
     return Arrays.copyOfRange(whole, (int) span[0], (int) span[1]);
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
   }
 
   @Override

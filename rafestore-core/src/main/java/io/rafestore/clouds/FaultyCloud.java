@@ -1,16 +1,15 @@
 package io.rafestore.clouds;
 
 import io.rafestore.Scheduler;
-import io.rafestore.internal.cloud.ForwardedMultipart;
-import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
+import io.rafestore.spi.ForwardingCloud;
 import io.rafestore.spi.ListPage;
-import io.rafestore.spi.Multipart;
 import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.support.Futures;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -20,6 +19,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -44,7 +44,7 @@ import java.util.function.Supplier;
  * <p>Thread-safe: the mode can be switched from any thread while calls are in flight; each call
  * obeys the mode in force when it was made.
  */
-public final class FaultyCloud implements CloudDriver {
+public final class FaultyCloud extends ForwardingCloud {
 
   /** The kinds of request a fault can be limited to. */
   public enum Operation {
@@ -72,7 +72,6 @@ public final class FaultyCloud implements CloudDriver {
   private record State(
       Mode mode, double failProbability, Duration delay, Set<Operation> affected) {}
 
-  private final CloudDriver delegate;
   private final Scheduler scheduler;
   private final Random random;
   private final Set<CompletableFuture<?>> hanging = ConcurrentHashMap.newKeySet();
@@ -87,7 +86,7 @@ public final class FaultyCloud implements CloudDriver {
    * @param seed seeds the choice of failing calls in {@link #failFraction}
    */
   public FaultyCloud(CloudDriver delegate, Scheduler scheduler, long seed) {
-    this.delegate = Objects.requireNonNull(delegate, "delegate");
+    super(delegate);
     this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
     this.random = new Random(seed);
   }
@@ -158,79 +157,64 @@ public final class FaultyCloud implements CloudDriver {
   }
 
   @Override
-  public String id() {
-    return delegate.id();
-  }
-
-  @Override
   public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(data, "data");
     State s = state;
     // A delayed put sends the bytes later; the caller may reuse its array meanwhile.
     byte[] payload = s.mode == Mode.SLOW ? data.clone() : data;
-    return call(s, Operation.PUT, () -> delegate.put(key, payload));
+    return call(s, Operation.PUT, () -> delegate().put(key, payload));
   }
 
   @Override
   public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(range, "range");
-    return call(state, Operation.GET, () -> delegate.get(key, range));
+    return call(state, Operation.GET, () -> delegate().get(key, range));
   }
 
   @Override
   public CompletableFuture<Void> delete(ObjectKey key) {
     Objects.requireNonNull(key, "key");
-    return call(state, Operation.DELETE, () -> delegate.delete(key));
+    return call(state, Operation.DELETE, () -> delegate().delete(key));
   }
 
   @Override
   public CompletableFuture<List<ObjectInfo>> list(String prefix) {
     Objects.requireNonNull(prefix, "prefix");
-    return call(state, Operation.LIST, () -> delegate.list(prefix));
+    return call(state, Operation.LIST, () -> delegate().list(prefix));
   }
 
   @Override
-  public Optional<Multipart> multipart() {
-    return ForwardedMultipart.wrap(
-        delegate.multipart(),
-        new ForwardedMultipart.Hooks() {
-          @Override
-          public CompletableFuture<MultipartUpload> begin(
-              ObjectKey key, Supplier<CompletableFuture<MultipartUpload>> request) {
-            return call(state, Operation.PUT, request);
-          }
+  protected CompletableFuture<MultipartUpload> beginUpload(
+      ObjectKey key, Supplier<CompletableFuture<MultipartUpload>> request) {
+    return call(state, Operation.PUT, request);
+  }
 
-          @Override
-          public CompletableFuture<Void> putPart(
-              ObjectKey key,
-              int index,
-              byte[] data,
-              java.util.function.Function<byte[], CompletableFuture<Void>> request) {
-            State s = state;
-            byte[] payload = s.mode == Mode.SLOW ? data.clone() : data;
-            return call(s, Operation.PUT, () -> request.apply(payload));
-          }
+  @Override
+  protected CompletableFuture<Void> putPart(
+      ObjectKey key, int index, byte[] data, Function<byte[], CompletableFuture<Void>> request) {
+    State s = state;
+    byte[] payload = s.mode == Mode.SLOW ? data.clone() : data;
+    return call(s, Operation.PUT, () -> request.apply(payload));
+  }
 
-          @Override
-          public CompletableFuture<Void> complete(
-              ObjectKey key, int count, Supplier<CompletableFuture<Void>> request) {
-            return call(state, Operation.PUT, request);
-          }
+  @Override
+  protected CompletableFuture<Void> completeUpload(
+      ObjectKey key, int count, Supplier<CompletableFuture<Void>> request) {
+    return call(state, Operation.PUT, request);
+  }
 
-          @Override
-          public CompletableFuture<Void> abort(
-              ObjectKey key, Supplier<CompletableFuture<Void>> request) {
-            return call(state, Operation.DELETE, request);
-          }
-        });
+  @Override
+  protected CompletableFuture<Void> abortUpload(
+      ObjectKey key, Supplier<CompletableFuture<Void>> request) {
+    return call(state, Operation.DELETE, request);
   }
 
   @Override
   public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
     ListPage.check(prefix, startAfter, limit);
-    return call(state, Operation.LIST, () -> delegate.list(prefix, startAfter, limit));
+    return call(state, Operation.LIST, () -> delegate().list(prefix, startAfter, limit));
   }
 
   private <T> CompletableFuture<T> call(
@@ -259,7 +243,7 @@ public final class FaultyCloud implements CloudDriver {
   }
 
   private CloudException injected(String what) {
-    return new CloudException(delegate.id(), CloudException.Kind.UNAVAILABLE, what);
+    return new CloudException(delegate().id(), CloudException.Kind.UNAVAILABLE, what);
   }
 
   private <T> CompletableFuture<T> hangForever() {
@@ -313,7 +297,7 @@ public final class FaultyCloud implements CloudDriver {
     for (CompletableFuture<?> f : hanging) {
       f.completeExceptionally(injected("driver is closed"));
     }
-    delegate.close();
+    super.close();
   }
 
   @Override

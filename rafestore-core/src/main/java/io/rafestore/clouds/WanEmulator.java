@@ -1,12 +1,14 @@
 package io.rafestore.clouds;
 
 import io.rafestore.Scheduler;
-import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.ForwardingCloud;
 import io.rafestore.spi.ListPage;
+import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.support.Futures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -19,6 +21,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -253,14 +256,13 @@ public final class WanEmulator {
    * A driver seen across the emulated network; also the handle to change its {@link Link} at run
    * time. Thread-safe.
    */
-  public final class EmulatedCloud implements CloudDriver {
-    private final CloudDriver delegate;
+  public final class EmulatedCloud extends ForwardingCloud {
     private final Resource up;
     private final Resource down;
     private volatile Link link;
 
     private EmulatedCloud(CloudDriver delegate, Link link) {
-      this.delegate = delegate;
+      super(delegate);
       this.link = Objects.requireNonNull(link, "link");
       this.up = new Resource(link.capacity());
       this.down = new Resource(link.capacity());
@@ -287,23 +289,9 @@ public final class WanEmulator {
     }
 
     @Override
-    public String id() {
-      return delegate.id();
-    }
-
-    @Override
     public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
       Objects.requireNonNull(key, "key");
-      byte[] copy = data.clone(); // the caller may reuse its array while we wait
-      Call<Void> call = new Call<>(this);
-      call.afterHalfRtt(
-          () ->
-              call.transfer(
-                  uplink,
-                  up,
-                  copy.length,
-                  () -> call.invoke(() -> delegate.put(key, copy), call::answer)));
-      return call.result;
+      return upload(data, bytes -> delegate().put(key, bytes));
     }
 
     @Override
@@ -314,7 +302,7 @@ public final class WanEmulator {
       call.afterHalfRtt(
           () ->
               call.invoke(
-                  () -> delegate.get(key, range),
+                  () -> delegate().get(key, range),
                   (bytes, error) -> {
                     if (error != null) {
                       call.answer(null, error);
@@ -328,68 +316,59 @@ public final class WanEmulator {
     @Override
     public CompletableFuture<Void> delete(ObjectKey key) {
       Objects.requireNonNull(key, "key");
-      Call<Void> call = new Call<>(this);
-      call.afterHalfRtt(() -> call.invoke(() -> delegate.delete(key), call::answer));
-      return call.result;
+      return roundTrip(() -> delegate().delete(key));
     }
 
     @Override
     public CompletableFuture<List<ObjectInfo>> list(String prefix) {
       Objects.requireNonNull(prefix, "prefix");
-      Call<List<ObjectInfo>> call = new Call<>(this);
-      call.afterHalfRtt(() -> call.invoke(() -> delegate.list(prefix), call::answer));
-      return call.result;
+      return roundTrip(() -> delegate().list(prefix));
+    }
+
+    /** Beginning a native multipart upload takes a round trip, like a delete. */
+    @Override
+    protected CompletableFuture<MultipartUpload> beginUpload(
+        ObjectKey key, Supplier<CompletableFuture<MultipartUpload>> request) {
+      return roundTrip(request);
+    }
+
+    /** A part of a native upload crosses the link like a put. */
+    @Override
+    protected CompletableFuture<Void> putPart(
+        ObjectKey key, int index, byte[] data, Function<byte[], CompletableFuture<Void>> request) {
+      return upload(data, request);
     }
 
     /**
-     * The delegate's native multipart upload across this link: each part crosses it like a put
-     * (round trip and its bytes over the shared bandwidth), beginning, completing and aborting like
-     * a delete (a round trip).
+     * Half a round trip, the payload up the shared and own links, the request, half a round trip.
      */
-    @Override
-    public Optional<io.rafestore.spi.Multipart> multipart() {
-      return io.rafestore.internal.cloud.ForwardedMultipart.wrap(
-          delegate.multipart(),
-          new io.rafestore.internal.cloud.ForwardedMultipart.Hooks() {
-            @Override
-            public CompletableFuture<io.rafestore.spi.MultipartUpload> begin(
-                ObjectKey key,
-                Supplier<CompletableFuture<io.rafestore.spi.MultipartUpload>> request) {
-              return roundTrip(request);
-            }
-
-            @Override
-            public CompletableFuture<Void> putPart(
-                ObjectKey key,
-                int index,
-                byte[] data,
-                java.util.function.Function<byte[], CompletableFuture<Void>> request) {
-              byte[] copy = data.clone();
-              Call<Void> call = new Call<>(EmulatedCloud.this);
-              call.afterHalfRtt(
-                  () ->
-                      call.transfer(
-                          uplink,
-                          up,
-                          copy.length,
-                          () -> call.invoke(() -> request.apply(copy), call::answer)));
-              return call.result;
-            }
-
-            @Override
-            public CompletableFuture<Void> complete(
-                ObjectKey key, int count, Supplier<CompletableFuture<Void>> request) {
-              return roundTrip(request);
-            }
-
-            @Override
-            public CompletableFuture<Void> abort(
-                ObjectKey key, Supplier<CompletableFuture<Void>> request) {
-              return roundTrip(request);
-            }
-          });
+    private CompletableFuture<Void> upload(
+        byte[] data, Function<byte[], CompletableFuture<Void>> request) {
+      byte[] copy = data.clone(); // the caller may reuse its array while we wait
+      Call<Void> call = new Call<>(this);
+      call.afterHalfRtt(
+          () ->
+              call.transfer(
+                  uplink,
+                  up,
+                  copy.length,
+                  () -> call.invoke(() -> request.apply(copy), call::answer)));
+      return call.result;
     }
 
+    @Override
+    protected CompletableFuture<Void> completeUpload(
+        ObjectKey key, int count, Supplier<CompletableFuture<Void>> request) {
+      return roundTrip(request);
+    }
+
+    @Override
+    protected CompletableFuture<Void> abortUpload(
+        ObjectKey key, Supplier<CompletableFuture<Void>> request) {
+      return roundTrip(request);
+    }
+
+    /** A request without payload: half a round trip there, the request, half a round trip back. */
     private <T> CompletableFuture<T> roundTrip(Supplier<CompletableFuture<T>> request) {
       Call<T> call = new Call<>(this);
       call.afterHalfRtt(() -> call.invoke(request, call::answer));
@@ -399,15 +378,7 @@ public final class WanEmulator {
     @Override
     public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
       ListPage.check(prefix, startAfter, limit);
-      Call<ListPage> call = new Call<>(this);
-      call.afterHalfRtt(
-          () -> call.invoke(() -> delegate.list(prefix, startAfter, limit), call::answer));
-      return call.result;
-    }
-
-    @Override
-    public void close() {
-      delegate.close();
+      return roundTrip(() -> delegate().list(prefix, startAfter, limit));
     }
 
     @Override

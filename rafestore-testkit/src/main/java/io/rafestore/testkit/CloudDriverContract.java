@@ -52,6 +52,9 @@ public abstract class CloudDriverContract {
   /** The driver under test for the current test method. */
   protected CloudDriver driver;
 
+  /** For subclasses: one per driver, naming how to make it. */
+  protected CloudDriverContract() {}
+
   /**
    * A new driver over a fresh, empty namespace (a new bucket, container, directory or key prefix).
    * Called once before each test.

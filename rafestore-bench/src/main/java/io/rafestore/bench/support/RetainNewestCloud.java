@@ -1,16 +1,11 @@
 package io.rafestore.bench.support;
 
 import io.rafestore.clouds.MemoryCloud;
-import io.rafestore.spi.ByteRange;
-import io.rafestore.spi.CloudDriver;
-import io.rafestore.spi.ListPage;
-import io.rafestore.spi.ObjectInfo;
+import io.rafestore.spi.ForwardingCloud;
 import io.rafestore.spi.ObjectKey;
 import java.util.ArrayDeque;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -23,9 +18,10 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Data objects are recognised by RafeStore's layout ({@code d/<encoded key>/<writer>-<nonce>}):
  * everything up to the last {@code /} is the key's prefix. A bench device, not a driver: do not use
- * it where old versions are read. Thread-safe.
+ * it where old versions are read. Its store offers no native multipart upload, so every data object
+ * passes through {@link #put}. Thread-safe.
  */
-public final class RetainNewestCloud implements CloudDriver {
+public final class RetainNewestCloud extends ForwardingCloud {
   private static final String DATA_PREFIX = "d/";
 
   private final MemoryCloud store;
@@ -34,16 +30,16 @@ public final class RetainNewestCloud implements CloudDriver {
   private final Map<String, ArrayDeque<ObjectKey>> dataByPrefix = new HashMap<>();
 
   public RetainNewestCloud(String id, int keep) {
+    this(new MemoryCloud(id), keep);
+  }
+
+  private RetainNewestCloud(MemoryCloud store, int keep) {
+    super(store);
     if (keep < 1) {
       throw new IllegalArgumentException("keep must be >= 1, was " + keep);
     }
-    this.store = new MemoryCloud(id);
+    this.store = store;
     this.keep = keep;
-  }
-
-  @Override
-  public String id() {
-    return store.id();
   }
 
   @Override
@@ -69,11 +65,6 @@ public final class RetainNewestCloud implements CloudDriver {
   }
 
   @Override
-  public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
-    return store.get(key, range);
-  }
-
-  @Override
   public CompletableFuture<Void> delete(ObjectKey key) {
     synchronized (this) {
       for (ArrayDeque<ObjectKey> q : dataByPrefix.values()) {
@@ -83,23 +74,8 @@ public final class RetainNewestCloud implements CloudDriver {
     return store.delete(key);
   }
 
-  @Override
-  public CompletableFuture<List<ObjectInfo>> list(String prefix) {
-    return store.list(prefix);
-  }
-
-  @Override
-  public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
-    return store.list(prefix, startAfter, limit);
-  }
-
   /** Bytes held now (for tests). */
   public long storedBytes() {
     return store.storedBytes();
-  }
-
-  @Override
-  public void close() {
-    store.close();
   }
 }

@@ -1,19 +1,20 @@
 package io.rafestore.internal.cloud;
 
 import io.rafestore.CloudStats;
-import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.ForwardingCloud;
 import io.rafestore.spi.ListPage;
-import io.rafestore.spi.Multipart;
 import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.support.Futures;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -34,8 +35,7 @@ import java.util.function.Supplier;
  * {@link #snapshot()} taken while requests run may mix counts from just before and just after a
  * request, but never loses one.
  */
-public final class AccountingCloud implements CloudDriver {
-  private final CloudDriver delegate;
+public final class AccountingCloud extends ForwardingCloud {
   private final LongAdder puts = new LongAdder();
   private final LongAdder gets = new LongAdder();
   private final LongAdder deletes = new LongAdder();
@@ -47,17 +47,7 @@ public final class AccountingCloud implements CloudDriver {
 
   /** Counts the requests made to {@code delegate} through this wrapper. */
   public AccountingCloud(CloudDriver delegate) {
-    this.delegate = Objects.requireNonNull(delegate, "delegate");
-  }
-
-  /** The wrapped driver. */
-  public CloudDriver delegate() {
-    return delegate;
-  }
-
-  @Override
-  public String id() {
-    return delegate.id();
+    super(delegate);
   }
 
   @Override
@@ -67,7 +57,7 @@ public final class AccountingCloud implements CloudDriver {
     Objects.requireNonNull(data, "data");
     puts.increment();
     bytesUp.add(data.length);
-    return watch(delegate.put(key, data));
+    return watch(delegate().put(key, data));
   }
 
   @Override
@@ -78,7 +68,7 @@ public final class AccountingCloud implements CloudDriver {
     // Count the bytes before the caller sees them, so a snapshot after a get includes them.
     return watch(
         Futures.relay(
-            delegate.get(key, range),
+            delegate().get(key, range),
             b -> {
               bytesDown.add(b.length);
               return b;
@@ -89,53 +79,44 @@ public final class AccountingCloud implements CloudDriver {
   public CompletableFuture<Void> delete(ObjectKey key) {
     Objects.requireNonNull(key, "key");
     deletes.increment();
-    return watch(delegate.delete(key));
+    return watch(delegate().delete(key));
   }
 
   @Override
   public CompletableFuture<List<ObjectInfo>> list(String prefix) {
     Objects.requireNonNull(prefix, "prefix");
     lists.increment();
-    return watch(delegate.list(prefix));
+    return watch(delegate().list(prefix));
   }
 
   @Override
-  public Optional<Multipart> multipart() {
-    return ForwardedMultipart.wrap(
-        delegate.multipart(),
-        new ForwardedMultipart.Hooks() {
-          @Override
-          public CompletableFuture<MultipartUpload> begin(
-              ObjectKey key, Supplier<CompletableFuture<MultipartUpload>> call) {
-            puts.increment();
-            return watch(call.get());
-          }
+  protected CompletableFuture<MultipartUpload> beginUpload(
+      ObjectKey key, Supplier<CompletableFuture<MultipartUpload>> call) {
+    puts.increment();
+    return watch(call.get());
+  }
 
-          @Override
-          public CompletableFuture<Void> putPart(
-              ObjectKey key,
-              int index,
-              byte[] data,
-              java.util.function.Function<byte[], CompletableFuture<Void>> call) {
-            puts.increment();
-            bytesUp.add(data.length);
-            return watch(call.apply(data));
-          }
+  @Override
+  protected CompletableFuture<Void> putPart(
+      ObjectKey key, int index, byte[] data, Function<byte[], CompletableFuture<Void>> call) {
+    puts.increment();
+    bytesUp.add(data.length);
+    return watch(call.apply(data));
+  }
 
-          @Override
-          public CompletableFuture<Void> complete(
-              ObjectKey key, int count, Supplier<CompletableFuture<Void>> call) {
-            puts.increment();
-            return watch(call.get());
-          }
+  @Override
+  protected CompletableFuture<Void> completeUpload(
+      ObjectKey key, int count, Supplier<CompletableFuture<Void>> call) {
+    puts.increment();
+    return watch(call.get());
+  }
 
-          @Override
-          public CompletableFuture<Void> abort(
-              ObjectKey key, Supplier<CompletableFuture<Void>> call) {
-            deletes.increment();
-            return watch(call.get());
-          }
-        });
+  /** An abort is billed as a delete. */
+  @Override
+  protected CompletableFuture<Void> abortUpload(
+      ObjectKey key, Supplier<CompletableFuture<Void>> call) {
+    deletes.increment();
+    return watch(call.get());
   }
 
   /** One page is one list request. */
@@ -143,7 +124,7 @@ public final class AccountingCloud implements CloudDriver {
   public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
     ListPage.check(prefix, startAfter, limit);
     lists.increment();
-    return watch(delegate.list(prefix, startAfter, limit));
+    return watch(delegate().list(prefix, startAfter, limit));
   }
 
   private <T> CompletableFuture<T> watch(CompletableFuture<T> inner) {
@@ -164,7 +145,7 @@ public final class AccountingCloud implements CloudDriver {
   /** The counts so far. */
   public CloudStats snapshot() {
     return new CloudStats(
-        delegate.id(),
+        delegate().id(),
         puts.sum(),
         gets.sum(),
         deletes.sum(),
@@ -173,11 +154,6 @@ public final class AccountingCloud implements CloudDriver {
         bytesDown.sum(),
         cancelled.sum(),
         errors.sum());
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
   }
 
   @Override

@@ -626,7 +626,7 @@ public final class Client implements RafeStore {
    * {@link RafeStoreException} ({@link #callersError}); cancelling it cancels the operation.
    */
   private static <T> CompletableFuture<T> guarded(String what, CompletableFuture<T> op) {
-    return Futures.relayTranslating(op, e -> callersError(what, e));
+    return io.rafestore.spi.support.Futures.relayTranslating(op, e -> callersError(what, e));
   }
 
   /**

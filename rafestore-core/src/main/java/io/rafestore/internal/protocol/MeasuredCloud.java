@@ -1,14 +1,13 @@
 package io.rafestore.internal.protocol;
 
-import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
-import io.rafestore.spi.ListPage;
-import io.rafestore.spi.ObjectInfo;
+import io.rafestore.spi.ForwardingCloud;
 import io.rafestore.spi.ObjectKey;
-import java.util.List;
+import io.rafestore.spi.support.Futures;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /**
  * Feeds the duration of every successful put and get into the {@link LatencyModel}, and of every
@@ -17,32 +16,23 @@ import java.util.concurrent.CompletableFuture;
  * them would keep its estimate optimistic forever. Such a request took at least that long, so the
  * elapsed time is recorded as a (conservative) sample.
  */
-final class MeasuredCloud implements CloudDriver {
-  private final CloudDriver delegate;
+final class MeasuredCloud extends ForwardingCloud {
   private final LatencyModel model;
 
   MeasuredCloud(CloudDriver delegate, LatencyModel model) {
-    this.delegate = delegate;
+    super(delegate);
     this.model = model;
   }
 
   @Override
-  public String id() {
-    return delegate.id();
-  }
-
-  @Override
   public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
-    long start = model.scheduler().nanoTime();
-    CompletableFuture<Void> f = Futures.relay(delegate.put(key, data));
-    f.whenComplete((r, e) -> measure(f, data.length, start));
-    return f;
+    return measured(data, bytes -> delegate().put(key, bytes));
   }
 
   @Override
   public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
     long start = model.scheduler().nanoTime();
-    CompletableFuture<byte[]> f = Futures.relay(delegate.get(key, range));
+    CompletableFuture<byte[]> f = Futures.relay(delegate().get(key, range));
     long expected = range.map(r -> r.length()).orElse(0L);
     f.whenComplete(
         (b, e) -> {
@@ -75,45 +65,20 @@ final class MeasuredCloud implements CloudDriver {
   }
 
   /**
-   * The delegate's multipart upload with each part measured like a put of its size (begin, complete
-   * and abort are small requests, left unmeasured like deletes).
+   * Each part of a native upload is measured like a put of its size (begin, complete and abort are
+   * small requests, left unmeasured like deletes).
    */
   @Override
-  public Optional<io.rafestore.spi.Multipart> multipart() {
-    return io.rafestore.internal.cloud.ForwardedMultipart.wrap(
-        delegate.multipart(),
-        new io.rafestore.internal.cloud.ForwardedMultipart.Hooks() {
-          @Override
-          public CompletableFuture<Void> putPart(
-              ObjectKey key,
-              int index,
-              byte[] data,
-              java.util.function.Function<byte[], CompletableFuture<Void>> call) {
-            long start = model.scheduler().nanoTime();
-            CompletableFuture<Void> f = Futures.relay(call.apply(data));
-            f.whenComplete((r, e) -> measure(f, data.length, start));
-            return f;
-          }
-        });
+  protected CompletableFuture<Void> putPart(
+      ObjectKey key, int index, byte[] data, Function<byte[], CompletableFuture<Void>> call) {
+    return measured(data, call);
   }
 
-  @Override
-  public CompletableFuture<Void> delete(ObjectKey key) {
-    return delegate.delete(key);
-  }
-
-  @Override
-  public CompletableFuture<List<ObjectInfo>> list(String prefix) {
-    return delegate.list(prefix);
-  }
-
-  @Override
-  public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
-    return delegate.list(prefix, startAfter, limit);
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
+  private CompletableFuture<Void> measured(
+      byte[] data, Function<byte[], CompletableFuture<Void>> call) {
+    long start = model.scheduler().nanoTime();
+    CompletableFuture<Void> f = Futures.relay(call.apply(data));
+    f.whenComplete((r, e) -> measure(f, data.length, start));
+    return f;
   }
 }

@@ -1,76 +1,30 @@
 package io.rafestore.internal.util;
 
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
-/** Small helpers for {@link CompletableFuture} plumbing shared by the client and decorators. */
+/**
+ * The protocol package's name for {@link io.rafestore.spi.support.Futures}, which holds the one
+ * implementation. It exists only so that the protocol package's imports stay as they are while that
+ * package is being split into rooms (issue 15); once it has settled, its imports move to {@code
+ * io.rafestore.spi.support.Futures} and this class goes. {@link #both} is the protocol's own
+ * (drivers do not combine requests) and stays with the protocol when this class goes.
+ */
 public final class Futures {
   private Futures() {}
 
-  /**
-   * A new future that completes as {@code inner} does and, when cancelled, cancels {@code inner}:
-   * the way every decorator hands a driver's future to its caller so cancellation reaches the
-   * driver.
-   */
+  /** See {@link io.rafestore.spi.support.Futures#relay(CompletableFuture)}. */
   public static <T> CompletableFuture<T> relay(CompletableFuture<T> inner) {
-    CompletableFuture<T> outer = new CompletableFuture<>();
-    inner.whenComplete(completer(outer));
-    outer.whenComplete(
-        (r, e) -> {
-          if (outer.isCancelled()) {
-            inner.cancel(true);
-          }
-        });
-    return outer;
+    return io.rafestore.spi.support.Futures.relay(inner);
   }
 
-  /**
-   * Like {@link #relay(CompletableFuture)}, but the new future completes with {@code map} applied
-   * to {@code inner}'s value (an exception thrown by {@code map} fails it). Cancelling it still
-   * cancels {@code inner}, which a plain {@code inner.thenApply(map)} would not do.
-   */
+  /** See {@link io.rafestore.spi.support.Futures#relay(CompletableFuture, Function)}. */
   public static <T, U> CompletableFuture<U> relay(
       CompletableFuture<T> inner, Function<? super T, ? extends U> map) {
-    CompletableFuture<U> outer = new CompletableFuture<>();
-    inner.thenApply(map).whenComplete(completer(outer));
-    outer.whenComplete(
-        (r, e) -> {
-          if (outer.isCancelled()) {
-            inner.cancel(true);
-          }
-        });
-    return outer;
-  }
-
-  /**
-   * Like {@link #relay(CompletableFuture)}, but a failure of {@code inner} reaches the new future
-   * translated by {@code translate} (unwrapped first): how a driver turns its SDK's exceptions into
-   * {@code CloudException}s while cancellation still reaches the SDK's request.
-   */
-  public static <T> CompletableFuture<T> relayTranslating(
-      CompletableFuture<T> inner, Function<Throwable, ? extends Throwable> translate) {
-    CompletableFuture<T> outer = new CompletableFuture<>();
-    inner.whenComplete(
-        (v, e) -> {
-          if (e == null) {
-            outer.complete(v);
-          } else {
-            outer.completeExceptionally(translate.apply(unwrap(e)));
-          }
-        });
-    outer.whenComplete(
-        (r, e) -> {
-          if (outer.isCancelled()) {
-            inner.cancel(true);
-          }
-        });
-    return outer;
+    return io.rafestore.spi.support.Futures.relay(inner, map);
   }
 
   /**
@@ -106,29 +60,18 @@ public final class Futures {
     return out;
   }
 
-  /** A callback that completes {@code target} with the outcome it is given, unwrapping. */
+  /** See {@link io.rafestore.spi.support.Futures#completer}. */
   public static <T> BiConsumer<T, Throwable> completer(CompletableFuture<T> target) {
-    return (value, error) -> {
-      if (error == null) {
-        target.complete(value);
-      } else {
-        target.completeExceptionally(unwrap(error));
-      }
-    };
+    return io.rafestore.spi.support.Futures.completer(target);
   }
 
-  /** Strips {@link CompletionException} and {@link ExecutionException} wrappers. */
+  /** See {@link io.rafestore.spi.support.Futures#unwrap}. */
   public static Throwable unwrap(Throwable t) {
-    Throwable cur = t;
-    while ((cur instanceof CompletionException || cur instanceof ExecutionException)
-        && cur.getCause() != null) {
-      cur = cur.getCause();
-    }
-    return cur;
+    return io.rafestore.spi.support.Futures.unwrap(t);
   }
 
-  /** Whether {@code t} (unwrapped) is a cancellation. */
+  /** See {@link io.rafestore.spi.support.Futures#isCancellation}. */
   public static boolean isCancellation(Throwable t) {
-    return unwrap(t) instanceof CancellationException;
+    return io.rafestore.spi.support.Futures.isCancellation(t);
   }
 }

@@ -10,7 +10,7 @@ import io.rafestore.WriteReceipt;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
-import io.rafestore.spi.ObjectInfo;
+import io.rafestore.spi.ForwardingCloud;
 import io.rafestore.spi.ObjectKey;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -79,12 +79,7 @@ class CrashInjectionTest {
     }
 
     CloudDriver wrap(CloudDriver d, int f) {
-      return new CloudDriver() {
-        @Override
-        public String id() {
-          return d.id();
-        }
-
+      return new ForwardingCloud(d) {
         <T> CompletableFuture<T> call(String kind, ObjectKey key, CompletableFuture<T> inner) {
           if (dead.get()) {
             inner.cancel(true);
@@ -111,16 +106,6 @@ class CrashInjectionTest {
         @Override
         public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
           return dead.get() ? new CompletableFuture<>() : call("get", key, d.get(key, range));
-        }
-
-        @Override
-        public CompletableFuture<Void> delete(ObjectKey key) {
-          return d.delete(key);
-        }
-
-        @Override
-        public CompletableFuture<List<ObjectInfo>> list(String prefix) {
-          return d.list(prefix);
         }
 
         @Override

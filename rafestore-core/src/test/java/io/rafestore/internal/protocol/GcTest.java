@@ -21,6 +21,7 @@ import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.ForwardingCloud;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.nio.charset.StandardCharsets;
@@ -294,12 +295,11 @@ class GcTest {
   }
 
   /** Holds data gets until opened, to give a reader metadata from before a collection. */
-  static final class GatedCloud implements CloudDriver {
-    private final CloudDriver delegate;
+  static final class GatedCloud extends ForwardingCloud {
     private final CompletableFuture<Void> gate = new CompletableFuture<>();
 
     GatedCloud(CloudDriver delegate) {
-      this.delegate = delegate;
+      super(delegate);
     }
 
     void open() {
@@ -307,31 +307,11 @@ class GcTest {
     }
 
     @Override
-    public String id() {
-      return delegate.id();
-    }
-
-    @Override
-    public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
-      return delegate.put(key, data);
-    }
-
-    @Override
     public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
       if (key.value().startsWith(Names.DATA_PREFIX)) {
-        return gate.thenCompose(x -> delegate.get(key, range));
+        return gate.thenCompose(x -> delegate().get(key, range));
       }
-      return delegate.get(key, range);
-    }
-
-    @Override
-    public CompletableFuture<Void> delete(ObjectKey key) {
-      return delegate.delete(key);
-    }
-
-    @Override
-    public CompletableFuture<List<ObjectInfo>> list(String prefix) {
-      return delegate.list(prefix);
+      return super.get(key, range);
     }
 
     @Override

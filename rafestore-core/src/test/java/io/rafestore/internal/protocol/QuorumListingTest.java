@@ -15,8 +15,7 @@ import io.rafestore.VerifyReport;
 import io.rafestore.VerifyReport.Problem;
 import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.internal.util.Names;
-import io.rafestore.spi.ByteRange;
-import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.ForwardingCloud;
 import io.rafestore.spi.ListPage;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
@@ -24,7 +23,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -122,49 +120,27 @@ class QuorumListingTest {
   }
 
   /** Counts what the protocol asks of a cloud's listing. */
-  static final class CountingCloud implements CloudDriver {
-    final MemoryCloud inner;
+  static final class CountingCloud extends ForwardingCloud {
     final AtomicInteger wholeListings = new AtomicInteger();
     final AtomicInteger pages = new AtomicInteger();
     final AtomicInteger largestLimit = new AtomicInteger();
     final AtomicInteger largestPage = new AtomicInteger();
 
     CountingCloud(MemoryCloud inner) {
-      this.inner = inner;
-    }
-
-    @Override
-    public String id() {
-      return inner.id();
-    }
-
-    @Override
-    public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
-      return inner.put(key, data);
-    }
-
-    @Override
-    public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
-      return inner.get(key, range);
-    }
-
-    @Override
-    public CompletableFuture<Void> delete(ObjectKey key) {
-      return inner.delete(key);
+      super(inner);
     }
 
     @Override
     public CompletableFuture<List<ObjectInfo>> list(String prefix) {
       wholeListings.incrementAndGet();
-      return inner.list(prefix);
+      return super.list(prefix);
     }
 
     @Override
     public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
       pages.incrementAndGet();
       largestLimit.accumulateAndGet(limit, Math::max);
-      return inner
-          .list(prefix, startAfter, limit)
+      return super.list(prefix, startAfter, limit)
           .thenApply(
               p -> {
                 largestPage.accumulateAndGet(p.objects().size(), Math::max);

@@ -4,15 +4,9 @@ import io.rafestore.clouds.ByzantineCloud;
 import io.rafestore.clouds.FaultyCloud;
 import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.clouds.WanEmulator;
-import io.rafestore.spi.ByteRange;
-import io.rafestore.spi.CloudDriver;
-import io.rafestore.spi.ListPage;
-import io.rafestore.spi.ObjectInfo;
+import io.rafestore.spi.ForwardingCloud;
 import io.rafestore.spi.ObjectKey;
 import java.time.Duration;
-import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
@@ -21,7 +15,7 @@ import java.util.function.UnaryOperator;
  * round-trip time) around a {@link FaultyCloud} around a {@link ByzantineCloud} around a {@link
  * MemoryCloud}. {@link #behave} switches it to one of the fault behaviours the matrix covers.
  */
-final class TestCloud implements CloudDriver {
+final class TestCloud extends ForwardingCloud {
   enum Behaviour {
     CORRECT,
     CRASH,
@@ -43,9 +37,26 @@ final class TestCloud implements CloudDriver {
   private UnaryOperator<byte[]> forger = b -> b;
 
   TestCloud(MemoryCloud store, WanEmulator network, io.rafestore.Scheduler scheduler, long seed) {
-    this.byzantine = new ByzantineCloud(store, seed);
-    this.faulty = new FaultyCloud(byzantine, scheduler, seed);
-    this.wan = network.wrap(faulty, WanEmulator.Link.rtt(Duration.ZERO));
+    this(Layers.of(store, network, scheduler, seed));
+  }
+
+  private TestCloud(Layers layers) {
+    super(layers.wan);
+    this.byzantine = layers.byzantine;
+    this.faulty = layers.faulty;
+    this.wan = layers.wan;
+  }
+
+  /** The decorators, innermost first, built before the outermost is handed to the base. */
+  private record Layers(
+      ByzantineCloud byzantine, FaultyCloud faulty, WanEmulator.EmulatedCloud wan) {
+    static Layers of(
+        MemoryCloud store, WanEmulator network, io.rafestore.Scheduler scheduler, long seed) {
+      ByzantineCloud byzantine = new ByzantineCloud(store, seed);
+      FaultyCloud faulty = new FaultyCloud(byzantine, scheduler, seed);
+      return new Layers(
+          byzantine, faulty, network.wrap(faulty, WanEmulator.Link.rtt(Duration.ZERO)));
+    }
   }
 
   TestCloud rtt(Duration rtt) {
@@ -85,36 +96,6 @@ final class TestCloud implements CloudDriver {
     return this;
   }
 
-  @Override
-  public String id() {
-    return wan.id();
-  }
-
-  @Override
-  public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
-    return wan.put(key, data);
-  }
-
-  @Override
-  public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
-    return wan.get(key, range);
-  }
-
-  @Override
-  public CompletableFuture<Void> delete(ObjectKey key) {
-    return wan.delete(key);
-  }
-
-  @Override
-  public CompletableFuture<List<ObjectInfo>> list(String prefix) {
-    return wan.list(prefix);
-  }
-
-  @Override
-  public Optional<io.rafestore.spi.Multipart> multipart() {
-    return wan.multipart();
-  }
-
   /** The crash and delay layer, for faults {@link #behave} does not name. */
   FaultyCloud faulty() {
     return faulty;
@@ -123,15 +104,5 @@ final class TestCloud implements CloudDriver {
   /** The lying layer, for behaviours {@link #behave} does not name. */
   ByzantineCloud byzantine() {
     return byzantine;
-  }
-
-  @Override
-  public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
-    return wan.list(prefix, startAfter, limit);
-  }
-
-  @Override
-  public void close() {
-    wan.close();
   }
 }

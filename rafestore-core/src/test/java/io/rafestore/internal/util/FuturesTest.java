@@ -1,62 +1,11 @@
 package io.rafestore.internal.util;
 
 import static org.assertj.core.api.Assertions.assertThat;
-
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
+/** The protocol's own combinator, {@link Futures#both}. */
 class FuturesTest {
-  @Test
-  void mappedRelayCompletesWithTheMappedValue() {
-    CompletableFuture<Integer> inner = new CompletableFuture<>();
-    CompletableFuture<String> outer = Futures.relay(inner, i -> "n=" + i);
-
-    inner.complete(3);
-
-    assertThat(outer.join()).isEqualTo("n=3");
-  }
-
-  @Test
-  void mappedRelayPassesFailuresUnwrapped() {
-    CompletableFuture<Integer> inner = new CompletableFuture<>();
-    CompletableFuture<String> outer = Futures.relay(inner, i -> "n=" + i);
-    IllegalStateException boom = new IllegalStateException("boom");
-
-    inner.completeExceptionally(boom);
-
-    assertThat(outer).isCompletedExceptionally();
-    assertThat(outer.handle((v, e) -> e).join()).isSameAs(boom);
-  }
-
-  @Test
-  void cancellingTheMappedRelayCancelsTheInnerFuture() {
-    CompletableFuture<Integer> inner = new CompletableFuture<>();
-    CompletableFuture<String> outer = Futures.relay(inner, i -> "n=" + i);
-
-    outer.cancel(true);
-
-    assertThat(inner).isCancelled();
-  }
-
-  @org.junit.jupiter.api.Test
-  void relayTranslatingMapsFailuresAndPassesCancellationOn() {
-    java.util.concurrent.CompletableFuture<String> inner =
-        new java.util.concurrent.CompletableFuture<>();
-    java.util.concurrent.CompletableFuture<String> outer =
-        Futures.relayTranslating(
-            inner, e -> new IllegalStateException("mapped: " + e.getMessage()));
-    inner.completeExceptionally(
-        new java.util.concurrent.CompletionException(new RuntimeException("sdk")));
-    org.assertj.core.api.Assertions.assertThatThrownBy(outer::join)
-        .hasCauseInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("mapped: sdk");
-
-    java.util.concurrent.CompletableFuture<String> pending =
-        new java.util.concurrent.CompletableFuture<>();
-    Futures.relayTranslating(pending, e -> e).cancel(true);
-    org.assertj.core.api.Assertions.assertThat(pending).isCancelled();
-  }
-
   @Test
   void bothFailsWithTheFirstFailureNotTheCancellationItCaused() {
     CompletableFuture<String> data = new CompletableFuture<>();

@@ -14,6 +14,9 @@ import java.time.Duration;
  * maxConnections}, {@code finishCancelledUpTo} (bytes).
  */
 public final class AzureDriverProvider implements DriverProvider {
+  /** Called by {@link java.util.ServiceLoader}. */
+  public AzureDriverProvider() {}
+
   @Override
   public String type() {
     return "azure";

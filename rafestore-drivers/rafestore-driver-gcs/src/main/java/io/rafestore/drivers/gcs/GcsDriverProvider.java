@@ -14,6 +14,9 @@ import java.time.Duration;
  * the connection pool's size), {@code connectionIdleTimeoutMs}.
  */
 public final class GcsDriverProvider implements DriverProvider {
+  /** Called by {@link java.util.ServiceLoader}. */
+  public GcsDriverProvider() {}
+
   @Override
   public String type() {
     return "gcs";

@@ -1,6 +1,5 @@
 package io.rafestore.drivers.redis;
 
-import io.rafestore.internal.util.BlockingCalls;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
@@ -8,6 +7,7 @@ import io.rafestore.spi.CloudException.Kind;
 import io.rafestore.spi.DriverBuilder;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.support.BlockingCalls;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

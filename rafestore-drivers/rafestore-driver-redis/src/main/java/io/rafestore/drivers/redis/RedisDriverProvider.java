@@ -13,6 +13,9 @@ import java.time.Duration;
  * {@code readTimeoutMs}.
  */
 public final class RedisDriverProvider implements DriverProvider {
+  /** Called by {@link java.util.ServiceLoader}. */
+  public RedisDriverProvider() {}
+
   @Override
   public String type() {
     return "redis";

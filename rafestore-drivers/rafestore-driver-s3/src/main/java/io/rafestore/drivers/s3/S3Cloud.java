@@ -1,8 +1,5 @@
 package io.rafestore.drivers.s3;
 
-import io.rafestore.internal.util.CancelledRequest;
-import io.rafestore.internal.util.Futures;
-import io.rafestore.internal.util.HttpKinds;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
@@ -12,6 +9,9 @@ import io.rafestore.spi.ListPage;
 import io.rafestore.spi.Multipart;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.support.CancelledRequest;
+import io.rafestore.spi.support.Futures;
+import io.rafestore.spi.support.HttpKinds;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;

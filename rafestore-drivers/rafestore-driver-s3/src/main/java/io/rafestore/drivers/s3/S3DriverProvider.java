@@ -15,6 +15,9 @@ import java.time.Duration;
  * finishCancelledUpTo} (bytes).
  */
 public final class S3DriverProvider implements DriverProvider {
+  /** Called by {@link java.util.ServiceLoader}. */
+  public S3DriverProvider() {}
+
   @Override
   public String type() {
     return "s3";

@@ -1,6 +1,6 @@
 package io.rafestore.drivers.s3;
 
-import io.rafestore.internal.util.CancelledRequest;
+import io.rafestore.spi.support.CancelledRequest;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;

@@ -1,4 +1,4 @@
-package io.rafestore.internal.util;
+package io.rafestore.spi.support;
 
 import java.util.Objects;
 import java.util.concurrent.Callable;

@@ -1,4 +1,4 @@
-package io.rafestore.internal.util;
+package io.rafestore.spi.support;
 
 /**
  * What cancelling one HTTP request does in a driver: abort it, or let it finish and drop the result

@@ -1,4 +1,4 @@
-package io.rafestore.internal.clouds;
+package io.rafestore.internal.providers;
 
 import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.spi.CloudDriver;

@@ -1,4 +1,4 @@
-package io.rafestore.internal.util;
+package io.rafestore.spi.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

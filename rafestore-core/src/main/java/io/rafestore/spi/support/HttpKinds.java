@@ -1,4 +1,4 @@
-package io.rafestore.internal.util;
+package io.rafestore.spi.support;
 
 import io.rafestore.spi.CloudException.Kind;
 

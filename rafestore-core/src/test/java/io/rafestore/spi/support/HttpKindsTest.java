@@ -1,8 +1,7 @@
-package io.rafestore.clouds;
+package io.rafestore.spi.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rafestore.internal.util.HttpKinds;
 import io.rafestore.spi.CloudException.Kind;
 import org.junit.jupiter.api.Test;
 

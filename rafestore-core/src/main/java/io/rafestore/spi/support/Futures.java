@@ -1,0 +1,104 @@
+package io.rafestore.spi.support;
+
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+
+/**
+ * {@link CompletableFuture} plumbing for drivers and decorators: passing a future on so that
+ * cancelling it reaches the request behind it (as {@link io.rafestore.spi.CloudDriver}'s
+ * cancellation contract asks), and unwrapping the exceptions {@code CompletableFuture} wraps.
+ * Stateless and thread-safe.
+ */
+public final class Futures {
+  private Futures() {}
+
+  /**
+   * A new future that completes as {@code inner} does and, when cancelled, cancels {@code inner}:
+   * the way every decorator hands a driver's future to its caller so cancellation reaches the
+   * driver.
+   */
+  public static <T> CompletableFuture<T> relay(CompletableFuture<T> inner) {
+    CompletableFuture<T> outer = new CompletableFuture<>();
+    inner.whenComplete(completer(outer));
+    outer.whenComplete(
+        (r, e) -> {
+          if (outer.isCancelled()) {
+            inner.cancel(true);
+          }
+        });
+    return outer;
+  }
+
+  /**
+   * Like {@link #relay(CompletableFuture)}, but the new future completes with {@code map} applied
+   * to {@code inner}'s value (an exception thrown by {@code map} fails it). Cancelling it still
+   * cancels {@code inner}, which a plain {@code inner.thenApply(map)} would not do.
+   */
+  public static <T, U> CompletableFuture<U> relay(
+      CompletableFuture<T> inner, Function<? super T, ? extends U> map) {
+    CompletableFuture<U> outer = new CompletableFuture<>();
+    inner.thenApply(map).whenComplete(completer(outer));
+    outer.whenComplete(
+        (r, e) -> {
+          if (outer.isCancelled()) {
+            inner.cancel(true);
+          }
+        });
+    return outer;
+  }
+
+  /**
+   * Like {@link #relay(CompletableFuture)}, but a failure of {@code inner} reaches the new future
+   * translated by {@code translate} (unwrapped first): how a driver turns its SDK's exceptions into
+   * {@code CloudException}s while cancellation still reaches the SDK's request.
+   */
+  public static <T> CompletableFuture<T> relayTranslating(
+      CompletableFuture<T> inner, Function<Throwable, ? extends Throwable> translate) {
+    CompletableFuture<T> outer = new CompletableFuture<>();
+    inner.whenComplete(
+        (v, e) -> {
+          if (e == null) {
+            outer.complete(v);
+          } else {
+            outer.completeExceptionally(translate.apply(unwrap(e)));
+          }
+        });
+    outer.whenComplete(
+        (r, e) -> {
+          if (outer.isCancelled()) {
+            inner.cancel(true);
+          }
+        });
+    return outer;
+  }
+
+  /** A callback that completes {@code target} with the outcome it is given, unwrapping. */
+  public static <T> BiConsumer<T, Throwable> completer(CompletableFuture<T> target) {
+    return (value, error) -> {
+      if (error == null) {
+        target.complete(value);
+      } else {
+        target.completeExceptionally(unwrap(error));
+      }
+    };
+  }
+
+  /** Strips {@link CompletionException} and {@link ExecutionException} wrappers. */
+  public static Throwable unwrap(Throwable t) {
+    Throwable cur = t;
+    while ((cur instanceof CompletionException || cur instanceof ExecutionException)
+        && cur.getCause() != null) {
+      cur = cur.getCause();
+    }
+    return cur;
+  }
+
+  /** Whether {@code t} (unwrapped) is a cancellation. */
+  public static boolean isCancellation(Throwable t) {
+    return unwrap(t) instanceof CancellationException;
+  }
+}
