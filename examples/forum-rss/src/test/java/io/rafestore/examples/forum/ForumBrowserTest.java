@@ -107,7 +107,10 @@ class ForumBrowserTest {
 
     WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(30));
     wait.until(ExpectedConditions.urlContains("#v-2-forum"));
-    WebElement post = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("v-2-forum")));
+    // The post's id is its version: timestamp, writer and the writer's incarnation.
+    WebElement post =
+        wait.until(
+            ExpectedConditions.visibilityOfElementLocated(By.cssSelector("[id^='v-2-forum-']")));
     assertThat(post.findElement(By.className("body")).getText()).isEqualTo(text);
     assertThat(post.findElement(By.className("meta")).getText()).contains("#2", "Selenium");
     // The markup in the post is text, not an element.
