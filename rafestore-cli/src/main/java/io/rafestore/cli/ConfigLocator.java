@@ -58,7 +58,9 @@ final class ConfigLocator {
     this.workingDirectory = workingDirectory;
   }
 
-  /** The variable that overrides {@code setting}: {@code partSize} -> {@code RAFESTORE_PART_SIZE}. */
+  /**
+   * The variable that overrides {@code setting}: {@code partSize} -> {@code RAFESTORE_PART_SIZE}.
+   */
   static String variableFor(String setting) {
     StringBuilder b = new StringBuilder("RAFESTORE_");
     for (int i = 0; i < setting.length(); i++) {
@@ -172,11 +174,7 @@ final class ConfigLocator {
       if (index >= 0 && index < order.size()) {
         String setting = order.get(index);
         throw new ConfigException(
-            "environment variable " + variableFor(setting),
-            0,
-            setting,
-            e.problem(),
-            e);
+            "environment variable " + variableFor(setting), 0, setting, e.problem(), e);
       }
       throw e;
     }

@@ -88,13 +88,13 @@ final class CpCommand extends StoreCommand {
       }
       try (Stream<Path> walk = Files.walk(src)) {
         for (Path p : walk.filter(Files::isRegularFile).sorted().toList()) {
-          String rel = src.relativize(p).toString().replace(src.getFileSystem().getSeparator(), "/");
+          String rel =
+              src.relativize(p).toString().replace(src.getFileSystem().getSeparator(), "/");
           uploads.add(new Item(p, join(prefix, rel), Files.size(p), null));
         }
       }
     } else if (Files.isRegularFile(src)) {
-      String key =
-          prefix.isEmpty() || prefix.endsWith("/") ? prefix + src.getFileName() : prefix;
+      String key = prefix.isEmpty() || prefix.endsWith("/") ? prefix + src.getFileName() : prefix;
       uploads.add(new Item(src, key, Files.size(src), null));
     } else {
       throw new UsageException("cp: cannot read " + source + ": no such file or directory");

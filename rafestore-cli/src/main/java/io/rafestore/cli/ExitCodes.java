@@ -11,8 +11,8 @@ public final class ExitCodes {
   public static final int OK = 0;
 
   /**
-   * The operation failed for a reason none of the other codes names: a local file could not be
-   * read or written, a bucket could not be created.
+   * The operation failed for a reason none of the other codes names: a local file could not be read
+   * or written, a bucket could not be created.
    */
   public static final int FAILED = 1;
 

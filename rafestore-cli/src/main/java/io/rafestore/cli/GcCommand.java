@@ -5,8 +5,8 @@ import io.rafestore.OrphanReport;
 import io.rafestore.RafeStore;
 import io.rafestore.RetentionPolicy;
 import io.rafestore.Version;
-import io.rafestore.config.StoreConfig;
 import io.rafestore.VersionInfo;
+import io.rafestore.config.StoreConfig;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -119,7 +119,9 @@ final class GcCommand extends StoreCommand {
               collected.size(),
               versions.size(),
               bytes,
-              collected.isEmpty() ? "" : ": " + String.join(", ", collected.stream().map(String::valueOf).toList()),
+              collected.isEmpty()
+                  ? ""
+                  : ": " + String.join(", ", collected.stream().map(String::valueOf).toList()),
               grace == null ? "" : "; orphaned objects are not looked for in a dry run");
     }
   }

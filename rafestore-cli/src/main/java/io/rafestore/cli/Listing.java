@@ -35,8 +35,8 @@ final class Listing {
 
   /**
    * Calls {@code consumer} with each page of live keys under {@code prefix} (every key when empty),
-   * in listing order. The listing order is that of the keys' encoded object names, so a prefix
-   * does not let the walk skip ahead: every key is listed and filtered here.
+   * in listing order. The listing order is that of the keys' encoded object names, so a prefix does
+   * not let the walk skip ahead: every key is listed and filtered here.
    */
   static void walk(RafeStore store, String prefix, PageConsumer consumer) throws IOException {
     String after = null;

@@ -36,9 +36,7 @@ final class LsCommand extends StoreCommand {
         page -> {
           for (VersionInfo v : page) {
             if (longFormat) {
-              out()
-                  .printf(
-                      "%12d %-24s %-28s %s%n", v.size(), v.createdAt(), v.version(), v.key());
+              out().printf("%12d %-24s %-28s %s%n", v.size(), v.createdAt(), v.version(), v.key());
             } else {
               out().printf("%12d %s%n", v.size(), v.key());
             }

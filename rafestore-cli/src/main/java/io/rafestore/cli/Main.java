@@ -4,8 +4,8 @@ import io.rafestore.IntegrityException;
 import io.rafestore.KeyNotFoundException;
 import io.rafestore.QuorumException;
 import io.rafestore.VersionNotFoundException;
-import io.rafestore.spi.CloudException;
 import io.rafestore.config.ConfigException;
+import io.rafestore.spi.CloudException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;
@@ -97,8 +97,8 @@ public final class Main {
 
   /**
    * The subcommand {@code args} run, if it is one that needs no other registered: the first
-   * argument that is not an option (nor --config's value). Null for none, an unknown name, help
-   * and completion.
+   * argument that is not an option (nor --config's value). Null for none, an unknown name, help and
+   * completion.
    */
   static String subcommandNamed(String[] args) {
     for (int i = 0; i < args.length; i++) {

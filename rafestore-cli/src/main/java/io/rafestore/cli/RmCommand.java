@@ -1,12 +1,12 @@
 package io.rafestore.cli;
 
 import io.rafestore.RafeStore;
-import io.rafestore.config.StoreConfig;
 import io.rafestore.VersionInfo;
+import io.rafestore.config.StoreConfig;
 import java.util.List;
 import java.util.Map;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code rafestore rm KEY}: deletes a key. */
@@ -47,10 +47,7 @@ final class RmCommand extends StoreCommand {
         out()
             .printf(
                 "rm %s: would delete %d version%s, newest %s (dry run)%n",
-                key,
-                versions.size(),
-                versions.size() == 1 ? "" : "s",
-                versions.get(0).version());
+                key, versions.size(), versions.size() == 1 ? "" : "s", versions.get(0).version());
       }
       return ExitCodes.OK;
     }

@@ -1,16 +1,16 @@
 package io.rafestore.cli;
 
+import io.rafestore.HistoryPage;
 import io.rafestore.RafeStore;
+import io.rafestore.Version;
 import io.rafestore.VersionInfo;
 import io.rafestore.config.StoreConfig;
-import io.rafestore.HistoryPage;
-import io.rafestore.Version;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParentCommand;

@@ -70,7 +70,8 @@ final class Transfers {
         in.transferTo(out);
       }
       try {
-        Files.move(tmp, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        Files.move(
+            tmp, absolute, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(tmp, absolute, StandardCopyOption.REPLACE_EXISTING);
       }

@@ -97,7 +97,8 @@ class CliTest {
 
     Run put = rafestore("put", "photos/1", file.toString());
     assertThat(put.code()).as(put.stderr()).isZero();
-    assertThat(put.stdout()).matches("(?s)put photos/1: version 1@alice\\.[0-9a-f]{16}, 300000 bytes.*");
+    assertThat(put.stdout())
+        .matches("(?s)put photos/1: version 1@alice\\.[0-9a-f]{16}, 300000 bytes.*");
 
     Run get = rafestore("get", "photos/1");
     assertThat(get.code()).as(get.stderr()).isZero();

@@ -65,12 +65,12 @@ class CliTransferTest {
 
   @BeforeEach
   void setUp() throws IOException {
-    Run keygen = run(Map.of(), "keygen", "--id", "alice", "--out", dir.resolve("alice.key").toString());
+    Run keygen =
+        run(Map.of(), "keygen", "--id", "alice", "--out", dir.resolve("alice.key").toString());
     assertThat(keygen.code()).as(keygen.stderr()).isZero();
     config = dir.resolve("rafestore.properties");
     Files.writeString(
-        config,
-        "writer.id = alice\nwriter.key = " + dir.resolve("alice.key") + "\n" + clouds(dir));
+        config, "writer.id = alice\nwriter.key = " + dir.resolve("alice.key") + "\n" + clouds(dir));
   }
 
   private static byte[] random(int n, long seed) {
@@ -219,8 +219,7 @@ class CliTransferTest {
     assertThat(rafestore("cp", f.toString(), "rs:k").code()).isZero();
 
     assertThat(rafestore("get", "never-written").code()).isEqualTo(ExitCodes.NOT_FOUND);
-    assertThat(rafestore("get", "k", "--version", "7@alice").code())
-        .isEqualTo(ExitCodes.NOT_FOUND);
+    assertThat(rafestore("get", "k", "--version", "7@alice").code()).isEqualTo(ExitCodes.NOT_FOUND);
     assertThat(rafestore("get", "k", "--version", "x").code()).isEqualTo(ExitCodes.USAGE);
 
     // Integrity: every stored data object (f+1 copies and more) is overwritten.
@@ -345,7 +344,8 @@ class CliTransferTest {
     assertThat(cat.stdout()).isEqualTo("signed by a PEM key");
 
     // A private key where a public one belongs is named as such.
-    Files.writeString(config, "trusted.carol = " + priv + "\n", java.nio.file.StandardOpenOption.APPEND);
+    Files.writeString(
+        config, "trusted.carol = " + priv + "\n", java.nio.file.StandardOpenOption.APPEND);
     assertThat(rafestore("ls").stderr()).contains("trusted.carol").contains("PUBLIC KEY");
   }
 

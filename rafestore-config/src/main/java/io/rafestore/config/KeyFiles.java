@@ -17,18 +17,18 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
+import java.security.KeyPair;
 import java.security.KeyPairGenerator;
+import java.security.PrivateKey;
+import java.security.PublicKey;
 import java.security.SecureRandom;
+import java.security.Signature;
 import java.security.interfaces.EdECPrivateKey;
 import java.security.spec.NamedParameterSpec;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.security.spec.X509EncodedKeySpec;
 import java.util.Arrays;
 import java.util.Base64;
-import java.security.KeyPair;
-import java.security.PrivateKey;
-import java.security.PublicKey;
-import java.security.Signature;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -226,8 +226,7 @@ public final class KeyFiles {
       byte[] der = pemBody(source, text, "PRIVATE KEY");
       PrivateKey priv;
       try {
-        priv =
-            KeyFactory.getInstance("Ed25519").generatePrivate(new PKCS8EncodedKeySpec(der));
+        priv = KeyFactory.getInstance("Ed25519").generatePrivate(new PKCS8EncodedKeySpec(der));
       } catch (GeneralSecurityException | RuntimeException e) {
         // The value is not echoed: it is (or was meant to be) a secret.
         throw new ConfigException(source, 0, null, "not a PKCS#8 Ed25519 private key");
@@ -457,8 +456,8 @@ public final class KeyFiles {
 
   /**
    * The public key of an Ed25519 private key. The JDK has no call for it, but its key pair
-   * generator derives the public key from 32 random bytes that are the private key; fed the
-   * private key's bytes as its "random" input, it yields the matching pair (RFC 8032, 5.1.5).
+   * generator derives the public key from 32 random bytes that are the private key; fed the private
+   * key's bytes as its "random" input, it yields the matching pair (RFC 8032, 5.1.5).
    */
   private static PublicKey derivePublic(String source, PrivateKey priv) throws ConfigException {
     byte[] seed =
