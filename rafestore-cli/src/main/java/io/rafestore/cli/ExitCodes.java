@@ -11,8 +11,8 @@ public final class ExitCodes {
   public static final int OK = 0;
 
   /**
-   * The operation failed: a quorum of clouds could not be reached, the key or version does not
-   * exist, a local file could not be written.
+   * The operation failed for a reason none of the other codes names: a local file could not be read
+   * or written, a bucket could not be created.
    */
   public static final int FAILED = 1;
 
@@ -25,4 +25,13 @@ public final class ExitCodes {
    * copies.
    */
   public static final int INTEGRITY = 3;
+
+  /** The key or version does not exist (never written, deleted, or collected). */
+  public static final int NOT_FOUND = 4;
+
+  /**
+   * Too many clouds were unreachable or failing (more than f): no quorum could be formed. Trying
+   * again later may succeed; nothing is known to be wrong with the data.
+   */
+  public static final int UNAVAILABLE = 5;
 }

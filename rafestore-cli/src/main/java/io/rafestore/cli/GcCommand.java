@@ -5,7 +5,9 @@ import io.rafestore.OrphanReport;
 import io.rafestore.RafeStore;
 import io.rafestore.RetentionPolicy;
 import io.rafestore.Version;
+import io.rafestore.VersionInfo;
 import io.rafestore.config.StoreConfig;
+import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -49,6 +51,12 @@ final class GcCommand extends StoreCommand {
       description = "Also delete unreferenced data objects unseen for GRACE (ISO-8601 duration).")
   String orphans;
 
+  @Option(
+      names = {"-n", "--dry-run"},
+      description =
+          "Print which versions would be collected; change nothing (orphans are not looked for).")
+  boolean dryRun;
+
   private RetentionPolicy policy;
   private Duration grace;
 
@@ -86,12 +94,49 @@ final class GcCommand extends StoreCommand {
     }
   }
 
+  /** What {@code collect} would do to {@code key}, from its history; nothing is changed. */
+  private void dryRun(RafeStore store, String key, Map<String, Object> o) throws IOException {
+    List<VersionInfo> versions = allVersions(store, key);
+    List<Object> collected = new ArrayList<>();
+    long bytes = 0;
+    if (policy != null) {
+      for (int i = 0; i < versions.size(); i++) {
+        VersionInfo v = versions.get(i);
+        if (!policy.keeps(i, v.createdAt())) {
+          collected.add(v.version().toString());
+          bytes += v.size();
+        }
+      }
+    }
+    o.put("dryRun", true);
+    o.put("versionsCollected", collected);
+    o.put("valueBytes", bytes);
+    if (!json()) {
+      out()
+          .printf(
+              "%s: would collect %d of %d versions (%d value bytes)%s%s (dry run)%n",
+              key,
+              collected.size(),
+              versions.size(),
+              bytes,
+              collected.isEmpty()
+                  ? ""
+                  : ": " + String.join(", ", collected.stream().map(String::valueOf).toList()),
+              grace == null ? "" : "; orphaned objects are not looked for in a dry run");
+    }
+  }
+
   @Override
   int run(RafeStore store, StoreConfig config) throws Exception {
     List<Object> results = new ArrayList<>();
     for (String key : keys) {
       Map<String, Object> o = Json.object();
       o.put("key", key);
+      if (dryRun) {
+        dryRun(store, key, o);
+        results.add(o);
+        continue;
+      }
       if (policy != null) {
         CollectionReport r = store.blocking().collect(key, policy);
         List<Object> collected = new ArrayList<>();

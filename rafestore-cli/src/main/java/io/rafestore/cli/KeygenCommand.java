@@ -41,6 +41,14 @@ final class KeygenCommand implements Callable<Integer> {
       description = "The private key file to write, conventionally ID.key.")
   Path out;
 
+  @Option(
+      names = "--pem",
+      description =
+          "Write PEM (PKCS#8 private key, X.509 public key: the forms openssl reads and writes)"
+              + " instead of RafeStore key files; PEM holds no writer id, the configuration"
+              + " gives it.")
+  boolean pem;
+
   @Override
   public Integer call() throws Exception {
     if (!id.matches("[A-Za-z0-9_-]{1,64}")) {
@@ -54,7 +62,7 @@ final class KeygenCommand implements Callable<Integer> {
     KeyPair keys = SigningKeys.generate();
     Path pub;
     try {
-      pub = KeyFiles.write(out, id, keys);
+      pub = pem ? KeyFiles.writePem(out, keys) : KeyFiles.write(out, id, keys);
     } catch (FileAlreadyExistsException e) {
       throw new UsageException(e.getFile() + " already exists; a key is never overwritten", e);
     }

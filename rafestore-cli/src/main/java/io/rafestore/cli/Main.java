@@ -1,7 +1,11 @@
 package io.rafestore.cli;
 
 import io.rafestore.IntegrityException;
+import io.rafestore.KeyNotFoundException;
+import io.rafestore.QuorumException;
+import io.rafestore.VersionNotFoundException;
 import io.rafestore.config.ConfigException;
+import io.rafestore.spi.CloudException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;
@@ -26,7 +30,7 @@ public final class Main {
   /** Runs the command and exits the JVM with its exit code. */
   public static void main(String[] args) {
     PrintStream stdout = System.out;
-    CommandLine cl = newCommandLine(System.in, stdout, System.err, System.getenv());
+    CommandLine cl = newCommandLine(System.in, stdout, System.err, System.getenv(), args);
     int code = cl.execute(args);
     stdout.flush();
     System.exit(code);
@@ -42,12 +46,34 @@ public final class Main {
    */
   public static CommandLine newCommandLine(
       InputStream stdin, OutputStream stdout, OutputStream stderr, Map<String, String> env) {
+    return newCommandLine(stdin, stdout, stderr, env, null);
+  }
+
+  /**
+   * As {@link #newCommandLine(InputStream, OutputStream, OutputStream, Map)}, registering only the
+   * subcommand that {@code args} name (all of them when {@code args} is null, or names none or an
+   * unknown one, or asks for help or completion), which saves the reflection over the others.
+   */
+  public static CommandLine newCommandLine(
+      InputStream stdin,
+      OutputStream stdout,
+      OutputStream stderr,
+      Map<String, String> env,
+      String[] args) {
     RafeStoreCommand root = new RafeStoreCommand(stdin, stdout, env);
     CommandLine cl = new CommandLine(root);
+    String only = args == null ? null : subcommandNamed(args);
+    if (only != null) {
+      cl.addSubcommand(RafeStoreCommand.SUBCOMMANDS.get(only));
+    } else {
+      for (Class<?> c : RafeStoreCommand.SUBCOMMANDS.values()) {
+        cl.addSubcommand(c);
+      }
+    }
     cl.setOut(new PrintWriter(new OutputStreamWriter(stdout, StandardCharsets.UTF_8), true));
     cl.setErr(new PrintWriter(new OutputStreamWriter(stderr, StandardCharsets.UTF_8), true));
     cl.setParameterExceptionHandler(
-        (ex, args) -> {
+        (ex, unusedArgs) -> {
           CommandLine c = ex.getCommandLine();
           PrintWriter err = c.getErr();
           err.println(c.getCommandSpec().qualifiedName() + ": " + ex.getMessage());
@@ -69,10 +95,39 @@ public final class Main {
     return cl;
   }
 
+  /**
+   * The subcommand {@code args} run, if it is one that needs no other registered: the first
+   * argument that is not an option (nor --config's value). Null for none, an unknown name, help and
+   * completion.
+   */
+  static String subcommandNamed(String[] args) {
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      if (a.equals("-c") || a.equals("--config")) {
+        i++; // its value
+      } else if (!a.startsWith("-")) {
+        return RafeStoreCommand.SUBCOMMANDS.containsKey(a)
+                && !a.equals("help")
+                && !a.equals("completion")
+            ? a
+            : null;
+      } else if (a.equals("--")) {
+        return null;
+      }
+    }
+    return null;
+  }
+
   /** The exit code for an exception a command threw. */
   static int exitCode(Throwable e) {
     if (e instanceof IntegrityException) {
       return ExitCodes.INTEGRITY;
+    }
+    if (e instanceof KeyNotFoundException || e instanceof VersionNotFoundException) {
+      return ExitCodes.NOT_FOUND;
+    }
+    if (e instanceof QuorumException || e instanceof CloudException) {
+      return ExitCodes.UNAVAILABLE;
     }
     if (e instanceof UsageException
         || e instanceof ConfigException

@@ -4,8 +4,8 @@ import io.rafestore.config.StoreConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Callable;
@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
 /**
  * The top-level {@code rafestore} command: the options every subcommand shares ({@code --config},
  * {@code --json}, {@code --verbose}) and the process's streams and environment, injected so that
- * tests run the command in-process. A new subcommand is one more class in {@code subcommands}: a
+ * tests run the command in-process. A new subcommand is one more entry in {@link #SUBCOMMANDS}: a
  * {@link StoreCommand} if it works on the configured store, any {@link Callable} otherwise.
  *
  * <p>Not thread-safe: one instance serves one command line.
@@ -30,33 +30,51 @@ import picocli.CommandLine.Spec;
     versionProvider = RafeStoreCommand.Version.class,
     description =
         "Keeps data on several clouds so that no f of them can lose, corrupt or forge it.",
-    subcommands = {
-      PutCommand.class,
-      GetCommand.class,
-      HistoryCommand.class,
-      RmCommand.class,
-      KeygenCommand.class,
-      InitCommand.class,
-      VerifyCommand.class,
-      GcCommand.class,
-      ProbeCommand.class,
-      BenchCommand.class,
-      CommandLine.HelpCommand.class
-    },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:done",
-      "1:the operation failed (clouds unreachable, key or version not found, ...)",
+      "1:the operation failed for another reason (a local file, a bucket, ...)",
       "2:bad arguments, or a missing or invalid configuration or key file",
-      "3:an integrity problem was found"
+      "3:an integrity problem was found (bytes or metadata that do not verify)",
+      "4:the key or version was not found (or was deleted or collected)",
+      "5:unavailable: too many clouds unreachable or failing (more than f)"
     },
     footer = {"", "Every setting of the configuration file is described in docs/cli.md."})
 public final class RafeStoreCommand implements Callable<Integer> {
   /** The environment variable naming the configuration file when --config is not given. */
-  public static final String CONFIG_ENV = "RAFESTORE_CONFIG";
+  public static final String CONFIG_ENV = ConfigLocator.CONFIG_ENV;
 
-  /** The configuration file used when neither --config nor RAFESTORE_CONFIG is given. */
-  public static final String DEFAULT_CONFIG = "rafestore.properties";
+  /**
+   * Every subcommand, by name. {@link Main#newCommandLine} registers only the one a command line
+   * names (picocli reflects over each registered class, which was a third of a short command's
+   * start-up), and all of them for help, completion or an unknown name.
+   */
+  static final Map<String, Class<?>> SUBCOMMANDS = subcommands();
+
+  private static Map<String, Class<?>> subcommands() {
+    Map<String, Class<?>> m = new java.util.LinkedHashMap<>();
+    for (Class<?> c :
+        List.of(
+            PutCommand.class,
+            GetCommand.class,
+            CatCommand.class,
+            CpCommand.class,
+            LsCommand.class,
+            LsJsonCommand.class,
+            HistoryCommand.class,
+            RmCommand.class,
+            KeygenCommand.class,
+            InitCommand.class,
+            VerifyCommand.class,
+            GcCommand.class,
+            ProbeCommand.class,
+            BenchCommand.class,
+            CompletionCommand.class,
+            CommandLine.HelpCommand.class)) {
+      m.put(c.getAnnotation(Command.class).name(), c);
+    }
+    return java.util.Collections.unmodifiableMap(m);
+  }
 
   @Spec CommandSpec spec;
 
@@ -65,7 +83,11 @@ public final class RafeStoreCommand implements Callable<Integer> {
       paramLabel = "FILE",
       scope = ScopeType.INHERIT,
       description =
-          "The configuration file (default: $" + CONFIG_ENV + ", else ./" + DEFAULT_CONFIG + ").")
+          "The configuration file (default: $"
+              + CONFIG_ENV
+              + ", else ./rafestore.properties, else"
+              + " $XDG_CONFIG_HOME/rafestore/rafestore.properties, by default under ~/.config)."
+              + " RAFESTORE_<SETTING> variables override single settings (docs/cli.md).")
   Path config;
 
   @Option(
@@ -110,32 +132,23 @@ public final class RafeStoreCommand implements Callable<Integer> {
     return ExitCodes.USAGE;
   }
 
-  /** The configuration file this run uses. */
-  Path configFile() {
-    if (config != null) {
-      return config;
-    }
-    String fromEnv = env.get(CONFIG_ENV);
-    return Path.of(fromEnv != null && !fromEnv.isBlank() ? fromEnv : DEFAULT_CONFIG);
+  /** The configuration file this run uses (see {@link ConfigLocator}). */
+  Path configFile() throws UsageException {
+    return locator().locate(config);
   }
 
-  /** Loads and validates the configuration file. */
+  /** Finds, loads and validates the configuration, with the environment's overrides. */
   StoreConfig loadConfig() throws IOException, UsageException {
-    Path file = configFile();
-    try {
-      return StoreConfig.load(file);
-    } catch (NoSuchFileException e) {
-      if (e.getFile() != null && !Path.of(e.getFile()).equals(file)) {
-        throw e; // a key file named by the configuration; the parser names the line
-      }
-      throw new UsageException(
-          "configuration file "
-              + file
-              + " does not exist (give --config FILE or set "
-              + CONFIG_ENV
-              + "; docs/cli.md describes the format)",
-          e);
-    }
+    return locator().load(configFile(), config != null);
+  }
+
+  private ConfigLocator locator() {
+    return new ConfigLocator(env, Path.of(""));
+  }
+
+  /** The environment this run was given. */
+  Map<String, String> env() {
+    return env;
   }
 
   InputStream stdin() {

@@ -1,10 +1,16 @@
 package io.rafestore.cli;
 
+import io.rafestore.HistoryPage;
 import io.rafestore.RafeStore;
+import io.rafestore.Version;
 import io.rafestore.VersionInfo;
 import io.rafestore.config.StoreConfig;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParentCommand;
@@ -68,6 +74,18 @@ abstract class StoreCommand implements Callable<Integer> {
     o.put("createdAt", info.createdAt().toString());
     o.put("dataClouds", info.dataClouds());
     return o;
+  }
+
+  /** Every version of {@code key}, newest first (metadata only: no value is fetched). */
+  static List<VersionInfo> allVersions(RafeStore store, String key) throws IOException {
+    List<VersionInfo> all = new ArrayList<>();
+    Optional<Version> before = Optional.empty();
+    do {
+      HistoryPage page = store.blocking().history(key, before, 1000);
+      all.addAll(page.versions());
+      before = page.nextBefore();
+    } while (before.isPresent());
+    return all;
   }
 
   /** Fails with a usage error unless the configuration has a writer. */

@@ -36,6 +36,11 @@ final class VerifyCommand extends StoreCommand {
       description = "Copy from correct clouds until every cloud holds what it should.")
   boolean repair;
 
+  @Option(
+      names = {"-n", "--dry-run"},
+      description = "With --repair: verify only, and print what repair would fix; change nothing.")
+  boolean dryRun;
+
   @Override
   int run(RafeStore store, StoreConfig config) throws Exception {
     List<String> todo = keys.isEmpty() ? store.blocking().keys() : keys;
@@ -44,7 +49,7 @@ final class VerifyCommand extends StoreCommand {
     for (String key : todo) {
       VerifyReport report;
       RepairReport repaired = null;
-      if (repair) {
+      if (repair && !dryRun) {
         repaired = store.blocking().repair(key);
         report = repaired.after();
       } else {
@@ -61,6 +66,9 @@ final class VerifyCommand extends StoreCommand {
       Map<String, Object> o = Json.object();
       o.put("keys", results);
       o.put("clean", clean);
+      if (repair && dryRun) {
+        o.put("dryRun", true);
+      }
       printJson(o);
     } else if (todo.isEmpty()) {
       out().println("no keys on the clouds");
@@ -84,7 +92,7 @@ final class VerifyCommand extends StoreCommand {
               key, report.retainedVersions().size(), report.clouds().size());
     } else {
       for (VerifyReport.Finding f : report.findings()) {
-        out().printf("%s: %s%n", key, f);
+        out().printf(repair && dryRun ? "%s: would repair %s%n" : "%s: %s%n", key, f);
       }
     }
   }

@@ -97,7 +97,8 @@ class CliTest {
 
     Run put = rafestore("put", "photos/1", file.toString());
     assertThat(put.code()).as(put.stderr()).isZero();
-    assertThat(put.stdout()).matches("(?s)put photos/1: version 1@alice\\.[0-9a-f]{16}, 300000 bytes.*");
+    assertThat(put.stdout())
+        .matches("(?s)put photos/1: version 1@alice\\.[0-9a-f]{16}, 300000 bytes.*");
 
     Run get = rafestore("get", "photos/1");
     assertThat(get.code()).as(get.stderr()).isZero();
@@ -256,7 +257,8 @@ class CliTest {
     assertThat(gc.stdout()).startsWith("feed: collected 3 versions");
     assertThat(rafestore("history", "feed").stdout().lines()).hasSize(3);
     assertThat(rafestore("get", "feed").stdout()).isEqualTo("v5");
-    assertThat(rafestore("get", "feed", "--version", "1@alice").code()).isEqualTo(1);
+    assertThat(rafestore("get", "feed", "--version", "1@alice").code())
+        .isEqualTo(ExitCodes.NOT_FOUND);
     assertThat(rafestore("verify", "feed").code()).isZero();
 
     Run none = rafestore("gc", "feed");
@@ -275,7 +277,7 @@ class CliTest {
     assertThat(rm.stdout()).isEqualTo("rm k: deleted\n");
 
     Run get = rafestore("get", "k");
-    assertThat(get.code()).isEqualTo(ExitCodes.FAILED);
+    assertThat(get.code()).isEqualTo(ExitCodes.NOT_FOUND);
     assertThat(get.stdoutBytes()).isEmpty();
     assertThat(get.stderr()).startsWith("rafestore get: ").contains("not found");
     assertThat(rafestore("history", "k").stdout()).isEqualTo("k: no versions\n");
@@ -305,7 +307,7 @@ class CliTest {
     assertThat(put.code()).as(put.stderr()).isZero();
 
     // ...Alice does not see it until she trusts his public key, then she does.
-    assertThat(rafestore("get", "shared").code()).isEqualTo(ExitCodes.FAILED);
+    assertThat(rafestore("get", "shared").code()).isEqualTo(ExitCodes.NOT_FOUND);
     Files.writeString(config, "trusted.bob = bob.pub\n", java.nio.file.StandardOpenOption.APPEND);
     Run get = rafestore("get", "shared");
     assertThat(get.code()).as(get.stderr()).isZero();
@@ -462,14 +464,17 @@ class CliTest {
     assertThat(help.code()).isZero();
     assertThat(help.stdout())
         .contains("put", "get", "history", "rm", "keygen", "init")
-        .contains("3   an integrity problem was found");
+        .contains("ls", "lsjson", "cat", "cp", "completion")
+        .contains("3   an integrity problem was found")
+        .contains("4   the key or version was not found")
+        .contains("5   unavailable");
   }
 
   @Test
-  void missingVersionFailsWithOne() {
+  void missingVersionFailsWithNotFound() {
     rafestoreIn(utf8("v1"), "put", "k", "-");
     Run r = rafestore("get", "k", "--version", "9@alice");
-    assertThat(r.code()).isEqualTo(ExitCodes.FAILED);
+    assertThat(r.code()).isEqualTo(ExitCodes.NOT_FOUND);
     assertThat(r.stderr()).startsWith("rafestore get: ").doesNotContain("\tat ");
   }
 

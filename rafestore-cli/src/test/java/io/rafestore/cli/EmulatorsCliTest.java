@@ -165,6 +165,6 @@ class EmulatorsCliTest {
     assertThat((List<?>) history.get("versions")).hasSize(2);
 
     assertThat(run(new byte[0], "-c", c, "rm", "blobs/1").code()).isZero();
-    assertThat(run(new byte[0], "-c", c, "get", "blobs/1").code()).isEqualTo(ExitCodes.FAILED);
+    assertThat(run(new byte[0], "-c", c, "get", "blobs/1").code()).isEqualTo(ExitCodes.NOT_FOUND);
   }
 }

@@ -487,7 +487,7 @@ final class ConfigParser {
     Path file = baseDirectory.resolve(keyEntry.value);
     KeyFiles.WriterKey key;
     try {
-      key = KeyFiles.readKeyPair(file);
+      key = KeyFiles.readKeyPair(file, idEntry.value);
     } catch (NoSuchFileException ex) {
       throw error(
           keyEntry.line,
@@ -523,7 +523,7 @@ final class ConfigParser {
     Path file = baseDirectory.resolve(e.value);
     KeyFiles.TrustedKey key;
     try {
-      key = KeyFiles.readPublicKey(file);
+      key = KeyFiles.readPublicKey(file, id);
     } catch (NoSuchFileException ex) {
       throw error(
           e.line,

@@ -16,10 +16,19 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
 import java.security.KeyPair;
+import java.security.KeyPairGenerator;
 import java.security.PrivateKey;
 import java.security.PublicKey;
+import java.security.SecureRandom;
 import java.security.Signature;
+import java.security.interfaces.EdECPrivateKey;
+import java.security.spec.NamedParameterSpec;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.security.spec.X509EncodedKeySpec;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -192,30 +201,42 @@ public final class KeyFiles {
    * @throws NoSuchFileException if it does not exist
    */
   public static WriterKey readKeyPair(Path file) throws IOException {
+    return readKeyPair(file, null);
+  }
+
+  /**
+   * Reads a private key: a RafeStore private key file, or an Ed25519 private key in PKCS#8 PEM
+   * ({@code -----BEGIN PRIVATE KEY-----}, as {@code openssl genpkey -algorithm ed25519} writes),
+   * which holds no writer id: {@code writerIdForPem} is its id. Either must be readable by its
+   * owner only.
+   *
+   * @param writerIdForPem the writer id of a PEM key; null to refuse PEM keys
+   * @throws ConfigException naming the file, line and field if it is malformed, if its two halves
+   *     do not belong together, or if group or others may read it
+   * @throws NoSuchFileException if it does not exist
+   */
+  public static WriterKey readKeyPair(Path file, String writerIdForPem) throws IOException {
     String source = file.toString();
+    String text = Files.readString(file, StandardCharsets.UTF_8);
+    if (isPem(text)) {
+      checkOwnerOnly(file);
+      if (writerIdForPem == null) {
+        throw new ConfigException(source, 0, null, "a PEM key holds no writer id; give it one");
+      }
+      byte[] der = pemBody(source, text, "PRIVATE KEY");
+      PrivateKey priv;
+      try {
+        priv = KeyFactory.getInstance("Ed25519").generatePrivate(new PKCS8EncodedKeySpec(der));
+      } catch (GeneralSecurityException | RuntimeException e) {
+        // The value is not echoed: it is (or was meant to be) a secret.
+        throw new ConfigException(source, 0, null, "not a PKCS#8 Ed25519 private key");
+      }
+      PublicKey pub = derivePublic(source, priv);
+      return new WriterKey(checkWriterId(writerIdForPem), new KeyPair(pub, priv));
+    }
     Map<String, Field> fields = parse(file, PRIVATE_FORMAT, List.of("writer", "public", "private"));
     // The format first: a public key file given by mistake is named as such, not as too open.
-    PosixFileAttributeView view = Files.getFileAttributeView(file, PosixFileAttributeView.class);
-    if (view != null) {
-      Set<PosixFilePermission> perms = view.readAttributes().permissions();
-      Set<PosixFilePermission> extra = EnumSet.copyOf(perms);
-      extra.removeAll(
-          EnumSet.of(
-              PosixFilePermission.OWNER_READ,
-              PosixFilePermission.OWNER_WRITE,
-              PosixFilePermission.OWNER_EXECUTE));
-      if (!extra.isEmpty()) {
-        throw new ConfigException(
-            source,
-            0,
-            null,
-            "private key file is accessible by group or others (permissions "
-                + PosixFilePermissions.toString(perms)
-                + "); run 'chmod 600 "
-                + file
-                + "'");
-      }
-    }
+    checkOwnerOnly(file);
     Field writer = fields.get("writer");
     String id = checkWriterId(source, writer);
     PublicKey pub = decodePublic(source, fields.get("public"));
@@ -245,7 +266,34 @@ public final class KeyFiles {
    * @throws NoSuchFileException if it does not exist
    */
   public static TrustedKey readPublicKey(Path file) throws IOException {
+    return readPublicKey(file, null);
+  }
+
+  /**
+   * Reads a public key: a RafeStore public key file, or an Ed25519 public key in X.509 PEM ({@code
+   * -----BEGIN PUBLIC KEY-----}, as {@code openssl pkey -pubout} writes), which holds no writer id:
+   * {@code writerIdForPem} is its id.
+   *
+   * @param writerIdForPem the writer id of a PEM key; null to refuse PEM keys
+   * @throws ConfigException naming the file, line and field if it is malformed
+   * @throws NoSuchFileException if it does not exist
+   */
+  public static TrustedKey readPublicKey(Path file, String writerIdForPem) throws IOException {
     String source = file.toString();
+    String text = Files.readString(file, StandardCharsets.UTF_8);
+    if (isPem(text)) {
+      if (writerIdForPem == null) {
+        throw new ConfigException(source, 0, null, "a PEM key holds no writer id; give it one");
+      }
+      byte[] der = pemBody(source, text, "PUBLIC KEY");
+      try {
+        return new TrustedKey(
+            checkWriterId(writerIdForPem),
+            KeyFactory.getInstance("Ed25519").generatePublic(new X509EncodedKeySpec(der)));
+      } catch (GeneralSecurityException | RuntimeException e) {
+        throw new ConfigException(source, 0, null, "not an X.509 Ed25519 public key");
+      }
+    }
     Map<String, Field> fields = parse(file, PUBLIC_FORMAT, List.of("writer", "public"));
     return new TrustedKey(
         checkWriterId(source, fields.get("writer")), decodePublic(source, fields.get("public")));
@@ -342,6 +390,131 @@ public final class KeyFiles {
           "'" + id + "' is not a writer id (1 to 64 characters of A-Z a-z 0-9 - _)");
     }
     return id;
+  }
+
+  /**
+   * Writes {@code keys} as PEM: {@code privateKeyFile} in PKCS#8 ({@code BEGIN PRIVATE KEY},
+   * created owner-only) and the public half in X.509 ({@code BEGIN PUBLIC KEY}) to {@link
+   * #publicFileFor}, the forms OpenSSL reads and writes. PEM holds no writer id: the configuration
+   * gives it ({@code writer.id}, {@code trusted.ID}). Existing files are never overwritten.
+   *
+   * @return the public key file written
+   * @throws FileAlreadyExistsException if either file exists; nothing is written then
+   */
+  public static Path writePem(Path privateKeyFile, KeyPair keys) throws IOException {
+    Path publicFile = publicFileFor(privateKeyFile);
+    if (Files.exists(publicFile)) {
+      throw new FileAlreadyExistsException(publicFile.toString(), null, "will not overwrite it");
+    }
+    writeNew(privateKeyFile, pem("PRIVATE KEY", keys.getPrivate().getEncoded()), true);
+    try {
+      writeNew(publicFile, pem("PUBLIC KEY", keys.getPublic().getEncoded()), false);
+    } catch (IOException e) {
+      Files.deleteIfExists(privateKeyFile);
+      throw e;
+    }
+    return publicFile;
+  }
+
+  private static String pem(String label, byte[] der) {
+    String body =
+        Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der);
+    return "-----BEGIN " + label + "-----\n" + body + "\n-----END " + label + "-----\n";
+  }
+
+  private static boolean isPem(String text) {
+    return text.strip().startsWith("-----BEGIN ");
+  }
+
+  /** The DER bytes of the one {@code label} block of PEM text. */
+  private static byte[] pemBody(String source, String text, String label) throws ConfigException {
+    String begin = "-----BEGIN " + label + "-----";
+    String end = "-----END " + label + "-----";
+    int b = text.indexOf(begin);
+    int e = text.indexOf(end);
+    if (b < 0 || e < b) {
+      String found = text.strip().lines().findFirst().orElse("");
+      throw new ConfigException(
+          source,
+          1,
+          null,
+          "expected a PEM '"
+              + begin
+              + "' block, found '"
+              + found
+              + "'"
+              + (found.contains("ENCRYPTED")
+                  ? " (decrypt it first: openssl pkey -in KEY -out PLAIN.pem)"
+                  : ""));
+    }
+    try {
+      return Base64.getMimeDecoder().decode(text.substring(b + begin.length(), e));
+    } catch (IllegalArgumentException ex) {
+      throw new ConfigException(source, 0, null, "the PEM block is not valid Base64");
+    }
+  }
+
+  /**
+   * The public key of an Ed25519 private key. The JDK has no call for it, but its key pair
+   * generator derives the public key from 32 random bytes that are the private key; fed the private
+   * key's bytes as its "random" input, it yields the matching pair (RFC 8032, 5.1.5).
+   */
+  private static PublicKey derivePublic(String source, PrivateKey priv) throws ConfigException {
+    byte[] seed =
+        priv instanceof EdECPrivateKey ed ? ed.getBytes().orElse(new byte[0]) : new byte[0];
+    if (seed.length != 32) {
+      throw new ConfigException(source, 0, null, "not an Ed25519 private key");
+    }
+    try {
+      KeyPairGenerator g = KeyPairGenerator.getInstance("Ed25519");
+      g.initialize(
+          NamedParameterSpec.ED25519,
+          new SecureRandom() {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            public void nextBytes(byte[] bytes) {
+              System.arraycopy(seed, 0, bytes, 0, Math.min(seed.length, bytes.length));
+            }
+          });
+      KeyPair pair = g.generateKeyPair();
+      if (!(pair.getPrivate() instanceof EdECPrivateKey derived)
+          || !Arrays.equals(derived.getBytes().orElse(null), seed)
+          || !belongTogether(pair.getPublic(), priv)) {
+        throw new ConfigException(
+            source, 0, null, "could not derive the public key of this private key");
+      }
+      return pair.getPublic();
+    } catch (GeneralSecurityException e) {
+      throw new ConfigException(source, 0, null, "this JVM has no Ed25519: " + e.getMessage());
+    } finally {
+      Arrays.fill(seed, (byte) 0);
+    }
+  }
+
+  private static void checkOwnerOnly(Path file) throws IOException {
+    PosixFileAttributeView view = Files.getFileAttributeView(file, PosixFileAttributeView.class);
+    if (view == null) {
+      return;
+    }
+    Set<PosixFilePermission> perms = view.readAttributes().permissions();
+    Set<PosixFilePermission> extra = EnumSet.copyOf(perms);
+    extra.removeAll(
+        EnumSet.of(
+            PosixFilePermission.OWNER_READ,
+            PosixFilePermission.OWNER_WRITE,
+            PosixFilePermission.OWNER_EXECUTE));
+    if (!extra.isEmpty()) {
+      throw new ConfigException(
+          file.toString(),
+          0,
+          null,
+          "private key file is accessible by group or others (permissions "
+              + PosixFilePermissions.toString(perms)
+              + "); run 'chmod 600 "
+              + file
+              + "'");
+    }
   }
 
   private static boolean belongTogether(PublicKey pub, PrivateKey priv) {

@@ -121,4 +121,37 @@ class KeyFilesTest {
     assertThat(e.line()).isEqualTo(4);
     assertThat(e.getMessage()).doesNotContain("SECRET");
   }
+
+  @Test
+  void pemKeysRoundTripAndTheirPublicHalfIsDerived() throws Exception {
+    KeyPair keys = SigningKeys.generate();
+    Path priv = dir.resolve("w.key");
+    Path pub = KeyFiles.writePem(priv, keys);
+    assertThat(Files.readString(priv)).startsWith("-----BEGIN PRIVATE KEY-----\n");
+    assertThat(Files.readString(pub)).startsWith("-----BEGIN PUBLIC KEY-----\n");
+
+    KeyFiles.WriterKey read = KeyFiles.readKeyPair(priv, "w");
+    assertThat(read.writerId()).isEqualTo("w");
+    // The derived public key is the generated one.
+    assertThat(read.keys().getPublic().getEncoded()).isEqualTo(keys.getPublic().getEncoded());
+    KeyFiles.TrustedKey trusted = KeyFiles.readPublicKey(pub, "w");
+    assertThat(trusted.publicKey().getEncoded()).isEqualTo(keys.getPublic().getEncoded());
+
+    // Without an id to give it, a PEM key is refused; so is a PEM block of the wrong kind.
+    assertThat(assertThrows(ConfigException.class, () -> KeyFiles.readKeyPair(priv)).problem())
+        .contains("no writer id");
+    assertThat(
+            assertThrows(ConfigException.class, () -> KeyFiles.readPublicKey(priv, "w")).problem())
+        .contains("BEGIN PUBLIC KEY");
+    Path encrypted = dir.resolve("enc.pem");
+    Files.writeString(
+        encrypted,
+        "-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n");
+    Files.setPosixFilePermissions(
+        encrypted, Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE));
+    assertThat(
+            assertThrows(ConfigException.class, () -> KeyFiles.readKeyPair(encrypted, "w"))
+                .problem())
+        .contains("openssl pkey");
+  }
 }
