@@ -338,7 +338,7 @@ public final class Client implements RafeStore {
               + " bytes) do not combine with erasureCoding yet: that option codes each value"
               + " whole in memory");
     }
-    if (!PartedPayload.needsParts(ctx.settings, size)) {
+    if (!ctx.settings.needsParts(size)) {
       byte[] value = in.readNBytes((int) size);
       if (value.length < size) {
         throw new IllegalArgumentException(
@@ -621,48 +621,6 @@ public final class Client implements RafeStore {
                 });
     out.whenComplete((r, e) -> timer.cancel());
     return out;
-  }
-
-  /**
-   * Deletes the data objects named by entries, best effort, and reports failures. Every cloud the
-   * value may have been sent to is asked, not only the holders in the metadata: an upload that was
-   * cancelled as useless (writeDf's slow cloud, DepSky-A's surplus cloud) may still have landed.
-   * Deletes of missing objects succeed, and most providers do not charge for them. A parted value's
-   * joined object is deleted too on every cloud that offers native multipart uploads (or is
-   * recorded as joined).
-   */
-  static CompletableFuture<Void> deleteData(Context ctx, String key, List<View.Item> items) {
-    List<CompletableFuture<Void>> deletes = new ArrayList<>();
-    for (View.Item it : items) {
-      for (Cloud c : ctx.clouds) {
-        if (!c.role().holdsData()
-            && ctx.settings.mode() != ProtocolMode.DEPSKY_A
-            && ctx.settings.mode() != ProtocolMode.DEPSKY_CA) {
-          continue;
-        }
-        boolean mayBeJoined = it.entry().joinedOn(c.id()) || c.accounting().multipart().isPresent();
-        List<String> names = mayBeJoined ? it.entry().allDataObjects() : it.entry().dataObjects();
-        for (String name : names) {
-          ObjectKey object = ObjectKey.of(name);
-          deletes.add(
-              c.driver()
-                  .delete(object)
-                  .handle(
-                      (r, e) -> {
-                        if (e != null) {
-                          ctx.report(
-                              key,
-                              new CloudFault(
-                                  c.id(),
-                                  CloudFault.Kind.ERROR,
-                                  "delete " + object + ": " + e.getMessage()));
-                        }
-                        return null;
-                      }));
-        }
-      }
-    }
-    return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]));
   }
 
   private final class Blocking implements BlockingRafeStore {

@@ -234,7 +234,7 @@ final class CodedFetch {
           Aead.withKey(aesKey)
               .decrypt(
                   sealed,
-                  DepSkyWriteOp.associatedData(
+                  CodedPieces.associatedData(
                       key, info.version().timestamp(), info.version().writer()));
       if (plain.length != info.size()) {
         throw new MalformedInputException(

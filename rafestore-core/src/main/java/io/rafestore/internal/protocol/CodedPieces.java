@@ -6,6 +6,7 @@ import io.rafestore.internal.codec.ReedSolomon;
 import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.codec.Shamir;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -100,5 +101,17 @@ final class CodedPieces {
           "the rebuilt piece " + target + " does not match its signed hash");
     }
     return piece;
+  }
+
+  /** Binds a DepSky-CA ciphertext to its key, version and writer, so pieces cannot be swapped. */
+  static byte[] associatedData(String key, long ts, String writer) {
+    byte[] k = key.getBytes(StandardCharsets.UTF_8);
+    byte[] w = writer.getBytes(StandardCharsets.US_ASCII);
+    return ByteBuffer.allocate(4 + k.length + 8 + w.length)
+        .putInt(k.length)
+        .put(k)
+        .putLong(ts)
+        .put(w)
+        .array();
   }
 }

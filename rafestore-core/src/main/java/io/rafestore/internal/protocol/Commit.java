@@ -44,7 +44,7 @@ final class Commit {
     LogEntry signed = next.entries().get(next.entries().size() - 1);
     byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
     java.util.function.Function<Cloud, byte[]> payloads =
-        ctx.keyShares.payloads(ctx, view, next, bytes, sealed);
+        KeyShares.payloads(ctx, view, next, bytes, sealed);
     CompletableFuture<WriteReceipt> result = new CompletableFuture<>();
     QuorumPut.metadata(ctx, key, writer, payloads, "writeM")
         .whenComplete(
@@ -54,7 +54,7 @@ final class Commit {
                 return;
               }
               if (sealed != null) {
-                ctx.keyShares.remember(signed, sealed.shares());
+                KeyShares.remember(ctx, signed, sealed.shares());
               }
               ctx.rememberOwnLog(next);
               VersionInfo info = signed.info(key, writer);

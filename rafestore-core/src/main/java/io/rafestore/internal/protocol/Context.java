@@ -18,8 +18,8 @@ final class Context {
   final MetadataCodec codec;
 
   /**
-   * Clouds that did not answer a maintenance request within its grace the last time ({@link
-   * QuorumGather}); cleared by any answer.
+   * Clouds that did not answer a maintenance request within its grace the last time (the quorum
+   * gather of maintenance reads); cleared by any answer.
    */
   final java.util.Set<String> lateClouds = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -42,7 +42,7 @@ final class Context {
   }
 
   /** Key shares of sealed values this client wrote (confidentiality option). */
-  final KeyShares keyShares = new KeyShares();
+  final ShareMemory shareMemory = new ShareMemory();
 
   /**
    * This writer's own logs as last stored or read, by key: lets {@code FAST} mode skip readM when
@@ -94,7 +94,7 @@ final class Context {
 
   /** How many batches of parts an upload of {@code size} bytes takes (1 for a whole value). */
   long uploadRounds(long size) {
-    if (!PartedPayload.needsParts(settings, size)) {
+    if (!settings.needsParts(size)) {
       return 1;
     }
     long count = (size + settings.partSize() - 1) / settings.partSize();

@@ -1,5 +1,8 @@
 package io.rafestore.internal.protocol;
 
+import io.rafestore.CloudFault;
+import io.rafestore.ProtocolMode;
+import io.rafestore.spi.ObjectKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -34,12 +37,12 @@ final class DeleteOp {
                           ctx,
                           key,
                           writer,
-                          ctx.keyShares.payloads(ctx, view, next, bytes, null),
+                          KeyShares.payloads(ctx, view, next, bytes, null),
                           "writeM (tombstone)")
                       .thenCompose(
                           acks -> {
                             ctx.rememberOwnLog(next);
-                            return Client.deleteData(ctx, key, dead);
+                            return deleteData(ctx, key, dead);
                           });
                 },
                 // Encoding and signing the tombstone is CPU work: not on a driver's I/O thread.
@@ -47,5 +50,47 @@ final class DeleteOp {
     // Release this client's turn on the key however the delete ends.
     result.whenComplete((r, e) -> done.complete(null));
     return result;
+  }
+
+  /**
+   * Deletes the data objects named by entries, best effort, and reports failures. Every cloud the
+   * value may have been sent to is asked, not only the holders in the metadata: an upload that was
+   * cancelled as useless (writeDf's slow cloud, DepSky-A's surplus cloud) may still have landed.
+   * Deletes of missing objects succeed, and most providers do not charge for them. A parted value's
+   * joined object is deleted too on every cloud that offers native multipart uploads (or is
+   * recorded as joined).
+   */
+  static CompletableFuture<Void> deleteData(Context ctx, String key, List<View.Item> items) {
+    List<CompletableFuture<Void>> deletes = new ArrayList<>();
+    for (View.Item it : items) {
+      for (Cloud c : ctx.clouds) {
+        if (!c.role().holdsData()
+            && ctx.settings.mode() != ProtocolMode.DEPSKY_A
+            && ctx.settings.mode() != ProtocolMode.DEPSKY_CA) {
+          continue;
+        }
+        boolean mayBeJoined = it.entry().joinedOn(c.id()) || c.accounting().multipart().isPresent();
+        List<String> names = mayBeJoined ? it.entry().allDataObjects() : it.entry().dataObjects();
+        for (String name : names) {
+          ObjectKey object = ObjectKey.of(name);
+          deletes.add(
+              c.driver()
+                  .delete(object)
+                  .handle(
+                      (r, e) -> {
+                        if (e != null) {
+                          ctx.report(
+                              key,
+                              new CloudFault(
+                                  c.id(),
+                                  CloudFault.Kind.ERROR,
+                                  "delete " + object + ": " + e.getMessage()));
+                        }
+                        return null;
+                      }));
+        }
+      }
+    }
+    return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]));
   }
 }

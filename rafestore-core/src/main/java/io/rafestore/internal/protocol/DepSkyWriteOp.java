@@ -129,7 +129,7 @@ final class DepSkyWriteOp {
       int k = ctx.f() + 1;
       byte[] aesKey = Aead.newKey();
       byte[] sealed =
-          Aead.withKey(aesKey).encrypt(value, associatedData(key, ts, ctx.settings.writerId()));
+          Aead.withKey(aesKey).encrypt(value, CodedPieces.associatedData(key, ts, ctx.settings.writerId()));
       byte[][] fragments = ReedSolomon.of(k, n - k).encode(sealed);
       List<Shamir.Share> shares = Shamir.split(aesKey, n, k);
       java.util.Arrays.fill(aesKey, (byte) 0);
@@ -144,15 +144,4 @@ final class DepSkyWriteOp {
     }
   }
 
-  /** Binds a DepSky-CA ciphertext to its key, version and writer, so pieces cannot be swapped. */
-  static byte[] associatedData(String key, long ts, String writer) {
-    byte[] k = key.getBytes(StandardCharsets.UTF_8);
-    byte[] w = writer.getBytes(StandardCharsets.US_ASCII);
-    return ByteBuffer.allocate(4 + k.length + 8 + w.length)
-        .putInt(k.length)
-        .put(k)
-        .putLong(ts)
-        .put(w)
-        .array();
-  }
 }

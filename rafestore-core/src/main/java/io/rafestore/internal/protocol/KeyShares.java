@@ -46,14 +46,7 @@ import java.util.function.Function;
  * the lost share is restored exactly and matches its signed hash).
  */
 final class KeyShares {
-  private static final int CACHE_LIMIT = 100_000;
-
-  /**
-   * Shares this client made, by the entry's data object name (unique to one write, a random nonce;
-   * a timestamp is not: other writers' entries and a crashed writer's fork reuse it), then cloud
-   * id. Bounded.
-   */
-  private final ConcurrentHashMap<String, Map<String, byte[]>> own = new ConcurrentHashMap<>();
+  private KeyShares() {}
 
   /** A sealed value: what writeDo uploads, and one share per metadata cloud. */
   record Sealed(
@@ -202,11 +195,8 @@ final class KeyShares {
   }
 
   /** Remembers the shares of a committed entry, so the next log rewrite can carry them. */
-  void remember(LogEntry entry, Map<String, byte[]> shares) {
-    if (own.size() >= CACHE_LIMIT) {
-      own.clear();
-    }
-    own.put(entry.dataObject(), Map.copyOf(shares));
+  static void remember(Context ctx, LogEntry entry, Map<String, byte[]> shares) {
+    ctx.shareMemory.remember(entry.dataObject(), shares);
   }
 
   /**
@@ -214,7 +204,7 @@ final class KeyShares {
    * if no entry is sealed, else an envelope with that cloud's share of every sealed entry that can
    * be found or restored ({@code fresh}: the entry being added and its shares, or null).
    */
-  Function<Cloud, byte[]> payloads(
+  static Function<Cloud, byte[]> payloads(
       Context ctx, View view, MetadataLog next, byte[] signed, KeyShares.Sealed fresh) {
     List<LogEntry> sealed = new ArrayList<>();
     for (LogEntry e : next.entries()) {
@@ -230,7 +220,7 @@ final class KeyShares {
       Map<String, byte[]> known =
           fresh != null && e.dataObject().equals(fresh.dataObject())
               ? fresh.shares()
-              : own.getOrDefault(e.dataObject(), Map.of());
+              : ctx.shareMemory.sharesOf(e.dataObject());
       List<Shamir.Share> valid = null;
       for (int i = 0; i < e.shareHolders().size(); i++) {
         String cloud = e.shareHolders().get(i);

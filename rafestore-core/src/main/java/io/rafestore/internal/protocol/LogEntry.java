@@ -449,7 +449,7 @@ public record LogEntry(
 
   /**
    * The stored size of a part of {@code plainSize} bytes: the layout rule, shared with the writer
-   * ({@link PartedPayload}), which has no entry yet when it uploads.
+   * of a parted value (the layout package), which has no entry yet when it uploads.
    */
   static long storedPartSize(long plainSize, boolean sealed) {
     return plainSize + (sealed ? SEALED_PART_OVERHEAD : 0);

@@ -108,7 +108,7 @@ final class Maintenance {
     // Under the confidentiality option each cloud's object also carries its key shares of the
     // sealed entries that remain; payloads() carries them over (or restores them) as writeM does.
     java.util.function.Function<Cloud, byte[]> payloads =
-        ctx.keyShares.payloads(ctx, view, next, bytes, null);
+        KeyShares.payloads(ctx, view, next, bytes, null);
     return QuorumPut.metadata(ctx, key, writer, payloads, "writeM (collection watermark)")
         .thenCompose(
             acks -> {
@@ -406,7 +406,7 @@ final class Maintenance {
     byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
     ObjectKey object = Names.metadataObject(key, writer);
     java.util.function.Function<Cloud, byte[]> payloads =
-        ctx.keyShares.payloads(ctx, view, next, bytes, null);
+        KeyShares.payloads(ctx, view, next, bytes, null);
     List<CompletableFuture<Boolean>> puts = new ArrayList<>();
     List<CloudFault> faults = new ArrayList<>();
     for (Cloud c : ctx.clouds) {

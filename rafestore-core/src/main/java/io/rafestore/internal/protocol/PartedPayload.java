@@ -23,7 +23,7 @@ import java.util.concurrent.Executor;
 
 /**
  * A large value sent in parts (what writeDo and writeDf send to one data cloud, and the entry that
- * names it; {@link WriteOp} treats one cloud's whole upload as one acknowledgement): every data
+ * names it; the write treats one cloud's whole upload as one acknowledgement): every data
  * cloud receives every part as its own object ({@link LogEntry#partObject}), with up to {@code
  * partsInFlight} part uploads in flight per cloud. A cloud's upload is acknowledged when all its
  * parts are; one failed part fails the cloud (and the write replaces it, as for a whole value).
@@ -89,13 +89,6 @@ final class PartedPayload {
       produced.add(new CompletableFuture<>());
       ackedBy.add(new LinkedHashSet<>());
     }
-  }
-
-  /** Whether a value of {@code size} bytes is sent in parts under these settings. */
-  static boolean needsParts(Settings settings, long size) {
-    // The erasure-coding option codes a value whole; such values are not split (combining the
-    // two is future work). Sealed values are split, each part sealed on its own.
-    return size > settings.partSize() && settings.erasureK() == 0;
   }
 
   /** Parts of an in-memory value; {@link #start} hashes (and seals) them on the executor. */

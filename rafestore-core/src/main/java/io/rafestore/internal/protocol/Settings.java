@@ -71,6 +71,13 @@ public record Settings(
     return writerId != null;
   }
 
+  /** Whether a value of {@code size} bytes is sent in parts under these settings. */
+  public boolean needsParts(long size) {
+    // The erasure-coding option codes a value whole; such values are not split (combining the
+    // two is future work). Sealed values are split, each part sealed on its own.
+    return size > partSize() && erasureK() == 0;
+  }
+
   /** Validates the builder's raw settings. */
   @SuppressWarnings("checkstyle:ParameterNumber")
   public static Settings validate(

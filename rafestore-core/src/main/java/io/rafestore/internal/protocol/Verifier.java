@@ -562,7 +562,7 @@ final class Verifier {
     // the cloud gets an envelope with its own key shares, restored from f+1 valid shares of other
     // clouds exactly as writeM restores them (KeyShares.payloads).
     byte[] payload =
-        ctx.keyShares.payloads(ctx, view, newest.get(writer), bytes, null).apply(cloud);
+        KeyShares.payloads(ctx, view, newest.get(writer), bytes, null).apply(cloud);
     return timed(
         cloud.driver().put(Names.metadataObject(key, writer), payload), cloud.id() + " put");
   }

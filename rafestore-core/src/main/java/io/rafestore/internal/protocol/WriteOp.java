@@ -203,7 +203,7 @@ final class WriteOp {
 
   /** Starts a write; the value must not be modified afterwards (the client passes a copy). */
   static CompletableFuture<WriteReceipt> run(Context ctx, String key, byte[] value) {
-    if (PartedPayload.needsParts(ctx.settings, value.length)) {
+    if (ctx.settings.needsParts(value.length)) {
       return run(ctx, key, PartedPayload.fromBytes(ctx, value));
     }
     WriteOp op = new WriteOp(ctx, key, value);
