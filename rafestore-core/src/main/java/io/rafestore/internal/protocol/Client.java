@@ -1,5 +1,8 @@
 package io.rafestore.internal.protocol;
 
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.metadata.View;
+
 import io.rafestore.BlockingRafeStore;
 import io.rafestore.CloudFault;
 import io.rafestore.CloudStats;

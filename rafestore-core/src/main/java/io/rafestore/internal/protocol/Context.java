@@ -1,5 +1,8 @@
 package io.rafestore.internal.protocol;
 
+import io.rafestore.internal.protocol.metadata.MetadataCodec;
+import io.rafestore.internal.protocol.metadata.MetadataLog;
+
 import io.rafestore.CloudFault;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,5 +1,10 @@
 package io.rafestore.internal.protocol;
 
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.metadata.Logs;
+import io.rafestore.internal.protocol.metadata.MetadataLog;
+import io.rafestore.internal.protocol.metadata.View;
+
 import io.rafestore.CloudFault;
 import io.rafestore.ProtocolMode;
 import io.rafestore.spi.ObjectKey;

@@ -1,5 +1,12 @@
 package io.rafestore.internal.protocol;
 
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.metadata.LogMerge;
+import io.rafestore.internal.protocol.metadata.MalformedMetadataException;
+import io.rafestore.internal.protocol.metadata.MetadataCodec;
+import io.rafestore.internal.protocol.metadata.MetadataLog;
+import io.rafestore.internal.protocol.metadata.View;
+
 import io.rafestore.CloudFault;
 import io.rafestore.QuorumException;
 import io.rafestore.internal.util.Futures;

@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.metadata;
 
 import io.rafestore.CloudFault;
 import io.rafestore.Version;
@@ -16,47 +16,47 @@ import java.util.Map;
  * grows (or is compacted below a tombstone) and readers always take the highest sequence, every
  * reader that sees a set of completed writes orders them the same way.
  */
-final class View {
+public final class View {
   /** A version and the log entry that holds it. */
-  record Item(Version version, LogEntry entry) {}
+  public record Item(Version version, LogEntry entry) {}
 
   final String key;
-  final Map<String, MetadataLog> logs;
-  final long maxTimestamp;
-  final Version tombstone;
+  public final Map<String, MetadataLog> logs;
+  public final long maxTimestamp;
+  public final Version tombstone;
 
   /** Visible versions, newest first. */
-  final List<Item> visible;
+  public final List<Item> visible;
 
   /** Value entries hidden by the newest tombstone (their data may still need deleting). */
-  final List<Item> hidden;
+  public final List<Item> hidden;
 
   /**
    * The newest garbage-collection watermark of any trusted writer: every version up to and
    * including it is collected (null if none). Honoured across logs, like tombstones.
    */
-  final Version collected;
+  public final Version collected;
 
   /**
    * Value entries still listed in some log but at or below the watermark (and above the newest
    * tombstone): collected, their data may still need deleting. Newest first.
    */
-  final List<Item> collectedItems;
+  public final List<Item> collectedItems;
 
-  final List<CloudFault> faults;
-  final boolean fromCache;
+  public final List<CloudFault> faults;
+  public final boolean fromCache;
 
   /**
    * Key shares that the replies carried (confidentiality option): cloud id to writer to entry
    * timestamp to share encoding, not yet checked against any signed share hash.
    */
-  final Map<String, Map<String, Map<LogEntry.Id, byte[]>>> shares;
+  public final Map<String, Map<String, Map<LogEntry.Id, byte[]>>> shares;
 
-  View(String key, Map<String, MetadataLog> logs, List<CloudFault> faults, boolean fromCache) {
+  public View(String key, Map<String, MetadataLog> logs, List<CloudFault> faults, boolean fromCache) {
     this(key, logs, faults, fromCache, Map.of());
   }
 
-  View(
+  public View(
       String key,
       Map<String, MetadataLog> logs,
       List<CloudFault> faults,
@@ -114,18 +114,18 @@ final class View {
    * Whether {@code version} is at or below the newest watermark and not deleted: asking for it gets
    * "version collected" rather than "not found".
    */
-  boolean isCollected(Version version) {
+  public boolean isCollected(Version version) {
     return collected != null
         && version.compareTo(collected) <= 0
         && (tombstone == null || version.compareTo(tombstone) > 0);
   }
 
-  MetadataLog logOf(String writer) {
+  public MetadataLog logOf(String writer) {
     MetadataLog log = logs.get(writer);
     return log == null ? MetadataLog.empty(key, writer) : log;
   }
 
-  Item find(Version version) {
+  public Item find(Version version) {
     for (Item it : visible) {
       if (it.version().equals(version)) {
         return it;

@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.metadata;
 
 import io.rafestore.Version;
 import io.rafestore.VersionInfo;
@@ -130,7 +130,7 @@ public record LogEntry(
   }
 
   /** A replicated value entry. */
-  static LogEntry replica(
+  public static LogEntry replica(
       long timestamp,
       long createdAtMillis,
       String dataObject,
@@ -150,7 +150,7 @@ public record LogEntry(
   }
 
   /** A value entry stored in {@code coding} (see {@link Coding}), not sealed. */
-  static LogEntry coded(
+  public static LogEntry coded(
       long timestamp,
       long createdAtMillis,
       String dataObject,
@@ -176,7 +176,7 @@ public record LogEntry(
   }
 
   /** The same entry as a value sealed by the client, its key shared among {@code holders}. */
-  LogEntry sealed(List<String> keyHolders, List<byte[]> keyShareHashes) {
+  public LogEntry sealed(List<String> keyHolders, List<byte[]> keyShareHashes) {
     return new LogEntry(
         kind,
         timestamp,
@@ -198,7 +198,7 @@ public record LogEntry(
    * The same entry as signed by the client incarnation {@code writerIncarnation} (see {@link
    * Version#incarnation()}).
    */
-  LogEntry withIncarnation(long writerIncarnation) {
+  public LogEntry withIncarnation(long writerIncarnation) {
     return new LogEntry(
         kind,
         timestamp,
@@ -220,7 +220,7 @@ public record LogEntry(
    * The same entry with {@code joined} (a subset of the holders) recorded as storing one joined
    * object.
    */
-  LogEntry withJoined(List<String> joined) {
+  public LogEntry withJoined(List<String> joined) {
     List<String> ordered = new java.util.ArrayList<>();
     for (String h : holders) {
       if (joined.contains(h)) {
@@ -249,17 +249,17 @@ public record LogEntry(
   }
 
   /** Whether {@code holder} stores this parted value as one joined object. */
-  boolean joinedOn(String holder) {
+  public boolean joinedOn(String holder) {
     return joinedHolders.contains(holder);
   }
 
   /** Whether the value is encrypted by the client with its key shared in the metadata. */
-  boolean isSealed() {
+  public boolean isSealed() {
     return !shareHolders.isEmpty();
   }
 
   /** The SHA-256 of the key share that {@code shareHolders.get(i)} holds, without a copy. */
-  byte[] shareHashUnsafe(int i) {
+  public byte[] shareHashUnsafe(int i) {
     return shareHashes.get(i);
   }
 
@@ -359,7 +359,7 @@ public record LogEntry(
    * carried in the existing entry fields (writer in {@code dataObject}, timestamp in {@code size})
    * so the wire format only gains an entry kind.
    */
-  static LogEntry collected(long timestamp, long createdAtMillis, Version through) {
+  public static LogEntry collected(long timestamp, long createdAtMillis, Version through) {
     return new LogEntry(
         Kind.COLLECTED,
         timestamp,
@@ -376,12 +376,12 @@ public record LogEntry(
   }
 
   /** For a {@link Kind#COLLECTED} entry, the newest collected version; otherwise null. */
-  Version collectedThrough() {
+  public Version collectedThrough() {
     return kind == Kind.COLLECTED ? Version.parse(size + "@" + dataObject) : null;
   }
 
   /** Whether {@code count} parts of {@code ceil(size / count)} bytes leave the last non-empty. */
-  static boolean partsFit(long size, long count) {
+  public static boolean partsFit(long size, long count) {
     if (count < 2 || count > size) {
       return false;
     }
@@ -394,7 +394,7 @@ public record LogEntry(
   }
 
   /** A parted value entry. */
-  static LogEntry parts(
+  public static LogEntry parts(
       long timestamp,
       long createdAtMillis,
       String dataObject,
@@ -418,22 +418,22 @@ public record LogEntry(
   }
 
   /** Number of parts: 1 for an unsplit value. */
-  int partCount() {
+  public int partCount() {
     return coding == Coding.PARTS ? pieceHashes.size() : 1;
   }
 
   /** Length of every part but the last (the whole size for an unsplit value). */
-  long partLength() {
+  public long partLength() {
     return coding == Coding.PARTS ? ceilDiv(size, pieceHashes.size()) : size;
   }
 
   /** Offset of part {@code i} in the value. */
-  long partOffset(int i) {
+  public long partOffset(int i) {
     return i * partLength();
   }
 
   /** Length of part {@code i}. */
-  long partSize(int i) {
+  public long partSize(int i) {
     return Math.min(partLength(), size - partOffset(i));
   }
 
@@ -443,7 +443,7 @@ public record LogEntry(
    * io.rafestore.internal.codec.Aead#OVERHEAD} bytes longer. For an unsplit value, the whole stored
    * object's size is not recorded and this is the plain size.
    */
-  long storedPartSize(int i) {
+  public long storedPartSize(int i) {
     return storedPartSize(partSize(i), coding == Coding.PARTS && isSealed());
   }
 
@@ -451,25 +451,25 @@ public record LogEntry(
    * The stored size of a part of {@code plainSize} bytes: the layout rule, shared with the writer
    * of a parted value (the layout package), which has no entry yet when it uploads.
    */
-  static long storedPartSize(long plainSize, boolean sealed) {
+  public static long storedPartSize(long plainSize, boolean sealed) {
     return plainSize + (sealed ? SEALED_PART_OVERHEAD : 0);
   }
 
   /** Offset of part {@code i} in a joined object of parts of {@code partLength} plain bytes. */
-  static long storedPartOffset(long partLength, int i, boolean sealed) {
+  public static long storedPartOffset(long partLength, int i, boolean sealed) {
     return i * storedPartSize(partLength, sealed);
   }
 
   /** Offset of part {@code i} in the concatenation of the stored parts (a joined object). */
-  long storedPartOffset(int i) {
+  public long storedPartOffset(int i) {
     return storedPartOffset(partLength(), i, coding == Coding.PARTS && isSealed());
   }
 
   /** What sealing adds to each part: a nonce and a tag. */
-  static final long SEALED_PART_OVERHEAD = io.rafestore.internal.codec.Aead.OVERHEAD;
+  public static final long SEALED_PART_OVERHEAD = io.rafestore.internal.codec.Aead.OVERHEAD;
 
   /** The object name of part {@code i} of a value stored under {@code dataObject}. */
-  static String partObject(String dataObject, int i) {
+  public static String partObject(String dataObject, int i) {
     // Writer ids and nonces never contain '.', so ".p<i>" cannot collide with another value's
     // name, and parts are siblings of nothing stored under the base name (no directory prefix).
     return dataObject + ".p" + i;
@@ -481,7 +481,7 @@ public record LogEntry(
    * dropped (a cancelled slow upload) leaves a joined object whichever layout the holders have.
    * What garbage collection deletes and orphan collection keeps.
    */
-  List<String> allDataObjects() {
+  public List<String> allDataObjects() {
     if (coding != Coding.PARTS) {
       return List.of(dataObject);
     }
@@ -491,12 +491,12 @@ public record LogEntry(
   }
 
   /** The objects holder {@code holder} stores this value in: the joined object, or the parts. */
-  List<String> dataObjectsOn(String holder) {
+  public List<String> dataObjectsOn(String holder) {
     return joinedOn(holder) ? List.of(dataObject) : dataObjects();
   }
 
   /** Every part object of this entry's value (the data object itself for an unsplit value). */
-  List<String> dataObjects() {
+  public List<String> dataObjects() {
     if (coding != Coding.PARTS) {
       return List.of(dataObject);
     }
@@ -530,12 +530,12 @@ public record LogEntry(
   }
 
   /** The hash of the piece on {@code holders.get(i)}, without a copy, for internal checks. */
-  byte[] pieceHashUnsafe(int i) {
+  public byte[] pieceHashUnsafe(int i) {
     return pieceHashes.get(i);
   }
 
   /** A tombstone at {@code timestamp}. */
-  static LogEntry tombstone(long timestamp, long createdAtMillis) {
+  public static LogEntry tombstone(long timestamp, long createdAtMillis) {
     return new LogEntry(
         Kind.TOMBSTONE,
         timestamp,
@@ -557,12 +557,12 @@ public record LogEntry(
   }
 
   /** The hash without a copy, for internal comparisons only. */
-  byte[] sha256Unsafe() {
+  public byte[] sha256Unsafe() {
     return sha256;
   }
 
   /** The version this entry names, given its log's writer. */
-  Version version(String writer) {
+  public Version version(String writer) {
     return new Version(timestamp, writer, incarnation);
   }
 
@@ -570,7 +570,7 @@ public record LogEntry(
    * What names an entry within its writer's logs: its timestamp and incarnation (the {@link
    * Version} without the writer). Key shares in envelopes are named by it.
    */
-  record Id(long timestamp, long incarnation) implements Comparable<Id> {
+  public record Id(long timestamp, long incarnation) implements Comparable<Id> {
     @Override
     public int compareTo(Id o) {
       int c = Long.compare(timestamp, o.timestamp);
@@ -584,7 +584,7 @@ public record LogEntry(
   }
 
   /** This entry's {@link Id}. */
-  Id id() {
+  public Id id() {
     return new Id(timestamp, incarnation);
   }
 
@@ -594,7 +594,7 @@ public record LogEntry(
     return c != 0 ? c : Long.compare(a.incarnation, b.incarnation);
   }
 
-  VersionInfo info(String key, String writer) {
+  public VersionInfo info(String key, String writer) {
     return new VersionInfo(
         key, version(writer), size, sha256, holders, Instant.ofEpochMilli(createdAtMillis));
   }

@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.metadata;
 
 import io.rafestore.CloudFault;
 import java.io.ByteArrayOutputStream;
@@ -66,25 +66,25 @@ import java.util.concurrent.ConcurrentHashMap;
  * the work. (JDK 17's Ed25519 verify costs about a millisecond: caching is what keeps reads of
  * unchanged keys cheap.)
  */
-final class MetadataCodec {
-  static final byte[] MAGIC = {'R', 'F', 'S', 'M'};
-  static final int FORMAT = 1;
-  static final int FORMAT_SEALED = 2;
+public final class MetadataCodec {
+  public static final byte[] MAGIC = {'R', 'F', 'S', 'M'};
+  public static final int FORMAT = 1;
+  public static final int FORMAT_SEALED = 2;
 
   /**
    * Formats 3 and 4 are 1 and 2 with writer incarnations: an i64 incarnation of the signing client
    * after the sequence, and an i64 incarnation after each entry's timestamp. Written whenever the
    * log's incarnation is not 0, which is always for logs signed by this version.
    */
-  static final int FORMAT_INCARNATIONS = 3;
+  public static final int FORMAT_INCARNATIONS = 3;
 
-  static final int FORMAT_SEALED_INCARNATIONS = 4;
-  static final byte[] ENVELOPE_MAGIC = {'R', 'F', 'S', 'E'};
+  public static final int FORMAT_SEALED_INCARNATIONS = 4;
+  public static final byte[] ENVELOPE_MAGIC = {'R', 'F', 'S', 'E'};
   static final int ENVELOPE_FORMAT = 1;
 
   /** Envelope format 2: each share is named by its entry's timestamp and incarnation. */
-  static final int ENVELOPE_FORMAT_INCARNATIONS = 2;
-  static final int SIG_ED25519 = 1;
+  public static final int ENVELOPE_FORMAT_INCARNATIONS = 2;
+  public static final int SIG_ED25519 = 1;
   private static final int SIG_LENGTH = 64;
 
   /**
@@ -93,7 +93,7 @@ final class MetadataCodec {
    * code 8 and their bytes, and an older client rejects code 9 as an unknown coding rather than
    * looking for part objects a joined holder does not have.
    */
-  static final int PARTS_JOINED_CODE = 9;
+  public static final int PARTS_JOINED_CODE = 9;
 
   /** The smallest possible encoded entry: kind, ts, created, empty name, size, hash, no holders. */
   private static final int MIN_ENTRY = 1 + 8 + 8 + 2 + 8 + 32 + 1 + 1;
@@ -141,17 +141,17 @@ final class MetadataCodec {
   /** Encodes and signs a log. */
   /**
    * The JCA provider of Ed25519 signatures, or null for the JDK's. Keys given to this codec must be
-   * that provider's ({@link Settings} translates them once).
+   * that provider's (the settings translate them once).
    */
   private final java.security.Provider provider;
 
   /** A codec signing and verifying with the JDK's Ed25519. */
-  MetadataCodec() {
+  public MetadataCodec() {
     this(null);
   }
 
   /** A codec signing and verifying with {@code provider}'s Ed25519 (null: the JDK's). */
-  MetadataCodec(java.security.Provider provider) {
+  public MetadataCodec(java.security.Provider provider) {
     this.provider = provider;
   }
 
@@ -161,7 +161,7 @@ final class MetadataCodec {
         : Signature.getInstance("Ed25519", provider);
   }
 
-  byte[] encode(MetadataLog log, PrivateKey signingKey) {
+  public byte[] encode(MetadataLog log, PrivateKey signingKey) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(128 + 160 * log.entries().size());
     out.writeBytes(MAGIC);
     boolean anySealed = log.entries().stream().anyMatch(LogEntry::isSealed);
@@ -258,7 +258,7 @@ final class MetadataCodec {
    * cloud under the confidentiality option. Format 1 (shares named by timestamp) unless a share
    * belongs to an entry of a nonzero incarnation.
    */
-  static byte[] envelope(byte[] signedLog, java.util.SortedMap<LogEntry.Id, byte[]> shares) {
+  public static byte[] envelope(byte[] signedLog, java.util.SortedMap<LogEntry.Id, byte[]> shares) {
     ByteArrayOutputStream out =
         new ByteArrayOutputStream(signedLog.length + 16 + 56 * shares.size());
     boolean incarnations = shares.keySet().stream().anyMatch(id -> id.incarnation() != 0);
@@ -282,14 +282,14 @@ final class MetadataCodec {
   }
 
   /** A log and the key shares (by entry, still unchecked) its cloud sent with it. */
-  record Envelope(MetadataLog log, java.util.Map<LogEntry.Id, byte[]> shares) {}
+  public record Envelope(MetadataLog log, java.util.Map<LogEntry.Id, byte[]> shares) {}
 
   /**
    * Parses a metadata object that may be an envelope: verifies the log inside as {@link #decode}
    * does and splits off the shares, which the caller checks against the signed share hashes. A
    * plain signed log gives no shares.
    */
-  Envelope decodeEnvelope(
+  public Envelope decodeEnvelope(
       byte[] bytes, String expectedKey, String expectedWriter, PublicKey writerKey, int maxBytes)
       throws MalformedMetadataException {
     if (bytes.length < 4
@@ -351,7 +351,7 @@ final class MetadataCodec {
    * @param writerKey that writer's trusted public key
    * @param maxBytes the largest accepted object
    */
-  MetadataLog decode(
+  public MetadataLog decode(
       byte[] bytes, String expectedKey, String expectedWriter, PublicKey writerKey, int maxBytes)
       throws MalformedMetadataException {
     if (bytes.length > maxBytes) {

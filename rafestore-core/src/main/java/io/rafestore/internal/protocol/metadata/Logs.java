@@ -1,11 +1,11 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.metadata;
 
 import io.rafestore.Version;
 import java.util.ArrayList;
 import java.util.List;
 
 /** How a writer derives its next log from its previous one. */
-final class Logs {
+public final class Logs {
   private Logs() {}
 
   /**
@@ -20,7 +20,7 @@ final class Logs {
    * incarnation of this writer left a log that readM saw, its entries are carried over here, so
    * the fork ends with this log.
    */
-  static MetadataLog append(
+  public static MetadataLog append(
       MetadataLog previous, View view, LogEntry unstamped, long incarnation) {
     if (incarnation == 0) {
       throw new IllegalArgumentException("a client's incarnation is never 0");

@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.metadata;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -31,7 +31,7 @@ import java.util.TreeMap;
  * entry of a log the newer incarnation read is in the newer incarnation's logs, or was dropped only
  * under a tombstone or watermark the newer logs keep.
  */
-final class LogMerge {
+public final class LogMerge {
   private LogMerge() {}
 
   /**
@@ -41,7 +41,7 @@ final class LogMerge {
    * entries are seen: that is {@link #merge}. Two different logs of one sequence and incarnation
    * are never signed by a correct writer; they are ordered by content so every reader agrees.
    */
-  static MetadataLog newer(MetadataLog a, MetadataLog b) {
+  public static MetadataLog newer(MetadataLog a, MetadataLog b) {
     if (a.sequence() != b.sequence()) {
       return a.sequence() > b.sequence() ? a : b;
     }
@@ -70,7 +70,7 @@ final class LogMerge {
    *
    * @param logs at least one log, all of one key and writer
    */
-  static MetadataLog merge(Collection<MetadataLog> logs) {
+  public static MetadataLog merge(Collection<MetadataLog> logs) {
     Map<Long, MetadataLog> newestPerIncarnation = new HashMap<>();
     MetadataLog newest = null;
     for (MetadataLog log : logs) {
@@ -106,7 +106,7 @@ final class LogMerge {
    * every visible version of the writer and the writer's newest tombstone and watermark. Repair
    * copies only such a log.
    */
-  static boolean covers(MetadataLog log, MetadataLog merged, View view) {
+  public static boolean covers(MetadataLog log, MetadataLog merged, View view) {
     java.util.Set<LogEntry.Id> held = new java.util.HashSet<>();
     for (LogEntry e : log.entries()) {
       held.add(e.id());

@@ -1,9 +1,9 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.metadata;
 
 import io.rafestore.CloudFault;
 
 /** Bytes from a cloud that are not a valid, correctly signed metadata log for what was asked. */
-final class MalformedMetadataException extends Exception {
+public final class MalformedMetadataException extends Exception {
   private static final long serialVersionUID = 1L;
   private final CloudFault.Kind kind;
 
@@ -12,7 +12,7 @@ final class MalformedMetadataException extends Exception {
     this.kind = kind;
   }
 
-  CloudFault.Kind kind() {
+  public CloudFault.Kind kind() {
     return kind;
   }
 }
