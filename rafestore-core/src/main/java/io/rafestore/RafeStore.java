@@ -1,7 +1,8 @@
 package io.rafestore;
 
 import io.rafestore.internal.protocol.Client;
-import io.rafestore.internal.protocol.Settings;
+import io.rafestore.internal.protocol.config.Settings;
+
 
 import io.rafestore.spi.CloudDriver;
 import java.security.KeyPair;

@@ -1,7 +1,9 @@
 package io.rafestore.internal.protocol;
 
+import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.View;
+
 
 import io.rafestore.BlockingRafeStore;
 import io.rafestore.CloudFault;

@@ -1,5 +1,7 @@
 package io.rafestore.internal.protocol;
 
+import io.rafestore.internal.protocol.config.Settings;
+
 import io.rafestore.CloudRole;
 import io.rafestore.internal.cloud.AccountingCloud;
 import io.rafestore.spi.CloudDriver;

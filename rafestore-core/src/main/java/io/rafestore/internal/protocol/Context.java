@@ -1,7 +1,9 @@
 package io.rafestore.internal.protocol;
 
+import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
+
 
 import io.rafestore.CloudFault;
 import java.util.ArrayList;

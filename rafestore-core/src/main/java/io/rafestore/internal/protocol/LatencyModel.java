@@ -1,5 +1,7 @@
 package io.rafestore.internal.protocol;
 
+import io.rafestore.internal.protocol.config.Settings;
+
 import io.rafestore.Scheduler;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,5 +1,7 @@
 package io.rafestore.internal.protocol;
 
+import io.rafestore.internal.protocol.config.Settings;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rafestore.CloudRole;

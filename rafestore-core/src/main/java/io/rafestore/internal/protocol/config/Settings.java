@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.config;
 
 import io.rafestore.CloudRole;
 import io.rafestore.ProtocolMode;
