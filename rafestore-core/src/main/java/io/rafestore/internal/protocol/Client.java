@@ -5,6 +5,7 @@ import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.View;
 
 
+
 import io.rafestore.BlockingRafeStore;
 import io.rafestore.CloudFault;
 import io.rafestore.CloudStats;

@@ -1,6 +1,9 @@
 package io.rafestore.internal.protocol;
 
 import io.rafestore.internal.protocol.config.Settings;
+import io.rafestore.internal.protocol.selection.LatencyModel;
+import io.rafestore.internal.protocol.selection.MeasuredCloud;
+
 
 import io.rafestore.CloudRole;
 import io.rafestore.internal.cloud.AccountingCloud;

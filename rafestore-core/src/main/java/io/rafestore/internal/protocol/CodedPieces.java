@@ -3,6 +3,7 @@ package io.rafestore.internal.protocol;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 
 
+
 import io.rafestore.internal.codec.Aead;
 import io.rafestore.internal.codec.MalformedInputException;
 import io.rafestore.internal.codec.ReedSolomon;

@@ -6,6 +6,7 @@ import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
 
 
+
 import io.rafestore.VersionInfo;
 import io.rafestore.WriteReceipt;
 import io.rafestore.internal.util.Futures;

@@ -3,6 +3,8 @@ package io.rafestore.internal.protocol;
 import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
+import io.rafestore.internal.protocol.selection.LatencyModel;
+
 
 
 import io.rafestore.CloudFault;

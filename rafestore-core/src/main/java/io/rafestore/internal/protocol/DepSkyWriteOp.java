@@ -3,6 +3,7 @@ package io.rafestore.internal.protocol;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 
 
+
 import io.rafestore.ProtocolMode;
 import io.rafestore.WriteReceipt;
 import io.rafestore.internal.codec.Aead;

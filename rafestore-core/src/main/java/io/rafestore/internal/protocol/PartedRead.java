@@ -3,6 +3,7 @@ package io.rafestore.internal.protocol;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 
 
+
 import io.rafestore.IntegrityException;
 import io.rafestore.RafeStoreException;
 import io.rafestore.StoredValue;

@@ -1,5 +1,7 @@
 package io.rafestore.internal.protocol;
 
+import io.rafestore.internal.protocol.selection.LatencyModel;
+
 import io.rafestore.ConditionOne;
 import io.rafestore.ProbeOptions;
 import io.rafestore.ProbeReport;

@@ -8,6 +8,7 @@ import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
 
 
+
 import io.rafestore.RepairReport;
 import io.rafestore.VerifyReport;
 import io.rafestore.VerifyReport.Finding;

@@ -5,6 +5,7 @@ import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
 
 
+
 import io.rafestore.CloudFault;
 import io.rafestore.ProtocolMode;
 import io.rafestore.QuorumException;

@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.selection;
 
 import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ByteRange;
@@ -17,11 +17,11 @@ import java.util.concurrent.CompletableFuture;
  * them would keep its estimate optimistic forever. Such a request took at least that long, so the
  * elapsed time is recorded as a (conservative) sample.
  */
-final class MeasuredCloud implements CloudDriver {
+public final class MeasuredCloud implements CloudDriver {
   private final CloudDriver delegate;
   private final LatencyModel model;
 
-  MeasuredCloud(CloudDriver delegate, LatencyModel model) {
+  public MeasuredCloud(CloudDriver delegate, LatencyModel model) {
     this.delegate = delegate;
     this.model = model;
   }

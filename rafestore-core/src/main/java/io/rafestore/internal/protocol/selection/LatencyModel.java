@@ -1,6 +1,7 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.selection;
 
 import io.rafestore.internal.protocol.config.Settings;
+
 
 import io.rafestore.Scheduler;
 import java.time.Duration;
@@ -35,7 +36,7 @@ import java.util.Map;
  *
  * <p>Thread-safe: each estimate is updated under its own lock.
  */
-final class LatencyModel {
+public final class LatencyModel {
   /** Requests below this size measure round-trip time rather than bandwidth. */
   static final long SMALL = 64 * 1024;
 
@@ -46,10 +47,10 @@ final class LatencyModel {
   static final int WINDOW = 32;
 
   /** How long an estimate is trusted as measured before it starts drifting to its prior. */
-  static final Duration STALE_AFTER = Duration.ofMinutes(2);
+  public static final Duration STALE_AFTER = Duration.ofMinutes(2);
 
   /** Half-life of the drift toward the prior once an estimate is stale. */
-  static final Duration HALF_LIFE = Duration.ofMinutes(2);
+  public static final Duration HALF_LIFE = Duration.ofMinutes(2);
 
   private static final double DEFAULT_RTT_NANOS = Duration.ofMillis(100).toNanos();
 
@@ -89,7 +90,7 @@ final class LatencyModel {
       long rttSamples,
       long bandwidthSamples) {}
 
-  LatencyModel(Scheduler scheduler, List<Settings.CloudSetting> clouds) {
+  public LatencyModel(Scheduler scheduler, List<Settings.CloudSetting> clouds) {
     this.scheduler = scheduler;
     int i = 0;
     for (Settings.CloudSetting c : clouds) {
@@ -103,7 +104,7 @@ final class LatencyModel {
   }
 
   /** Records a successful request that moved {@code bytes} payload bytes in {@code nanos}. */
-  void record(String cloud, long bytes, long nanos) {
+  public void record(String cloud, long bytes, long nanos) {
     Estimate e = estimates.get(cloud);
     if (e == null || nanos < 0) {
       return;
@@ -156,7 +157,7 @@ final class LatencyModel {
   }
 
   /** Predicted completion time of a request moving {@code bytes} to or from {@code cloud}. */
-  Duration predict(String cloud, long bytes) {
+  public Duration predict(String cloud, long bytes) {
     Estimate e = estimates.get(cloud);
     if (e == null) {
       return Duration.ofMillis(100);
@@ -190,13 +191,13 @@ final class LatencyModel {
   }
 
   /** Nearest-rank percentile of sorted samples. */
-  static long percentile(long[] sorted, double p) {
+  public static long percentile(long[] sorted, double p) {
     int rank = (int) Math.ceil(p * sorted.length);
     return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
   }
 
   /** The given clouds ordered by predicted completion for {@code bytes}, fastest first. */
-  List<String> fastestFirst(List<String> clouds, long bytes) {
+  public List<String> fastestFirst(List<String> clouds, long bytes) {
     List<String> out = new ArrayList<>(clouds);
     out.sort(
         Comparator.comparing((String c) -> predict(c, bytes))

@@ -1,6 +1,7 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.selection;
 
 import io.rafestore.internal.protocol.config.Settings;
+
 
 import static org.assertj.core.api.Assertions.assertThat;
 
