@@ -1,8 +1,12 @@
 package io.rafestore.internal.protocol;
 
 import io.rafestore.internal.protocol.config.Settings;
+import io.rafestore.internal.protocol.context.Cloud;
+import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.context.Loop;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.View;
+
 
 
 

@@ -1,6 +1,9 @@
 package io.rafestore.internal.protocol;
 
+import io.rafestore.internal.protocol.context.Cloud;
+import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
+
 
 
 

@@ -1,6 +1,8 @@
 package io.rafestore.internal.protocol;
 
+import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
+
 
 
 

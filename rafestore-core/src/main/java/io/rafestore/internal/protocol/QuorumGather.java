@@ -1,5 +1,8 @@
 package io.rafestore.internal.protocol;
 
+import io.rafestore.internal.protocol.context.Cloud;
+import io.rafestore.internal.protocol.context.Context;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

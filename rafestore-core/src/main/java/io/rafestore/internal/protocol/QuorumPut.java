@@ -1,5 +1,8 @@
 package io.rafestore.internal.protocol;
 
+import io.rafestore.internal.protocol.context.Cloud;
+import io.rafestore.internal.protocol.context.Context;
+
 import io.rafestore.CloudFault;
 import io.rafestore.QuorumException;
 import io.rafestore.internal.util.Futures;

@@ -1,8 +1,10 @@
 package io.rafestore.internal.protocol;
 
+import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
+
 
 
 

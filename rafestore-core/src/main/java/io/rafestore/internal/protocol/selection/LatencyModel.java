@@ -3,6 +3,7 @@ package io.rafestore.internal.protocol.selection;
 import io.rafestore.internal.protocol.config.Settings;
 
 
+
 import io.rafestore.Scheduler;
 import java.time.Duration;
 import java.util.ArrayList;

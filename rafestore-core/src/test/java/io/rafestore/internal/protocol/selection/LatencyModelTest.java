@@ -3,6 +3,7 @@ package io.rafestore.internal.protocol.selection;
 import io.rafestore.internal.protocol.config.Settings;
 
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rafestore.CloudRole;

@@ -1,8 +1,9 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.context;
 
 import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.selection.LatencyModel;
 import io.rafestore.internal.protocol.selection.MeasuredCloud;
+
 
 
 import io.rafestore.CloudRole;
@@ -14,7 +15,7 @@ import io.rafestore.spi.CloudDriver;
  * owns it) and the driver wrapped in accounting and latency measurement, which is the one the
  * protocol calls.
  */
-record Cloud(
+public record Cloud(
     String id, CloudRole role, CloudDriver raw, AccountingCloud accounting, CloudDriver driver) {
   static Cloud of(Settings.CloudSetting setting, LatencyModel model) {
     AccountingCloud accounting = new AccountingCloud(setting.driver());

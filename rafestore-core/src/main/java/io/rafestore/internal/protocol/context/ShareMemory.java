@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.context;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -10,13 +10,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * writer's log carries them to each cloud ({@code KeyShares.payloads}). Bounded: cleared when it
  * grows too large. Thread-safe.
  */
-final class ShareMemory {
+public final class ShareMemory {
   private static final int CACHE_LIMIT = 100_000;
 
   private final ConcurrentHashMap<String, Map<String, byte[]>> own = new ConcurrentHashMap<>();
 
   /** Remembers the shares, by cloud id, made for the sealed value stored as {@code dataObject}. */
-  void remember(String dataObject, Map<String, byte[]> shares) {
+  public void remember(String dataObject, Map<String, byte[]> shares) {
     if (own.size() >= CACHE_LIMIT) {
       own.clear();
     }
@@ -24,7 +24,7 @@ final class ShareMemory {
   }
 
   /** The shares, by cloud id, this client made for {@code dataObject}; empty if it knows none. */
-  Map<String, byte[]> sharesOf(String dataObject) {
+  public Map<String, byte[]> sharesOf(String dataObject) {
     return own.getOrDefault(dataObject, Map.of());
   }
 }

@@ -1,9 +1,10 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.context;
 
 import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.selection.LatencyModel;
+
 
 
 
@@ -16,19 +17,19 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** Everything an operation needs: settings, clouds, the latency model, the codec, caches. */
-final class Context {
-  final Settings settings;
-  final List<Cloud> clouds;
-  final Map<String, Cloud> byId;
+public final class Context {
+  public final Settings settings;
+  public final List<Cloud> clouds;
+  public final Map<String, Cloud> byId;
   final List<String> dataCloudIds;
-  final LatencyModel model;
-  final MetadataCodec codec;
+  public final LatencyModel model;
+  public final MetadataCodec codec;
 
   /**
    * Clouds that did not answer a maintenance request within its grace the last time (the quorum
    * gather of maintenance reads); cleared by any answer.
    */
-  final java.util.Set<String> lateClouds = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  public final java.util.Set<String> lateClouds = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /**
    * This client's incarnation: a random nonzero 64-bit number drawn when the client is built and
@@ -37,7 +38,7 @@ final class Context {
    * its predecessor signed, even when it picks the same sequence and timestamp (it cannot see a log
    * that reached only a few clouds, and it trusts no local disk to remember).
    */
-  final long incarnation = newIncarnation();
+  public final long incarnation = newIncarnation();
 
   private static long newIncarnation() {
     java.security.SecureRandom random = new java.security.SecureRandom();
@@ -49,7 +50,7 @@ final class Context {
   }
 
   /** Key shares of sealed values this client wrote (confidentiality option). */
-  final ShareMemory shareMemory = new ShareMemory();
+  public final ShareMemory shareMemory = new ShareMemory();
 
   /**
    * This writer's own logs as last stored or read, by key: lets {@code FAST} mode skip readM when
@@ -63,7 +64,7 @@ final class Context {
   private final ConcurrentHashMap<String, CompletableFuture<Void>> keyTails =
       new ConcurrentHashMap<>();
 
-  Context(Settings settings) {
+  public Context(Settings settings) {
     this.settings = settings;
     this.codec = new MetadataCodec(settings.signatureProvider());
     this.model = new LatencyModel(settings.scheduler(), settings.clouds());
@@ -84,7 +85,7 @@ final class Context {
   }
 
   /** Data clouds in the order writeDo and writeDf use them for a value of {@code size} bytes. */
-  List<String> dataOrder(long size) {
+  public List<String> dataOrder(long size) {
     return settings.dataOrderAsAdded() ? dataCloudIds : model.fastestFirst(dataCloudIds, size);
   }
 
@@ -93,14 +94,14 @@ final class Context {
    * whole value; for a value in parts, one round trip per batch of {@code partsInFlight} parts plus
    * the transfer at the cloud's bandwidth.
    */
-  java.time.Duration predictUpload(String cloud, long size) {
+  public java.time.Duration predictUpload(String cloud, long size) {
     java.time.Duration one = model.predict(cloud, size);
     long rounds = uploadRounds(size);
     return rounds <= 1 ? one : one.plus(model.predict(cloud, 0).multipliedBy(rounds - 1));
   }
 
   /** How many batches of parts an upload of {@code size} bytes takes (1 for a whole value). */
-  long uploadRounds(long size) {
+  public long uploadRounds(long size) {
     if (!settings.needsParts(size)) {
       return 1;
     }
@@ -108,15 +109,15 @@ final class Context {
     return (count + settings.partsInFlight() - 1) / settings.partsInFlight();
   }
 
-  int f() {
+  public int f() {
     return settings.f();
   }
 
-  MetadataLog ownLog(String key) {
+  public MetadataLog ownLog(String key) {
     return ownLogs.get(key);
   }
 
-  void rememberOwnLog(MetadataLog log) {
+  public void rememberOwnLog(MetadataLog log) {
     if (ownLogs.size() >= OWN_LOG_LIMIT) {
       ownLogs.clear();
     }
@@ -128,7 +129,7 @@ final class Context {
    * this client for {@code key} has finished; {@code done} must be completed when this one finishes
    * (successfully or not).
    */
-  CompletableFuture<Void> enterKey(String key, CompletableFuture<Void> done) {
+  public CompletableFuture<Void> enterKey(String key, CompletableFuture<Void> done) {
     CompletableFuture<Void> previous = keyTails.put(key, done);
     done.whenComplete((r, e) -> keyTails.remove(key, done));
     return previous == null
@@ -154,7 +155,7 @@ final class Context {
   }
 
   /** Stops every loop still running: they fail with "client closed" and start no new request. */
-  void close() {
+  public void close() {
     closed = true;
     for (CompletableFuture<?> loop : List.copyOf(loops)) {
       loop.completeExceptionally(closedError());
@@ -165,7 +166,7 @@ final class Context {
     return new io.rafestore.RafeStoreException("stopped: this RafeStore client was closed");
   }
 
-  void report(String key, CloudFault fault) {
+  public void report(String key, CloudFault fault) {
     try {
       settings.listener().cloudFault(key, fault);
     } catch (RuntimeException ignored) {
@@ -173,7 +174,7 @@ final class Context {
     }
   }
 
-  void reportAll(String key, List<CloudFault> faults) {
+  public void reportAll(String key, List<CloudFault> faults) {
     for (CloudFault f : faults) {
       report(key, f);
     }

@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.context;
 
 import io.rafestore.internal.util.Futures;
 import java.util.concurrent.CompletableFuture;
@@ -19,7 +19,7 @@ import java.util.function.Supplier;
  * bound completes it exceptionally), or {@link Context#close()} of the client. No turn starts after
  * that. Thread-safe: turns may complete on any thread.
  */
-final class Loop {
+public final class Loop {
   private Loop() {}
 
   /**
@@ -27,7 +27,7 @@ final class Loop {
    * completes normally) or fails (the loop fails with it). A turn is started only after the
    * previous one completed.
    */
-  static CompletableFuture<Void> repeat(Context ctx, Supplier<CompletableFuture<Boolean>> turn) {
+  public static CompletableFuture<Void> repeat(Context ctx, Supplier<CompletableFuture<Boolean>> turn) {
     Runner r = new Runner(turn);
     ctx.track(r.done);
     r.done.whenComplete(
@@ -46,7 +46,7 @@ final class Loop {
    * by a timeout), cancels {@code inner}: how a caller's future stops the loop beneath it. {@link
    * Futures#relay} only passes on cancellation.
    */
-  static <T> CompletableFuture<T> tied(CompletableFuture<?> inner, CompletableFuture<T> outer) {
+  public static <T> CompletableFuture<T> tied(CompletableFuture<?> inner, CompletableFuture<T> outer) {
     outer.whenComplete((r, e) -> inner.cancel(true));
     return outer;
   }
