@@ -4,8 +4,13 @@ import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.context.Loop;
+import io.rafestore.internal.protocol.layout.DataFetch;
+import io.rafestore.internal.protocol.layout.KeyShares;
+import io.rafestore.internal.protocol.layout.PartedPayload;
+import io.rafestore.internal.protocol.layout.PartedRead;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.View;
+
 
 
 

@@ -2,7 +2,9 @@ package io.rafestore.internal.protocol;
 
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.layout.CodedPieces;
 import io.rafestore.internal.protocol.metadata.LogEntry;
+
 
 
 

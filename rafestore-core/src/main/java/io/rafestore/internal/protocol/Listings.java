@@ -4,6 +4,7 @@ import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.context.Loop;
 
+
 import io.rafestore.CloudFault;
 import io.rafestore.KeyPage;
 import io.rafestore.internal.util.Names;

@@ -3,6 +3,7 @@ package io.rafestore.internal.protocol;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

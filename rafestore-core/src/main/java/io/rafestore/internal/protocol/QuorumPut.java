@@ -3,6 +3,7 @@ package io.rafestore.internal.protocol;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 
+
 import io.rafestore.CloudFault;
 import io.rafestore.QuorumException;
 import io.rafestore.internal.util.Futures;

@@ -2,12 +2,15 @@ package io.rafestore.internal.protocol;
 
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.layout.CodedPieces;
+import io.rafestore.internal.protocol.layout.KeyShares;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.LogMerge;
 import io.rafestore.internal.protocol.metadata.MalformedMetadataException;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
+
 
 
 

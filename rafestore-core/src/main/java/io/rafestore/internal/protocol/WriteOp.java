@@ -1,9 +1,12 @@
 package io.rafestore.internal.protocol;
 
 import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.layout.KeyShares;
+import io.rafestore.internal.protocol.layout.PartedPayload;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
+
 
 
 

@@ -1,7 +1,9 @@
 package io.rafestore.internal.protocol;
 
+import io.rafestore.internal.protocol.layout.KeyShares;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
+
 
 
 

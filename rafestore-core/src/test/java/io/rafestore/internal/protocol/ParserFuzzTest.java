@@ -1,9 +1,11 @@
 package io.rafestore.internal.protocol;
 
+import io.rafestore.internal.protocol.layout.CodedPieces;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.MalformedMetadataException;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
+
 
 
 

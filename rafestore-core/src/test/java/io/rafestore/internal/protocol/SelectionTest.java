@@ -3,6 +3,7 @@ package io.rafestore.internal.protocol;
 import io.rafestore.internal.protocol.selection.LatencyModel;
 
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rafestore.ProtocolMode;

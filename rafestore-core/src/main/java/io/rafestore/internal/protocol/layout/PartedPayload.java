@@ -1,7 +1,8 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.layout;
 
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
+
 
 
 
@@ -55,7 +56,7 @@ import java.util.concurrent.Executor;
  * cloud is. Thread-safe: state is guarded by this object's monitor, and no driver is called while
  * holding it.
  */
-final class PartedPayload {
+public final class PartedPayload {
   private final Context ctx;
   private final long size;
   private final int count;
@@ -98,7 +99,7 @@ final class PartedPayload {
   }
 
   /** Parts of an in-memory value; {@link #start} hashes (and seals) them on the executor. */
-  static PartedPayload fromBytes(Context ctx, byte[] value) {
+  public static PartedPayload fromBytes(Context ctx, byte[] value) {
     return new PartedPayload(ctx, value.length, value);
   }
 
@@ -107,7 +108,7 @@ final class PartedPayload {
    * for {@code dataObject}; an in-memory value's parts are then hashed (and sealed) on the
    * executor. Called once, by the write, before any upload or {@link #produce}.
    */
-  void start(String key, ObjectKey dataObject) {
+  public void start(String key, ObjectKey dataObject) {
     if (ctx.settings.encryptValues()) {
       sealer = KeyShares.sealParts(ctx, key, dataObject, count);
     }
@@ -154,13 +155,13 @@ final class PartedPayload {
   }
 
   /** The key shares of a sealed payload (for writeM's envelopes), or null. */
-  KeyShares.Sealed sealedShares() {
+  public KeyShares.Sealed sealedShares() {
     KeyShares.PartSealer s = sealer;
     return s == null ? null : s.shares();
   }
 
   /** Parts of a value read from a stream by {@link #produce}. */
-  static PartedPayload fromStream(Context ctx, long size) {
+  public static PartedPayload fromStream(Context ctx, long size) {
     return new PartedPayload(ctx, size, null);
   }
 
@@ -191,7 +192,7 @@ final class PartedPayload {
    *
    * @throws IOException if the stream fails or holds fewer or more than {@code size} bytes
    */
-  void produce(InputStream in) throws IOException {
+  public void produce(InputStream in) throws IOException {
     MessageDigest all = sha256();
     try {
       for (int i = 0; i < count; i++) {
@@ -239,7 +240,7 @@ final class PartedPayload {
   }
 
   /** Stops producing and fails everything waiting for a part; idempotent. */
-  void abort(Throwable why) {
+  public void abort(Throwable why) {
     List<CompletableFuture<byte[]>> waiting;
     synchronized (this) {
       if (aborted != null) {
@@ -258,11 +259,11 @@ final class PartedPayload {
     wholeHash.completeExceptionally(c);
   }
 
-  long size() {
+  public long size() {
     return size;
   }
 
-  CompletableFuture<LogEntry> entry(
+  public CompletableFuture<LogEntry> entry(
       long timestamp, long createdAtMillis, String dataObject, List<String> holders) {
     return wholeHash.thenApply(
         sha -> {
@@ -286,7 +287,7 @@ final class PartedPayload {
         });
   }
 
-  CompletableFuture<Void> upload(Context ctx, String cloud, ObjectKey dataObject) {
+  public CompletableFuture<Void> upload(Context ctx, String cloud, ObjectKey dataObject) {
     Uploader u = new Uploader(cloud, dataObject.value());
     synchronized (this) {
       uploaders.add(u);

@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.layout;
 
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
@@ -7,6 +7,7 @@ import io.rafestore.internal.protocol.metadata.MalformedMetadataException;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
+
 
 
 
@@ -56,18 +57,18 @@ import java.util.function.Function;
  * recomputed from any f+1 valid shares ({@link Shamir#shareAt}: f+1 points fix the polynomial, so
  * the lost share is restored exactly and matches its signed hash).
  */
-final class KeyShares {
+public final class KeyShares {
   private KeyShares() {}
 
   /** A sealed value: what writeDo uploads, and one share per metadata cloud. */
-  record Sealed(
+  public record Sealed(
       String dataObject,
       byte[] bytes,
       List<String> holders,
       Map<String, byte[]> shares,
       List<byte[]> hashes) {
     /** The entry for these sealed bytes, with the share hashes in holder order. */
-    LogEntry mark(LogEntry plain) {
+    public LogEntry mark(LogEntry plain) {
       return plain.sealed(holders, hashes);
     }
   }
@@ -77,7 +78,7 @@ final class KeyShares {
    * object name as associated data (so sealed bytes cannot be replayed under another name), and n
    * shares of the key, threshold f+1.
    */
-  static Sealed seal(Context ctx, String key, ObjectKey dataObject, byte[] value) {
+  public static Sealed seal(Context ctx, String key, ObjectKey dataObject, byte[] value) {
     byte[] aesKey = Aead.newKey();
     try {
       byte[] sealed =
@@ -133,7 +134,7 @@ final class KeyShares {
     }
 
     /** The stored form of part {@code i}. */
-    byte[] seal(int i, byte[] part) {
+    public byte[] seal(int i, byte[] part) {
       return aead.encrypt(part, partAssociatedData(key, writer, shares.dataObject(), i, count));
     }
   }
@@ -160,7 +161,7 @@ final class KeyShares {
    * @throws IntegrityException if the part does not authenticate under the recovered key (the part
    *     hash matched, so the writer sealed it under another key or the shares were forged)
    */
-  static byte[] openPart(Aead aead, String key, String writer, LogEntry e, int i, byte[] stored)
+  public static byte[] openPart(Aead aead, String key, String writer, LogEntry e, int i, byte[] stored)
       throws IntegrityException {
     try {
       byte[] plain =
@@ -185,14 +186,14 @@ final class KeyShares {
   }
 
   /** {@link #associatedData} followed by the part's index and the value's part count. */
-  static byte[] partAssociatedData(
+  public static byte[] partAssociatedData(
       String key, String writer, String dataObject, int part, int count) {
     byte[] base = associatedData(key, writer, dataObject);
     return ByteBuffer.allocate(base.length + 8).put(base).putInt(part).putInt(count).array();
   }
 
   /** Binds a sealed value to its key, writer and data object name. */
-  static byte[] associatedData(String key, String writer, String dataObject) {
+  public static byte[] associatedData(String key, String writer, String dataObject) {
     byte[] k = key.getBytes(StandardCharsets.UTF_8);
     byte[] w = writer.getBytes(StandardCharsets.US_ASCII);
     byte[] o = dataObject.getBytes(StandardCharsets.US_ASCII);
@@ -206,7 +207,7 @@ final class KeyShares {
   }
 
   /** Remembers the shares of a committed entry, so the next log rewrite can carry them. */
-  static void remember(Context ctx, LogEntry entry, Map<String, byte[]> shares) {
+  public static void remember(Context ctx, LogEntry entry, Map<String, byte[]> shares) {
     ctx.shareMemory.remember(entry.dataObject(), shares);
   }
 
@@ -215,7 +216,7 @@ final class KeyShares {
    * if no entry is sealed, else an envelope with that cloud's share of every sealed entry that can
    * be found or restored ({@code fresh}: the entry being added and its shares, or null).
    */
-  static Function<Cloud, byte[]> payloads(
+  public static Function<Cloud, byte[]> payloads(
       Context ctx, View view, MetadataLog next, byte[] signed, KeyShares.Sealed fresh) {
     List<LogEntry> sealed = new ArrayList<>();
     for (LogEntry e : next.entries()) {
@@ -304,7 +305,7 @@ final class KeyShares {
    * (fetched at once, in parallel); fails with {@link IntegrityException} when every cloud answered
    * and fewer than f+1 valid shares exist.
    */
-  static CompletableFuture<byte[]> recoverKey(
+  public static CompletableFuture<byte[]> recoverKey(
       Context ctx, String key, View view, String writer, LogEntry e) {
     int k = ctx.f() + 1;
     List<Shamir.Share> valid = new ArrayList<>();

@@ -1,7 +1,8 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.layout;
 
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
+
 
 
 
@@ -38,11 +39,11 @@ import java.util.function.Supplier;
  * checked against its signed hash, then opened with the value's key ({@code aead}, recovered from
  * f+1 key shares once per read); AES-GCM authenticates the part's index and the part count too.
  */
-final class PartedRead {
+public final class PartedRead {
   private PartedRead() {}
 
   /** The whole value, assembled from its parts (at most {@code partsInFlight} fetched at once). */
-  static CompletableFuture<StoredValue> whole(
+  public static CompletableFuture<StoredValue> whole(
       Context ctx, String key, VersionInfo info, LogEntry entry, CompletableFuture<Aead> aead) {
     if (info.size() > ctx.settings.maxValueBytes()) {
       return CompletableFuture.failedFuture(
@@ -80,7 +81,7 @@ final class PartedRead {
    *
    * @param aead the value's key if the entry is sealed in parts, else null
    */
-  static CompletableFuture<byte[]> range(
+  public static CompletableFuture<byte[]> range(
       Context ctx,
       String key,
       VersionInfo info,
@@ -194,7 +195,7 @@ final class PartedRead {
    * reader, each verified before its first byte is returned; the whole-value SHA-256 is computed on
    * the fly and checked at the end. Not thread-safe (as streams are not).
    */
-  static InputStream stream(
+  public static InputStream stream(
       Context ctx,
       String key,
       VersionInfo info,

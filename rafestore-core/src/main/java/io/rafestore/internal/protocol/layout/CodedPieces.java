@@ -1,6 +1,7 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.layout;
 
 import io.rafestore.internal.protocol.metadata.LogEntry;
+
 
 
 
@@ -30,14 +31,14 @@ import java.util.Map;
  *       could not already compute (with k shares it could recover the key itself).
  * </ul>
  */
-final class CodedPieces {
+public final class CodedPieces {
   private CodedPieces() {}
 
   /** A DepSky-CA piece: a key share, then a fragment of the ciphertext. */
-  record Piece(Shamir.Share share, byte[] fragment) {}
+  public record Piece(Shamir.Share share, byte[] fragment) {}
 
   /** A DepSky-CA piece: the key share's encoding followed by the fragment. */
-  static byte[] join(Shamir.Share share, byte[] fragment) {
+  public static byte[] join(Shamir.Share share, byte[] fragment) {
     byte[] s = share.toBytes();
     byte[] piece = new byte[s.length + fragment.length];
     System.arraycopy(s, 0, piece, 0, s.length);
@@ -50,7 +51,7 @@ final class CodedPieces {
    *
    * @throws MalformedInputException if the share part is malformed
    */
-  static Piece split(byte[] piece) throws MalformedInputException {
+  public static Piece split(byte[] piece) throws MalformedInputException {
     ByteBuffer in = ByteBuffer.wrap(piece);
     Shamir.Share share = Shamir.Share.read(in);
     byte[] fragment = new byte[in.remaining()];
@@ -64,7 +65,7 @@ final class CodedPieces {
    *
    * @throws MalformedInputException if the pieces do not rebuild a piece with the signed hash
    */
-  static byte[] rebuild(LogEntry entry, Map<Integer, byte[]> valid, int target)
+  public static byte[] rebuild(LogEntry entry, Map<Integer, byte[]> valid, int target)
       throws MalformedInputException {
     int n = entry.holders().size();
     int k = entry.k();
@@ -109,7 +110,7 @@ final class CodedPieces {
   }
 
   /** Binds a DepSky-CA ciphertext to its key, version and writer, so pieces cannot be swapped. */
-  static byte[] associatedData(String key, long ts, String writer) {
+  public static byte[] associatedData(String key, long ts, String writer) {
     byte[] k = key.getBytes(StandardCharsets.UTF_8);
     byte[] w = writer.getBytes(StandardCharsets.US_ASCII);
     return ByteBuffer.allocate(4 + k.length + 8 + w.length)

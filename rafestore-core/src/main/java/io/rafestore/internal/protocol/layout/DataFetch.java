@@ -1,7 +1,8 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.layout;
 
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
+
 
 
 
@@ -33,7 +34,7 @@ import java.util.concurrent.CompletableFuture;
  * is merely late (past twice its predicted time) gets a hedge: the next holder is asked too and the
  * first verified answer wins, the other request being cancelled.
  */
-final class DataFetch {
+public final class DataFetch {
   private final Context ctx;
   private final String key;
   private final VersionInfo info;
@@ -81,7 +82,7 @@ final class DataFetch {
     this.order = ctx.model.fastestFirst(known, expectedSize);
   }
 
-  static CompletableFuture<StoredValue> run(
+  public static CompletableFuture<StoredValue> run(
       Context ctx, String key, VersionInfo info, String dataObject) {
     return fetch(ctx, key, info, dataObject, null, info.size(), info.sha256())
         .thenApply(f -> new StoredValue(info, f.bytes(), f.cloud()));
@@ -236,7 +237,7 @@ final class DataFetch {
   }
 
   /** The fault a failed data get shows: the object is missing, or the cloud failed. */
-  static CloudFault failedGet(String cloud, ObjectKey object, Throwable cause) {
+  public static CloudFault failedGet(String cloud, ObjectKey object, Throwable cause) {
     boolean missing =
         cause instanceof CloudException ce && ce.kind() == CloudException.Kind.NOT_FOUND;
     return new CloudFault(
