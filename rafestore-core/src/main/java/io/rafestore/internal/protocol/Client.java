@@ -10,6 +10,8 @@ import io.rafestore.internal.protocol.layout.PartedPayload;
 import io.rafestore.internal.protocol.layout.PartedRead;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.View;
+import io.rafestore.internal.protocol.quorum.MetadataRead;
+
 
 
 

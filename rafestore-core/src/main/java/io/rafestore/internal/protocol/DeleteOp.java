@@ -7,6 +7,9 @@ import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.Logs;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
+import io.rafestore.internal.protocol.quorum.MetadataRead;
+import io.rafestore.internal.protocol.quorum.QuorumPut;
+
 
 
 

@@ -4,6 +4,10 @@ import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.layout.CodedPieces;
 import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.quorum.Commit;
+import io.rafestore.internal.protocol.quorum.MetadataRead;
+import io.rafestore.internal.protocol.quorum.QuorumPut;
+
 
 
 

@@ -3,6 +3,9 @@ package io.rafestore.internal.protocol;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.context.Loop;
+import io.rafestore.internal.protocol.quorum.MetadataRead;
+import io.rafestore.internal.protocol.quorum.QuorumGather;
+
 
 
 import io.rafestore.CloudFault;

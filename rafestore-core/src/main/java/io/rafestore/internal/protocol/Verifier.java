@@ -10,6 +10,8 @@ import io.rafestore.internal.protocol.metadata.MalformedMetadataException;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
+import io.rafestore.internal.protocol.quorum.QuorumGather;
+
 
 
 

@@ -6,6 +6,9 @@ import io.rafestore.internal.protocol.layout.PartedPayload;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
+import io.rafestore.internal.protocol.quorum.Commit;
+import io.rafestore.internal.protocol.quorum.MetadataRead;
+
 
 
 

@@ -1,7 +1,8 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.quorum;
 
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
+
 
 
 import java.time.Duration;
@@ -25,14 +26,14 @@ import java.util.function.Function;
  * clouds alone reach the quorum, so one hung cloud costs a grace, not half the operation timeout
  * (which still bounds each request, for when more than f clouds hang).
  */
-final class QuorumGather {
+public final class QuorumGather {
   /**
    * The shortest grace, so that a correct cloud a moment slower than the others (a GC pause, a
    * loaded machine) is still heard: maintenance is not latency-critical, and a correct cloud named
    * unreachable is a false finding in a report. It was 20 ms once; on a loaded machine a local
    * redis-server answered 32 ms after the others and a verify reported it unreachable.
    */
-  static final Duration MIN_GRACE = Duration.ofSeconds(2);
+  public static final Duration MIN_GRACE = Duration.ofSeconds(2);
 
   /**
    * The grace when every cloud still out was late the last time it was asked ({@link
@@ -52,11 +53,11 @@ final class QuorumGather {
    * @param late clouds that had not answered when the grace ended (their requests were cancelled)
    * @param grace how long the late ones were waited for after the quorum
    */
-  record Result<T>(
+  public record Result<T>(
       Map<Cloud, T> values, Map<Cloud, Throwable> errors, List<Cloud> late, Duration grace) {
 
     /** Why {@code c} is late, for a report. */
-    String lateReason(int quorum) {
+    public String lateReason(int quorum) {
       return "did not answer within "
           + grace.toMillis()
           + " ms after "
@@ -69,14 +70,14 @@ final class QuorumGather {
    * Sends {@code request} to every cloud of {@code clouds} and completes as described above. Never
    * completes exceptionally: failures are in {@link Result#errors}.
    */
-  static <T> CompletableFuture<Result<T>> run(
+  public static <T> CompletableFuture<Result<T>> run(
       Context ctx, List<Cloud> clouds, int quorum, Function<Cloud, CompletableFuture<T>> request) {
     return new Gathering<>(ctx, clouds, Math.max(1, Math.min(quorum, clouds.size())), request)
         .start();
   }
 
   /** The quorum for listings over {@code clouds}: all but f of them. */
-  static int quorumOf(Context ctx, List<Cloud> clouds) {
+  public static int quorumOf(Context ctx, List<Cloud> clouds) {
     return Math.max(1, clouds.size() - ctx.f());
   }
 

@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.quorum;
 
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
@@ -8,6 +8,7 @@ import io.rafestore.internal.protocol.metadata.MalformedMetadataException;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
+
 
 
 
@@ -40,7 +41,7 @@ import java.util.concurrent.CompletableFuture;
  * replies share at least n - 2f >= f + 1 clouds with it, one of them correct; that correct cloud
  * returns the log (or a newer one), and the highest sequence wins the merge.
  */
-final class MetadataRead {
+public final class MetadataRead {
   private final Context ctx;
   private final String key;
   private final List<String> writers;
@@ -64,7 +65,7 @@ final class MetadataRead {
   }
 
   /** Runs readM for {@code key}. Cancelling the result cancels the outstanding requests. */
-  static CompletableFuture<View> run(Context ctx, String key) {
+  public static CompletableFuture<View> run(Context ctx, String key) {
     MetadataRead r = new MetadataRead(ctx, key);
     r.start();
     return r.result;

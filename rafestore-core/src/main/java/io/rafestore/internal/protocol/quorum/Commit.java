@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.quorum;
 
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
@@ -12,6 +12,7 @@ import io.rafestore.internal.protocol.metadata.View;
 
 
 
+
 import io.rafestore.VersionInfo;
 import io.rafestore.WriteReceipt;
 import io.rafestore.internal.util.Futures;
@@ -20,10 +21,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /** writeM, shared by every write protocol: append the entry to our log, sign, store on n - f. */
-final class Commit {
+public final class Commit {
   private Commit() {}
 
-  static CompletableFuture<WriteReceipt> run(
+  public static CompletableFuture<WriteReceipt> run(
       Context ctx,
       String key,
       View view,
@@ -40,7 +41,7 @@ final class Commit {
    * As above; {@code sealed} is the sealed value's key shares when {@code entry} is sealed (the
    * confidentiality option), else null. Each cloud then gets its own envelope with its shares.
    */
-  static CompletableFuture<WriteReceipt> run(
+  public static CompletableFuture<WriteReceipt> run(
       Context ctx,
       String key,
       View view,

@@ -1,7 +1,8 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.quorum;
 
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
+
 
 
 import io.rafestore.CloudFault;
@@ -24,20 +25,20 @@ import java.util.concurrent.CompletableFuture;
  * remaining clouds up to date and their request is already paid), then are cancelled, so a cloud
  * that hangs forever cannot pin resources.
  */
-final class QuorumPut {
+public final class QuorumPut {
   /** How long writeM's surplus puts may run after the quorum. */
   static final Duration METADATA_LINGER = Duration.ofSeconds(30);
 
   private QuorumPut() {}
 
   /** writeM: the writer's signed log to all n clouds, n - f acknowledgements. */
-  static CompletableFuture<List<String>> metadata(
+  public static CompletableFuture<List<String>> metadata(
       Context ctx, String key, String writer, byte[] bytes, String phase) {
     return metadata(ctx, key, writer, c -> bytes, phase);
   }
 
   /** As above, with a payload per cloud (the confidentiality option's per-cloud key shares). */
-  static CompletableFuture<List<String>> metadata(
+  public static CompletableFuture<List<String>> metadata(
       Context ctx,
       String key,
       String writer,
@@ -54,7 +55,7 @@ final class QuorumPut {
         METADATA_LINGER);
   }
 
-  static CompletableFuture<List<String>> run(
+  public static CompletableFuture<List<String>> run(
       Context ctx,
       String key,
       ObjectKey object,
@@ -67,7 +68,7 @@ final class QuorumPut {
   }
 
   /** As above, with a payload per cloud (DepSky-CA's per-cloud share and fragment). */
-  static CompletableFuture<List<String>> run(
+  public static CompletableFuture<List<String>> run(
       Context ctx,
       String key,
       ObjectKey object,
