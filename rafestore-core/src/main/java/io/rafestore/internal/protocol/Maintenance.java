@@ -16,6 +16,7 @@ import io.rafestore.internal.protocol.quorum.QuorumPut;
 
 
 
+
 import io.rafestore.CloudFault;
 import io.rafestore.CollectionReport;
 import io.rafestore.OrphanReport;

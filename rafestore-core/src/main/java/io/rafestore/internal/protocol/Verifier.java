@@ -17,6 +17,7 @@ import io.rafestore.internal.protocol.quorum.QuorumGather;
 
 
 
+
 import io.rafestore.RepairReport;
 import io.rafestore.VerifyReport;
 import io.rafestore.VerifyReport.Finding;

@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.write;
 
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
@@ -7,6 +7,7 @@ import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.quorum.Commit;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
 import io.rafestore.internal.protocol.quorum.QuorumPut;
+
 
 
 
@@ -57,10 +58,10 @@ import java.util.function.Function;
  * Figure 1(a) describes, so it is the fair baseline for anticipation. Clouds' data/metadata roles
  * are ignored: DepSky stores data on every cloud.
  */
-final class DepSkyWriteOp {
+public final class DepSkyWriteOp {
   private DepSkyWriteOp() {}
 
-  static CompletableFuture<WriteReceipt> run(Context ctx, String key, byte[] value) {
+  public static CompletableFuture<WriteReceipt> run(Context ctx, String key, byte[] value) {
     long start = ctx.settings.scheduler().nanoTime();
     byte[] nonce = new byte[12];
     ThreadLocalRandom.current().nextBytes(nonce);

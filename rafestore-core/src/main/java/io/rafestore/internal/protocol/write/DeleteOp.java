@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.write;
 
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
@@ -9,6 +9,7 @@ import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
 import io.rafestore.internal.protocol.quorum.QuorumPut;
+
 
 
 
@@ -31,10 +32,10 @@ import java.util.concurrent.CompletableFuture;
  * metadata a faulty cloud withholds, and a faulty cloud could replay the old signed log to
  * resurrect the key. A signed tombstone with a higher sequence wins every merge.
  */
-final class DeleteOp {
+public final class DeleteOp {
   private DeleteOp() {}
 
-  static CompletableFuture<Void> run(Context ctx, String key) {
+  public static CompletableFuture<Void> run(Context ctx, String key) {
     CompletableFuture<Void> done = new CompletableFuture<>();
     CompletableFuture<Void> turn = ctx.enterKey(key, done);
     CompletableFuture<Void> result =

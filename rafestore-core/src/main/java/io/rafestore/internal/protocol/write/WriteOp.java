@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.write;
 
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.layout.KeyShares;
@@ -8,6 +8,7 @@ import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.quorum.Commit;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
+
 
 
 
@@ -63,7 +64,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * k+f slots are held, so any f faulty holders still leave k correct fragments. Storage falls from
  * (f+1)x to (k+f)/k x.
  */
-final class WriteOp {
+public final class WriteOp {
   private final Context ctx;
   private final String key;
 
@@ -216,7 +217,7 @@ final class WriteOp {
   }
 
   /** Starts a write; the value must not be modified afterwards (the client passes a copy). */
-  static CompletableFuture<WriteReceipt> run(Context ctx, String key, byte[] value) {
+  public static CompletableFuture<WriteReceipt> run(Context ctx, String key, byte[] value) {
     if (ctx.settings.needsParts(value.length)) {
       return run(ctx, key, PartedPayload.fromBytes(ctx, value));
     }
@@ -226,7 +227,7 @@ final class WriteOp {
   }
 
   /** Starts a write of a value in parts (from memory or from a stream). */
-  static CompletableFuture<WriteReceipt> run(Context ctx, String key, PartedPayload parts) {
+  public static CompletableFuture<WriteReceipt> run(Context ctx, String key, PartedPayload parts) {
     WriteOp op = new WriteOp(ctx, key, parts);
     op.start();
     return op.result;
