@@ -11,9 +11,11 @@ import io.rafestore.internal.protocol.layout.PartedRead;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
+import io.rafestore.internal.protocol.read.CodedFetch;
 import io.rafestore.internal.protocol.write.DeleteOp;
 import io.rafestore.internal.protocol.write.DepSkyWriteOp;
 import io.rafestore.internal.protocol.write.WriteOp;
+
 
 
 

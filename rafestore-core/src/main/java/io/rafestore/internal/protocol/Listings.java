@@ -9,6 +9,7 @@ import io.rafestore.internal.protocol.quorum.QuorumGather;
 
 
 
+
 import io.rafestore.CloudFault;
 import io.rafestore.KeyPage;
 import io.rafestore.internal.util.Names;

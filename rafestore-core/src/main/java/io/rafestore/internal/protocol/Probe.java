@@ -8,6 +8,7 @@ import io.rafestore.internal.protocol.selection.LatencyModel;
 
 
 
+
 import io.rafestore.ConditionOne;
 import io.rafestore.ProbeOptions;
 import io.rafestore.ProbeReport;

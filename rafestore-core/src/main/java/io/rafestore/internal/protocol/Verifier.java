@@ -18,6 +18,7 @@ import io.rafestore.internal.protocol.quorum.QuorumGather;
 
 
 
+
 import io.rafestore.RepairReport;
 import io.rafestore.VerifyReport;
 import io.rafestore.VerifyReport.Finding;

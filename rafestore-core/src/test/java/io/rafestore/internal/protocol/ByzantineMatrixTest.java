@@ -10,6 +10,7 @@ import io.rafestore.internal.protocol.metadata.MetadataLog;
 
 
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rafestore.HistoryPage;

@@ -6,6 +6,7 @@ import io.rafestore.internal.protocol.context.Loop;
 
 
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

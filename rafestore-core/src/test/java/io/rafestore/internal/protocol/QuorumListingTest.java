@@ -3,6 +3,7 @@ package io.rafestore.internal.protocol;
 import io.rafestore.internal.protocol.quorum.QuorumGather;
 
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -11,6 +11,7 @@ import io.rafestore.internal.protocol.selection.LatencyModel;
 
 
 
+
 import io.rafestore.CloudFault;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,10 +1,11 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.read;
 
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.layout.CodedPieces;
 import io.rafestore.internal.protocol.layout.DataFetch;
 import io.rafestore.internal.protocol.metadata.LogEntry;
+
 
 
 
@@ -45,7 +46,7 @@ import java.util.concurrent.CompletableFuture;
  *       (sealed, with the confidentiality option, and then opened by the caller).
  * </ul>
  */
-final class CodedFetch {
+public final class CodedFetch {
   private final Context ctx;
   private final String key;
   private final VersionInfo info;
@@ -86,7 +87,7 @@ final class CodedFetch {
     order.addAll(indexes);
   }
 
-  static CompletableFuture<StoredValue> run(
+  public static CompletableFuture<StoredValue> run(
       Context ctx, String key, VersionInfo info, LogEntry entry) {
     CodedFetch f = new CodedFetch(ctx, key, info, entry);
     f.result.whenComplete((r, e) -> f.cancelAll());
