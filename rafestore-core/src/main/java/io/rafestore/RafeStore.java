@@ -10,6 +10,7 @@ import io.rafestore.internal.protocol.config.Settings;
 
 
 
+
 import io.rafestore.spi.CloudDriver;
 import java.security.KeyPair;
 import java.security.PublicKey;

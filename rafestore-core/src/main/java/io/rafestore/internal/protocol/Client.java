@@ -8,6 +8,10 @@ import io.rafestore.internal.protocol.layout.DataFetch;
 import io.rafestore.internal.protocol.layout.KeyShares;
 import io.rafestore.internal.protocol.layout.PartedPayload;
 import io.rafestore.internal.protocol.layout.PartedRead;
+import io.rafestore.internal.protocol.maintenance.Listings;
+import io.rafestore.internal.protocol.maintenance.Maintenance;
+import io.rafestore.internal.protocol.maintenance.Probe;
+import io.rafestore.internal.protocol.maintenance.Verifier;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
@@ -15,6 +19,7 @@ import io.rafestore.internal.protocol.read.CodedFetch;
 import io.rafestore.internal.protocol.write.DeleteOp;
 import io.rafestore.internal.protocol.write.DepSkyWriteOp;
 import io.rafestore.internal.protocol.write.WriteOp;
+
 
 
 

@@ -11,6 +11,7 @@ import io.rafestore.internal.protocol.metadata.MetadataCodec;
 
 
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

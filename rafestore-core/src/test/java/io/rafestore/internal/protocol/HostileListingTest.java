@@ -2,6 +2,9 @@ package io.rafestore.internal.protocol;
 
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.context.Loop;
+import io.rafestore.internal.protocol.maintenance.Listings;
+import io.rafestore.internal.protocol.maintenance.Maintenance;
+
 
 
 

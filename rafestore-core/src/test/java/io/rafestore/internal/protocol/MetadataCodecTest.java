@@ -12,6 +12,7 @@ import io.rafestore.internal.protocol.metadata.MetadataLog;
 
 
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -9,6 +9,7 @@ import io.rafestore.internal.protocol.metadata.LogEntry;
 
 
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rafestore.CloudStats;

@@ -1,6 +1,8 @@
 package io.rafestore.internal.protocol;
 
+import io.rafestore.internal.protocol.maintenance.Listings;
 import io.rafestore.internal.protocol.quorum.QuorumGather;
+
 
 
 

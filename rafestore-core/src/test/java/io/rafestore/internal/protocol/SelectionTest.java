@@ -7,6 +7,7 @@ import io.rafestore.internal.protocol.selection.LatencyModel;
 
 
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rafestore.ProtocolMode;

@@ -1,5 +1,7 @@
 package io.rafestore.internal.protocol;
 
+import io.rafestore.internal.protocol.maintenance.Maintenance;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rafestore.ProtocolMode;

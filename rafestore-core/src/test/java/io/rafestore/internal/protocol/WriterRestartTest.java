@@ -11,6 +11,7 @@ import io.rafestore.internal.protocol.metadata.MetadataLog;
 
 
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rafestore.CloudRole;

@@ -10,6 +10,7 @@ import io.rafestore.internal.protocol.selection.MeasuredCloud;
 
 
 
+
 import io.rafestore.CloudRole;
 import io.rafestore.internal.cloud.AccountingCloud;
 import io.rafestore.spi.CloudDriver;

@@ -12,6 +12,7 @@ import io.rafestore.internal.protocol.selection.LatencyModel;
 
 
 
+
 import io.rafestore.CloudFault;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -9,6 +9,7 @@ import io.rafestore.internal.protocol.metadata.LogEntry;
 
 
 
+
 import io.rafestore.internal.codec.Aead;
 import io.rafestore.internal.codec.MalformedInputException;
 import io.rafestore.internal.codec.ReedSolomon;

@@ -10,6 +10,7 @@ import io.rafestore.internal.protocol.metadata.LogEntry;
 
 
 
+
 import io.rafestore.CloudFault;
 import io.rafestore.IntegrityException;
 import io.rafestore.Scheduler;

@@ -15,6 +15,7 @@ import io.rafestore.internal.protocol.metadata.View;
 
 
 
+
 import io.rafestore.CloudFault;
 import io.rafestore.IntegrityException;
 import io.rafestore.internal.codec.Aead;

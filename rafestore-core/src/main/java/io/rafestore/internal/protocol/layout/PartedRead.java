@@ -10,6 +10,7 @@ import io.rafestore.internal.protocol.metadata.LogEntry;
 
 
 
+
 import io.rafestore.IntegrityException;
 import io.rafestore.RafeStoreException;
 import io.rafestore.StoredValue;

@@ -15,6 +15,7 @@ import io.rafestore.internal.protocol.metadata.View;
 
 
 
+
 import io.rafestore.VersionInfo;
 import io.rafestore.WriteReceipt;
 import io.rafestore.internal.util.Futures;

@@ -16,6 +16,7 @@ import io.rafestore.internal.protocol.metadata.View;
 
 
 
+
 import io.rafestore.CloudFault;
 import io.rafestore.QuorumException;
 import io.rafestore.internal.util.Futures;

@@ -7,6 +7,7 @@ import io.rafestore.internal.protocol.context.Context;
 
 
 
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -7,6 +7,7 @@ import io.rafestore.internal.protocol.context.Context;
 
 
 
+
 import io.rafestore.CloudFault;
 import io.rafestore.QuorumException;
 import io.rafestore.internal.util.Futures;

@@ -8,6 +8,7 @@ import io.rafestore.internal.protocol.config.Settings;
 
 
 
+
 import io.rafestore.Scheduler;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -17,6 +17,7 @@ import io.rafestore.internal.protocol.quorum.QuorumPut;
 
 
 
+
 import io.rafestore.CloudFault;
 import io.rafestore.ProtocolMode;
 import io.rafestore.spi.ObjectKey;

@@ -15,6 +15,7 @@ import io.rafestore.internal.protocol.quorum.QuorumPut;
 
 
 
+
 import io.rafestore.ProtocolMode;
 import io.rafestore.WriteReceipt;
 import io.rafestore.internal.codec.Aead;

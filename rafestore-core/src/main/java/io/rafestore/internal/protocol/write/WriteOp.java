@@ -16,6 +16,7 @@ import io.rafestore.internal.protocol.quorum.MetadataRead;
 
 
 
+
 import io.rafestore.CloudFault;
 import io.rafestore.ProtocolMode;
 import io.rafestore.QuorumException;

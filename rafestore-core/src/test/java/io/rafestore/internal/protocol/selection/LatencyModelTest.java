@@ -8,6 +8,7 @@ import io.rafestore.internal.protocol.config.Settings;
 
 
 
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rafestore.CloudRole;

@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.maintenance;
 
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
@@ -11,6 +11,7 @@ import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.quorum.QuorumGather;
+
 
 
 
@@ -62,7 +63,7 @@ import java.util.function.Supplier;
  * each replicated value, fetched from a holder whose bytes match the signed hash, onto listed
  * holders that lost it; then verifies again.
  */
-final class Verifier {
+public final class Verifier {
   private final Context ctx;
   private final String key;
 
@@ -89,12 +90,12 @@ final class Verifier {
     this.key = key;
   }
 
-  static CompletableFuture<VerifyReport> verify(Context ctx, String key) {
+  public static CompletableFuture<VerifyReport> verify(Context ctx, String key) {
     Verifier v = new Verifier(ctx, key);
     return v.run();
   }
 
-  static CompletableFuture<RepairReport> repair(Context ctx, String key) {
+  public static CompletableFuture<RepairReport> repair(Context ctx, String key) {
     Verifier v = new Verifier(ctx, key);
     return v.run()
         .thenCompose(

@@ -1,10 +1,11 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.maintenance;
 
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.context.Loop;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
 import io.rafestore.internal.protocol.quorum.QuorumGather;
+
 
 
 
@@ -35,9 +36,9 @@ import java.util.function.Function;
  * callers check everything they take from a listing (metadata is verified, data matched against
  * signed hashes), so a lie costs requests, never correctness.
  */
-final class Listings {
+public final class Listings {
   /** Objects per page: S3's largest page, so one request each on S3. */
-  static final int PAGE = 1000;
+  public static final int PAGE = 1000;
 
   private Listings() {}
 
@@ -48,7 +49,7 @@ final class Listings {
    * growth with the number of pages, and it stops (cancelling the page request or page work in
    * flight) when its future completes by any other hand (cancel, timeout, client close).
    */
-  static CompletableFuture<Void> walk(
+  public static CompletableFuture<Void> walk(
       Context ctx,
       Cloud cloud,
       String prefix,
@@ -63,7 +64,7 @@ final class Listings {
    * the others, and fails with {@link NotFollowed} once it has gone far past where the clouds that
    * ended their listings ended.
    */
-  static CompletableFuture<Void> walk(
+  public static CompletableFuture<Void> walk(
       Context ctx,
       Pacing pacing,
       Cloud cloud,
@@ -210,9 +211,9 @@ final class Listings {
    *
    * Thread-safe.
    */
-  static final class Pacing {
+  public static final class Pacing {
     /** How many pages a walk may be ahead of the quorum-th furthest walk. */
-    static final int AHEAD = 2;
+    public static final int AHEAD = 2;
 
     record Decision(CompletableFuture<Void> later, NotFollowed stop) {}
 
@@ -341,7 +342,7 @@ final class Listings {
    * listings or its check's readM (n - f valid replies, again sharing a correct holder) finds its
    * log.
    */
-  static CompletableFuture<KeyPage> keys(Context ctx, String after, int limit) {
+  public static CompletableFuture<KeyPage> keys(Context ctx, String after, int limit) {
     if (limit < 1) {
       throw new IllegalArgumentException("key page limit must be >= 1, was " + limit);
     }
@@ -565,7 +566,7 @@ final class Listings {
    * Every key, walking the pages in a {@link Loop}; holds the keys and one page per cloud, not
    * every name. Cancelling (or failing) the returned future stops the walk.
    */
-  static CompletableFuture<List<String>> allKeys(Context ctx) {
+  public static CompletableFuture<List<String>> allKeys(Context ctx) {
     List<String> out = new ArrayList<>();
     String[] after = {null};
     CompletableFuture<Void> loop =

@@ -1,8 +1,9 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.maintenance;
 
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.selection.LatencyModel;
+
 
 
 
@@ -29,7 +30,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * ProbeOptions#PREFIX} with a fresh random name and are deleted afterwards (best effort; a failed
  * delete is listed among the cloud's errors).
  */
-final class Probe {
+public final class Probe {
   private static final int SMALL_BYTES = 16;
 
   private final Context ctx;
@@ -44,7 +45,7 @@ final class Probe {
     this.nonce = HexFormat.of().formatHex(n);
   }
 
-  static CompletableFuture<ProbeReport> run(Context ctx, ProbeOptions options) {
+  public static CompletableFuture<ProbeReport> run(Context ctx, ProbeOptions options) {
     Probe p = new Probe(ctx, options);
     List<CompletableFuture<Measured>> all = new ArrayList<>();
     for (Cloud c : ctx.clouds) {
@@ -98,7 +99,7 @@ final class Probe {
    * Condition 1 when {@code dataOrder}'s first f+1 clouds receive values of {@code size} bytes: L
    * and HH are the fastest and slowest of them, H the (n-f)-th fastest cloud for metadata.
    */
-  static ConditionOne conditionOne(Context ctx, List<String> dataOrder, long size) {
+  public static ConditionOne conditionOne(Context ctx, List<String> dataOrder, long size) {
     List<String> chosen = dataOrder.subList(0, ctx.f() + 1);
     String lCloud = chosen.get(0);
     String hhCloud = chosen.get(0);

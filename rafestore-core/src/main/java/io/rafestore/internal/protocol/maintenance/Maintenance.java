@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.maintenance;
 
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
@@ -10,6 +10,7 @@ import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
 import io.rafestore.internal.protocol.quorum.QuorumGather;
 import io.rafestore.internal.protocol.quorum.QuorumPut;
+
 
 
 
@@ -54,13 +55,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * cannot pass that off as a collection: the log it returns is either validly signed with the
  * entries or is rejected.
  */
-final class Maintenance {
+public final class Maintenance {
   private Maintenance() {}
 
   /** Data objects first seen unreferenced, by cloud id + '\n' + name, with the time seen. */
   private static final int ORPHAN_MEMORY_LIMIT = 100_000;
 
-  static CompletableFuture<CollectionReport> collect(
+  public static CompletableFuture<CollectionReport> collect(
       Context ctx, String key, RetentionPolicy policy) {
     CompletableFuture<Void> done = new CompletableFuture<>();
     CompletableFuture<Void> turn = ctx.enterKey(key, done);
@@ -205,12 +206,12 @@ final class Maintenance {
   }
 
   /** The listing prefix of every data object of {@code key}. */
-  static String dataPrefix(String key) {
+  public static String dataPrefix(String key) {
     return Names.DATA_PREFIX + Names.encodeKey(key) + "/";
   }
 
   /** The listing prefix of every metadata object of {@code key}. */
-  static String metadataPrefix(String key) {
+  public static String metadataPrefix(String key) {
     return Names.METADATA_PREFIX + Names.encodeKey(key) + "/";
   }
 
@@ -312,7 +313,7 @@ final class Maintenance {
   }
 
   /** Remembers when this client first saw each unreferenced data object, to apply a grace. */
-  static final class OrphanMemory {
+  public static final class OrphanMemory {
     private final ConcurrentHashMap<String, Long> firstSeen = new ConcurrentHashMap<>();
 
     long firstSeen(String cloud, String name, long now) {
@@ -334,7 +335,7 @@ final class Maintenance {
    * the writers' operation timeout. The first call for a key only records sightings unless the
    * grace is zero.
    */
-  static CompletableFuture<OrphanReport> collectOrphans(
+  public static CompletableFuture<OrphanReport> collectOrphans(
       Context ctx, OrphanMemory memory, String key, Duration grace) {
     return MetadataRead.run(ctx, key)
         .thenCompose(
@@ -392,7 +393,7 @@ final class Maintenance {
    * a faulty cloud that kept an old log can replay it; readers then find its data gone and fail
    * with an integrity error, never with wrong bytes.
    */
-  static CompletableFuture<Map<String, Integer>> purge(Context ctx, String key) {
+  public static CompletableFuture<Map<String, Integer>> purge(Context ctx, String key) {
     CompletableFuture<Void> done = new CompletableFuture<>();
     CompletableFuture<Void> turn = ctx.enterKey(key, done);
     CompletableFuture<Map<String, Integer>> result =
