@@ -66,7 +66,9 @@ class ArchitectureTest {
         layers = layers.whereLayer(layer).mayNotAccessAnyLayer();
       } else {
         layers =
-            layers.whereLayer(layer).mayOnlyAccessLayers(LAYERS.subList(0, i).toArray(String[]::new));
+            layers
+                .whereLayer(layer)
+                .mayOnlyAccessLayers(LAYERS.subList(0, i).toArray(String[]::new));
       }
     }
     layers.check(core);

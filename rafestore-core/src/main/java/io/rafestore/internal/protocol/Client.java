@@ -1,35 +1,6 @@
 package io.rafestore.internal.protocol;
 
-import io.rafestore.internal.protocol.config.Settings;
-import io.rafestore.internal.protocol.context.Cloud;
-import io.rafestore.internal.protocol.context.Context;
-import io.rafestore.internal.protocol.context.Loop;
-import io.rafestore.internal.protocol.layout.DataFetch;
-import io.rafestore.internal.protocol.layout.KeyShares;
-import io.rafestore.internal.protocol.layout.PartedPayload;
-import io.rafestore.internal.protocol.layout.PartedRead;
-import io.rafestore.internal.protocol.maintenance.Listings;
-import io.rafestore.internal.protocol.maintenance.Maintenance;
-import io.rafestore.internal.protocol.maintenance.Probe;
-import io.rafestore.internal.protocol.maintenance.Verifier;
-import io.rafestore.internal.protocol.metadata.LogEntry;
-import io.rafestore.internal.protocol.metadata.View;
-import io.rafestore.internal.protocol.quorum.MetadataRead;
-import io.rafestore.internal.protocol.read.CodedFetch;
-import io.rafestore.internal.protocol.write.DeleteOp;
-import io.rafestore.internal.protocol.write.DepSkyWriteOp;
-import io.rafestore.internal.protocol.write.WriteOp;
-
-
-
-
-
-
-
-
-
 import io.rafestore.BlockingRafeStore;
-import io.rafestore.CloudFault;
 import io.rafestore.CloudStats;
 import io.rafestore.CollectionReport;
 import io.rafestore.ConditionOne;
@@ -54,9 +25,27 @@ import io.rafestore.VersionNotFoundException;
 import io.rafestore.WriteReceipt;
 import io.rafestore.internal.codec.Aead;
 import io.rafestore.internal.codec.MalformedInputException;
+import io.rafestore.internal.protocol.config.Settings;
+import io.rafestore.internal.protocol.context.Cloud;
+import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.context.Loop;
+import io.rafestore.internal.protocol.layout.DataFetch;
+import io.rafestore.internal.protocol.layout.KeyShares;
+import io.rafestore.internal.protocol.layout.PartedPayload;
+import io.rafestore.internal.protocol.layout.PartedRead;
+import io.rafestore.internal.protocol.maintenance.Listings;
+import io.rafestore.internal.protocol.maintenance.Maintenance;
+import io.rafestore.internal.protocol.maintenance.Probe;
+import io.rafestore.internal.protocol.maintenance.Verifier;
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.metadata.View;
+import io.rafestore.internal.protocol.quorum.MetadataRead;
+import io.rafestore.internal.protocol.read.CodedFetch;
+import io.rafestore.internal.protocol.write.DeleteOp;
+import io.rafestore.internal.protocol.write.DepSkyWriteOp;
+import io.rafestore.internal.protocol.write.WriteOp;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.Names;
-import io.rafestore.spi.ObjectKey;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;

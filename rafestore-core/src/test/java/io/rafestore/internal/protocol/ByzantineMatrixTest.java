@@ -1,17 +1,5 @@
 package io.rafestore.internal.protocol;
 
-import io.rafestore.internal.protocol.metadata.LogEntry;
-import io.rafestore.internal.protocol.metadata.MetadataCodec;
-import io.rafestore.internal.protocol.metadata.MetadataLog;
-
-
-
-
-
-
-
-
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rafestore.HistoryPage;
@@ -23,6 +11,9 @@ import io.rafestore.Version;
 import io.rafestore.VersionInfo;
 import io.rafestore.WriteReceipt;
 import io.rafestore.internal.protocol.TestCloud.Behaviour;
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.metadata.MetadataCodec;
+import io.rafestore.internal.protocol.metadata.MetadataLog;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;

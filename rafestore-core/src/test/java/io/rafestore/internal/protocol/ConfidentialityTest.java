@@ -1,17 +1,5 @@
 package io.rafestore.internal.protocol;
 
-import io.rafestore.internal.protocol.layout.KeyShares;
-import io.rafestore.internal.protocol.metadata.LogEntry;
-import io.rafestore.internal.protocol.metadata.MetadataCodec;
-
-
-
-
-
-
-
-
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -28,6 +16,9 @@ import io.rafestore.internal.codec.MalformedInputException;
 import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.codec.Shamir;
 import io.rafestore.internal.protocol.TestCloud.Behaviour;
+import io.rafestore.internal.protocol.layout.KeyShares;
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ObjectInfo;
 import java.nio.charset.StandardCharsets;

@@ -1,15 +1,5 @@
 package io.rafestore.internal.protocol;
 
-import io.rafestore.internal.protocol.context.Context;
-import io.rafestore.internal.protocol.context.Loop;
-import io.rafestore.internal.protocol.maintenance.Listings;
-import io.rafestore.internal.protocol.maintenance.Maintenance;
-
-
-
-
-
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -23,6 +13,10 @@ import io.rafestore.RafeStore;
 import io.rafestore.RafeStoreListener;
 import io.rafestore.RetentionPolicy;
 import io.rafestore.VerifyReport;
+import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.context.Loop;
+import io.rafestore.internal.protocol.maintenance.Listings;
+import io.rafestore.internal.protocol.maintenance.Maintenance;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;

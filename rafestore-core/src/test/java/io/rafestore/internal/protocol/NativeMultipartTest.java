@@ -1,15 +1,5 @@
 package io.rafestore.internal.protocol;
 
-import io.rafestore.internal.protocol.metadata.LogEntry;
-
-
-
-
-
-
-
-
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rafestore.CloudStats;
@@ -22,6 +12,7 @@ import io.rafestore.VerifyReport.Problem;
 import io.rafestore.WriteReceipt;
 import io.rafestore.clouds.ByzantineCloud;
 import io.rafestore.clouds.MemoryCloud;
+import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.util.ArrayList;

@@ -1,19 +1,5 @@
 package io.rafestore.internal.protocol;
 
-import io.rafestore.internal.protocol.layout.CodedPieces;
-import io.rafestore.internal.protocol.metadata.LogEntry;
-import io.rafestore.internal.protocol.metadata.MalformedMetadataException;
-import io.rafestore.internal.protocol.metadata.MetadataCodec;
-import io.rafestore.internal.protocol.metadata.MetadataLog;
-
-
-
-
-
-
-
-
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
@@ -23,6 +9,11 @@ import io.rafestore.internal.codec.MalformedInputException;
 import io.rafestore.internal.codec.ReedSolomon;
 import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.codec.Shamir;
+import io.rafestore.internal.protocol.layout.CodedPieces;
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.metadata.MalformedMetadataException;
+import io.rafestore.internal.protocol.metadata.MetadataCodec;
+import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.util.Names;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;

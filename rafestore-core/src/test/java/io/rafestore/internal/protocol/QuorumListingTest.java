@@ -1,11 +1,5 @@
 package io.rafestore.internal.protocol;
 
-import io.rafestore.internal.protocol.maintenance.Listings;
-import io.rafestore.internal.protocol.quorum.QuorumGather;
-
-
-
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -20,6 +14,8 @@ import io.rafestore.RetentionPolicy;
 import io.rafestore.VerifyReport;
 import io.rafestore.VerifyReport.Problem;
 import io.rafestore.clouds.MemoryCloud;
+import io.rafestore.internal.protocol.maintenance.Listings;
+import io.rafestore.internal.protocol.quorum.QuorumGather;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;

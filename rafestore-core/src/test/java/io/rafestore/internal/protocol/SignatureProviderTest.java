@@ -1,18 +1,5 @@
 package io.rafestore.internal.protocol;
 
-import io.rafestore.internal.protocol.config.Settings;
-import io.rafestore.internal.protocol.metadata.LogEntry;
-import io.rafestore.internal.protocol.metadata.MetadataCodec;
-import io.rafestore.internal.protocol.metadata.MetadataLog;
-
-
-
-
-
-
-
-
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -20,6 +7,10 @@ import io.rafestore.CloudRole;
 import io.rafestore.RafeStore;
 import io.rafestore.SigningKeys;
 import io.rafestore.clouds.MemoryCloud;
+import io.rafestore.internal.protocol.config.Settings;
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.metadata.MetadataCodec;
+import io.rafestore.internal.protocol.metadata.MetadataLog;
 import java.nio.charset.StandardCharsets;
 import java.security.KeyPair;
 import java.security.Provider;

@@ -1,7 +1,5 @@
 package io.rafestore.internal.protocol;
 
-import io.rafestore.internal.protocol.maintenance.Maintenance;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rafestore.ProtocolMode;
@@ -11,6 +9,7 @@ import io.rafestore.RetentionPolicy;
 import io.rafestore.VerifyReport;
 import io.rafestore.VerifyReport.Problem;
 import io.rafestore.clouds.MemoryCloud;
+import io.rafestore.internal.protocol.maintenance.Maintenance;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;

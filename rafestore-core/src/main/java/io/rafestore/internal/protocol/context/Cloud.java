@@ -1,18 +1,10 @@
 package io.rafestore.internal.protocol.context;
 
+import io.rafestore.CloudRole;
+import io.rafestore.internal.cloud.AccountingCloud;
 import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.selection.LatencyModel;
 import io.rafestore.internal.protocol.selection.MeasuredCloud;
-
-
-
-
-
-
-
-
-import io.rafestore.CloudRole;
-import io.rafestore.internal.cloud.AccountingCloud;
 import io.rafestore.spi.CloudDriver;
 
 /**

@@ -1,19 +1,10 @@
 package io.rafestore.internal.protocol.context;
 
+import io.rafestore.CloudFault;
 import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.selection.LatencyModel;
-
-
-
-
-
-
-
-
-
-import io.rafestore.CloudFault;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,7 +25,8 @@ public final class Context {
    * Clouds that did not answer a maintenance request within its grace the last time (the quorum
    * gather of maintenance reads); cleared by any answer.
    */
-  public final java.util.Set<String> lateClouds = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  public final java.util.Set<String> lateClouds =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /**
    * This client's incarnation: a random nonzero 64-bit number drawn when the client is built and

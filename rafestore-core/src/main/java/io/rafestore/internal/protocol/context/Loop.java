@@ -27,7 +27,8 @@ public final class Loop {
    * completes normally) or fails (the loop fails with it). A turn is started only after the
    * previous one completed.
    */
-  public static CompletableFuture<Void> repeat(Context ctx, Supplier<CompletableFuture<Boolean>> turn) {
+  public static CompletableFuture<Void> repeat(
+      Context ctx, Supplier<CompletableFuture<Boolean>> turn) {
     Runner r = new Runner(turn);
     ctx.track(r.done);
     r.done.whenComplete(
@@ -46,7 +47,8 @@ public final class Loop {
    * by a timeout), cancels {@code inner}: how a caller's future stops the loop beneath it. {@link
    * Futures#relay} only passes on cancellation.
    */
-  public static <T> CompletableFuture<T> tied(CompletableFuture<?> inner, CompletableFuture<T> outer) {
+  public static <T> CompletableFuture<T> tied(
+      CompletableFuture<?> inner, CompletableFuture<T> outer) {
     outer.whenComplete((r, e) -> inner.cancel(true));
     return outer;
   }

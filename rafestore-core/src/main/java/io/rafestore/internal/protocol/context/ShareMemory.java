@@ -5,10 +5,10 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The key shares this client made for the sealed values it wrote (confidentiality option), by the
- * entry's data object name (unique to one write, a random nonce; a timestamp is not: other
- * writers' entries and a crashed writer's fork reuse it), then cloud id. The next rewrite of the
- * writer's log carries them to each cloud ({@code KeyShares.payloads}). Bounded: cleared when it
- * grows too large. Thread-safe.
+ * entry's data object name (unique to one write, a random nonce; a timestamp is not: other writers'
+ * entries and a crashed writer's fork reuse it), then cloud id. The next rewrite of the writer's
+ * log carries them to each cloud ({@code KeyShares.payloads}). Bounded: cleared when it grows too
+ * large. Thread-safe.
  */
 public final class ShareMemory {
   private static final int CACHE_LIMIT = 100_000;

@@ -1,20 +1,11 @@
 package io.rafestore.internal.protocol.layout;
 
-import io.rafestore.internal.protocol.metadata.LogEntry;
-
-
-
-
-
-
-
-
-
 import io.rafestore.internal.codec.Aead;
 import io.rafestore.internal.codec.MalformedInputException;
 import io.rafestore.internal.codec.ReedSolomon;
 import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.codec.Shamir;
+import io.rafestore.internal.protocol.metadata.LogEntry;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -1,5 +1,11 @@
 package io.rafestore.internal.protocol.layout;
 
+import io.rafestore.CloudFault;
+import io.rafestore.IntegrityException;
+import io.rafestore.internal.codec.Aead;
+import io.rafestore.internal.codec.MalformedInputException;
+import io.rafestore.internal.codec.Sha256;
+import io.rafestore.internal.codec.Shamir;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
@@ -7,21 +13,6 @@ import io.rafestore.internal.protocol.metadata.MalformedMetadataException;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
-
-
-
-
-
-
-
-
-
-import io.rafestore.CloudFault;
-import io.rafestore.IntegrityException;
-import io.rafestore.internal.codec.Aead;
-import io.rafestore.internal.codec.MalformedInputException;
-import io.rafestore.internal.codec.Sha256;
-import io.rafestore.internal.codec.Shamir;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ByteRange;
@@ -37,7 +28,6 @@ import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
@@ -165,7 +155,8 @@ public final class KeyShares {
    * @throws IntegrityException if the part does not authenticate under the recovered key (the part
    *     hash matched, so the writer sealed it under another key or the shares were forged)
    */
-  public static byte[] openPart(Aead aead, String key, String writer, LogEntry e, int i, byte[] stored)
+  public static byte[] openPart(
+      Aead aead, String key, String writer, LogEntry e, int i, byte[] stored)
       throws IntegrityException {
     try {
       byte[] plain =

@@ -1,19 +1,10 @@
 package io.rafestore.internal.protocol.layout;
 
-import io.rafestore.internal.protocol.context.Context;
-import io.rafestore.internal.protocol.metadata.LogEntry;
-
-
-
-
-
-
-
-
-
 import io.rafestore.CloudFault;
 import io.rafestore.RafeStoreException;
 import io.rafestore.internal.codec.Sha256;
+import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ObjectKey;
 import java.io.IOException;
@@ -34,8 +25,8 @@ import java.util.concurrent.Executor;
 
 /**
  * A large value sent in parts (what writeDo and writeDf send to one data cloud, and the entry that
- * names it; the write treats one cloud's whole upload as one acknowledgement): every data
- * cloud receives every part as its own object ({@link LogEntry#partObject}), with up to {@code
+ * names it; the write treats one cloud's whole upload as one acknowledgement): every data cloud
+ * receives every part as its own object ({@link LogEntry#partObject}), with up to {@code
  * partsInFlight} part uploads in flight per cloud. A cloud's upload is acknowledged when all its
  * parts are; one failed part fails the cloud (and the write replaces it, as for a whole value).
  *

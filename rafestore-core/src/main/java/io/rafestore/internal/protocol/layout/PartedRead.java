@@ -1,22 +1,13 @@
 package io.rafestore.internal.protocol.layout;
 
-import io.rafestore.internal.protocol.context.Context;
-import io.rafestore.internal.protocol.metadata.LogEntry;
-
-
-
-
-
-
-
-
-
 import io.rafestore.IntegrityException;
 import io.rafestore.RafeStoreException;
 import io.rafestore.StoredValue;
 import io.rafestore.VersionInfo;
 import io.rafestore.internal.codec.Aead;
 import io.rafestore.internal.codec.Sha256;
+import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.util.Futures;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,18 +1,12 @@
 package io.rafestore.internal.protocol.maintenance;
 
+import io.rafestore.CloudFault;
+import io.rafestore.KeyPage;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.context.Loop;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
 import io.rafestore.internal.protocol.quorum.QuorumGather;
-
-
-
-
-
-
-import io.rafestore.CloudFault;
-import io.rafestore.KeyPage;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ListPage;
 import io.rafestore.spi.ObjectInfo;

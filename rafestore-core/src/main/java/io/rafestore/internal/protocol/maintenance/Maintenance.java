@@ -1,5 +1,11 @@
 package io.rafestore.internal.protocol.maintenance;
 
+import io.rafestore.CloudFault;
+import io.rafestore.CollectionReport;
+import io.rafestore.OrphanReport;
+import io.rafestore.ProtocolMode;
+import io.rafestore.RetentionPolicy;
+import io.rafestore.Version;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.layout.KeyShares;
@@ -10,21 +16,6 @@ import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
 import io.rafestore.internal.protocol.quorum.QuorumGather;
 import io.rafestore.internal.protocol.quorum.QuorumPut;
-
-
-
-
-
-
-
-
-
-import io.rafestore.CloudFault;
-import io.rafestore.CollectionReport;
-import io.rafestore.OrphanReport;
-import io.rafestore.ProtocolMode;
-import io.rafestore.RetentionPolicy;
-import io.rafestore.Version;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ObjectInfo;

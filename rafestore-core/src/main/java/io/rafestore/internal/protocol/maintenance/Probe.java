@@ -1,18 +1,11 @@
 package io.rafestore.internal.protocol.maintenance;
 
-import io.rafestore.internal.protocol.context.Cloud;
-import io.rafestore.internal.protocol.context.Context;
-import io.rafestore.internal.protocol.selection.LatencyModel;
-
-
-
-
-
-
-
 import io.rafestore.ConditionOne;
 import io.rafestore.ProbeOptions;
 import io.rafestore.ProbeReport;
+import io.rafestore.internal.protocol.context.Cloud;
+import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.selection.LatencyModel;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ObjectKey;
 import java.time.Duration;

@@ -1,5 +1,10 @@
 package io.rafestore.internal.protocol.maintenance;
 
+import io.rafestore.RepairReport;
+import io.rafestore.VerifyReport;
+import io.rafestore.VerifyReport.Finding;
+import io.rafestore.VerifyReport.Problem;
+import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.layout.CodedPieces;
@@ -11,20 +16,6 @@ import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.quorum.QuorumGather;
-
-
-
-
-
-
-
-
-
-import io.rafestore.RepairReport;
-import io.rafestore.VerifyReport;
-import io.rafestore.VerifyReport.Finding;
-import io.rafestore.VerifyReport.Problem;
-import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ByteRange;
@@ -260,10 +251,7 @@ public final class Verifier {
         continue;
       }
       byte[] share =
-          shares
-              .getOrDefault(cloud, Map.of())
-              .getOrDefault(log.writer(), Map.of())
-              .get(e.id());
+          shares.getOrDefault(cloud, Map.of()).getOrDefault(log.writer(), Map.of()).get(e.id());
       if (share == null || !Sha256.matches(share, e.shareHashUnsafe(i))) {
         addFinding(
             new Finding(
@@ -581,8 +569,7 @@ public final class Verifier {
     // Without sealed entries this is the signed log verbatim. Under the confidentiality option
     // the cloud gets an envelope with its own key shares, restored from f+1 valid shares of other
     // clouds exactly as writeM restores them (KeyShares.payloads).
-    byte[] payload =
-        KeyShares.payloads(ctx, view, newest.get(writer), bytes, null).apply(cloud);
+    byte[] payload = KeyShares.payloads(ctx, view, newest.get(writer), bytes, null).apply(cloud);
     return timed(
         cloud.driver().put(Names.metadataObject(key, writer), payload), cloud.id() + " put");
   }

@@ -20,12 +20,12 @@ import java.util.TreeMap;
  * log, with sequence s + 1 and a version X, on fewer than n - f clouds; restarted (a new
  * incarnation), the same writer id may read n - f logs that do not include it and write its own log
  * of sequence s + 1 with a completed version Y. Neither log contains the other. Picking one of them
- * by a rule would hide Y from the readers that also see X (the bug this class exists to prevent), so
- * a reader keeps the best log of each incarnation and takes the <b>union</b> of their entries. The
- * entries cannot clash: an entry is named by its (timestamp, incarnation), and one incarnation never
- * signs two different entries under one name. The union is the writer's log as readers see it: X
- * appears in history under its own version (a crashed write may take effect), Y under its own, and
- * the writer's next log, built from this union, carries both, which ends the fork.
+ * by a rule would hide Y from the readers that also see X (the bug this class exists to prevent),
+ * so a reader keeps the best log of each incarnation and takes the <b>union</b> of their entries.
+ * The entries cannot clash: an entry is named by its (timestamp, incarnation), and one incarnation
+ * never signs two different entries under one name. The union is the writer's log as readers see
+ * it: X appears in history under its own version (a crashed write may take effect), Y under its
+ * own, and the writer's next log, built from this union, carries both, which ends the fork.
  *
  * <p>Stale logs of an older incarnation that a lagging cloud still holds add nothing visible: every
  * entry of a log the newer incarnation read is in the newer incarnation's logs, or was dropped only

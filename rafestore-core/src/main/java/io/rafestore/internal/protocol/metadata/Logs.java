@@ -17,8 +17,8 @@ public final class Logs {
    * {@code incarnation}. The sequence grows by one and the log is the signing incarnation's.
    *
    * <p>{@code previous} is the writer's log as readM merged it ({@link LogMerge}): when a crashed
-   * incarnation of this writer left a log that readM saw, its entries are carried over here, so
-   * the fork ends with this log.
+   * incarnation of this writer left a log that readM saw, its entries are carried over here, so the
+   * fork ends with this log.
    */
   public static MetadataLog append(
       MetadataLog previous, View view, LogEntry unstamped, long incarnation) {

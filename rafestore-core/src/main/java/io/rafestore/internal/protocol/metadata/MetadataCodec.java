@@ -84,6 +84,7 @@ public final class MetadataCodec {
 
   /** Envelope format 2: each share is named by its entry's timestamp and incarnation. */
   public static final int ENVELOPE_FORMAT_INCARNATIONS = 2;
+
   public static final int SIG_ED25519 = 1;
   private static final int SIG_LENGTH = 64;
 
@@ -449,8 +450,7 @@ public final class MetadataCodec {
         long entryIncarnation = incarnations ? in.getLong() : 0;
         long created = in.getLong();
         if (ts < 1 || ts < lastTs || (ts == lastTs && entryIncarnation <= lastIncarnation)) {
-          throw malformed(
-              "entry " + i + " (timestamp " + ts + ", incarnation) is not increasing");
+          throw malformed("entry " + i + " (timestamp " + ts + ", incarnation) is not increasing");
         }
         lastTs = ts;
         lastIncarnation = entryIncarnation;

@@ -22,8 +22,8 @@ import java.util.Objects;
  *       client never signs two different logs of one key with the same sequence; two incarnations
  *       of one writer id may (a restarted writer that did not see its predecessor's last, partly
  *       stored log), and readers then merge them ({@link LogMerge}) instead of picking one.
- *   <li>Entries are strictly increasing by (timestamp, incarnation) within a log: the version
- *       order of one writer's versions.
+ *   <li>Entries are strictly increasing by (timestamp, incarnation) within a log: the version order
+ *       of one writer's versions.
  *   <li>The log names its key and writer and is signed over both, so a cloud cannot pass one key's
  *       (or writer's) log off as another's.
  * </ul>

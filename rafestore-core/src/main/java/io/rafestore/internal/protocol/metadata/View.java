@@ -52,7 +52,8 @@ public final class View {
    */
   public final Map<String, Map<String, Map<LogEntry.Id, byte[]>>> shares;
 
-  public View(String key, Map<String, MetadataLog> logs, List<CloudFault> faults, boolean fromCache) {
+  public View(
+      String key, Map<String, MetadataLog> logs, List<CloudFault> faults, boolean fromCache) {
     this(key, logs, faults, fromCache, Map.of());
   }
 

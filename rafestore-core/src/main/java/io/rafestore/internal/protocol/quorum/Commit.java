@@ -1,5 +1,7 @@
 package io.rafestore.internal.protocol.quorum;
 
+import io.rafestore.VersionInfo;
+import io.rafestore.WriteReceipt;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.layout.KeyShares;
@@ -7,17 +9,6 @@ import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.Logs;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
-
-
-
-
-
-
-
-
-
-import io.rafestore.VersionInfo;
-import io.rafestore.WriteReceipt;
 import io.rafestore.internal.util.Futures;
 import java.time.Duration;
 import java.util.List;

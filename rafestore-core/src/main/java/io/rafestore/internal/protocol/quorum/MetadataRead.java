@@ -1,5 +1,7 @@
 package io.rafestore.internal.protocol.quorum;
 
+import io.rafestore.CloudFault;
+import io.rafestore.QuorumException;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
@@ -8,17 +10,6 @@ import io.rafestore.internal.protocol.metadata.MalformedMetadataException;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
-
-
-
-
-
-
-
-
-
-import io.rafestore.CloudFault;
-import io.rafestore.QuorumException;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudException;

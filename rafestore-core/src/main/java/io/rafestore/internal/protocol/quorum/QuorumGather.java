@@ -2,12 +2,6 @@ package io.rafestore.internal.protocol.quorum;
 
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
-
-
-
-
-
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,15 +1,9 @@
 package io.rafestore.internal.protocol.quorum;
 
-import io.rafestore.internal.protocol.context.Cloud;
-import io.rafestore.internal.protocol.context.Context;
-
-
-
-
-
-
 import io.rafestore.CloudFault;
 import io.rafestore.QuorumException;
+import io.rafestore.internal.protocol.context.Cloud;
+import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ObjectKey;

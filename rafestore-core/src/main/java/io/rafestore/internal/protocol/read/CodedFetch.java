@@ -1,19 +1,5 @@
 package io.rafestore.internal.protocol.read;
 
-import io.rafestore.internal.protocol.context.Cloud;
-import io.rafestore.internal.protocol.context.Context;
-import io.rafestore.internal.protocol.layout.CodedPieces;
-import io.rafestore.internal.protocol.layout.DataFetch;
-import io.rafestore.internal.protocol.metadata.LogEntry;
-
-
-
-
-
-
-
-
-
 import io.rafestore.CloudFault;
 import io.rafestore.IntegrityException;
 import io.rafestore.Scheduler;
@@ -24,6 +10,11 @@ import io.rafestore.internal.codec.MalformedInputException;
 import io.rafestore.internal.codec.ReedSolomon;
 import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.codec.Shamir;
+import io.rafestore.internal.protocol.context.Cloud;
+import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.layout.CodedPieces;
+import io.rafestore.internal.protocol.layout.DataFetch;
+import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ObjectKey;
 import java.time.Duration;

@@ -1,15 +1,7 @@
 package io.rafestore.internal.protocol.selection;
 
-import io.rafestore.internal.protocol.config.Settings;
-
-
-
-
-
-
-
-
 import io.rafestore.Scheduler;
+import io.rafestore.internal.protocol.config.Settings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

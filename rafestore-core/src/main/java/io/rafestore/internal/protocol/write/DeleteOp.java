@@ -1,5 +1,7 @@
 package io.rafestore.internal.protocol.write;
 
+import io.rafestore.CloudFault;
+import io.rafestore.ProtocolMode;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.layout.KeyShares;
@@ -9,17 +11,6 @@ import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
 import io.rafestore.internal.protocol.quorum.QuorumPut;
-
-
-
-
-
-
-
-
-
-import io.rafestore.CloudFault;
-import io.rafestore.ProtocolMode;
 import io.rafestore.spi.ObjectKey;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,7 +38,8 @@ public final class DeleteOp {
                   String writer = ctx.settings.writerId();
                   LogEntry tombstone =
                       LogEntry.tombstone(view.maxTimestamp + 1, ctx.settings.clock().millis());
-                  MetadataLog next = Logs.append(view.logOf(writer), view, tombstone, ctx.incarnation);
+                  MetadataLog next =
+                      Logs.append(view.logOf(writer), view, tombstone, ctx.incarnation);
                   byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
                   List<View.Item> dead = new ArrayList<>(view.visible);
                   dead.addAll(view.hidden);

@@ -1,5 +1,11 @@
 package io.rafestore.internal.protocol.write;
 
+import io.rafestore.ProtocolMode;
+import io.rafestore.WriteReceipt;
+import io.rafestore.internal.codec.Aead;
+import io.rafestore.internal.codec.ReedSolomon;
+import io.rafestore.internal.codec.Sha256;
+import io.rafestore.internal.codec.Shamir;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.layout.CodedPieces;
@@ -7,26 +13,9 @@ import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.quorum.Commit;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
 import io.rafestore.internal.protocol.quorum.QuorumPut;
-
-
-
-
-
-
-
-
-
-import io.rafestore.ProtocolMode;
-import io.rafestore.WriteReceipt;
-import io.rafestore.internal.codec.Aead;
-import io.rafestore.internal.codec.ReedSolomon;
-import io.rafestore.internal.codec.Sha256;
-import io.rafestore.internal.codec.Shamir;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ObjectKey;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -145,7 +134,8 @@ public final class DepSkyWriteOp {
       int k = ctx.f() + 1;
       byte[] aesKey = Aead.newKey();
       byte[] sealed =
-          Aead.withKey(aesKey).encrypt(value, CodedPieces.associatedData(key, ts, ctx.settings.writerId()));
+          Aead.withKey(aesKey)
+              .encrypt(value, CodedPieces.associatedData(key, ts, ctx.settings.writerId()));
       byte[][] fragments = ReedSolomon.of(k, n - k).encode(sealed);
       List<Shamir.Share> shares = Shamir.split(aesKey, n, k);
       java.util.Arrays.fill(aesKey, (byte) 0);
@@ -159,5 +149,4 @@ public final class DepSkyWriteOp {
       return new Pieces(c -> byCloud.get(c.id()), hashes, Sha256.hash(sealed));
     }
   }
-
 }

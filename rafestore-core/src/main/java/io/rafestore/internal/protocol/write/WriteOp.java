@@ -1,22 +1,5 @@
 package io.rafestore.internal.protocol.write;
 
-import io.rafestore.internal.protocol.context.Context;
-import io.rafestore.internal.protocol.layout.KeyShares;
-import io.rafestore.internal.protocol.layout.PartedPayload;
-import io.rafestore.internal.protocol.metadata.LogEntry;
-import io.rafestore.internal.protocol.metadata.MetadataLog;
-import io.rafestore.internal.protocol.metadata.View;
-import io.rafestore.internal.protocol.quorum.Commit;
-import io.rafestore.internal.protocol.quorum.MetadataRead;
-
-
-
-
-
-
-
-
-
 import io.rafestore.CloudFault;
 import io.rafestore.ProtocolMode;
 import io.rafestore.QuorumException;
@@ -25,6 +8,14 @@ import io.rafestore.Scheduler;
 import io.rafestore.WriteReceipt;
 import io.rafestore.internal.codec.ReedSolomon;
 import io.rafestore.internal.codec.Sha256;
+import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.layout.KeyShares;
+import io.rafestore.internal.protocol.layout.PartedPayload;
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.metadata.MetadataLog;
+import io.rafestore.internal.protocol.metadata.View;
+import io.rafestore.internal.protocol.quorum.Commit;
+import io.rafestore.internal.protocol.quorum.MetadataRead;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ObjectKey;

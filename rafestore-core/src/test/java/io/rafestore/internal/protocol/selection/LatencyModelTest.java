@@ -1,19 +1,11 @@
 package io.rafestore.internal.protocol.selection;
 
-import io.rafestore.internal.protocol.config.Settings;
-
-
-
-
-
-
-
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rafestore.CloudRole;
 import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.clouds.VirtualScheduler;
+import io.rafestore.internal.protocol.config.Settings;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
