@@ -1,7 +1,7 @@
 package io.rafestore;
 
 import io.rafestore.internal.protocol.Client;
-import io.rafestore.internal.protocol.Settings;
+import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.spi.CloudDriver;
 import java.security.KeyPair;
 import java.security.PublicKey;

@@ -1,7 +1,6 @@
 package io.rafestore.internal.protocol;
 
 import io.rafestore.BlockingRafeStore;
-import io.rafestore.CloudFault;
 import io.rafestore.CloudStats;
 import io.rafestore.CollectionReport;
 import io.rafestore.ConditionOne;
@@ -26,9 +25,27 @@ import io.rafestore.VersionNotFoundException;
 import io.rafestore.WriteReceipt;
 import io.rafestore.internal.codec.Aead;
 import io.rafestore.internal.codec.MalformedInputException;
+import io.rafestore.internal.protocol.config.Settings;
+import io.rafestore.internal.protocol.context.Cloud;
+import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.context.Loop;
+import io.rafestore.internal.protocol.layout.DataFetch;
+import io.rafestore.internal.protocol.layout.KeyShares;
+import io.rafestore.internal.protocol.layout.PartedPayload;
+import io.rafestore.internal.protocol.layout.PartedRead;
+import io.rafestore.internal.protocol.maintenance.Listings;
+import io.rafestore.internal.protocol.maintenance.Maintenance;
+import io.rafestore.internal.protocol.maintenance.Probe;
+import io.rafestore.internal.protocol.maintenance.Verifier;
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.metadata.View;
+import io.rafestore.internal.protocol.quorum.MetadataRead;
+import io.rafestore.internal.protocol.read.CodedFetch;
+import io.rafestore.internal.protocol.write.DeleteOp;
+import io.rafestore.internal.protocol.write.DepSkyWriteOp;
+import io.rafestore.internal.protocol.write.WriteOp;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.Names;
-import io.rafestore.spi.ObjectKey;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -336,7 +353,7 @@ public final class Client implements RafeStore {
               + " bytes) do not combine with erasureCoding yet: that option codes each value"
               + " whole in memory");
     }
-    if (!PartedPayload.needsParts(ctx.settings, size)) {
+    if (!ctx.settings.needsParts(size)) {
       byte[] value = in.readNBytes((int) size);
       if (value.length < size) {
         throw new IllegalArgumentException(
@@ -645,48 +662,6 @@ public final class Client implements RafeStore {
       return new RafeStoreException(what + " was cancelled inside the client", cause);
     }
     return new RafeStoreException(what + " failed: " + cause, cause);
-  }
-
-  /**
-   * Deletes the data objects named by entries, best effort, and reports failures. Every cloud the
-   * value may have been sent to is asked, not only the holders in the metadata: an upload that was
-   * cancelled as useless (writeDf's slow cloud, DepSky-A's surplus cloud) may still have landed.
-   * Deletes of missing objects succeed, and most providers do not charge for them. A parted value's
-   * joined object is deleted too on every cloud that offers native multipart uploads (or is
-   * recorded as joined).
-   */
-  static CompletableFuture<Void> deleteData(Context ctx, String key, List<View.Item> items) {
-    List<CompletableFuture<Void>> deletes = new ArrayList<>();
-    for (View.Item it : items) {
-      for (Cloud c : ctx.clouds) {
-        if (!c.role().holdsData()
-            && ctx.settings.mode() != ProtocolMode.DEPSKY_A
-            && ctx.settings.mode() != ProtocolMode.DEPSKY_CA) {
-          continue;
-        }
-        boolean mayBeJoined = it.entry().joinedOn(c.id()) || c.accounting().multipart().isPresent();
-        List<String> names = mayBeJoined ? it.entry().allDataObjects() : it.entry().dataObjects();
-        for (String name : names) {
-          ObjectKey object = ObjectKey.of(name);
-          deletes.add(
-              c.driver()
-                  .delete(object)
-                  .handle(
-                      (r, e) -> {
-                        if (e != null) {
-                          ctx.report(
-                              key,
-                              new CloudFault(
-                                  c.id(),
-                                  CloudFault.Kind.ERROR,
-                                  "delete " + object + ": " + e.getMessage()));
-                        }
-                        return null;
-                      }));
-        }
-      }
-    }
-    return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]));
   }
 
   private final class Blocking implements BlockingRafeStore {

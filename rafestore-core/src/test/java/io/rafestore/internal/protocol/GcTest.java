@@ -18,6 +18,7 @@ import io.rafestore.VersionInfo;
 import io.rafestore.VersionNotFoundException;
 import io.rafestore.WriteReceipt;
 import io.rafestore.clouds.MemoryCloud;
+import io.rafestore.internal.protocol.maintenance.Maintenance;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rafestore.CloudFault;
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.metadata.MalformedMetadataException;
+import io.rafestore.internal.protocol.metadata.MetadataCodec;
+import io.rafestore.internal.protocol.metadata.MetadataLog;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -122,8 +126,7 @@ class MetadataCodecTest {
         byte[] bad = bytes.clone();
         bad[i] ^= 0x21;
         assertThatThrownBy(
-                () ->
-                    new MetadataCodec().decode(bad, "k", "alice", Harness.ALICE.getPublic(), MAX))
+                () -> new MetadataCodec().decode(bad, "k", "alice", Harness.ALICE.getPublic(), MAX))
             .as("flipping byte %d", i)
             .isInstanceOf(MalformedMetadataException.class);
       }

@@ -12,6 +12,7 @@ import io.rafestore.VerifyReport.Problem;
 import io.rafestore.WriteReceipt;
 import io.rafestore.clouds.ByzantineCloud;
 import io.rafestore.clouds.MemoryCloud;
+import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import java.util.ArrayList;

@@ -14,6 +14,8 @@ import io.rafestore.RetentionPolicy;
 import io.rafestore.VerifyReport;
 import io.rafestore.VerifyReport.Problem;
 import io.rafestore.clouds.MemoryCloud;
+import io.rafestore.internal.protocol.maintenance.Listings;
+import io.rafestore.internal.protocol.quorum.QuorumGather;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ForwardingCloud;
 import io.rafestore.spi.ListPage;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
 import io.rafestore.WriteReceipt;
+import io.rafestore.internal.protocol.selection.LatencyModel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

@@ -61,10 +61,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * afterwards leaves it, nothing it awaits completes), at any point of any phase; the writer then
  * restarts as a new client with the same writer id and key pair and goes on. A crashed write may be
  * read (it may take effect), but only under a version no completed write has, and it must never
- * hide a completed write: the checks above hold for every completed write of every incarnation.
- * The collector of the GC variant has a writer id of its own.
+ * hide a completed write: the checks above hold for every completed write of every incarnation. The
+ * collector of the GC variant has a writer id of its own.
  *
- * Runs for {@code -Drafestore.stress.seconds} (default 5 per variant in CI); the seed is printed
+ * <p>Runs for {@code -Drafestore.stress.seconds} (default 5 per variant in CI); the seed is printed
  * and can be replayed with {@code -Drafestore.stress.seed} (thread timing still varies).
  */
 class StressHistoryTest {
@@ -144,8 +144,7 @@ class StressHistoryTest {
         }
 
         @Override
-        public java.util.concurrent.CompletableFuture<Void> delete(
-            io.rafestore.spi.ObjectKey key) {
+        public java.util.concurrent.CompletableFuture<Void> delete(io.rafestore.spi.ObjectKey key) {
           return call(() -> d.delete(key));
         }
 

@@ -9,6 +9,7 @@ import io.rafestore.RetentionPolicy;
 import io.rafestore.VerifyReport;
 import io.rafestore.VerifyReport.Problem;
 import io.rafestore.clouds.MemoryCloud;
+import io.rafestore.internal.protocol.maintenance.Maintenance;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;

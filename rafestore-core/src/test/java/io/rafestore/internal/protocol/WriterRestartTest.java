@@ -10,6 +10,9 @@ import io.rafestore.StoredValue;
 import io.rafestore.Version;
 import io.rafestore.VersionInfo;
 import io.rafestore.WriteReceipt;
+import io.rafestore.internal.protocol.metadata.LogMerge;
+import io.rafestore.internal.protocol.metadata.MetadataCodec;
+import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.util.Futures;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
@@ -40,11 +43,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>The scenario of the report, generalised. Writer {@code alice} writes versions 1 and 2. A new
  * client of alice starts write X and dies at a phase boundary; for the crash inside writeM, X's log
- * (sequence s + 1) reaches only a few clouds (the victim, and for f = 2 the next f clouds too: fewer
- * than n - f). Then the victim turns slow, withholding (never answers) or replaying (returns the log
- * before X); alice restarts as a third client and writes Y, which completes without hearing the
- * victim; Y's log is held back from the victim (it reaches it late), so the victim still holds X's
- * log. Now the victim is correct again and readers that hear every possible set of n - f clouds
+ * (sequence s + 1) reaches only a few clouds (the victim, and for f = 2 the next f clouds too:
+ * fewer than n - f). Then the victim turns slow, withholding (never answers) or replaying (returns
+ * the log before X); alice restarts as a third client and writes Y, which completes without hearing
+ * the victim; Y's log is held back from the victim (it reaches it late), so the victim still holds
+ * X's log. Now the victim is correct again and readers that hear every possible set of n - f clouds
  * read the key. Every mode, f = 1 and f = 2, each cloud in turn the victim.
  */
 class WriterRestartTest {
@@ -194,8 +197,7 @@ class WriterRestartTest {
 
         @Override
         public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
-          return call(
-              "list", ObjectKey.of("l/" + prefix), () -> d.list(prefix, startAfter, limit));
+          return call("list", ObjectKey.of("l/" + prefix), () -> d.list(prefix, startAfter, limit));
         }
 
         @Override
@@ -406,7 +408,8 @@ class WriterRestartTest {
     var report = h.run(checker.repair("k"));
     assertThat(report.before().isClean()).isFalse();
     assertThat(report.before().toString()).contains("forked");
-    byte[] still = h.run(h.stores.get(0).get(io.rafestore.internal.util.Names.metadataObject("k", "alice")));
+    byte[] still =
+        h.run(h.stores.get(0).get(io.rafestore.internal.util.Names.metadataObject("k", "alice")));
     assertThat(codec.decode(still, "k", "alice", Harness.ALICE.getPublic(), 1 << 20))
         .isEqualTo(onVictim);
     // The writer's next write merges the fork: its log holds X and Y, and verify is clean.
@@ -423,7 +426,8 @@ class WriterRestartTest {
     h.run(reader.read("k"));
     WriteReceipt z = h.run(restarted.write("k", utf8("Z")));
     h.scheduler.advance(Duration.ofSeconds(60));
-    byte[] after = h.run(h.stores.get(1).get(io.rafestore.internal.util.Names.metadataObject("k", "alice")));
+    byte[] after =
+        h.run(h.stores.get(1).get(io.rafestore.internal.util.Names.metadataObject("k", "alice")));
     MetadataLog zLog = codec.decode(after, "k", "alice", Harness.ALICE.getPublic(), 1 << 20);
     assertThat(zLog.entries().get(zLog.entries().size() - 1).version("alice"))
         .isEqualTo(z.version());

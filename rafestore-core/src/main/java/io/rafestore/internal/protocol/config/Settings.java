@@ -1,0 +1,330 @@
+package io.rafestore.internal.protocol.config;
+
+import io.rafestore.CloudRole;
+import io.rafestore.ProtocolMode;
+import io.rafestore.RafeStoreListener;
+import io.rafestore.Scheduler;
+import io.rafestore.internal.util.Names;
+import io.rafestore.spi.CloudDriver;
+import java.security.KeyPair;
+import java.security.PublicKey;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executor;
+
+/**
+ * The validated, immutable configuration of a client. All checks of {@code RafeStore.Builder} live
+ * here, in one place, each failing with a message that names the setting and the accepted range.
+ */
+public record Settings(
+    List<CloudSetting> clouds,
+    int f,
+    String writerId,
+    KeyPair writerKeys,
+    Map<String, PublicKey> trustedWriters,
+    ProtocolMode mode,
+    Executor executor,
+    Scheduler scheduler,
+    Clock clock,
+    RafeStoreListener listener,
+    long maxValueBytes,
+    int maxMetadataBytes,
+    Duration operationTimeout,
+    boolean closeDrivers,
+    boolean dataOrderAsAdded,
+    boolean encryptValues,
+    int erasureK,
+    long partSize,
+    int partsInFlight,
+    java.security.Provider signatureProvider) {
+
+  /** Smallest accepted part size. */
+  public static final long MIN_PART_SIZE = 1024;
+
+  /** Largest accepted part size. */
+  public static final long MAX_PART_SIZE = 1L << 30;
+
+  /** Largest value a byte[] API can carry. */
+  public static final long MAX_VALUE_LIMIT = Integer.MAX_VALUE - 8;
+
+  /** One configured cloud. */
+  public record CloudSetting(CloudDriver driver, CloudRole role, Duration expectedRtt) {}
+
+  /** n, the number of metadata clouds (every cloud holds metadata). */
+  public int n() {
+    return clouds.size();
+  }
+
+  /** The metadata quorum, n - f. */
+  public int quorum() {
+    return clouds.size() - f;
+  }
+
+  /** Whether this client may write. */
+  public boolean canWrite() {
+    return writerId != null;
+  }
+
+  /** Whether a value of {@code size} bytes is sent in parts under these settings. */
+  public boolean needsParts(long size) {
+    // The erasure-coding option codes a value whole; such values are not split (combining the
+    // two is future work). Sealed values are split, each part sealed on its own.
+    return size > partSize() && erasureK() == 0;
+  }
+
+  /** Validates the builder's raw settings. */
+  @SuppressWarnings("checkstyle:ParameterNumber")
+  public static Settings validate(
+      List<CloudSetting> clouds,
+      int f,
+      String writerId,
+      KeyPair writerKeys,
+      Map<String, PublicKey> trusted,
+      ProtocolMode mode,
+      Executor executor,
+      Scheduler scheduler,
+      Clock clock,
+      RafeStoreListener listener,
+      long maxValueBytes,
+      int maxMetadataBytes,
+      Duration operationTimeout,
+      boolean closeDrivers,
+      boolean dataOrderAsAdded,
+      boolean encryptValues,
+      int erasureK,
+      long partSize,
+      int partsInFlight,
+      java.security.Provider signatureProvider) {
+    if (partSize < MIN_PART_SIZE || partSize > MAX_PART_SIZE) {
+      throw new IllegalArgumentException(
+          "partSize must be " + MIN_PART_SIZE + " to " + MAX_PART_SIZE + " bytes, was " + partSize);
+    }
+    if (partsInFlight < 1 || partsInFlight > 64) {
+      throw new IllegalArgumentException("partsInFlight must be 1 to 64, was " + partsInFlight);
+    }
+    if (f < 1) {
+      throw new IllegalArgumentException(
+          "faultsTolerated (f) must be >= 1, was "
+              + f
+              + " (RafeStore tolerates f Byzantine clouds)");
+    }
+    if (f > 85) {
+      throw new IllegalArgumentException("faultsTolerated (f) must be <= 85, was " + f);
+    }
+    int needed = 3 * f + 1;
+    if (clouds.size() < needed) {
+      throw new IllegalArgumentException(
+          "clouds: f=" + f + " needs at least 3f+1 = " + needed + " clouds, got " + clouds.size());
+    }
+    Set<String> ids = new HashSet<>();
+    int dataClouds = 0;
+    for (int i = 0; i < clouds.size(); i++) {
+      CloudSetting c = clouds.get(i);
+      if (c.driver() == null) {
+        throw new IllegalArgumentException("clouds[" + i + "]: driver must not be null");
+      }
+      if (c.role() == null) {
+        throw new IllegalArgumentException(
+            "clouds[" + i + "] (" + c.driver().id() + "): role must not be null");
+      }
+      String id = c.driver().id();
+      if (id == null || id.isBlank()) {
+        throw new IllegalArgumentException("clouds[" + i + "]: driver id must not be blank");
+      }
+      try {
+        Names.checkWriterId(id);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "clouds[" + i + "]: cloud id '" + id + "' must be 1-64 characters of A-Z a-z 0-9 - _",
+            e);
+      }
+      if (!ids.add(id)) {
+        throw new IllegalArgumentException("clouds: cloud id '" + id + "' is used twice");
+      }
+      if (c.expectedRtt() != null && c.expectedRtt().isNegative()) {
+        throw new IllegalArgumentException(
+            "clouds[" + i + "] (" + id + "): expected RTT must be >= 0, was " + c.expectedRtt());
+      }
+      if (c.role().holdsData()) {
+        dataClouds++;
+      }
+    }
+    if (dataClouds < 2 * f + 1) {
+      throw new IllegalArgumentException(
+          "clouds: f="
+              + f
+              + " needs at least 2f+1 = "
+              + (2 * f + 1)
+              + " data clouds (f+1 for writeDo plus f extras for writeDf), got "
+              + dataClouds);
+    }
+    Map<String, PublicKey> trustedCopy = new LinkedHashMap<>();
+    for (Map.Entry<String, PublicKey> e : trusted.entrySet()) {
+      try {
+        Names.checkWriterId(e.getKey());
+      } catch (IllegalArgumentException ex) {
+        throw new IllegalArgumentException("trustWriter: " + ex.getMessage(), ex);
+      }
+      if (e.getValue() == null) {
+        throw new IllegalArgumentException("trustWriter(" + e.getKey() + "): public key is null");
+      }
+      checkEd25519(e.getValue().getAlgorithm(), "trustWriter(" + e.getKey() + ")");
+      trustedCopy.put(e.getKey(), e.getValue());
+    }
+    if (writerId != null || writerKeys != null) {
+      if (writerId == null) {
+        throw new IllegalArgumentException("writer: id must not be null");
+      }
+      try {
+        Names.checkWriterId(writerId);
+      } catch (IllegalArgumentException ex) {
+        throw new IllegalArgumentException("writer: " + ex.getMessage(), ex);
+      }
+      if (writerKeys == null || writerKeys.getPrivate() == null || writerKeys.getPublic() == null) {
+        throw new IllegalArgumentException(
+            "writer(" + writerId + "): signing key pair is missing (use SigningKeys.generate())");
+      }
+      checkEd25519(writerKeys.getPrivate().getAlgorithm(), "writer(" + writerId + ")");
+      PublicKey already = trustedCopy.get(writerId);
+      if (already != null && !already.equals(writerKeys.getPublic())) {
+        throw new IllegalArgumentException(
+            "trustWriter(" + writerId + "): trusts a different public key than the writer's own");
+      }
+      trustedCopy.put(writerId, writerKeys.getPublic());
+    }
+    if (trustedCopy.isEmpty()) {
+      throw new IllegalArgumentException(
+          "writer/trustWriter: no writer identity and no trusted writer; a client must trust at"
+              + " least one writer's public key to verify metadata");
+    }
+    if (trustedCopy.size() > 1024) {
+      throw new IllegalArgumentException(
+          "trustWriter: at most 1024 trusted writers, got " + trustedCopy.size());
+    }
+    if (mode == null) {
+      throw new IllegalArgumentException("mode must not be null");
+    }
+    if (encryptValues && mode == ProtocolMode.DEPSKY_A) {
+      throw new IllegalArgumentException(
+          "encryptValues: mode DEPSKY_A is the plaintext baseline; use DEPSKY_CA (which always"
+              + " encrypts) or a RafeStore mode (PAPER, FAST)");
+    }
+    if (erasureK != 0) {
+      if (mode != ProtocolMode.PAPER && mode != ProtocolMode.FAST) {
+        throw new IllegalArgumentException(
+            "erasureCoding: only the RafeStore modes (PAPER, FAST) code their data; mode was "
+                + mode);
+      }
+      if (erasureK < 2) {
+        throw new IllegalArgumentException(
+            "erasureCoding: k must be >= 2 (k = 1 is plain replication), was " + erasureK);
+      }
+      if (erasureK + f > dataClouds) {
+        throw new IllegalArgumentException(
+            "erasureCoding: k + f = "
+                + (erasureK + f)
+                + " fragments need as many data clouds, only "
+                + dataClouds
+                + " hold data");
+      }
+    }
+    if (scheduler == null) {
+      throw new IllegalArgumentException("scheduler must not be null");
+    }
+    if (clock == null) {
+      throw new IllegalArgumentException("clock must not be null");
+    }
+    if (listener == null) {
+      throw new IllegalArgumentException("listener must not be null (use RafeStoreListener.NONE)");
+    }
+    if (maxValueBytes < 1 || maxValueBytes > MAX_VALUE_LIMIT) {
+      throw new IllegalArgumentException(
+          "maxValueBytes must be 1 to " + MAX_VALUE_LIMIT + ", was " + maxValueBytes);
+    }
+    if (maxMetadataBytes < 1024 || maxMetadataBytes > 256 * 1024 * 1024) {
+      throw new IllegalArgumentException(
+          "maxMetadataBytes must be 1 KiB to 256 MiB, was " + maxMetadataBytes);
+    }
+    if (operationTimeout == null || operationTimeout.isNegative() || operationTimeout.isZero()) {
+      throw new IllegalArgumentException(
+          "operationTimeout must be positive, was " + operationTimeout);
+    }
+    if (signatureProvider != null) {
+      // Every key is translated once into the provider's own key class: a provider's Signature
+      // may refuse another provider's key objects, and per-operation translation would cost
+      // what the faster provider saves.
+      java.security.KeyFactory kf;
+      try {
+        kf = java.security.KeyFactory.getInstance("Ed25519", signatureProvider);
+        java.security.Signature.getInstance("Ed25519", signatureProvider);
+      } catch (java.security.GeneralSecurityException ex) {
+        throw new IllegalArgumentException(
+            "signatureProvider: " + signatureProvider.getName() + " has no Ed25519: " + ex, ex);
+      }
+      for (Map.Entry<String, PublicKey> e : trustedCopy.entrySet()) {
+        e.setValue(
+            translate(
+                kf,
+                e.getValue(),
+                new java.security.spec.X509EncodedKeySpec(e.getValue().getEncoded()),
+                "trustWriter(" + e.getKey() + ")"));
+      }
+      if (writerKeys != null) {
+        writerKeys =
+            new KeyPair(
+                trustedCopy.get(writerId),
+                translate(
+                    kf,
+                    writerKeys.getPrivate(),
+                    new java.security.spec.PKCS8EncodedKeySpec(
+                        writerKeys.getPrivate().getEncoded()),
+                    "writer(" + writerId + ")"));
+      }
+    }
+    return new Settings(
+        List.copyOf(new ArrayList<>(clouds)),
+        f,
+        writerId,
+        writerKeys,
+        Map.copyOf(trustedCopy),
+        mode,
+        executor == null ? io.rafestore.internal.util.DefaultExecutor.get() : executor,
+        scheduler,
+        clock,
+        listener,
+        maxValueBytes,
+        maxMetadataBytes,
+        operationTimeout,
+        closeDrivers,
+        dataOrderAsAdded,
+        encryptValues && (mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST),
+        erasureK,
+        partSize,
+        partsInFlight,
+        signatureProvider);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <K extends java.security.Key> K translate(
+      java.security.KeyFactory kf, K key, java.security.spec.KeySpec spec, String setting) {
+    try {
+      return (K) (key instanceof PublicKey ? kf.generatePublic(spec) : kf.generatePrivate(spec));
+    } catch (java.security.GeneralSecurityException | RuntimeException ex) {
+      throw new IllegalArgumentException(
+          setting + ": the signature provider cannot use this key: " + ex, ex);
+    }
+  }
+
+  private static void checkEd25519(String algorithm, String setting) {
+    if (!"Ed25519".equalsIgnoreCase(algorithm) && !"EdDSA".equalsIgnoreCase(algorithm)) {
+      throw new IllegalArgumentException(
+          setting + ": key must be Ed25519, was " + algorithm + " (use SigningKeys.generate())");
+    }
+  }
+}

@@ -1,0 +1,179 @@
+package io.rafestore.internal.protocol.context;
+
+import io.rafestore.CloudFault;
+import io.rafestore.internal.protocol.config.Settings;
+import io.rafestore.internal.protocol.metadata.MetadataCodec;
+import io.rafestore.internal.protocol.metadata.MetadataLog;
+import io.rafestore.internal.protocol.selection.LatencyModel;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** Everything an operation needs: settings, clouds, the latency model, the codec, caches. */
+public final class Context {
+  public final Settings settings;
+  public final List<Cloud> clouds;
+  public final Map<String, Cloud> byId;
+  final List<String> dataCloudIds;
+  public final LatencyModel model;
+  public final MetadataCodec codec;
+
+  /**
+   * Clouds that did not answer a maintenance request within its grace the last time (the quorum
+   * gather of maintenance reads); cleared by any answer.
+   */
+  public final java.util.Set<String> lateClouds =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  /**
+   * This client's incarnation: a random nonzero 64-bit number drawn when the client is built and
+   * stamped on every log and entry it signs ({@link io.rafestore.Version#incarnation()}). A writer
+   * id restarted after a crash is a new incarnation, so it can never sign a log or a version that
+   * its predecessor signed, even when it picks the same sequence and timestamp (it cannot see a log
+   * that reached only a few clouds, and it trusts no local disk to remember).
+   */
+  public final long incarnation = newIncarnation();
+
+  private static long newIncarnation() {
+    java.security.SecureRandom random = new java.security.SecureRandom();
+    long v;
+    do {
+      v = random.nextLong();
+    } while (v == 0);
+    return v;
+  }
+
+  /** Key shares of sealed values this client wrote (confidentiality option). */
+  public final ShareMemory shareMemory = new ShareMemory();
+
+  /**
+   * This writer's own logs as last stored or read, by key: lets {@code FAST} mode skip readM when
+   * this client is the only trusted writer. Bounded: cleared when it grows too large.
+   */
+  private final ConcurrentHashMap<String, MetadataLog> ownLogs = new ConcurrentHashMap<>();
+
+  private static final int OWN_LOG_LIMIT = 100_000;
+
+  /** Tail of the chain of metadata phases per key, so this client's appends never race. */
+  private final ConcurrentHashMap<String, CompletableFuture<Void>> keyTails =
+      new ConcurrentHashMap<>();
+
+  public Context(Settings settings) {
+    this.settings = settings;
+    this.codec = new MetadataCodec(settings.signatureProvider());
+    this.model = new LatencyModel(settings.scheduler(), settings.clouds());
+    List<Cloud> list = new ArrayList<>();
+    Map<String, Cloud> map = new LinkedHashMap<>();
+    List<String> data = new ArrayList<>();
+    for (Settings.CloudSetting s : settings.clouds()) {
+      Cloud c = Cloud.of(s, model);
+      list.add(c);
+      map.put(c.id(), c);
+      if (c.role().holdsData()) {
+        data.add(c.id());
+      }
+    }
+    this.clouds = List.copyOf(list);
+    this.byId = Map.copyOf(map);
+    this.dataCloudIds = List.copyOf(data);
+  }
+
+  /** Data clouds in the order writeDo and writeDf use them for a value of {@code size} bytes. */
+  public List<String> dataOrder(long size) {
+    return settings.dataOrderAsAdded() ? dataCloudIds : model.fastestFirst(dataCloudIds, size);
+  }
+
+  /**
+   * Predicted time to upload a value of {@code size} bytes to {@code cloud}: one request for a
+   * whole value; for a value in parts, one round trip per batch of {@code partsInFlight} parts plus
+   * the transfer at the cloud's bandwidth.
+   */
+  public java.time.Duration predictUpload(String cloud, long size) {
+    java.time.Duration one = model.predict(cloud, size);
+    long rounds = uploadRounds(size);
+    return rounds <= 1 ? one : one.plus(model.predict(cloud, 0).multipliedBy(rounds - 1));
+  }
+
+  /** How many batches of parts an upload of {@code size} bytes takes (1 for a whole value). */
+  public long uploadRounds(long size) {
+    if (!settings.needsParts(size)) {
+      return 1;
+    }
+    long count = (size + settings.partSize() - 1) / settings.partSize();
+    return (count + settings.partsInFlight() - 1) / settings.partsInFlight();
+  }
+
+  public int f() {
+    return settings.f();
+  }
+
+  public MetadataLog ownLog(String key) {
+    return ownLogs.get(key);
+  }
+
+  public void rememberOwnLog(MetadataLog log) {
+    if (ownLogs.size() >= OWN_LOG_LIMIT) {
+      ownLogs.clear();
+    }
+    ownLogs.merge(log.key(), log, (a, b) -> a.sequence() >= b.sequence() ? a : b);
+  }
+
+  /**
+   * Joins the per-key queue: the returned future completes when every earlier metadata section of
+   * this client for {@code key} has finished; {@code done} must be completed when this one finishes
+   * (successfully or not).
+   */
+  public CompletableFuture<Void> enterKey(String key, CompletableFuture<Void> done) {
+    CompletableFuture<Void> previous = keyTails.put(key, done);
+    done.whenComplete((r, e) -> keyTails.remove(key, done));
+    return previous == null
+        ? CompletableFuture.completedFuture(null)
+        : previous.handle((r, e) -> null);
+  }
+
+  /** Loops still running ({@link Loop}): stopped by {@link #close()}. */
+  private final java.util.Set<CompletableFuture<?>> loops = ConcurrentHashMap.newKeySet();
+
+  private volatile boolean closed;
+
+  /**
+   * Registers a running loop (a listing walk, a key page, verifyAll) so that {@link #close()} stops
+   * it: after close no further request is sent for it. A loop started after close fails at once.
+   */
+  void track(CompletableFuture<?> loop) {
+    loops.add(loop);
+    loop.whenComplete((r, e) -> loops.remove(loop));
+    if (closed) {
+      loop.completeExceptionally(closedError());
+    }
+  }
+
+  /** Stops every loop still running: they fail with "client closed" and start no new request. */
+  public void close() {
+    closed = true;
+    for (CompletableFuture<?> loop : List.copyOf(loops)) {
+      loop.completeExceptionally(closedError());
+    }
+  }
+
+  private static io.rafestore.RafeStoreException closedError() {
+    return new io.rafestore.RafeStoreException("stopped: this RafeStore client was closed");
+  }
+
+  public void report(String key, CloudFault fault) {
+    try {
+      settings.listener().cloudFault(key, fault);
+    } catch (RuntimeException ignored) {
+      // A listener must not break the protocol; its failure is its own.
+    }
+  }
+
+  public void reportAll(String key, List<CloudFault> faults) {
+    for (CloudFault f : faults) {
+      report(key, f);
+    }
+  }
+}

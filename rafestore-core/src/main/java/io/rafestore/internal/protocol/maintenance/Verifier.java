@@ -1,0 +1,793 @@
+package io.rafestore.internal.protocol.maintenance;
+
+import io.rafestore.RepairReport;
+import io.rafestore.VerifyReport;
+import io.rafestore.VerifyReport.Finding;
+import io.rafestore.VerifyReport.Problem;
+import io.rafestore.internal.codec.Sha256;
+import io.rafestore.internal.protocol.context.Cloud;
+import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.layout.CodedPieces;
+import io.rafestore.internal.protocol.layout.KeyShares;
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.metadata.LogMerge;
+import io.rafestore.internal.protocol.metadata.MalformedMetadataException;
+import io.rafestore.internal.protocol.metadata.MetadataCodec;
+import io.rafestore.internal.protocol.metadata.MetadataLog;
+import io.rafestore.internal.protocol.metadata.View;
+import io.rafestore.internal.protocol.quorum.QuorumGather;
+import io.rafestore.internal.util.Futures;
+import io.rafestore.internal.util.Names;
+import io.rafestore.spi.ByteRange;
+import io.rafestore.spi.CloudException;
+import io.rafestore.spi.ObjectInfo;
+import io.rafestore.spi.ObjectKey;
+import java.security.PublicKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+/**
+ * Verify and repair (scrub) of one key, and the store-wide key listing.
+ *
+ * <p>Verify asks <em>every</em> cloud (not a quorum) for every trusted writer's log, takes per
+ * writer the newest validly signed log any cloud returned (the same rule as readM's merge: a
+ * Byzantine cloud cannot forge a signature, so the newest valid log is the truth), and compares
+ * each cloud against it. It then checks every listed holder of every retained version for data with
+ * the signed hash (for DepSky-CA, the signed hash of that holder's piece). Both phases finish at a
+ * quorum of clouds ({@link QuorumGather}): a cloud that has not answered within the grace after all
+ * but f did is reported {@link Problem#UNREACHABLE} and its requests are cancelled, so one hung
+ * cloud costs a grace, not half the operation timeout.
+ *
+ * <p>Repair copies the newest log <em>bytes</em> verbatim (metadata is opaque signed bytes; see
+ * {@link #copyMetadata}) to every cloud that lacks it or holds an older or invalid one, and re-puts
+ * each replicated value, fetched from a holder whose bytes match the signed hash, onto listed
+ * holders that lost it; then verifies again.
+ */
+public final class Verifier {
+  private final Context ctx;
+  private final String key;
+
+  /** The raw bytes of the newest valid log per writer, kept for repair. */
+  private final Map<String, byte[]> newestBytes = new HashMap<>();
+
+  private final Map<String, MetadataLog> newest = new HashMap<>();
+
+  /** Writers whose logs are forked with no single log holding every visible version. */
+  private final Set<String> forked = new HashSet<>();
+
+  /**
+   * Key shares (confidentiality option) each cloud's object carried: cloud id to writer to entry
+   * timestamp to share, unchecked; the shape {@link View#shares} has, so repair can restore a
+   * cloud's shares the way writeM does.
+   */
+  private final Map<String, Map<String, Map<LogEntry.Id, byte[]>>> shares = new HashMap<>();
+
+  private final List<Finding> findings = new ArrayList<>();
+  private View view;
+
+  private Verifier(Context ctx, String key) {
+    this.ctx = ctx;
+    this.key = key;
+  }
+
+  public static CompletableFuture<VerifyReport> verify(Context ctx, String key) {
+    Verifier v = new Verifier(ctx, key);
+    return v.run();
+  }
+
+  public static CompletableFuture<RepairReport> repair(Context ctx, String key) {
+    Verifier v = new Verifier(ctx, key);
+    return v.run()
+        .thenCompose(
+            before ->
+                v.repairFrom(before)
+                    .thenCompose(
+                        log ->
+                            verify(ctx, key)
+                                .thenApply(
+                                    after ->
+                                        new RepairReport(
+                                            before, log.actions, log.failures, after))));
+  }
+
+  /** One metadata answer of one cloud for one writer. */
+  private record Answer(String cloud, String writer, byte[] bytes, Throwable error) {}
+
+  /** Clouds that did not answer within the grace after a quorum (reported, not asked again). */
+  private final Set<String> late = new HashSet<>();
+
+  private CompletableFuture<VerifyReport> run() {
+    Optional<ByteRange> bound = Optional.of(ByteRange.of(0, ctx.settings.maxMetadataBytes() + 1L));
+    int quorum = QuorumGather.quorumOf(ctx, ctx.clouds);
+    return QuorumGather.run(
+            ctx,
+            ctx.clouds,
+            quorum,
+            c -> {
+              // One cloud's answer is its logs of every trusted writer; errors become answers.
+              List<CompletableFuture<Answer>> gets = new ArrayList<>();
+              for (String w : ctx.settings.trustedWriters().keySet()) {
+                gets.add(
+                    timed(c.driver().get(Names.metadataObject(key, w), bound), c.id() + " metadata")
+                        .handle((b, e) -> new Answer(c.id(), w, b, e)));
+              }
+              CompletableFuture<List<Answer>> all =
+                  CompletableFuture.allOf(gets.toArray(new CompletableFuture<?>[0]))
+                      .thenApply(x -> gets.stream().map(CompletableFuture::join).toList());
+              all.whenComplete(
+                  (r, e) -> {
+                    if (all.isCancelled()) {
+                      gets.forEach(g -> g.cancel(true));
+                    }
+                  });
+              return all;
+            })
+        .thenComposeAsync(
+            r -> {
+              List<Answer> answers = new ArrayList<>();
+              r.values().values().forEach(answers::addAll);
+              for (Cloud c : r.late()) {
+                late.add(c.id());
+                addFinding(
+                    new Finding(c.id(), Problem.UNREACHABLE, "metadata", r.lateReason(quorum)));
+              }
+              judgeMetadata(answers);
+              return checkData();
+            },
+            ctx.settings.executor());
+  }
+
+  /**
+   * Decodes every answer, merges each writer's valid logs as readM does ({@link LogMerge}), picks
+   * per writer the log repair copies (the newest single log that holds everything the merge shows,
+   * {@link LogMerge#covers}) and records metadata findings against it.
+   */
+  private void judgeMetadata(List<Answer> answers) {
+    Map<Answer, MetadataLog> decoded = new LinkedHashMap<>();
+    Map<String, List<MetadataLog>> byWriter = new HashMap<>();
+    Map<MetadataLog, byte[]> bytesOf = new java.util.IdentityHashMap<>();
+    Set<String> unreachable = new HashSet<>();
+    for (Answer a : answers) {
+      if (a.error != null) {
+        Throwable cause = Futures.unwrap(a.error);
+        if (!(cause instanceof CloudException ce && ce.kind() == CloudException.Kind.NOT_FOUND)) {
+          if (unreachable.add(a.cloud)) {
+            addFinding(new Finding(a.cloud, Problem.UNREACHABLE, a.writer, String.valueOf(cause)));
+          }
+        }
+        continue;
+      }
+      PublicKey pk = ctx.settings.trustedWriters().get(a.writer);
+      try {
+        MetadataCodec.Envelope env =
+            ctx.codec.decodeEnvelope(a.bytes, key, a.writer, pk, ctx.settings.maxMetadataBytes());
+        MetadataLog log = env.log();
+        decoded.put(a, log);
+        byWriter.computeIfAbsent(a.writer, w -> new ArrayList<>()).add(log);
+        bytesOf.putIfAbsent(log, signedLogOf(a.bytes));
+        if (!env.shares().isEmpty()) {
+          shares.computeIfAbsent(a.cloud, c -> new HashMap<>()).put(a.writer, env.shares());
+        }
+      } catch (MalformedMetadataException e) {
+        addFinding(new Finding(a.cloud, Problem.METADATA_INVALID, a.writer, e.getMessage()));
+      }
+    }
+    Map<String, MetadataLog> merged = new HashMap<>();
+    byWriter.forEach((w, logs) -> merged.put(w, LogMerge.merge(logs)));
+    view = new View(key, merged, List.of(), false, shares);
+    byWriter.forEach(
+        (w, logs) -> {
+          List<MetadataLog> candidates = new ArrayList<>(logs);
+          candidates.sort((a, b) -> a == b ? 0 : LogMerge.newer(a, b) == a ? -1 : 1);
+          for (MetadataLog c : candidates) {
+            if (LogMerge.covers(c, merged.get(w), view)) {
+              newest.put(w, c);
+              newestBytes.put(w, bytesOf.get(c));
+              return;
+            }
+          }
+          // Forked incarnations (a crashed writer's log beside its successor's) and no single log
+          // holds every visible version: copying one would hide the others. The writer's next log
+          // of the key merges them; until then repair leaves the logs as they are.
+          forked.add(w);
+          newest.put(w, candidates.get(0));
+        });
+    for (Answer a : answers) {
+      MetadataLog top = newest.get(a.writer);
+      if (top == null || unreachable.contains(a.cloud)) {
+        continue;
+      }
+      MetadataLog mine = decoded.get(a);
+      if (mine == null && a.bytes == null) {
+        addFinding(
+            new Finding(
+                a.cloud,
+                Problem.METADATA_MISSING,
+                a.writer,
+                "no log; newest is sequence " + top.sequence()));
+      } else if (mine != null && forked.contains(a.writer)) {
+        addFinding(
+            new Finding(
+                a.cloud,
+                Problem.METADATA_STALE,
+                a.writer,
+                "sequence "
+                    + mine.sequence()
+                    + " is one of forked logs of two incarnations of the writer (a crash during"
+                    + " writeM); no single log holds every version, the writer's next write to the"
+                    + " key merges them"));
+      } else if (mine != null && !mine.equals(top)) {
+        addFinding(
+            new Finding(
+                a.cloud,
+                Problem.METADATA_STALE,
+                a.writer,
+                "sequence " + mine.sequence() + ", newest is " + top.sequence()));
+      } else if (mine != null) {
+        checkShares(a.cloud, top);
+      }
+    }
+    for (String w : forked) {
+      newestBytes.remove(w);
+    }
+  }
+
+  /** Under the confidentiality option: does {@code cloud} hold its valid share of every entry? */
+  private void checkShares(String cloud, MetadataLog log) {
+    for (LogEntry e : log.entries()) {
+      int i = e.shareHolders().indexOf(cloud);
+      if (i < 0) {
+        continue;
+      }
+      byte[] share =
+          shares.getOrDefault(cloud, Map.of()).getOrDefault(log.writer(), Map.of()).get(e.id());
+      if (share == null || !Sha256.matches(share, e.shareHashUnsafe(i))) {
+        addFinding(
+            new Finding(
+                cloud,
+                Problem.KEY_SHARE_MISSING,
+                log.writer(),
+                "no valid key share of version " + e.version(log.writer())));
+        return;
+      }
+    }
+  }
+
+  /** The signed log inside a stored metadata object (an envelope under confidentiality). */
+  private static byte[] signedLogOf(byte[] stored) {
+    if (stored.length >= 9
+        && java.util.Arrays.equals(
+            java.util.Arrays.copyOf(stored, 4), MetadataCodec.ENVELOPE_MAGIC)) {
+      // Already parsed by decodeEnvelope: magic, format, u32 length, then the signed log.
+      int length = java.nio.ByteBuffer.wrap(stored, 5, 4).getInt();
+      return java.util.Arrays.copyOfRange(stored, 9, 9 + length);
+    }
+    return stored;
+  }
+
+  /** One data check: one object (the value, or one part of it) on a holder of a version. */
+  private record DataCheck(
+      String cloud, View.Item item, int holderIndex, int part, String object) {}
+
+  private CompletableFuture<VerifyReport> checkData() {
+    // Per cloud, every check of that cloud: its data objects and the listing of the key's data.
+    Map<String, List<Supplier<CompletableFuture<Void>>>> perCloud = new LinkedHashMap<>();
+    Map<String, Set<String>> listedOn = new HashMap<>();
+    for (View.Item it : view.visible) {
+      List<String> holders = it.entry().holders();
+      for (int i = 0; i < holders.size(); i++) {
+        String holder = holders.get(i);
+        Cloud c = ctx.byId.get(holder);
+        if (c == null || late.contains(holder)) {
+          continue;
+        }
+        List<String> objects = it.entry().dataObjectsOn(holder);
+        listedOn.computeIfAbsent(holder, h -> new HashSet<>()).addAll(objects);
+        boolean joined = it.entry().joinedOn(holder);
+        int checksOnHolder = joined ? it.entry().partCount() : objects.size();
+        for (int p = 0; p < checksOnHolder; p++) {
+          // A joined holder's parts are checked one ranged get each, as readers fetch them, so
+          // a verify never holds more than a part of a large value at once.
+          DataCheck dc = new DataCheck(holder, it, i, p, joined ? objects.get(0) : objects.get(p));
+          Optional<ByteRange> range =
+              joined
+                  ? Optional.of(
+                      ByteRange.of(it.entry().storedPartOffset(p), it.entry().storedPartSize(p)))
+                  : Optional.empty();
+          perCloud
+              .computeIfAbsent(holder, h -> new ArrayList<>())
+              .add(
+                  () ->
+                      inflight(
+                              holder,
+                              timed(
+                                  c.driver().get(ObjectKey.of(dc.object), range), holder + " data"))
+                          .handleAsync(
+                              (bytes, e) -> {
+                                judgeData(dc, bytes, e);
+                                return null;
+                              },
+                              ctx.settings.executor()));
+        }
+      }
+    }
+    Map<String, List<String>> extra = new TreeMap<>();
+    List<Cloud> listed = new ArrayList<>();
+    for (Cloud c : Maintenance.dataHolders(ctx)) {
+      if (!late.contains(c.id())) {
+        listed.add(c);
+      }
+    }
+    // Paced like every maintenance listing: an endless or far longer listing is not followed.
+    Listings.Pacing pacing = new Listings.Pacing(ctx, listed, Maintenance.dataPrefix(key));
+    for (Cloud c : listed) {
+      List<String> names = new ArrayList<>();
+      perCloud
+          .computeIfAbsent(c.id(), h -> new ArrayList<>())
+          .add(
+              () ->
+                  Listings.walk(
+                          ctx,
+                          pacing,
+                          c,
+                          Maintenance.dataPrefix(key),
+                          Listings.PAGE,
+                          page -> {
+                            Set<String> mine = listedOn.getOrDefault(c.id(), Set.of());
+                            for (ObjectInfo o : page) {
+                              if (!mine.contains(o.key().value())) {
+                                names.add(o.key().value());
+                              }
+                            }
+                            return CompletableFuture.completedFuture(null);
+                          })
+                      .handle(
+                          (x, e) -> {
+                            // A listing cut short (late, or failed) reports no extra objects.
+                            if (e != null
+                                && Futures.unwrap(e) instanceof Listings.NotFollowed cut) {
+                              addFinding(
+                                  new Finding(
+                                      c.id(), Problem.UNREACHABLE, "data", cut.getMessage()));
+                            }
+                            if (e == null && !names.isEmpty()) {
+                              synchronized (extra) {
+                                extra.put(c.id(), names);
+                              }
+                            }
+                            return null;
+                          }));
+    }
+    List<Cloud> asked = new ArrayList<>();
+    perCloud.keySet().forEach(id -> asked.add(ctx.byId.get(id)));
+    int quorum = QuorumGather.quorumOf(ctx, asked);
+    return QuorumGather.run(
+            ctx,
+            asked,
+            quorum,
+            c -> {
+              List<CompletableFuture<Void>> checks = new ArrayList<>();
+              perCloud.get(c.id()).forEach(s -> checks.add(s.get()));
+              CompletableFuture<Void> all =
+                  CompletableFuture.allOf(checks.toArray(new CompletableFuture<?>[0]));
+              all.whenComplete(
+                  (r, e) -> {
+                    if (all.isCancelled()) {
+                      checks.forEach(ch -> ch.cancel(true));
+                      List<CompletableFuture<?>> raw;
+                      synchronized (inflight) {
+                        raw = inflight.getOrDefault(c.id(), List.of());
+                      }
+                      raw.forEach(g -> g.cancel(true));
+                    }
+                  });
+              return all;
+            })
+        .thenApply(
+            r -> {
+              for (Cloud c : r.late()) {
+                addFinding(new Finding(c.id(), Problem.UNREACHABLE, "data", r.lateReason(quorum)));
+              }
+              synchronized (extra) {
+                return report(new TreeMap<>(extra));
+              }
+            });
+  }
+
+  /** Requests to each cloud in the data phase, to cancel if the cloud is late. */
+  private final Map<String, List<CompletableFuture<?>>> inflight = new HashMap<>();
+
+  private <T> CompletableFuture<T> inflight(String cloud, CompletableFuture<T> request) {
+    synchronized (inflight) {
+      inflight.computeIfAbsent(cloud, c -> new ArrayList<>()).add(request);
+    }
+    return request;
+  }
+
+  private void judgeData(DataCheck dc, byte[] bytes, Throwable e) {
+    LogEntry entry = dc.item.entry();
+    Finding f = null;
+    if (e != null) {
+      Throwable cause = Futures.unwrap(e);
+      boolean missing =
+          cause instanceof CloudException ce && ce.kind() == CloudException.Kind.NOT_FOUND;
+      f =
+          new Finding(
+              dc.cloud,
+              missing ? Problem.DATA_MISSING : Problem.UNREACHABLE,
+              dc.object,
+              "version " + dc.item.version() + partNote(dc) + ": " + cause.getMessage());
+    } else if (!matches(entry, dc.holderIndex, dc.part, bytes)) {
+      f =
+          new Finding(
+              dc.cloud,
+              Problem.DATA_CORRUPT,
+              dc.object,
+              "version "
+                  + dc.item.version()
+                  + partNote(dc)
+                  + ": bytes do not match the signed hash");
+    }
+    if (f != null) {
+      addFinding(f);
+    }
+  }
+
+  /** For a check of one part of a joined object, which part it was. */
+  private static String partNote(DataCheck dc) {
+    return dc.item.entry().joinedOn(dc.cloud) ? " part " + dc.part : "";
+  }
+
+  private void addFinding(Finding f) {
+    synchronized (findings) {
+      findings.add(f);
+    }
+  }
+
+  /**
+   * Whether {@code bytes} are what holder {@code i} of {@code entry} should store as object {@code
+   * part} of {@link LogEntry#dataObjects()}.
+   */
+  static boolean matches(LogEntry entry, int i, int part, byte[] bytes) {
+    switch (entry.coding()) {
+      case REPLICA -> {
+        // Under the confidentiality option holders keep the sealed value; the entry signs its hash.
+        long size =
+            entry.isSealed()
+                ? entry.size() + io.rafestore.internal.codec.Aead.OVERHEAD
+                : entry.size();
+        return bytes.length == size && Sha256.matches(bytes, entry.sha256Unsafe());
+      }
+      case PARTS -> {
+        return bytes.length == entry.storedPartSize(part)
+            && Sha256.matches(bytes, entry.pieceHashUnsafe(part));
+      }
+      default -> {
+        return Sha256.matches(bytes, entry.pieceHashUnsafe(i));
+      }
+    }
+  }
+
+  private VerifyReport report(Map<String, List<String>> extra) {
+    Map<String, Long> seqs = new TreeMap<>();
+    newest.forEach((w, log) -> seqs.put(w, log.sequence()));
+    List<io.rafestore.Version> retained = new ArrayList<>();
+    view.visible.forEach(it -> retained.add(it.version()));
+    List<String> ids = new ArrayList<>();
+    ctx.clouds.forEach(c -> ids.add(c.id()));
+    List<Finding> all;
+    synchronized (findings) {
+      all = new ArrayList<>(findings);
+    }
+    all.sort(
+        java.util.Comparator.comparing(Finding::cloudId)
+            .thenComparing(Finding::problem)
+            .thenComparing(Finding::subject));
+    return new VerifyReport(key, ids, seqs, retained, all, extra);
+  }
+
+  /** Copies made and failed. */
+  private static final class RepairLog {
+    final List<String> actions = new ArrayList<>();
+    final List<String> failures = new ArrayList<>();
+
+    synchronized void done(String a) {
+      actions.add(a);
+    }
+
+    synchronized void failed(String a) {
+      failures.add(a);
+    }
+  }
+
+  private CompletableFuture<RepairLog> repairFrom(VerifyReport before) {
+    RepairLog log = new RepairLog();
+    List<CompletableFuture<Void>> copies = new ArrayList<>();
+    Set<String> rewritten = new HashSet<>();
+    for (Finding f : before.findings()) {
+      switch (f.problem()) {
+        case METADATA_MISSING, METADATA_STALE, METADATA_INVALID, KEY_SHARE_MISSING -> {
+          byte[] bytes = newestBytes.get(f.subject());
+          if (bytes == null) {
+            log.failed(
+                f.cloudId()
+                    + (forked.contains(f.subject())
+                        ? ": logs of "
+                            + f.subject()
+                            + " are forked by a crashed incarnation and no single log holds every"
+                            + " version; its next write to the key merges them"
+                        : ": no valid log of " + f.subject() + " on any cloud"));
+            continue;
+          }
+          String what =
+              f.cloudId()
+                  + ": metadata of "
+                  + f.subject()
+                  + " (sequence "
+                  + newest.get(f.subject()).sequence()
+                  + ")";
+          copies.add(
+              copyMetadata(ctx.byId.get(f.cloudId()), f.subject(), bytes)
+                  .handle(
+                      (r, e) -> {
+                        if (e == null) {
+                          log.done(what);
+                        } else {
+                          log.failed(what + ": " + Futures.unwrap(e).getMessage());
+                        }
+                        return null;
+                      }));
+        }
+        case DATA_MISSING, DATA_CORRUPT -> {
+          // A joined object has one finding per bad part but is rewritten whole, once.
+          if (rewritten.add(f.cloudId() + "\n" + f.subject())) {
+            copies.add(repairData(f, log));
+          }
+        }
+        case UNREACHABLE -> log.failed(f.cloudId() + ": unreachable, not repaired");
+      }
+    }
+    return CompletableFuture.allOf(copies.toArray(new CompletableFuture<?>[0])).thenApply(x -> log);
+  }
+
+  /**
+   * Stores a writer's signed log bytes on one cloud, verbatim. The one place metadata is copied, so
+   * a mode whose metadata objects differ per cloud can specialise it.
+   */
+  private CompletableFuture<Void> copyMetadata(Cloud cloud, String writer, byte[] bytes) {
+    // Without sealed entries this is the signed log verbatim. Under the confidentiality option
+    // the cloud gets an envelope with its own key shares, restored from f+1 valid shares of other
+    // clouds exactly as writeM restores them (KeyShares.payloads).
+    byte[] payload = KeyShares.payloads(ctx, view, newest.get(writer), bytes, null).apply(cloud);
+    return timed(
+        cloud.driver().put(Names.metadataObject(key, writer), payload), cloud.id() + " put");
+  }
+
+  /**
+   * Re-puts a replicated value (or one part of it) from a holder whose bytes verify onto the holder
+   * that lost it.
+   */
+  private CompletableFuture<Void> repairData(Finding f, RepairLog log) {
+    View.Item item = null;
+    int part = -1;
+    for (View.Item it : view.visible) {
+      if (it.entry().joinedOn(f.cloudId()) && it.entry().dataObject().equals(f.subject())) {
+        return repairJoined(it, f.cloudId(), log);
+      }
+      int p = it.entry().dataObjects().indexOf(f.subject());
+      if (p >= 0) {
+        item = it;
+        part = p;
+      }
+    }
+    if (item == null) {
+      log.failed(f.cloudId() + ": " + f.subject() + " is no longer retained");
+      return CompletableFuture.completedFuture(null);
+    }
+    LogEntry entry = item.entry();
+    List<String> sources = new ArrayList<>(entry.holders());
+    sources.remove(f.cloudId());
+    ObjectKey object = ObjectKey.of(f.subject());
+    String what = f.cloudId() + ": data " + f.subject() + " of version " + item.version();
+    boolean coded =
+        entry.coding() != LogEntry.Coding.REPLICA && entry.coding() != LogEntry.Coding.PARTS;
+    CompletableFuture<byte[]> source =
+        coded
+            ? rebuildPiece(entry, entry.holders().indexOf(f.cloudId()), object)
+            : fetchVerified(entry, part, sources, 0);
+    return source
+        .thenCompose(
+            bytes ->
+                timed(ctx.byId.get(f.cloudId()).driver().put(object, bytes), f.cloudId() + " put"))
+        .handle(
+            (r, e) -> {
+              if (e == null) {
+                log.done(what);
+              } else {
+                log.failed(what + ": " + Futures.unwrap(e).getMessage());
+              }
+              return null;
+            });
+  }
+
+  /**
+   * A coded value's piece for holder {@code target}, rebuilt from the hash-valid pieces of the
+   * other holders (all asked at once; k of them are needed).
+   */
+  private CompletableFuture<byte[]> rebuildPiece(LogEntry entry, int target, ObjectKey object) {
+    if (target < 0) {
+      return CompletableFuture.failedFuture(
+          new IllegalStateException("the cloud is not a holder of this version"));
+    }
+    Map<Integer, byte[]> valid = new java.util.concurrent.ConcurrentHashMap<>();
+    List<CompletableFuture<Void>> gets = new ArrayList<>();
+    for (int j = 0; j < entry.holders().size(); j++) {
+      Cloud c = ctx.byId.get(entry.holders().get(j));
+      if (j == target || c == null) {
+        continue;
+      }
+      int index = j;
+      gets.add(
+          timed(c.driver().get(object, Optional.empty()), c.id() + " data")
+              .handle(
+                  (b, e) -> {
+                    if (e == null && matches(entry, index, 0, b)) {
+                      valid.put(index, b);
+                    }
+                    return null;
+                  }));
+    }
+    return CompletableFuture.allOf(gets.toArray(new CompletableFuture<?>[0]))
+        .thenApplyAsync(
+            x -> {
+              try {
+                return CodedPieces.rebuild(entry, valid, target);
+              } catch (io.rafestore.internal.codec.MalformedInputException e) {
+                throw new java.util.concurrent.CompletionException(
+                    new IllegalStateException(e.getMessage(), e));
+              }
+            },
+            ctx.settings.executor());
+  }
+
+  /**
+   * Rewrites the joined object of {@code item} on {@code target}: each part fetched from another
+   * holder (joined or not) and checked against its signed hash, then put as one native multipart
+   * upload part by part (so memory holds one part), or, where the target no longer offers one that
+   * fits, as one whole put. The entry keeps recording the target as joined, which is what it holds
+   * again afterwards.
+   */
+  private CompletableFuture<Void> repairJoined(View.Item item, String target, RepairLog log) {
+    LogEntry entry = item.entry();
+    List<String> sources = new ArrayList<>(entry.holders());
+    sources.remove(target);
+    ObjectKey object = ObjectKey.of(entry.dataObject());
+    String what = target + ": joined data " + object + " of version " + item.version();
+    io.rafestore.spi.CloudDriver driver = ctx.byId.get(target).driver();
+    int count = entry.partCount();
+    Optional<io.rafestore.spi.Multipart> mp =
+        driver.multipart().filter(m -> m.fits(entry.storedPartSize(0), count));
+    CompletableFuture<Void> done;
+    if (mp.isPresent()) {
+      done =
+          timed(mp.get().begin(object), target + " begin")
+              .thenCompose(
+                  up -> {
+                    CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+                    for (int p = 0; p < count; p++) {
+                      int part = p;
+                      chain =
+                          chain
+                              .thenCompose(x -> fetchVerified(entry, part, sources, 0))
+                              .thenCompose(
+                                  b -> timed(up.putPart(part, b), target + " part " + part));
+                    }
+                    return chain
+                        .thenCompose(x -> timed(up.complete(count), target + " complete"))
+                        .whenComplete(
+                            (r, e) -> {
+                              if (e != null) {
+                                up.abort();
+                              }
+                            });
+                  });
+    } else {
+      CompletableFuture<java.io.ByteArrayOutputStream> all =
+          CompletableFuture.completedFuture(new java.io.ByteArrayOutputStream());
+      for (int p = 0; p < count; p++) {
+        int part = p;
+        all =
+            all.thenCompose(
+                out ->
+                    fetchVerified(entry, part, sources, 0)
+                        .thenApply(
+                            b -> {
+                              out.writeBytes(b);
+                              return out;
+                            }));
+      }
+      done = all.thenCompose(out -> timed(driver.put(object, out.toByteArray()), target + " put"));
+    }
+    return done.handle(
+        (r, e) -> {
+          if (e == null) {
+            log.done(what);
+          } else {
+            log.failed(what + ": " + Futures.unwrap(e).getMessage());
+          }
+          return null;
+        });
+  }
+
+  /**
+   * Object {@code part} of {@link LogEntry#dataObjects()} from the first of {@code sources} whose
+   * bytes match the signed hash; a joined source is asked for the part's range of its object.
+   */
+  private CompletableFuture<byte[]> fetchVerified(
+      LogEntry entry, int part, List<String> sources, int i) {
+    if (i >= sources.size()) {
+      return CompletableFuture.failedFuture(
+          new IllegalStateException("no other holder returned bytes matching the signed hash"));
+    }
+    Cloud c = ctx.byId.get(sources.get(i));
+    if (c == null) {
+      return fetchVerified(entry, part, sources, i + 1);
+    }
+    CompletableFuture<byte[]> get;
+    if (entry.joinedOn(c.id())) {
+      get =
+          c.driver()
+              .get(
+                  ObjectKey.of(entry.dataObject()),
+                  Optional.of(
+                      ByteRange.of(entry.storedPartOffset(part), entry.storedPartSize(part))));
+    } else {
+      get = c.driver().get(ObjectKey.of(entry.dataObjects().get(part)), Optional.empty());
+    }
+    return timed(get, c.id() + " data")
+        .handle((b, e) -> e == null && matches(entry, 0, part, b) ? b : null)
+        .thenCompose(
+            b ->
+                b != null
+                    ? CompletableFuture.completedFuture(b)
+                    : fetchVerified(entry, part, sources, i + 1));
+  }
+
+  private <T> CompletableFuture<T> timed(CompletableFuture<T> request, String what) {
+    return timed(ctx, request, what);
+  }
+
+  /**
+   * {@code request}, failed with a {@link TimeoutException} (and the request cancelled) if it has
+   * not completed within half the operation timeout: one hung cloud must not stall a maintenance
+   * pass over all clouds until the whole operation times out.
+   */
+  static <T> CompletableFuture<T> timed(Context ctx, CompletableFuture<T> request, String what) {
+    Duration limit = ctx.settings.operationTimeout().dividedBy(2);
+    CompletableFuture<T> out = Futures.relay(request);
+    io.rafestore.Scheduler.Cancellable timer =
+        ctx.settings
+            .scheduler()
+            .schedule(
+                limit,
+                () -> {
+                  if (out.completeExceptionally(
+                      new TimeoutException(what + " did not answer within " + limit))) {
+                    request.cancel(true);
+                  }
+                });
+    out.whenComplete((r, e) -> timer.cancel());
+    return out;
+  }
+}

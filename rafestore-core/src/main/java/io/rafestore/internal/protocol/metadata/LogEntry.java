@@ -1,0 +1,638 @@
+package io.rafestore.internal.protocol.metadata;
+
+import io.rafestore.Version;
+import io.rafestore.VersionInfo;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One entry of a writer's metadata log: a version of the key with its data's location, size and
+ * hash, or a tombstone that hides every version up to and including its own.
+ *
+ * @param kind value or tombstone
+ * @param timestamp the version's logical timestamp (the writer is the log's writer)
+ * @param createdAtMillis the writer's wall clock, informational
+ * @param dataObject the name of the data object on each holder ("" for a tombstone)
+ * @param size the value's size
+ * @param sha256 the value's SHA-256 (32 zero bytes for a tombstone)
+ * @param holders the data clouds that acknowledged the value before writeM
+ * @param coding how the value is stored on the holders: {@link Coding#REPLICA} (each holds the
+ *     whole value) or a coded form whose per-holder piece hashes are in {@code pieceHashes}
+ * @param k for coded forms, how many pieces rebuild the value (0 for replicas and parts)
+ * @param pieceHashes for coded forms, the SHA-256 of the object stored on {@code holders.get(i)},
+ *     one per holder (empty for replicas); for {@link Coding#PARTS}, the SHA-256 of each part, in
+ *     order
+ * @param shareHolders for a value encrypted by the client (the confidentiality option of the
+ *     RafeStore modes): the clouds whose metadata object carries a Shamir share of the value's key,
+ *     cloud {@code shareHolders.get(i)} holding the share at x = i + 1; empty otherwise. Then the
+ *     data object is the AES-GCM sealed value and {@code sha256} is the hash of those sealed bytes,
+ *     never of the plaintext (a plaintext hash would let clouds confirm guesses of the value)
+ * @param shareHashes the SHA-256 of each share's encoding, one per share holder
+ * @param joinedHolders for {@link Coding#PARTS}: the holders that store the value as one joined
+ *     object named {@code dataObject} (a native multipart upload, the stored parts concatenated),
+ *     in holder order; every other holder stores part objects ({@link #partObject}). Empty for
+ *     every other coding
+ * @param incarnation the incarnation of the client that created the entry ({@link
+ *     Version#incarnation()}; 0 in logs written before incarnations existed). An entry keeps it
+ *     when a later incarnation of the same writer carries it over into its own log
+ */
+public record LogEntry(
+    Kind kind,
+    long timestamp,
+    long createdAtMillis,
+    String dataObject,
+    long size,
+    byte[] sha256,
+    List<String> holders,
+    Coding coding,
+    int k,
+    List<byte[]> pieceHashes,
+    List<String> shareHolders,
+    List<byte[]> shareHashes,
+    List<String> joinedHolders,
+    long incarnation) {
+
+  /**
+   * An entry with no joined holder (every holder of a parted value stores part objects) and
+   * incarnation 0; {@link Logs#append} stamps the writer's incarnation on an entry it appends.
+   */
+  public LogEntry(
+      Kind kind,
+      long timestamp,
+      long createdAtMillis,
+      String dataObject,
+      long size,
+      byte[] sha256,
+      List<String> holders,
+      Coding coding,
+      int k,
+      List<byte[]> pieceHashes,
+      List<String> shareHolders,
+      List<byte[]> shareHashes) {
+    this(
+        kind,
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        holders,
+        coding,
+        k,
+        pieceHashes,
+        shareHolders,
+        shareHashes,
+        List.of(),
+        0);
+  }
+
+  /** How a value is laid out on its holders; the wire code is {@link #code}. */
+  public enum Coding {
+    /** Every holder stores the whole value (RafeStore, DepSky-A). */
+    REPLICA(0),
+    /**
+     * DepSky-CA: the value encrypted with AES-256-GCM under a random key, the ciphertext
+     * Reed-Solomon coded into n fragments any k = f+1 of which decode, the key Shamir-split with
+     * threshold f+1; holder i stores share i and fragment i.
+     */
+    DEPSKY_CA(1),
+    /**
+     * The RafeStore modes' erasure-coded form: the stored value (sealed or not) Reed-Solomon coded
+     * into k data and f parity fragments, holder i storing fragment i; any k hash-valid fragments
+     * decode, and the result is checked against the entry's value hash.
+     */
+    REED_SOLOMON(2),
+    /**
+     * A large value split into {@code pieceHashes.size()} >= 2 parts, every holder storing every
+     * part as its own object ({@link #partObject}), or, for the {@link #joinedHolders}, all parts
+     * as one joined object under {@code dataObject}. Parts are {@link #partLength()} bytes each but
+     * the last, which is shorter or equal and never empty. Each part's SHA-256 is signed, so a part
+     * (and any range of the value) can be verified on its own.
+     */
+    PARTS(8);
+
+    final int code;
+
+    Coding(int code) {
+      this.code = code;
+    }
+
+    static Coding of(int code) {
+      for (Coding c : values()) {
+        if (c.code == code) {
+          return c;
+        }
+      }
+      return null;
+    }
+  }
+
+  /** A replicated value entry. */
+  public static LogEntry replica(
+      long timestamp,
+      long createdAtMillis,
+      String dataObject,
+      long size,
+      byte[] sha256,
+      List<String> holders) {
+    return coded(
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        holders,
+        Coding.REPLICA,
+        0,
+        List.of());
+  }
+
+  /** A value entry stored in {@code coding} (see {@link Coding}), not sealed. */
+  public static LogEntry coded(
+      long timestamp,
+      long createdAtMillis,
+      String dataObject,
+      long size,
+      byte[] sha256,
+      List<String> holders,
+      Coding coding,
+      int k,
+      List<byte[]> pieceHashes) {
+    return new LogEntry(
+        Kind.VALUE,
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        holders,
+        coding,
+        k,
+        pieceHashes,
+        List.of(),
+        List.of());
+  }
+
+  /** The same entry as a value sealed by the client, its key shared among {@code holders}. */
+  public LogEntry sealed(List<String> keyHolders, List<byte[]> keyShareHashes) {
+    return new LogEntry(
+        kind,
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        holders,
+        coding,
+        k,
+        pieceHashes,
+        keyHolders,
+        keyShareHashes,
+        joinedHolders,
+        incarnation);
+  }
+
+  /**
+   * The same entry as signed by the client incarnation {@code writerIncarnation} (see {@link
+   * Version#incarnation()}).
+   */
+  public LogEntry withIncarnation(long writerIncarnation) {
+    return new LogEntry(
+        kind,
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        holders,
+        coding,
+        k,
+        pieceHashes,
+        shareHolders,
+        shareHashes,
+        joinedHolders,
+        writerIncarnation);
+  }
+
+  /**
+   * The same entry with {@code joined} (a subset of the holders) recorded as storing one joined
+   * object.
+   */
+  public LogEntry withJoined(List<String> joined) {
+    List<String> ordered = new java.util.ArrayList<>();
+    for (String h : holders) {
+      if (joined.contains(h)) {
+        ordered.add(h);
+      }
+    }
+    if (ordered.size() != new java.util.HashSet<>(joined).size()) {
+      throw new IllegalArgumentException(
+          "joined holders " + joined + " are not all among the holders " + holders);
+    }
+    return new LogEntry(
+        kind,
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        holders,
+        coding,
+        k,
+        pieceHashes,
+        shareHolders,
+        shareHashes,
+        ordered,
+        incarnation);
+  }
+
+  /** Whether {@code holder} stores this parted value as one joined object. */
+  public boolean joinedOn(String holder) {
+    return joinedHolders.contains(holder);
+  }
+
+  /** Whether the value is encrypted by the client with its key shared in the metadata. */
+  public boolean isSealed() {
+    return !shareHolders.isEmpty();
+  }
+
+  /** The SHA-256 of the key share that {@code shareHolders.get(i)} holds, without a copy. */
+  public byte[] shareHashUnsafe(int i) {
+    return shareHashes.get(i);
+  }
+
+  /** Entry kinds; the wire code is {@link #code}. */
+  public enum Kind {
+    VALUE(1),
+    TOMBSTONE(2),
+    /**
+     * A signed garbage-collection watermark: every version up to and including the one it names
+     * (its {@link LogEntry#collectedThrough()}) is collected. The entry's own timestamp only places
+     * it in the log; see {@link LogEntry#collected}.
+     */
+    COLLECTED(3);
+
+    final int code;
+
+    Kind(int code) {
+      this.code = code;
+    }
+
+    static Kind of(int code) {
+      for (Kind k : values()) {
+        if (k.code == code) {
+          return k;
+        }
+      }
+      return null;
+    }
+  }
+
+  public LogEntry {
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(dataObject, "dataObject");
+    if (timestamp < 1) {
+      throw new IllegalArgumentException("timestamp must be >= 1");
+    }
+    if (size < 0) {
+      throw new IllegalArgumentException("size must be >= 0");
+    }
+    if (sha256 == null || sha256.length != 32) {
+      throw new IllegalArgumentException("sha256 must be 32 bytes");
+    }
+    sha256 = sha256.clone();
+    holders = List.copyOf(holders);
+    Objects.requireNonNull(coding, "coding");
+    pieceHashes = copyHashes(pieceHashes, "piece hashes");
+    shareHolders = List.copyOf(shareHolders);
+    shareHashes = copyHashes(shareHashes, "share hashes");
+    if (shareHashes.size() != shareHolders.size()
+        || new java.util.HashSet<>(shareHolders).size() != shareHolders.size()) {
+      throw new IllegalArgumentException("one share hash per distinct share holder");
+    }
+    if (coding == Coding.PARTS) {
+      if (k != 0 || !partsFit(size, pieceHashes.size())) {
+        throw new IllegalArgumentException(
+            "coding PARTS needs k=0 and 2 to size part hashes with no empty part, got "
+                + pieceHashes.size()
+                + " for "
+                + size
+                + " bytes");
+      }
+    } else if (coding == Coding.REPLICA
+        ? (k != 0 || !pieceHashes.isEmpty())
+        : (k < 1 || pieceHashes.size() != holders.size())) {
+      throw new IllegalArgumentException(
+          "coding " + coding + " needs k and one piece hash per holder");
+    }
+    joinedHolders = List.copyOf(joinedHolders);
+    if (!joinedHolders.isEmpty()) {
+      if (coding != Coding.PARTS) {
+        throw new IllegalArgumentException("only parted values have joined holders");
+      }
+      int last = -1;
+      for (String h : joinedHolders) {
+        int at = holders.indexOf(h);
+        if (at <= last) {
+          throw new IllegalArgumentException(
+              "joined holders " + joinedHolders + " must be distinct holders in holder order");
+        }
+        last = at;
+      }
+    }
+    if (kind == Kind.COLLECTED) {
+      // The watermark names a version: its writer tag (writer id, and its incarnation unless 0)
+      // in dataObject, its timestamp in size.
+      if (size < 1 || !holders.isEmpty() || coding != Coding.REPLICA || !shareHolders.isEmpty()) {
+        throw new IllegalArgumentException(
+            "a collected watermark needs a timestamp >= 1 and no holders or coding");
+      }
+      Version.parse(size + "@" + dataObject);
+    }
+  }
+
+  /**
+   * A garbage-collection watermark placed at {@code timestamp} in the signing writer's log: every
+   * version of every writer up to and including {@code through} is collected. The version is
+   * carried in the existing entry fields (writer in {@code dataObject}, timestamp in {@code size})
+   * so the wire format only gains an entry kind.
+   */
+  public static LogEntry collected(long timestamp, long createdAtMillis, Version through) {
+    return new LogEntry(
+        Kind.COLLECTED,
+        timestamp,
+        createdAtMillis,
+        through.writerTag(),
+        through.timestamp(),
+        new byte[32],
+        List.of(),
+        Coding.REPLICA,
+        0,
+        List.of(),
+        List.of(),
+        List.of());
+  }
+
+  /** For a {@link Kind#COLLECTED} entry, the newest collected version; otherwise null. */
+  public Version collectedThrough() {
+    return kind == Kind.COLLECTED ? Version.parse(size + "@" + dataObject) : null;
+  }
+
+  /** Whether {@code count} parts of {@code ceil(size / count)} bytes leave the last non-empty. */
+  public static boolean partsFit(long size, long count) {
+    if (count < 2 || count > size) {
+      return false;
+    }
+    long length = ceilDiv(size, count);
+    return (count - 1) * length < size;
+  }
+
+  private static long ceilDiv(long a, long b) {
+    return (a + b - 1) / b;
+  }
+
+  /** A parted value entry. */
+  public static LogEntry parts(
+      long timestamp,
+      long createdAtMillis,
+      String dataObject,
+      long size,
+      byte[] sha256,
+      List<String> holders,
+      List<byte[]> partHashes) {
+    return new LogEntry(
+        Kind.VALUE,
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        holders,
+        Coding.PARTS,
+        0,
+        partHashes,
+        List.of(),
+        List.of());
+  }
+
+  /** Number of parts: 1 for an unsplit value. */
+  public int partCount() {
+    return coding == Coding.PARTS ? pieceHashes.size() : 1;
+  }
+
+  /** Length of every part but the last (the whole size for an unsplit value). */
+  public long partLength() {
+    return coding == Coding.PARTS ? ceilDiv(size, pieceHashes.size()) : size;
+  }
+
+  /** Offset of part {@code i} in the value. */
+  public long partOffset(int i) {
+    return i * partLength();
+  }
+
+  /** Length of part {@code i}. */
+  public long partSize(int i) {
+    return Math.min(partLength(), size - partOffset(i));
+  }
+
+  /**
+   * Bytes a holder stores for part {@code i}: the part itself, or for a sealed value (the
+   * confidentiality option) the part sealed on its own, {@link
+   * io.rafestore.internal.codec.Aead#OVERHEAD} bytes longer. For an unsplit value, the whole stored
+   * object's size is not recorded and this is the plain size.
+   */
+  public long storedPartSize(int i) {
+    return storedPartSize(partSize(i), coding == Coding.PARTS && isSealed());
+  }
+
+  /**
+   * The stored size of a part of {@code plainSize} bytes: the layout rule, shared with the writer
+   * of a parted value (the layout package), which has no entry yet when it uploads.
+   */
+  public static long storedPartSize(long plainSize, boolean sealed) {
+    return plainSize + (sealed ? SEALED_PART_OVERHEAD : 0);
+  }
+
+  /** Offset of part {@code i} in a joined object of parts of {@code partLength} plain bytes. */
+  public static long storedPartOffset(long partLength, int i, boolean sealed) {
+    return i * storedPartSize(partLength, sealed);
+  }
+
+  /** Offset of part {@code i} in the concatenation of the stored parts (a joined object). */
+  public long storedPartOffset(int i) {
+    return storedPartOffset(partLength(), i, coding == Coding.PARTS && isSealed());
+  }
+
+  /** What sealing adds to each part: a nonce and a tag. */
+  public static final long SEALED_PART_OVERHEAD = io.rafestore.internal.codec.Aead.OVERHEAD;
+
+  /** The object name of part {@code i} of a value stored under {@code dataObject}. */
+  public static String partObject(String dataObject, int i) {
+    // Writer ids and nonces never contain '.', so ".p<i>" cannot collide with another value's
+    // name, and parts are siblings of nothing stored under the base name (no directory prefix).
+    return dataObject + ".p" + i;
+  }
+
+  /**
+   * Every object this entry's value may occupy on any cloud: for a parted value the part objects
+   * and the joined object's name, since a native upload that completed on a cloud the write then
+   * dropped (a cancelled slow upload) leaves a joined object whichever layout the holders have.
+   * What garbage collection deletes and orphan collection keeps.
+   */
+  public List<String> allDataObjects() {
+    if (coding != Coding.PARTS) {
+      return List.of(dataObject);
+    }
+    List<String> out = new java.util.ArrayList<>(dataObjects());
+    out.add(dataObject);
+    return out;
+  }
+
+  /** The objects holder {@code holder} stores this value in: the joined object, or the parts. */
+  public List<String> dataObjectsOn(String holder) {
+    return joinedOn(holder) ? List.of(dataObject) : dataObjects();
+  }
+
+  /** Every part object of this entry's value (the data object itself for an unsplit value). */
+  public List<String> dataObjects() {
+    if (coding != Coding.PARTS) {
+      return List.of(dataObject);
+    }
+    List<String> out = new java.util.ArrayList<>();
+    for (int i = 0; i < pieceHashes.size(); i++) {
+      out.add(partObject(dataObject, i));
+    }
+    return out;
+  }
+
+  /** A deep, immutable copy of a list of SHA-256 hashes, each checked to be 32 bytes. */
+  private static List<byte[]> copyHashes(List<byte[]> hashes, String what) {
+    List<byte[]> out = new java.util.ArrayList<>();
+    for (byte[] h : hashes) {
+      if (h == null || h.length != 32) {
+        throw new IllegalArgumentException(what + " must be 32 bytes");
+      }
+      out.add(h.clone());
+    }
+    return List.copyOf(out);
+  }
+
+  @Override
+  public List<byte[]> shareHashes() {
+    return copyHashes(shareHashes, "share hashes");
+  }
+
+  @Override
+  public List<byte[]> pieceHashes() {
+    return copyHashes(pieceHashes, "piece hashes");
+  }
+
+  /** The hash of the piece on {@code holders.get(i)}, without a copy, for internal checks. */
+  public byte[] pieceHashUnsafe(int i) {
+    return pieceHashes.get(i);
+  }
+
+  /** A tombstone at {@code timestamp}. */
+  public static LogEntry tombstone(long timestamp, long createdAtMillis) {
+    return new LogEntry(
+        Kind.TOMBSTONE,
+        timestamp,
+        createdAtMillis,
+        "",
+        0,
+        new byte[32],
+        List.of(),
+        Coding.REPLICA,
+        0,
+        List.of(),
+        List.of(),
+        List.of());
+  }
+
+  @Override
+  public byte[] sha256() {
+    return sha256.clone();
+  }
+
+  /** The hash without a copy, for internal comparisons only. */
+  public byte[] sha256Unsafe() {
+    return sha256;
+  }
+
+  /** The version this entry names, given its log's writer. */
+  public Version version(String writer) {
+    return new Version(timestamp, writer, incarnation);
+  }
+
+  /**
+   * What names an entry within its writer's logs: its timestamp and incarnation (the {@link
+   * Version} without the writer). Key shares in envelopes are named by it.
+   */
+  public record Id(long timestamp, long incarnation) implements Comparable<Id> {
+    @Override
+    public int compareTo(Id o) {
+      int c = Long.compare(timestamp, o.timestamp);
+      return c != 0 ? c : Long.compare(incarnation, o.incarnation);
+    }
+
+    @Override
+    public String toString() {
+      return incarnation == 0 ? Long.toString(timestamp) : timestamp + "." + incarnation;
+    }
+  }
+
+  /** This entry's {@link Id}. */
+  public Id id() {
+    return new Id(timestamp, incarnation);
+  }
+
+  /** Orders a log's entries: by timestamp, then incarnation (as {@link Version} does). */
+  static int order(LogEntry a, LogEntry b) {
+    int c = Long.compare(a.timestamp, b.timestamp);
+    return c != 0 ? c : Long.compare(a.incarnation, b.incarnation);
+  }
+
+  public VersionInfo info(String key, String writer) {
+    return new VersionInfo(
+        key, version(writer), size, sha256, holders, Instant.ofEpochMilli(createdAtMillis));
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof LogEntry e
+        && kind == e.kind
+        && timestamp == e.timestamp
+        && createdAtMillis == e.createdAtMillis
+        && dataObject.equals(e.dataObject)
+        && size == e.size
+        && Arrays.equals(sha256, e.sha256)
+        && holders.equals(e.holders)
+        && coding == e.coding
+        && k == e.k
+        && sameHashes(pieceHashes, e.pieceHashes)
+        && shareHolders.equals(e.shareHolders)
+        && sameHashes(shareHashes, e.shareHashes)
+        && joinedHolders.equals(e.joinedHolders)
+        && incarnation == e.incarnation;
+  }
+
+  private static boolean sameHashes(List<byte[]> a, List<byte[]> b) {
+    if (a.size() != b.size()) {
+      return false;
+    }
+    for (int i = 0; i < a.size(); i++) {
+      if (!Arrays.equals(a.get(i), b.get(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(
+        kind, timestamp, incarnation, dataObject, size, Arrays.hashCode(sha256), holders);
+  }
+}

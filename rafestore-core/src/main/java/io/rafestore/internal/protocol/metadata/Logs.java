@@ -1,0 +1,72 @@
+package io.rafestore.internal.protocol.metadata;
+
+import io.rafestore.Version;
+import java.util.ArrayList;
+import java.util.List;
+
+/** How a writer derives its next log from its previous one. */
+public final class Logs {
+  private Logs() {}
+
+  /**
+   * The writer's next log: its previous entries that are still visible (newer than the newest
+   * tombstone and the newest collection watermark any writer has written, counting {@code entry}
+   * itself; older ones are dead and are dropped, which is how logs shrink after deletes and
+   * collections), the newest tombstone and watermark if this log holds them (other writers' logs
+   * may still list versions they cover), then {@code entry} stamped with the signing client's
+   * {@code incarnation}. The sequence grows by one and the log is the signing incarnation's.
+   *
+   * <p>{@code previous} is the writer's log as readM merged it ({@link LogMerge}): when a crashed
+   * incarnation of this writer left a log that readM saw, its entries are carried over here, so the
+   * fork ends with this log.
+   */
+  public static MetadataLog append(
+      MetadataLog previous, View view, LogEntry unstamped, long incarnation) {
+    if (incarnation == 0) {
+      throw new IllegalArgumentException("a client's incarnation is never 0");
+    }
+    LogEntry entry = unstamped.withIncarnation(incarnation);
+    // The entry being appended counts too: a new tombstone or watermark compacts at once.
+    Version tombstone = view.tombstone;
+    Version collected = view.collected;
+    if (entry.kind() == LogEntry.Kind.TOMBSTONE) {
+      tombstone = max(tombstone, entry.version(previous.writer()));
+    } else if (entry.kind() == LogEntry.Kind.COLLECTED) {
+      collected = max(collected, entry.collectedThrough());
+    }
+    List<LogEntry> kept = new ArrayList<>();
+    for (LogEntry e : previous.entries()) {
+      if (e.timestamp() >= entry.timestamp()) {
+        continue;
+      }
+      Version v = e.version(previous.writer());
+      boolean keep =
+          switch (e.kind()) {
+            // A value survives unless a tombstone or a watermark covers it: compaction.
+            case VALUE ->
+                (tombstone == null || v.compareTo(tombstone) > 0)
+                    && (collected == null || v.compareTo(collected) > 0);
+            // The newest tombstone and the newest watermark stay: other writers' logs may still
+            // list versions they cover until those writers next write, and readers must keep
+            // hiding them. Older ones are superseded and dropped.
+            case TOMBSTONE -> v.equals(tombstone);
+            case COLLECTED -> e.collectedThrough().equals(collected) && !supersededBy(entry, e);
+          };
+      if (keep) {
+        kept.add(e);
+      }
+    }
+    kept.add(entry);
+    return new MetadataLog(
+        previous.key(), previous.writer(), previous.sequence() + 1, incarnation, kept);
+  }
+
+  private static boolean supersededBy(LogEntry appended, LogEntry watermark) {
+    return appended.kind() == LogEntry.Kind.COLLECTED
+        && appended.collectedThrough().compareTo(watermark.collectedThrough()) >= 0;
+  }
+
+  private static Version max(Version a, Version b) {
+    return a == null || b.compareTo(a) > 0 ? b : a;
+  }
+}

@@ -1,0 +1,650 @@
+package io.rafestore.internal.protocol.metadata;
+
+import io.rafestore.CloudFault;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.security.Signature;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The metadata wire format, version 1. Explicit, big-endian, never Java serialisation:
+ *
+ * <pre>
+ *   magic        4 bytes  "RFSM"
+ *   format       u8       1
+ *   key          u16 length + UTF-8
+ *   writer       u8 length + ASCII
+ *   sequence     i64
+ *   entry count  u32
+ *   entries      kind u8 (1 value, 2 tombstone), timestamp i64, createdAtMillis i64,
+ *                dataObject u16 length + ASCII, size i64, sha256 32 bytes,
+ *                holder count u8, holders (u8 length + ASCII)*,
+ *                coding u8 (0 replica, 1 DepSky-CA, 2 Reed-Solomon, 8 parts, 9 parts with
+ *                joined holders); for 1 and 2:
+ *                k u8, then one SHA-256 (32 bytes) per holder: the hash of the piece that holder
+ *                stores; for 8 and 9: part count u32 (>= 2), then one SHA-256 per part, in order;
+ *                for 9 only: one layout u8 per holder, in holder order (0 part objects, 1 one
+ *                joined object), at least one 1 (an entry without joined holders is always 8);
+ *                format 2 only: key-share count u8, then per share holder (u8 length + ASCII)
+ *                and the SHA-256 (32 bytes) of the share it holds (0 unless the value is sealed)
+ *   sig algo     u8       1 = Ed25519
+ *   sig length   u8       64
+ *   signature    Ed25519 over every byte before "sig algo"
+ * </pre>
+ *
+ * <p>Format 1 is written when no entry is sealed (so logs without the confidentiality option keep
+ * their bytes), format 2 otherwise; both are read.
+ *
+ * <p>With the confidentiality option, what a cloud stores is an <em>envelope</em> around the signed
+ * log, carrying that cloud's key shares, which differ per cloud and so cannot be in the signed
+ * bytes (each is checked against the share hash in the signed entry instead):
+ *
+ * <pre>
+ *   magic        4 bytes  "RFSE"
+ *   format       u8       1
+ *   log          u32 length + the signed log above
+ *   share count  u16
+ *   shares       timestamp i64 (the entry's), u16 length + the Shamir share encoding
+ * </pre>
+ *
+ * <p>The parser treats its input as hostile: every length is checked against the bytes that remain
+ * before anything is allocated, counts are bounded by what the remaining bytes could hold, trailing
+ * bytes are rejected, and every failure is a {@link MalformedMetadataException}; no other exception
+ * escapes. A log is accepted only if it names the expected key and writer and its signature
+ * verifies under that writer's trusted key.
+ *
+ * <p>Thread-safe. Ed25519 signatures are deterministic, so all correct clouds return identical
+ * bytes for a log; verified logs are cached by the SHA-256 of their bytes and the verifying key, so
+ * a read verifies each distinct log once rather than once per cloud, and clients in one JVM share
+ * the work. (JDK 17's Ed25519 verify costs about a millisecond: caching is what keeps reads of
+ * unchanged keys cheap.)
+ */
+public final class MetadataCodec {
+  public static final byte[] MAGIC = {'R', 'F', 'S', 'M'};
+  public static final int FORMAT = 1;
+  public static final int FORMAT_SEALED = 2;
+
+  /**
+   * Formats 3 and 4 are 1 and 2 with writer incarnations: an i64 incarnation of the signing client
+   * after the sequence, and an i64 incarnation after each entry's timestamp. Written whenever the
+   * log's incarnation is not 0, which is always for logs signed by this version.
+   */
+  public static final int FORMAT_INCARNATIONS = 3;
+
+  public static final int FORMAT_SEALED_INCARNATIONS = 4;
+  public static final byte[] ENVELOPE_MAGIC = {'R', 'F', 'S', 'E'};
+  static final int ENVELOPE_FORMAT = 1;
+
+  /** Envelope format 2: each share is named by its entry's timestamp and incarnation. */
+  public static final int ENVELOPE_FORMAT_INCARNATIONS = 2;
+
+  public static final int SIG_ED25519 = 1;
+  private static final int SIG_LENGTH = 64;
+
+  /**
+   * Wire code of a parted entry ({@link LogEntry.Coding#PARTS}) some of whose holders store one
+   * joined object: code 8 followed by a layout byte per holder. Entries without joined holders keep
+   * code 8 and their bytes, and an older client rejects code 9 as an unknown coding rather than
+   * looking for part objects a joined holder does not have.
+   */
+  public static final int PARTS_JOINED_CODE = 9;
+
+  /** The smallest possible encoded entry: kind, ts, created, empty name, size, hash, no holders. */
+  private static final int MIN_ENTRY = 1 + 8 + 8 + 2 + 8 + 32 + 1 + 1;
+
+  private static final int CACHE_LIMIT = 16_384;
+
+  /**
+   * Bound on the entries held by all cached logs together: a count of logs alone does not bound
+   * memory, since one log can hold many thousands of entries (found by BoundedResourcesTest: 16,384
+   * logs of a few hundred entries each retained over 100 MB).
+   */
+  private static final long CACHE_ENTRY_LIMIT = 200_000;
+
+  private static final java.util.concurrent.atomic.AtomicLong CACHED_ENTRIES =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /** Verified logs by (SHA-256 of the bytes, verifying key): shared by all clients in the JVM. */
+  private static final ConcurrentHashMap<CacheKey, MetadataLog> VERIFIED =
+      new ConcurrentHashMap<>();
+
+  /** A log's identity across its versions: its key, writer and verifying key. */
+  private record LogId(String key, String writer, PublicKey verifier) {}
+
+  /**
+   * The cache key of the newest cached log of each (key, writer): when a newer log is verified, the
+   * one it supersedes is dropped, so a key written many times costs one cached log, not one per
+   * version (found by BoundedResourcesEmulatorsTest: 10,000 writes over 64 keys retained every
+   * superseded log up to the entry bound, about 70 MB). Guarded by VERIFIED's insertions being
+   * serialised on {@code NEWEST}.
+   */
+  private static final java.util.HashMap<LogId, CacheKey> NEWEST = new java.util.HashMap<>();
+
+  private record CacheKey(byte[] digest, PublicKey key) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof CacheKey k && Arrays.equals(digest, k.digest) && key.equals(k.key);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(digest) * 31 + key.hashCode();
+    }
+  }
+
+  /** Encodes and signs a log. */
+  /**
+   * The JCA provider of Ed25519 signatures, or null for the JDK's. Keys given to this codec must be
+   * that provider's (the settings translate them once).
+   */
+  private final java.security.Provider provider;
+
+  /** A codec signing and verifying with the JDK's Ed25519. */
+  public MetadataCodec() {
+    this(null);
+  }
+
+  /** A codec signing and verifying with {@code provider}'s Ed25519 (null: the JDK's). */
+  public MetadataCodec(java.security.Provider provider) {
+    this.provider = provider;
+  }
+
+  private Signature ed25519() throws java.security.NoSuchAlgorithmException {
+    return provider == null
+        ? Signature.getInstance("Ed25519")
+        : Signature.getInstance("Ed25519", provider);
+  }
+
+  public byte[] encode(MetadataLog log, PrivateKey signingKey) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(128 + 160 * log.entries().size());
+    out.writeBytes(MAGIC);
+    boolean anySealed = log.entries().stream().anyMatch(LogEntry::isSealed);
+    boolean incarnations = log.incarnation() != 0;
+    if (incarnations) {
+      out.write(anySealed ? FORMAT_SEALED_INCARNATIONS : FORMAT_INCARNATIONS);
+    } else if (log.entries().stream().anyMatch(e -> e.incarnation() != 0)) {
+      throw new IllegalArgumentException("a log of incarnation 0 cannot hold later incarnations");
+    } else {
+      out.write(anySealed ? FORMAT_SEALED : FORMAT);
+    }
+    byte[] key = log.key().getBytes(StandardCharsets.UTF_8);
+    u16(out, key.length);
+    out.writeBytes(key);
+    byte[] writer = log.writer().getBytes(StandardCharsets.US_ASCII);
+    out.write(writer.length);
+    out.writeBytes(writer);
+    i64(out, log.sequence());
+    if (incarnations) {
+      i64(out, log.incarnation());
+    }
+    i32(out, log.entries().size());
+    for (LogEntry e : log.entries()) {
+      out.write(e.kind().code);
+      i64(out, e.timestamp());
+      if (incarnations) {
+        i64(out, e.incarnation());
+      }
+      i64(out, e.createdAtMillis());
+      byte[] name = e.dataObject().getBytes(StandardCharsets.US_ASCII);
+      u16(out, name.length);
+      out.writeBytes(name);
+      i64(out, e.size());
+      out.writeBytes(e.sha256Unsafe());
+      if (e.holders().size() > 255) {
+        throw new IllegalArgumentException("at most 255 holders");
+      }
+      out.write(e.holders().size());
+      for (String h : e.holders()) {
+        byte[] hb = h.getBytes(StandardCharsets.US_ASCII);
+        out.write(hb.length);
+        out.writeBytes(hb);
+      }
+      boolean joined = !e.joinedHolders().isEmpty();
+      out.write(joined ? PARTS_JOINED_CODE : e.coding().code);
+      if (e.coding() == LogEntry.Coding.PARTS) {
+        i32(out, e.partCount());
+        for (int i = 0; i < e.partCount(); i++) {
+          out.writeBytes(e.pieceHashUnsafe(i));
+        }
+        if (joined) {
+          for (String h : e.holders()) {
+            out.write(e.joinedOn(h) ? 1 : 0);
+          }
+        }
+      } else if (e.coding() != LogEntry.Coding.REPLICA) {
+        out.write(e.k());
+        for (int i = 0; i < e.holders().size(); i++) {
+          out.writeBytes(e.pieceHashUnsafe(i));
+        }
+      }
+      if (anySealed) {
+        if (e.shareHolders().size() > 255) {
+          throw new IllegalArgumentException("at most 255 share holders");
+        }
+        out.write(e.shareHolders().size());
+        for (int i = 0; i < e.shareHolders().size(); i++) {
+          byte[] hb = e.shareHolders().get(i).getBytes(StandardCharsets.US_ASCII);
+          out.write(hb.length);
+          out.writeBytes(hb);
+          out.writeBytes(e.shareHashUnsafe(i));
+        }
+      }
+    }
+    byte[] body = out.toByteArray();
+    byte[] sig;
+    try {
+      Signature s = ed25519();
+      s.initSign(signingKey);
+      s.update(body);
+      sig = s.sign();
+    } catch (GeneralSecurityException ex) {
+      throw new IllegalStateException("cannot sign metadata with the writer's key", ex);
+    }
+    byte[] all = Arrays.copyOf(body, body.length + 2 + sig.length);
+    all[body.length] = SIG_ED25519;
+    all[body.length + 1] = (byte) sig.length;
+    System.arraycopy(sig, 0, all, body.length + 2, sig.length);
+    return all;
+  }
+
+  /**
+   * Wraps a signed log with one cloud's key shares (entry to share encoding), as stored on that
+   * cloud under the confidentiality option. Format 1 (shares named by timestamp) unless a share
+   * belongs to an entry of a nonzero incarnation.
+   */
+  public static byte[] envelope(byte[] signedLog, java.util.SortedMap<LogEntry.Id, byte[]> shares) {
+    ByteArrayOutputStream out =
+        new ByteArrayOutputStream(signedLog.length + 16 + 56 * shares.size());
+    boolean incarnations = shares.keySet().stream().anyMatch(id -> id.incarnation() != 0);
+    out.writeBytes(ENVELOPE_MAGIC);
+    out.write(incarnations ? ENVELOPE_FORMAT_INCARNATIONS : ENVELOPE_FORMAT);
+    i32(out, signedLog.length);
+    out.writeBytes(signedLog);
+    if (shares.size() > 0xFFFF) {
+      throw new IllegalArgumentException("at most 65535 shares in one envelope");
+    }
+    u16(out, shares.size());
+    for (java.util.Map.Entry<LogEntry.Id, byte[]> e : shares.entrySet()) {
+      i64(out, e.getKey().timestamp());
+      if (incarnations) {
+        i64(out, e.getKey().incarnation());
+      }
+      u16(out, e.getValue().length);
+      out.writeBytes(e.getValue());
+    }
+    return out.toByteArray();
+  }
+
+  /** A log and the key shares (by entry, still unchecked) its cloud sent with it. */
+  public record Envelope(MetadataLog log, java.util.Map<LogEntry.Id, byte[]> shares) {}
+
+  /**
+   * Parses a metadata object that may be an envelope: verifies the log inside as {@link #decode}
+   * does and splits off the shares, which the caller checks against the signed share hashes. A
+   * plain signed log gives no shares.
+   */
+  public Envelope decodeEnvelope(
+      byte[] bytes, String expectedKey, String expectedWriter, PublicKey writerKey, int maxBytes)
+      throws MalformedMetadataException {
+    if (bytes.length < 4
+        || !Arrays.equals(Arrays.copyOf(bytes, ENVELOPE_MAGIC.length), ENVELOPE_MAGIC)) {
+      return new Envelope(
+          decode(bytes, expectedKey, expectedWriter, writerKey, maxBytes), java.util.Map.of());
+    }
+    if (bytes.length > maxBytes) {
+      throw malformed("metadata object of " + bytes.length + " bytes exceeds " + maxBytes);
+    }
+    ByteBuffer in = ByteBuffer.wrap(bytes);
+    try {
+      need(in, 5 + 4);
+      in.position(4);
+      int format = in.get() & 0xFF;
+      if (format != ENVELOPE_FORMAT && format != ENVELOPE_FORMAT_INCARNATIONS) {
+        throw malformed("unknown envelope format " + format);
+      }
+      boolean incarnations = format == ENVELOPE_FORMAT_INCARNATIONS;
+      long logLength = in.getInt() & 0xFFFFFFFFL;
+      if (logLength > in.remaining()) {
+        throw malformed("envelope log length " + logLength + " exceeds " + in.remaining());
+      }
+      byte[] signed = new byte[(int) logLength];
+      in.get(signed);
+      MetadataLog log = decode(signed, expectedKey, expectedWriter, writerKey, maxBytes);
+      int count = u16(in);
+      if (count > in.remaining() / 10) {
+        throw malformed("share count " + count + " exceeds what " + in.remaining() + " bytes hold");
+      }
+      java.util.Map<LogEntry.Id, byte[]> shares = new java.util.HashMap<>();
+      for (int i = 0; i < count; i++) {
+        need(in, incarnations ? 16 : 8);
+        LogEntry.Id id = new LogEntry.Id(in.getLong(), incarnations ? in.getLong() : 0);
+        int length = u16(in);
+        need(in, length);
+        byte[] share = new byte[length];
+        in.get(share);
+        if (shares.put(id, share) != null) {
+          throw malformed("two shares for entry " + id);
+        }
+      }
+      if (in.hasRemaining()) {
+        throw malformed(in.remaining() + " trailing bytes after the shares");
+      }
+      return new Envelope(log, java.util.Map.copyOf(shares));
+    } catch (MalformedMetadataException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw malformed("undecodable metadata envelope: " + e);
+    }
+  }
+
+  /**
+   * Parses and verifies a log fetched from a cloud.
+   *
+   * @param expectedKey the key that was asked for
+   * @param expectedWriter the writer whose log was asked for
+   * @param writerKey that writer's trusted public key
+   * @param maxBytes the largest accepted object
+   */
+  public MetadataLog decode(
+      byte[] bytes, String expectedKey, String expectedWriter, PublicKey writerKey, int maxBytes)
+      throws MalformedMetadataException {
+    if (bytes.length > maxBytes) {
+      throw malformed("metadata object of " + bytes.length + " bytes exceeds " + maxBytes);
+    }
+    CacheKey ck = new CacheKey(io.rafestore.internal.codec.Sha256.hash(bytes), writerKey);
+    MetadataLog cached = VERIFIED.get(ck);
+    if (cached != null) {
+      checkNames(cached, expectedKey, expectedWriter);
+      return cached;
+    }
+    MetadataLog log = parseAndVerify(bytes, writerKey);
+    checkNames(log, expectedKey, expectedWriter);
+    long weight = 1L + log.entries().size();
+    synchronized (NEWEST) {
+      if (VERIFIED.size() >= CACHE_LIMIT || CACHED_ENTRIES.get() + weight > CACHE_ENTRY_LIMIT) {
+        VERIFIED.clear();
+        NEWEST.clear();
+        CACHED_ENTRIES.set(0);
+      }
+      LogId id = new LogId(log.key(), log.writer(), writerKey);
+      CacheKey previous = NEWEST.get(id);
+      MetadataLog older = previous == null ? null : VERIFIED.get(previous);
+      if (older == null || older.sequence() <= log.sequence()) {
+        // The newest of its (key, writer): the one it supersedes is no longer needed. An older
+        // log (a lagging cloud's) is still cached, but not tracked, until the bounds clear it.
+        if (older != null && !previous.equals(ck) && VERIFIED.remove(previous) != null) {
+          CACHED_ENTRIES.addAndGet(-(1L + older.entries().size()));
+        }
+        NEWEST.put(id, ck);
+      }
+      if (VERIFIED.put(ck, log) == null) {
+        CACHED_ENTRIES.addAndGet(weight);
+      }
+    }
+    return log;
+  }
+
+  private static void checkNames(MetadataLog log, String expectedKey, String expectedWriter)
+      throws MalformedMetadataException {
+    if (!log.key().equals(expectedKey)) {
+      throw malformed("metadata is for key '" + log.key() + "', not '" + expectedKey + "'");
+    }
+    if (!log.writer().equals(expectedWriter)) {
+      throw malformed("metadata is by writer '" + log.writer() + "', not '" + expectedWriter + "'");
+    }
+  }
+
+  private MetadataLog parseAndVerify(byte[] bytes, PublicKey writerKey)
+      throws MalformedMetadataException {
+    ByteBuffer in = ByteBuffer.wrap(bytes);
+    try {
+      byte[] magic = new byte[4];
+      need(in, 5);
+      in.get(magic);
+      if (!Arrays.equals(magic, MAGIC)) {
+        throw malformed("bad magic");
+      }
+      int format = in.get() & 0xFF;
+      if (format < FORMAT || format > FORMAT_SEALED_INCARNATIONS) {
+        throw malformed("unknown metadata format " + format);
+      }
+      boolean sealedFormat = format == FORMAT_SEALED || format == FORMAT_SEALED_INCARNATIONS;
+      boolean incarnations = format >= FORMAT_INCARNATIONS;
+      String key = utf8(in, u16(in));
+      String writer = ascii(in, u8(in));
+      need(in, 12);
+      long sequence = in.getLong();
+      if (sequence < 1) {
+        throw malformed("sequence " + sequence + " < 1");
+      }
+      long logIncarnation = 0;
+      if (incarnations) {
+        need(in, 8 + 4);
+        logIncarnation = in.getLong();
+        if (logIncarnation == 0) {
+          // Canonical: a log of incarnation 0 is written in format 1 or 2.
+          throw malformed("format " + format + " with incarnation 0");
+        }
+      }
+      long count = in.getInt() & 0xFFFFFFFFL;
+      if (count > in.remaining() / MIN_ENTRY) {
+        throw malformed("entry count " + count + " exceeds what " + in.remaining() + " bytes hold");
+      }
+      List<LogEntry> entries = new ArrayList<>((int) count);
+      long lastTs = 0;
+      long lastIncarnation = 0;
+      for (long i = 0; i < count; i++) {
+        need(in, incarnations ? 25 : 17);
+        LogEntry.Kind kind = LogEntry.Kind.of(in.get() & 0xFF);
+        if (kind == null) {
+          throw malformed("entry " + i + " has an unknown kind");
+        }
+        long ts = in.getLong();
+        long entryIncarnation = incarnations ? in.getLong() : 0;
+        long created = in.getLong();
+        if (ts < 1 || ts < lastTs || (ts == lastTs && entryIncarnation <= lastIncarnation)) {
+          throw malformed("entry " + i + " (timestamp " + ts + ", incarnation) is not increasing");
+        }
+        lastTs = ts;
+        lastIncarnation = entryIncarnation;
+        String name = ascii(in, u16(in));
+        need(in, 8 + 32 + 1);
+        long size = in.getLong();
+        if (size < 0) {
+          throw malformed("entry " + i + " has negative size");
+        }
+        byte[] sha = new byte[32];
+        in.get(sha);
+        int holderCount = u8(in);
+        List<String> holders = new ArrayList<>(holderCount);
+        for (int h = 0; h < holderCount; h++) {
+          holders.add(ascii(in, u8(in)));
+        }
+        if (kind == LogEntry.Kind.VALUE && (name.isEmpty() || holders.isEmpty())) {
+          throw malformed("entry " + i + " is a value without data object or holders");
+        }
+        int codingCode = u8(in);
+        boolean joinedLayout = codingCode == PARTS_JOINED_CODE;
+        LogEntry.Coding coding =
+            joinedLayout ? LogEntry.Coding.PARTS : LogEntry.Coding.of(codingCode);
+        if (coding == null) {
+          throw malformed("entry " + i + " has an unknown coding");
+        }
+        int k = 0;
+        List<byte[]> pieces = new ArrayList<>();
+        List<String> joined = new ArrayList<>();
+        if (coding == LogEntry.Coding.PARTS) {
+          need(in, 4);
+          long parts = in.getInt() & 0xFFFFFFFFL;
+          if (parts > in.remaining() / 32) {
+            throw malformed("entry " + i + " part count " + parts + " exceeds what the bytes hold");
+          }
+          if (!LogEntry.partsFit(size, parts)) {
+            throw malformed(
+                "entry " + i + " has " + parts + " parts for " + size + " bytes (empty part)");
+          }
+          for (long h = 0; h < parts; h++) {
+            byte[] ph = new byte[32];
+            in.get(ph);
+            pieces.add(ph);
+          }
+          if (joinedLayout) {
+            need(in, holderCount);
+            for (int h = 0; h < holderCount; h++) {
+              int layout = u8(in);
+              if (layout > 1) {
+                throw malformed("entry " + i + " holder " + h + " has unknown layout " + layout);
+              }
+              if (layout == 1) {
+                joined.add(holders.get(h));
+              }
+            }
+            if (joined.isEmpty()) {
+              throw malformed("entry " + i + " has coding 9 but no joined holder");
+            }
+          }
+        } else if (coding != LogEntry.Coding.REPLICA) {
+          k = u8(in);
+          if (k < 1 || k > holderCount) {
+            throw malformed("entry " + i + " has k=" + k + " for " + holderCount + " holders");
+          }
+          need(in, 32 * holderCount);
+          for (int h = 0; h < holderCount; h++) {
+            byte[] ph = new byte[32];
+            in.get(ph);
+            pieces.add(ph);
+          }
+        }
+        List<String> shareHolders = new ArrayList<>();
+        List<byte[]> shareHashes = new ArrayList<>();
+        if (sealedFormat) {
+          int shareCount = u8(in);
+          for (int h = 0; h < shareCount; h++) {
+            shareHolders.add(ascii(in, u8(in)));
+            need(in, 32);
+            byte[] hash = new byte[32];
+            in.get(hash);
+            shareHashes.add(hash);
+          }
+          if (shareCount > 0 && kind != LogEntry.Kind.VALUE) {
+            throw malformed("entry " + i + " is a tombstone with key shares");
+          }
+        }
+        entries.add(
+            new LogEntry(
+                kind,
+                ts,
+                created,
+                name,
+                size,
+                sha,
+                holders,
+                coding,
+                k,
+                pieces,
+                shareHolders,
+                shareHashes,
+                joined,
+                entryIncarnation));
+      }
+      int signedLength = in.position();
+      need(in, 2);
+      int algo = u8(in);
+      int sigLength = u8(in);
+      if (algo != SIG_ED25519 || sigLength != SIG_LENGTH) {
+        throw malformed("unsupported signature algorithm " + algo + "/" + sigLength);
+      }
+      need(in, sigLength);
+      byte[] sig = new byte[sigLength];
+      in.get(sig);
+      if (in.hasRemaining()) {
+        throw malformed(in.remaining() + " trailing bytes after the signature");
+      }
+      if (!verify(bytes, signedLength, sig, writerKey)) {
+        throw new MalformedMetadataException(
+            CloudFault.Kind.BAD_SIGNATURE, "signature does not verify under writer's key");
+      }
+      return new MetadataLog(key, writer, sequence, logIncarnation, entries);
+    } catch (MalformedMetadataException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      // Any decoding surprise on hostile bytes (bad UTF-8, a record check) is a malformed log.
+      throw malformed("undecodable metadata: " + e);
+    }
+  }
+
+  private boolean verify(byte[] bytes, int length, byte[] sig, PublicKey key) {
+    try {
+      Signature s = ed25519();
+      s.initVerify(key);
+      s.update(bytes, 0, length);
+      return s.verify(sig);
+    } catch (GeneralSecurityException e) {
+      return false;
+    }
+  }
+
+  private static MalformedMetadataException malformed(String message) {
+    return new MalformedMetadataException(CloudFault.Kind.MALFORMED_METADATA, message);
+  }
+
+  private static void need(ByteBuffer in, int n) throws MalformedMetadataException {
+    if (in.remaining() < n) {
+      throw malformed("truncated: needs " + n + " more bytes at offset " + in.position());
+    }
+  }
+
+  private static int u8(ByteBuffer in) throws MalformedMetadataException {
+    need(in, 1);
+    return in.get() & 0xFF;
+  }
+
+  private static int u16(ByteBuffer in) throws MalformedMetadataException {
+    need(in, 2);
+    return in.getShort() & 0xFFFF;
+  }
+
+  private static String utf8(ByteBuffer in, int length) throws MalformedMetadataException {
+    need(in, length);
+    String s = new String(in.array(), in.position(), length, StandardCharsets.UTF_8);
+    in.position(in.position() + length);
+    return s;
+  }
+
+  private static String ascii(ByteBuffer in, int length) throws MalformedMetadataException {
+    need(in, length);
+    for (int i = 0; i < length; i++) {
+      byte b = in.get(in.position() + i);
+      if (b < 0x21 || b > 0x7E) {
+        throw malformed("non-printable byte in an ASCII field");
+      }
+    }
+    String s = new String(in.array(), in.position(), length, StandardCharsets.US_ASCII);
+    in.position(in.position() + length);
+    return s;
+  }
+
+  private static void u16(ByteArrayOutputStream out, int v) {
+    out.write(v >>> 8);
+    out.write(v);
+  }
+
+  private static void i32(ByteArrayOutputStream out, int v) {
+    out.write(v >>> 24);
+    out.write(v >>> 16);
+    out.write(v >>> 8);
+    out.write(v);
+  }
+
+  private static void i64(ByteArrayOutputStream out, long v) {
+    i32(out, (int) (v >>> 32));
+    i32(out, (int) v);
+  }
+}

@@ -1,0 +1,277 @@
+package io.rafestore.internal.protocol.read;
+
+import io.rafestore.CloudFault;
+import io.rafestore.IntegrityException;
+import io.rafestore.Scheduler;
+import io.rafestore.StoredValue;
+import io.rafestore.VersionInfo;
+import io.rafestore.internal.codec.Aead;
+import io.rafestore.internal.codec.MalformedInputException;
+import io.rafestore.internal.codec.ReedSolomon;
+import io.rafestore.internal.codec.Sha256;
+import io.rafestore.internal.codec.Shamir;
+import io.rafestore.internal.protocol.context.Cloud;
+import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.layout.CodedPieces;
+import io.rafestore.internal.protocol.layout.DataFetch;
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.util.Futures;
+import io.rafestore.spi.ObjectKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Reads a coded value. Each piece is checked against its signed SHA-256 on arrival; as soon as k
+ * valid pieces are in, the fragments are decoded and the result checked against the signed value
+ * hash. Pieces that fail are reported; requests still out are cancelled.
+ *
+ * <ul>
+ *   <li>{@link LogEntry.Coding#DEPSKY_CA}: as DepSky, every holder is asked at once; a piece is a
+ *       key share followed by a fragment of the ciphertext, and the key rebuilt from k shares
+ *       decrypts the decoded ciphertext.
+ *   <li>{@link LogEntry.Coding#REED_SOLOMON} (RafeStore's erasure-coded mode): only the k holders
+ *       predicted fastest are asked; a failed or invalid piece brings in the next holder at once,
+ *       and a late one (twice its predicted time) a hedge. The decoded bytes are the stored value
+ *       (sealed, with the confidentiality option, and then opened by the caller).
+ * </ul>
+ */
+public final class CodedFetch {
+  private final Context ctx;
+  private final String key;
+  private final VersionInfo info;
+  private final LogEntry entry;
+  private final ObjectKey object;
+  private final CompletableFuture<StoredValue> result = new CompletableFuture<>();
+  private final List<CompletableFuture<byte[]>> inflight = new ArrayList<>();
+  private final List<CloudFault> faults = new ArrayList<>();
+  private final byte[][] fragments;
+  private final List<Shamir.Share> shares = new ArrayList<>();
+  private final List<String> servers = new ArrayList<>();
+  private final boolean depSky;
+
+  /** Holder indexes in the order they are asked. */
+  private final List<Integer> order = new ArrayList<>();
+
+  private int launched;
+  private int answered;
+  private Scheduler.Cancellable hedge;
+
+  private CodedFetch(Context ctx, String key, VersionInfo info, LogEntry entry) {
+    this.ctx = ctx;
+    this.key = key;
+    this.info = info;
+    this.entry = entry;
+    this.object = ObjectKey.of(entry.dataObject());
+    this.fragments = new byte[entry.holders().size()][];
+    this.depSky = entry.coding() == LogEntry.Coding.DEPSKY_CA;
+    List<Integer> indexes = new ArrayList<>();
+    for (int i = 0; i < entry.holders().size(); i++) {
+      indexes.add(i);
+    }
+    if (!depSky) {
+      long fragmentBytes = info.size() / Math.max(1, entry.k()) + 1;
+      List<String> fastest = ctx.model.fastestFirst(entry.holders(), fragmentBytes);
+      indexes.sort(java.util.Comparator.comparingInt(i -> fastest.indexOf(entry.holders().get(i))));
+    }
+    order.addAll(indexes);
+  }
+
+  public static CompletableFuture<StoredValue> run(
+      Context ctx, String key, VersionInfo info, LogEntry entry) {
+    CodedFetch f = new CodedFetch(ctx, key, info, entry);
+    f.result.whenComplete((r, e) -> f.cancelAll());
+    f.start();
+    return f.result;
+  }
+
+  private void start() {
+    int first = depSky ? order.size() : entry.k();
+    for (int i = 0; i < first; i++) {
+      launchNext();
+    }
+  }
+
+  /** Asks the next holder in order, if any is left and the read is not over. */
+  private void launchNext() {
+    int index;
+    synchronized (this) {
+      if (result.isDone() || launched >= order.size()) {
+        return;
+      }
+      index = order.get(launched++);
+    }
+    String id = entry.holders().get(index);
+    Cloud c = ctx.byId.get(id);
+    if (c == null) {
+      onPiece(index, id, null, new IllegalStateException("not configured"));
+      return;
+    }
+    CompletableFuture<byte[]> get = c.driver().get(object, Optional.empty());
+    synchronized (this) {
+      inflight.add(get);
+    }
+    get.handleAsync(
+        (bytes, error) -> {
+          onPiece(index, c.id(), bytes, error);
+          return null;
+        },
+        ctx.settings.executor());
+    if (!depSky) {
+      scheduleHedge(id);
+    }
+  }
+
+  /**
+   * Liveness, not correctness: if the piece just asked for is late (twice its predicted time), one
+   * more holder is asked. Any k valid pieces decode, so the timer never decides the result.
+   */
+  private void scheduleHedge(String cloud) {
+    long fragmentBytes = info.size() / Math.max(1, entry.k()) + 1;
+    Duration wait = ctx.model.predict(cloud, fragmentBytes).multipliedBy(2).plusMillis(5);
+    Scheduler.Cancellable timer = ctx.settings.scheduler().schedule(wait, this::launchNext);
+    Scheduler.Cancellable previous;
+    synchronized (this) {
+      previous = hedge;
+      hedge = timer;
+    }
+    if (previous != null) {
+      previous.cancel();
+    }
+  }
+
+  private void onPiece(int index, String cloud, byte[] bytes, Throwable error) {
+    CloudFault fault = null;
+    Shamir.Share share = null;
+    byte[] fragment = null;
+    if (error != null) {
+      Throwable cause = Futures.unwrap(error);
+      if (Futures.isCancellation(cause)) {
+        return;
+      }
+      fault = DataFetch.failedGet(cloud, object, cause);
+    } else if (!Sha256.matches(bytes, entry.pieceHashUnsafe(index))) {
+      fault =
+          new CloudFault(
+              cloud,
+              CloudFault.Kind.CORRUPT_DATA,
+              object + ": piece does not match its signed hash");
+    } else if (!depSky) {
+      fragment = bytes;
+    } else {
+      try {
+        CodedPieces.Piece piece = CodedPieces.split(bytes);
+        share = piece.share();
+        fragment = piece.fragment();
+      } catch (MalformedInputException e) {
+        // The hash matched, so the writer itself stored this: treat like a corrupt piece.
+        fault = new CloudFault(cloud, CloudFault.Kind.CORRUPT_DATA, object + ": " + e.getMessage());
+      }
+    }
+    if (fault != null) {
+      ctx.report(key, fault);
+    }
+    boolean decode = false;
+    boolean exhausted = false;
+    synchronized (this) {
+      if (result.isDone()) {
+        return;
+      }
+      answered++;
+      if (fault != null) {
+        faults.add(fault);
+      } else {
+        fragments[index] = fragment;
+        if (share != null) {
+          shares.add(share);
+        }
+        servers.add(cloud);
+        decode = servers.size() == entry.k();
+      }
+      // Only when every holder answered and fewer than k pieces were valid: pieces that arrive
+      // while a decode is running must not end the read.
+      exhausted = servers.size() < entry.k() && answered == entry.holders().size();
+    }
+    if (fault != null && !depSky) {
+      // A definite failure, not a guess from a timer: ask the next holder at once.
+      launchNext();
+    }
+    if (decode) {
+      decode();
+    } else if (exhausted) {
+      result.completeExceptionally(
+          new IntegrityException(
+              "fewer than "
+                  + entry.k()
+                  + " valid pieces of '"
+                  + key
+                  + "' version "
+                  + info.version(),
+              faults));
+    }
+  }
+
+  private void decode() {
+    byte[][] present;
+    List<Shamir.Share> shareCopy;
+    List<String> from;
+    synchronized (this) {
+      present = fragments.clone();
+      shareCopy = List.copyOf(shares);
+      from = List.copyOf(servers);
+    }
+    try {
+      int n = present.length;
+      int k = entry.k();
+      long codedLength = depSky ? info.size() + Aead.OVERHEAD : info.size();
+      byte[] sealed = ReedSolomon.of(k, n - k).decode(present, Math.toIntExact(codedLength));
+      if (!Sha256.matches(sealed, info.sha256())) {
+        throw new MalformedInputException("decoded value does not match its signed hash");
+      }
+      if (!depSky) {
+        result.complete(new StoredValue(info, sealed, String.join("+", from)));
+        return;
+      }
+      byte[] aesKey = Shamir.combine(shareCopy);
+      byte[] plain =
+          Aead.withKey(aesKey)
+              .decrypt(
+                  sealed,
+                  CodedPieces.associatedData(
+                      key, info.version().timestamp(), info.version().writer()));
+      if (plain.length != info.size()) {
+        throw new MalformedInputException(
+            "decrypted " + plain.length + " bytes, signed size is " + info.size());
+      }
+      result.complete(new StoredValue(info, plain, String.join("+", from)));
+    } catch (MalformedInputException | RuntimeException e) {
+      List<CloudFault> all;
+      synchronized (this) {
+        all = new ArrayList<>(faults);
+      }
+      result.completeExceptionally(
+          new IntegrityException(
+              "cannot rebuild '" + key + "' version " + info.version() + ": " + e.getMessage(),
+              all));
+    }
+  }
+
+  private void cancelAll() {
+    List<CompletableFuture<byte[]>> copy;
+    Scheduler.Cancellable timer;
+    synchronized (this) {
+      copy = new ArrayList<>(inflight);
+      inflight.clear();
+      timer = hedge;
+      hedge = null;
+    }
+    if (timer != null) {
+      timer.cancel();
+    }
+    for (CompletableFuture<byte[]> f : copy) {
+      f.cancel(true);
+    }
+  }
+}

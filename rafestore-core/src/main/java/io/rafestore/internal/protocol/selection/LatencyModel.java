@@ -1,0 +1,205 @@
+package io.rafestore.internal.protocol.selection;
+
+import io.rafestore.Scheduler;
+import io.rafestore.internal.protocol.config.Settings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Per-cloud estimates of round-trip time and bandwidth, updated by every successful request, used
+ * to order data clouds (fastest predicted completion first for the value's size), to time hedges
+ * and to evaluate Condition 1.
+ *
+ * <p>Requests of fewer than {@link #SMALL} bytes update the RTT estimate; larger ones update the
+ * bandwidth estimate from the time beyond one RTT. Both are exponentially weighted moving averages
+ * (weight {@link #ALPHA} for the newest sample), so a cloud that becomes slow is demoted within a
+ * few operations and one that recovers comes back. Beside the EWMA the model keeps the last {@link
+ * #WINDOW} RTT samples for percentiles (the probe reports median and p90).
+ *
+ * <p><b>Decay.</b> An estimate not refreshed for {@link #STALE_AFTER} drifts back toward its prior
+ * (the builder's RTT hint, or the neutral default), halving its distance every {@link #HALF_LIFE}.
+ * A data cloud demoted for being slow gets no data requests, but it still serves metadata (every
+ * readM and writeM reaches all n clouds), which keeps its RTT fresh; its bandwidth estimate,
+ * however, would otherwise never be re-measured. Decay makes it look as good as its prior again
+ * after a while, so it is chosen once more, measured, and kept or demoted on evidence: old
+ * estimates act like an occasional exploratory request.
+ *
+ * <p>Until a cloud has been measured its configured hint (or, without one, a neutral default with
+ * the configured order as tie-break) stands in.
+ *
+ * <p>Thread-safe: each estimate is updated under its own lock.
+ */
+public final class LatencyModel {
+  /** Requests below this size measure round-trip time rather than bandwidth. */
+  static final long SMALL = 64 * 1024;
+
+  /** Weight of the newest sample in the moving averages. */
+  static final double ALPHA = 0.3;
+
+  /** RTT samples kept per cloud for percentiles. */
+  static final int WINDOW = 32;
+
+  /** How long an estimate is trusted as measured before it starts drifting to its prior. */
+  public static final Duration STALE_AFTER = Duration.ofMinutes(2);
+
+  /** Half-life of the drift toward the prior once an estimate is stale. */
+  public static final Duration HALF_LIFE = Duration.ofMinutes(2);
+
+  private static final double DEFAULT_RTT_NANOS = Duration.ofMillis(100).toNanos();
+
+  /** Assumed bandwidth before any large transfer was measured: 100 Mbit/s. */
+  static final double DEFAULT_BYTES_PER_NANO = 100e6 / 8 / 1e9;
+
+  private final Map<String, Estimate> estimates = new LinkedHashMap<>();
+  private final Scheduler scheduler;
+
+  private static final class Estimate {
+    final int order;
+    final double priorRtt;
+    double rttNanos;
+    double bytesPerNano = DEFAULT_BYTES_PER_NANO;
+    long samples;
+    long bandwidthSamples;
+    long rttAt;
+    long bandwidthAt;
+    final long[] window = new long[WINDOW];
+    int windowCount;
+    int windowNext;
+
+    Estimate(int order, double rttNanos) {
+      this.order = order;
+      this.priorRtt = rttNanos;
+      this.rttNanos = rttNanos;
+    }
+  }
+
+  /** A snapshot of one cloud's estimates. */
+  record Snapshot(
+      String cloud,
+      Duration rtt,
+      Duration rttMedian,
+      Duration rttP90,
+      double bytesPerSecond,
+      long rttSamples,
+      long bandwidthSamples) {}
+
+  public LatencyModel(Scheduler scheduler, List<Settings.CloudSetting> clouds) {
+    this.scheduler = scheduler;
+    int i = 0;
+    for (Settings.CloudSetting c : clouds) {
+      double rtt = c.expectedRtt() == null ? DEFAULT_RTT_NANOS : c.expectedRtt().toNanos();
+      estimates.put(c.driver().id(), new Estimate(i++, rtt));
+    }
+  }
+
+  Scheduler scheduler() {
+    return scheduler;
+  }
+
+  /** Records a successful request that moved {@code bytes} payload bytes in {@code nanos}. */
+  public void record(String cloud, long bytes, long nanos) {
+    Estimate e = estimates.get(cloud);
+    if (e == null || nanos < 0) {
+      return;
+    }
+    long now = scheduler.nanoTime();
+    synchronized (e) {
+      if (bytes < SMALL) {
+        double current = rtt(e, now);
+        e.rttNanos = e.samples == 0 ? nanos : (1 - ALPHA) * current + ALPHA * nanos;
+        e.samples++;
+        e.rttAt = now;
+        e.window[e.windowNext] = nanos;
+        e.windowNext = (e.windowNext + 1) % WINDOW;
+        e.windowCount = Math.min(WINDOW, e.windowCount + 1);
+      } else {
+        double rtt = rtt(e, now);
+        double transfer = nanos - rtt;
+        if (transfer > 0) {
+          double bw = bytes / transfer;
+          e.bytesPerNano =
+              e.bandwidthSamples == 0 ? bw : (1 - ALPHA) * bandwidth(e, now) + ALPHA * bw;
+          e.bandwidthSamples++;
+          e.bandwidthAt = now;
+        } else {
+          // Faster than one RTT: the RTT estimate is too high; let it move down.
+          e.rttNanos = (1 - ALPHA) * rtt + ALPHA * nanos;
+          e.rttAt = now;
+        }
+      }
+    }
+  }
+
+  /** The RTT estimate at {@code now}, decayed toward the prior if stale. Caller holds e's lock. */
+  private static double rtt(Estimate e, long now) {
+    return decay(e.rttNanos, e.priorRtt, e.samples == 0 ? now : e.rttAt, now);
+  }
+
+  private static double bandwidth(Estimate e, long now) {
+    return decay(
+        e.bytesPerNano, DEFAULT_BYTES_PER_NANO, e.bandwidthSamples == 0 ? now : e.bandwidthAt, now);
+  }
+
+  private static double decay(double value, double prior, long at, long now) {
+    long age = now - at - STALE_AFTER.toNanos();
+    if (age <= 0) {
+      return value;
+    }
+    double w = Math.pow(0.5, (double) age / HALF_LIFE.toNanos());
+    return prior + (value - prior) * w;
+  }
+
+  /** Predicted completion time of a request moving {@code bytes} to or from {@code cloud}. */
+  public Duration predict(String cloud, long bytes) {
+    Estimate e = estimates.get(cloud);
+    if (e == null) {
+      return Duration.ofMillis(100);
+    }
+    long now = scheduler.nanoTime();
+    synchronized (e) {
+      return Duration.ofNanos((long) (rtt(e, now) + bytes / bandwidth(e, now)));
+    }
+  }
+
+  /** The current estimates of {@code cloud}. */
+  Snapshot snapshot(String cloud) {
+    Estimate e = estimates.get(cloud);
+    if (e == null) {
+      throw new IllegalArgumentException("unknown cloud " + cloud);
+    }
+    long now = scheduler.nanoTime();
+    synchronized (e) {
+      long[] w = Arrays.copyOf(e.window, e.windowCount);
+      Arrays.sort(w);
+      double rtt = rtt(e, now);
+      return new Snapshot(
+          cloud,
+          Duration.ofNanos((long) rtt),
+          Duration.ofNanos(w.length == 0 ? (long) rtt : percentile(w, 0.5)),
+          Duration.ofNanos(w.length == 0 ? (long) rtt : percentile(w, 0.9)),
+          bandwidth(e, now) * 1e9,
+          e.samples,
+          e.bandwidthSamples);
+    }
+  }
+
+  /** Nearest-rank percentile of sorted samples. */
+  public static long percentile(long[] sorted, double p) {
+    int rank = (int) Math.ceil(p * sorted.length);
+    return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+  }
+
+  /** The given clouds ordered by predicted completion for {@code bytes}, fastest first. */
+  public List<String> fastestFirst(List<String> clouds, long bytes) {
+    List<String> out = new ArrayList<>(clouds);
+    out.sort(
+        Comparator.comparing((String c) -> predict(c, bytes))
+            .thenComparingInt(c -> estimates.containsKey(c) ? estimates.get(c).order : 1 << 20));
+    return out;
+  }
+}

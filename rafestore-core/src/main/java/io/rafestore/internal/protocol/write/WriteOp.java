@@ -1,0 +1,626 @@
+package io.rafestore.internal.protocol.write;
+
+import io.rafestore.CloudFault;
+import io.rafestore.ProtocolMode;
+import io.rafestore.QuorumException;
+import io.rafestore.RafeStoreException;
+import io.rafestore.Scheduler;
+import io.rafestore.WriteReceipt;
+import io.rafestore.internal.codec.ReedSolomon;
+import io.rafestore.internal.codec.Sha256;
+import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.layout.KeyShares;
+import io.rafestore.internal.protocol.layout.PartedPayload;
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.metadata.MetadataLog;
+import io.rafestore.internal.protocol.metadata.View;
+import io.rafestore.internal.protocol.quorum.Commit;
+import io.rafestore.internal.protocol.quorum.MetadataRead;
+import io.rafestore.internal.util.Futures;
+import io.rafestore.internal.util.Names;
+import io.rafestore.spi.ObjectKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * One write, as the paper's anticipated protocol (Figures 1b and 2):
+ *
+ * <ol>
+ *   <li><b>writeDo</b>: send the value to the f+1 data clouds predicted fastest for its size, under
+ *       a fresh object name (data objects are never overwritten).
+ *   <li><b>readM</b>: in {@link ProtocolMode#PAPER} it starts on the first writeDo acknowledgement;
+ *       in {@link ProtocolMode#FAST} at once, or not at all when this client is the only trusted
+ *       writer and knows its own log. It finds the highest timestamp.
+ *   <li>When readM ends, the crucial check: are there f+1 writeDo acknowledgements? If not,
+ *       <b>writeDf</b> sends the value to one more data cloud per missing acknowledgement and the
+ *       write waits until f+1 acknowledgements exist in total (from any of the clouds contacted).
+ *       No timer decides this; a data cloud that fails outright is replaced at once.
+ *   <li><b>writeM</b>: the writer's log for the key, extended with the new version (timestamp one
+ *       above the highest seen, the value's SHA-256 and size, and the acknowledging clouds), is
+ *       signed and sent to all n clouds; the write completes at n - f acknowledgements.
+ * </ol>
+ *
+ * <p>Invariants: metadata is written only after f+1 data clouds acknowledged, so every version a
+ * reader can see has at least one correct holder; a failed request never counts toward a quorum;
+ * data uploads still running when writeM starts are useless and are cancelled (and counted).
+ *
+ * <p>With erasure coding ({@code Builder.erasureCoding(k)}), the value is Reed-Solomon coded into k
+ * data and f parity fragments, one per <em>slot</em>; each slot needs one acknowledgement (from the
+ * cloud it was sent to, or from a writeDf cloud sent the same fragment), and writeM starts when all
+ * k+f slots are held, so any f faulty holders still leave k correct fragments. Storage falls from
+ * (f+1)x to (k+f)/k x.
+ */
+public final class WriteOp {
+  private final Context ctx;
+  private final String key;
+
+  /** What writeDo uploads: the value, or with the confidentiality option the sealed value. */
+  private final byte[] value;
+
+  private final long plainSize;
+  private final KeyShares.Sealed sealed;
+
+  /** Erasure coding: the fragment of each slot, or null for replicas. */
+  private final byte[][] fragments;
+
+  /** How many bytes one upload carries: the value, or one fragment. */
+  private final long uploadBytes;
+
+  /** Erasure coding: the slot each contacted cloud was sent, and the cloud holding each slot. */
+  private final Map<String, Integer> slotOf = new java.util.HashMap<>();
+
+  private final String[] holderOfSlot;
+  private int slotsHeld;
+  private final long startNanos;
+  private final ObjectKey dataObject;
+  private final CompletableFuture<WriteReceipt> result = new CompletableFuture<>();
+  private final CompletableFuture<Void> keyTurnDone = new CompletableFuture<>();
+
+  // All mutable state below is guarded by "this".
+  private final List<String> dataOrder;
+  private int nextDataCloud;
+  private final Set<String> contacted = new LinkedHashSet<>();
+  private final Set<String> acked = new LinkedHashSet<>();
+  private final Map<String, CompletableFuture<Void>> pendingData = new java.util.HashMap<>();
+  private final List<CloudFault> faults = new ArrayList<>();
+  private boolean readMStarted;
+  private View view;
+  private boolean writeDfUsed;
+  private boolean writeMStarted;
+  private boolean readMSkipped;
+  private CompletableFuture<View> readM;
+  private final CompletableFuture<byte[]> hash;
+
+  /** A large value sent in parts (perhaps sealed part by part, never coded), or null. */
+  private final PartedPayload parts;
+
+  private boolean readMDelayPassed;
+
+  /** A write of a value in parts: every data cloud gets every part; see {@link PartedPayload}. */
+  private WriteOp(Context ctx, String key, PartedPayload parts) {
+    this.ctx = ctx;
+    this.key = key;
+    this.parts = parts;
+    this.startNanos = ctx.settings.scheduler().nanoTime();
+    byte[] nonce = new byte[12];
+    ThreadLocalRandom.current().nextBytes(nonce);
+    this.dataObject =
+        Names.dataObject(key, ctx.settings.writerId(), HexFormat.of().formatHex(nonce));
+    this.plainSize = parts.size();
+    parts.start(key, dataObject);
+    this.sealed = parts.sealedShares();
+    this.value = null;
+    this.fragments = null;
+    this.uploadBytes = parts.size();
+    this.holderOfSlot = new String[0];
+    this.dataOrder = ctx.dataOrder(uploadBytes);
+    this.hash = null;
+  }
+
+  private WriteOp(Context ctx, String key, byte[] value) {
+    this.ctx = ctx;
+    this.parts = null;
+    this.key = key;
+    this.startNanos = ctx.settings.scheduler().nanoTime();
+    byte[] nonce = new byte[12];
+    ThreadLocalRandom.current().nextBytes(nonce);
+    this.dataObject =
+        Names.dataObject(key, ctx.settings.writerId(), HexFormat.of().formatHex(nonce));
+    this.plainSize = value.length;
+    // Sealing runs on the caller's thread, before anything is sent: writeDo must upload only
+    // ciphertext, and AES-GCM (about 1 GB/s) costs less than the hashing that follows.
+    this.sealed = ctx.settings.encryptValues() ? KeyShares.seal(ctx, key, dataObject, value) : null;
+    byte[] upload = sealed == null ? value : sealed.bytes();
+    this.value = upload;
+    int k = ctx.settings.erasureK();
+    if (k > 0) {
+      // Coding runs on the caller's thread too: every fragment must exist before writeDo.
+      this.fragments = ReedSolomon.of(k, ctx.f()).encode(upload);
+      this.uploadBytes = fragments[0].length;
+      this.holderOfSlot = new String[k + ctx.f()];
+    } else {
+      this.fragments = null;
+      this.uploadBytes = upload.length;
+      this.holderOfSlot = new String[0];
+    }
+    this.dataOrder = ctx.dataOrder(uploadBytes);
+    this.hash = CompletableFuture.supplyAsync(() -> Sha256.hash(upload), ctx.settings.executor());
+  }
+
+  /** Uploads writeDo starts with: f+1 replicas, or one per fragment. Caller holds the lock. */
+  private int slots() {
+    return fragments == null ? ctx.f() + 1 : fragments.length;
+  }
+
+  /** Acknowledgements still missing before writeM may start. Caller holds the lock. */
+  private int missing() {
+    return fragments == null ? ctx.f() + 1 - acked.size() : fragments.length - slotsHeld;
+  }
+
+  /**
+   * Whether the acknowledgements received and the uploads still pending could complete the write.
+   * Caller holds the lock.
+   */
+  private boolean coverable() {
+    if (fragments == null) {
+      return acked.size() + pendingData.size() >= ctx.f() + 1;
+    }
+    boolean[] covered = new boolean[fragments.length];
+    for (int i = 0; i < covered.length; i++) {
+      covered[i] = holderOfSlot[i] != null;
+    }
+    for (String id : pendingData.keySet()) {
+      covered[slotOf.get(id)] = true;
+    }
+    for (boolean c : covered) {
+      if (!c) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The slot the next upload should carry: among the slots not yet held, the one with the fewest
+   * uploads pending (so writeDf and hedges spread over every missing fragment instead of racing
+   * one). Caller holds the lock.
+   */
+  private int nextSlot() {
+    if (fragments == null) {
+      return 0;
+    }
+    int[] pending = new int[fragments.length];
+    for (String id : pendingData.keySet()) {
+      pending[slotOf.get(id)]++;
+    }
+    int best = -1;
+    for (int i = 0; i < fragments.length; i++) {
+      if (holderOfSlot[i] == null && (best < 0 || pending[i] < pending[best])) {
+        best = i;
+      }
+    }
+    return Math.max(best, 0);
+  }
+
+  /** Starts a write; the value must not be modified afterwards (the client passes a copy). */
+  public static CompletableFuture<WriteReceipt> run(Context ctx, String key, byte[] value) {
+    if (ctx.settings.needsParts(value.length)) {
+      return run(ctx, key, PartedPayload.fromBytes(ctx, value));
+    }
+    WriteOp op = new WriteOp(ctx, key, value);
+    op.start();
+    return op.result;
+  }
+
+  /** Starts a write of a value in parts (from memory or from a stream). */
+  public static CompletableFuture<WriteReceipt> run(Context ctx, String key, PartedPayload parts) {
+    WriteOp op = new WriteOp(ctx, key, parts);
+    op.start();
+    return op.result;
+  }
+
+  /**
+   * How long readM should wait after the write starts so that it ends just after the slowest of the
+   * chosen data uploads is predicted to finish: readM's end is when the crucial check runs, and an
+   * upload still running then costs a writeDf (one more full copy of the value). For small values
+   * this is negative (readM takes longer than any upload: the paper's Condition 1) and nothing
+   * waits; for a value that takes seconds to upload, starting readM early only makes the check
+   * fail. Prediction, not correctness: if the upload is later than predicted the check fails and
+   * writeDf runs as usual.
+   */
+  private Duration readMDelay() {
+    Duration slowest = Duration.ZERO;
+    for (int i = 0; i < slots() && i < dataOrder.size(); i++) {
+      Duration p = ctx.predictUpload(dataOrder.get(i), uploadBytes);
+      if (p.compareTo(slowest) > 0) {
+        slowest = p;
+      }
+    }
+    List<String> all = new ArrayList<>(ctx.byId.keySet());
+    List<String> meta = ctx.model.fastestFirst(all, 0);
+    Duration readMTime = ctx.model.predict(meta.get(ctx.settings.quorum() - 1), 0);
+    Duration gap = slowest.minus(readMTime);
+    if (gap.isNegative() || gap.isZero()) {
+      // Condition 1 holds for this size: readM outlasts every upload, as in the paper.
+      return Duration.ZERO;
+    }
+    // A margin so that a prediction that is about right still lands the last acknowledgement
+    // before the check: up to 5 ms, but never more than the gap itself, so that a write to
+    // nearby clouds (a LAN, the in-memory clouds), whose uploads outlast readM by microseconds,
+    // does not wait milliseconds (a fixed 5 ms margin once did, on every such write).
+    Duration margin =
+        (gap.compareTo(MAX_MARGIN) < 0 ? gap : MAX_MARGIN).plus(slowest.dividedBy(50));
+    return gap.plus(margin);
+  }
+
+  private static final Duration MAX_MARGIN = Duration.ofMillis(5);
+
+  private void start() {
+    result.whenComplete((r, e) -> finish());
+    CompletableFuture<Void> turn = ctx.enterKey(key, keyTurnDone);
+    List<Runnable> sends = new ArrayList<>();
+    Duration delay = readMDelay();
+    boolean noDelay = delay.isNegative() || delay.isZero();
+    synchronized (this) {
+      for (int i = 0; i < slots(); i++) {
+        sendData(sends);
+      }
+      readMDelayPassed = noDelay;
+    }
+    // The slowest upload first: it decides when the last needed acknowledgement arrives.
+    java.util.Collections.reverse(sends);
+    sends.forEach(Runnable::run);
+    if (noDelay) {
+      afterDelay(turn);
+    } else {
+      Scheduler.Cancellable timer =
+          ctx.settings
+              .scheduler()
+              .schedule(
+                  delay,
+                  () -> {
+                    synchronized (this) {
+                      readMDelayPassed = true;
+                    }
+                    afterDelay(turn);
+                  });
+      result.whenComplete((r, e) -> timer.cancel());
+    }
+  }
+
+  private void afterDelay(CompletableFuture<Void> turn) {
+    if (ctx.settings.mode() == ProtocolMode.FAST) {
+      turn.thenRun(this::startReadM);
+    } else {
+      // PAPER: readM starts on the first writeDo acknowledgement (see onData), after our turn.
+      turn.thenRun(
+          () -> {
+            boolean go;
+            synchronized (this) {
+              turnReached = true;
+              go = !acked.isEmpty();
+            }
+            if (go) {
+              startReadM();
+            }
+          });
+    }
+  }
+
+  private boolean turnReached;
+
+  /**
+   * Claims the next data cloud in order and adds to {@code sends} the action that sends the value
+   * to it. Caller holds the lock and runs the actions after releasing it, so a driver that answers
+   * synchronously cannot re-enter the state machine half-way through a transition.
+   */
+  private boolean sendData(List<Runnable> sends) {
+    if (nextDataCloud >= dataOrder.size()) {
+      return false;
+    }
+    String id = dataOrder.get(nextDataCloud++);
+    contacted.add(id);
+    int index = nextSlot();
+    slotOf.put(id, index);
+    byte[] payload = fragments == null ? value : fragments[index];
+    CompletableFuture<Void> slot = new CompletableFuture<>();
+    pendingData.put(id, slot);
+    sends.add(
+        () -> {
+          CompletableFuture<Void> put =
+              parts != null
+                  ? parts.upload(ctx, id, dataObject)
+                  : ctx.byId.get(id).driver().put(dataObject, payload);
+          // Cancelling the slot (the request became useless) cancels the driver's request.
+          slot.whenComplete(
+              (r, e) -> {
+                if (slot.isCancelled()) {
+                  put.cancel(true);
+                }
+              });
+          put.whenComplete((r, e) -> onData(id, e));
+        });
+    return true;
+  }
+
+  private void onData(String id, Throwable error) {
+    List<Runnable> sends = new ArrayList<>();
+    boolean startReadM = false;
+    boolean startWriteM = false;
+    RafeStoreException failure = null;
+    CloudFault fault = null;
+    synchronized (this) {
+      pendingData.remove(id);
+      if (result.isDone() || writeMStarted) {
+        return;
+      }
+      if (error == null) {
+        acked.add(id);
+        Integer index = slotOf.get(id);
+        if (fragments != null && holderOfSlot[index] == null) {
+          holderOfSlot[index] = id;
+          slotsHeld++;
+        }
+        if (ctx.settings.mode() == ProtocolMode.PAPER
+            && !readMStarted
+            && turnReached
+            && readMDelayPassed) {
+          startReadM = true;
+        }
+        if (view != null && missing() <= 0) {
+          writeMStarted = true;
+          startWriteM = true;
+        }
+      } else {
+        if (Futures.isCancellation(error)) {
+          return;
+        }
+        fault =
+            new CloudFault(
+                id, CloudFault.Kind.ERROR, "writeDo: " + Futures.unwrap(error).getMessage());
+        faults.add(fault);
+        // A definite failure, not a guess from a timer: replace the cloud at once.
+        sendData(sends);
+        if (!coverable()) {
+          failure =
+              new QuorumException(
+                  "data write (writeDo/writeDf) of '" + key + "'",
+                  slots(),
+                  fragments == null ? acked.size() : slotsHeld,
+                  faults);
+        }
+      }
+    }
+    if (fault != null) {
+      ctx.report(key, fault);
+    }
+    if (failure != null) {
+      result.completeExceptionally(failure);
+      return;
+    }
+    sends.forEach(Runnable::run);
+    if (startReadM) {
+      startReadM();
+    }
+    if (startWriteM) {
+      startWriteM();
+    }
+  }
+
+  private void startReadM() {
+    CompletableFuture<View> m;
+    synchronized (this) {
+      if (readMStarted || result.isDone()) {
+        return;
+      }
+      readMStarted = true;
+      MetadataLog own = ctx.ownLog(key);
+      if (ctx.settings.mode() == ProtocolMode.FAST
+          && own != null
+          && ctx.settings.trustedWriters().size() == 1) {
+        // The only writer, and we know our log: nobody else can have advanced the key.
+        readMSkipped = true;
+        m =
+            CompletableFuture.completedFuture(
+                new View(key, Map.of(own.writer(), own), List.of(), true));
+      } else {
+        m = MetadataRead.run(ctx, key);
+      }
+      readM = m;
+    }
+    m.whenComplete(this::onReadM);
+  }
+
+  private void onReadM(View v, Throwable error) {
+    if (error != null) {
+      result.completeExceptionally(Futures.unwrap(error));
+      return;
+    }
+    boolean startWriteM = false;
+    RafeStoreException failure = null;
+    List<Runnable> sends = new ArrayList<>();
+    synchronized (this) {
+      if (result.isDone()) {
+        return;
+      }
+      view = v;
+      int missing = missing();
+      if (missing <= 0) {
+        writeMStarted = true;
+        startWriteM = true;
+      } else if (v.fromCache) {
+        // readM was skipped, so "when readM ends" is now, before any upload could finish: the
+        // crucial check would always add clouds. Wait for writeDo instead; only a failure (at
+        // once) or lateness (the hedge below) adds a data cloud.
+      } else {
+        // The crucial check failed: writeDf adds one data cloud per missing acknowledgement,
+        // keeping the outstanding writeDo requests (whichever f+1 answer first will do).
+        writeDfUsed = true;
+        for (int i = 0; i < missing; i++) {
+          sendData(sends);
+        }
+        if (!coverable()) {
+          failure =
+              new QuorumException(
+                  "writeDf of '" + key + "'",
+                  slots(),
+                  fragments == null ? acked.size() : slotsHeld,
+                  faults);
+        }
+      }
+    }
+    if (failure != null) {
+      result.completeExceptionally(failure);
+    } else if (startWriteM) {
+      startWriteM();
+    } else {
+      sends.forEach(Runnable::run);
+      scheduleWriteDfHedge();
+    }
+  }
+
+  /**
+   * Liveness, not correctness: one extra per missing acknowledgement (the paper's rule) is enough
+   * while the clouds it picks answer, but with f >= 2 the extra may itself be one of the faulty
+   * clouds and hang. If acknowledgements are still missing well past the time the pending uploads
+   * should have taken, one more data cloud is added, and so on. Any f+1 acknowledgements are
+   * equally valid, so this timer never decides what is written, only how soon.
+   */
+  private void scheduleWriteDfHedge() {
+    Duration wait = Duration.ZERO;
+    synchronized (this) {
+      if (writeMStarted || result.isDone() || nextDataCloud >= dataOrder.size()) {
+        return;
+      }
+      for (String id : pendingData.keySet()) {
+        Duration p = ctx.predictUpload(id, uploadBytes);
+        if (p.compareTo(wait) > 0) {
+          wait = p;
+        }
+      }
+    }
+    ctx.settings
+        .scheduler()
+        .schedule(
+            wait.multipliedBy(2).plusMillis(5),
+            () -> {
+              List<Runnable> sends = new ArrayList<>();
+              synchronized (this) {
+                if (writeMStarted || result.isDone() || missing() <= 0) {
+                  return;
+                }
+                sendData(sends);
+              }
+              sends.forEach(Runnable::run);
+              scheduleWriteDfHedge();
+            });
+  }
+
+  private void startWriteM() {
+    List<String> holders;
+    List<CompletableFuture<Void>> useless;
+    View v;
+    synchronized (this) {
+      holders = new ArrayList<>();
+      if (fragments != null) {
+        // Holder i keeps fragment i; a surplus acknowledgement of a slot already held is not
+        // listed (its object is an orphan for garbage collection).
+        holders.addAll(List.of(holderOfSlot));
+      } else {
+        for (String id : dataOrder) {
+          if (acked.contains(id)) {
+            holders.add(id);
+          }
+        }
+      }
+      useless = new ArrayList<>(pendingData.values());
+      pendingData.clear();
+      v = view;
+    }
+    for (CompletableFuture<Void> f : useless) {
+      f.cancel(true);
+    }
+    CompletableFuture<Void> next =
+        parts != null
+            ? parts
+                .entry(
+                    v.maxTimestamp + 1, ctx.settings.clock().millis(), dataObject.value(), holders)
+                .thenAcceptAsync(entry -> commit(v, entry), ctx.settings.executor())
+            : hash.thenAcceptAsync(sha -> writeM(v, holders, sha), ctx.settings.executor());
+    next.exceptionally(
+        e -> {
+          result.completeExceptionally(Futures.unwrap(e));
+          return null;
+        });
+  }
+
+  private void writeM(View v, List<String> holders, byte[] sha) {
+    LogEntry plain =
+        fragments == null
+            ? LogEntry.replica(
+                v.maxTimestamp + 1,
+                ctx.settings.clock().millis(),
+                dataObject.value(),
+                plainSize,
+                sha,
+                holders)
+            : LogEntry.coded(
+                v.maxTimestamp + 1,
+                ctx.settings.clock().millis(),
+                dataObject.value(),
+                plainSize,
+                sha,
+                holders,
+                LogEntry.Coding.REED_SOLOMON,
+                ctx.settings.erasureK(),
+                fragmentHashes());
+    commit(v, sealed == null ? plain : sealed.mark(plain));
+  }
+
+  private void commit(View v, LogEntry entry) {
+    List<String> contactedCopy;
+    boolean df;
+    boolean skipped;
+    synchronized (this) {
+      contactedCopy = List.copyOf(contacted);
+      df = writeDfUsed;
+      skipped = readMSkipped;
+    }
+    Commit.run(ctx, key, v, entry, sealed, contactedCopy, df, skipped, startNanos)
+        .whenComplete(Futures.completer(result));
+  }
+
+  /** The SHA-256 of each fragment, in slot order. */
+  private List<byte[]> fragmentHashes() {
+    List<byte[]> out = new ArrayList<>();
+    for (byte[] f : fragments) {
+      out.add(Sha256.hash(f));
+    }
+    return out;
+  }
+
+  /** Cleanup on completion, success or failure: release the key, cancel what is still running. */
+  private void finish() {
+    List<CompletableFuture<Void>> useless;
+    CompletableFuture<View> m;
+    synchronized (this) {
+      useless = new ArrayList<>(pendingData.values());
+      pendingData.clear();
+      m = readM;
+    }
+    for (CompletableFuture<Void> f : useless) {
+      f.cancel(true);
+    }
+    if (m != null) {
+      m.cancel(true);
+    }
+    keyTurnDone.complete(null);
+  }
+}
