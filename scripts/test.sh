@@ -29,8 +29,13 @@ JAVA_MAJOR="${JAVA_MAJOR%%.*}"
 [[ "$JAVA_MAJOR" =~ ^[0-9]+$ ]] || die "could not read the Java version from '$JAVA_BIN'."
 (( JAVA_MAJOR >= 17 )) \
   || die "Java 17+ is required; '$JAVA_BIN' is Java $JAVA_SPEC. Install a JDK 17 or newer, or point JAVA_HOME at one."
-command -v mvn >/dev/null 2>&1 \
-  || die "Maven 3.8+ (mvn) is required but was not found. Install it (Debian/Ubuntu: apt-get install maven)."
+# Maven: the mvn on PATH, else the project's wrapper (mvnw fetches Maven 3.9 from Maven Central
+# once, into ~/.m2/wrapper). Same flags either way.
+MAVEN=mvn
+if ! command -v mvn >/dev/null 2>&1; then
+  MAVEN="$ROOT/mvnw"
+  say "no mvn on PATH: using the Maven wrapper (./mvnw)"
+fi
 
 START_SECONDS=$SECONDS
 
@@ -103,7 +108,7 @@ mkdir -p "$LOG_DIR"
 LOG="$LOG_DIR/mvn-verify.log"
 MARK="$LOG_DIR/.started"
 touch "$MARK"
-MVN_CMD=(mvn -B -ntp -Dstyle.color=never verify "$@")
+MVN_CMD=("$MAVEN" -B -ntp -Dstyle.color=never verify "$@")
 say "running: ${MVN_CMD[*]} (full log: ${LOG#"$ROOT"/})"
 set +e
 "${MVN_CMD[@]}" </dev/null 2>&1 | tee "$LOG"
