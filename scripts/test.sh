@@ -115,6 +115,26 @@ set +e
 MVN_RC=${PIPESTATUS[0]}
 set -e
 
+# --- Consumer project ----------------------------------------------------------------------
+# RafeStore as a user gets it (scripts/consumer-test.sh): the BOM, core and drivers installed
+# into a scratch repository, and a project with README.md's dependencies built against them and
+# run on in-memory clouds. About 30 s, offline; RAFESTORE_SKIP_CONSUMER=1 skips it.
+CONSUMER_RC=0
+CONSUMER_STATUS="skipped (RAFESTORE_SKIP_CONSUMER=1)"
+if [[ "${RAFESTORE_SKIP_CONSUMER:-0}" != "1" ]]; then
+  CONSUMER_LOG="$LOG_DIR/consumer-test.log"
+  say "consumer project: scripts/consumer-test.sh (log: ${CONSUMER_LOG#"$ROOT"/})"
+  set +e
+  timeout 600 bash "$ROOT/scripts/consumer-test.sh" </dev/null >"$CONSUMER_LOG" 2>&1
+  CONSUMER_RC=$?
+  set -e
+  if (( CONSUMER_RC == 0 )); then
+    CONSUMER_STATUS="OK ($(tail -n 1 "$CONSUMER_LOG" | sed 's/^consumer-test.sh: //'))"
+  else
+    CONSUMER_STATUS="FAILED (exit $CONSUMER_RC); last lines of ${CONSUMER_LOG#"$ROOT"/}:"
+  fi
+fi
+
 # --- Benchmark smoke ---------------------------------------------------------------------
 # The quick benchmark run (PaperBench --quick, every JMH benchmark with 1 fork and 1 short
 # iteration, ScaleBench --quick): checks that the harnesses run and write their reports; no
@@ -167,11 +187,18 @@ else
   echo "Full log: $LOG"
 fi
 echo "Tests: $passed passed, $failed failed, $skipped skipped"
+echo "Consumer project (scripts/consumer-test.sh): $CONSUMER_STATUS"
+if (( CONSUMER_RC != 0 )); then
+  tail -n 15 "$CONSUMER_LOG" | sed 's/^/  /'
+fi
 echo "Benchmark smoke (scripts/bench.sh --quick): $BENCH_STATUS"
 if (( BENCH_RC != 0 )); then
   tail -n 15 "$BENCH_LOG" | sed 's/^/  /'
 fi
 if (( MVN_RC != 0 )); then
   exit "$MVN_RC"
+fi
+if (( CONSUMER_RC != 0 )); then
+  exit "$CONSUMER_RC"
 fi
 exit "$BENCH_RC"
