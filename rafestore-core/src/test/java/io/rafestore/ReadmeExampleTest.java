@@ -13,8 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The shape of the README's example on in-memory clouds, with a directory cloud; the README's own
- * quick start (real S3, Azure, GCS and Redis drivers) is compiled from README.md and run against the
- * emulators by rafestore-drivers-e2e's ReadmeQuickStartTest.
+ * quick start (real S3, Azure, GCS and Redis drivers) is compiled from README.md and run against
+ * the emulators by rafestore-drivers-e2e's ReadmeQuickStartTest.
  */
 class ReadmeExampleTest {
   @TempDir Path dir;

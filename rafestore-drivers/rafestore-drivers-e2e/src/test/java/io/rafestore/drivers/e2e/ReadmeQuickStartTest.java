@@ -33,9 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * README.md's quick start, taken from the README itself (the Java block between the {@code
  * quickstart-java} markers), compiled with javax.tools against this module's class path (the four
- * drivers and core) and run against the local emulators; it must print what it wrote. So the
- * README cannot drift from the API. Skipped, with the reason, when the emulators' environment
- * ({@code eval "$(scripts/emulators.sh env)"}) is absent.
+ * drivers and core) and run against the local emulators; it must print what it wrote. So the README
+ * cannot drift from the API. Skipped, with the reason, when the emulators' environment ({@code eval
+ * "$(scripts/emulators.sh env)"}) is absent.
  */
 class ReadmeQuickStartTest {
   /** The names the quick start uses on every cloud (bucket, container, Redis key prefix). */
