@@ -3,9 +3,8 @@
 # drivers into a scratch local repository (never into ~/.m2), then builds scripts/consumer, a
 # small project whose dependencies are README.md's quick-start Maven block (BOM import, core,
 # drivers), compiles its class against the installed jars and runs it on in-memory clouds.
-# About a minute, offline: Maven 3.9 (the project's wrapper, ./mvnw) chains the scratch
-# repository in front of ~/.m2 (maven.repo.local.tail), which it only reads, for the
-# third-party artifacts. Runnable from any directory; extra arguments go to the installing
+# About a minute: Maven 3.9 (the project's wrapper, ./mvnw) chains the scratch repository in
+# front of ~/.m2 (maven.repo.local.tail), which it only reads, for the third-party artifacts. Runnable from any directory; extra arguments go to the installing
 # Maven run. Exits non-zero on any failure.
 #
 #   RAFESTORE_M2_REPO   the local repository holding the third-party artifacts
@@ -36,8 +35,10 @@ cleanup() {
 trap cleanup EXIT
 REPO="$SCRATCH/repo"
 LOG="$SCRATCH/build.log"
-# Every Maven run: offline, the scratch repository first, ~/.m2 behind it, read only.
-MVN=("$MAVEN" -B -ntp -o -Dstyle.color=never -Dmaven.repo.local="$REPO"
+# Every Maven run: the scratch repository first, ~/.m2 behind it, read only. What ~/.m2 holds is
+# used from there; anything it lacks (say, a plugin only `install` uses) is fetched into the
+# scratch repository and thrown away with it.
+MVN=("$MAVEN" -B -ntp -Dstyle.color=never -Dmaven.repo.local="$REPO"
   -Dmaven.repo.local.tail="$M2_REPO")
 
 # --- 1. Install into the scratch repository -------------------------------------------------
