@@ -52,7 +52,9 @@ WORK="$ROOT/target/bench-$( ((QUICK)) && echo quick || echo full)"
 mkdir -p "$OUT/img" "$WORK"
 OUT="$(cd "$OUT" && pwd)"
 
-command -v mvn >/dev/null 2>&1 || die "Maven (mvn) 3.8+ is required."
+# Maven: the mvn on PATH, else the project's wrapper (fetches Maven 3.9 once).
+MAVEN=mvn
+command -v mvn >/dev/null 2>&1 || MAVEN="$ROOT/mvnw"
 command -v java >/dev/null 2>&1 || die "Java 17+ is required."
 
 START=$SECONDS
@@ -61,7 +63,7 @@ DATE_START="$(date -u '+%Y-%m-%d %H:%M UTC')"
 
 # --- Build ---------------------------------------------------------------------------------
 say "building rafestore-bench (mvn -pl rafestore-bench -am package -Dquick -DskipTests)"
-mvn -B -q -ntp -Dstyle.color=never -pl rafestore-bench -am package -Dquick -DskipTests \
+"$MAVEN" -B -q -ntp -Dstyle.color=never -pl rafestore-bench -am package -Dquick -DskipTests \
   </dev/null >"$WORK/build.log" 2>&1 || { cat "$WORK/build.log" >&2; die "build failed"; }
 JAR="$ROOT/rafestore-bench/target/benchmarks.jar"
 [[ -f "$JAR" ]] || die "no $JAR after the build"

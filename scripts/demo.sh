@@ -24,14 +24,17 @@ if [[ "${1:-}" == "--console" ]]; then
 fi
 MODULE_DIR="$ROOT/$MODULE"
 
-command -v mvn >/dev/null 2>&1 || { echo "demo.sh: Maven (mvn) 3.8+ is required; install it (e.g. apt-get install maven) and retry." >&2; exit 1; }
 command -v java >/dev/null 2>&1 || { echo "demo.sh: Java 17+ is required; install a JDK 17 (e.g. apt-get install openjdk-17-jdk-headless) and retry." >&2; exit 1; }
+# Maven: the mvn on PATH, else the wrapper (mvnw fetches Maven 3.9 from Maven Central once, into
+# ~/.m2/wrapper), so a JDK is all this needs.
+MAVEN=mvn
+command -v mvn >/dev/null 2>&1 || MAVEN="$ROOT/mvnw"
 
 # Build only the example and what it depends on, in one reactor run: packaging writes the
 # example's runtime classpath to target/classpath.txt (examples/pom.xml), pointing at the
 # reactor's own jars, so nothing is installed into ~/.m2. -Dquick skips the formatter,
 # SpotBugs and enforcer gates (CI runs them), -DskipTests skips tests.
-MVN=(mvn -B -q -ntp -Dstyle.color=never -Dquick -DskipTests)
+MVN=("$MAVEN" -B -q -ntp -Dstyle.color=never -Dquick -DskipTests)
 LOG="$(mktemp "${TMPDIR:-/tmp}/rafestore-demo-build.XXXXXX")"
 trap 'rm -f "$LOG"' EXIT
 echo "RafeStore $WHAT: building (the first run downloads dependencies)..." >&2

@@ -29,8 +29,13 @@ JAVA_MAJOR="${JAVA_MAJOR%%.*}"
 [[ "$JAVA_MAJOR" =~ ^[0-9]+$ ]] || die "could not read the Java version from '$JAVA_BIN'."
 (( JAVA_MAJOR >= 17 )) \
   || die "Java 17+ is required; '$JAVA_BIN' is Java $JAVA_SPEC. Install a JDK 17 or newer, or point JAVA_HOME at one."
-command -v mvn >/dev/null 2>&1 \
-  || die "Maven 3.8+ (mvn) is required but was not found. Install it (Debian/Ubuntu: apt-get install maven)."
+# Maven: the mvn on PATH, else the project's wrapper (mvnw fetches Maven 3.9 from Maven Central
+# once, into ~/.m2/wrapper). Same flags either way.
+MAVEN=mvn
+if ! command -v mvn >/dev/null 2>&1; then
+  MAVEN="$ROOT/mvnw"
+  say "no mvn on PATH: using the Maven wrapper (./mvnw)"
+fi
 
 START_SECONDS=$SECONDS
 
@@ -103,12 +108,32 @@ mkdir -p "$LOG_DIR"
 LOG="$LOG_DIR/mvn-verify.log"
 MARK="$LOG_DIR/.started"
 touch "$MARK"
-MVN_CMD=(mvn -B -ntp -Dstyle.color=never verify "$@")
+MVN_CMD=("$MAVEN" -B -ntp -Dstyle.color=never verify "$@")
 say "running: ${MVN_CMD[*]} (full log: ${LOG#"$ROOT"/})"
 set +e
 "${MVN_CMD[@]}" </dev/null 2>&1 | tee "$LOG"
 MVN_RC=${PIPESTATUS[0]}
 set -e
+
+# --- Consumer project ----------------------------------------------------------------------
+# RafeStore as a user gets it (scripts/consumer-test.sh): the BOM, core and drivers installed
+# into a scratch repository, and a project with README.md's dependencies built against them and
+# run on in-memory clouds. About 30 s, offline; RAFESTORE_SKIP_CONSUMER=1 skips it.
+CONSUMER_RC=0
+CONSUMER_STATUS="skipped (RAFESTORE_SKIP_CONSUMER=1)"
+if [[ "${RAFESTORE_SKIP_CONSUMER:-0}" != "1" ]]; then
+  CONSUMER_LOG="$LOG_DIR/consumer-test.log"
+  say "consumer project: scripts/consumer-test.sh (log: ${CONSUMER_LOG#"$ROOT"/})"
+  set +e
+  timeout 600 bash "$ROOT/scripts/consumer-test.sh" </dev/null >"$CONSUMER_LOG" 2>&1
+  CONSUMER_RC=$?
+  set -e
+  if (( CONSUMER_RC == 0 )); then
+    CONSUMER_STATUS="OK ($(tail -n 1 "$CONSUMER_LOG" | sed 's/^consumer-test.sh: //'))"
+  else
+    CONSUMER_STATUS="FAILED (exit $CONSUMER_RC); last lines of ${CONSUMER_LOG#"$ROOT"/}:"
+  fi
+fi
 
 # --- Benchmark smoke ---------------------------------------------------------------------
 # The quick benchmark run (PaperBench --quick, every JMH benchmark with 1 fork and 1 short
@@ -162,11 +187,18 @@ else
   echo "Full log: $LOG"
 fi
 echo "Tests: $passed passed, $failed failed, $skipped skipped"
+echo "Consumer project (scripts/consumer-test.sh): $CONSUMER_STATUS"
+if (( CONSUMER_RC != 0 )); then
+  tail -n 15 "$CONSUMER_LOG" | sed 's/^/  /'
+fi
 echo "Benchmark smoke (scripts/bench.sh --quick): $BENCH_STATUS"
 if (( BENCH_RC != 0 )); then
   tail -n 15 "$BENCH_LOG" | sed 's/^/  /'
 fi
 if (( MVN_RC != 0 )); then
   exit "$MVN_RC"
+fi
+if (( CONSUMER_RC != 0 )); then
+  exit "$CONSUMER_RC"
 fi
 exit "$BENCH_RC"

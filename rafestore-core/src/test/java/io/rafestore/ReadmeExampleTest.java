@@ -11,7 +11,11 @@ import java.security.KeyPair;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The README's example, compiled and run (with in-memory clouds standing in for S3 etc.). */
+/**
+ * The shape of the README's example on in-memory clouds, with a directory cloud; the README's own
+ * quick start (real S3, Azure, GCS and Redis drivers) is compiled from README.md and run against
+ * the emulators by rafestore-drivers-e2e's ReadmeQuickStartTest.
+ */
 class ReadmeExampleTest {
   @TempDir Path dir;
 
@@ -22,7 +26,7 @@ class ReadmeExampleTest {
     CloudDriver gcs = new MemoryCloud("gcs");
     Path root = dir.resolve("rafestore");
     String printed;
-    // --- README example, with /var/lib/rafestore replaced by a temporary directory ---
+    // --- the example, with a temporary directory as the local cloud ---
     KeyPair keys = SigningKeys.generate(); // keep the private key safe
     try (RafeStore store =
         RafeStore.builder()
