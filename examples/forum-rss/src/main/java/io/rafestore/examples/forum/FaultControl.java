@@ -18,8 +18,8 @@ import java.util.Optional;
 /**
  * The {@code /faults} page's switches: every cloud of the embedded store sits behind a {@link
  * FaultyCloud} (crash, slow down) and a {@link ByzantineCloud} (corrupt, stale answers), and this
- * turns them on and off. At most one cloud may be faulty at a time, since the store tolerates f = 1:
- * a second is refused, not applied. Also the store's {@link RafeStoreListener}, keeping the last
+ * turns them on and off. At most one cloud may be faulty at a time, since the store tolerates f =
+ * 1: a second is refused, not applied. Also the store's {@link RafeStoreListener}, keeping the last
  * {@value #EVENTS} {@link CloudFault}s it reported.
  *
  * <p>Thread-safe: switching is serialised; events may arrive on any thread.
@@ -102,13 +102,11 @@ final class FaultControl implements RafeStoreListener {
    * @throws BadRequest if the cloud is unknown
    * @throws Refused if another cloud is faulty already
    */
-  synchronized void apply(String cloud, Action action, Duration delay)
-      throws BadRequest, Refused {
+  synchronized void apply(String cloud, Action action, Duration delay) throws BadRequest, Refused {
     Objects.requireNonNull(action, "action");
     Switches s = clouds.get(cloud);
     if (s == null) {
-      throw new BadRequest(
-          "field 'cloud' must be one of " + String.join(", ", clouds.keySet()));
+      throw new BadRequest("field 'cloud' must be one of " + String.join(", ", clouds.keySet()));
     }
     Optional<String> faulty = faultyCloud();
     if (action != Action.HEAL && faulty.isPresent() && !faulty.get().equals(cloud)) {

@@ -54,6 +54,7 @@ final class Forum {
 
   /** Timelines of the most recent posts written here; older posts show none. */
   static final int TIMELINES = 200;
+
   private static final int SUFFIX_CHARS = 6;
   private static final String SUFFIX_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789";
 
@@ -64,6 +65,7 @@ final class Forum {
   private final Map<VersionKey, WriteReceipt> receipts = lru(CACHE_ENTRIES);
   private final Optional<RequestRecorder> recorder;
   private final Map<VersionKey, Timeline> timelines = lru(TIMELINES);
+
   /** Writes of one key are serialised, so a write's capture holds only its own puts. */
   private final Object[] writeLocks = new Object[64];
 
@@ -101,8 +103,8 @@ final class Forum {
   }
 
   /**
-   * @param recorder records the store's requests (the clouds must be wrapped by it); posts
-   *     written here then carry a {@link Timeline}
+   * @param recorder records the store's requests (the clouds must be wrapped by it); posts written
+   *     here then carry a {@link Timeline}
    */
   Forum(RafeStore store, Duration timeout, Optional<RequestRecorder> recorder) {
     this.store = Objects.requireNonNull(store, "store");
@@ -234,8 +236,8 @@ final class Forum {
   }
 
   /**
-   * Reads the newest post of a topic straight from the store (no cache), for the faults page:
-   * the bytes are verified against the signed SHA-256 by the store, and their hash is shown.
+   * Reads the newest post of a topic straight from the store (no cache), for the faults page: the
+   * bytes are verified against the signed SHA-256 by the store, and their hash is shown.
    *
    * @return empty if the topic is unknown or has no post
    */

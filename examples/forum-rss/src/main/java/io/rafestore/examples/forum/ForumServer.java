@@ -38,8 +38,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       reported (embedded store only; 404 otherwise);
  *   <li>{@code POST /faults}: switches a cloud (fields cloud, action, delay_ms for slow), then 303
  *       to {@code /faults}; a second faulty cloud is refused with 409;
- *   <li>{@code POST /faults/read}: reads the newest post of a topic (field topic) with no cache
- *       and shows its hash and the cloud that served it.
+ *   <li>{@code POST /faults/read}: reads the newest post of a topic (field topic) with no cache and
+ *       shows its hash and the cloud that served it.
  * </ul>
  *
  * Bad input is answered 400 with a message naming the field; an unknown path or topic 404; a wrong
@@ -339,7 +339,8 @@ final class ForumServer implements AutoCloseable {
   }
 
   private static String required(Form form, String field) throws BadRequest {
-    String v = form.get(field).orElseThrow(() -> new BadRequest("field '" + field + "' is missing"));
+    String v =
+        form.get(field).orElseThrow(() -> new BadRequest("field '" + field + "' is missing"));
     if (v.isBlank()) {
       throw new BadRequest("field '" + field + "' is empty");
     }

@@ -102,8 +102,8 @@ final class ForumStores {
    *
    * <p>For the demo each cloud is, from the store inwards: a {@link RequestRecorder} (timing
    * requests for the timeline), a {@link FaultyCloud} (crash, slow down), the WAN link, a {@link
-   * ByzantineCloud} (corrupt or stale answers about what is stored), the directory. All are
-   * correct until the {@code /faults} page switches one.
+   * ByzantineCloud} (corrupt or stale answers about what is stored), the directory. All are correct
+   * until the {@code /faults} page switches one.
    *
    * <p>The writer's Ed25519 key is generated on first use and kept in {@code dataDir/writer.key}
    * (owner-only permissions where the file system has them), so the forum reads its own posts after

@@ -255,7 +255,8 @@ final class Pages {
     sb.append("</table>\n");
 
     sb.append("<h2>Read back</h2>\n<form method=\"post\" action=\"/faults/read\" id=\"read-form\">")
-        .append("<label for=\"topic\">The newest post of</label><select id=\"topic\" name=\"topic\">");
+        .append(
+            "<label for=\"topic\">The newest post of</label><select id=\"topic\" name=\"topic\">");
     for (Forum.TopicSummary t : topics) {
       sb.append("<option value=\"")
           .append(escape(t.entry().id()))

@@ -28,8 +28,8 @@ import java.util.function.Supplier;
  * <p><b>Attribution.</b> The forum writes one key at a time per key ({@code Forum.post} serialises
  * writes per topic), so every put under the key's prefixes while its capture is open is that
  * write's. A metadata read of the same topic by a page view that runs during the write would be
- * attributed to it too; the forum does not read while posting, and a visitor's concurrent page
- * view is rare and shows as an extra readM bar.
+ * attributed to it too; the forum does not read while posting, and a visitor's concurrent page view
+ * is rare and shows as an extra readM bar.
  *
  * <p>Thread-safe.
  */
@@ -168,7 +168,9 @@ final class RequestRecorder {
       if (b < 0x80 && plain) {
         sb.append(c);
       } else {
-        sb.append('%').append("0123456789ABCDEF".charAt(b >>> 4)).append("0123456789ABCDEF".charAt(b & 0xF));
+        sb.append('%')
+            .append("0123456789ABCDEF".charAt(b >>> 4))
+            .append("0123456789ABCDEF".charAt(b & 0xF));
       }
     }
     return sb.length() <= 200 ? sb.toString() : sb.substring(0, 200);

@@ -211,7 +211,8 @@ final class Timeline {
     }
     int bottom = TOP + clouds.size() * ROW;
     if (crucialCheckNanos >= 0) {
-      marker(sb, "crucial-check", LABEL + ms(crucialCheckNanos) * scale, bottom, "#c0392b", "check");
+      marker(
+          sb, "crucial-check", LABEL + ms(crucialCheckNanos) * scale, bottom, "#c0392b", "check");
     }
     marker(sb, "completion", LABEL + ms(endNanos) * scale, bottom, "#000", "done");
     sb.append("<text x=\"")

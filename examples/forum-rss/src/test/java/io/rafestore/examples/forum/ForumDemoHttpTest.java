@@ -72,7 +72,9 @@ class ForumDemoHttpTest {
     assertThat(svg).contains("<line class=\"crucial-check\"", "<line class=\"completion\"");
     assertThat(article).contains("<div class=\"legend\">");
     // Bars carry their times as tooltips, in ms from the start.
-    assertThat(svg).containsPattern("<title>p0: writeDo put d/forum%2Ftopics%2Fwelcome/[^<]*, \\d+\\.\\d to \\d+\\.\\d ms, ok</title>");
+    assertThat(svg)
+        .containsPattern(
+            "<title>p0: writeDo put d/forum%2Ftopics%2Fwelcome/[^<]*, \\d+\\.\\d to \\d+\\.\\d ms, ok</title>");
   }
 
   @Test
@@ -163,7 +165,8 @@ class ForumDemoHttpTest {
 
   @Test
   void badFaultFormsAreRefusedWithClearErrors() throws Exception {
-    assertBad(switchCloud("p9", "crash", null), "field &#39;cloud&#39; must be one of p0, p1, p2, p3");
+    assertBad(
+        switchCloud("p9", "crash", null), "field &#39;cloud&#39; must be one of p0, p1, p2, p3");
     assertBad(switchCloud("p0", "explode", null), "field &#39;action&#39; must be one of crash");
     assertBad(switchCloud("p0", "slow", null), "field &#39;delay_ms&#39; is missing");
     assertBad(switchCloud("p0", "slow", "abc"), "field &#39;delay_ms&#39; must be a whole number");
@@ -225,7 +228,11 @@ class ForumDemoHttpTest {
   private static String state(String page, String cloud) {
     return group(
         page,
-        "<tr data-cloud=\"" + cloud + "\"><td>" + cloud + "</td><td class=\"state[^\"]*\">([^<]+)<");
+        "<tr data-cloud=\""
+            + cloud
+            + "\"><td>"
+            + cloud
+            + "</td><td class=\"state[^\"]*\">([^<]+)<");
   }
 
   private static String group(String text, String regex) {
