@@ -51,6 +51,10 @@ final class Forum {
   private static final int HISTORY_PAGE = 10_000;
 
   private static final int CACHE_ENTRIES = 20_000;
+
+  /** Timelines of the most recent posts written here; older posts show none. */
+  static final int TIMELINES = 200;
+
   private static final int SUFFIX_CHARS = 6;
   private static final String SUFFIX_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789";
 
@@ -59,6 +63,11 @@ final class Forum {
   private final SecureRandom random = new SecureRandom();
   private final Map<VersionKey, Object> values = lru(CACHE_ENTRIES);
   private final Map<VersionKey, WriteReceipt> receipts = lru(CACHE_ENTRIES);
+  private final Optional<RequestRecorder> recorder;
+  private final Map<VersionKey, Timeline> timelines = lru(TIMELINES);
+
+  /** Writes of one key are serialised, so a write's capture holds only its own puts. */
+  private final Object[] writeLocks = new Object[64];
 
   /** A topic in the list. */
   record TopicSummary(TopicEntry entry, int posts, Optional<Instant> lastPost) {}
@@ -71,13 +80,18 @@ final class Forum {
    * @param post the decoded post, or empty if the value could not be read or is not a post
    * @param problem why {@code post} is empty
    * @param receipt the write's receipt if this process wrote it
+   * @param timeline the write's requests per cloud if this process wrote it recently
    */
   record PostView(
       int number,
       VersionInfo info,
       Optional<Post> post,
       String problem,
-      Optional<WriteReceipt> receipt) {}
+      Optional<WriteReceipt> receipt,
+      Optional<Timeline> timeline) {}
+
+  /** The newest post of a topic read back with no cache: its bytes, where they came from. */
+  record ReadBack(StoredValue value, String sha256Hex, Optional<Post> post, String problem) {}
 
   /** A topic page: posts oldest first; {@code total} counts posts not shown too. */
   record TopicView(TopicEntry entry, List<PostView> posts, int total) {}
@@ -85,8 +99,20 @@ final class Forum {
   private record VersionKey(String key, Version version) {}
 
   Forum(RafeStore store, Duration timeout) {
+    this(store, timeout, Optional.empty());
+  }
+
+  /**
+   * @param recorder records the store's requests (the clouds must be wrapped by it); posts written
+   *     here then carry a {@link Timeline}
+   */
+  Forum(RafeStore store, Duration timeout, Optional<RequestRecorder> recorder) {
     this.store = Objects.requireNonNull(store, "store");
     this.timeout = Objects.requireNonNull(timeout, "timeout");
+    this.recorder = Objects.requireNonNull(recorder, "recorder");
+    for (int i = 0; i < writeLocks.length; i++) {
+      writeLocks[i] = new Object();
+    }
   }
 
   /** Ids of the clouds the store uses; every one holds metadata (the signed logs). */
@@ -150,10 +176,14 @@ final class Forum {
       int number = total - shown.size() + i + 1;
       Object value = awaitValue(reads.get(i));
       Optional<WriteReceipt> receipt = receipt(key, info.version());
+      Optional<Timeline> timeline;
+      synchronized (timelines) {
+        timeline = Optional.ofNullable(timelines.get(new VersionKey(key, info.version())));
+      }
       if (value instanceof Post p) {
-        posts.add(new PostView(number, info, Optional.of(p), "", receipt));
+        posts.add(new PostView(number, info, Optional.of(p), "", receipt, timeline));
       } else {
-        posts.add(new PostView(number, info, Optional.empty(), (String) value, receipt));
+        posts.add(new PostView(number, info, Optional.empty(), (String) value, receipt, timeline));
       }
     }
     return Optional.of(new TopicView(entry.get(), posts, total));
@@ -182,12 +212,58 @@ final class Forum {
   /** Adds {@code post} to the topic as a new version (a blind write). */
   WriteReceipt post(TopicEntry topic, Post post) throws RafeStoreException, InterruptedIOException {
     String key = topicKey(topic.id());
-    WriteReceipt r = store.blocking().write(key, post.encode());
+    WriteReceipt r;
+    synchronized (writeLocks[Math.floorMod(key.hashCode(), writeLocks.length)]) {
+      Optional<RequestRecorder.Capture> capture = recorder.map(rec -> rec.capture(key));
+      try {
+        r = store.blocking().write(key, post.encode());
+      } finally {
+        capture.ifPresent(RequestRecorder.Capture::close);
+      }
+      if (capture.isPresent()) {
+        Timeline t =
+            new Timeline(clouds(), capture.get(), clouds().size() - store.faultsTolerated());
+        synchronized (timelines) {
+          timelines.put(new VersionKey(key, r.version()), t);
+        }
+      }
+    }
     remember(key, r.version(), post);
     synchronized (receipts) {
       receipts.put(new VersionKey(key, r.version()), r);
     }
     return r;
+  }
+
+  /**
+   * Reads the newest post of a topic straight from the store (no cache), for the faults page: the
+   * bytes are verified against the signed SHA-256 by the store, and their hash is shown.
+   *
+   * @return empty if the topic is unknown or has no post
+   */
+  Optional<ReadBack> readNewest(String id) throws RafeStoreException, InterruptedIOException {
+    if (topic(id).isEmpty()) {
+      return Optional.empty();
+    }
+    StoredValue v;
+    try {
+      v = await(store.read(topicKey(id)));
+    } catch (io.rafestore.KeyNotFoundException e) {
+      return Optional.empty();
+    }
+    String hex;
+    try {
+      hex =
+          java.util.HexFormat.of()
+              .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(v.value()));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java has SHA-256", e);
+    }
+    try {
+      return Optional.of(new ReadBack(v, hex, Optional.of(Post.decode(v.value())), ""));
+    } catch (IllegalArgumentException e) {
+      return Optional.of(new ReadBack(v, hex, Optional.empty(), "unreadable: " + e.getMessage()));
+    }
   }
 
   /** Whether the store answers (a metadata read of the index). */

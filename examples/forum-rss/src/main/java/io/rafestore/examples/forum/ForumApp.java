@@ -125,11 +125,20 @@ public final class ForumApp implements AutoCloseable {
           options.config().isPresent()
               ? ForumStores.fromConfig(options.config().get())
               : ForumStores.embedded(dir, timeScale);
-      Forum forum = new Forum(opened.store(), Duration.ofSeconds(90));
+      Forum forum =
+          new Forum(
+              opened.store(),
+              Duration.ofSeconds(90),
+              opened.demo().map(ForumStores.Demo::recorder));
       if (forum.topics().isEmpty()) {
         forum.createTopic(WELCOME_ID, WELCOME_TITLE, new Post(WELCOME_AUTHOR, WELCOME_BODY));
       }
-      ForumServer server = ForumServer.start(forum, opened.description(), options.port());
+      ForumServer server =
+          ForumServer.start(
+              forum,
+              opened.description(),
+              options.port(),
+              opened.demo().map(ForumStores.Demo::faults));
       return new ForumApp(opened, server, temp);
     } catch (IOException | RuntimeException e) {
       if (opened != null) {

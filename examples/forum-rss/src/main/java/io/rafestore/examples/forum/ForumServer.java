@@ -13,6 +13,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -32,7 +33,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code GET /topics/{id}}: the posts, oldest first, each with its status panel;
  *   <li>{@code POST /topics/{id}/posts}: adds a post (fields author, body), then 303 to it;
  *   <li>{@code GET /topics/{id}/rss}: the topic's RSS 2.0 feed;
- *   <li>{@code GET /health}: 200 when the store answers a metadata read, else 503.
+ *   <li>{@code GET /health}: 200 when the store answers a metadata read, else 503;
+ *   <li>{@code GET /faults}: each cloud's state, switches to make one faulty, the faults the store
+ *       reported (embedded store only; 404 otherwise);
+ *   <li>{@code POST /faults}: switches a cloud (fields cloud, action, delay_ms for slow), then 303
+ *       to {@code /faults}; a second faulty cloud is refused with 409;
+ *   <li>{@code POST /faults/read}: reads the newest post of a topic (field topic) with no cache and
+ *       shows its hash and the cloud that served it.
  * </ul>
  *
  * Bad input is answered 400 with a message naming the field; an unknown path or topic 404; a wrong
@@ -50,15 +57,23 @@ final class ForumServer implements AutoCloseable {
   private static final int QUEUE = 64;
   private static final System.Logger LOG = System.getLogger(ForumServer.class.getName());
 
+  static final long MAX_DELAY_MS = 10_000;
+
   private final Forum forum;
+  private final Optional<FaultControl> faults;
   private final String storeDescription;
   private final HttpServer server;
   private final ThreadPoolExecutor executor;
   private final URI base;
 
   private ForumServer(
-      Forum forum, String storeDescription, HttpServer server, ThreadPoolExecutor e) {
+      Forum forum,
+      Optional<FaultControl> faults,
+      String storeDescription,
+      HttpServer server,
+      ThreadPoolExecutor e) {
     this.forum = forum;
+    this.faults = faults;
     this.storeDescription = storeDescription;
     this.server = server;
     this.executor = e;
@@ -71,7 +86,19 @@ final class ForumServer implements AutoCloseable {
    * @throws IOException if the port cannot be bound
    */
   static ForumServer start(Forum forum, String storeDescription, int port) throws IOException {
+    return start(forum, storeDescription, port, Optional.empty());
+  }
+
+  /**
+   * Starts serving {@code forum}, with the {@code /faults} page if {@code faults} is present.
+   *
+   * @throws IOException if the port cannot be bound
+   */
+  static ForumServer start(
+      Forum forum, String storeDescription, int port, Optional<FaultControl> faults)
+      throws IOException {
     Objects.requireNonNull(forum, "forum");
+    Objects.requireNonNull(faults, "faults");
     Objects.requireNonNull(storeDescription, "storeDescription");
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port must be 0 to 65535, was " + port);
@@ -93,7 +120,7 @@ final class ForumServer implements AutoCloseable {
             },
             new ThreadPoolExecutor.CallerRunsPolicy());
     executor.allowCoreThreadTimeOut(true);
-    ForumServer fs = new ForumServer(forum, storeDescription, server, executor);
+    ForumServer fs = new ForumServer(forum, faults, storeDescription, server, executor);
     server.createContext("/", fs::handle);
     server.setExecutor(executor);
     server.start();
@@ -212,6 +239,9 @@ final class ForumServer implements AutoCloseable {
       TopicEntry topic = forum.createTopic(title, first);
       return Response.seeOther("/topics/" + topic.id());
     }
+    if (path.equals("/faults") || path.equals("/faults/read")) {
+      return faultsRoute(exchange, method, path);
+    }
     if (!path.startsWith("/topics/")) {
       throw new HttpError(404, "no page at " + abbreviate(path));
     }
@@ -260,6 +290,86 @@ final class ForumServer implements AutoCloseable {
       }
       default -> throw new HttpError(404, "no page at " + abbreviate(path));
     }
+  }
+
+  private Response faultsRoute(HttpExchange exchange, String method, String path)
+      throws IOException, BadRequest, HttpError, RafeStoreException {
+    FaultControl control =
+        faults.orElseThrow(
+            () ->
+                new HttpError(
+                    404,
+                    "the faults page needs the embedded store (scripts/demo.sh without --config)"));
+    if (path.equals("/faults")) {
+      if (method.equals("POST")) {
+        Form form = readForm(exchange);
+        try {
+          String cloud = required(form, "cloud");
+          FaultControl.Action action = action(required(form, "action"));
+          Duration delay = Duration.ZERO;
+          if (action == FaultControl.Action.SLOW) {
+            delay = Duration.ofMillis(delayMs(required(form, "delay_ms")));
+          }
+          control.apply(cloud, action, delay);
+        } catch (BadRequest e) {
+          return Response.html(400, Pages.faults(control, forum.topics(), e.getMessage(), null));
+        } catch (FaultControl.Refused e) {
+          return Response.html(409, Pages.faults(control, forum.topics(), e.getMessage(), null));
+        }
+        return Response.seeOther("/faults");
+      }
+      requireMethod(method, "GET");
+      return Response.html(200, Pages.faults(control, forum.topics(), "", null));
+    }
+    requireMethod(method, "POST");
+    Form form = readForm(exchange);
+    String id;
+    try {
+      id = Fields.topicId(required(form, "topic"));
+    } catch (BadRequest e) {
+      return Response.html(400, Pages.faults(control, forum.topics(), e.getMessage(), null));
+    }
+    Optional<Forum.ReadBack> read = forum.readNewest(id);
+    if (read.isEmpty()) {
+      return Response.html(
+          404,
+          Pages.faults(control, forum.topics(), "no topic '" + id + "' with a post to read", null));
+    }
+    return Response.html(200, Pages.faults(control, forum.topics(), "", read.get()));
+  }
+
+  private static String required(Form form, String field) throws BadRequest {
+    String v =
+        form.get(field).orElseThrow(() -> new BadRequest("field '" + field + "' is missing"));
+    if (v.isBlank()) {
+      throw new BadRequest("field '" + field + "' is empty");
+    }
+    return v.strip();
+  }
+
+  private static FaultControl.Action action(String value) throws BadRequest {
+    for (FaultControl.Action a : FaultControl.Action.values()) {
+      if (a.field().equals(value)) {
+        return a;
+      }
+    }
+    throw new BadRequest(
+        "field 'action' must be one of crash, slow, corrupt, stale, heal; was '"
+            + abbreviate(value)
+            + "'");
+  }
+
+  private static long delayMs(String value) throws BadRequest {
+    long ms;
+    try {
+      ms = Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      throw new BadRequest("field 'delay_ms' must be a whole number of milliseconds");
+    }
+    if (ms < 1 || ms > MAX_DELAY_MS) {
+      throw new BadRequest("field 'delay_ms' must be 1 to " + MAX_DELAY_MS + ", was " + ms);
+    }
+    return ms;
   }
 
   private Forum.TopicView topicView(String id)
@@ -331,6 +441,7 @@ final class ForumServer implements AutoCloseable {
       case 400 -> "Bad Request";
       case 404 -> "Not Found";
       case 405 -> "Method Not Allowed";
+      case 409 -> "Conflict";
       case 413 -> "Payload Too Large";
       case 415 -> "Unsupported Media Type";
       case 503 -> "Service Unavailable";

@@ -5,7 +5,9 @@ import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
 import io.rafestore.Scheduler;
 import io.rafestore.SigningKeys;
+import io.rafestore.clouds.ByzantineCloud;
 import io.rafestore.clouds.DirectoryCloud;
+import io.rafestore.clouds.FaultyCloud;
 import io.rafestore.clouds.WanEmulator;
 import io.rafestore.config.CloudConfig;
 import io.rafestore.config.StoreConfig;
@@ -23,8 +25,11 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.KeyPair;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Where the forum's {@link RafeStore} comes from. Every way of building the store is here and
@@ -55,11 +60,17 @@ final class ForumStores {
    * A store and a line describing it for the status panel; closing it closes the store and releases
    * the data directory.
    */
-  record Opened(RafeStore store, String description, Closeable release) implements AutoCloseable {
+  record Opened(RafeStore store, String description, Closeable release, Optional<Demo> demo)
+      implements AutoCloseable {
     Opened {
       Objects.requireNonNull(store, "store");
       Objects.requireNonNull(description, "description");
       Objects.requireNonNull(release, "release");
+      Objects.requireNonNull(demo, "demo");
+    }
+
+    Opened(RafeStore store, String description, Closeable release) {
+      this(store, description, release, Optional.empty());
     }
 
     @Override
@@ -73,10 +84,26 @@ final class ForumStores {
   }
 
   /**
+   * What the embedded store adds for the demo: the recorder of every cloud's requests (the status
+   * panel's timeline) and the fault switches of the {@code /faults} page.
+   */
+  record Demo(RequestRecorder recorder, FaultControl faults) {
+    Demo {
+      Objects.requireNonNull(recorder, "recorder");
+      Objects.requireNonNull(faults, "faults");
+    }
+  }
+
+  /**
    * The embedded default: four {@link DirectoryCloud}s {@code p0..p3} under {@code dataDir}, behind
    * a {@link WanEmulator} with the paper's Table 1 profile times {@code timeScale}, in the paper's
    * Configuration 1 (data on p0 and p1, p2 writeDf's extra, p3 metadata only), f = 1, {@link
    * ProtocolMode#PAPER}. No server, no account.
+   *
+   * <p>For the demo each cloud is, from the store inwards: a {@link RequestRecorder} (timing
+   * requests for the timeline), a {@link FaultyCloud} (crash, slow down), the WAN link, a {@link
+   * ByzantineCloud} (corrupt or stale answers about what is stored), the directory. All are correct
+   * until the {@code /faults} page switches one.
    *
    * <p>The writer's Ed25519 key is generated on first use and kept in {@code dataDir/writer.key}
    * (owner-only permissions where the file system has them), so the forum reads its own posts after
@@ -104,6 +131,8 @@ final class ForumStores {
     try {
       KeyPair keys = writerKey(dataDir.resolve("writer.key"));
       Scheduler scheduler = Scheduler.system();
+      RequestRecorder recorder = new RequestRecorder();
+      Map<String, FaultControl.Switches> switches = new LinkedHashMap<>();
       WanEmulator wan =
           WanEmulator.builder(scheduler)
               .uplinkBitsPerSecond(scaled(CLIENT_LINK_BPS, timeScale))
@@ -121,16 +150,24 @@ final class ForumStores {
         DirectoryCloud cloud = DirectoryCloud.open("p" + i, dataDir.resolve("p" + i));
         opened.add(cloud);
         Duration rtt = Duration.ofNanos(Math.round(TABLE1_RTT_MS[i] * timeScale * 1_000_000));
+        ByzantineCloud byzantine = new ByzantineCloud(cloud, 1000L + i);
+        FaultyCloud faulty =
+            new FaultyCloud(
+                wan.wrap(
+                    byzantine,
+                    WanEmulator.Link.rtt(rtt)
+                        .jitter(0.05)
+                        .bandwidthBitsPerSecond(scaled(TABLE1_BPS[i], timeScale))),
+                scheduler,
+                2000L + i);
+        switches.put(cloud.id(), new FaultControl.Switches(faulty, byzantine));
         builder.cloud(
-            wan.wrap(
-                cloud,
-                WanEmulator.Link.rtt(rtt)
-                    .jitter(0.05)
-                    .bandwidthBitsPerSecond(scaled(TABLE1_BPS[i], timeScale))),
+            recorder.wrap(faulty),
             i == 3 ? CloudRole.METADATA_ONLY : CloudRole.DATA_AND_METADATA,
             rtt);
       }
-      RafeStore store = builder.build();
+      FaultControl faults = new FaultControl(switches, 1);
+      RafeStore store = builder.listener(faults).build();
       String description =
           String.format(
               "4 directory clouds under %s behind an emulated WAN (paper Table 1 x %s:"
@@ -151,7 +188,8 @@ final class ForumStores {
             } finally {
               lockChannel.close();
             }
-          });
+          },
+          Optional.of(new Demo(recorder, faults)));
     } catch (IOException | RuntimeException e) {
       for (DirectoryCloud c : opened) {
         c.close();

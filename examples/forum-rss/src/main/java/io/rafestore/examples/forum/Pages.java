@@ -30,7 +30,11 @@ final class Pages {
           + "font-size:.8rem;padding:.4rem;border-radius:3px}.status dt{font-weight:bold;"
           + "float:left;clear:left;width:9rem}.status dd{margin-left:9.5rem}"
           + "label{display:block;margin-top:.5rem}input[type=text],textarea{width:100%}"
-          + "footer{margin-top:2rem;color:#666;font-size:.8rem}.error{color:#a00}";
+          + "footer{margin-top:2rem;color:#666;font-size:.8rem}.error{color:#a00}"
+          + ".timeline{max-width:100%;height:auto;background:#fff;margin-top:.3rem}"
+          + ".legend{font-size:.75rem}.legend i{display:inline-block;width:.8rem;height:.8rem;"
+          + "margin-right:.2rem;vertical-align:middle}.faulty{color:#a00;font-weight:bold}"
+          + "form.inline{display:inline}code{word-break:break-all}";
 
   private Pages() {}
 
@@ -91,6 +95,9 @@ final class Pages {
       }
       sb.append("</table>\n");
     }
+    sb.append(
+        "<p><a href=\"/faults\" id=\"faults-link\">Faults</a>: crash, slow down or corrupt"
+            + " one cloud and watch reads stay exact.</p>\n");
     sb.append("<h2>New topic</h2>\n");
     draftError(sb, draft);
     sb.append("<form method=\"post\" action=\"/topics\" id=\"new-topic\">\n");
@@ -168,6 +175,12 @@ final class Pages {
             .append(escape(allClouds))
             .append(" (acknowledgements not measured here)");
       }
+      sb.append("</dd>\n<dt>timeline</dt><dd class=\"timeline-cell\">");
+      if (p.timeline().isPresent()) {
+        sb.append(p.timeline().get().svg());
+      } else {
+        sb.append("timeline not measured here");
+      }
       sb.append("</dd>\n</dl>\n</article>\n");
     }
     sb.append("<h2>Post a reply</h2>\n");
@@ -179,6 +192,135 @@ final class Pages {
     area(sb, "Post", draft);
     sb.append("<button type=\"submit\" id=\"submit\">Post</button>\n</form>\n");
     return page(view.entry().title() + " - RafeStore forum", sb.toString(), storeDescription);
+  }
+
+  /**
+   * The faults page: each cloud's state with its switches, a read-back check, and the faults the
+   * store reported.
+   *
+   * @param message an error to show, or empty
+   * @param read the result of a read-back, or null
+   */
+  static String faults(
+      FaultControl control, List<Forum.TopicSummary> topics, String message, Forum.ReadBack read) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("<p><a href=\"/\">All topics</a></p>\n<h1>Faults</h1>\n");
+    sb.append("<p>The store tolerates f = ")
+        .append(control.faultsTolerated())
+        .append(" faulty cloud out of ")
+        .append(control.clouds().size())
+        .append(
+            ", so one cloud at a time may be made faulty here: crashed, slowed down, or lying"
+                + " (corrupt or stale answers). Heal it before choosing another. Posting and"
+                + " reading keep working, and every value read is still the exact bytes whose"
+                + " SHA-256 the writer signed.</p>\n");
+    if (!message.isEmpty()) {
+      sb.append("<p class=\"error\" id=\"message\">").append(escape(message)).append("</p>\n");
+    }
+    sb.append("<table id=\"clouds\"><tr><th>Cloud</th><th>State</th><th>Switch</th></tr>\n");
+    for (String c : control.clouds()) {
+      String state = control.state(c);
+      sb.append("<tr data-cloud=\"")
+          .append(escape(c))
+          .append("\"><td>")
+          .append(escape(c))
+          .append("</td><td class=\"state")
+          .append(state.equals("correct") ? "" : " faulty")
+          .append("\">")
+          .append(escape(state))
+          .append("</td><td>");
+      for (FaultControl.Action a : FaultControl.Action.values()) {
+        sb.append("<form class=\"inline\" method=\"post\" action=\"/faults\">")
+            .append("<input type=\"hidden\" name=\"cloud\" value=\"")
+            .append(escape(c))
+            .append("\"><input type=\"hidden\" name=\"action\" value=\"")
+            .append(a.field())
+            .append('"');
+        sb.append(">");
+        if (a == FaultControl.Action.SLOW) {
+          sb.append("<input type=\"hidden\" name=\"delay_ms\" value=\"500\">");
+        }
+        sb.append("<button type=\"submit\" id=\"")
+            .append(a.field())
+            .append('-')
+            .append(escape(c))
+            .append("\" title=\"")
+            .append(escape(a.description))
+            .append("\">")
+            .append(a == FaultControl.Action.SLOW ? "slow +500 ms" : a.field())
+            .append("</button></form> ");
+      }
+      sb.append("</td></tr>\n");
+    }
+    sb.append("</table>\n");
+
+    sb.append("<h2>Read back</h2>\n<form method=\"post\" action=\"/faults/read\" id=\"read-form\">")
+        .append(
+            "<label for=\"topic\">The newest post of</label><select id=\"topic\" name=\"topic\">");
+    for (Forum.TopicSummary t : topics) {
+      sb.append("<option value=\"")
+          .append(escape(t.entry().id()))
+          .append("\">")
+          .append(escape(t.entry().title()))
+          .append("</option>");
+    }
+    sb.append("</select> <button type=\"submit\" id=\"read\">Read</button></form>\n");
+    if (read != null) {
+      sb.append("<dl class=\"status\" id=\"read-result\">\n<dt>version</dt><dd>")
+          .append(escape(read.value().version().toString()))
+          .append("</dd>\n<dt>served by</dt><dd class=\"served-by\">")
+          .append(escape(read.value().servedBy()))
+          .append("</dd>\n<dt>SHA-256 of bytes</dt><dd><code class=\"sha256\">")
+          .append(read.sha256Hex())
+          .append("</code></dd>\n<dt>signed SHA-256</dt><dd><code class=\"signed-sha256\">")
+          .append(read.value().info().sha256Hex())
+          .append("</code> ")
+          .append(
+              read.sha256Hex().equals(read.value().info().sha256Hex())
+                  ? "<span class=\"verified\">(equal: the exact bytes written)</span>"
+                  : "<span class=\"error\">(different!)</span>")
+          .append("</dd>\n<dt>post</dt><dd class=\"read-post\">");
+      if (read.post().isPresent()) {
+        sb.append("<b>")
+            .append(escape(read.post().get().author()))
+            .append("</b>: ")
+            .append(escape(read.post().get().body()));
+      } else {
+        sb.append(escape(read.problem()));
+      }
+      sb.append("</dd>\n</dl>\n");
+    }
+
+    sb.append("<h2>Faults the store reported</h2>\n");
+    List<FaultControl.Event> events = control.events();
+    if (events.isEmpty()) {
+      sb.append("<p id=\"no-events\">None yet.</p>\n");
+    } else {
+      sb.append(
+          "<table id=\"events\"><tr><th>Time</th><th>Cloud</th><th>Kind</th><th>Key</th>"
+              + "<th>Detail</th></tr>\n");
+      for (FaultControl.Event e : events) {
+        sb.append("<tr class=\"event\" data-cloud=\"")
+            .append(escape(e.fault().cloudId()))
+            .append("\"><td>")
+            .append(time(e.at()))
+            .append("</td><td class=\"cloud\">")
+            .append(escape(e.fault().cloudId()))
+            .append("</td><td class=\"kind\">")
+            .append(escape(e.fault().kind().name()))
+            .append("</td><td>")
+            .append(escape(e.key()))
+            .append("</td><td>")
+            .append(escape(abbreviate(e.fault().detail(), 160)))
+            .append("</td></tr>\n");
+      }
+      sb.append("</table>\n");
+    }
+    return page("Faults - RafeStore forum", sb.toString(), "");
+  }
+
+  private static String abbreviate(String s, int max) {
+    return s.length() <= max ? s : s.substring(0, max) + "...";
   }
 
   static String error(int status, String reason, String message) {

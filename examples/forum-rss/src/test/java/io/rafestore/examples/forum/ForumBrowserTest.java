@@ -25,7 +25,10 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * End to end in a real browser: headless Chromium, driven by Selenium through chromedriver, opens a
- * topic, fills the form, submits, and sees the post on the page it is redirected to.
+ * topic, fills the form, submits, and sees the post on the page it is redirected to; then draws a
+ * post's timeline (with one cloud slowed, so all four phases appear) and uses the faults page, and
+ * saves screenshots of both to {@code target/forum-timeline.png} and {@code
+ * target/forum-faults.png}.
  *
  * <p>Needs Debian's {@code chromium} and {@code chromium-driver} ({@code scripts/test.sh} installs
  * them; the paths can be overridden with {@code CHROMIUM_BIN} and {@code CHROMEDRIVER_BIN}). Where
@@ -123,6 +126,77 @@ class ForumBrowserTest {
     wait.until(ExpectedConditions.urlContains("/topics/welcome/rss"));
     String feed = browser.getPageSource();
     assertThat(feed).contains("#2 by Selenium").contains("Posted from headless Chromium");
+  }
+
+  @Test
+  void theTimelineAndTheFaultsPageRenderAndAreScreenshot() throws Exception {
+    WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(30));
+    browser.manage().window().setSize(new org.openqa.selenium.Dimension(1000, 1400));
+
+    // Slow p1 down, so the write needs writeDf and the timeline shows all four phases.
+    browser.get(app.uri().resolve("/faults").toString());
+    browser.findElement(By.id("slow-p1")).click();
+    wait.until(
+        ExpectedConditions.textToBePresentInElementLocated(
+            By.cssSelector("tr[data-cloud='p1'] .state"), "slowed down"));
+
+    // A topic of its own, so the other test's post numbers do not depend on the order.
+    browser.get(app.uri().toString());
+    browser.findElement(By.id("title")).sendKeys("Timeline demo");
+    browser.findElement(By.id("author")).sendKeys("Timeline");
+    browser.findElement(By.id("body")).sendKeys("opening post");
+    browser.findElement(By.cssSelector("#new-topic button")).click();
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("post-form")));
+    String topic = browser.getCurrentUrl();
+    browser.findElement(By.id("author")).sendKeys("Timeline");
+    browser.findElement(By.id("body")).sendKeys("a write while p1 is slow");
+    browser.findElement(By.id("submit")).click();
+    wait.until(ExpectedConditions.urlContains("#v-"));
+    String anchor = browser.getCurrentUrl().substring(browser.getCurrentUrl().indexOf('#') + 1);
+    WebElement post = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id(anchor)));
+    WebElement svg = post.findElement(By.cssSelector("svg.timeline"));
+    assertThat(svg.findElements(By.cssSelector("g.row"))).hasSize(4);
+    for (String phase : new String[] {"writeDo", "readM", "writeDf", "writeM"}) {
+      assertThat(svg.findElements(By.cssSelector("rect.bar." + phase))).as(phase).isNotEmpty();
+    }
+    assertThat(svg.findElements(By.cssSelector("line.crucial-check"))).hasSize(1);
+    assertThat(svg.findElements(By.cssSelector("line.completion"))).hasSize(1);
+    screenshot(post, "forum-timeline.png");
+
+    // Heal p1, make p0 lie, read the newest post back: exact bytes, from p1, fault reported.
+    browser.get(app.uri().resolve("/faults").toString());
+    browser.findElement(By.id("heal-p1")).click();
+    wait.until(ExpectedConditions.elementToBeClickable(By.id("corrupt-p0"))).click();
+    wait.until(
+        ExpectedConditions.textToBePresentInElementLocated(
+            By.cssSelector("tr[data-cloud='p0'] .state"), "corrupt"));
+    String topicId = topic.substring(topic.lastIndexOf('/') + 1);
+    new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("topic")))
+        .selectByValue(topicId);
+    browser.findElement(By.id("read")).click();
+    WebElement result =
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("read-result")));
+    assertThat(result.findElement(By.className("served-by")).getText()).isEqualTo("p1");
+    assertThat(result.findElement(By.className("sha256")).getText())
+        .isEqualTo(result.findElement(By.className("signed-sha256")).getText());
+    assertThat(result.findElement(By.className("read-post")).getText())
+        .isEqualTo("Timeline: a write while p1 is slow");
+    assertThat(browser.findElements(By.cssSelector("tr.event[data-cloud='p0']"))).isNotEmpty();
+    screenshot(browser.findElement(By.tagName("body")), "forum-faults.png");
+
+    browser.findElement(By.id("heal-p0")).click();
+    wait.until(
+        ExpectedConditions.textToBePresentInElementLocated(
+            By.cssSelector("tr[data-cloud='p0'] .state"), "correct"));
+  }
+
+  /** Saves a screenshot of {@code element} to {@code target/<name>}, for people to look at. */
+  private static void screenshot(WebElement element, String name) throws Exception {
+    byte[] png = element.getScreenshotAs(org.openqa.selenium.OutputType.BYTES);
+    Path out = Path.of("target", name);
+    Files.createDirectories(out.getParent());
+    Files.write(out, png);
+    assertThat(png.length).as("screenshot %s", name).isGreaterThan(1000);
   }
 
   private static Optional<Path> binary(String env, String... defaults) {

@@ -189,7 +189,9 @@ class ForumHttpTest {
       // The anchor names the version: timestamp, writer id and the writer's incarnation.
       String link = item.getLink();
       assertThat(link)
-          .matches(java.util.regex.Pattern.quote(topicUrl + "#v-" + (3 - i) + "-forum-") + "[0-9a-f]{16}");
+          .matches(
+              java.util.regex.Pattern.quote(topicUrl + "#v-" + (3 - i) + "-forum-")
+                  + "[0-9a-f]{16}");
       assertThat(item.getGuid().getValue()).isEqualTo(link);
       assertThat(item.getGuid().isPermaLink()).isTrue();
       assertThat(item.getPubDate().toInstant())
