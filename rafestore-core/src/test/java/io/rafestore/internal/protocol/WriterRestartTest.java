@@ -295,18 +295,11 @@ class WriterRestartTest {
     assertThat(repaired.before().findings())
         .as("only data findings before repair")
         .allSatisfy(
-            finding ->
-                assertThat(finding.problem().name())
-                    .isIn("DATA_MISSING", "DATA_CORRUPT"));
+            finding -> assertThat(finding.problem().name()).isIn("DATA_MISSING", "DATA_CORRUPT"));
     assertThat(h.run(checker.verify("k")).isClean())
         .as(
             "f=%d %s %s %s victim p%d: verify after Z reached every cloud: %s",
-            f,
-            mode,
-            crash,
-            behaviour,
-            victim,
-            h.run(checker.verify("k")))
+            f, mode, crash, behaviour, victim, h.run(checker.verify("k")))
         .isTrue();
   }
 

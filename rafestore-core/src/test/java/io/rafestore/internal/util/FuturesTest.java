@@ -1,6 +1,7 @@
 package io.rafestore.internal.util;
 
 import static org.assertj.core.api.Assertions.assertThat;
+
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 

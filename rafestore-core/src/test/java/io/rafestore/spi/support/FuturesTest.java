@@ -56,5 +56,4 @@ class FuturesTest {
     Futures.relayTranslating(pending, e -> e).cancel(true);
     org.assertj.core.api.Assertions.assertThat(pending).isCancelled();
   }
-
 }
