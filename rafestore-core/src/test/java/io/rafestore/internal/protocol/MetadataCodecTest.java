@@ -444,7 +444,7 @@ class MetadataCodecTest {
   void hugeClaimedCountsAndOversizedObjectsAreRefusedWithoutAllocating() {
     // A header that claims 2^32-1 entries in a few bytes.
     ByteBuffer b = ByteBuffer.allocate(64);
-    b.put(MetadataCodec.MAGIC)
+    b.put(MetadataCodec.magic())
         .put((byte) 1)
         .putShort((short) 1)
         .put((byte) 'k')
@@ -471,7 +471,7 @@ class MetadataCodecTest {
         input = new byte[r.nextInt(400)];
         r.nextBytes(input);
         if (input.length > 5 && r.nextBoolean()) {
-          System.arraycopy(MetadataCodec.MAGIC, 0, input, 0, 4);
+          System.arraycopy(MetadataCodec.magic(), 0, input, 0, 4);
           input[4] = 1;
         }
       } else {

@@ -519,7 +519,7 @@ class ParserFuzzTest {
 
   @Property(seed = SEED)
   void arbitraryBytesAreNotAnEnvelope(@ForAll @Size(max = 2048) byte[] in) {
-    byte[] withMagic = Arrays.copyOf(MetadataCodec.ENVELOPE_MAGIC, 4 + in.length);
+    byte[] withMagic = Arrays.copyOf(MetadataCodec.envelopeMagic(), 4 + in.length);
     System.arraycopy(in, 0, withMagic, 4, in.length);
     assertThat(
             check(

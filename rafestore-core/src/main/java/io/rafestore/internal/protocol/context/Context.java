@@ -37,11 +37,12 @@ public final class Context {
    */
   public final long incarnation = newIncarnation();
 
+  private static final java.security.SecureRandom INCARNATIONS = new java.security.SecureRandom();
+
   private static long newIncarnation() {
-    java.security.SecureRandom random = new java.security.SecureRandom();
     long v;
     do {
-      v = random.nextLong();
+      v = INCARNATIONS.nextLong();
     } while (v == 0);
     return v;
   }

@@ -259,7 +259,8 @@ public final class Listings {
       }
       List<Integer> progress = new ArrayList<>();
       for (Map.Entry<String, Integer> e : pages.entrySet()) {
-        progress.add(finished.containsKey(e.getKey()) ? Integer.MAX_VALUE : e.getValue());
+        progress.add(
+            finished.containsKey(e.getKey()) ? Integer.valueOf(Integer.MAX_VALUE) : e.getValue());
       }
       progress.sort(java.util.Comparator.reverseOrder());
       int reference = progress.get(Math.min(quorum, progress.size()) - 1);

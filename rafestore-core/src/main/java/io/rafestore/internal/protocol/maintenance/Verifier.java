@@ -175,7 +175,7 @@ public final class Verifier {
         MetadataLog log = env.log();
         decoded.put(a, log);
         byWriter.computeIfAbsent(a.writer, w -> new ArrayList<>()).add(log);
-        bytesOf.putIfAbsent(log, signedLogOf(a.bytes));
+        bytesOf.putIfAbsent(log, MetadataCodec.signedLogOf(a.bytes));
         if (!env.shares().isEmpty()) {
           shares.computeIfAbsent(a.cloud, c -> new HashMap<>()).put(a.writer, env.shares());
         }
@@ -262,18 +262,6 @@ public final class Verifier {
         return;
       }
     }
-  }
-
-  /** The signed log inside a stored metadata object (an envelope under confidentiality). */
-  private static byte[] signedLogOf(byte[] stored) {
-    if (stored.length >= 9
-        && java.util.Arrays.equals(
-            java.util.Arrays.copyOf(stored, 4), MetadataCodec.ENVELOPE_MAGIC)) {
-      // Already parsed by decodeEnvelope: magic, format, u32 length, then the signed log.
-      int length = java.nio.ByteBuffer.wrap(stored, 5, 4).getInt();
-      return java.util.Arrays.copyOfRange(stored, 9, 9 + length);
-    }
-    return stored;
   }
 
   /** One data check: one object (the value, or one part of it) on a holder of a version. */

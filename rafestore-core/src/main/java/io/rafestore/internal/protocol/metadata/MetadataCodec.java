@@ -67,7 +67,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * unchanged keys cheap.)
  */
 public final class MetadataCodec {
-  public static final byte[] MAGIC = {'R', 'F', 'S', 'M'};
+  private static final byte[] MAGIC = {'R', 'F', 'S', 'M'};
   public static final int FORMAT = 1;
   public static final int FORMAT_SEALED = 2;
 
@@ -79,7 +79,32 @@ public final class MetadataCodec {
   public static final int FORMAT_INCARNATIONS = 3;
 
   public static final int FORMAT_SEALED_INCARNATIONS = 4;
-  public static final byte[] ENVELOPE_MAGIC = {'R', 'F', 'S', 'E'};
+  private static final byte[] ENVELOPE_MAGIC = {'R', 'F', 'S', 'E'};
+
+  /** The magic bytes that open a signed log (a copy). */
+  public static byte[] magic() {
+    return MAGIC.clone();
+  }
+
+  /** The magic bytes that open an envelope (a copy). */
+  public static byte[] envelopeMagic() {
+    return ENVELOPE_MAGIC.clone();
+  }
+
+  /**
+   * The signed log inside a stored metadata object: the object itself, or the log an envelope
+   * carries. For bytes {@link #decodeEnvelope} already accepted (it checked every length).
+   */
+  public static byte[] signedLogOf(byte[] stored) {
+    if (stored.length >= 9
+        && Arrays.equals(Arrays.copyOf(stored, ENVELOPE_MAGIC.length), ENVELOPE_MAGIC)) {
+      // Magic, format, u32 length, then the signed log.
+      int length = ByteBuffer.wrap(stored, 5, 4).getInt();
+      return Arrays.copyOfRange(stored, 9, 9 + length);
+    }
+    return stored;
+  }
+
   static final int ENVELOPE_FORMAT = 1;
 
   /** Envelope format 2: each share is named by its entry's timestamp and incarnation. */
