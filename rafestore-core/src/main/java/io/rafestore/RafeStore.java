@@ -7,8 +7,6 @@ import java.security.KeyPair;
 import java.security.PublicKey;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -206,32 +204,15 @@ public interface RafeStore extends AutoCloseable {
    * with a message naming the setting and the accepted range.
    */
   final class Builder {
-    private final List<Settings.CloudSetting> clouds = new ArrayList<>();
-    private int f = 1;
-    private String writerId;
-    private KeyPair writerKeys;
-    private final Map<String, PublicKey> trusted = new LinkedHashMap<>();
-    private ProtocolMode mode = ProtocolMode.PAPER;
-    private Executor executor;
-    private Scheduler scheduler = Scheduler.system();
-    private Clock clock = Clock.systemUTC();
-    private RafeStoreListener listener = RafeStoreListener.NONE;
-    private long maxValueBytes = 64L * 1024 * 1024;
-    private int maxMetadataBytes = 8 * 1024 * 1024;
-    private Duration operationTimeout = Duration.ofMinutes(5);
-    private boolean closeDrivers = true;
-    private boolean dataOrderAsAdded;
-    private boolean encryptValues;
-    private java.security.Provider signatureProvider;
-    private int erasureK;
-    private long partSize = 8L * 1024 * 1024;
-    private int partsInFlight = 4;
+    // Every setting goes straight into the draft by name; its initial values are the defaults
+    // documented on each method. build() hands it to Settings, which validates it in one place.
+    private final Settings.Draft draft = new Settings.Draft();
 
     Builder() {}
 
     /** f, the number of Byzantine clouds to tolerate (default 1). */
     public Builder faultsTolerated(int f) {
-      this.f = f;
+      draft.f = f;
       return this;
     }
 
@@ -251,14 +232,14 @@ public interface RafeStore extends AutoCloseable {
      * after hinted ones).
      */
     public Builder cloud(CloudDriver driver, CloudRole role, Duration expectedRtt) {
-      clouds.add(new Settings.CloudSetting(driver, role, expectedRtt));
+      draft.clouds.add(new Settings.CloudSetting(driver, role, expectedRtt));
       return this;
     }
 
     /** This client's writer identity: its id and Ed25519 key pair. Omit for a read-only client. */
     public Builder writer(String id, KeyPair ed25519KeyPair) {
-      this.writerId = id;
-      this.writerKeys = ed25519KeyPair;
+      draft.writerId = id;
+      draft.writerKeys = ed25519KeyPair;
       return this;
     }
 
@@ -267,7 +248,7 @@ public interface RafeStore extends AutoCloseable {
      * writer is trusted implicitly.
      */
     public Builder trustWriter(String id, PublicKey ed25519PublicKey) {
-      trusted.put(Objects.requireNonNull(id, "trusted writer id"), ed25519PublicKey);
+      draft.trusted.put(Objects.requireNonNull(id, "trusted writer id"), ed25519PublicKey);
       return this;
     }
 
@@ -281,7 +262,7 @@ public interface RafeStore extends AutoCloseable {
      * ProtocolMode#DEPSKY_CA} always encrypts; {@link ProtocolMode#DEPSKY_A} refuses this option.
      */
     public Builder encryptValues(boolean encrypt) {
-      this.encryptValues = encrypt;
+      draft.encryptValues = encrypt;
       return this;
     }
 
@@ -294,13 +275,13 @@ public interface RafeStore extends AutoCloseable {
      * #encryptValues} (the sealed value is coded).
      */
     public Builder erasureCoding(int k) {
-      this.erasureK = k;
+      draft.erasureK = k;
       return this;
     }
 
     /** The protocol mode (default {@link ProtocolMode#PAPER}). */
     public Builder mode(ProtocolMode mode) {
-      this.mode = mode;
+      draft.mode = mode;
       return this;
     }
 
@@ -311,31 +292,31 @@ public interface RafeStore extends AutoCloseable {
      * Tests on virtual time pass {@code Runnable::run}.
      */
     public Builder executor(Executor executor) {
-      this.executor = executor;
+      draft.executor = executor;
       return this;
     }
 
     /** Time and timers (default {@link Scheduler#system()}). */
     public Builder scheduler(Scheduler scheduler) {
-      this.scheduler = scheduler;
+      draft.scheduler = scheduler;
       return this;
     }
 
     /** Wall clock, only for the informational creation time of versions (default UTC). */
     public Builder clock(Clock clock) {
-      this.clock = clock;
+      draft.clock = clock;
       return this;
     }
 
     /** Receives fault and write events (default none). */
     public Builder listener(RafeStoreListener listener) {
-      this.listener = listener;
+      draft.listener = listener;
       return this;
     }
 
     /** Largest value accepted by {@link #write} (default 64 MiB, at most 2 GiB - 1). */
     public Builder maxValueBytes(long max) {
-      this.maxValueBytes = max;
+      draft.maxValueBytes = max;
       return this;
     }
 
@@ -344,7 +325,7 @@ public interface RafeStore extends AutoCloseable {
      * unread as malformed.
      */
     public Builder maxMetadataBytes(int max) {
-      this.maxMetadataBytes = max;
+      draft.maxMetadataBytes = max;
       return this;
     }
 
@@ -353,7 +334,7 @@ public interface RafeStore extends AutoCloseable {
      * minutes). It never decides correctness: an operation that times out reports failure.
      */
     public Builder operationTimeout(Duration timeout) {
-      this.operationTimeout = timeout;
+      draft.operationTimeout = timeout;
       return this;
     }
 
@@ -363,7 +344,7 @@ public interface RafeStore extends AutoCloseable {
      * fastest predicted completion first for each value's size.
      */
     public Builder dataCloudsInOrderAdded(boolean asAdded) {
-      this.dataOrderAsAdded = asAdded;
+      draft.dataOrderAsAdded = asAdded;
       return this;
     }
 
@@ -375,7 +356,7 @@ public interface RafeStore extends AutoCloseable {
      * ProtocolMode#FAST}; the DepSky baselines store values whole.
      */
     public Builder partSize(long bytes) {
-      this.partSize = bytes;
+      draft.partSize = bytes;
       return this;
     }
 
@@ -385,7 +366,7 @@ public interface RafeStore extends AutoCloseable {
      * bounded by about {@code partsInFlight x partSize}.
      */
     public Builder partsInFlight(int parts) {
-      this.partsInFlight = parts;
+      draft.partsInFlight = parts;
       return this;
     }
 
@@ -400,13 +381,13 @@ public interface RafeStore extends AutoCloseable {
      * provider (they are translated once, at build).
      */
     public Builder signatureProvider(java.security.Provider provider) {
-      this.signatureProvider = provider;
+      draft.signatureProvider = provider;
       return this;
     }
 
     /** Whether {@link RafeStore#close()} closes the drivers (default true). */
     public Builder closeDrivers(boolean close) {
-      this.closeDrivers = close;
+      draft.closeDrivers = close;
       return this;
     }
 
@@ -416,28 +397,7 @@ public interface RafeStore extends AutoCloseable {
      * @throws IllegalArgumentException naming the first invalid setting and what is accepted
      */
     public RafeStore build() {
-      Settings settings =
-          Settings.validate(
-              clouds,
-              f,
-              writerId,
-              writerKeys,
-              trusted,
-              mode,
-              executor,
-              scheduler,
-              clock,
-              listener,
-              maxValueBytes,
-              maxMetadataBytes,
-              operationTimeout,
-              closeDrivers,
-              dataOrderAsAdded,
-              encryptValues,
-              erasureK,
-              partSize,
-              partsInFlight,
-              signatureProvider);
+      Settings settings = Settings.validate(draft);
       return new Client(settings);
     }
   }

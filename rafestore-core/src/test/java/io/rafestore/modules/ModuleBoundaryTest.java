@@ -90,7 +90,7 @@ class ModuleBoundaryTest {
         List.of(
             "io.rafestore.internal.cloud.AccountingCloud",
             "io.rafestore.internal.codec.Sha256",
-            "io.rafestore.internal.util.Futures")) {
+            "io.rafestore.internal.protocol.context.Combine")) {
       Result r =
           compile(
               "Bad",

@@ -27,6 +27,7 @@ import io.rafestore.internal.codec.Aead;
 import io.rafestore.internal.codec.MalformedInputException;
 import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.context.Cloud;
+import io.rafestore.internal.protocol.context.Combine;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.context.Loop;
 import io.rafestore.internal.protocol.layout.DataFetch;
@@ -44,8 +45,8 @@ import io.rafestore.internal.protocol.read.CodedFetch;
 import io.rafestore.internal.protocol.write.DeleteOp;
 import io.rafestore.internal.protocol.write.DepSkyWriteOp;
 import io.rafestore.internal.protocol.write.WriteOp;
-import io.rafestore.internal.util.Futures;
 import io.rafestore.internal.util.Names;
+import io.rafestore.spi.support.Futures;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -214,7 +215,7 @@ public final class Client implements RafeStore {
             : DataFetch.run(ctx, key, stored, entry.dataObject());
     // A failed key recovery cancels the data fetch; the caller must see the recovery's failure
     // (an IntegrityException), not the cancellation it caused.
-    return Futures.both(
+    return Combine.both(
         data,
         aesKey,
         (sv, k) -> {
@@ -643,7 +644,7 @@ public final class Client implements RafeStore {
    * {@link RafeStoreException} ({@link #callersError}); cancelling it cancels the operation.
    */
   private static <T> CompletableFuture<T> guarded(String what, CompletableFuture<T> op) {
-    return io.rafestore.spi.support.Futures.relayTranslating(op, e -> callersError(what, e));
+    return Futures.relayTranslating(op, e -> callersError(what, e));
   }
 
   /**

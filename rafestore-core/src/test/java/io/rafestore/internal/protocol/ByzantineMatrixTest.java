@@ -143,7 +143,7 @@ class ByzantineMatrixTest {
   static byte[] forged(MetadataCodec codec) {
     LogEntry bogus = LogEntry.replica(999, 0, "d/forged", 5, new byte[32], List.of("p0", "p1"));
     return codec.encode(
-        new MetadataLog(KEY, "alice", 1_000_000, List.of(bogus)), Harness.MALLORY.getPrivate());
+        new MetadataLog(KEY, "alice", 1_000_000, 0, List.of(bogus)), Harness.MALLORY.getPrivate());
   }
 
   @ParameterizedTest(name = "f={0} faulty={1} {2} {3} {4}")

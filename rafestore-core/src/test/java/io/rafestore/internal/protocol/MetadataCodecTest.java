@@ -31,8 +31,7 @@ class MetadataCodecTest {
     }
     List<byte[]> pieces = List.of(new byte[32], new byte[32], new byte[32]);
     list.add(
-        new LogEntry(
-            LogEntry.Kind.VALUE,
+        LogEntry.coded(
             entries + 1,
             5,
             "d/k/alice-ca",
@@ -41,9 +40,7 @@ class MetadataCodecTest {
             List.of("p0", "p1", "p2"),
             LogEntry.Coding.DEPSKY_CA,
             2,
-            pieces,
-            List.of(),
-            List.of()));
+            pieces));
     byte[] p0 = new byte[32];
     byte[] p1 = new byte[32];
     byte[] p2 = new byte[32];
@@ -59,7 +56,7 @@ class MetadataCodecTest {
             List.of("p1", "p0"),
             List.of(p0, p1, p2)));
     list.add(LogEntry.tombstone(entries + 3, 42));
-    return new MetadataLog("k", "alice", 7, list);
+    return new MetadataLog("k", "alice", 7, 0, list);
   }
 
   /** The sample plus a sealed entry (confidentiality option), so format 2 is written. */
@@ -73,7 +70,7 @@ class MetadataCodecTest {
     list.add(
         LogEntry.replica(entries + 4, 77, "d/k/alice-sealed", 123, new byte[32], List.of("p1"))
             .sealed(List.of("p0", "p1"), List.of(h1, h2)));
-    return new MetadataLog("k", "alice", 8, list);
+    return new MetadataLog("k", "alice", 8, 0, list);
   }
 
   static final long INC_A = 0x1234_5678_9abc_def0L;
@@ -138,7 +135,8 @@ class MetadataCodecTest {
     MetadataCodec codec = new MetadataCodec();
     List<LogEntry> list = List.of(LogEntry.tombstone(1, 1).withIncarnation(INC_A));
     assertThatThrownBy(
-            () -> codec.encode(new MetadataLog("k", "alice", 1, list), Harness.ALICE.getPrivate()))
+            () ->
+                codec.encode(new MetadataLog("k", "alice", 1, 0, list), Harness.ALICE.getPrivate()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("incarnation 0");
   }
@@ -254,7 +252,7 @@ class MetadataCodecTest {
                 List.of("p2", "p0", "p1"),
                 List.of(h, h))
             .withJoined(List.of("p1", "p2")));
-    return new MetadataLog("k", "alice", 3, list);
+    return new MetadataLog("k", "alice", 3, 0, list);
   }
 
   /** Offset of the joined entry's layout bytes: just before the signature trailer. */
@@ -375,7 +373,8 @@ class MetadataCodecTest {
                 new byte[32],
                 List.of("p0"),
                 List.of(new byte[32], new byte[32])));
-    byte[] bytes = codec.encode(new MetadataLog("k", "alice", 1, one), Harness.ALICE.getPrivate());
+    byte[] bytes =
+        codec.encode(new MetadataLog("k", "alice", 1, 0, one), Harness.ALICE.getPrivate());
     // The part count sits right before the two hashes and the 66-byte signature trailer.
     int countAt = bytes.length - 66 - 64 - 4;
     assertThat(ByteBuffer.wrap(bytes, countAt, 4).getInt()).isEqualTo(2);

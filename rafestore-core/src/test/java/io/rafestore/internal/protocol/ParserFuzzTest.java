@@ -325,10 +325,12 @@ class ParserFuzzTest {
       long ts = entries.get(entries.size() - 1).timestamp();
       entries.add(LogEntry.collected(ts + 1, 9, new Version(Math.max(1, ts - 1), "bob")));
       LOGS.add(
-          CODEC.encode(new MetadataLog("k", "alice", 3 + n, entries), Harness.ALICE.getPrivate()));
+          CODEC.encode(
+              new MetadataLog("k", "alice", 3 + n, 0, entries), Harness.ALICE.getPrivate()));
     }
     LOGS.add(CODEC.encode(MetadataCodecTest.sealedSample(2), Harness.ALICE.getPrivate()));
-    LOGS.add(CODEC.encode(new MetadataLog("k", "alice", 1, List.of()), Harness.ALICE.getPrivate()));
+    LOGS.add(
+        CODEC.encode(new MetadataLog("k", "alice", 1, 0, List.of()), Harness.ALICE.getPrivate()));
     // Formats 3 and 4: logs of a writer incarnation, holding entries of two incarnations (a fork
     // merged by the later one) and a watermark through a version of a nonzero incarnation.
     LOGS.add(CODEC.encode(MetadataCodecTest.incarnationSample(false), Harness.ALICE.getPrivate()));
@@ -354,8 +356,7 @@ class ParserFuzzTest {
       pieceHashes.add(Sha256.hash(piece));
     }
     CA_ENTRY =
-        new LogEntry(
-            LogEntry.Kind.VALUE,
+        LogEntry.coded(
             1,
             1,
             "d/k/alice-ca",
@@ -364,9 +365,7 @@ class ParserFuzzTest {
             List.of("p0", "p1", "p2", "p3"),
             LogEntry.Coding.DEPSKY_CA,
             2,
-            pieceHashes,
-            List.of(),
-            List.of());
+            pieceHashes);
   }
 
   /** Re-signs a log body with alice's key, as a trusted writer would sign it. */

@@ -32,7 +32,7 @@ class SignatureProviderTest {
   void bothProvidersSignTheSameBytes() {
     KeyPair keys = SigningKeys.generate();
     LogEntry e = LogEntry.replica(1, 5, "d/x/alice/00", 3, new byte[32], List.of("p0", "p1"));
-    MetadataLog log = new MetadataLog("k", "alice", 1, List.of(e));
+    MetadataLog log = new MetadataLog("k", "alice", 1, 0, List.of(e));
     Settings jdk = settings(keys, null);
     Settings bc = settings(keys, BC);
     byte[] a = new MetadataCodec().encode(log, jdk.writerKeys().getPrivate());

@@ -125,7 +125,7 @@ class StressHistoryTest {
                   died.complete(null);
                 }
                 if (!dead()) {
-                  io.rafestore.internal.util.Futures.completer(out).accept(r, e);
+                  io.rafestore.spi.support.Futures.completer(out).accept(r, e);
                 }
               });
           return out;

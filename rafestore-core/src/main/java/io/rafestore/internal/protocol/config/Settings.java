@@ -78,29 +78,68 @@ public record Settings(
     return size > partSize() && erasureK() == 0;
   }
 
-  /** Validates the builder's raw settings. */
-  @SuppressWarnings("checkstyle:ParameterNumber")
-  public static Settings validate(
-      List<CloudSetting> clouds,
-      int f,
-      String writerId,
-      KeyPair writerKeys,
-      Map<String, PublicKey> trusted,
-      ProtocolMode mode,
-      Executor executor,
-      Scheduler scheduler,
-      Clock clock,
-      RafeStoreListener listener,
-      long maxValueBytes,
-      int maxMetadataBytes,
-      Duration operationTimeout,
-      boolean closeDrivers,
-      boolean dataOrderAsAdded,
-      boolean encryptValues,
-      int erasureK,
-      long partSize,
-      int partsInFlight,
-      java.security.Provider signatureProvider) {
+  /**
+   * The builder's raw, unvalidated settings, set one by one by name and handed whole to {@link
+   * #validate(Draft)}. Its initial values are the defaults {@code RafeStore.Builder} documents. A
+   * mutable holder owned by one builder: not thread-safe, and never kept by the client.
+   */
+  public static final class Draft {
+    /** The clouds in the order they were added. */
+    public final List<CloudSetting> clouds = new ArrayList<>();
+
+    /** Trusted writers' public keys by writer id, in the order they were trusted. */
+    public final Map<String, PublicKey> trusted = new LinkedHashMap<>();
+
+    public int f = 1;
+    public String writerId;
+    public KeyPair writerKeys;
+    public ProtocolMode mode = ProtocolMode.PAPER;
+
+    /** Null for the JVM-wide default pool. */
+    public Executor executor;
+
+    public Scheduler scheduler = Scheduler.system();
+    public Clock clock = Clock.systemUTC();
+    public RafeStoreListener listener = RafeStoreListener.NONE;
+    public long maxValueBytes = 64L * 1024 * 1024;
+    public int maxMetadataBytes = 8 * 1024 * 1024;
+    public Duration operationTimeout = Duration.ofMinutes(5);
+    public boolean closeDrivers = true;
+    public boolean dataOrderAsAdded;
+    public boolean encryptValues;
+    public int erasureK;
+    public long partSize = 8L * 1024 * 1024;
+    public int partsInFlight = 4;
+
+    /** Null for the JDK's Ed25519. */
+    public java.security.Provider signatureProvider;
+  }
+
+  /**
+   * Validates the builder's raw settings, in one place, and returns them immutable. The draft is
+   * only read.
+   *
+   * @throws IllegalArgumentException naming the first invalid setting and what is accepted
+   */
+  public static Settings validate(Draft draft) {
+    // Locals with the draft's values, so that each check below reads as the rule it states.
+    List<CloudSetting> clouds = draft.clouds;
+    int f = draft.f;
+    String writerId = draft.writerId;
+    KeyPair writerKeys = draft.writerKeys;
+    Map<String, PublicKey> trusted = draft.trusted;
+    ProtocolMode mode = draft.mode;
+    Scheduler scheduler = draft.scheduler;
+    Clock clock = draft.clock;
+    RafeStoreListener listener = draft.listener;
+    long maxValueBytes = draft.maxValueBytes;
+    int maxMetadataBytes = draft.maxMetadataBytes;
+    Duration operationTimeout = draft.operationTimeout;
+    boolean encryptValues = draft.encryptValues;
+    int erasureK = draft.erasureK;
+    long partSize = draft.partSize;
+    int partsInFlight = draft.partsInFlight;
+    java.security.Provider signatureProvider = draft.signatureProvider;
     if (partSize < MIN_PART_SIZE || partSize > MAX_PART_SIZE) {
       throw new IllegalArgumentException(
           "partSize must be " + MIN_PART_SIZE + " to " + MAX_PART_SIZE + " bytes, was " + partSize);
@@ -287,6 +326,7 @@ public record Settings(
                     "writer(" + writerId + ")"));
       }
     }
+    // The one construction of Settings: every component checked above.
     return new Settings(
         List.copyOf(new ArrayList<>(clouds)),
         f,
@@ -294,15 +334,15 @@ public record Settings(
         writerKeys,
         Map.copyOf(trustedCopy),
         mode,
-        executor == null ? io.rafestore.internal.util.DefaultExecutor.get() : executor,
+        draft.executor == null ? io.rafestore.internal.util.DefaultExecutor.get() : draft.executor,
         scheduler,
         clock,
         listener,
         maxValueBytes,
         maxMetadataBytes,
         operationTimeout,
-        closeDrivers,
-        dataOrderAsAdded,
+        draft.closeDrivers,
+        draft.dataOrderAsAdded,
         encryptValues && (mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST),
         erasureK,
         partSize,

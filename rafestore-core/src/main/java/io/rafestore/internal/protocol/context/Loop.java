@@ -1,6 +1,6 @@
 package io.rafestore.internal.protocol.context;
 
-import io.rafestore.internal.util.Futures;
+import io.rafestore.spi.support.Futures;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;

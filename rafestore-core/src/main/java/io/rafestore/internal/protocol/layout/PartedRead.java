@@ -7,9 +7,10 @@ import io.rafestore.StoredValue;
 import io.rafestore.VersionInfo;
 import io.rafestore.internal.codec.Aead;
 import io.rafestore.internal.codec.Sha256;
+import io.rafestore.internal.protocol.context.Combine;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
-import io.rafestore.internal.util.Futures;
+import io.rafestore.spi.support.Futures;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -175,7 +176,7 @@ public final class PartedRead {
       return part.thenApply(DataFetch.Fetched::bytes);
     }
     String writer = info.version().writer();
-    return Futures.both(
+    return Combine.both(
         part,
         aead,
         (p, a) -> {

@@ -37,6 +37,12 @@ import java.util.Objects;
  * @param incarnation the incarnation of the client that created the entry ({@link
  *     Version#incarnation()}; 0 in logs written before incarnations existed). An entry keeps it
  *     when a later incarnation of the same writer carries it over into its own log
+ *     <p>One way to construct: the canonical constructor, called by the named factories ({@link
+ *     #replica}, {@link #coded}, {@link #parts}, {@link #tombstone}, {@link #collected}), which
+ *     make an entry with no key shares, no joined holders and incarnation 0, and by the withers
+ *     ({@link #sealed}, {@link #withJoined}, {@link #withIncarnation}), which change one concern
+ *     each; the codec alone passes every component, as read from the wire. {@link Logs#append}
+ *     stamps the writer's incarnation on an entry it appends.
  */
 public record LogEntry(
     Kind kind,
@@ -53,40 +59,6 @@ public record LogEntry(
     List<byte[]> shareHashes,
     List<String> joinedHolders,
     long incarnation) {
-
-  /**
-   * An entry with no joined holder (every holder of a parted value stores part objects) and
-   * incarnation 0; {@link Logs#append} stamps the writer's incarnation on an entry it appends.
-   */
-  public LogEntry(
-      Kind kind,
-      long timestamp,
-      long createdAtMillis,
-      String dataObject,
-      long size,
-      byte[] sha256,
-      List<String> holders,
-      Coding coding,
-      int k,
-      List<byte[]> pieceHashes,
-      List<String> shareHolders,
-      List<byte[]> shareHashes) {
-    this(
-        kind,
-        timestamp,
-        createdAtMillis,
-        dataObject,
-        size,
-        sha256,
-        holders,
-        coding,
-        k,
-        pieceHashes,
-        shareHolders,
-        shareHashes,
-        List.of(),
-        0);
-  }
 
   /** How a value is laid out on its holders; the wire code is {@link #code}. */
   public enum Coding {
@@ -172,7 +144,9 @@ public record LogEntry(
         k,
         pieceHashes,
         List.of(),
-        List.of());
+        List.of(),
+        List.of(),
+        0);
   }
 
   /** The same entry as a value sealed by the client, its key shared among {@code holders}. */
@@ -372,7 +346,9 @@ public record LogEntry(
         0,
         List.of(),
         List.of(),
-        List.of());
+        List.of(),
+        List.of(),
+        0);
   }
 
   /** For a {@link Kind#COLLECTED} entry, the newest collected version; otherwise null. */
@@ -414,7 +390,9 @@ public record LogEntry(
         0,
         partHashes,
         List.of(),
-        List.of());
+        List.of(),
+        List.of(),
+        0);
   }
 
   /** Number of parts: 1 for an unsplit value. */
@@ -548,7 +526,9 @@ public record LogEntry(
         0,
         List.of(),
         List.of(),
-        List.of());
+        List.of(),
+        List.of(),
+        0);
   }
 
   @Override

@@ -54,11 +54,6 @@ public record MetadataLog(
     }
   }
 
-  /** A log of incarnation 0 (as written before incarnations existed). */
-  public MetadataLog(String key, String writer, long sequence, List<LogEntry> entries) {
-    this(key, writer, sequence, 0, entries);
-  }
-
   /** The empty log a writer starts from (sequence 0, never stored). */
   static MetadataLog empty(String key, String writer) {
     return new MetadataLog(key, writer, 0, 0, List.of());

@@ -9,7 +9,7 @@ import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.Logs;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
-import io.rafestore.internal.util.Futures;
+import io.rafestore.spi.support.Futures;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -135,7 +135,7 @@ public final class QuorumGather {
       synchronized (this) {
         // Any answer shows the cloud is not hung: it gets the full grace again next time (the
         // cancellation of a late request is not an answer).
-        if (error == null || !io.rafestore.internal.util.Futures.isCancellation(error)) {
+        if (error == null || !io.rafestore.spi.support.Futures.isCancellation(error)) {
           ctx.lateClouds.remove(c.id());
         }
         if (result.isDone() || pending.remove(c) == null) {
