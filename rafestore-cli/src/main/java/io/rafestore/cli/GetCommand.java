@@ -4,12 +4,8 @@ import io.rafestore.RafeStore;
 import io.rafestore.StoredValue;
 import io.rafestore.Version;
 import io.rafestore.config.StoreConfig;
-import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Base64;
 import java.util.Map;
 import picocli.CommandLine.Command;
@@ -62,7 +58,8 @@ final class GetCommand extends StoreCommand {
             ? store.blocking().read(key)
             : store.blocking().read(key, resolve(store, parsedVersion));
     if (output != null) {
-      writeFile(output, v.value());
+      byte[] bytes = v.value();
+      Transfers.replaceAtomically(output, out -> out.write(bytes));
     }
     if (json()) {
       Map<String, Object> o = describe(v.info());
@@ -124,27 +121,5 @@ final class GetCommand extends StoreCommand {
               + "; give one of them in full");
     }
     return matches.isEmpty() ? typed : matches.get(0);
-  }
-
-  /** Writes to a temporary file beside {@code target} and renames it, so no half file is left. */
-  private static void writeFile(Path target, byte[] bytes) throws IOException {
-    Path absolute = target.toAbsolutePath();
-    Path dir = absolute.getParent();
-    Path name = absolute.getFileName();
-    if (dir == null || name == null) {
-      throw new IOException("-o: " + target + " is not a file path");
-    }
-    Path tmp = Files.createTempFile(dir, "." + name, ".part");
-    try {
-      Files.write(tmp, bytes);
-      try {
-        Files.move(
-            tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
-      }
-    } finally {
-      Files.deleteIfExists(tmp);
-    }
   }
 }

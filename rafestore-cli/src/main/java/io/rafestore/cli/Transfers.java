@@ -56,6 +56,25 @@ final class Transfers {
    */
   static void download(RafeStore store, String key, Version version, Path target, Progress progress)
       throws IOException {
+    replaceAtomically(
+        target,
+        out -> {
+          try (InputStream in = progress.counting(open(store, key, version))) {
+            in.transferTo(out);
+          }
+        });
+  }
+
+  /** Writes the bytes of a file that {@link #replaceAtomically} puts in place. */
+  interface FileWriter {
+    void writeTo(OutputStream out) throws IOException;
+  }
+
+  /**
+   * Writes {@code target} through a temporary file beside it (its directories made first) that is
+   * renamed over it only once {@code writer} finished, so a failure leaves no partial file.
+   */
+  static void replaceAtomically(Path target, FileWriter writer) throws IOException {
     Path absolute = target.toAbsolutePath();
     Path dir = absolute.getParent();
     Path name = absolute.getFileName();
@@ -65,9 +84,8 @@ final class Transfers {
     Files.createDirectories(dir);
     Path tmp = Files.createTempFile(dir, "." + name, ".part");
     try {
-      try (InputStream in = progress.counting(open(store, key, version));
-          OutputStream out = Files.newOutputStream(tmp)) {
-        in.transferTo(out);
+      try (OutputStream out = Files.newOutputStream(tmp)) {
+        writer.writeTo(out);
       }
       try {
         Files.move(
