@@ -132,8 +132,37 @@ public record LogEntry(
       Coding coding,
       int k,
       List<byte[]> pieceHashes) {
-    return new LogEntry(
+    return plain(
         Kind.VALUE,
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        holders,
+        coding,
+        k,
+        pieceHashes);
+  }
+
+  /**
+   * An entry of {@code kind} that is not sealed, has no joined holder and is of incarnation 0 (the
+   * entry as a factory makes it; {@link #sealed}, {@link #withJoined} and {@link #withIncarnation}
+   * add the rest): the one place the factories call the canonical constructor.
+   */
+  private static LogEntry plain(
+      Kind kind,
+      long timestamp,
+      long createdAtMillis,
+      String dataObject,
+      long size,
+      byte[] sha256,
+      List<String> holders,
+      Coding coding,
+      int k,
+      List<byte[]> pieceHashes) {
+    return new LogEntry(
+        kind,
         timestamp,
         createdAtMillis,
         dataObject,
@@ -334,7 +363,7 @@ public record LogEntry(
    * so the wire format only gains an entry kind.
    */
   public static LogEntry collected(long timestamp, long createdAtMillis, Version through) {
-    return new LogEntry(
+    return plain(
         Kind.COLLECTED,
         timestamp,
         createdAtMillis,
@@ -344,11 +373,7 @@ public record LogEntry(
         List.of(),
         Coding.REPLICA,
         0,
-        List.of(),
-        List.of(),
-        List.of(),
-        List.of(),
-        0);
+        List.of());
   }
 
   /** For a {@link Kind#COLLECTED} entry, the newest collected version; otherwise null. */
@@ -378,21 +403,8 @@ public record LogEntry(
       byte[] sha256,
       List<String> holders,
       List<byte[]> partHashes) {
-    return new LogEntry(
-        Kind.VALUE,
-        timestamp,
-        createdAtMillis,
-        dataObject,
-        size,
-        sha256,
-        holders,
-        Coding.PARTS,
-        0,
-        partHashes,
-        List.of(),
-        List.of(),
-        List.of(),
-        0);
+    return coded(
+        timestamp, createdAtMillis, dataObject, size, sha256, holders, Coding.PARTS, 0, partHashes);
   }
 
   /** Number of parts: 1 for an unsplit value. */
@@ -514,7 +526,7 @@ public record LogEntry(
 
   /** A tombstone at {@code timestamp}. */
   public static LogEntry tombstone(long timestamp, long createdAtMillis) {
-    return new LogEntry(
+    return plain(
         Kind.TOMBSTONE,
         timestamp,
         createdAtMillis,
@@ -524,11 +536,7 @@ public record LogEntry(
         List.of(),
         Coding.REPLICA,
         0,
-        List.of(),
-        List.of(),
-        List.of(),
-        List.of(),
-        0);
+        List.of());
   }
 
   @Override
