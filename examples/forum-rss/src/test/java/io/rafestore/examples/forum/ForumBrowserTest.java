@@ -162,8 +162,13 @@ class ForumBrowserTest {
     assertThat(svg.findElements(By.cssSelector("line.crucial-check"))).hasSize(1);
     assertThat(svg.findElements(By.cssSelector("line.completion"))).hasSize(1);
     screenshot(post, "forum-timeline.png");
+    // The clouds the signed entry names as holding the value: p0 and the cloud writeDf used.
+    java.util.List<String> dataClouds =
+        java.util.List.of(post.findElement(By.className("data-clouds")).getText().split(", "));
+    assertThat(dataClouds).contains("p0").hasSizeGreaterThanOrEqualTo(2);
 
-    // Heal p1, make p0 lie, read the newest post back: exact bytes, from p1, fault reported.
+    // Heal p1, make p0 lie, read the newest post back: exact bytes, from another cloud the entry
+    // names (never p0), fault reported.
     browser.get(app.uri().resolve("/faults").toString());
     browser.findElement(By.id("heal-p1")).click();
     wait.until(ExpectedConditions.elementToBeClickable(By.id("corrupt-p0"))).click();
@@ -176,7 +181,9 @@ class ForumBrowserTest {
     browser.findElement(By.id("read")).click();
     WebElement result =
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("read-result")));
-    assertThat(result.findElement(By.className("served-by")).getText()).isEqualTo("p1");
+    assertThat(result.findElement(By.className("served-by")).getText())
+        .isNotEqualTo("p0")
+        .isIn(dataClouds);
     assertThat(result.findElement(By.className("sha256")).getText())
         .isEqualTo(result.findElement(By.className("signed-sha256")).getText());
     assertThat(result.findElement(By.className("read-post")).getText())
