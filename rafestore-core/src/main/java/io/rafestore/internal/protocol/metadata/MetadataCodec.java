@@ -579,6 +579,10 @@ public final class MetadataCodec {
                 joined,
                 entryIncarnation));
       }
+      if (sealedFormat && entries.stream().noneMatch(LogEntry::isSealed)) {
+        // Canonical: a log without a sealed entry is written in format 1 or 3.
+        throw malformed("format " + format + " without a sealed entry");
+      }
       int signedLength = in.position();
       need(in, 2);
       int algo = u8(in);
