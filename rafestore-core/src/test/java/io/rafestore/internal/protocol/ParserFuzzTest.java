@@ -3,6 +3,8 @@ package io.rafestore.internal.protocol;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import com.code_intelligence.jazzer.api.FuzzedDataProvider;
+import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.rafestore.Version;
 import io.rafestore.internal.codec.Aead;
 import io.rafestore.internal.codec.MalformedInputException;
@@ -27,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.SortedMap;
+import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -35,18 +38,14 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.Size;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Property-based fuzzing (jqwik) of every parser of bytes a cloud returns: metadata logs (values,
- * coded and parted entries, tombstones, watermarks, sealed entries), the confidentiality option's
+ * Property-based fuzzing of every parser of bytes a cloud returns: metadata logs (values, coded
+ * and parted entries, tombstones, watermarks, sealed entries), the confidentiality option's
  * envelopes ("RFSE"), Shamir key shares, DepSky-CA pieces (share then fragment), Reed-Solomon
  * fragments as reads decode them and as repair rebuilds a lost piece from them, AES-GCM sealed
  * values, and object names from listings decoded back to keys.
@@ -61,22 +60,27 @@ import net.jqwik.api.constraints.Size;
  * bytes per input byte plus 4 MiB (measured with {@code ThreadMXBean#getThreadAllocatedBytes} on
  * the worker thread), so a cloud claiming a 2 GB length is refused unread.
  *
- * <p>jqwik shrinks a failing case: mutations are lists of edits whose positions and values shrink
- * toward zero, so a failure reports a minimal input and the edits that made it.
- *
- * <p><b>Budget.</b> {@code -Drafestore.fuzz.tries} tries per property (default 2,000, set in
- * rafestore-core's pom, which hands it to jqwik as {@code jqwik.tries.default}) from the fixed
- * {@link #SEED}, so the normal build is reproducible; a longer run by hand passes for example
- * {@code -Drafestore.fuzz.tries=1000000} (see docs/design.md, section 12).
+ * <p><b>Where the inputs come from.</b> Each property is a generator of cases and a check of one
+ * case ({@link Prop}); generators draw every decision from a {@link Choices}. Two sources feed
+ * them: in the build, {@link #holds} runs each property on {@code -Drafestore.fuzz.tries} cases
+ * (default 2,000, set in rafestore-core's pom) drawn from a {@link SplittableRandom} seeded with
+ * {@link #SEED} and the property's name, so the build is reproducible and a longer run by hand
+ * (for example {@code -Drafestore.fuzz.tries=1000000}) explores further along the same sequence;
+ * by hand, {@link #anyProperty} hands Jazzer's coverage-guided input to the same generators
+ * (docs/design.md, section 12). A failing case is shrunk by dropping edits and bytes, and reported
+ * with its case seed, which {@code -Drafestore.fuzz.case} replays alone. (jqwik was used here
+ * before; its author asks that automated coding agents not use it.)
  */
 class ParserFuzzTest {
 
   /**
-   * The generation seed. jqwik takes a fixed seed only from the annotation (a lifecycle hook's
-   * {@code setSeed} and {@code setTries} are not honoured in 1.9), so it is a constant: the normal
-   * build is reproducible, and a longer run by hand explores further along the same sequence.
+   * The generation seed of the build's run; {@code -Drafestore.fuzz.seed=N} picks another
+   * sequence.
    */
-  static final String SEED = "20261121";
+  static final long SEED = Long.getLong("rafestore.fuzz.seed", 20261121L);
+
+  /** Cases per property in the build's run. */
+  static final int TRIES = Integer.getInteger("rafestore.fuzz.tries", 2000);
 
   static final int MAX = 1 << 20;
 
@@ -278,27 +282,213 @@ class ParserFuzzTest {
     }
   }
 
-  static Arbitrary<Edit> edits() {
-    Arbitrary<Integer> pos = Arbitraries.integers().between(0, 1 << 16);
-    Arbitrary<byte[]> some = Arbitraries.bytes().array(byte[].class).ofMinSize(1).ofMaxSize(64);
-    Arbitrary<Long> huge =
-        Arbitraries.of(
-            0x7FFFFFFFL, 0xFFFFFFFFL, 0x80000000L, 0xFFFFL, 2_000_000_000L, Long.MAX_VALUE, -1L);
-    return Arbitraries.oneOf(
-        Combinators.combine(pos, Arbitraries.integers().between(0, 7)).as(Flip::new),
-        pos.map(Truncate::new),
-        Combinators.combine(pos, some).as(Insert::new),
-        Combinators.combine(pos, Arbitraries.of(1, 2, 4, 8), huge).as(Huge::new),
-        Combinators.combine(pos, some).as(Splice::new),
-        Combinators.combine(pos, Arbitraries.integers().between(0, 16), pos).as(Graft::new));
+  // ---------------------------------------------------------------- generating cases
+
+  /**
+   * The decisions a generator makes, from a seeded random stream (the build) or from the fuzzer's
+   * input (Jazzer). Sizes lean small and positions lean toward the header, where the length and
+   * count fields are.
+   */
+  interface Choices {
+    /** An int in {@code [min, max]}. */
+    int between(int min, int max);
+
+    /** Up to {@code maxLength} bytes. */
+    byte[] bytes(int maxLength);
+
+    default <T> T oneOf(List<T> options) {
+      return options.get(between(0, options.size() - 1));
+    }
+
+    default int position() {
+      return between(0, 3) == 0 ? between(0, 1 << 16) : between(0, 64);
+    }
   }
 
-  static Arbitrary<Mutant> mutants(List<byte[]> seeds) {
-    return Combinators.combine(
-            Arbitraries.of(seeds),
-            edits().list().ofMinSize(1).ofMaxSize(4),
-            Arbitraries.just(seeds))
-        .as(Mutant::new);
+  /** Choices from a seeded {@link SplittableRandom}: the build's reproducible cases. */
+  record SeededChoices(SplittableRandom random) implements Choices {
+    @Override
+    public int between(int min, int max) {
+      return random.nextInt(min, max + 1);
+    }
+
+    @Override
+    public byte[] bytes(int maxLength) {
+      int n = random.nextInt(4) == 0 ? random.nextInt(Math.min(16, maxLength) + 1) : between(0, maxLength);
+      byte[] b = new byte[n];
+      random.nextBytes(b);
+      return b;
+    }
+  }
+
+  /** Choices from Jazzer's input: the fuzzer steers them toward new coverage. */
+  record FuzzerChoices(FuzzedDataProvider data) implements Choices {
+    @Override
+    public int between(int min, int max) {
+      return data.consumeInt(min, max);
+    }
+
+    @Override
+    public byte[] bytes(int maxLength) {
+      return data.consumeBytes(maxLength);
+    }
+  }
+
+  static final List<Long> HUGE =
+      List.of(0x7FFFFFFFL, 0xFFFFFFFFL, 0x80000000L, 0xFFFFL, 2_000_000_000L, Long.MAX_VALUE, -1L);
+
+  static Edit edit(Choices c) {
+    return switch (c.between(0, 5)) {
+      case 0 -> new Flip(c.position(), c.between(0, 7));
+      case 1 -> new Truncate(c.position());
+      case 2 -> new Insert(c.position(), someBytes(c));
+      case 3 -> new Huge(c.position(), c.oneOf(List.of(1, 2, 4, 8)), c.oneOf(HUGE));
+      case 4 -> new Splice(c.position(), someBytes(c));
+      default -> new Graft(c.position(), c.between(0, 16), c.position());
+    };
+  }
+
+  static byte[] someBytes(Choices c) {
+    byte[] b = c.bytes(64);
+    return b.length == 0 ? new byte[] {(byte) c.between(0, 255)} : b;
+  }
+
+  /** One of the valid encodings with one to four edits. */
+  static Mutant mutant(Choices c, List<byte[]> seeds) {
+    byte[] valid = c.oneOf(seeds);
+    int n = c.between(1, 4);
+    List<Edit> edits = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      edits.add(edit(c));
+    }
+    return new Mutant(valid, List.copyOf(edits), seeds);
+  }
+
+  /** Arbitrary bytes, shown in hex in a failure report. */
+  record Bytes(byte[] bytes) {
+    @Override
+    public String toString() {
+      return hex(bytes);
+    }
+  }
+
+  static Bytes arbitrary(Choices c, int maxLength) {
+    return new Bytes(c.bytes(maxLength));
+  }
+
+  /** A case that is a mutant or arbitrary bytes, and positions among the four clouds. */
+  record Hostile(Object input, int at, int target) {
+    byte[] bytes() {
+      return input instanceof Mutant m ? m.bytes() : ((Bytes) input).bytes();
+    }
+
+    /** Repair's target: any piece but the hostile one. */
+    int rebuilt() {
+      return at == target ? (target + 1) % 4 : target;
+    }
+  }
+
+  /** A listed name: the encoding of an arbitrary key, or a string of the name alphabet. */
+  static String listedName(Choices c) {
+    if (c.between(0, 1) == 0) {
+      StringBuilder key = new StringBuilder();
+      int n = c.between(1, 300);
+      for (int i = 0; i < n; i++) {
+        key.append(
+            (char)
+                switch (c.between(0, 3)) {
+                  case 0 -> c.between(0, 0xFFFF);
+                  case 1 -> c.between(0, 0x7F);
+                  default -> c.between(0x20, 0x7E);
+                });
+      }
+      return Names.encodeKey(key.toString());
+    }
+    String alphabet = "Aa09-_.~%/0123456789:;<=>?@ABCDEF";
+    StringBuilder name = new StringBuilder();
+    int n = c.between(0, 420);
+    for (int i = 0; i < n; i++) {
+      name.append(alphabet.charAt(c.between(0, alphabet.length() - 1)));
+    }
+    return name.toString();
+  }
+
+  /** Smaller cases that may still fail: fewer edits, fewer bytes. */
+  static List<Object> smaller(Object value) {
+    List<Object> out = new ArrayList<>();
+    if (value instanceof Mutant m) {
+      for (int i = 0; i < m.edits().size(); i++) {
+        List<Edit> fewer = new ArrayList<>(m.edits());
+        fewer.remove(i);
+        out.add(new Mutant(m.valid(), List.copyOf(fewer), m.seeds()));
+      }
+    } else if (value instanceof Bytes b && b.bytes().length > 0) {
+      byte[] in = b.bytes();
+      out.add(new Bytes(Arrays.copyOf(in, in.length / 2)));
+      out.add(new Bytes(Arrays.copyOfRange(in, in.length / 2, in.length)));
+      out.add(new Bytes(Arrays.copyOf(in, in.length - 1)));
+      out.add(new Bytes(Arrays.copyOfRange(in, 1, in.length)));
+    } else if (value instanceof Hostile h) {
+      for (Object s : smaller(h.input())) {
+        out.add(new Hostile(s, h.at(), h.target()));
+      }
+    } else if (value instanceof String s && !s.isEmpty()) {
+      out.add(s.substring(0, s.length() / 2));
+      out.add(s.substring(0, s.length() - 1));
+      out.add(s.substring(1));
+    }
+    return out;
+  }
+
+  /** The check of one case: throws on a violation. */
+  interface Check<T> {
+    void accept(T value) throws Exception;
+  }
+
+  /** A property: a generator of cases and the check each case must pass. */
+  record Prop<T>(String name, Function<Choices, T> generator, Check<T> check) {
+    @SuppressWarnings("unchecked")
+    void checkValue(Object value) throws Exception {
+      check.accept((T) value);
+    }
+
+    /** The failure of one case, or null if it passes. */
+    Throwable failureOn(Object value) {
+      try {
+        checkValue(value);
+        return null;
+      } catch (Throwable t) {
+        return t;
+      }
+    }
+
+    /** Greedily replaces a failing case by a smaller one that still fails. */
+    Object shrink(Object value) {
+      Object current = value;
+      for (int step = 0; step < 1000; step++) {
+        Object next = null;
+        for (Object s : smaller(current)) {
+          if (failureOn(s) != null) {
+            next = s;
+            break;
+          }
+        }
+        if (next == null) {
+          break;
+        }
+        current = next;
+      }
+      return current;
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static <T> Prop<T> prop(String name, Function<Choices, T> generator, Check<T> check) {
+    return new Prop<>(name, generator, check);
   }
 
   // ---------------------------------------------------------------- valid encodings
@@ -393,6 +583,9 @@ class ParserFuzzTest {
     return out;
   }
 
+  /** Log bodies without their signature, to be mutated and signed anew. */
+  static final List<byte[]> BODIES = bodies();
+
   static boolean isSeed(List<byte[]> seeds, byte[] input) {
     return seeds.stream().anyMatch(s -> Arrays.equals(s, input));
   }
@@ -429,56 +622,15 @@ class ParserFuzzTest {
 
   // ---------------------------------------------------------------- properties
 
-  @Provide
-  Arbitrary<Mutant> logs() {
-    return mutants(LOGS);
-  }
-
-  @Provide
-  Arbitrary<Mutant> logBodies() {
-    return mutants(bodies());
-  }
-
-  @Provide
-  Arbitrary<Mutant> envelopes() {
-    return mutants(ENVELOPES);
-  }
-
-  @Provide
-  Arbitrary<Mutant> shares() {
-    return mutants(SHARES);
-  }
-
-  @Provide
-  Arbitrary<Mutant> pieces() {
-    return mutants(PIECES);
-  }
-
-  @Provide
-  Arbitrary<Mutant> fragments() {
-    return mutants(FRAGMENTS);
-  }
-
-  @Provide
-  Arbitrary<Mutant> sealed() {
-    return mutants(List.of(SEALED));
-  }
-
-  @Provide
-  Arbitrary<Integer> positions() {
-    return Arbitraries.integers().between(0, 3);
-  }
-
-  @Property(seed = SEED)
-  void aMetadataLogIsRejectedUnlessUnchanged(@ForAll("logs") Mutant m) {
+  static void aMetadataLogIsRejectedUnlessUnchanged(Mutant m) {
     byte[] in = m.bytes();
     Object log = check("MetadataCodec.decode", LOG, in, MalformedMetadataException.class);
     assertThat(log == null || isSeed(LOGS, in)).as("accepted a modified signed log").isTrue();
   }
 
-  @Property(seed = SEED)
-  void arbitraryBytesAreNotAMetadataLog(@ForAll @Size(max = 2048) byte[] in) {
-    assertThat(check("MetadataCodec.decode", LOG, in, MalformedMetadataException.class)).isNull();
+  static void arbitraryBytesAreNotAMetadataLog(Bytes in) {
+    assertThat(check("MetadataCodec.decode", LOG, in.bytes(), MalformedMetadataException.class))
+        .isNull();
   }
 
   /**
@@ -486,8 +638,7 @@ class ParserFuzzTest {
    * parser accepts is exactly what the encoder writes (the format is canonical: correct clouds
    * return byte-identical logs, which the verified-log cache relies on).
    */
-  @Property(seed = SEED)
-  void aSignedLogDecodesOnlyIfItIsTheCanonicalEncoding(@ForAll("logBodies") Mutant m) {
+  static void aSignedLogDecodesOnlyIfItIsTheCanonicalEncoding(Mutant m) {
     byte[] in = signed(m.bytes());
     Object log = check("MetadataCodec.decode", LOG, in, MalformedMetadataException.class);
     if (log != null) {
@@ -501,8 +652,7 @@ class ParserFuzzTest {
    * An envelope's share section is not signed (each share is checked later against its signed
    * hash), so a changed envelope may be accepted, but never with a log other than the signed one.
    */
-  @Property(seed = SEED)
-  void anEnvelopeYieldsOnlyItsSignedLog(@ForAll("envelopes") Mutant m) throws Exception {
+  static void anEnvelopeYieldsOnlyItsSignedLog(Mutant m) throws Exception {
     byte[] in = m.bytes();
     Object env =
         check("MetadataCodec.decodeEnvelope", ENVELOPE, in, MalformedMetadataException.class);
@@ -516,10 +666,9 @@ class ParserFuzzTest {
     }
   }
 
-  @Property(seed = SEED)
-  void arbitraryBytesAreNotAnEnvelope(@ForAll @Size(max = 2048) byte[] in) {
-    byte[] withMagic = Arrays.copyOf(MetadataCodec.envelopeMagic(), 4 + in.length);
-    System.arraycopy(in, 0, withMagic, 4, in.length);
+  static void arbitraryBytesAreNotAnEnvelope(Bytes in) {
+    byte[] withMagic = Arrays.copyOf(MetadataCodec.envelopeMagic(), 4 + in.bytes().length);
+    System.arraycopy(in.bytes(), 0, withMagic, 4, in.bytes().length);
     assertThat(
             check(
                 "MetadataCodec.decodeEnvelope",
@@ -529,8 +678,7 @@ class ParserFuzzTest {
         .isNull();
   }
 
-  @Property(seed = SEED)
-  void aKeyShareParsesOrIsRejected(@ForAll("shares") Mutant m) {
+  static void aKeyShareParsesOrIsRejected(Mutant m) {
     Object share = check("Shamir.Share.parse", SHARE, m.bytes(), MalformedInputException.class);
     if (share != null) {
       Shamir.Share s = (Shamir.Share) share;
@@ -539,13 +687,11 @@ class ParserFuzzTest {
     }
   }
 
-  @Property(seed = SEED)
-  void arbitraryBytesAsAKeyShare(@ForAll @Size(max = 1024) byte[] in) {
-    check("Shamir.Share.parse", SHARE, in, MalformedInputException.class);
+  static void arbitraryBytesAsAKeyShare(Bytes in) {
+    check("Shamir.Share.parse", SHARE, in.bytes(), MalformedInputException.class);
   }
 
-  @Property(seed = SEED)
-  void aDepSkyPieceSplitsOrIsRejected(@ForAll("pieces") Mutant m) {
+  static void aDepSkyPieceSplitsOrIsRejected(Mutant m) {
     byte[] in = m.bytes();
     Object piece = check("CodedPieces.split", PIECE, in, MalformedInputException.class);
     if (piece != null) {
@@ -554,54 +700,36 @@ class ParserFuzzTest {
     }
   }
 
-  @Property(seed = SEED)
-  void arbitraryBytesAsADepSkyPiece(@ForAll @Size(max = 1024) byte[] in) {
-    check("CodedPieces.split", PIECE, in, MalformedInputException.class);
+  static void arbitraryBytesAsADepSkyPiece(Bytes in) {
+    check("CodedPieces.split", PIECE, in.bytes(), MalformedInputException.class);
   }
 
   /** A read decodes k fragments; a wrong-sized one is refused, any right-sized one decodes. */
-  @Property(seed = SEED)
-  void aHostileFragmentDecodesToTheSignedLengthOrIsRejected(
-      @ForAll("fragments") Mutant m, @ForAll("positions") int at) {
+  static void aHostileFragmentDecodesToTheSignedLengthOrIsRejected(Hostile h) {
     Object out =
-        check("ReedSolomon.decode", fragmentAt(at), m.bytes(), MalformedInputException.class);
+        check("ReedSolomon.decode", fragmentAt(h.at()), h.bytes(), MalformedInputException.class);
     if (out != null) {
       assertThat((byte[]) out).hasSize(CA_SEALED.length);
     }
   }
 
-  /** Repair rebuilds a piece only if it matches the signed piece hash. */
-  @Property(seed = SEED)
-  void repairRebuildsOnlyTheSignedPiece(
-      @ForAll("pieces") Mutant m, @ForAll("positions") int hostile, @ForAll("positions") int t) {
-    int target = hostile == t ? (t + 1) % 4 : t;
+  /**
+   * Repair rebuilds a piece only if it matches the signed piece hash (from a mutated piece or from
+   * arbitrary bytes).
+   */
+  static void repairRebuildsOnlyTheSignedPiece(Hostile h) {
     Object out =
         check(
             "CodedPieces.rebuild",
-            rebuildFrom(hostile, target),
-            m.bytes(),
+            rebuildFrom(h.at(), h.rebuilt()),
+            h.bytes(),
             MalformedInputException.class);
     if (out != null) {
-      assertThat((byte[]) out).isEqualTo(PIECES.get(target));
+      assertThat((byte[]) out).isEqualTo(PIECES.get(h.rebuilt()));
     }
   }
 
-  @Property(seed = SEED)
-  void arbitraryBytesAsAPieceToRebuildFrom(
-      @ForAll @Size(max = 1024) byte[] in,
-      @ForAll("positions") int hostile,
-      @ForAll("positions") int t) {
-    int target = hostile == t ? (t + 1) % 4 : t;
-    Object out =
-        check(
-            "CodedPieces.rebuild", rebuildFrom(hostile, target), in, MalformedInputException.class);
-    if (out != null) {
-      assertThat((byte[]) out).isEqualTo(PIECES.get(target));
-    }
-  }
-
-  @Property(seed = SEED)
-  void aSealedValueDecryptsOnlyIfUnchanged(@ForAll("sealed") Mutant m) {
+  static void aSealedValueDecryptsOnlyIfUnchanged(Mutant m) {
     byte[] in = m.bytes();
     Object plain = check("Aead.decrypt", DECRYPT, in, MalformedInputException.class);
     assertThat(plain == null || Arrays.equals(in, SEALED))
@@ -609,17 +737,16 @@ class ParserFuzzTest {
         .isTrue();
   }
 
-  @Property(seed = SEED)
-  void arbitraryBytesDoNotDecrypt(@ForAll @Size(max = 1024) byte[] in) {
-    assertThat(check("Aead.decrypt", DECRYPT, in, MalformedInputException.class)).isNull();
+  static void arbitraryBytesDoNotDecrypt(Bytes in) {
+    assertThat(check("Aead.decrypt", DECRYPT, in.bytes(), MalformedInputException.class))
+        .isNull();
   }
 
   /**
    * Keys come back from listings as object names a cloud chose: decoding one gives a valid key that
    * encodes back to the same name, or null; never an exception.
    */
-  @Property(seed = SEED)
-  void aListedNameDecodesToAKeyThatEncodesBackOrToNothing(@ForAll("listedNames") String name) {
+  static void aListedNameDecodesToAKeyThatEncodesBackOrToNothing(String name) {
     Object key =
         check(
             "Names.decodeKey",
@@ -632,17 +759,128 @@ class ParserFuzzTest {
     }
   }
 
-  @Provide
-  Arbitrary<String> listedNames() {
-    Arbitrary<String> valid =
-        Arbitraries.strings().ofMinLength(1).ofMaxLength(300).map(Names::encodeKey);
-    Arbitrary<String> hostile =
-        Arbitraries.strings().withChars("Aa09-_.~%/").withCharRange('0', 'F').ofMaxLength(420);
-    return Arbitraries.oneOf(valid, hostile);
+  /** Every property, with the generator of its cases. */
+  static List<Prop<?>> properties() {
+    return List.of(
+        prop(
+            "aMetadataLogIsRejectedUnlessUnchanged",
+            c -> mutant(c, LOGS),
+            ParserFuzzTest::aMetadataLogIsRejectedUnlessUnchanged),
+        prop(
+            "arbitraryBytesAreNotAMetadataLog",
+            c -> arbitrary(c, 2048),
+            ParserFuzzTest::arbitraryBytesAreNotAMetadataLog),
+        prop(
+            "aSignedLogDecodesOnlyIfItIsTheCanonicalEncoding",
+            c -> mutant(c, BODIES),
+            ParserFuzzTest::aSignedLogDecodesOnlyIfItIsTheCanonicalEncoding),
+        prop(
+            "anEnvelopeYieldsOnlyItsSignedLog",
+            c -> mutant(c, ENVELOPES),
+            ParserFuzzTest::anEnvelopeYieldsOnlyItsSignedLog),
+        prop(
+            "arbitraryBytesAreNotAnEnvelope",
+            c -> arbitrary(c, 2048),
+            ParserFuzzTest::arbitraryBytesAreNotAnEnvelope),
+        prop(
+            "aKeyShareParsesOrIsRejected",
+            c -> mutant(c, SHARES),
+            ParserFuzzTest::aKeyShareParsesOrIsRejected),
+        prop(
+            "arbitraryBytesAsAKeyShare",
+            c -> arbitrary(c, 1024),
+            ParserFuzzTest::arbitraryBytesAsAKeyShare),
+        prop(
+            "aDepSkyPieceSplitsOrIsRejected",
+            c -> mutant(c, PIECES),
+            ParserFuzzTest::aDepSkyPieceSplitsOrIsRejected),
+        prop(
+            "arbitraryBytesAsADepSkyPiece",
+            c -> arbitrary(c, 1024),
+            ParserFuzzTest::arbitraryBytesAsADepSkyPiece),
+        prop(
+            "aHostileFragmentDecodesToTheSignedLengthOrIsRejected",
+            c -> new Hostile(mutant(c, FRAGMENTS), c.between(0, 3), 0),
+            ParserFuzzTest::aHostileFragmentDecodesToTheSignedLengthOrIsRejected),
+        prop(
+            "repairRebuildsOnlyTheSignedPiece",
+            c -> new Hostile(mutant(c, PIECES), c.between(0, 3), c.between(0, 3)),
+            ParserFuzzTest::repairRebuildsOnlyTheSignedPiece),
+        prop(
+            "arbitraryBytesAsAPieceToRebuildFrom",
+            c -> new Hostile(arbitrary(c, 1024), c.between(0, 3), c.between(0, 3)),
+            ParserFuzzTest::repairRebuildsOnlyTheSignedPiece),
+        prop(
+            "aSealedValueDecryptsOnlyIfUnchanged",
+            c -> mutant(c, List.of(SEALED)),
+            ParserFuzzTest::aSealedValueDecryptsOnlyIfUnchanged),
+        prop(
+            "arbitraryBytesDoNotDecrypt",
+            c -> arbitrary(c, 1024),
+            ParserFuzzTest::arbitraryBytesDoNotDecrypt),
+        prop(
+            "aListedNameDecodesToAKeyThatEncodesBackOrToNothing",
+            ParserFuzzTest::listedName,
+            ParserFuzzTest::aListedNameDecodesToAKeyThatEncodesBackOrToNothing));
+  }
+
+  // ---------------------------------------------------------------- the two runs
+
+  /**
+   * The build's run: {@link #TRIES} cases of the property from its own seeded sequence (or only the
+   * case {@code -Drafestore.fuzz.case} names). A failure is shrunk and reported with its case seed.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("properties")
+  void holds(Prop<?> property) {
+    Long only = Long.getLong("rafestore.fuzz.case");
+    SplittableRandom sequence = new SplittableRandom(SEED * 31 + property.name().hashCode());
+    int tries = only == null ? TRIES : 1;
+    for (int i = 0; i < tries; i++) {
+      long caseSeed = only == null ? sequence.nextLong() : only;
+      Object value = property.generator().apply(new SeededChoices(new SplittableRandom(caseSeed)));
+      Throwable failure = property.failureOn(value);
+      if (failure != null) {
+        Object small = property.shrink(value);
+        Throwable smallFailure = Objects.requireNonNullElse(property.failureOn(small), failure);
+        throw new AssertionError(
+            property.name()
+                + " fails on case "
+                + i
+                + " of "
+                + tries
+                + " (replay it alone with -Drafestore.fuzz.case="
+                + caseSeed
+                + "), shrunk to "
+                + small
+                + ": "
+                + smallFailure.getMessage(),
+            smallFailure);
+      }
+    }
+  }
+
+  /**
+   * Jazzer's run: its input picks a property ({@code -Drafestore.fuzz.property} pins one) and drives
+   * that property's generator. Without {@code JAZZER_FUZZ} (the build) Jazzer replays only the
+   * stored inputs (the empty one, and any finding saved under {@code ParserFuzzTestInputs}); with
+   * {@code JAZZER_FUZZ=1} it searches, guided by the parsers' coverage (docs/design.md, section
+   * 12).
+   */
+  @FuzzTest(maxDuration = "10m")
+  void anyProperty(FuzzedDataProvider data) throws Exception {
+    List<Prop<?>> all = new ArrayList<>(properties());
+    String pinned = System.getProperty("rafestore.fuzz.property");
+    if (pinned != null) {
+      all.removeIf(p -> !p.name().equals(pinned));
+      assertThat(all).as("no property named %s", pinned).isNotEmpty();
+    }
+    Prop<?> property = all.get(data.consumeInt(0, all.size() - 1));
+    property.checkValue(property.generator().apply(new FuzzerChoices(data)));
   }
 
   /** Every 4-byte field of a log set to 0x7FFFFFFF is refused without a large allocation. */
-  @Example
+  @Test
   void aMetadataObjectClaimingHugeCountsIsRefusedUnread() {
     byte[] valid = LOGS.get(1);
     for (int p = 0; p < valid.length - 4; p++) {
@@ -652,5 +890,22 @@ class ParserFuzzTest {
           .as("accepted a log with a huge field at %d", p)
           .isNull();
     }
+  }
+
+  /**
+   * Found by {@link #holds}: a log signed in the sealed format (2) without a sealed entry was
+   * accepted, though the encoder writes such a log in format 1, so one log had two signed
+   * encodings. Now refused, as format 3 with incarnation 0 is.
+   */
+  @Test
+  void aSealedFormatLogWithoutASealedEntryIsNotCanonical() {
+    byte[] body = BODIES.get(4).clone();
+    assertThat(body[4]).isEqualTo((byte) MetadataCodec.FORMAT);
+    assertThat(check("MetadataCodec.decode", LOG, signed(body), MalformedMetadataException.class))
+        .isNotNull();
+    body[4] = MetadataCodec.FORMAT_SEALED;
+    assertThat(check("MetadataCodec.decode", LOG, signed(body), MalformedMetadataException.class))
+        .as("a format-2 log without a sealed entry")
+        .isNull();
   }
 }
