@@ -51,8 +51,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * values, and object names from listings decoded back to keys.
  *
  * <p><b>The property</b>, for arbitrary bytes and for mutations of valid encodings (bit flips,
- * truncations, insertions, splices of random bytes or of another valid encoding, and 2-, 4- and
- * 8-byte fields set to huge values): the parser either returns a result that is allowed for that
+ * truncations, insertions, trailing bytes, splices of random bytes or of another valid encoding,
+ * and 1-, 2-, 4- and 8-byte fields set to huge values): the parser either returns a result that is allowed for that
  * input or throws the integrity error it documents ({@link MalformedMetadataException}, {@link
  * MalformedInputException}); never another throwable, never a hang (each parse runs on a worker
  * with a generous guard, far above the microseconds a parse takes: a hang guard, not a speed
@@ -68,8 +68,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * (for example {@code -Drafestore.fuzz.tries=1000000}) explores further along the same sequence;
  * by hand, {@link #anyProperty} hands Jazzer's coverage-guided input to the same generators
  * (docs/design.md, section 12). A failing case is shrunk by dropping edits and bytes, and reported
- * with its case seed, which {@code -Drafestore.fuzz.case} replays alone. (jqwik was used here
- * before; its author asks that automated coding agents not use it.)
+ * with its case seed, which {@code -Drafestore.fuzz.case} replays alone.
  */
 class ParserFuzzTest {
 
@@ -162,9 +161,16 @@ class ParserFuzzTest {
               + hex(input),
           o.thrown);
     }
-    assertThat(o.allocated)
-        .as("%s allocated %d bytes for a %d-byte input", name, o.allocated, input.length)
-        .isLessThan(64L * input.length + (4 << 20));
+    long bound = 64L * input.length + (4 << 20);
+    long allocated = o.allocated;
+    if (allocated >= bound) {
+      // The first parse to reach a class loads it (and under Jazzer's fuzzing, instruments it) on
+      // the worker, which is not the parse's own allocation: measure a second, identical parse.
+      allocated = run(parser, input).allocated;
+    }
+    assertThat(allocated)
+        .as("%s allocated %d bytes for a %d-byte input", name, allocated, input.length)
+        .isLessThan(bound);
     return o.thrown == null ? o.result : null;
   }
 
@@ -234,6 +240,29 @@ class ParserFuzzTest {
         b[p + i] = (byte) (value >>> (8 * (width - 1 - i)));
       }
       return b;
+    }
+  }
+
+  /** Trailing bytes after the end. */
+  record Append(byte[] bytes) implements Edit {
+    @Override
+    public byte[] apply(byte[] in, List<byte[]> others) {
+      byte[] out = Arrays.copyOf(in, in.length + bytes.length);
+      System.arraycopy(bytes, 0, out, in.length, bytes.length);
+      return out;
+    }
+
+    @Override
+    public String toString() {
+      return "Append[bytes=" + HexFormat.of().formatHex(bytes) + "]";
+    }
+  }
+
+  /** All but the last {@code drop} bytes: a read cut short. */
+  record Chop(int drop) implements Edit {
+    @Override
+    public byte[] apply(byte[] in, List<byte[]> others) {
+      return Arrays.copyOf(in, Math.max(0, in.length - drop));
     }
   }
 
@@ -338,12 +367,14 @@ class ParserFuzzTest {
       List.of(0x7FFFFFFFL, 0xFFFFFFFFL, 0x80000000L, 0xFFFFL, 2_000_000_000L, Long.MAX_VALUE, -1L);
 
   static Edit edit(Choices c) {
-    return switch (c.between(0, 5)) {
+    return switch (c.between(0, 7)) {
       case 0 -> new Flip(c.position(), c.between(0, 7));
       case 1 -> new Truncate(c.position());
       case 2 -> new Insert(c.position(), someBytes(c));
       case 3 -> new Huge(c.position(), c.oneOf(List.of(1, 2, 4, 8)), c.oneOf(HUGE));
       case 4 -> new Splice(c.position(), someBytes(c));
+      case 5 -> new Append(someBytes(c));
+      case 6 -> new Chop(c.between(1, 64));
       default -> new Graft(c.position(), c.between(0, 16), c.position());
     };
   }
