@@ -44,37 +44,37 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Property-based fuzzing of every parser of bytes a cloud returns: metadata logs (values, coded
- * and parted entries, tombstones, watermarks, sealed entries), the confidentiality option's
- * envelopes ("RFSE"), Shamir key shares, DepSky-CA pieces (share then fragment), Reed-Solomon
- * fragments as reads decode them and as repair rebuilds a lost piece from them, AES-GCM sealed
- * values, and object names from listings decoded back to keys.
+ * Property-based fuzzing of every parser of bytes a cloud returns: metadata logs (values, coded and
+ * parted entries, tombstones, watermarks, sealed entries), the confidentiality option's envelopes
+ * ("RFSE"), Shamir key shares, DepSky-CA pieces (share then fragment), Reed-Solomon fragments as
+ * reads decode them and as repair rebuilds a lost piece from them, AES-GCM sealed values, and
+ * object names from listings decoded back to keys.
  *
  * <p><b>The property</b>, for arbitrary bytes and for mutations of valid encodings (bit flips,
  * truncations, insertions, trailing bytes, splices of random bytes or of another valid encoding,
- * and 1-, 2-, 4- and 8-byte fields set to huge values): the parser either returns a result that is allowed for that
- * input or throws the integrity error it documents ({@link MalformedMetadataException}, {@link
- * MalformedInputException}); never another throwable, never a hang (each parse runs on a worker
- * with a generous guard, far above the microseconds a parse takes: a hang guard, not a speed
- * target), and never an allocation sized by what the input claims: a parse may allocate at most 64
- * bytes per input byte plus 4 MiB (measured with {@code ThreadMXBean#getThreadAllocatedBytes} on
- * the worker thread), so a cloud claiming a 2 GB length is refused unread.
+ * and 1-, 2-, 4- and 8-byte fields set to huge values): the parser either returns a result that is
+ * allowed for that input or throws the integrity error it documents ({@link
+ * MalformedMetadataException}, {@link MalformedInputException}); never another throwable, never a
+ * hang (each parse runs on a worker with a generous guard, far above the microseconds a parse
+ * takes: a hang guard, not a speed target), and never an allocation sized by what the input claims:
+ * a parse may allocate at most 64 bytes per input byte plus 4 MiB (measured with {@code
+ * ThreadMXBean#getThreadAllocatedBytes} on the worker thread), so a cloud claiming a 2 GB length is
+ * refused unread.
  *
  * <p><b>Where the inputs come from.</b> Each property is a generator of cases and a check of one
  * case ({@link Prop}); generators draw every decision from a {@link Choices}. Two sources feed
  * them: in the build, {@link #holds} runs each property on {@code -Drafestore.fuzz.tries} cases
  * (default 2,000, set in rafestore-core's pom) drawn from a {@link SplittableRandom} seeded with
- * {@link #SEED} and the property's name, so the build is reproducible and a longer run by hand
- * (for example {@code -Drafestore.fuzz.tries=1000000}) explores further along the same sequence;
- * by hand, {@link #anyProperty} hands Jazzer's coverage-guided input to the same generators
+ * {@link #SEED} and the property's name, so the build is reproducible and a longer run by hand (for
+ * example {@code -Drafestore.fuzz.tries=1000000}) explores further along the same sequence; by
+ * hand, {@link #anyProperty} hands Jazzer's coverage-guided input to the same generators
  * (docs/design.md, section 12). A failing case is shrunk by dropping edits and bytes, and reported
  * with its case seed, which {@code -Drafestore.fuzz.case} replays alone.
  */
 class ParserFuzzTest {
 
   /**
-   * The generation seed of the build's run; {@code -Drafestore.fuzz.seed=N} picks another
-   * sequence.
+   * The generation seed of the build's run; {@code -Drafestore.fuzz.seed=N} picks another sequence.
    */
   static final long SEED = Long.getLong("rafestore.fuzz.seed", 20261121L);
 
@@ -343,7 +343,10 @@ class ParserFuzzTest {
 
     @Override
     public byte[] bytes(int maxLength) {
-      int n = random.nextInt(4) == 0 ? random.nextInt(Math.min(16, maxLength) + 1) : between(0, maxLength);
+      int n =
+          random.nextInt(4) == 0
+              ? random.nextInt(Math.min(16, maxLength) + 1)
+              : between(0, maxLength);
       byte[] b = new byte[n];
       random.nextBytes(b);
       return b;
@@ -769,8 +772,7 @@ class ParserFuzzTest {
   }
 
   static void arbitraryBytesDoNotDecrypt(Bytes in) {
-    assertThat(check("Aead.decrypt", DECRYPT, in.bytes(), MalformedInputException.class))
-        .isNull();
+    assertThat(check("Aead.decrypt", DECRYPT, in.bytes(), MalformedInputException.class)).isNull();
   }
 
   /**
@@ -892,11 +894,11 @@ class ParserFuzzTest {
   }
 
   /**
-   * Jazzer's run: its input picks a property ({@code -Drafestore.fuzz.property} pins one) and drives
-   * that property's generator. Without {@code JAZZER_FUZZ} (the build) Jazzer replays only the
-   * stored inputs (the empty one, and any finding saved under {@code ParserFuzzTestInputs}); with
-   * {@code JAZZER_FUZZ=1} it searches, guided by the parsers' coverage (docs/design.md, section
-   * 12).
+   * Jazzer's run: its input picks a property ({@code -Drafestore.fuzz.property} pins one) and
+   * drives that property's generator. Without {@code JAZZER_FUZZ} (the build) Jazzer replays only
+   * the stored inputs (the empty one, and any finding saved under {@code ParserFuzzTestInputs});
+   * with {@code JAZZER_FUZZ=1} it searches, guided by the parsers' coverage (docs/design.md,
+   * section 12).
    */
   @FuzzTest(maxDuration = "10m")
   void anyProperty(FuzzedDataProvider data) throws Exception {
