@@ -15,9 +15,23 @@ import java.util.concurrent.CompletableFuture;
  * fastest, with hedges ({@link DataFetch}); repair copies the object from another holder whose
  * bytes match.
  */
-final class ReplicaLayout extends WholeLayout {
+public final class ReplicaLayout extends WholeLayout {
   ReplicaLayout(LogEntry entry) {
     super(entry);
+  }
+
+  /**
+   * The entry of a value every one of {@code holders} stores whole (writeDo, DepSky-A), not sealed
+   * ({@link KeyShares.Sealed#mark} seals it); {@code sha256} is the stored value's hash.
+   */
+  public static LogEntry entry(
+      long timestamp,
+      long createdAtMillis,
+      String dataObject,
+      long size,
+      byte[] sha256,
+      List<String> holders) {
+    return LogEntry.replica(timestamp, createdAtMillis, dataObject, size, sha256, holders);
   }
 
   @Override

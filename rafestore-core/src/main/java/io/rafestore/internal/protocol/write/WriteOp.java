@@ -6,11 +6,12 @@ import io.rafestore.QuorumException;
 import io.rafestore.RafeStoreException;
 import io.rafestore.Scheduler;
 import io.rafestore.WriteReceipt;
-import io.rafestore.internal.codec.ReedSolomon;
 import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.layout.KeyShares;
 import io.rafestore.internal.protocol.layout.PartedPayload;
+import io.rafestore.internal.protocol.layout.ReedSolomonLayout;
+import io.rafestore.internal.protocol.layout.ReplicaLayout;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
@@ -142,7 +143,7 @@ public final class WriteOp {
     int k = ctx.settings.erasureK();
     if (k > 0) {
       // Coding runs on the caller's thread too: every fragment must exist before writeDo.
-      this.fragments = ReedSolomon.of(k, ctx.f()).encode(upload);
+      this.fragments = ReedSolomonLayout.encode(k, ctx.f(), upload);
       this.uploadBytes = fragments[0].length;
       this.holderOfSlot = new String[k + ctx.f()];
     } else {
@@ -564,23 +565,22 @@ public final class WriteOp {
   private void writeM(View v, List<String> holders, byte[] sha) {
     LogEntry plain =
         fragments == null
-            ? LogEntry.replica(
+            ? ReplicaLayout.entry(
                 v.maxTimestamp + 1,
                 ctx.settings.clock().millis(),
                 dataObject.value(),
                 plainSize,
                 sha,
                 holders)
-            : LogEntry.coded(
+            : ReedSolomonLayout.entry(
                 v.maxTimestamp + 1,
                 ctx.settings.clock().millis(),
                 dataObject.value(),
                 plainSize,
                 sha,
                 holders,
-                LogEntry.Coding.REED_SOLOMON,
                 ctx.settings.erasureK(),
-                fragmentHashes());
+                fragments);
     commit(v, sealed == null ? plain : sealed.mark(plain));
   }
 
@@ -595,15 +595,6 @@ public final class WriteOp {
     }
     Commit.run(ctx, key, v, entry, sealed, contactedCopy, df, skipped, startNanos)
         .whenComplete(Futures.completer(result));
-  }
-
-  /** The SHA-256 of each fragment, in slot order. */
-  private List<byte[]> fragmentHashes() {
-    List<byte[]> out = new ArrayList<>();
-    for (byte[] f : fragments) {
-      out.add(Sha256.hash(f));
-    }
-    return out;
   }
 
   /** Cleanup on completion, success or failure: release the key, cancel what is still running. */
