@@ -30,10 +30,10 @@ import java.util.concurrent.CompletableFuture;
  *   <li>DepSky-CA ({@link DepSkyLayout}): as DepSky, every holder is asked at once; a piece is a
  *       key share followed by a fragment of the ciphertext, and the key rebuilt from k shares
  *       decrypts the decoded ciphertext.
- *   <li>Reed-Solomon ({@link ReedSolomonLayout}, RafeStore's erasure-coded mode): only the k holders
- *       predicted fastest are asked; a failed or invalid piece brings in the next holder at once,
- *       and a late one (twice its predicted time) a hedge. The decoded bytes are the stored value
- *       (sealed, with the confidentiality option, and then opened by {@link SealedLayout}).
+ *   <li>Reed-Solomon ({@link ReedSolomonLayout}, RafeStore's erasure-coded mode): only the k
+ *       holders predicted fastest are asked; a failed or invalid piece brings in the next holder at
+ *       once, and a late one (twice its predicted time) a hedge. The decoded bytes are the stored
+ *       value (sealed, with the confidentiality option, and then opened by {@link SealedLayout}).
  * </ul>
  */
 final class CodedFetch {

@@ -39,8 +39,7 @@ abstract class CodedLayout extends WholeLayout {
    * at once; k of them are needed), then put back.
    */
   @Override
-  public Restore restore(
-      Context ctx, Bound bound, Version version, String holder, String object) {
+  public Restore restore(Context ctx, Bound bound, Version version, String holder, String object) {
     return new Restore(
         holder + ": data " + object + " of version " + version,
         Repairs.put(

@@ -17,8 +17,8 @@ import java.util.Map;
  * only ever put back exactly what the writer stored.
  *
  * <ul>
- *   <li>Reed-Solomon ({@link ReedSolomonLayout}): decode the stored value from k fragments, re-encode,
- *       take fragment i.
+ *   <li>Reed-Solomon ({@link ReedSolomonLayout}): decode the stored value from k fragments,
+ *       re-encode, take fragment i.
  *   <li>DepSky-CA ({@link DepSkyLayout}): a piece is a key share followed by a fragment of the
  *       ciphertext. The fragment is rebuilt as above; share i is the value at x = i+1 of the
  *       polynomials the k shares fix ({@link Shamir#shareAt}), so the repairer learns nothing it
@@ -75,11 +75,7 @@ public final class CodedPieces {
    * DepSky-CA piece) the share at x = target + 1 rebuilt from k shares goes in front.
    */
   static byte[] rebuild(
-      LogEntry entry,
-      Map<Integer, byte[]> valid,
-      int target,
-      boolean withShares,
-      long storedLength)
+      LogEntry entry, Map<Integer, byte[]> valid, int target, boolean withShares, long storedLength)
       throws MalformedInputException {
     int n = entry.holders().size();
     int k = entry.k();

@@ -88,10 +88,10 @@ final class DataFetch {
   }
 
   /**
-   * Fetches part {@code i} of a parted value from its holders, hedged like a whole value, verified against the part's signed hash. The
-   * bytes are the stored part: sealed, for a sealed entry. A joined holder ({@link
-   * LogEntry#joinedHolders()}) is asked for the part's stored range of its one object, every other
-   * holder for the part object.
+   * Fetches part {@code i} of a parted value from its holders, hedged like a whole value, verified
+   * against the part's signed hash. The bytes are the stored part: sealed, for a sealed entry. A
+   * joined holder ({@link LogEntry#joinedHolders()}) is asked for the part's stored range of its
+   * one object, every other holder for the part object.
    */
   static CompletableFuture<Fetched> part(
       Context ctx, String key, VersionInfo info, LogEntry entry, int i) {

@@ -38,11 +38,10 @@ public final class DepSkyLayout extends CodedLayout {
    *     clouds confirm a guessed value)
    * @param k how many pieces rebuild the value (f+1)
    */
-  public record Pieces(
-      Map<String, byte[]> byCloud, List<byte[]> hashes, byte[] sealedHash, int k) {
+  public record Pieces(Map<String, byte[]> byCloud, List<byte[]> hashes, byte[] sealedHash, int k) {
     /**
-     * The entry of these pieces for a value of {@code size} bytes, every cloud of the
-     * configuration ({@code holders}, in order) holding its piece.
+     * The entry of these pieces for a value of {@code size} bytes, every cloud of the configuration
+     * ({@code holders}, in order) holding its piece.
      */
     public LogEntry entry(
         long timestamp, long createdAtMillis, String dataObject, long size, List<String> holders) {

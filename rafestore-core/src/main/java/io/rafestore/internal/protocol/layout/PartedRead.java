@@ -33,8 +33,9 @@ import java.util.function.Supplier;
  * verified.
  *
  * <p>A sealed value in parts (the confidentiality option) is read the same way: each stored part is
- * checked against its signed hash, then opened with the value's key ({@link ValueRead.Opening}, recovered by {@link SealedLayout} from
- * f+1 key shares once per read); AES-GCM authenticates the part's index and the part count too.
+ * checked against its signed hash, then opened with the value's key ({@link ValueRead.Opening},
+ * recovered by {@link SealedLayout} from f+1 key shares once per read); AES-GCM authenticates the
+ * part's index and the part count too.
  */
 final class PartedRead {
   private PartedRead() {}
@@ -195,8 +196,8 @@ final class PartedRead {
   }
 
   /**
-   * A stream over a value not in parts: read whole by {@code whole}, which verifies (and decrypts or
-   * decodes) it, before its first byte is returned.
+   * A stream over a value not in parts: read whole by {@code whole}, which verifies (and decrypts
+   * or decodes) it, before its first byte is returned.
    */
   static InputStream streamOfWhole(ValueRead r, Supplier<CompletableFuture<StoredValue>> whole) {
     return new PartInputStream(r, false, whole);

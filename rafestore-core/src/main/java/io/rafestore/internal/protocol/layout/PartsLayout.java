@@ -18,9 +18,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A large value in parts ({@link PartedPayload} writes it): every holder stores every stored part,
- * as its own object ({@link LogEntry#partObject}) or, for a joined holder, all of them as one object
- * under the data object's name, part i at {@link LogEntry#storedPartOffset}. Each part's hash is
- * signed, so a part, and any range of the value, is read and checked on its own ({@link
+ * as its own object ({@link LogEntry#partObject}) or, for a joined holder, all of them as one
+ * object under the data object's name, part i at {@link LogEntry#storedPartOffset}. Each part's
+ * hash is signed, so a part, and any range of the value, is read and checked on its own ({@link
  * PartedRead}); verify checks a joined object one part at a time, as readers fetch it.
  */
 final class PartsLayout implements ValueLayout {
@@ -91,8 +91,7 @@ final class PartsLayout implements ValueLayout {
   }
 
   @Override
-  public Restore restore(
-      Context ctx, Bound bound, Version version, String holder, String object) {
+  public Restore restore(Context ctx, Bound bound, Version version, String holder, String object) {
     List<String> sources = new ArrayList<>(entry.holders());
     sources.remove(holder);
     if (entry.joinedOn(holder)) {
@@ -107,8 +106,7 @@ final class PartsLayout implements ValueLayout {
   }
 
   /** Part {@code part} from the first of {@code sources} whose bytes match its signed hash. */
-  private CompletableFuture<byte[]> part(
-      Context ctx, Bound bound, List<String> sources, int part) {
+  private CompletableFuture<byte[]> part(Context ctx, Bound bound, List<String> sources, int part) {
     return Repairs.firstValid(ctx, bound, this, sources, source -> check(source, part), 0);
   }
 

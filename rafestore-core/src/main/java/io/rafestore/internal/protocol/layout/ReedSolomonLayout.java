@@ -31,8 +31,8 @@ public final class ReedSolomonLayout extends CodedLayout {
 
   /**
    * The entry of a value of {@code size} bytes coded into {@code fragments} of which any {@code k}
-   * decode, holder i keeping fragment i, not sealed ({@link KeyShares.Sealed#mark} seals it); {@code
-   * sha256} is the stored value's hash.
+   * decode, holder i keeping fragment i, not sealed ({@link KeyShares.Sealed#mark} seals it);
+   * {@code sha256} is the stored value's hash.
    */
   public static LogEntry entry(
       long timestamp,

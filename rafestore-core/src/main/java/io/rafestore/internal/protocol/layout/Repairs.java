@@ -49,6 +49,8 @@ final class Repairs {
       String object,
       CompletableFuture<byte[]> bytes) {
     return bytes.thenCompose(
-        b -> bound.apply(ctx.byId.get(holder).driver().put(ObjectKey.of(object), b), holder + " put"));
+        b ->
+            bound.apply(
+                ctx.byId.get(holder).driver().put(ObjectKey.of(object), b), holder + " put"));
   }
 }

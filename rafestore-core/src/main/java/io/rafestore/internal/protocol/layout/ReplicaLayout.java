@@ -46,8 +46,7 @@ public final class ReplicaLayout extends WholeLayout {
   }
 
   @Override
-  public Restore restore(
-      Context ctx, Bound bound, Version version, String holder, String object) {
+  public Restore restore(Context ctx, Bound bound, Version version, String holder, String object) {
     List<String> sources = new ArrayList<>(entry.holders());
     sources.remove(holder);
     Check whole = checksOn(holder).get(0);

@@ -52,8 +52,7 @@ final class SealedLayout implements ValueLayout {
       public byte[] whole(byte[] sealed) throws IntegrityException {
         try {
           byte[] plain =
-              aead.decrypt(
-                  sealed, KeyShares.associatedData(r.key, r.writer, entry.dataObject()));
+              aead.decrypt(sealed, KeyShares.associatedData(r.key, r.writer, entry.dataObject()));
           if (plain.length != entry.size()) {
             throw new MalformedInputException(
                 "decrypted " + plain.length + " bytes, signed size is " + entry.size());
@@ -61,12 +60,7 @@ final class SealedLayout implements ValueLayout {
           return plain;
         } catch (MalformedInputException ex) {
           throw new IntegrityException(
-              "cannot decrypt '"
-                  + r.key
-                  + "' version "
-                  + r.info.version()
-                  + ": "
-                  + ex.getMessage(),
+              "cannot decrypt '" + r.key + "' version " + r.info.version() + ": " + ex.getMessage(),
               List.of());
         }
       }
@@ -119,8 +113,7 @@ final class SealedLayout implements ValueLayout {
   }
 
   @Override
-  public Restore restore(
-      Context ctx, Bound bound, Version version, String holder, String object) {
+  public Restore restore(Context ctx, Bound bound, Version version, String holder, String object) {
     return stored.restore(ctx, bound, version, holder, object);
   }
 }

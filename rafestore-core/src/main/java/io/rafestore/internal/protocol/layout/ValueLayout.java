@@ -43,8 +43,8 @@ public interface ValueLayout {
   CompletableFuture<StoredValue> read(ValueRead r);
 
   /**
-   * {@code length} bytes from {@code offset} of the value (cut at its end), checked against a signed
-   * hash before they are returned.
+   * {@code length} bytes from {@code offset} of the value (cut at its end), checked against a
+   * signed hash before they are returned.
    */
   CompletableFuture<byte[]> range(ValueRead r, long offset, int length);
 
@@ -52,16 +52,18 @@ public interface ValueLayout {
   InputStream stream(ValueRead r);
 
   /**
-   * One request of verify to a holder: an object, or a range of it, and which part of the layout
-   * it should hold ({@link #holds}); {@code note} names the part in a finding ("" if the object is
-   * the whole of what the holder stores).
+   * One request of verify to a holder: an object, or a range of it, and which part of the layout it
+   * should hold ({@link #holds}); {@code note} names the part in a finding ("" if the object is the
+   * whole of what the holder stores).
    */
   record Check(String object, Optional<ByteRange> range, int part, String note) {}
 
   /** The requests that together check everything {@code holder} stores. */
   List<Check> checksOn(String holder);
 
-  /** Whether {@code bytes}, returned for {@code check} by {@code holder}, are what it should hold. */
+  /**
+   * Whether {@code bytes}, returned for {@code check} by {@code holder}, are what it should hold.
+   */
   boolean holds(String holder, Check check, byte[] bytes);
 
   /**
@@ -77,8 +79,8 @@ public interface ValueLayout {
 
   /**
    * Puts back object {@code object} (one of {@link #objectsOn}) on {@code holder}, rebuilt or
-   * copied from the other holders and checked against the signed hashes before it is put, so
-   * repair only ever restores exactly what the writer stored.
+   * copied from the other holders and checked against the signed hashes before it is put, so repair
+   * only ever restores exactly what the writer stored.
    */
   Restore restore(Context ctx, Bound bound, Version version, String holder, String object);
 }

@@ -63,12 +63,7 @@ abstract class WholeLayout implements ValueLayout {
     return size == info.size()
         ? info
         : new VersionInfo(
-            info.key(),
-            info.version(),
-            size,
-            info.sha256(),
-            info.dataClouds(),
-            info.createdAt());
+            info.key(), info.version(), size, info.sha256(), info.dataClouds(), info.createdAt());
   }
 
   /**

@@ -3,8 +3,8 @@
  * ({@code ReplicaLayout}, {@code ReedSolomonLayout}, {@code DepSkyLayout}, {@code PartsLayout}),
  * sealing around any of them ({@code SealedLayout}, with the key shares of {@code KeyShares}), and
  * {@code Layouts.of}, the one place that picks a signed entry's layout. Read, verify, repair,
- * deletion and collection all go through the layout; the fetches behind it are {@code DataFetch}
- * (a whole object from the fastest holder, with hedges), {@code CodedFetch} (k pieces) and {@code
+ * deletion and collection all go through the layout; the fetches behind it are {@code DataFetch} (a
+ * whole object from the fastest holder, with hedges), {@code CodedFetch} (k pieces) and {@code
  * PartedRead} (parts, ranges and streams); the writer's side is {@code PartedPayload} (parts),
  * {@code KeyShares} (sealing) and {@code CodedPieces} (DepSky-CA pieces). Described in design.md
  * sections 3 and 5 (Read, parts, confidentiality, erasure coding).

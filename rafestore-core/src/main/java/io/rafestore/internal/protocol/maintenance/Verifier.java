@@ -45,15 +45,17 @@ import java.util.function.Supplier;
  * writer the newest validly signed log any cloud returned (the same rule as readM's merge: a
  * Byzantine cloud cannot forge a signature, so the newest valid log is the truth), and compares
  * each cloud against it. It then checks every listed holder of every retained version for data with
- * the signed hash (for DepSky-CA, the signed hash of that holder's piece). Both phases finish at a
- * quorum of clouds ({@link QuorumGather}): a cloud that has not answered within the grace after all
- * but f did is reported {@link Problem#UNREACHABLE} and its requests are cancelled, so one hung
- * cloud costs a grace, not half the operation timeout.
+ * the signed hash, as the version's {@link ValueLayout} says the holder keeps it (whole, a coded
+ * piece, parts, a joined object part by part). Both phases finish at a quorum of clouds ({@link
+ * QuorumGather}): a cloud that has not answered within the grace after all but f did is reported
+ * {@link Problem#UNREACHABLE} and its requests are cancelled, so one hung cloud costs a grace, not
+ * half the operation timeout.
  *
  * <p>Repair copies the newest log <em>bytes</em> verbatim (metadata is opaque signed bytes; see
- * {@link #copyMetadata}) to every cloud that lacks it or holds an older or invalid one, and re-puts
- * each replicated value, fetched from a holder whose bytes match the signed hash, onto listed
- * holders that lost it; then verifies again.
+ * {@link #copyMetadata}) to every cloud that lacks it or holds an older or invalid one, and has the
+ * version's layout restore each data object a listed holder lost ({@link ValueLayout#restore}:
+ * copied from a holder whose bytes match the signed hash, or a coded piece rebuilt); then verifies
+ * again.
  */
 public final class Verifier {
   private final Context ctx;

@@ -82,7 +82,8 @@ public final class ReadOp {
                 if (view.visible.isEmpty()) {
                   return CompletableFuture.failedFuture(notFound(key, view));
                 }
-                return CompletableFuture.completedFuture(found(ctx, key, view, view.visible.get(0)));
+                return CompletableFuture.completedFuture(
+                    found(ctx, key, view, view.visible.get(0)));
               }
               View.Item item = view.find(version.get());
               if (item == null) {

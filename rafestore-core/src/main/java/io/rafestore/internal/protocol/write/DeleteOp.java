@@ -81,8 +81,7 @@ public final class DeleteOp {
           continue;
         }
         List<String> names =
-            Layouts.of(it.entry())
-                .objectsToDelete(c.id(), c.accounting().multipart().isPresent());
+            Layouts.of(it.entry()).objectsToDelete(c.id(), c.accounting().multipart().isPresent());
         for (String name : names) {
           ObjectKey object = ObjectKey.of(name);
           deletes.add(

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
  * holder. Reads, repair and collection through the layouts run in the protocol tests.
  */
 class LayoutsTest {
-  private static final byte[] VALUE = "twelve bytes".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  private static final byte[] VALUE =
+      "twelve bytes".getBytes(java.nio.charset.StandardCharsets.UTF_8);
   private static final List<String> HOLDERS = List.of("p0", "p1", "p2");
 
   private static LogEntry replica() {
@@ -25,8 +26,11 @@ class LayoutsTest {
   }
 
   private static LogEntry coded(LogEntry.Coding coding) {
-    List<byte[]> pieces = List.of(Sha256.hash(new byte[] {0}), Sha256.hash(new byte[] {1}), Sha256.hash(new byte[] {2}));
-    return LogEntry.coded(1, 0, "d/k/w-1", VALUE.length, Sha256.hash(VALUE), HOLDERS, coding, 2, pieces);
+    List<byte[]> pieces =
+        List.of(
+            Sha256.hash(new byte[] {0}), Sha256.hash(new byte[] {1}), Sha256.hash(new byte[] {2}));
+    return LogEntry.coded(
+        1, 0, "d/k/w-1", VALUE.length, Sha256.hash(VALUE), HOLDERS, coding, 2, pieces);
   }
 
   /** Twelve bytes in three parts of four, p1 keeping them joined in one object. */
@@ -41,7 +45,8 @@ class LayoutsTest {
   }
 
   private static LogEntry sealedOf(LogEntry e) {
-    return e.sealed(HOLDERS, List.of(new byte[32], Sha256.hash(new byte[] {1}), Sha256.hash(new byte[] {2})));
+    return e.sealed(
+        HOLDERS, List.of(new byte[32], Sha256.hash(new byte[] {1}), Sha256.hash(new byte[] {2})));
   }
 
   @Test
