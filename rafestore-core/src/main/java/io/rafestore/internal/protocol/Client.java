@@ -5,8 +5,6 @@ import io.rafestore.CloudStats;
 import io.rafestore.CollectionReport;
 import io.rafestore.ConditionOne;
 import io.rafestore.HistoryPage;
-import io.rafestore.IntegrityException;
-import io.rafestore.KeyNotFoundException;
 import io.rafestore.OrphanReport;
 import io.rafestore.ProbeOptions;
 import io.rafestore.ProbeReport;
@@ -19,29 +17,20 @@ import io.rafestore.Scheduler;
 import io.rafestore.StoredValue;
 import io.rafestore.VerifyReport;
 import io.rafestore.Version;
-import io.rafestore.VersionCollectedException;
 import io.rafestore.VersionInfo;
-import io.rafestore.VersionNotFoundException;
 import io.rafestore.WriteReceipt;
-import io.rafestore.internal.codec.Aead;
-import io.rafestore.internal.codec.MalformedInputException;
 import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.context.Cloud;
-import io.rafestore.internal.protocol.context.Combine;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.context.Loop;
-import io.rafestore.internal.protocol.layout.DataFetch;
-import io.rafestore.internal.protocol.layout.KeyShares;
 import io.rafestore.internal.protocol.layout.PartedPayload;
-import io.rafestore.internal.protocol.layout.PartedRead;
 import io.rafestore.internal.protocol.maintenance.Listings;
 import io.rafestore.internal.protocol.maintenance.Maintenance;
 import io.rafestore.internal.protocol.maintenance.Probe;
 import io.rafestore.internal.protocol.maintenance.Verifier;
-import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
-import io.rafestore.internal.protocol.read.CodedFetch;
+import io.rafestore.internal.protocol.read.ReadOp;
 import io.rafestore.internal.protocol.write.DeleteOp;
 import io.rafestore.internal.protocol.write.DepSkyWriteOp;
 import io.rafestore.internal.protocol.write.WriteOp;
@@ -105,21 +94,7 @@ public final class Client implements RafeStore {
   public CompletableFuture<StoredValue> read(String key) {
     Names.checkKey(key);
     checkOpen();
-    return bounded(
-        "read of '" + key + "'",
-        MetadataRead.run(ctx, key)
-            .thenCompose(
-                view -> {
-                  if (view.visible.isEmpty()) {
-                    return CompletableFuture.failedFuture(
-                        new KeyNotFoundException(
-                            key,
-                            view.tombstone == null
-                                ? "never written"
-                                : "deleted at " + view.tombstone));
-                  }
-                  return fetchOrCollected(key, view, view.visible.get(0), null);
-                }));
+    return bounded("read of '" + key + "'", ReadOp.latest(ctx, key));
   }
 
   @Override
@@ -127,174 +102,7 @@ public final class Client implements RafeStore {
     Names.checkKey(key);
     Objects.requireNonNull(version, "version");
     checkOpen();
-    return bounded(
-        "read of '" + key + "' " + version,
-        MetadataRead.run(ctx, key)
-            .thenCompose(
-                view -> {
-                  View.Item item = view.find(version);
-                  if (item == null && view.isCollected(version)) {
-                    return CompletableFuture.failedFuture(
-                        new VersionCollectedException(key, version, view.collected));
-                  }
-                  if (item == null) {
-                    String why =
-                        view.tombstone != null && version.compareTo(view.tombstone) <= 0
-                            ? "deleted at " + view.tombstone
-                            : "not in the history";
-                    return CompletableFuture.failedFuture(
-                        new VersionNotFoundException(key, version, why));
-                  }
-                  return fetchOrCollected(key, view, item, version);
-                }));
-  }
-
-  /**
-   * Fetches a version; if that fails (a reader that read metadata before a collection finds the
-   * data deleted), reads metadata again: a signed watermark now covering the version means it was
-   * collected ({@link VersionCollectedException}), or for a read of the latest version, the newer
-   * latest is fetched once. Without a watermark the fetch's own failure stands: missing data that
-   * no trusted writer collected is an integrity failure.
-   *
-   * @param asked the version asked for, null for "the latest"
-   */
-  private CompletableFuture<StoredValue> fetchOrCollected(
-      String key, View view, View.Item item, Version asked) {
-    CompletableFuture<StoredValue> first = fetch(key, view, item);
-    return first
-        .handle((v, e) -> first)
-        .thenCompose(
-            f -> {
-              if (!f.isCompletedExceptionally()) {
-                return f;
-              }
-              return MetadataRead.run(ctx, key)
-                  .thenCompose(
-                      fresh -> {
-                        if (!fresh.isCollected(item.version())) {
-                          return f;
-                        }
-                        if (asked == null && !fresh.visible.isEmpty()) {
-                          return fetch(key, fresh, fresh.visible.get(0));
-                        }
-                        return CompletableFuture.failedFuture(
-                            new VersionCollectedException(key, item.version(), fresh.collected));
-                      });
-            });
-  }
-
-  private CompletableFuture<StoredValue> fetch(String key, View view, View.Item item) {
-    LogEntry entry = item.entry();
-    String writer = item.version().writer();
-    VersionInfo info = entry.info(key, writer);
-    if (entry.coding() == LogEntry.Coding.DEPSKY_CA) {
-      return CodedFetch.run(ctx, key, info, entry);
-    }
-    if (entry.coding() == LogEntry.Coding.PARTS) {
-      return PartedRead.whole(ctx, key, info, entry, partKey(key, view, item));
-    }
-    if (!entry.isSealed()) {
-      return entry.coding() == LogEntry.Coding.REED_SOLOMON
-          ? CodedFetch.run(ctx, key, info, entry)
-          : DataFetch.run(ctx, key, info, entry.dataObject());
-    }
-    // Confidentiality option: the holders keep the sealed value (whose size and hash the entry
-    // signs); the key comes from f+1 valid shares. Both are fetched at once.
-    VersionInfo stored =
-        new VersionInfo(
-            key,
-            info.version(),
-            info.size() + Aead.OVERHEAD,
-            info.sha256(),
-            info.dataClouds(),
-            info.createdAt());
-    CompletableFuture<byte[]> aesKey = KeyShares.recoverKey(ctx, key, view, writer, entry);
-    CompletableFuture<StoredValue> data =
-        entry.coding() == LogEntry.Coding.REED_SOLOMON
-            ? CodedFetch.run(ctx, key, stored, entry)
-            : DataFetch.run(ctx, key, stored, entry.dataObject());
-    // A failed key recovery cancels the data fetch; the caller must see the recovery's failure
-    // (an IntegrityException), not the cancellation it caused.
-    return Combine.both(
-        data,
-        aesKey,
-        (sv, k) -> {
-          try {
-            byte[] plain =
-                Aead.withKey(k)
-                    .decrypt(sv.value(), KeyShares.associatedData(key, writer, entry.dataObject()));
-            if (plain.length != info.size()) {
-              throw new MalformedInputException(
-                  "decrypted " + plain.length + " bytes, signed size is " + info.size());
-            }
-            return new StoredValue(info, plain, sv.servedBy());
-          } catch (MalformedInputException ex) {
-            throw new java.util.concurrent.CompletionException(
-                new IntegrityException(
-                    "cannot decrypt '"
-                        + key
-                        + "' version "
-                        + info.version()
-                        + ": "
-                        + ex.getMessage(),
-                    List.of()));
-          } finally {
-            java.util.Arrays.fill(k, (byte) 0);
-          }
-        },
-        ctx.settings.executor());
-  }
-
-  /**
-   * The key of a value sealed in parts, recovered from f+1 valid shares (readM's, or fetched); null
-   * for any other entry (an unsplit sealed value is opened whole by {@link #fetch}).
-   */
-  private CompletableFuture<Aead> partKey(String key, View view, View.Item item) {
-    LogEntry e = item.entry();
-    if (e.coding() != LogEntry.Coding.PARTS || !e.isSealed()) {
-      return null;
-    }
-    return KeyShares.recoverKey(ctx, key, view, item.version().writer(), e)
-        .thenApply(
-            k -> {
-              try {
-                return Aead.withKey(k);
-              } finally {
-                java.util.Arrays.fill(k, (byte) 0);
-              }
-            });
-  }
-
-  /** A version found by readM, with the view it was found in. */
-  private record Found(View view, View.Item item) {}
-
-  /** The latest visible version of {@code key}, or the given one, after readM. */
-  private CompletableFuture<Found> resolve(String key, Optional<Version> version) {
-    return MetadataRead.run(ctx, key)
-        .thenCompose(
-            view -> {
-              if (version.isEmpty()) {
-                if (view.visible.isEmpty()) {
-                  return CompletableFuture.failedFuture(
-                      new KeyNotFoundException(
-                          key,
-                          view.tombstone == null
-                              ? "never written"
-                              : "deleted at " + view.tombstone));
-                }
-                return CompletableFuture.completedFuture(new Found(view, view.visible.get(0)));
-              }
-              View.Item item = view.find(version.get());
-              if (item == null) {
-                String why =
-                    view.tombstone != null && version.get().compareTo(view.tombstone) <= 0
-                        ? "deleted at " + view.tombstone
-                        : "not in the history";
-                return CompletableFuture.failedFuture(
-                    new VersionNotFoundException(key, version.get(), why));
-              }
-              return CompletableFuture.completedFuture(new Found(view, item));
-            });
+    return bounded("read of '" + key + "' " + version, ReadOp.version(ctx, key, version));
   }
 
   @Override
@@ -309,19 +117,7 @@ public final class Client implements RafeStore {
     }
     checkOpen();
     return bounded(
-        "ranged read of '" + key + "' " + version,
-        resolve(key, Optional.of(version))
-            .thenCompose(
-                found ->
-                    PartedRead.range(
-                        ctx,
-                        key,
-                        found.item().entry().info(key, found.item().version().writer()),
-                        found.item().entry(),
-                        offset,
-                        length,
-                        () -> fetch(key, found.view(), found.item()),
-                        partKey(key, found.view(), found.item()))));
+        "ranged read of '" + key + "' " + version, ReadOp.range(ctx, key, version, offset, length));
   }
 
   @Override
@@ -383,15 +179,8 @@ public final class Client implements RafeStore {
       throws RafeStoreException, InterruptedIOException {
     Names.checkKey(key);
     checkOpen();
-    Found found = await(bounded("open stream of '" + key + "'", resolve(key, version)));
-    View.Item item = found.item();
-    return PartedRead.stream(
-        ctx,
-        key,
-        item.entry().info(key, item.version().writer()),
-        item.entry(),
-        () -> fetch(key, found.view(), item),
-        partKey(key, found.view(), item));
+    return await(bounded("open stream of '" + key + "'", ReadOp.resolve(ctx, key, version)))
+        .stream();
   }
 
   @Override

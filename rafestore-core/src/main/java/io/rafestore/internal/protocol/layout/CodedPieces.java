@@ -1,6 +1,5 @@
 package io.rafestore.internal.protocol.layout;
 
-import io.rafestore.internal.codec.Aead;
 import io.rafestore.internal.codec.MalformedInputException;
 import io.rafestore.internal.codec.ReedSolomon;
 import io.rafestore.internal.codec.Sha256;
@@ -18,9 +17,9 @@ import java.util.Map;
  * only ever put back exactly what the writer stored.
  *
  * <ul>
- *   <li>{@link LogEntry.Coding#REED_SOLOMON}: decode the stored value from k fragments, re-encode,
- *       take fragment i.
- *   <li>{@link LogEntry.Coding#DEPSKY_CA}: a piece is a key share followed by a fragment of the
+ *   <li>Reed-Solomon ({@link ReedSolomonLayout}): decode the stored value from k fragments,
+ *       re-encode, take fragment i.
+ *   <li>DepSky-CA ({@link DepSkyLayout}): a piece is a key share followed by a fragment of the
  *       ciphertext. The fragment is rebuilt as above; share i is the value at x = i+1 of the
  *       polynomials the k shares fix ({@link Shamir#shareAt}), so the repairer learns nothing it
  *       could not already compute (with k shares it could recover the key itself).
@@ -55,12 +54,28 @@ public final class CodedPieces {
   }
 
   /**
-   * Piece {@code target} of {@code entry}, from {@code valid} (holder index to a piece whose hash
-   * matched), which must hold at least k pieces.
+   * Piece {@code target} of the coded entry {@code entry} (Reed-Solomon or DepSky-CA, as its layout
+   * stores it), from {@code valid} (holder index to a piece whose hash matched), which must hold at
+   * least k pieces.
    *
    * @throws MalformedInputException if the pieces do not rebuild a piece with the signed hash
+   * @throws IllegalArgumentException if the entry is not coded
    */
   public static byte[] rebuild(LogEntry entry, Map<Integer, byte[]> valid, int target)
+      throws MalformedInputException {
+    if (!(Layouts.stored(entry) instanceof CodedLayout coded)) {
+      throw new IllegalArgumentException("not a coded entry");
+    }
+    return coded.rebuild(valid, target);
+  }
+
+  /**
+   * Piece {@code target} of {@code entry} from {@code valid}: the stored value ({@code
+   * storedLength} bytes) decoded from k fragments and re-encoded; with {@code withShares} (a
+   * DepSky-CA piece) the share at x = target + 1 rebuilt from k shares goes in front.
+   */
+  static byte[] rebuild(
+      LogEntry entry, Map<Integer, byte[]> valid, int target, boolean withShares, long storedLength)
       throws MalformedInputException {
     int n = entry.holders().size();
     int k = entry.k();
@@ -68,11 +83,10 @@ public final class CodedPieces {
       throw new MalformedInputException(
           "only " + valid.size() + " valid pieces, " + k + " needed to rebuild one");
     }
-    boolean depSky = entry.coding() == LogEntry.Coding.DEPSKY_CA;
     byte[][] fragments = new byte[n][];
     List<Shamir.Share> shares = new ArrayList<>();
     for (Map.Entry<Integer, byte[]> e : valid.entrySet()) {
-      if (depSky) {
+      if (withShares) {
         Piece p = split(e.getValue());
         shares.add(p.share());
         fragments[e.getKey()] = p.fragment();
@@ -80,16 +94,12 @@ public final class CodedPieces {
         fragments[e.getKey()] = e.getValue();
       }
     }
-    long storedLength = entry.size();
-    if (depSky || entry.isSealed()) {
-      storedLength += Aead.OVERHEAD;
-    }
     byte[] piece;
     try {
       ReedSolomon code = ReedSolomon.of(k, n - k);
       byte[] stored = code.decode(fragments, Math.toIntExact(storedLength));
       byte[] fragment = code.encode(stored)[target];
-      if (depSky) {
+      if (withShares) {
         piece = join(Shamir.shareAt(shares.subList(0, k), target + 1), fragment);
       } else {
         piece = fragment;

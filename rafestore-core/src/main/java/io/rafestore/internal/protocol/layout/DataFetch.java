@@ -29,7 +29,7 @@ import java.util.concurrent.CompletableFuture;
  * is merely late (past twice its predicted time) gets a hedge: the next holder is asked too and the
  * first verified answer wins, the other request being cancelled.
  */
-public final class DataFetch {
+final class DataFetch {
   private final Context ctx;
   private final String key;
   private final VersionInfo info;
@@ -77,24 +77,24 @@ public final class DataFetch {
     this.order = ctx.model.fastestFirst(known, expectedSize);
   }
 
-  public static CompletableFuture<StoredValue> run(
+  /**
+   * The whole object {@code dataObject} of an unsplit value, checked against {@code info}'s size
+   * and hash (of the stored bytes: {@code info} is the stored value's).
+   */
+  static CompletableFuture<StoredValue> run(
       Context ctx, String key, VersionInfo info, String dataObject) {
     return fetch(ctx, key, info, dataObject, null, info.size(), info.sha256())
         .thenApply(f -> new StoredValue(info, f.bytes(), f.cloud()));
   }
 
   /**
-   * Fetches part {@code i} of a parted value (or the whole object of an unsplit one, for {@code i =
-   * 0}) from its holders, hedged like a whole value, verified against the part's signed hash. The
-   * bytes are the stored part: sealed, for a sealed entry. A joined holder ({@link
-   * LogEntry#joinedHolders()}) is asked for the part's stored range of its one object, every other
-   * holder for the part object.
+   * Fetches part {@code i} of a parted value from its holders, hedged like a whole value, verified
+   * against the part's signed hash. The bytes are the stored part: sealed, for a sealed entry. A
+   * joined holder ({@link LogEntry#joinedHolders()}) is asked for the part's stored range of its
+   * one object, every other holder for the part object.
    */
   static CompletableFuture<Fetched> part(
       Context ctx, String key, VersionInfo info, LogEntry entry, int i) {
-    if (entry.coding() != LogEntry.Coding.PARTS) {
-      return fetch(ctx, key, info, entry.dataObject(), null, info.size(), entry.sha256Unsafe());
-    }
     String partObject = LogEntry.partObject(entry.dataObject(), i);
     java.util.function.Function<String, Where> where = null;
     if (!entry.joinedHolders().isEmpty()) {

@@ -5,7 +5,6 @@ import io.rafestore.RafeStoreException;
 import io.rafestore.Scheduler;
 import io.rafestore.StoredValue;
 import io.rafestore.VersionInfo;
-import io.rafestore.internal.codec.Aead;
 import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.protocol.context.Combine;
 import io.rafestore.internal.protocol.context.Context;
@@ -34,15 +33,18 @@ import java.util.function.Supplier;
  * verified.
  *
  * <p>A sealed value in parts (the confidentiality option) is read the same way: each stored part is
- * checked against its signed hash, then opened with the value's key ({@code aead}, recovered from
- * f+1 key shares once per read); AES-GCM authenticates the part's index and the part count too.
+ * checked against its signed hash, then opened with the value's key ({@link ValueRead.Opening},
+ * recovered by {@link SealedLayout} from f+1 key shares once per read); AES-GCM authenticates the
+ * part's index and the part count too.
  */
-public final class PartedRead {
+final class PartedRead {
   private PartedRead() {}
 
   /** The whole value, assembled from its parts (at most {@code partsInFlight} fetched at once). */
-  public static CompletableFuture<StoredValue> whole(
-      Context ctx, String key, VersionInfo info, LogEntry entry, CompletableFuture<Aead> aead) {
+  static CompletableFuture<StoredValue> whole(ValueRead r) {
+    Context ctx = r.ctx;
+    String key = r.key;
+    VersionInfo info = r.info;
     if (info.size() > ctx.settings.maxValueBytes()) {
       return CompletableFuture.failedFuture(
           new RafeStoreException(
@@ -56,13 +58,13 @@ public final class PartedRead {
                   + ctx.settings.maxValueBytes()
                   + "; read it with openStream or by range"));
     }
-    return range(ctx, key, info, entry, 0, (int) info.size(), null, aead)
+    return range(r, 0, (int) info.size())
         .thenApply(
             bytes -> {
               // Every part matched its signed hash; the whole-value hash is signed too and must
               // agree, or the writer produced inconsistent metadata. (A sealed value's hash is of
               // its stored parts, each already checked, and is not recomputed.)
-              if (aead == null && !Sha256.matches(bytes, info.sha256())) {
+              if (r.opening == null && !Sha256.matches(bytes, info.sha256())) {
                 throw new java.util.concurrent.CompletionException(
                     new IntegrityException(
                         "parts of '" + key + "' " + info.version() + " do not make up its hash",
@@ -73,29 +75,31 @@ public final class PartedRead {
   }
 
   /**
-   * {@code length} bytes from {@code offset} of the value (cut at its end), fetching only the parts
-   * that cover them. A value not in parts is read whole, verified (and decrypted or decoded) by
-   * {@code whole}, then cut.
-   *
-   * @param aead the value's key if the entry is sealed in parts, else null
+   * {@code length} bytes from {@code offset} of a value not in parts (cut at its end): the value
+   * read whole, verified (and decrypted or decoded) by {@code whole}, then cut, because a driver's
+   * ranged GET of an unsplit object could not be verified.
    */
-  public static CompletableFuture<byte[]> range(
-      Context ctx,
-      String key,
-      VersionInfo info,
-      LogEntry entry,
-      long offset,
-      int length,
-      Supplier<CompletableFuture<StoredValue>> whole,
-      CompletableFuture<Aead> aead) {
+  static CompletableFuture<byte[]> cut(
+      VersionInfo info, long offset, int length, CompletableFuture<StoredValue> whole) {
     long from = Math.min(offset, info.size());
     long to = Math.min(info.size(), from + length);
     int n = (int) (to - from);
-    if (entry.coding() != LogEntry.Coding.PARTS) {
-      return whole
-          .get()
-          .thenApply(v -> java.util.Arrays.copyOfRange(v.value(), (int) from, (int) from + n));
-    }
+    return whole.thenApply(
+        v -> java.util.Arrays.copyOfRange(v.value(), (int) from, (int) from + n));
+  }
+
+  /**
+   * {@code length} bytes from {@code offset} of a value in parts (cut at its end), fetching only
+   * the parts that cover them, each opened by the read's {@link ValueRead.Opening} if it has one.
+   */
+  static CompletableFuture<byte[]> range(ValueRead r, long offset, int length) {
+    Context ctx = r.ctx;
+    String key = r.key;
+    VersionInfo info = r.info;
+    LogEntry entry = r.entry;
+    long from = Math.min(offset, info.size());
+    long to = Math.min(info.size(), from + length);
+    int n = (int) (to - from);
     byte[] out = new byte[n];
     if (n == 0) {
       return CompletableFuture.completedFuture(out);
@@ -108,7 +112,7 @@ public final class PartedRead {
     int[] remaining = {last - first + 1};
     List<CompletableFuture<DataFetch.Fetched>> running = new ArrayList<>();
     result.whenComplete(
-        (r, e) -> {
+        (x, e) -> {
           List<CompletableFuture<DataFetch.Fetched>> copy;
           synchronized (lock) {
             copy = new ArrayList<>(running);
@@ -129,7 +133,7 @@ public final class PartedRead {
           synchronized (lock) {
             running.add(part);
           }
-          opened(ctx, key, info, entry, i, part, aead)
+          opened(r, i, part)
               .whenComplete(
                   (p, e) -> {
                     if (e != null) {
@@ -165,28 +169,21 @@ public final class PartedRead {
 
   /** The plain bytes of a fetched part: as stored, or opened with the value's key. */
   private static CompletableFuture<byte[]> opened(
-      Context ctx,
-      String key,
-      VersionInfo info,
-      LogEntry entry,
-      int i,
-      CompletableFuture<DataFetch.Fetched> part,
-      CompletableFuture<Aead> aead) {
-    if (aead == null) {
+      ValueRead r, int i, CompletableFuture<DataFetch.Fetched> part) {
+    if (r.opening == null) {
       return part.thenApply(DataFetch.Fetched::bytes);
     }
-    String writer = info.version().writer();
     return Combine.both(
         part,
-        aead,
-        (p, a) -> {
+        r.opening,
+        (p, o) -> {
           try {
-            return KeyShares.openPart(a, key, writer, entry, i, p.bytes());
+            return o.part(i, p.bytes());
           } catch (IntegrityException e) {
             throw new java.util.concurrent.CompletionException(e);
           }
         },
-        ctx.settings.executor());
+        r.ctx.settings.executor());
   }
 
   /**
@@ -194,23 +191,25 @@ public final class PartedRead {
    * reader, each verified before its first byte is returned; the whole-value SHA-256 is computed on
    * the fly and checked at the end. Not thread-safe (as streams are not).
    */
-  public static InputStream stream(
-      Context ctx,
-      String key,
-      VersionInfo info,
-      LogEntry entry,
-      Supplier<CompletableFuture<StoredValue>> whole,
-      CompletableFuture<Aead> aead) {
-    return new PartInputStream(ctx, key, info, entry, whole, aead);
+  static InputStream stream(ValueRead r) {
+    return new PartInputStream(r, true, null);
+  }
+
+  /**
+   * A stream over a value not in parts: read whole by {@code whole}, which verifies (and decrypts
+   * or decodes) it, before its first byte is returned.
+   */
+  static InputStream streamOfWhole(ValueRead r, Supplier<CompletableFuture<StoredValue>> whole) {
+    return new PartInputStream(r, false, whole);
   }
 
   private static final class PartInputStream extends InputStream {
     private final Context ctx;
     private final String key;
     private final VersionInfo info;
-    private final LogEntry entry;
+    private final ValueRead read;
+    private final boolean parted;
     private final Supplier<CompletableFuture<StoredValue>> whole;
-    private final CompletableFuture<Aead> aead;
     private final int count;
     private final ArrayDeque<CompletableFuture<byte[]>> window = new ArrayDeque<>();
     private final MessageDigest digest;
@@ -222,19 +221,14 @@ public final class PartedRead {
     private boolean verified;
 
     PartInputStream(
-        Context ctx,
-        String key,
-        VersionInfo info,
-        LogEntry entry,
-        Supplier<CompletableFuture<StoredValue>> whole,
-        CompletableFuture<Aead> aead) {
-      this.ctx = ctx;
+        ValueRead read, boolean parted, Supplier<CompletableFuture<StoredValue>> whole) {
+      this.ctx = read.ctx;
+      this.read = read;
+      this.parted = parted;
       this.whole = whole;
-      this.aead = aead;
-      this.key = key;
-      this.info = info;
-      this.entry = entry;
-      this.count = entry.coding() == LogEntry.Coding.PARTS ? entry.partCount() : 1;
+      this.key = read.key;
+      this.info = read.info;
+      this.count = parted ? read.entry.partCount() : 1;
       try {
         this.digest = MessageDigest.getInstance("SHA-256");
       } catch (NoSuchAlgorithmException e) {
@@ -247,9 +241,10 @@ public final class PartedRead {
       while (requested < count && window.size() < ctx.settings.partsInFlight()) {
         int i = requested++;
         // Relayed, so that close() and a timeout cancel the fetches themselves.
-        if (entry.coding() == LogEntry.Coding.PARTS) {
+        if (parted) {
           window.add(
-              Futures.relay(DataFetch.part(ctx, key, info, entry, i), DataFetch.Fetched::bytes));
+              Futures.relay(
+                  DataFetch.part(ctx, key, info, read.entry, i), DataFetch.Fetched::bytes));
         } else {
           window.add(Futures.relay(whole.get(), StoredValue::value));
         }
@@ -264,7 +259,7 @@ public final class PartedRead {
         if (consumed == count) {
           // A value not in parts was verified (and decrypted or decoded) whole before its first
           // byte was handed out; its signed hash may be of the sealed bytes, not of these.
-          if (!verified && entry.coding() == LogEntry.Coding.PARTS) {
+          if (!verified && parted) {
             verified = true;
             if (!MessageDigest.isEqual(digest.digest(), info.sha256())) {
               throw new IntegrityException(
@@ -279,11 +274,9 @@ public final class PartedRead {
         byte[] stored = await(head);
         // The signed whole-value hash is of the stored bytes (sealed, for a sealed value).
         digest.update(stored);
+        // A value not in parts is opened whole by the fetch; a part is opened here.
         current =
-            aead == null
-                ? stored
-                : KeyShares.openPart(
-                    await(aead), key, info.version().writer(), entry, consumed, stored);
+            !parted || read.opening == null ? stored : await(read.opening).part(consumed, stored);
         pos = 0;
         consumed++;
       }

@@ -9,6 +9,7 @@ import io.rafestore.Version;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.layout.KeyShares;
+import io.rafestore.internal.protocol.layout.Layouts;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.Logs;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
@@ -109,10 +110,10 @@ public final class Maintenance {
     byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
     Set<String> doomed = new HashSet<>();
     for (View.Item it : newly) {
-      doomed.addAll(it.entry().allDataObjects());
+      doomed.addAll(Layouts.of(it.entry()).allObjects());
     }
     for (View.Item it : view.collectedItems) {
-      doomed.addAll(it.entry().allDataObjects());
+      doomed.addAll(Layouts.of(it.entry()).allObjects());
     }
     Version finalThrough = through;
     // Under the confidentiality option each cloud's object also carries its key shares of the
@@ -335,7 +336,7 @@ public final class Maintenance {
               for (MetadataLog log : view.logs.values()) {
                 for (LogEntry e : log.entries()) {
                   if (e.kind() == LogEntry.Kind.VALUE) {
-                    referenced.addAll(e.allDataObjects());
+                    referenced.addAll(Layouts.of(e).allObjects());
                   }
                 }
               }

@@ -7,8 +7,9 @@ import io.rafestore.VerifyReport.Problem;
 import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
-import io.rafestore.internal.protocol.layout.CodedPieces;
 import io.rafestore.internal.protocol.layout.KeyShares;
+import io.rafestore.internal.protocol.layout.Layouts;
+import io.rafestore.internal.protocol.layout.ValueLayout;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.LogMerge;
 import io.rafestore.internal.protocol.metadata.MalformedMetadataException;
@@ -44,15 +45,17 @@ import java.util.function.Supplier;
  * writer the newest validly signed log any cloud returned (the same rule as readM's merge: a
  * Byzantine cloud cannot forge a signature, so the newest valid log is the truth), and compares
  * each cloud against it. It then checks every listed holder of every retained version for data with
- * the signed hash (for DepSky-CA, the signed hash of that holder's piece). Both phases finish at a
- * quorum of clouds ({@link QuorumGather}): a cloud that has not answered within the grace after all
- * but f did is reported {@link Problem#UNREACHABLE} and its requests are cancelled, so one hung
- * cloud costs a grace, not half the operation timeout.
+ * the signed hash, as the version's {@link ValueLayout} says the holder keeps it (whole, a coded
+ * piece, parts, a joined object part by part). Both phases finish at a quorum of clouds ({@link
+ * QuorumGather}): a cloud that has not answered within the grace after all but f did is reported
+ * {@link Problem#UNREACHABLE} and its requests are cancelled, so one hung cloud costs a grace, not
+ * half the operation timeout.
  *
  * <p>Repair copies the newest log <em>bytes</em> verbatim (metadata is opaque signed bytes; see
- * {@link #copyMetadata}) to every cloud that lacks it or holds an older or invalid one, and re-puts
- * each replicated value, fetched from a holder whose bytes match the signed hash, onto listed
- * holders that lost it; then verifies again.
+ * {@link #copyMetadata}) to every cloud that lacks it or holds an older or invalid one, and has the
+ * version's layout restore each data object a listed holder lost ({@link ValueLayout#restore}:
+ * copied from a holder whose bytes match the signed hash, or a coded piece rebuilt); then verifies
+ * again.
  */
 public final class Verifier {
   private final Context ctx;
@@ -266,33 +269,22 @@ public final class Verifier {
 
   /** One data check: one object (the value, or one part of it) on a holder of a version. */
   private record DataCheck(
-      String cloud, View.Item item, int holderIndex, int part, String object) {}
+      String cloud, View.Item item, ValueLayout layout, ValueLayout.Check check) {}
 
   private CompletableFuture<VerifyReport> checkData() {
     // Per cloud, every check of that cloud: its data objects and the listing of the key's data.
     Map<String, List<Supplier<CompletableFuture<Void>>>> perCloud = new LinkedHashMap<>();
     Map<String, Set<String>> listedOn = new HashMap<>();
     for (View.Item it : view.visible) {
-      List<String> holders = it.entry().holders();
-      for (int i = 0; i < holders.size(); i++) {
-        String holder = holders.get(i);
+      ValueLayout layout = Layouts.of(it.entry());
+      for (String holder : it.entry().holders()) {
         Cloud c = ctx.byId.get(holder);
         if (c == null || late.contains(holder)) {
           continue;
         }
-        List<String> objects = it.entry().dataObjectsOn(holder);
-        listedOn.computeIfAbsent(holder, h -> new HashSet<>()).addAll(objects);
-        boolean joined = it.entry().joinedOn(holder);
-        int checksOnHolder = joined ? it.entry().partCount() : objects.size();
-        for (int p = 0; p < checksOnHolder; p++) {
-          // A joined holder's parts are checked one ranged get each, as readers fetch them, so
-          // a verify never holds more than a part of a large value at once.
-          DataCheck dc = new DataCheck(holder, it, i, p, joined ? objects.get(0) : objects.get(p));
-          Optional<ByteRange> range =
-              joined
-                  ? Optional.of(
-                      ByteRange.of(it.entry().storedPartOffset(p), it.entry().storedPartSize(p)))
-                  : Optional.empty();
+        listedOn.computeIfAbsent(holder, h -> new HashSet<>()).addAll(layout.objectsOn(holder));
+        for (ValueLayout.Check check : layout.checksOn(holder)) {
+          DataCheck dc = new DataCheck(holder, it, layout, check);
           perCloud
               .computeIfAbsent(holder, h -> new ArrayList<>())
               .add(
@@ -300,7 +292,8 @@ public final class Verifier {
                       inflight(
                               holder,
                               timed(
-                                  c.driver().get(ObjectKey.of(dc.object), range), holder + " data"))
+                                  c.driver().get(ObjectKey.of(check.object()), check.range()),
+                                  holder + " data"))
                           .handleAsync(
                               (bytes, e) -> {
                                 judgeData(dc, bytes, e);
@@ -404,7 +397,6 @@ public final class Verifier {
   }
 
   private void judgeData(DataCheck dc, byte[] bytes, Throwable e) {
-    LogEntry entry = dc.item.entry();
     Finding f = null;
     if (e != null) {
       Throwable cause = Futures.unwrap(e);
@@ -414,17 +406,17 @@ public final class Verifier {
           new Finding(
               dc.cloud,
               missing ? Problem.DATA_MISSING : Problem.UNREACHABLE,
-              dc.object,
-              "version " + dc.item.version() + partNote(dc) + ": " + cause.getMessage());
-    } else if (!matches(entry, dc.holderIndex, dc.part, bytes)) {
+              dc.check.object(),
+              "version " + dc.item.version() + dc.check.note() + ": " + cause.getMessage());
+    } else if (!dc.layout.holds(dc.cloud, dc.check, bytes)) {
       f =
           new Finding(
               dc.cloud,
               Problem.DATA_CORRUPT,
-              dc.object,
+              dc.check.object(),
               "version "
                   + dc.item.version()
-                  + partNote(dc)
+                  + dc.check.note()
                   + ": bytes do not match the signed hash");
     }
     if (f != null) {
@@ -432,38 +424,9 @@ public final class Verifier {
     }
   }
 
-  /** For a check of one part of a joined object, which part it was. */
-  private static String partNote(DataCheck dc) {
-    return dc.item.entry().joinedOn(dc.cloud) ? " part " + dc.part : "";
-  }
-
   private void addFinding(Finding f) {
     synchronized (findings) {
       findings.add(f);
-    }
-  }
-
-  /**
-   * Whether {@code bytes} are what holder {@code i} of {@code entry} should store as object {@code
-   * part} of {@link LogEntry#dataObjects()}.
-   */
-  static boolean matches(LogEntry entry, int i, int part, byte[] bytes) {
-    switch (entry.coding()) {
-      case REPLICA -> {
-        // Under the confidentiality option holders keep the sealed value; the entry signs its hash.
-        long size =
-            entry.isSealed()
-                ? entry.size() + io.rafestore.internal.codec.Aead.OVERHEAD
-                : entry.size();
-        return bytes.length == size && Sha256.matches(bytes, entry.sha256Unsafe());
-      }
-      case PARTS -> {
-        return bytes.length == entry.storedPartSize(part)
-            && Sha256.matches(bytes, entry.pieceHashUnsafe(part));
-      }
-      default -> {
-        return Sha256.matches(bytes, entry.pieceHashUnsafe(i));
-      }
     }
   }
 
@@ -563,193 +526,33 @@ public final class Verifier {
   }
 
   /**
-   * Re-puts a replicated value (or one part of it) from a holder whose bytes verify onto the holder
-   * that lost it.
+   * Puts back what a holder lost, as the version's layout restores it: a replica or a part copied
+   * from a holder whose bytes verify, a coded piece rebuilt from the others, a joined object
+   * rewritten part by part.
    */
   private CompletableFuture<Void> repairData(Finding f, RepairLog log) {
-    View.Item item = null;
-    int part = -1;
     for (View.Item it : view.visible) {
-      if (it.entry().joinedOn(f.cloudId()) && it.entry().dataObject().equals(f.subject())) {
-        return repairJoined(it, f.cloudId(), log);
-      }
-      int p = it.entry().dataObjects().indexOf(f.subject());
-      if (p >= 0) {
-        item = it;
-        part = p;
-      }
-    }
-    if (item == null) {
-      log.failed(f.cloudId() + ": " + f.subject() + " is no longer retained");
-      return CompletableFuture.completedFuture(null);
-    }
-    LogEntry entry = item.entry();
-    List<String> sources = new ArrayList<>(entry.holders());
-    sources.remove(f.cloudId());
-    ObjectKey object = ObjectKey.of(f.subject());
-    String what = f.cloudId() + ": data " + f.subject() + " of version " + item.version();
-    boolean coded =
-        entry.coding() != LogEntry.Coding.REPLICA && entry.coding() != LogEntry.Coding.PARTS;
-    CompletableFuture<byte[]> source =
-        coded
-            ? rebuildPiece(entry, entry.holders().indexOf(f.cloudId()), object)
-            : fetchVerified(entry, part, sources, 0);
-    return source
-        .thenCompose(
-            bytes ->
-                timed(ctx.byId.get(f.cloudId()).driver().put(object, bytes), f.cloudId() + " put"))
-        .handle(
-            (r, e) -> {
-              if (e == null) {
-                log.done(what);
-              } else {
-                log.failed(what + ": " + Futures.unwrap(e).getMessage());
-              }
-              return null;
-            });
-  }
-
-  /**
-   * A coded value's piece for holder {@code target}, rebuilt from the hash-valid pieces of the
-   * other holders (all asked at once; k of them are needed).
-   */
-  private CompletableFuture<byte[]> rebuildPiece(LogEntry entry, int target, ObjectKey object) {
-    if (target < 0) {
-      return CompletableFuture.failedFuture(
-          new IllegalStateException("the cloud is not a holder of this version"));
-    }
-    Map<Integer, byte[]> valid = new java.util.concurrent.ConcurrentHashMap<>();
-    List<CompletableFuture<Void>> gets = new ArrayList<>();
-    for (int j = 0; j < entry.holders().size(); j++) {
-      Cloud c = ctx.byId.get(entry.holders().get(j));
-      if (j == target || c == null) {
+      ValueLayout layout = Layouts.of(it.entry());
+      if (!it.entry().holders().contains(f.cloudId())
+          || !layout.objectsOn(f.cloudId()).contains(f.subject())) {
         continue;
       }
-      int index = j;
-      gets.add(
-          timed(c.driver().get(object, Optional.empty()), c.id() + " data")
-              .handle(
-                  (b, e) -> {
-                    if (e == null && matches(entry, index, 0, b)) {
-                      valid.put(index, b);
-                    }
-                    return null;
-                  }));
+      ValueLayout.Restore restore =
+          layout.restore(ctx, this::timed, it.version(), f.cloudId(), f.subject());
+      return restore
+          .done()
+          .handle(
+              (r, e) -> {
+                if (e == null) {
+                  log.done(restore.what());
+                } else {
+                  log.failed(restore.what() + ": " + Futures.unwrap(e).getMessage());
+                }
+                return null;
+              });
     }
-    return CompletableFuture.allOf(gets.toArray(new CompletableFuture<?>[0]))
-        .thenApplyAsync(
-            x -> {
-              try {
-                return CodedPieces.rebuild(entry, valid, target);
-              } catch (io.rafestore.internal.codec.MalformedInputException e) {
-                throw new java.util.concurrent.CompletionException(
-                    new IllegalStateException(e.getMessage(), e));
-              }
-            },
-            ctx.settings.executor());
-  }
-
-  /**
-   * Rewrites the joined object of {@code item} on {@code target}: each part fetched from another
-   * holder (joined or not) and checked against its signed hash, then put as one native multipart
-   * upload part by part (so memory holds one part), or, where the target no longer offers one that
-   * fits, as one whole put. The entry keeps recording the target as joined, which is what it holds
-   * again afterwards.
-   */
-  private CompletableFuture<Void> repairJoined(View.Item item, String target, RepairLog log) {
-    LogEntry entry = item.entry();
-    List<String> sources = new ArrayList<>(entry.holders());
-    sources.remove(target);
-    ObjectKey object = ObjectKey.of(entry.dataObject());
-    String what = target + ": joined data " + object + " of version " + item.version();
-    io.rafestore.spi.CloudDriver driver = ctx.byId.get(target).driver();
-    int count = entry.partCount();
-    Optional<io.rafestore.spi.Multipart> mp =
-        driver.multipart().filter(m -> m.fits(entry.storedPartSize(0), count));
-    CompletableFuture<Void> done;
-    if (mp.isPresent()) {
-      done =
-          timed(mp.get().begin(object), target + " begin")
-              .thenCompose(
-                  up -> {
-                    CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
-                    for (int p = 0; p < count; p++) {
-                      int part = p;
-                      chain =
-                          chain
-                              .thenCompose(x -> fetchVerified(entry, part, sources, 0))
-                              .thenCompose(
-                                  b -> timed(up.putPart(part, b), target + " part " + part));
-                    }
-                    return chain
-                        .thenCompose(x -> timed(up.complete(count), target + " complete"))
-                        .whenComplete(
-                            (r, e) -> {
-                              if (e != null) {
-                                up.abort();
-                              }
-                            });
-                  });
-    } else {
-      CompletableFuture<java.io.ByteArrayOutputStream> all =
-          CompletableFuture.completedFuture(new java.io.ByteArrayOutputStream());
-      for (int p = 0; p < count; p++) {
-        int part = p;
-        all =
-            all.thenCompose(
-                out ->
-                    fetchVerified(entry, part, sources, 0)
-                        .thenApply(
-                            b -> {
-                              out.writeBytes(b);
-                              return out;
-                            }));
-      }
-      done = all.thenCompose(out -> timed(driver.put(object, out.toByteArray()), target + " put"));
-    }
-    return done.handle(
-        (r, e) -> {
-          if (e == null) {
-            log.done(what);
-          } else {
-            log.failed(what + ": " + Futures.unwrap(e).getMessage());
-          }
-          return null;
-        });
-  }
-
-  /**
-   * Object {@code part} of {@link LogEntry#dataObjects()} from the first of {@code sources} whose
-   * bytes match the signed hash; a joined source is asked for the part's range of its object.
-   */
-  private CompletableFuture<byte[]> fetchVerified(
-      LogEntry entry, int part, List<String> sources, int i) {
-    if (i >= sources.size()) {
-      return CompletableFuture.failedFuture(
-          new IllegalStateException("no other holder returned bytes matching the signed hash"));
-    }
-    Cloud c = ctx.byId.get(sources.get(i));
-    if (c == null) {
-      return fetchVerified(entry, part, sources, i + 1);
-    }
-    CompletableFuture<byte[]> get;
-    if (entry.joinedOn(c.id())) {
-      get =
-          c.driver()
-              .get(
-                  ObjectKey.of(entry.dataObject()),
-                  Optional.of(
-                      ByteRange.of(entry.storedPartOffset(part), entry.storedPartSize(part))));
-    } else {
-      get = c.driver().get(ObjectKey.of(entry.dataObjects().get(part)), Optional.empty());
-    }
-    return timed(get, c.id() + " data")
-        .handle((b, e) -> e == null && matches(entry, 0, part, b) ? b : null)
-        .thenCompose(
-            b ->
-                b != null
-                    ? CompletableFuture.completedFuture(b)
-                    : fetchVerified(entry, part, sources, i + 1));
+    log.failed(f.cloudId() + ": " + f.subject() + " is no longer retained");
+    return CompletableFuture.completedFuture(null);
   }
 
   private <T> CompletableFuture<T> timed(CompletableFuture<T> request, String what) {

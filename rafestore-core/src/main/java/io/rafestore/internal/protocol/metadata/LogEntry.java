@@ -428,6 +428,16 @@ public record LogEntry(
   }
 
   /**
+   * Bytes of the stored form of an unsplit value: the value itself, or for a sealed value (the
+   * confidentiality option) the sealed value, {@link io.rafestore.internal.codec.Aead#OVERHEAD}
+   * bytes longer. Its SHA-256 is {@link #sha256()}. (A DepSky-CA value's pieces carry their own
+   * sealing, which its layout accounts for.)
+   */
+  public long storedSize() {
+    return size + (isSealed() ? SEALED_PART_OVERHEAD : 0);
+  }
+
+  /**
    * Bytes a holder stores for part {@code i}: the part itself, or for a sealed value (the
    * confidentiality option) the part sealed on its own, {@link
    * io.rafestore.internal.codec.Aead#OVERHEAD} bytes longer. For an unsplit value, the whole stored

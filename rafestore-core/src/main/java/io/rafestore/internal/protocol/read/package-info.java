@@ -1,8 +1,9 @@
 /**
- * Reads that are more than one fetch: DepSky-CA's coded read ({@code CodedFetch}: f+1 pieces, the
- * key from their shares). The read of a RafeStore value (readM, pick the version, fetch from the
- * fastest holder) is still orchestrated by {@code Client} above this package. Described in
- * design.md section 5 (Read; Baselines).
+ * The read: readM, pick the version asked for, then let that version's value layout fetch and check
+ * its bytes, whole, as a range or as a stream ({@code ReadOp}); a fetch that fails is checked once
+ * more against a newer collection watermark. What a value's layout is (replicas, coded pieces,
+ * parts, sealed or not) is decided in {@code layout}, never here. Described in design.md section 5
+ * (Read).
  *
  * <p>Depends only on the packages below it (up to {@code write}). Internal; not exported.
  */

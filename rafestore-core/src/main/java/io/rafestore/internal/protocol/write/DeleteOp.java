@@ -5,6 +5,7 @@ import io.rafestore.ProtocolMode;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.layout.KeyShares;
+import io.rafestore.internal.protocol.layout.Layouts;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.Logs;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
@@ -79,8 +80,8 @@ public final class DeleteOp {
             && ctx.settings.mode() != ProtocolMode.DEPSKY_CA) {
           continue;
         }
-        boolean mayBeJoined = it.entry().joinedOn(c.id()) || c.accounting().multipart().isPresent();
-        List<String> names = mayBeJoined ? it.entry().allDataObjects() : it.entry().dataObjects();
+        List<String> names =
+            Layouts.of(it.entry()).objectsToDelete(c.id(), c.accounting().multipart().isPresent());
         for (String name : names) {
           ObjectKey object = ObjectKey.of(name);
           deletes.add(

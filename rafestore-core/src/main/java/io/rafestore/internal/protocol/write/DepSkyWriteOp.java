@@ -2,13 +2,11 @@ package io.rafestore.internal.protocol.write;
 
 import io.rafestore.ProtocolMode;
 import io.rafestore.WriteReceipt;
-import io.rafestore.internal.codec.Aead;
-import io.rafestore.internal.codec.ReedSolomon;
 import io.rafestore.internal.codec.Sha256;
-import io.rafestore.internal.codec.Shamir;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
-import io.rafestore.internal.protocol.layout.CodedPieces;
+import io.rafestore.internal.protocol.layout.DepSkyLayout;
+import io.rafestore.internal.protocol.layout.ReplicaLayout;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.quorum.Commit;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
@@ -17,11 +15,8 @@ import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ObjectKey;
 import io.rafestore.spi.support.Futures;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
@@ -33,13 +28,9 @@ import java.util.function.Function;
  *
  * <ul>
  *   <li><b>DepSky-A</b>: every cloud stores the whole value.
- *   <li><b>DepSky-CA</b>: the value is encrypted with AES-256-GCM under a fresh random key (not the
- *       original code's CBC with a fixed IV), the ciphertext is Reed-Solomon coded into n fragments
- *       any k = f+1 of which decode, and the key is Shamir-split so that any f+1 shares recover it
- *       and f reveal nothing. Cloud i stores share i followed by fragment i; the metadata keeps the
- *       SHA-256 of every cloud's piece, so a reader can check each piece alone, and the hash of the
- *       sealed bytes (not of the plaintext, which would let clouds confirm a guessed value). No f
- *       clouds together see the plaintext or the key.
+ *   <li><b>DepSky-CA</b>: each cloud stores one piece of {@link DepSkyLayout}: a share of a fresh
+ *       key and a fragment of the value sealed under it, so no f clouds together see the plaintext
+ *       or the key.
  * </ul>
  *
  * <p>Phase barriers or pipelining: we follow the papers' pseudo-code, where each phase waits for
@@ -73,13 +64,14 @@ public final class DepSkyWriteOp {
             .thenComposeAsync(
                 view -> {
                   long ts = view.maxTimestamp + 1;
-                  Pieces pieces =
-                      ca ? Pieces.confidential(ctx, key, ts, value) : Pieces.replicas(value);
+                  DepSkyLayout.Pieces pieces = ca ? DepSkyLayout.encode(ctx, key, ts, value) : null;
+                  Function<Cloud, byte[]> payload =
+                      ca ? c -> pieces.byCloud().get(c.id()) : c -> value;
                   return QuorumPut.run(
                           ctx,
                           key,
                           object,
-                          pieces.payload,
+                          payload,
                           ctx.clouds,
                           ctx.settings.quorum(),
                           ca ? "DepSky-CA data write" : "DepSky-A data write",
@@ -90,19 +82,13 @@ public final class DepSkyWriteOp {
                                   sha -> {
                                     LogEntry entry =
                                         ca
-                                            ? LogEntry.coded(
+                                            ? pieces.entry(
                                                 ts,
                                                 ctx.settings.clock().millis(),
                                                 object.value(),
                                                 value.length,
-                                                // The sealed bytes' hash: a plaintext hash would
-                                                // let every cloud confirm a guessed value.
-                                                pieces.sealedHash,
-                                                all,
-                                                LogEntry.Coding.DEPSKY_CA,
-                                                ctx.f() + 1,
-                                                pieces.hashes)
-                                            : LogEntry.replica(
+                                                all)
+                                            : ReplicaLayout.entry(
                                                 ts,
                                                 ctx.settings.clock().millis(),
                                                 object.value(),
@@ -119,34 +105,5 @@ public final class DepSkyWriteOp {
                 ctx.settings.executor());
     result.whenComplete((r, e) -> done.complete(null));
     return Futures.relay(result);
-  }
-
-  /**
-   * What each cloud stores, and (for coded forms) the hash of each cloud's piece in cloud order.
-   */
-  private record Pieces(Function<Cloud, byte[]> payload, List<byte[]> hashes, byte[] sealedHash) {
-    static Pieces replicas(byte[] value) {
-      return new Pieces(c -> value, List.of(), null);
-    }
-
-    static Pieces confidential(Context ctx, String key, long ts, byte[] value) {
-      int n = ctx.clouds.size();
-      int k = ctx.f() + 1;
-      byte[] aesKey = Aead.newKey();
-      byte[] sealed =
-          Aead.withKey(aesKey)
-              .encrypt(value, CodedPieces.associatedData(key, ts, ctx.settings.writerId()));
-      byte[][] fragments = ReedSolomon.of(k, n - k).encode(sealed);
-      List<Shamir.Share> shares = Shamir.split(aesKey, n, k);
-      java.util.Arrays.fill(aesKey, (byte) 0);
-      Map<String, byte[]> byCloud = new HashMap<>();
-      List<byte[]> hashes = new ArrayList<>();
-      for (int i = 0; i < n; i++) {
-        byte[] piece = CodedPieces.join(shares.get(i), fragments[i]);
-        byCloud.put(ctx.clouds.get(i).id(), piece);
-        hashes.add(Sha256.hash(piece));
-      }
-      return new Pieces(c -> byCloud.get(c.id()), hashes, Sha256.hash(sealed));
-    }
   }
 }

@@ -6,11 +6,11 @@ import io.rafestore.QuorumException;
 import io.rafestore.RafeStoreException;
 import io.rafestore.Scheduler;
 import io.rafestore.WriteReceipt;
-import io.rafestore.internal.codec.ReedSolomon;
 import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.layout.KeyShares;
 import io.rafestore.internal.protocol.layout.PartedPayload;
+import io.rafestore.internal.protocol.layout.WholeUpload;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
@@ -61,14 +61,19 @@ public final class WriteOp {
   private final Context ctx;
   private final String key;
 
-  /** What writeDo uploads: the value, or with the confidentiality option the sealed value. */
-  private final byte[] value;
+  /**
+   * What writeDo uploads for a value written whole (replicas, or a fragment per slot; sealed with
+   * the confidentiality option), or null for a value in parts.
+   */
+  private final WholeUpload upload;
 
-  private final long plainSize;
   private final KeyShares.Sealed sealed;
 
-  /** Erasure coding: the fragment of each slot, or null for replicas. */
-  private final byte[][] fragments;
+  /** Whether each slot needs its own acknowledgement (erasure coding), not any f+1. */
+  private final boolean bySlot;
+
+  /** Uploads writeDo starts with: f+1 replicas, or one per fragment. */
+  private final int slots;
 
   /** How many bytes one upload carries: the value, or one fragment. */
   private final long uploadBytes;
@@ -113,11 +118,11 @@ public final class WriteOp {
     ThreadLocalRandom.current().nextBytes(nonce);
     this.dataObject =
         Names.dataObject(key, ctx.settings.writerId(), HexFormat.of().formatHex(nonce));
-    this.plainSize = parts.size();
     parts.start(key, dataObject);
     this.sealed = parts.sealedShares();
-    this.value = null;
-    this.fragments = null;
+    this.upload = null;
+    this.bySlot = false;
+    this.slots = ctx.f() + 1;
     this.uploadBytes = parts.size();
     this.holderOfSlot = new String[0];
     this.dataOrder = ctx.dataOrder(uploadBytes);
@@ -133,35 +138,27 @@ public final class WriteOp {
     ThreadLocalRandom.current().nextBytes(nonce);
     this.dataObject =
         Names.dataObject(key, ctx.settings.writerId(), HexFormat.of().formatHex(nonce));
-    this.plainSize = value.length;
-    // Sealing runs on the caller's thread, before anything is sent: writeDo must upload only
-    // ciphertext, and AES-GCM (about 1 GB/s) costs less than the hashing that follows.
-    this.sealed = ctx.settings.encryptValues() ? KeyShares.seal(ctx, key, dataObject, value) : null;
-    byte[] upload = sealed == null ? value : sealed.bytes();
-    this.value = upload;
-    int k = ctx.settings.erasureK();
-    if (k > 0) {
-      // Coding runs on the caller's thread too: every fragment must exist before writeDo.
-      this.fragments = ReedSolomon.of(k, ctx.f()).encode(upload);
-      this.uploadBytes = fragments[0].length;
-      this.holderOfSlot = new String[k + ctx.f()];
-    } else {
-      this.fragments = null;
-      this.uploadBytes = upload.length;
-      this.holderOfSlot = new String[0];
-    }
+    // Sealing and coding run on the caller's thread, before anything is sent.
+    WholeUpload whole = WholeUpload.of(ctx, key, dataObject, value);
+    this.upload = whole;
+    this.sealed = whole.sealed();
+    this.bySlot = whole.distinctSlots();
+    this.slots = whole.slots();
+    this.uploadBytes = whole.uploadBytes();
+    this.holderOfSlot = new String[bySlot ? slots : 0];
     this.dataOrder = ctx.dataOrder(uploadBytes);
-    this.hash = CompletableFuture.supplyAsync(() -> Sha256.hash(upload), ctx.settings.executor());
+    this.hash =
+        CompletableFuture.supplyAsync(() -> Sha256.hash(whole.stored()), ctx.settings.executor());
   }
 
   /** Uploads writeDo starts with: f+1 replicas, or one per fragment. Caller holds the lock. */
   private int slots() {
-    return fragments == null ? ctx.f() + 1 : fragments.length;
+    return slots;
   }
 
   /** Acknowledgements still missing before writeM may start. Caller holds the lock. */
   private int missing() {
-    return fragments == null ? ctx.f() + 1 - acked.size() : fragments.length - slotsHeld;
+    return bySlot ? slots - slotsHeld : slots - acked.size();
   }
 
   /**
@@ -169,10 +166,10 @@ public final class WriteOp {
    * Caller holds the lock.
    */
   private boolean coverable() {
-    if (fragments == null) {
-      return acked.size() + pendingData.size() >= ctx.f() + 1;
+    if (!bySlot) {
+      return acked.size() + pendingData.size() >= slots;
     }
-    boolean[] covered = new boolean[fragments.length];
+    boolean[] covered = new boolean[slots];
     for (int i = 0; i < covered.length; i++) {
       covered[i] = holderOfSlot[i] != null;
     }
@@ -193,15 +190,15 @@ public final class WriteOp {
    * one). Caller holds the lock.
    */
   private int nextSlot() {
-    if (fragments == null) {
+    if (!bySlot) {
       return 0;
     }
-    int[] pending = new int[fragments.length];
+    int[] pending = new int[slots];
     for (String id : pendingData.keySet()) {
       pending[slotOf.get(id)]++;
     }
     int best = -1;
-    for (int i = 0; i < fragments.length; i++) {
+    for (int i = 0; i < slots; i++) {
       if (holderOfSlot[i] == null && (best < 0 || pending[i] < pending[best])) {
         best = i;
       }
@@ -329,7 +326,7 @@ public final class WriteOp {
     contacted.add(id);
     int index = nextSlot();
     slotOf.put(id, index);
-    byte[] payload = fragments == null ? value : fragments[index];
+    byte[] payload = upload == null ? null : upload.payload(index);
     CompletableFuture<Void> slot = new CompletableFuture<>();
     pendingData.put(id, slot);
     sends.add(
@@ -364,7 +361,7 @@ public final class WriteOp {
       if (error == null) {
         acked.add(id);
         Integer index = slotOf.get(id);
-        if (fragments != null && holderOfSlot[index] == null) {
+        if (bySlot && holderOfSlot[index] == null) {
           holderOfSlot[index] = id;
           slotsHeld++;
         }
@@ -393,7 +390,7 @@ public final class WriteOp {
               new QuorumException(
                   "data write (writeDo/writeDf) of '" + key + "'",
                   slots(),
-                  fragments == null ? acked.size() : slotsHeld,
+                  bySlot ? slotsHeld : acked.size(),
                   faults);
         }
       }
@@ -469,10 +466,7 @@ public final class WriteOp {
         if (!coverable()) {
           failure =
               new QuorumException(
-                  "writeDf of '" + key + "'",
-                  slots(),
-                  fragments == null ? acked.size() : slotsHeld,
-                  faults);
+                  "writeDf of '" + key + "'", slots(), bySlot ? slotsHeld : acked.size(), faults);
         }
       }
     }
@@ -529,7 +523,7 @@ public final class WriteOp {
     View v;
     synchronized (this) {
       holders = new ArrayList<>();
-      if (fragments != null) {
+      if (bySlot) {
         // Holder i keeps fragment i; a surplus acknowledgement of a slot already held is not
         // listed (its object is an orphan for garbage collection).
         holders.addAll(List.of(holderOfSlot));
@@ -562,26 +556,10 @@ public final class WriteOp {
   }
 
   private void writeM(View v, List<String> holders, byte[] sha) {
-    LogEntry plain =
-        fragments == null
-            ? LogEntry.replica(
-                v.maxTimestamp + 1,
-                ctx.settings.clock().millis(),
-                dataObject.value(),
-                plainSize,
-                sha,
-                holders)
-            : LogEntry.coded(
-                v.maxTimestamp + 1,
-                ctx.settings.clock().millis(),
-                dataObject.value(),
-                plainSize,
-                sha,
-                holders,
-                LogEntry.Coding.REED_SOLOMON,
-                ctx.settings.erasureK(),
-                fragmentHashes());
-    commit(v, sealed == null ? plain : sealed.mark(plain));
+    commit(
+        v,
+        upload.entry(
+            v.maxTimestamp + 1, ctx.settings.clock().millis(), dataObject.value(), holders, sha));
   }
 
   private void commit(View v, LogEntry entry) {
@@ -595,15 +573,6 @@ public final class WriteOp {
     }
     Commit.run(ctx, key, v, entry, sealed, contactedCopy, df, skipped, startNanos)
         .whenComplete(Futures.completer(result));
-  }
-
-  /** The SHA-256 of each fragment, in slot order. */
-  private List<byte[]> fragmentHashes() {
-    List<byte[]> out = new ArrayList<>();
-    for (byte[] f : fragments) {
-      out.add(Sha256.hash(f));
-    }
-    return out;
   }
 
   /** Cleanup on completion, success or failure: release the key, cancel what is still running. */

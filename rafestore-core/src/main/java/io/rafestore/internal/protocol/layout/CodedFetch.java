@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol.read;
+package io.rafestore.internal.protocol.layout;
 
 import io.rafestore.CloudFault;
 import io.rafestore.IntegrityException;
@@ -12,8 +12,6 @@ import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.codec.Shamir;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
-import io.rafestore.internal.protocol.layout.CodedPieces;
-import io.rafestore.internal.protocol.layout.DataFetch;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.spi.ObjectKey;
 import io.rafestore.spi.support.Futures;
@@ -29,16 +27,16 @@ import java.util.concurrent.CompletableFuture;
  * hash. Pieces that fail are reported; requests still out are cancelled.
  *
  * <ul>
- *   <li>{@link LogEntry.Coding#DEPSKY_CA}: as DepSky, every holder is asked at once; a piece is a
+ *   <li>DepSky-CA ({@link DepSkyLayout}): as DepSky, every holder is asked at once; a piece is a
  *       key share followed by a fragment of the ciphertext, and the key rebuilt from k shares
  *       decrypts the decoded ciphertext.
- *   <li>{@link LogEntry.Coding#REED_SOLOMON} (RafeStore's erasure-coded mode): only the k holders
- *       predicted fastest are asked; a failed or invalid piece brings in the next holder at once,
- *       and a late one (twice its predicted time) a hedge. The decoded bytes are the stored value
- *       (sealed, with the confidentiality option, and then opened by the caller).
+ *   <li>Reed-Solomon ({@link ReedSolomonLayout}, RafeStore's erasure-coded mode): only the k
+ *       holders predicted fastest are asked; a failed or invalid piece brings in the next holder at
+ *       once, and a late one (twice its predicted time) a hedge. The decoded bytes are the stored
+ *       value (sealed, with the confidentiality option, and then opened by {@link SealedLayout}).
  * </ul>
  */
-public final class CodedFetch {
+final class CodedFetch {
   private final Context ctx;
   private final String key;
   private final VersionInfo info;
@@ -59,14 +57,14 @@ public final class CodedFetch {
   private int answered;
   private Scheduler.Cancellable hedge;
 
-  private CodedFetch(Context ctx, String key, VersionInfo info, LogEntry entry) {
+  private CodedFetch(Context ctx, String key, VersionInfo info, LogEntry entry, boolean depSky) {
     this.ctx = ctx;
     this.key = key;
     this.info = info;
     this.entry = entry;
     this.object = ObjectKey.of(entry.dataObject());
     this.fragments = new byte[entry.holders().size()][];
-    this.depSky = entry.coding() == LogEntry.Coding.DEPSKY_CA;
+    this.depSky = depSky;
     List<Integer> indexes = new ArrayList<>();
     for (int i = 0; i < entry.holders().size(); i++) {
       indexes.add(i);
@@ -79,9 +77,14 @@ public final class CodedFetch {
     order.addAll(indexes);
   }
 
-  public static CompletableFuture<StoredValue> run(
-      Context ctx, String key, VersionInfo info, LogEntry entry) {
-    CodedFetch f = new CodedFetch(ctx, key, info, entry);
+  /**
+   * Reads {@code entry}'s coded value; {@code depSky} for DepSky-CA pieces (share and fragment, all
+   * holders asked, the value opened with the key the shares rebuild), else Reed-Solomon fragments
+   * of the stored value, whose size {@code info} gives.
+   */
+  static CompletableFuture<StoredValue> run(
+      Context ctx, String key, VersionInfo info, LogEntry entry, boolean depSky) {
+    CodedFetch f = new CodedFetch(ctx, key, info, entry, depSky);
     f.result.whenComplete((r, e) -> f.cancelAll());
     f.start();
     return f.result;

@@ -1,0 +1,66 @@
+package io.rafestore.internal.protocol.layout;
+
+import io.rafestore.VersionInfo;
+import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.metadata.View;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One read of one version, as a {@link ValueLayout} serves it: the key, the view readM built (whose
+ * key shares a sealed value's key comes from), the version's writer and entry, and how the stored
+ * bytes become the value's ({@link Opening}: as they are, or opened by {@link SealedLayout}).
+ * Immutable.
+ */
+public final class ValueRead {
+  final Context ctx;
+  final String key;
+  final View view;
+  final String writer;
+  final LogEntry entry;
+  final VersionInfo info;
+
+  /** The key that opens the stored bytes, once recovered; null when they are the value. */
+  final CompletableFuture<Opening> opening;
+
+  private ValueRead(
+      Context ctx,
+      String key,
+      View view,
+      String writer,
+      LogEntry entry,
+      CompletableFuture<Opening> opening) {
+    this.ctx = ctx;
+    this.key = key;
+    this.view = view;
+    this.writer = writer;
+    this.entry = entry;
+    this.info = entry.info(key, writer);
+    this.opening = opening;
+  }
+
+  /** A read of {@code item} of {@code key}, found by readM in {@code view}. */
+  public static ValueRead of(Context ctx, String key, View view, View.Item item) {
+    return new ValueRead(ctx, key, view, item.version().writer(), item.entry(), null);
+  }
+
+  /** The same read, its stored bytes opened by {@code how}. */
+  ValueRead opened(CompletableFuture<Opening> how) {
+    return new ValueRead(ctx, key, view, writer, entry, how);
+  }
+
+  /** What the reader is told about the version. */
+  public VersionInfo info() {
+    return info;
+  }
+
+  /**
+   * How stored bytes become the value's: a whole stored value, or part {@code i} of a parted one,
+   * opened and checked against its signed plain length.
+   */
+  interface Opening {
+    byte[] whole(byte[] stored) throws io.rafestore.IntegrityException;
+
+    byte[] part(int i, byte[] stored) throws io.rafestore.IntegrityException;
+  }
+}

@@ -1,0 +1,90 @@
+package io.rafestore.internal.protocol.layout;
+
+import io.rafestore.IntegrityException;
+import io.rafestore.StoredValue;
+import io.rafestore.VersionInfo;
+import io.rafestore.internal.protocol.context.Combine;
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import java.io.InputStream;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * What the layouts of a value stored as one object per holder share (whole replicas and coded
+ * pieces): each holder keeps the object named by the entry's data object; a range or a stream is
+ * cut from the value read whole, because a ranged GET of one object could not be verified.
+ */
+abstract class WholeLayout implements ValueLayout {
+  final LogEntry entry;
+
+  WholeLayout(LogEntry entry) {
+    this.entry = entry;
+  }
+
+  @Override
+  public List<String> objectsOn(String holder) {
+    return List.of(entry.dataObject());
+  }
+
+  @Override
+  public List<String> allObjects() {
+    return List.of(entry.dataObject());
+  }
+
+  @Override
+  public List<String> objectsToDelete(String cloud, boolean nativeMultipart) {
+    return List.of(entry.dataObject());
+  }
+
+  @Override
+  public CompletableFuture<byte[]> range(ValueRead r, long offset, int length) {
+    return PartedRead.cut(r.info, offset, length, read(r));
+  }
+
+  @Override
+  public InputStream stream(ValueRead r) {
+    return PartedRead.streamOfWhole(r, () -> read(r));
+  }
+
+  @Override
+  public List<Check> checksOn(String holder) {
+    return List.of(new Check(entry.dataObject(), Optional.empty(), 0, ""));
+  }
+
+  /**
+   * What the reader is told about the stored value: {@code r}'s version, with the stored size
+   * (sealed bytes are longer than the value) and the signed hash, which is of the stored bytes.
+   */
+  final VersionInfo stored(ValueRead r) {
+    VersionInfo info = r.info;
+    long size = entry.storedSize();
+    return size == info.size()
+        ? info
+        : new VersionInfo(
+            info.key(), info.version(), size, info.sha256(), info.dataClouds(), info.createdAt());
+  }
+
+  /**
+   * The value from the stored value {@code data}: as it is, or opened with the key the read's
+   * {@link ValueRead.Opening} brings. Both run side by side; a failed key recovery cancels the data
+   * fetch, and the caller sees the recovery's failure, not the cancellation it caused.
+   */
+  static CompletableFuture<StoredValue> opened(ValueRead r, CompletableFuture<StoredValue> data) {
+    if (r.opening == null) {
+      return data;
+    }
+    return Combine.both(
+        data,
+        r.opening,
+        (sv, o) -> {
+          try {
+            return new StoredValue(r.info, o.whole(sv.value()), sv.servedBy());
+          } catch (IntegrityException e) {
+            throw new CompletionException(e);
+          }
+        },
+        r.ctx.settings.executor());
+  }
+}

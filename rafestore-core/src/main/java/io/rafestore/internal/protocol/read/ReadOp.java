@@ -1,0 +1,152 @@
+package io.rafestore.internal.protocol.read;
+
+import io.rafestore.KeyNotFoundException;
+import io.rafestore.StoredValue;
+import io.rafestore.Version;
+import io.rafestore.VersionCollectedException;
+import io.rafestore.VersionNotFoundException;
+import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.layout.Layouts;
+import io.rafestore.internal.protocol.layout.ValueRead;
+import io.rafestore.internal.protocol.metadata.View;
+import io.rafestore.internal.protocol.quorum.MetadataRead;
+import java.io.InputStream;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A read: readM ({@link MetadataRead}), pick the version the caller asked for, then let the
+ * version's {@link io.rafestore.internal.protocol.layout.ValueLayout} fetch and check its bytes
+ * (whole, a range or a stream). Whether a value is replicated, coded, in parts or sealed is the
+ * layout's business; nothing here tests it. Stateless; thread-safe.
+ */
+public final class ReadOp {
+  private ReadOp() {}
+
+  /** The latest visible version of {@code key}. */
+  public static CompletableFuture<StoredValue> latest(Context ctx, String key) {
+    return MetadataRead.run(ctx, key)
+        .thenCompose(
+            view -> {
+              if (view.visible.isEmpty()) {
+                return CompletableFuture.failedFuture(notFound(key, view));
+              }
+              return fetchOrCollected(ctx, key, view, view.visible.get(0), null);
+            });
+  }
+
+  /** Version {@code version} of {@code key}. */
+  public static CompletableFuture<StoredValue> version(Context ctx, String key, Version version) {
+    return MetadataRead.run(ctx, key)
+        .thenCompose(
+            view -> {
+              View.Item item = view.find(version);
+              if (item == null && view.isCollected(version)) {
+                return CompletableFuture.failedFuture(
+                    new VersionCollectedException(key, version, view.collected));
+              }
+              if (item == null) {
+                return CompletableFuture.failedFuture(versionNotFound(key, view, version));
+              }
+              return fetchOrCollected(ctx, key, view, item, version);
+            });
+  }
+
+  /** {@code length} bytes from {@code offset} of version {@code version} of {@code key}. */
+  public static CompletableFuture<byte[]> range(
+      Context ctx, String key, Version version, long offset, int length) {
+    return resolve(ctx, key, Optional.of(version))
+        .thenCompose(found -> found.layout().range(found.read(), offset, length));
+  }
+
+  /**
+   * A version found by readM, ready to be read: the read and the version's layout.
+   *
+   * @param read the version's read (key, view, entry)
+   * @param layout how the version is stored
+   */
+  public record Found(ValueRead read, io.rafestore.internal.protocol.layout.ValueLayout layout) {
+    /** A stream over the version's value (see {@link #resolve}). */
+    public InputStream stream() {
+      return layout.stream(read);
+    }
+  }
+
+  /** The latest visible version of {@code key}, or the given one, after readM. */
+  public static CompletableFuture<Found> resolve(
+      Context ctx, String key, Optional<Version> version) {
+    return MetadataRead.run(ctx, key)
+        .thenCompose(
+            view -> {
+              if (version.isEmpty()) {
+                if (view.visible.isEmpty()) {
+                  return CompletableFuture.failedFuture(notFound(key, view));
+                }
+                return CompletableFuture.completedFuture(
+                    found(ctx, key, view, view.visible.get(0)));
+              }
+              View.Item item = view.find(version.get());
+              if (item == null) {
+                return CompletableFuture.failedFuture(versionNotFound(key, view, version.get()));
+              }
+              return CompletableFuture.completedFuture(found(ctx, key, view, item));
+            });
+  }
+
+  private static Found found(Context ctx, String key, View view, View.Item item) {
+    return new Found(ValueRead.of(ctx, key, view, item), Layouts.of(item.entry()));
+  }
+
+  private static KeyNotFoundException notFound(String key, View view) {
+    return new KeyNotFoundException(
+        key, view.tombstone == null ? "never written" : "deleted at " + view.tombstone);
+  }
+
+  private static VersionNotFoundException versionNotFound(String key, View view, Version version) {
+    String why =
+        view.tombstone != null && version.compareTo(view.tombstone) <= 0
+            ? "deleted at " + view.tombstone
+            : "not in the history";
+    return new VersionNotFoundException(key, version, why);
+  }
+
+  /**
+   * Fetches a version; if that fails (a reader that read metadata before a collection finds the
+   * data deleted), reads metadata again: a signed watermark now covering the version means it was
+   * collected ({@link VersionCollectedException}), or for a read of the latest version, the newer
+   * latest is fetched once. Without a watermark the fetch's own failure stands: missing data that
+   * no trusted writer collected is an integrity failure.
+   *
+   * @param asked the version asked for, null for "the latest"
+   */
+  private static CompletableFuture<StoredValue> fetchOrCollected(
+      Context ctx, String key, View view, View.Item item, Version asked) {
+    CompletableFuture<StoredValue> first = fetch(ctx, key, view, item);
+    return first
+        .handle((v, e) -> first)
+        .thenCompose(
+            f -> {
+              if (!f.isCompletedExceptionally()) {
+                return f;
+              }
+              return MetadataRead.run(ctx, key)
+                  .thenCompose(
+                      fresh -> {
+                        if (!fresh.isCollected(item.version())) {
+                          return f;
+                        }
+                        if (asked == null && !fresh.visible.isEmpty()) {
+                          return fetch(ctx, key, fresh, fresh.visible.get(0));
+                        }
+                        return CompletableFuture.failedFuture(
+                            new VersionCollectedException(key, item.version(), fresh.collected));
+                      });
+            });
+  }
+
+  private static CompletableFuture<StoredValue> fetch(
+      Context ctx, String key, View view, View.Item item) {
+    Found f = found(ctx, key, view, item);
+    return f.layout().read(f.read());
+  }
+}

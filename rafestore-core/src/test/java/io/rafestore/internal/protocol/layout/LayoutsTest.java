@@ -1,0 +1,129 @@
+package io.rafestore.internal.protocol.layout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rafestore.internal.codec.Aead;
+import io.rafestore.internal.codec.Sha256;
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.spi.ByteRange;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The layout lookup and the parts of the {@link ValueLayout} contract that need no cloud: which
+ * layout a signed entry gets, which objects each holder stores, and what verify accepts from a
+ * holder. Reads, repair and collection through the layouts run in the protocol tests.
+ */
+class LayoutsTest {
+  private static final byte[] VALUE =
+      "twelve bytes".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  private static final List<String> HOLDERS = List.of("p0", "p1", "p2");
+
+  private static LogEntry replica() {
+    return LogEntry.replica(1, 0, "d/k/w-1", VALUE.length, Sha256.hash(VALUE), HOLDERS);
+  }
+
+  private static LogEntry coded(LogEntry.Coding coding) {
+    List<byte[]> pieces =
+        List.of(
+            Sha256.hash(new byte[] {0}), Sha256.hash(new byte[] {1}), Sha256.hash(new byte[] {2}));
+    return LogEntry.coded(
+        1, 0, "d/k/w-1", VALUE.length, Sha256.hash(VALUE), HOLDERS, coding, 2, pieces);
+  }
+
+  /** Twelve bytes in three parts of four, p1 keeping them joined in one object. */
+  private static LogEntry parts() {
+    List<byte[]> hashes = List.of(part(0), part(1), part(2));
+    return LogEntry.parts(1, 0, "d/k/w-1", VALUE.length, Sha256.hash(VALUE), HOLDERS, hashes)
+        .withJoined(List.of("p1"));
+  }
+
+  private static byte[] part(int i) {
+    return Sha256.hash(java.util.Arrays.copyOfRange(VALUE, 4 * i, 4 * i + 4));
+  }
+
+  private static LogEntry sealedOf(LogEntry e) {
+    return e.sealed(
+        HOLDERS, List.of(new byte[32], Sha256.hash(new byte[] {1}), Sha256.hash(new byte[] {2})));
+  }
+
+  @Test
+  void eachCodingHasItsLayoutAndKeySharesSealAny() {
+    assertThat(Layouts.of(replica())).isInstanceOf(ReplicaLayout.class);
+    assertThat(Layouts.of(coded(LogEntry.Coding.REED_SOLOMON)))
+        .isInstanceOf(ReedSolomonLayout.class);
+    assertThat(Layouts.of(coded(LogEntry.Coding.DEPSKY_CA))).isInstanceOf(DepSkyLayout.class);
+    assertThat(Layouts.of(parts())).isInstanceOf(PartsLayout.class);
+    for (LogEntry e : List.of(replica(), coded(LogEntry.Coding.REED_SOLOMON), parts())) {
+      assertThat(Layouts.of(sealedOf(e))).isInstanceOf(SealedLayout.class);
+      assertThat(Layouts.stored(sealedOf(e))).isInstanceOf(Layouts.of(e).getClass());
+    }
+  }
+
+  @Test
+  void entriesThatStoreNoValueHaveNoLayout() {
+    assertThatThrownBy(() -> Layouts.of(LogEntry.tombstone(2, 0)))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void aWholeValueIsOneObjectOnEveryHolder() {
+    ValueLayout l = Layouts.of(replica());
+    assertThat(l.objectsOn("p0")).containsExactly("d/k/w-1");
+    assertThat(l.allObjects()).containsExactly("d/k/w-1");
+    assertThat(l.objectsToDelete("p9", true)).containsExactly("d/k/w-1");
+    assertThat(l.checksOn("p2"))
+        .containsExactly(new ValueLayout.Check("d/k/w-1", Optional.empty(), 0, ""));
+  }
+
+  @Test
+  void partsLieInPartObjectsOrOneJoinedObject() {
+    ValueLayout l = Layouts.of(parts());
+    assertThat(l.objectsOn("p0")).containsExactly("d/k/w-1.p0", "d/k/w-1.p1", "d/k/w-1.p2");
+    assertThat(l.objectsOn("p1")).containsExactly("d/k/w-1");
+    assertThat(l.allObjects()).contains("d/k/w-1", "d/k/w-1.p2");
+    // A cloud with native uploads may hold a joined object a cancelled upload left.
+    assertThat(l.objectsToDelete("p2", false)).doesNotContain("d/k/w-1");
+    assertThat(l.objectsToDelete("p2", true)).contains("d/k/w-1");
+    assertThat(l.objectsToDelete("p1", false)).contains("d/k/w-1");
+    assertThat(l.checksOn("p1"))
+        .extracting(ValueLayout.Check::range)
+        .containsExactly(
+            Optional.of(ByteRange.of(0, 4)),
+            Optional.of(ByteRange.of(4, 4)),
+            Optional.of(ByteRange.of(8, 4)));
+    assertThat(l.checksOn("p0")).extracting(ValueLayout.Check::note).containsOnly("");
+  }
+
+  @Test
+  void verifyAcceptsOnlyWhatTheEntrySigns() {
+    ValueLayout replica = Layouts.of(replica());
+    ValueLayout.Check whole = replica.checksOn("p0").get(0);
+    assertThat(replica.holds("p0", whole, VALUE)).isTrue();
+    assertThat(replica.holds("p0", whole, new byte[VALUE.length])).isFalse();
+
+    ValueLayout parts = Layouts.of(parts());
+    ValueLayout.Check second = parts.checksOn("p1").get(1);
+    assertThat(parts.holds("p1", second, java.util.Arrays.copyOfRange(VALUE, 4, 8))).isTrue();
+    assertThat(parts.holds("p1", second, java.util.Arrays.copyOfRange(VALUE, 0, 4))).isFalse();
+
+    // Holder i of a coded value must hold piece i, not another holder's piece.
+    ValueLayout rs = Layouts.of(coded(LogEntry.Coding.REED_SOLOMON));
+    ValueLayout.Check piece = rs.checksOn("p1").get(0);
+    assertThat(rs.holds("p1", piece, new byte[] {1})).isTrue();
+    assertThat(rs.holds("p2", piece, new byte[] {1})).isFalse();
+  }
+
+  @Test
+  void aSealedReplicaIsTheSealedValueWithItsOverhead() {
+    byte[] sealed = new byte[VALUE.length + Aead.OVERHEAD];
+    LogEntry e =
+        sealedOf(LogEntry.replica(1, 0, "d/k/w-1", VALUE.length, Sha256.hash(sealed), HOLDERS));
+    ValueLayout l = Layouts.of(e);
+    ValueLayout.Check whole = l.checksOn("p0").get(0);
+    assertThat(l.holds("p0", whole, sealed)).isTrue();
+    assertThat(e.storedSize()).isEqualTo(VALUE.length + Aead.OVERHEAD);
+  }
+}
