@@ -24,6 +24,7 @@ import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.context.Loop;
 import io.rafestore.internal.protocol.layout.PartedPayload;
+import io.rafestore.internal.protocol.layout.Payload;
 import io.rafestore.internal.protocol.maintenance.Listings;
 import io.rafestore.internal.protocol.maintenance.Maintenance;
 import io.rafestore.internal.protocol.maintenance.Probe;
@@ -84,17 +85,18 @@ public final class Client implements RafeStore {
     byte[] copy = value.clone();
     CompletableFuture<WriteReceipt> op =
         switch (ctx.settings.mode()) {
-          case PAPER, FAST -> WriteOp.run(ctx, key, copy);
+          case PAPER, FAST -> WriteOp.run(ctx, key, Payload.of(ctx, key, copy));
           case DEPSKY_A, DEPSKY_CA -> DepSkyWriteOp.run(ctx, key, copy);
         };
-    return bounded("write of '" + key + "'", op);
+    return bounded(op, "write of '" + key + "'");
   }
 
   @Override
   public CompletableFuture<StoredValue> read(String key) {
     Names.checkKey(key);
     checkOpen();
-    return bounded("read of '" + key + "'", ReadOp.latest(ctx, key));
+    CompletableFuture<StoredValue> op = ReadOp.latest(ctx, key);
+    return bounded(op, "read of '" + key + "'");
   }
 
   @Override
@@ -102,7 +104,8 @@ public final class Client implements RafeStore {
     Names.checkKey(key);
     Objects.requireNonNull(version, "version");
     checkOpen();
-    return bounded("read of '" + key + "' " + version, ReadOp.version(ctx, key, version));
+    CompletableFuture<StoredValue> op = ReadOp.version(ctx, key, version);
+    return bounded(op, "read of '" + key + "' " + version);
   }
 
   @Override
@@ -117,14 +120,14 @@ public final class Client implements RafeStore {
     }
     checkOpen();
     return bounded(
-        "ranged read of '" + key + "' " + version, ReadOp.range(ctx, key, version, offset, length));
+        ReadOp.range(ctx, key, version, offset, length), "ranged read of '" + key + "' " + version);
   }
 
   @Override
   public CompletableFuture<ProbeReport> probe(ProbeOptions options) {
     Objects.requireNonNull(options, "options");
     checkOpen();
-    return bounded("probe", Probe.run(ctx, options));
+    return bounded(Probe.run(ctx, options), "probe");
   }
 
   private WriteReceipt writeStream(String key, InputStream in, long size)
@@ -162,9 +165,9 @@ public final class Client implements RafeStore {
       }
       return await(write(key, value));
     }
-    PartedPayload payload = PartedPayload.fromStream(ctx, size);
+    PartedPayload payload = PartedPayload.fromStream(ctx, key, size);
     CompletableFuture<WriteReceipt> op =
-        bounded("streaming write of '" + key + "'", WriteOp.run(ctx, key, payload));
+        bounded(WriteOp.run(ctx, key, payload), "streaming write of '" + key + "'");
     op.whenComplete((r, e) -> payload.abort(e == null ? new IllegalStateException("done") : e));
     try {
       payload.produce(in);
@@ -179,7 +182,7 @@ public final class Client implements RafeStore {
       throws RafeStoreException, InterruptedIOException {
     Names.checkKey(key);
     checkOpen();
-    return await(bounded("open stream of '" + key + "'", ReadOp.resolve(ctx, key, version)))
+    return await(bounded(ReadOp.resolve(ctx, key, version), "open stream of '" + key + "'"))
         .stream();
   }
 
@@ -192,7 +195,6 @@ public final class Client implements RafeStore {
     }
     checkOpen();
     return bounded(
-        "history of '" + key + "'",
         MetadataRead.run(ctx, key)
             .thenApply(
                 view -> {
@@ -211,7 +213,8 @@ public final class Client implements RafeStore {
                   Optional<Version> next =
                       more ? Optional.of(page.get(page.size() - 1).version()) : Optional.empty();
                   return new HistoryPage(key, page, next);
-                }));
+                }),
+        "history of '" + key + "'");
   }
 
   @Override
@@ -219,7 +222,7 @@ public final class Client implements RafeStore {
     Names.checkKey(key);
     checkWriter("delete");
     checkOpen();
-    return bounded("delete of '" + key + "'", DeleteOp.run(ctx, key));
+    return bounded(DeleteOp.run(ctx, key), "delete of '" + key + "'");
   }
 
   @Override
@@ -228,7 +231,7 @@ public final class Client implements RafeStore {
     Objects.requireNonNull(policy, "policy");
     checkWriter("collect");
     checkOpen();
-    return bounded("collection of '" + key + "'", Maintenance.collect(ctx, key, policy));
+    return bounded(Maintenance.collect(ctx, key, policy), "collection of '" + key + "'");
   }
 
   @Override
@@ -240,7 +243,7 @@ public final class Client implements RafeStore {
     }
     checkOpen();
     return bounded(
-        "orphan collection of '" + key + "'", Maintenance.collectOrphans(ctx, orphans, key, grace));
+        Maintenance.collectOrphans(ctx, orphans, key, grace), "orphan collection of '" + key + "'");
   }
 
   @Override
@@ -248,33 +251,33 @@ public final class Client implements RafeStore {
     Names.checkKey(key);
     checkWriter("purge");
     checkOpen();
-    return bounded("purge of '" + key + "'", Maintenance.purge(ctx, key));
+    return bounded(Maintenance.purge(ctx, key), "purge of '" + key + "'");
   }
 
   @Override
   public CompletableFuture<VerifyReport> verify(String key) {
     Names.checkKey(key);
     checkOpen();
-    return bounded("verify of '" + key + "'", Verifier.verify(ctx, key));
+    return bounded(Verifier.verify(ctx, key), "verify of '" + key + "'");
   }
 
   @Override
   public CompletableFuture<RepairReport> repair(String key) {
     Names.checkKey(key);
     checkOpen();
-    return bounded("repair of '" + key + "'", Verifier.repair(ctx, key));
+    return bounded(Verifier.repair(ctx, key), "repair of '" + key + "'");
   }
 
   @Override
   public CompletableFuture<List<String>> keys() {
     checkOpen();
-    return bounded("key listing", Listings.allKeys(ctx));
+    return bounded(Listings.allKeys(ctx), "key listing");
   }
 
   @Override
   public CompletableFuture<io.rafestore.KeyPage> keys(String after, int limit) {
     checkOpen();
-    return bounded("key listing", Listings.keys(ctx, after, limit));
+    return bounded(Listings.keys(ctx, after, limit), "key listing");
   }
 
   @Override
@@ -404,7 +407,7 @@ public final class Client implements RafeStore {
    * completion handlers, cancels whatever it still has in flight. Cancelling the returned future
    * cancels the operation.
    */
-  private <T> CompletableFuture<T> bounded(String what, CompletableFuture<T> op) {
+  private <T> CompletableFuture<T> bounded(CompletableFuture<T> op, String what) {
     CompletableFuture<T> out = guarded(what, op);
     Duration timeout = ctx.settings.operationTimeout();
     Scheduler.Cancellable timer =

@@ -201,4 +201,11 @@ public final class Names {
   public static ObjectKey dataObject(String key, String writer, String nonce) {
     return ObjectKey.of(DATA_PREFIX + encodeKey(key) + "/" + writer + "-" + nonce);
   }
+
+  /** {@link #dataObject} with a fresh random 96-bit nonce: the name of a new version's data. */
+  public static ObjectKey freshDataObject(String key, String writer) {
+    byte[] nonce = new byte[12];
+    java.util.concurrent.ThreadLocalRandom.current().nextBytes(nonce);
+    return dataObject(key, writer, java.util.HexFormat.of().formatHex(nonce));
+  }
 }

@@ -5,6 +5,7 @@ import io.rafestore.RafeStoreException;
 import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ObjectKey;
 import io.rafestore.spi.support.Futures;
 import java.io.IOException;
@@ -51,8 +52,9 @@ import java.util.concurrent.Executor;
  * cloud is. Thread-safe: state is guarded by this object's monitor, and no driver is called while
  * holding it.
  */
-public final class PartedPayload {
+public final class PartedPayload implements Payload {
   private final Context ctx;
+  private ObjectKey dataObject;
   private final long size;
   private final int count;
   private final long partLength;
@@ -93,17 +95,28 @@ public final class PartedPayload {
     }
   }
 
-  /** Parts of an in-memory value; {@link #start} hashes (and seals) them on the executor. */
-  public static PartedPayload fromBytes(Context ctx, byte[] value) {
-    return new PartedPayload(ctx, value.length, value);
+  /**
+   * Parts of an in-memory value of a new version of {@code key}, under a fresh data object name;
+   * their hashing (and sealing) starts on the executor at once.
+   */
+  public static PartedPayload fromBytes(Context ctx, String key, byte[] value) {
+    PartedPayload p = new PartedPayload(ctx, value.length, value);
+    p.start(key, Names.freshDataObject(key, ctx.settings.writerId()));
+    return p;
+  }
+
+  @Override
+  public ObjectKey dataObject() {
+    return dataObject;
   }
 
   /**
    * Binds the payload to its write: under the confidentiality option a fresh key seals every part
    * for {@code dataObject}; an in-memory value's parts are then hashed (and sealed) on the
-   * executor. Called once, by the write, before any upload or {@link #produce}.
+   * executor. Called once, by the factory, before any upload or {@link #produce}.
    */
-  public void start(String key, ObjectKey dataObject) {
+  private void start(String key, ObjectKey dataObject) {
+    this.dataObject = dataObject;
     if (ctx.settings.encryptValues()) {
       sealer = KeyShares.sealParts(ctx, key, dataObject, count);
     }
@@ -155,9 +168,14 @@ public final class PartedPayload {
     return s == null ? null : s.shares();
   }
 
-  /** Parts of a value read from a stream by {@link #produce}. */
-  public static PartedPayload fromStream(Context ctx, long size) {
-    return new PartedPayload(ctx, size, null);
+  /**
+   * Parts of a new version of {@code key} read from a stream by {@link #produce}, under a fresh
+   * data object name.
+   */
+  public static PartedPayload fromStream(Context ctx, String key, long size) {
+    PartedPayload p = new PartedPayload(ctx, size, null);
+    p.start(key, Names.freshDataObject(key, ctx.settings.writerId()));
+    return p;
   }
 
   private static MessageDigest sha256() {

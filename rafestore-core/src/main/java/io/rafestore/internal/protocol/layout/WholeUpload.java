@@ -2,6 +2,7 @@ package io.rafestore.internal.protocol.layout;
 
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ObjectKey;
 import java.util.List;
 
@@ -14,7 +15,8 @@ import java.util.List;
  * slot ({@link ReedSolomonLayout}), each slot needing its own acknowledgement. Immutable once made;
  * sealing and coding run on the caller's thread, before anything is sent.
  */
-public final class WholeUpload {
+public final class WholeUpload implements Payload {
+  private final ObjectKey dataObject;
   private final long plainSize;
   private final KeyShares.Sealed sealed;
   private final byte[] stored;
@@ -26,12 +28,14 @@ public final class WholeUpload {
   private final int slots;
 
   private WholeUpload(
+      ObjectKey dataObject,
       long plainSize,
       KeyShares.Sealed sealed,
       byte[] stored,
       byte[][] fragments,
       int k,
       int slots) {
+    this.dataObject = dataObject;
     this.plainSize = plainSize;
     this.sealed = sealed;
     this.stored = stored;
@@ -54,9 +58,25 @@ public final class WholeUpload {
     if (k > 0) {
       // Every fragment must exist before writeDo.
       byte[][] fragments = ReedSolomonLayout.encode(k, ctx.f(), stored);
-      return new WholeUpload(value.length, sealed, stored, fragments, k, fragments.length);
+      return new WholeUpload(
+          dataObject, value.length, sealed, stored, fragments, k, fragments.length);
     }
-    return new WholeUpload(value.length, sealed, stored, null, 0, ctx.f() + 1);
+    return new WholeUpload(dataObject, value.length, sealed, stored, null, 0, ctx.f() + 1);
+  }
+
+  /**
+   * The upload of a new version of {@code key} (the value not to be modified afterwards) under a
+   * fresh data object name. Sealing and coding run here, on the caller's thread, before the write
+   * starts: the client hands the result to writeDo, so a value passes the layout once on its way to
+   * the write.
+   */
+  public static WholeUpload of(Context ctx, String key, byte[] value) {
+    return of(ctx, key, Names.freshDataObject(key, ctx.settings.writerId()), value);
+  }
+
+  @Override
+  public ObjectKey dataObject() {
+    return dataObject;
   }
 
   /**

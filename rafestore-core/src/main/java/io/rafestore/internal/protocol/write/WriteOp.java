@@ -10,24 +10,22 @@ import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.layout.KeyShares;
 import io.rafestore.internal.protocol.layout.PartedPayload;
+import io.rafestore.internal.protocol.layout.Payload;
 import io.rafestore.internal.protocol.layout.WholeUpload;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.quorum.Commit;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
-import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ObjectKey;
 import io.rafestore.spi.support.Futures;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * One write, as the paper's anticipated protocol (Figures 1b and 2):
@@ -114,11 +112,7 @@ public final class WriteOp {
     this.key = key;
     this.parts = parts;
     this.startNanos = ctx.settings.scheduler().nanoTime();
-    byte[] nonce = new byte[12];
-    ThreadLocalRandom.current().nextBytes(nonce);
-    this.dataObject =
-        Names.dataObject(key, ctx.settings.writerId(), HexFormat.of().formatHex(nonce));
-    parts.start(key, dataObject);
+    this.dataObject = parts.dataObject();
     this.sealed = parts.sealedShares();
     this.upload = null;
     this.bySlot = false;
@@ -129,17 +123,13 @@ public final class WriteOp {
     this.hash = null;
   }
 
-  private WriteOp(Context ctx, String key, byte[] value) {
+  /** A write of a value whole, sealed and coded by the layout before the write starts. */
+  private WriteOp(Context ctx, String key, WholeUpload whole) {
     this.ctx = ctx;
     this.parts = null;
     this.key = key;
     this.startNanos = ctx.settings.scheduler().nanoTime();
-    byte[] nonce = new byte[12];
-    ThreadLocalRandom.current().nextBytes(nonce);
-    this.dataObject =
-        Names.dataObject(key, ctx.settings.writerId(), HexFormat.of().formatHex(nonce));
-    // Sealing and coding run on the caller's thread, before anything is sent.
-    WholeUpload whole = WholeUpload.of(ctx, key, dataObject, value);
+    this.dataObject = whole.dataObject();
     this.upload = whole;
     this.sealed = whole.sealed();
     this.bySlot = whole.distinctSlots();
@@ -206,19 +196,15 @@ public final class WriteOp {
     return Math.max(best, 0);
   }
 
-  /** Starts a write; the value must not be modified afterwards (the client passes a copy). */
-  public static CompletableFuture<WriteReceipt> run(Context ctx, String key, byte[] value) {
-    if (ctx.settings.needsParts(value.length)) {
-      return run(ctx, key, PartedPayload.fromBytes(ctx, value));
-    }
-    WriteOp op = new WriteOp(ctx, key, value);
-    op.start();
-    return op.result;
-  }
-
-  /** Starts a write of a value in parts (from memory or from a stream). */
-  public static CompletableFuture<WriteReceipt> run(Context ctx, String key, PartedPayload parts) {
-    WriteOp op = new WriteOp(ctx, key, parts);
+  /**
+   * Starts a write of what {@link Payload#of} (or {@link PartedPayload#fromStream}) made: the
+   * layout has named, sealed and coded the value before the write starts.
+   */
+  public static CompletableFuture<WriteReceipt> run(Context ctx, String key, Payload payload) {
+    WriteOp op =
+        payload instanceof WholeUpload whole
+            ? new WriteOp(ctx, key, whole)
+            : new WriteOp(ctx, key, (PartedPayload) payload);
     op.start();
     return op.result;
   }

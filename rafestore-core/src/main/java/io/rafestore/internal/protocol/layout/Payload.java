@@ -1,0 +1,27 @@
+package io.rafestore.internal.protocol.layout;
+
+import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.spi.ObjectKey;
+
+/**
+ * What a RafeStore-mode write uploads for a new version, made before the write starts: the value
+ * whole ({@link WholeUpload}: replicas or Reed-Solomon fragments, sealed or not) or in parts
+ * ({@link PartedPayload}). The layout decides which, so the write only runs the phases over what it
+ * is given, and a value passes the layout once on its way to the clouds.
+ */
+public sealed interface Payload permits WholeUpload, PartedPayload {
+
+  /** The name every holder stores this version's data (or its parts' base name) under. */
+  ObjectKey dataObject();
+
+  /**
+   * The payload of {@code value} (not to be modified afterwards) as a new version of {@code key}:
+   * in parts if the settings say a value of this size needs them, otherwise whole. Sealing and
+   * coding of a whole value run here, on the caller's thread.
+   */
+  static Payload of(Context ctx, String key, byte[] value) {
+    return ctx.settings.needsParts(value.length)
+        ? PartedPayload.fromBytes(ctx, key, value)
+        : WholeUpload.of(ctx, key, value);
+  }
+}
