@@ -53,7 +53,22 @@ public final class S3DriverProvider implements DriverProvider {
                 Math.min(Integer.MAX_VALUE, spec.longOption("maxConnections", 64))));
     b.connectionIdleTimeout(Duration.ofMillis(spec.longOption("connectionIdleTimeoutMs", 60_000)));
     b.finishCancelledUpTo(spec.longOption("finishCancelledUpTo", 256 * 1024));
-    return b.build();
+    try {
+      return b.build();
+    } catch (IllegalArgumentException e) {
+      // Name the spec's field, so a configuration file's error points at its line.
+      String m = String.valueOf(e.getMessage());
+      String field =
+          m.startsWith("region")
+              ? "region"
+              : m.startsWith("profile") || m.startsWith("give credentials or profile")
+                  ? "credentialsRef"
+                  : null;
+      if (field == null) {
+        throw e;
+      }
+      throw new IllegalArgumentException("cloud spec " + spec.id() + ": '" + field + "': " + m, e);
+    }
   }
 
   /** Where {@code credentialsRef} names a profile of the shared AWS files. */

@@ -222,7 +222,7 @@ class S3ConventionsTest {
   }
 
   @Test
-  void badProfileSettingsAreNamed() {
+  void badProfileSettingsAreNamed() throws IOException {
     assertThatThrownBy(() -> S3Cloud.builder("p").bucket("b").profile("nope").build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("profile nope is not in the shared AWS files")
@@ -235,5 +235,12 @@ class S3ConventionsTest {
         .hasMessageContaining("profile must not be blank");
     assertThatThrownBy(() -> S3Cloud.builder("p").bucket("b").region("").build())
         .hasMessageContaining("region must not be blank");
+    // From a spec, the message names the spec's field (a configuration file then names the line).
+    CloudSpec spec = CloudSpec.of("s0", "s3").withBucket("b");
+    assertThatThrownBy(() -> Drivers.create(spec.withCredentialsRef("profile:nope")))
+        .hasMessageStartingWith("cloud spec s0: 'credentialsRef': profile nope is not in");
+    Files.writeString(config, "");
+    assertThatThrownBy(() -> Drivers.create(spec))
+        .hasMessageStartingWith("cloud spec s0: 'region': region is not set");
   }
 }
