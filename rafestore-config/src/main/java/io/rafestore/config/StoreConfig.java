@@ -51,9 +51,9 @@ import java.util.function.Consumer;
  * Relative paths (key files, {@code directory} clouds' {@code bucket}) are resolved against the
  * directory of the configuration file. Secrets are never written in the file: {@code credentials}
  * takes only a reference ({@code env:NAME}, or for type {@code s3} {@code profile:NAME}, a profile
- * of the shared AWS files) or is left out for the SDK's default chain, and the
- * parser rejects values that look like inline secrets. Every error is a {@link ConfigException}
- * naming the file, the line and the key.
+ * of the shared AWS files) or is left out for the SDK's default chain, and the parser rejects
+ * values that look like inline secrets. Every error is a {@link ConfigException} naming the file,
+ * the line and the key.
  *
  * <p>Immutable and thread-safe. {@link #open()} creates new drivers each time it is called.
  */

@@ -234,8 +234,7 @@ class StoreConfigTest {
     StoreConfig region =
         StoreConfig.load(
             write(
-                FOUR_CLOUDS
-                    + "cloud.e.type = s3\ncloud.e.region = nowhere\ncloud.e.bucket = x\n"));
+                FOUR_CLOUDS + "cloud.e.type = s3\ncloud.e.region = nowhere\ncloud.e.bucket = x\n"));
     e = assertThrows(ConfigException.class, region::open);
     assertThat(e.line()).isEqualTo(10);
     assertThat(e.field()).contains("cloud.e.region");

@@ -59,10 +59,10 @@ import org.apache.http.impl.client.CloseableHttpClient;
  * <p>Credentials, first match wins: {@link Builder#credentials(Credentials)}; a key file ({@link
  * Builder#credentialsFile(Path)}); none with {@link Builder#anonymous(boolean)} (emulators);
  * otherwise Google's Application Default Credentials, looked up when the driver is built: the file
- * named by {@code GOOGLE_APPLICATION_CREDENTIALS}, the file {@code gcloud auth
- * application-default login} writes, then the metadata server of Google Cloud (skipped when {@code
- * NO_GCE_CHECK=true}). If none is found, {@link Builder#build()} fails saying so, instead of the
- * SDK's default of sending every request unauthenticated.
+ * named by {@code GOOGLE_APPLICATION_CREDENTIALS}, the file {@code gcloud auth application-default
+ * login} writes, then the metadata server of Google Cloud (skipped when {@code NO_GCE_CHECK=true}).
+ * If none is found, {@link Builder#build()} fails saying so, instead of the SDK's default of
+ * sending every request unauthenticated.
  *
  * <p>Connections: the SDK's default transport is the JDK's {@code HttpURLConnection}, whose
  * process-wide keep-alive cache holds at most 5 idle connections per server ({@code
@@ -482,7 +482,8 @@ public final class GcsCloud implements CloudDriver {
         throw new IllegalArgumentException(
             "connectionIdleTimeout must be in [1 s, 1 h], was " + connectionIdleTimeout);
       }
-      int sources = (anonymous ? 1 : 0) + (credentials != null ? 1 : 0) + (credentialsFile != null ? 1 : 0);
+      int sources =
+          (anonymous ? 1 : 0) + (credentials != null ? 1 : 0) + (credentialsFile != null ? 1 : 0);
       if (sources > 1) {
         throw new IllegalArgumentException(
             "give at most one of anonymous, credentials and credentialsFile");

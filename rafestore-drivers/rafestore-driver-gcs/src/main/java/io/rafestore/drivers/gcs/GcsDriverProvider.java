@@ -1,9 +1,9 @@
 package io.rafestore.drivers.gcs;
 
+import com.google.auth.oauth2.GoogleCredentials;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudSpec;
 import io.rafestore.spi.DriverProvider;
-import com.google.auth.oauth2.GoogleCredentials;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
@@ -16,9 +16,10 @@ import java.time.Duration;
  * {@code credentialsRef} {@code env:NAME}, whose variable holds the path of a credentials JSON file
  * (such as a service account key) or that JSON itself; none with option {@code anonymous=true}
  * (emulators); otherwise Application Default Credentials ({@code GOOGLE_APPLICATION_CREDENTIALS},
- * {@code gcloud auth application-default login}, the metadata server on Google Cloud). Options {@code projectId}, {@code resumableThreshold},
- * {@code maxAttempts}, {@code connectTimeoutMs}, {@code readTimeoutMs}, {@code maxThreads} (also
- * the connection pool's size), {@code connectionIdleTimeoutMs}.
+ * {@code gcloud auth application-default login}, the metadata server on Google Cloud). Options
+ * {@code projectId}, {@code resumableThreshold}, {@code maxAttempts}, {@code connectTimeoutMs},
+ * {@code readTimeoutMs}, {@code maxThreads} (also the connection pool's size), {@code
+ * connectionIdleTimeoutMs}.
  */
 public final class GcsDriverProvider implements DriverProvider {
   /** Called by {@link java.util.ServiceLoader}. */

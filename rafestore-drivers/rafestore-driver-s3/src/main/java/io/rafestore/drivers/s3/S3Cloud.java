@@ -51,9 +51,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  *
  * <p>Objects above {@link Builder#multipartThreshold(long)} are uploaded in parts by the SDK's
  * multipart client; S3 makes a completed upload visible whole, so readers never see a partial
- * object. Ranged reads send an HTTP Range header. The SDK retries
- * throttling and server errors a bounded number of times ({@link Builder#maxAttempts(int)});
- * RafeStore's own retry wraps the driver. Thread-safe.
+ * object. Ranged reads send an HTTP Range header. The SDK retries throttling and server errors a
+ * bounded number of times ({@link Builder#maxAttempts(int)}); RafeStore's own retry wraps the
+ * driver. Thread-safe.
  *
  * <p>Credentials and region follow the AWS SDK's conventions (see {@link Builder#region(String)},
  * {@link Builder#profile(String)} and {@link Builder#credentials(AwsCredentialsProvider)}): without
@@ -461,11 +461,12 @@ public final class S3Cloud implements CloudDriver {
      * AWS region name, such as {@code eu-west-1}. When not set, {@link #build()} takes it from the
      * AWS region provider chain: the {@code aws.region} system property, the {@code AWS_REGION}
      * environment variable, the {@code region} of the profile ({@link #profile(String)}, else
-     * {@code AWS_PROFILE}, else {@code default}) in {@code ~/.aws/config} ({@code AWS_CONFIG_FILE}),
-     * and, without an {@link #endpoint(URI)}, the EC2 instance metadata service; if none has one,
-     * build fails naming these places. With an endpoint (MinIO and other S3-compatible stores) the
-     * instance metadata is not asked (it would describe AWS, not that store) and the region falls
-     * back to {@code us-east-1}, which such stores accept unless configured with another.
+     * {@code AWS_PROFILE}, else {@code default}) in {@code ~/.aws/config} ({@code
+     * AWS_CONFIG_FILE}), and, without an {@link #endpoint(URI)}, the EC2 instance metadata service;
+     * if none has one, build fails naming these places. With an endpoint (MinIO and other
+     * S3-compatible stores) the instance metadata is not asked (it would describe AWS, not that
+     * store) and the region falls back to {@code us-east-1}, which such stores accept unless
+     * configured with another.
      */
     public Builder region(String value) {
       this.region = value;
@@ -588,7 +589,8 @@ public final class S3Cloud implements CloudDriver {
             "endpoint must be an absolute URL such as http://127.0.0.1:9000, was " + endpoint);
       }
       if (region != null && region.isBlank()) {
-        throw new IllegalArgumentException("region must not be blank (leave it unset for the chain)");
+        throw new IllegalArgumentException(
+            "region must not be blank (leave it unset for the chain)");
       }
       if (profile != null && profile.isBlank()) {
         throw new IllegalArgumentException("profile must not be blank");
@@ -635,7 +637,8 @@ public final class S3Cloud implements CloudDriver {
             ProfileCredentialsProvider.builder().profileFile(profiles).profileName(profile).build();
       }
       Region chosen = chooseRegion(profiles);
-      return new S3Cloud(this, chosen, credentials != null ? credentials : fromProfile, fromProfile);
+      return new S3Cloud(
+          this, chosen, credentials != null ? credentials : fromProfile, fromProfile);
     }
 
     private boolean needsProfiles() {

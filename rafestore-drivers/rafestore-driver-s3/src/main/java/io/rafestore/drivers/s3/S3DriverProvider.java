@@ -11,10 +11,10 @@ import java.time.Duration;
  * (without a region, the AWS region provider chain chooses, see {@link S3Cloud.Builder#region}).
  * {@code credentialsRef}: {@code env:NAME}, whose variable holds {@code accessKeyId:secret} or
  * {@code accessKeyId:secret:sessionToken}; or {@code profile:NAME}, a profile of the shared AWS
- * files (its credentials and region); absent means the SDK's default credentials chain. Options: {@code pathStyle} (true/false), {@code
- * multipartThreshold}, {@code partSize}, {@code maxAttempts}, {@code connectTimeoutMs}, {@code
- * readTimeoutMs}, {@code maxConnections}, {@code connectionIdleTimeoutMs}, {@code
- * finishCancelledUpTo} (bytes).
+ * files (its credentials and region); absent means the SDK's default credentials chain. Options:
+ * {@code pathStyle} (true/false), {@code multipartThreshold}, {@code partSize}, {@code
+ * maxAttempts}, {@code connectTimeoutMs}, {@code readTimeoutMs}, {@code maxConnections}, {@code
+ * connectionIdleTimeoutMs}, {@code finishCancelledUpTo} (bytes).
  */
 public final class S3DriverProvider implements DriverProvider {
   /** Called by {@link java.util.ServiceLoader}. */

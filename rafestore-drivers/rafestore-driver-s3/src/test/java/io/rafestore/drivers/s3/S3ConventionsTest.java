@@ -33,7 +33,10 @@ import software.amazon.awssdk.identity.spi.IdentityProvider;
  */
 class S3ConventionsTest {
   private static final String[] PROPERTIES = {
-    "aws.configFile", "aws.sharedCredentialsFile", "aws.region", "aws.profile",
+    "aws.configFile",
+    "aws.sharedCredentialsFile",
+    "aws.region",
+    "aws.profile",
     "aws.disableEc2Metadata"
   };
   private static final URI NOWHERE = URI.create("http://127.0.0.1:1");
