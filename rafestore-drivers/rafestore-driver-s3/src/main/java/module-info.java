@@ -11,6 +11,7 @@ module io.rafestore.drivers.s3 {
   requires software.amazon.awssdk.core;
   requires transitive software.amazon.awssdk.auth;
   requires software.amazon.awssdk.regions;
+  requires software.amazon.awssdk.profiles;
   requires software.amazon.awssdk.http;
   requires software.amazon.awssdk.http.nio.netty;
   requires software.amazon.awssdk.awscore;

@@ -33,6 +33,8 @@ import java.util.stream.Collectors;
 final class ConfigParser {
   private static final Pattern ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
   private static final Pattern ENV_REF = Pattern.compile("env:[A-Za-z_][A-Za-z0-9_]*");
+  // A profile of the shared AWS files (~/.aws/config, ~/.aws/credentials): type s3 only.
+  private static final Pattern PROFILE_REF = Pattern.compile("profile:[A-Za-z0-9_.@+/-]{1,128}");
   private static final List<String> TOP_LEVEL =
       List.of(
           "f",
@@ -369,14 +371,26 @@ final class ConfigParser {
     String credentials = null;
     Entry cred = fields.get("credentials");
     if (cred != null) {
-      if (!ENV_REF.matcher(cred.value).matches()) {
+      if (PROFILE_REF.matcher(cred.value).matches()) {
+        if (!type.equals("s3")) {
+          throw error(
+              cred.line,
+              cred.key,
+              "'"
+                  + cred.value
+                  + "' names an AWS profile, which only type s3 reads; for type "
+                  + type
+                  + " use env:NAME, or leave it out for the SDK's default credentials chain");
+        }
+      } else if (!ENV_REF.matcher(cred.value).matches()) {
         // Never echo the value: it may be the secret itself, pasted in by mistake.
         throw error(
             cred.line,
             cred.key,
-            "must be a reference env:NAME (an environment variable that holds the secret), or"
-                + " left out for the SDK's default credentials chain; secrets are never written"
-                + " in the file (the value is not shown here)");
+            "must be a reference env:NAME (an environment variable that holds the secret),"
+                + " profile:NAME (type s3: a profile of the shared AWS files), or left out for"
+                + " the SDK's default credentials chain; secrets are never written in the file"
+                + " (the value is not shown here)");
       }
       credentials = cred.value;
     }

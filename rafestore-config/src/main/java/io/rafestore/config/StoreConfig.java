@@ -50,9 +50,10 @@ import java.util.function.Consumer;
  *
  * Relative paths (key files, {@code directory} clouds' {@code bucket}) are resolved against the
  * directory of the configuration file. Secrets are never written in the file: {@code credentials}
- * takes only a reference ({@code env:NAME}) or is left out for the SDK's default chain, and the
- * parser rejects values that look like inline secrets. Every error is a {@link ConfigException}
- * naming the file, the line and the key.
+ * takes only a reference ({@code env:NAME}, or for type {@code s3} {@code profile:NAME}, a profile
+ * of the shared AWS files) or is left out for the SDK's default chain, and the parser rejects
+ * values that look like inline secrets. Every error is a {@link ConfigException} naming the file,
+ * the line and the key.
  *
  * <p>Immutable and thread-safe. {@link #open()} creates new drivers each time it is called.
  */
@@ -282,7 +283,10 @@ public final class StoreConfig {
 
   private void checkCredentialsVariable(CloudConfig c) throws ConfigException {
     String ref = c.spec().credentialsRef();
-    if (ref != null && System.getenv(ref.substring("env:".length())) == null) {
+    // Only env:NAME is checked here; profile:NAME (s3) is the driver's to check.
+    if (ref != null
+        && ref.startsWith("env:")
+        && System.getenv(ref.substring("env:".length())) == null) {
       throw new ConfigException(
           source,
           lineOf(c, "credentials"),
@@ -316,6 +320,8 @@ public final class StoreConfig {
         field = "endpoint";
       } else if (message.contains("'bucket'")) {
         field = "bucket";
+      } else if (message.contains("'region'")) {
+        field = "region";
       } else {
         for (String option : c.spec().options().keySet()) {
           if (message.contains("'" + option + "'")) {

@@ -20,11 +20,29 @@ final class FakeProviders {
     }
   }
 
-  /** Type s3. */
+  /**
+   * Type s3: rejects profile {@code missing} and region {@code nowhere} as the real driver rejects
+   * an unknown profile or an unusable region, naming the spec's field.
+   */
   public static final class S3 extends Fake {
     @Override
     public String type() {
       return "s3";
+    }
+
+    @Override
+    public CloudDriver create(CloudSpec spec) {
+      if ("profile:missing".equals(spec.credentialsRef())) {
+        throw new IllegalArgumentException(
+            "cloud spec "
+                + spec.id()
+                + ": 'credentialsRef': profile missing is not in the shared AWS files");
+      }
+      if ("nowhere".equals(spec.region())) {
+        throw new IllegalArgumentException(
+            "cloud spec " + spec.id() + ": 'region': region nowhere is not known");
+      }
+      return super.create(spec);
     }
   }
 

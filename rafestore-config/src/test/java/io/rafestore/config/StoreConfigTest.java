@@ -194,6 +194,53 @@ class StoreConfigTest {
   }
 
   @Test
+  void s3TakesAnAwsProfileAsItsCredentials() throws IOException {
+    StoreConfig c =
+        StoreConfig.load(
+            write(
+                FOUR_CLOUDS
+                    + "cloud.e.type = s3\ncloud.e.bucket = x\ncloud.e.credentials = profile:dev\n"
+                    + "writer.id = alice\nwriter.key = alice.key\n"));
+    assertThat(c.clouds().get(4).spec().credentialsRef()).isEqualTo("profile:dev");
+    // No environment variable to check: the driver reads the profile (here a stand-in).
+    try (RafeStore store = c.open()) {
+      assertThat(store.faultsTolerated()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void anAwsProfileIsRefusedForOtherTypes() throws IOException {
+    ConfigException e =
+        fails(
+            FOUR_CLOUDS
+                + "cloud.e.type = azure\ncloud.e.bucket = box\n"
+                + "cloud.e.credentials = profile:dev\n");
+    assertThat(e.line()).isEqualTo(11);
+    assertThat(e.field()).contains("cloud.e.credentials");
+    assertThat(e.getMessage()).contains("only type s3 reads").contains("env:NAME");
+  }
+
+  @Test
+  void openNamesTheLineOfAProfileOrRegionTheDriverRejects() throws IOException {
+    StoreConfig profile =
+        StoreConfig.load(
+            write(
+                FOUR_CLOUDS
+                    + "cloud.e.type = s3\ncloud.e.bucket = x\ncloud.e.credentials = profile:missing\n"));
+    ConfigException e = assertThrows(ConfigException.class, profile::open);
+    assertThat(e.line()).isEqualTo(11);
+    assertThat(e.field()).contains("cloud.e.credentials");
+    assertThat(e.getMessage()).contains("profile missing is not in the shared AWS files");
+    StoreConfig region =
+        StoreConfig.load(
+            write(
+                FOUR_CLOUDS + "cloud.e.type = s3\ncloud.e.region = nowhere\ncloud.e.bucket = x\n"));
+    e = assertThrows(ConfigException.class, region::open);
+    assertThat(e.line()).isEqualTo(10);
+    assertThat(e.field()).contains("cloud.e.region");
+  }
+
+  @Test
   void rejectsAPrivateKeyFileOthersCanRead() throws IOException {
     Path key = dir.resolve("alice.key");
     Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r--r--"));

@@ -83,7 +83,18 @@ public final class AzureBlobCloud implements CloudDriver {
   private final RequestSlots slots;
   private final int maxConnections;
   private final ExecutorService httpThreads;
+  private final Authentication authentication;
+  private final TokenCredential tokenCredential;
   private volatile boolean closed;
+
+  /** How the driver authenticates, as chosen by the builder (see the class comment). */
+  enum Authentication {
+    CONNECTION_STRING,
+    SAS_TOKEN,
+    TOKEN_CREDENTIAL,
+    DEFAULT_AZURE_CREDENTIAL,
+    ANONYMOUS
+  }
 
   private AzureBlobCloud(Builder b) {
     this.id = b.id();
@@ -114,13 +125,28 @@ public final class AzureBlobCloud implements CloudDriver {
     if (b.endpoint != null) {
       sb.endpoint(b.endpoint);
     }
-    if (b.sasToken != null) {
+    if (b.connectionString != null) {
+      this.authentication = Authentication.CONNECTION_STRING;
+      this.tokenCredential = null;
+    } else if (b.sasToken != null) {
       sb.sasToken(b.sasToken);
-    } else if (b.connectionString == null && !b.anonymous) {
-      sb.credential(
+      this.authentication = Authentication.SAS_TOKEN;
+      this.tokenCredential = null;
+    } else if (b.anonymous) {
+      this.authentication = Authentication.ANONYMOUS;
+      this.tokenCredential = null;
+    } else {
+      // An account endpoint and nothing else: azure-identity's chain. Building it sends nothing;
+      // the first request asks it for a token.
+      this.authentication =
+          b.credential != null
+              ? Authentication.TOKEN_CREDENTIAL
+              : Authentication.DEFAULT_AZURE_CREDENTIAL;
+      this.tokenCredential =
           b.credential != null
               ? b.credential
-              : new DefaultAzureCredentialBuilder().httpClient(httpClient).build());
+              : new DefaultAzureCredentialBuilder().httpClient(httpClient).build();
+      sb.credential(tokenCredential);
     }
     BlobServiceAsyncClient service = sb.buildAsyncClient();
     this.container = service.getBlobContainerAsyncClient(b.container);
@@ -135,6 +161,16 @@ public final class AzureBlobCloud implements CloudDriver {
   @Override
   public String id() {
     return id;
+  }
+
+  /** How this driver authenticates. */
+  Authentication authentication() {
+    return authentication;
+  }
+
+  /** The token credential in use, or null when the driver authenticates otherwise. */
+  TokenCredential tokenCredential() {
+    return tokenCredential;
   }
 
   @Override

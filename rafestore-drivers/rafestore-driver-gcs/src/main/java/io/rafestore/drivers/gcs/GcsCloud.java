@@ -2,6 +2,8 @@ package io.rafestore.drivers.gcs;
 
 import com.google.api.client.http.apache.v2.ApacheHttpTransport;
 import com.google.api.gax.retrying.RetrySettings;
+import com.google.auth.Credentials;
+import com.google.auth.oauth2.GoogleCredentials;
 import com.google.cloud.BaseServiceException;
 import com.google.cloud.NoCredentials;
 import com.google.cloud.ReadChannel;
@@ -25,8 +27,12 @@ import io.rafestore.spi.support.BlockingCalls;
 import io.rafestore.spi.support.HttpKinds;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -47,9 +53,16 @@ import org.apache.http.impl.client.CloseableHttpClient;
  * threads; cancelling a call that has not started means it never runs, cancelling a running one
  * drops its result. Objects above {@link Builder#resumableThreshold(long)} are written through a
  * resumable upload in chunks; GCS makes an object visible only when its upload completes. Ranged
- * reads use a read channel limited to the range. Credentials come from Application Default
- * Credentials unless {@link Builder#anonymous(boolean)} is set (emulators). Retries are the SDK's,
- * bounded by {@link Builder#maxAttempts(int)}. Thread-safe.
+ * reads use a read channel limited to the range. Retries are the SDK's, bounded by {@link
+ * Builder#maxAttempts(int)}. Thread-safe.
+ *
+ * <p>Credentials, first match wins: {@link Builder#credentials(Credentials)}; a key file ({@link
+ * Builder#credentialsFile(Path)}); none with {@link Builder#anonymous(boolean)} (emulators);
+ * otherwise Google's Application Default Credentials, looked up when the driver is built: the file
+ * named by {@code GOOGLE_APPLICATION_CREDENTIALS}, the file {@code gcloud auth application-default
+ * login} writes, then the metadata server of Google Cloud (skipped when {@code NO_GCE_CHECK=true}).
+ * If none is found, {@link Builder#build()} fails saying so, instead of the SDK's default of
+ * sending every request unauthenticated.
  *
  * <p>Connections: the SDK's default transport is the JDK's {@code HttpURLConnection}, whose
  * process-wide keep-alive cache holds at most 5 idle connections per server ({@code
@@ -72,7 +85,7 @@ public final class GcsCloud implements CloudDriver {
   private final CloseableHttpClient http;
   private volatile boolean closed;
 
-  private GcsCloud(Builder b) {
+  private GcsCloud(Builder b, Credentials credentials) {
     this.id = b.id();
     this.bucket = b.bucket;
     this.resumableThreshold = b.resumableThreshold;
@@ -108,9 +121,7 @@ public final class GcsCloud implements CloudDriver {
     if (b.projectId != null) {
       ob.setProjectId(b.projectId);
     }
-    if (b.anonymous) {
-      ob.setCredentials(NoCredentials.getInstance());
-    }
+    ob.setCredentials(credentials);
     this.storage = ob.build().getService();
     this.pool = BlockingCalls.boundedPool("rafestore-gcs-" + id, b.maxThreads);
     this.multipart = new GcsMultipart(this, storage, bucket);
@@ -119,6 +130,11 @@ public final class GcsCloud implements CloudDriver {
   /** Settings for a driver with the given cloud id. */
   public static Builder builder(String id) {
     return new Builder(id);
+  }
+
+  /** The credentials the SDK signs requests with ({@link NoCredentials} when anonymous). */
+  Credentials credentials() {
+    return storage.getOptions().getCredentials();
   }
 
   @Override
@@ -343,6 +359,8 @@ public final class GcsCloud implements CloudDriver {
     private URI endpoint;
     private String projectId;
     private boolean anonymous;
+    private Credentials credentials;
+    private Path credentialsFile;
     private long resumableThreshold = 8L * 1024 * 1024;
     private int chunkSize = 8 * 1024 * 1024;
     private int maxAttempts = 3;
@@ -379,6 +397,25 @@ public final class GcsCloud implements CloudDriver {
     /** Send no credentials (emulators only). Default false: Application Default Credentials. */
     public Builder anonymous(boolean value) {
       this.anonymous = value;
+      return this;
+    }
+
+    /**
+     * Explicit credentials (for example {@code ServiceAccountCredentials} or impersonated ones),
+     * instead of Application Default Credentials.
+     */
+    public Builder credentials(Credentials value) {
+      this.credentials = value;
+      return this;
+    }
+
+    /**
+     * A credentials JSON file (a service account key, or any file {@code
+     * GOOGLE_APPLICATION_CREDENTIALS} may name), read when the driver is built, instead of
+     * Application Default Credentials.
+     */
+    public Builder credentialsFile(Path value) {
+      this.credentialsFile = value;
       return this;
     }
 
@@ -445,7 +482,49 @@ public final class GcsCloud implements CloudDriver {
         throw new IllegalArgumentException(
             "connectionIdleTimeout must be in [1 s, 1 h], was " + connectionIdleTimeout);
       }
-      return new GcsCloud(this);
+      int sources =
+          (anonymous ? 1 : 0) + (credentials != null ? 1 : 0) + (credentialsFile != null ? 1 : 0);
+      if (sources > 1) {
+        throw new IllegalArgumentException(
+            "give at most one of anonymous, credentials and credentialsFile");
+      }
+      return new GcsCloud(this, chooseCredentials());
+    }
+
+    private Credentials chooseCredentials() {
+      if (anonymous) {
+        return NoCredentials.getInstance();
+      }
+      if (credentials != null) {
+        return credentials;
+      }
+      if (credentialsFile != null) {
+        try (InputStream in = Files.newInputStream(credentialsFile)) {
+          return GoogleCredentials.fromStream(in);
+        } catch (NoSuchFileException e) {
+          throw new IllegalArgumentException(
+              "credentialsFile " + credentialsFile + " does not exist", e);
+        } catch (IOException | RuntimeException e) {
+          // The message may quote the file's JSON, which holds a private key: not passed on.
+          throw new IllegalArgumentException(
+              "credentialsFile "
+                  + credentialsFile
+                  + " is not a Google credentials JSON file (such as a service account key): "
+                  + e.getClass().getSimpleName(),
+              e);
+        }
+      }
+      try {
+        return GoogleCredentials.getApplicationDefault();
+      } catch (IOException e) {
+        throw new IllegalArgumentException(
+            "no Application Default Credentials were found: set GOOGLE_APPLICATION_CREDENTIALS to"
+                + " a key file, run 'gcloud auth application-default login', or run on Google"
+                + " Cloud; or give credentialsFile, or anonymous for an emulator ("
+                + e.getMessage()
+                + ")",
+            e);
+      }
     }
   }
 }

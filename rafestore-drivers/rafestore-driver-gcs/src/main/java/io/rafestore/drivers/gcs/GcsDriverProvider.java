@@ -1,17 +1,25 @@
 package io.rafestore.drivers.gcs;
 
+import com.google.auth.oauth2.GoogleCredentials;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudSpec;
 import io.rafestore.spi.DriverProvider;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * Type {@code gcs}. {@code bucket} is required; {@code endpoint} overrides the host; credentials
- * come from Application Default Credentials ({@code GOOGLE_APPLICATION_CREDENTIALS}), or none with
- * option {@code anonymous=true} (emulators). Options {@code projectId}, {@code resumableThreshold},
- * {@code maxAttempts}, {@code connectTimeoutMs}, {@code readTimeoutMs}, {@code maxThreads} (also
- * the connection pool's size), {@code connectionIdleTimeoutMs}.
+ * Type {@code gcs}. {@code bucket} is required; {@code endpoint} overrides the host. Credentials:
+ * {@code credentialsRef} {@code env:NAME}, whose variable holds the path of a credentials JSON file
+ * (such as a service account key) or that JSON itself; none with option {@code anonymous=true}
+ * (emulators); otherwise Application Default Credentials ({@code GOOGLE_APPLICATION_CREDENTIALS},
+ * {@code gcloud auth application-default login}, the metadata server on Google Cloud). Options
+ * {@code projectId}, {@code resumableThreshold}, {@code maxAttempts}, {@code connectTimeoutMs},
+ * {@code readTimeoutMs}, {@code maxThreads} (also the connection pool's size), {@code
+ * connectionIdleTimeoutMs}.
  */
 public final class GcsDriverProvider implements DriverProvider {
   /** Called by {@link java.util.ServiceLoader}. */
@@ -30,6 +38,27 @@ public final class GcsDriverProvider implements DriverProvider {
     }
     spec.option("projectId").ifPresent(b::projectId);
     b.anonymous(Boolean.parseBoolean(spec.option("anonymous").orElse("false")));
+    spec.resolveCredentials()
+        .ifPresent(
+            c -> {
+              if (c.stripLeading().startsWith("{")) {
+                try {
+                  b.credentials(
+                      GoogleCredentials.fromStream(
+                          new ByteArrayInputStream(c.getBytes(StandardCharsets.UTF_8))));
+                } catch (IOException | RuntimeException e) {
+                  // Not echoed: the JSON holds a private key.
+                  throw new IllegalArgumentException(
+                      "cloud spec "
+                          + spec.id()
+                          + ": 'credentialsRef' holds JSON that is not a Google credentials file: "
+                          + e.getClass().getSimpleName(),
+                      e);
+                }
+              } else {
+                b.credentialsFile(Path.of(c.strip()));
+              }
+            });
     b.resumableThreshold(spec.longOption("resumableThreshold", 8L * 1024 * 1024));
     b.maxAttempts(Math.toIntExact(spec.longOption("maxAttempts", 3)));
     b.connectTimeout(Duration.ofMillis(spec.longOption("connectTimeoutMs", 5_000)));
@@ -39,6 +68,16 @@ public final class GcsDriverProvider implements DriverProvider {
             Math.max(
                 Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, spec.longOption("maxThreads", 16))));
     b.connectionIdleTimeout(Duration.ofMillis(spec.longOption("connectionIdleTimeoutMs", 60_000)));
-    return b.build();
+    try {
+      return b.build();
+    } catch (IllegalArgumentException e) {
+      String m = String.valueOf(e.getMessage());
+      if (m.startsWith("credentialsFile") || m.startsWith("no Application Default")) {
+        // Name the spec's field, so a configuration file's error points at its line.
+        throw new IllegalArgumentException(
+            "cloud spec " + spec.id() + ": 'credentialsRef': " + m, e);
+      }
+      throw e;
+    }
   }
 }

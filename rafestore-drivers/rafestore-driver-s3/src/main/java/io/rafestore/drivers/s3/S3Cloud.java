@@ -23,15 +23,25 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
+import software.amazon.awssdk.auth.credentials.ProfileCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.async.AsyncRequestBody;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.http.async.SdkAsyncHttpClient;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
+import software.amazon.awssdk.profiles.ProfileFile;
+import software.amazon.awssdk.profiles.ProfileFileSystemSetting;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.regions.providers.AwsProfileRegionProvider;
+import software.amazon.awssdk.regions.providers.AwsRegionProvider;
+import software.amazon.awssdk.regions.providers.AwsRegionProviderChain;
+import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
+import software.amazon.awssdk.regions.providers.SystemSettingsRegionProvider;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
+import software.amazon.awssdk.services.s3.S3ServiceClientConfiguration;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
@@ -41,10 +51,16 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  *
  * <p>Objects above {@link Builder#multipartThreshold(long)} are uploaded in parts by the SDK's
  * multipart client; S3 makes a completed upload visible whole, so readers never see a partial
- * object. Ranged reads send an HTTP Range header. Credentials come from the SDK's default chain
- * (environment, profile, container or instance role) unless set explicitly. The SDK retries
- * throttling and server errors a bounded number of times ({@link Builder#maxAttempts(int)});
- * RafeStore's own retry wraps the driver. Thread-safe.
+ * object. Ranged reads send an HTTP Range header. The SDK retries throttling and server errors a
+ * bounded number of times ({@link Builder#maxAttempts(int)}); RafeStore's own retry wraps the
+ * driver. Thread-safe.
+ *
+ * <p>Credentials and region follow the AWS SDK's conventions (see {@link Builder#region(String)},
+ * {@link Builder#profile(String)} and {@link Builder#credentials(AwsCredentialsProvider)}): without
+ * explicit keys or a profile, the SDK's default credentials chain (system properties, {@code
+ * AWS_ACCESS_KEY_ID}/{@code AWS_SECRET_ACCESS_KEY}/{@code AWS_SESSION_TOKEN}, web identity, the
+ * {@code AWS_PROFILE} profile of {@code ~/.aws/credentials} and {@code ~/.aws/config}, container
+ * and instance roles); without a region, the AWS region provider chain.
  *
  * <p>Connections: one Netty pool of at most {@link Builder#maxConnections(int)} connections serves
  * every request (more wait for a free connection), so the driver never holds more; a connection
@@ -61,10 +77,19 @@ public final class S3Cloud implements CloudDriver {
   private final S3AsyncClient uploads;
   private final S3Multipart multipart;
   private final long finishCancelledUpTo;
+  private final Region region;
+  // A provider this driver made (from a profile) and so closes; null otherwise.
+  private final ProfileCredentialsProvider ownedCredentials;
   private volatile boolean closed;
 
-  private S3Cloud(Builder b) {
+  private S3Cloud(
+      Builder b,
+      Region region,
+      AwsCredentialsProvider credentials,
+      ProfileCredentialsProvider ownedCredentials) {
     this.id = b.id();
+    this.region = region;
+    this.ownedCredentials = ownedCredentials;
     this.bucket = b.bucket;
     this.finishCancelledUpTo = b.finishCancelledUpTo;
     // One connection pool for both clients; the driver owns it and closes it last.
@@ -79,9 +104,9 @@ public final class S3Cloud implements CloudDriver {
     // Reads, listings and deletes go through a plain client: the multipart client also splits
     // GETs into part requests, which gains nothing for RafeStore's objects and was seen to stall
     // on empty objects. Only uploads use the multipart client.
-    this.client = configure(S3AsyncClient.builder(), b).build();
+    this.client = configure(S3AsyncClient.builder(), b, credentials).build();
     this.uploads =
-        configure(S3AsyncClient.builder(), b)
+        configure(S3AsyncClient.builder(), b, credentials)
             .multipartEnabled(true)
             .multipartConfiguration(
                 m -> m.thresholdInBytes(b.multipartThreshold).minimumPartSizeInBytes(b.partSize))
@@ -89,18 +114,30 @@ public final class S3Cloud implements CloudDriver {
     this.multipart = new S3Multipart(this, client, bucket);
   }
 
-  private S3AsyncClientBuilder configure(S3AsyncClientBuilder cb, Builder b) {
-    cb.region(Region.of(b.region))
+  private S3AsyncClientBuilder configure(
+      S3AsyncClientBuilder cb, Builder b, AwsCredentialsProvider credentials) {
+    cb.region(region)
         .forcePathStyle(b.pathStyle)
         .httpClient(http)
         .overrideConfiguration(o -> o.retryStrategy(r -> r.maxAttempts(b.maxAttempts)));
     if (b.endpoint != null) {
       cb.endpointOverride(b.endpoint);
     }
-    if (b.credentials != null) {
-      cb.credentialsProvider(b.credentials);
+    if (credentials != null) {
+      // Null means the SDK's default chain, which each client then makes and closes itself.
+      cb.credentialsProvider(credentials);
     }
     return cb;
+  }
+
+  /** The region requests are signed for and sent to, as chosen when the driver was built. */
+  public String region() {
+    return region.id();
+  }
+
+  /** The SDK client's configuration (region, credentials provider), for tests. */
+  S3ServiceClientConfiguration clientConfiguration() {
+    return client.serviceClientConfiguration();
   }
 
   /** Settings for a driver with the given cloud id. */
@@ -285,11 +322,14 @@ public final class S3Cloud implements CloudDriver {
     uploads.close();
     client.close();
     http.close();
+    if (ownedCredentials != null) {
+      ownedCredentials.close();
+    }
   }
 
   @Override
   public String toString() {
-    return "S3Cloud[" + id + ", bucket=" + bucket + "]";
+    return "S3Cloud[" + id + ", bucket=" + bucket + ", region=" + region.id() + "]";
   }
 
   /** A multipart call ({@link S3Multipart}): aborted when cancelled, whatever its size. */
@@ -363,15 +403,30 @@ public final class S3Cloud implements CloudDriver {
    * Settings of an {@link S3Cloud}. Required: {@link #bucket(String)}. For MinIO and other
    * emulators set {@link #endpoint(URI)} and {@link #pathStyle(boolean)}.
    *
+   * <p>Credentials, first match wins: {@link #credentials(AwsCredentialsProvider)} or an explicit
+   * key pair (with or without a session token); {@link #profile(String)}; otherwise the SDK's
+   * default credentials chain. Region: {@link #region(String)}; otherwise the AWS region provider
+   * chain (the {@code aws.region} system property, {@code AWS_REGION}, the profile's {@code
+   * region}, and, for AWS itself, the EC2 instance metadata); see {@link #region(String)} for
+   * S3-compatible endpoints.
+   *
    * <p>Timeouts (see {@link DriverBuilder}): connect 5 s, read 60 s by default.
    */
   public static final class Builder extends DriverBuilder<Builder> {
     /** S3's smallest part (except the last). */
     static final long MIN_PART_SIZE = 5L * 1024 * 1024;
 
+    /**
+     * The signing region of an S3-compatible endpoint when nothing names one: S3's own "no region"
+     * (the region of the global endpoint), which MinIO accepts unless it was configured with
+     * another.
+     */
+    static final String COMPATIBLE_DEFAULT_REGION = "us-east-1";
+
     private String bucket;
     private URI endpoint;
-    private String region = "us-east-1";
+    private String region;
+    private String profile;
     private boolean pathStyle;
     private AwsCredentialsProvider credentials;
     private long multipartThreshold = 16L * 1024 * 1024;
@@ -402,9 +457,33 @@ public final class S3Cloud implements CloudDriver {
       return this;
     }
 
-    /** AWS region name. Default us-east-1. */
+    /**
+     * AWS region name, such as {@code eu-west-1}. When not set, {@link #build()} takes it from the
+     * AWS region provider chain: the {@code aws.region} system property, the {@code AWS_REGION}
+     * environment variable, the {@code region} of the profile ({@link #profile(String)}, else
+     * {@code AWS_PROFILE}, else {@code default}) in {@code ~/.aws/config} ({@code
+     * AWS_CONFIG_FILE}), and, without an {@link #endpoint(URI)}, the EC2 instance metadata service;
+     * if none has one, build fails naming these places. With an endpoint (MinIO and other
+     * S3-compatible stores) the instance metadata is not asked (it would describe AWS, not that
+     * store) and the region falls back to {@code us-east-1}, which such stores accept unless
+     * configured with another.
+     */
     public Builder region(String value) {
       this.region = value;
+      return this;
+    }
+
+    /**
+     * A named profile of the shared AWS files ({@code ~/.aws/config} and {@code
+     * ~/.aws/credentials}, or {@code AWS_CONFIG_FILE} and {@code AWS_SHARED_CREDENTIALS_FILE}): its
+     * credentials (keys with or without {@code aws_session_token}, an assumed role, SSO, a
+     * credential process: whatever the SDK's {@code ProfileCredentialsProvider} supports) and, when
+     * {@link #region(String)} is not set, its region. Without a profile the default chain still
+     * reads the profile named by {@code AWS_PROFILE} (or {@code default}). Not together with
+     * explicit credentials. {@link #build()} fails if the files have no such profile.
+     */
+    public Builder profile(String name) {
+      this.profile = name;
       return this;
     }
 
@@ -414,17 +493,33 @@ public final class S3Cloud implements CloudDriver {
       return this;
     }
 
-    /** Explicit credentials; without this the SDK's default chain is used. */
+    /**
+     * Explicit credentials provider (any of the SDK's, such as an STS role provider); without this
+     * or a {@link #profile(String)} the SDK's default chain is used.
+     */
     public Builder credentials(AwsCredentialsProvider value) {
       this.credentials = value;
       return this;
     }
 
-    /** Explicit access key pair; without this the SDK's default chain is used. */
+    /** Explicit long-term access key pair; without this the SDK's default chain is used. */
     public Builder credentials(String accessKeyId, String secretAccessKey) {
       this.credentials =
           StaticCredentialsProvider.create(
               AwsBasicCredentials.create(accessKeyId, secretAccessKey));
+      return this;
+    }
+
+    /**
+     * Explicit temporary credentials: an access key pair with its session token (as STS, SSO or
+     * {@code aws sts get-session-token} hand out). They are not refreshed; when they expire,
+     * requests fail as unauthorized, so long-running clients should prefer a {@link
+     * #profile(String)} or the default chain, which refresh.
+     */
+    public Builder credentials(String accessKeyId, String secretAccessKey, String sessionToken) {
+      this.credentials =
+          StaticCredentialsProvider.create(
+              AwsSessionCredentials.create(accessKeyId, secretAccessKey, sessionToken));
       return this;
     }
 
@@ -477,7 +572,13 @@ public final class S3Cloud implements CloudDriver {
       return this;
     }
 
-    /** Validates the settings and builds the driver. */
+    /**
+     * Validates the settings, chooses the region and credentials (see the class comment; reading
+     * the shared AWS files and, for AWS without a region, the instance metadata) and builds the
+     * driver.
+     *
+     * @throws IllegalArgumentException naming the setting that is missing or wrong
+     */
     public S3Cloud build() {
       checkCommon();
       if (bucket == null || bucket.isBlank()) {
@@ -487,8 +588,18 @@ public final class S3Cloud implements CloudDriver {
         throw new IllegalArgumentException(
             "endpoint must be an absolute URL such as http://127.0.0.1:9000, was " + endpoint);
       }
-      if (region == null || region.isBlank()) {
-        throw new IllegalArgumentException("region must not be blank");
+      if (region != null && region.isBlank()) {
+        throw new IllegalArgumentException(
+            "region must not be blank (leave it unset for the chain)");
+      }
+      if (profile != null && profile.isBlank()) {
+        throw new IllegalArgumentException("profile must not be blank");
+      }
+      if (profile != null && credentials != null) {
+        throw new IllegalArgumentException(
+            "give credentials or profile, not both: profile "
+                + profile
+                + " names its own credentials");
       }
       if (multipartThreshold < MIN_PART_SIZE) {
         throw new IllegalArgumentException(
@@ -510,7 +621,81 @@ public final class S3Cloud implements CloudDriver {
             "connectionIdleTimeout must be in [1 s, 1 h], was " + connectionIdleTimeout);
       }
       checkRange("finishCancelledUpTo", finishCancelledUpTo, 0, 64L * 1024 * 1024);
-      return new S3Cloud(this);
+      // Read once, so the profile check, its credentials and its region see the same files.
+      ProfileFile profiles = needsProfiles() ? readProfiles() : null;
+      ProfileCredentialsProvider fromProfile = null;
+      if (profile != null) {
+        if (profiles.profile(profile).isEmpty()) {
+          throw new IllegalArgumentException(
+              "profile "
+                  + profile
+                  + " is not in the shared AWS files ("
+                  + sharedFiles()
+                  + "); add it there, or set AWS_CONFIG_FILE / AWS_SHARED_CREDENTIALS_FILE");
+        }
+        fromProfile =
+            ProfileCredentialsProvider.builder().profileFile(profiles).profileName(profile).build();
+      }
+      Region chosen = chooseRegion(profiles);
+      return new S3Cloud(
+          this, chosen, credentials != null ? credentials : fromProfile, fromProfile);
+    }
+
+    private boolean needsProfiles() {
+      return profile != null || region == null;
+    }
+
+    private static ProfileFile readProfiles() {
+      try {
+        return ProfileFile.defaultProfileFile();
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(
+            "the shared AWS files (" + sharedFiles() + ") cannot be read: " + e.getMessage(), e);
+      }
+    }
+
+    private static String sharedFiles() {
+      return ProfileFileSystemSetting.AWS_CONFIG_FILE.getStringValue().orElse("~/.aws/config")
+          + ", "
+          + ProfileFileSystemSetting.AWS_SHARED_CREDENTIALS_FILE
+              .getStringValue()
+              .orElse("~/.aws/credentials");
+    }
+
+    private Region chooseRegion(ProfileFile profiles) {
+      if (region != null) {
+        return Region.of(region);
+      }
+      String profileName =
+          profile != null
+              ? profile
+              : ProfileFileSystemSetting.AWS_PROFILE.getStringValue().orElse("default");
+      AwsRegionProvider chain =
+          endpoint == null
+              ? DefaultAwsRegionProviderChain.builder()
+                  .profileFile(() -> profiles)
+                  .profileName(profileName)
+                  .build()
+              // An S3-compatible store: the instance metadata would name an AWS region, which
+              // says nothing about that store, and costs a timeout off EC2.
+              : new AwsRegionProviderChain(
+                  new SystemSettingsRegionProvider(),
+                  new AwsProfileRegionProvider(() -> profiles, profileName));
+      try {
+        return chain.getRegion();
+      } catch (SdkClientException e) {
+        if (endpoint != null) {
+          return Region.of(COMPATIBLE_DEFAULT_REGION);
+        }
+        throw new IllegalArgumentException(
+            "region is not set and the AWS region provider chain found none (looked at the"
+                + " aws.region system property, AWS_REGION, the region of profile "
+                + profileName
+                + " in "
+                + sharedFiles()
+                + ", and the EC2 instance metadata): set region, or AWS_REGION",
+            e);
+      }
     }
   }
 }

@@ -7,12 +7,14 @@ import java.net.URI;
 import java.time.Duration;
 
 /**
- * Type {@code s3}. {@code bucket} is required; {@code endpoint} and {@code region} are optional;
- * {@code credentialsRef} (such as {@code env:S3_KEYS}) resolves to {@code accessKeyId:secret},
- * absent means the SDK default chain. Options: {@code pathStyle} (true/false), {@code
- * multipartThreshold}, {@code partSize}, {@code maxAttempts}, {@code connectTimeoutMs}, {@code
- * readTimeoutMs}, {@code maxConnections}, {@code connectionIdleTimeoutMs}, {@code
- * finishCancelledUpTo} (bytes).
+ * Type {@code s3}. {@code bucket} is required; {@code endpoint} and {@code region} are optional
+ * (without a region, the AWS region provider chain chooses, see {@link S3Cloud.Builder#region}).
+ * {@code credentialsRef}: {@code env:NAME}, whose variable holds {@code accessKeyId:secret} or
+ * {@code accessKeyId:secret:sessionToken}; or {@code profile:NAME}, a profile of the shared AWS
+ * files (its credentials and region); absent means the SDK's default credentials chain. Options:
+ * {@code pathStyle} (true/false), {@code multipartThreshold}, {@code partSize}, {@code
+ * maxAttempts}, {@code connectTimeoutMs}, {@code readTimeoutMs}, {@code maxConnections}, {@code
+ * connectionIdleTimeoutMs}, {@code finishCancelledUpTo} (bytes).
  */
 public final class S3DriverProvider implements DriverProvider {
   /** Called by {@link java.util.ServiceLoader}. */
@@ -32,19 +34,12 @@ public final class S3DriverProvider implements DriverProvider {
     if (spec.region() != null) {
       b.region(spec.region());
     }
-    spec.resolveCredentials()
-        .ifPresent(
-            c -> {
-              int colon = c.indexOf(':');
-              if (colon <= 0) {
-                throw new IllegalArgumentException(
-                    "cloud spec "
-                        + spec.id()
-                        + ": 'credentialsRef' must resolve to "
-                        + "accessKeyId:secretAccessKey");
-              }
-              b.credentials(c.substring(0, colon), c.substring(colon + 1));
-            });
+    String ref = spec.credentialsRef();
+    if (ref != null && ref.startsWith(PROFILE_REF)) {
+      b.profile(ref.substring(PROFILE_REF.length()));
+    } else {
+      spec.resolveCredentials().ifPresent(c -> keys(spec, b, c));
+    }
     b.pathStyle(Boolean.parseBoolean(spec.option("pathStyle").orElse("false")));
     b.multipartThreshold(spec.longOption("multipartThreshold", 16L * 1024 * 1024));
     b.partSize(spec.longOption("partSize", 8L * 1024 * 1024));
@@ -58,6 +53,47 @@ public final class S3DriverProvider implements DriverProvider {
                 Math.min(Integer.MAX_VALUE, spec.longOption("maxConnections", 64))));
     b.connectionIdleTimeout(Duration.ofMillis(spec.longOption("connectionIdleTimeoutMs", 60_000)));
     b.finishCancelledUpTo(spec.longOption("finishCancelledUpTo", 256 * 1024));
-    return b.build();
+    try {
+      return b.build();
+    } catch (IllegalArgumentException e) {
+      // Name the spec's field, so a configuration file's error points at its line.
+      String m = String.valueOf(e.getMessage());
+      String field =
+          m.startsWith("region")
+              ? "region"
+              : m.startsWith("profile") || m.startsWith("give credentials or profile")
+                  ? "credentialsRef"
+                  : null;
+      if (field == null) {
+        throw e;
+      }
+      throw new IllegalArgumentException("cloud spec " + spec.id() + ": '" + field + "': " + m, e);
+    }
+  }
+
+  /** Where {@code credentialsRef} names a profile of the shared AWS files. */
+  static final String PROFILE_REF = "profile:";
+
+  private static void keys(CloudSpec spec, S3Cloud.Builder b, String secret) {
+    // Access key ids, secret keys and session tokens are base64 or alphanumeric: no ':' in them.
+    String[] parts = secret.split(":", -1);
+    for (String part : parts) {
+      if (part.isEmpty()) {
+        parts = new String[0];
+        break;
+      }
+    }
+    if (parts.length == 2) {
+      b.credentials(parts[0], parts[1]);
+    } else if (parts.length == 3) {
+      b.credentials(parts[0], parts[1], parts[2]);
+    } else {
+      // The value is not echoed: it is a secret.
+      throw new IllegalArgumentException(
+          "cloud spec "
+              + spec.id()
+              + ": 'credentialsRef' must resolve to accessKeyId:secretAccessKey or"
+              + " accessKeyId:secretAccessKey:sessionToken (the value is not shown here)");
+    }
   }
 }

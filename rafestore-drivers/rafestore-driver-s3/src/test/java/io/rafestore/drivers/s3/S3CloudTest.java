@@ -113,6 +113,7 @@ class S3CloudTest {
     // The edges are accepted.
     S3Cloud.builder("s")
         .bucket("b")
+        .region("eu-west-1")
         .maxConnections(1)
         .connectionIdleTimeout(Duration.ofSeconds(1))
         .finishCancelledUpTo(0)
