@@ -151,7 +151,9 @@ final class CpCommand extends StoreCommand {
         int c = Main.exitCode(e);
         code = ExitCodes.moreSerious(code, c);
         String what =
-            upload ? item.file() + " -> rs:" + item.key() : "rs:" + item.key() + " -> " + item.file();
+            upload
+                ? item.file() + " -> rs:" + item.key()
+                : "rs:" + item.key() + " -> " + item.file();
         spec.commandLine()
             .getErr()
             .printf("rafestore cp: %s: %s (exit code %d)%n", what, Main.message(e), c);
@@ -185,10 +187,7 @@ final class CpCommand extends StoreCommand {
           .getErr()
           .printf(
               "rafestore cp: %d of %d file%s failed (listed above); the other %d were copied%n",
-              failed.size(),
-              items.size(),
-              items.size() == 1 ? "" : "s",
-              done.size());
+              failed.size(), items.size(), items.size() == 1 ? "" : "s", done.size());
       spec.commandLine().getErr().flush();
     }
     return code;

@@ -129,8 +129,8 @@ final class GetCommand extends StoreCommand {
   }
 
   /**
-   * The signed metadata of the version to read: the latest, or the one {@code --version} names.
-   * A named version that the history does not hold is left to the read, which reports it.
+   * The signed metadata of the version to read: the latest, or the one {@code --version} names. A
+   * named version that the history does not hold is left to the read, which reports it.
    */
   private VersionInfo info(RafeStore store) throws Exception {
     if (parsedVersion == null) {
@@ -146,7 +146,7 @@ final class GetCommand extends StoreCommand {
         return i;
       }
     }
-    store.blocking().openStream(key, wanted).close(); // throws the read's own not-found
+    Transfers.open(store, key, wanted).close(); // throws the read's own not-found
     throw new VersionNotFoundException(key, wanted, "it is not in the history");
   }
 

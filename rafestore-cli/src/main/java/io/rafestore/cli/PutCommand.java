@@ -92,8 +92,8 @@ final class PutCommand extends StoreCommand {
   }
 
   /**
-   * Standard input's size is known only at its end: up to one part is held in memory; beyond
-   * that, what was read and the rest go to an owner-only temporary file that is streamed from.
+   * Standard input's size is known only at its end: up to one part is held in memory; beyond that,
+   * what was read and the rest go to an owner-only temporary file that is streamed from.
    */
   private void readStdin(boolean whole, long max, long partSize)
       throws IOException, UsageException {

@@ -146,13 +146,12 @@ class CliTransferTest {
 
   /**
    * put, get, cat and cp move a value 12 times larger than maxValueBytes, the client's bound on a
-   * value held whole: its whole-value calls refuse it (write(key, byte[]) and read(key) of a
-   * parted value over the bound both fail), so this passes only if every command streams.
+   * value held whole: its whole-value calls refuse it (write(key, byte[]) and read(key) of a parted
+   * value over the bound both fail), so this passes only if every command streams.
    */
   @Test
   void valuesLargerThanMaxValueBytesStreamThroughEveryCommand() throws IOException {
-    Files.writeString(
-        config, "maxValueBytes = 4KiB\n", java.nio.file.StandardOpenOption.APPEND);
+    Files.writeString(config, "maxValueBytes = 4KiB\n", java.nio.file.StandardOpenOption.APPEND);
     byte[] bytes = random(48 * 1024, 11);
     Path file = dir.resolve("large.bin");
     Files.write(file, bytes);

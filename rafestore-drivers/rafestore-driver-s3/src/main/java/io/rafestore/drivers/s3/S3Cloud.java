@@ -64,6 +64,7 @@ public final class S3Cloud implements CloudDriver {
   private final SdkEventLoopGroup eventLoops;
   private final SdkAsyncHttpClient http;
   private final S3AsyncClient client;
+
   /** Configured at construction (the builder's settings copied), built by {@link #uploads()}. */
   private final S3AsyncClientBuilder uploadsBuilder;
 
@@ -72,6 +73,7 @@ public final class S3Cloud implements CloudDriver {
    * get}, a listing) never pays for building a second S3 client, a tenth of its start-up.
    */
   private S3AsyncClient uploads;
+
   private final S3Multipart multipart;
   private final long finishCancelledUpTo;
   private volatile boolean closed;
