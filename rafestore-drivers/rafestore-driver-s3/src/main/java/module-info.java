@@ -19,6 +19,8 @@ module io.rafestore.drivers.s3 {
   requires software.amazon.awssdk.identity.spi;
   requires software.amazon.awssdk.retries.api;
   requires org.reactivestreams;
+  requires io.netty.common;
+  requires io.netty.transport;
 
   provides io.rafestore.spi.DriverProvider with
       io.rafestore.drivers.s3.S3DriverProvider;

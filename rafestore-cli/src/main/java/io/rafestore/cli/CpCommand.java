@@ -7,8 +7,8 @@ import io.rafestore.VersionInfo;
 import io.rafestore.WriteReceipt;
 import io.rafestore.config.StoreConfig;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +33,10 @@ import picocli.CommandLine.Parameters;
       "  cp -r DIR rs:PREFIX     every file under DIR becomes PREFIX/RELATIVE/PATH",
       "  cp rs:KEY FILE|DIR      the latest value of KEY (into DIR under the key's last segment)",
       "  cp -r rs:PREFIX DIR     every key PREFIX/REST becomes DIR/REST",
-      "Downloads go through a temporary file renamed into place once verified."
+      "Downloads go through a temporary file renamed into place once verified. A file that fails"
+          + " is reported on standard error and the copy goes on with the others; the exit code"
+          + " is then the most serious failure's (3 integrity, 5 unavailable, 1 other, 4 not"
+          + " found, 2 usage)."
     })
 final class CpCommand extends StoreCommand {
   /** Marks the store side of a copy. */
@@ -56,6 +59,11 @@ final class CpCommand extends StoreCommand {
           "Show progress on standard error: bytes and files done, rate, time left (every 0.5 s,"
               + " and a final line).")
   boolean progress;
+
+  @Option(
+      names = {"-n", "--dry-run"},
+      description = "List what would be copied (files, keys, sizes); copy nothing.")
+  boolean dryRun;
 
   /** One file to copy: its local path and key (and, downloading, the version to read). */
   private record Item(Path file, String key, long size, VersionInfo version) {}
@@ -112,27 +120,48 @@ final class CpCommand extends StoreCommand {
   int run(RafeStore store, StoreConfig config) throws Exception {
     List<Item> items = upload ? uploads : downloads(store);
     long total = items.stream().mapToLong(Item::size).sum();
+    if (dryRun) {
+      return dryRun(items, total);
+    }
     Progress p =
         new Progress(spec.commandLine().getErr(), progress, total, items.size(), System::nanoTime);
     List<Object> done = new ArrayList<>();
+    List<Object> failed = new ArrayList<>();
+    int code = ExitCodes.OK;
     for (Item item : items) {
       Map<String, Object> o = Json.object();
       o.put("file", item.file().toString());
       o.put("key", item.key());
       o.put("size", item.size());
-      if (upload) {
-        WriteReceipt r;
-        try {
-          r = Transfers.upload(store, item.key(), item.file(), p);
-        } catch (NoSuchFileException e) {
-          throw new UsageException("cp: " + item.file() + " disappeared before it was read", e);
+      try {
+        if (upload) {
+          WriteReceipt r = Transfers.upload(store, item.key(), item.file(), p);
+          o.put("version", r.info().version().toString());
+          o.put("sha256", r.info().sha256Hex());
+        } else {
+          Transfers.download(store, item.key(), item.version().version(), item.file(), p);
+          o.put("version", item.version().version().toString());
+          o.put("sha256", item.version().sha256Hex());
         }
-        o.put("version", r.info().version().toString());
-        o.put("sha256", r.info().sha256Hex());
-      } else {
-        Transfers.download(store, item.key(), item.version().version(), item.file(), p);
-        o.put("version", item.version().version().toString());
-        o.put("sha256", item.version().sha256Hex());
+      } catch (InterruptedIOException e) {
+        throw e;
+      } catch (IOException | RuntimeException e) {
+        // One file's failure does not stop the others (as rclone does); each is reported, and
+        // the exit code is the most serious kind seen.
+        int c = Main.exitCode(e);
+        code = ExitCodes.moreSerious(code, c);
+        String what =
+            upload
+                ? item.file() + " -> rs:" + item.key()
+                : "rs:" + item.key() + " -> " + item.file();
+        spec.commandLine()
+            .getErr()
+            .printf("rafestore cp: %s: %s (exit code %d)%n", what, Main.message(e), c);
+        spec.commandLine().getErr().flush();
+        o.put("error", Main.message(e));
+        o.put("exitCode", c);
+        failed.add(o);
+        continue;
       }
       p.fileDone();
       done.add(o);
@@ -141,17 +170,64 @@ final class CpCommand extends StoreCommand {
     if (json()) {
       Map<String, Object> o = Json.object();
       o.put("files", done);
+      o.put("failed", failed);
       o.put("bytes", p.bytes());
       printJson(o);
     } else {
       out()
           .printf(
               "cp: %d file%s, %s %s%n",
-              items.size(),
-              items.size() == 1 ? "" : "s",
-              Progress.size(total),
+              done.size(),
+              done.size() == 1 ? "" : "s",
+              Progress.size(p.bytes()),
               upload ? "written to the store" : "read from the store (verified)");
     }
+    if (!failed.isEmpty()) {
+      spec.commandLine()
+          .getErr()
+          .printf(
+              "rafestore cp: %d of %d file%s failed (listed above); the other %d were copied%n",
+              failed.size(), items.size(), items.size() == 1 ? "" : "s", done.size());
+      spec.commandLine().getErr().flush();
+    }
+    return code;
+  }
+
+  /** Lists what would be copied, contacting the store only to list a download's keys. */
+  private int dryRun(List<Item> items, long total) {
+    if (json()) {
+      List<Object> files = new ArrayList<>();
+      for (Item item : items) {
+        Map<String, Object> o = Json.object();
+        o.put("file", item.file().toString());
+        o.put("key", item.key());
+        o.put("size", item.size());
+        if (item.version() != null) {
+          o.put("version", item.version().version().toString());
+        }
+        files.add(o);
+      }
+      Map<String, Object> o = Json.object();
+      o.put("dryRun", true);
+      o.put("files", files);
+      o.put("bytes", total);
+      printJson(o);
+      return ExitCodes.OK;
+    }
+    for (Item item : items) {
+      if (upload) {
+        out().printf("would copy %s -> rs:%s (%d bytes)%n", item.file(), item.key(), item.size());
+      } else {
+        out()
+            .printf(
+                "would copy rs:%s (version %s) -> %s (%d bytes)%n",
+                item.key(), item.version().version(), item.file(), item.size());
+      }
+    }
+    out()
+        .printf(
+            "cp: would copy %d file%s, %s (dry run)%n",
+            items.size(), items.size() == 1 ? "" : "s", Progress.size(total));
     return ExitCodes.OK;
   }
 

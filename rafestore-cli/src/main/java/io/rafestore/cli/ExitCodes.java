@@ -34,4 +34,20 @@ public final class ExitCodes {
    * again later may succeed; nothing is known to be wrong with the data.
    */
   public static final int UNAVAILABLE = 5;
+
+  /** The codes of failures from most to least serious, for a command that reports several. */
+  private static final int[] SERIOUSNESS = {INTEGRITY, UNAVAILABLE, FAILED, NOT_FOUND, USAGE, OK};
+
+  /**
+   * The more serious of two exit codes: an integrity failure before unavailability (data may be
+   * damaged, not just out of reach), then other failures, a missing key, a usage error, success.
+   */
+  static int moreSerious(int a, int b) {
+    for (int c : SERIOUSNESS) {
+      if (a == c || b == c) {
+        return c;
+      }
+    }
+    return Math.max(a, b);
+  }
 }

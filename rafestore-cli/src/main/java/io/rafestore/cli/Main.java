@@ -138,7 +138,7 @@ public final class Main {
     return ExitCodes.FAILED;
   }
 
-  private static String message(Throwable e) {
+  static String message(Throwable e) {
     if (e instanceof NoSuchFileException n) {
       return "no such file: " + n.getFile();
     }

@@ -38,6 +38,11 @@ final class Progress {
     this.lastPrint = start;
   }
 
+  /** An instance that only counts, for a transfer shown by no progress line. */
+  static Progress silent() {
+    return new Progress(null, false, 0, 0, () -> 0L);
+  }
+
   /** Counts {@code n} more bytes and prints a line if the interval has passed. */
   void add(long n) {
     bytes += n;

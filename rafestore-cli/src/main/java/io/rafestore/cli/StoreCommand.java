@@ -29,13 +29,19 @@ abstract class StoreCommand implements Callable<Integer> {
   @Override
   public final Integer call() throws Exception {
     StoreConfig config = root.loadConfig();
-    prepare(config);
-    try (RafeStore store = config.open()) {
-      return run(store, config);
+    try {
+      prepare(config);
+      try (RafeStore store = config.open()) {
+        return run(store, config);
+      }
     } finally {
       out().flush();
+      cleanUp();
     }
   }
+
+  /** Removes what {@link #prepare} or {@link #run} left behind (temporary files). Default: none. */
+  void cleanUp() throws IOException {}
 
   /**
    * Checks arguments and reads local input before any cloud is contacted, so that a typo costs no

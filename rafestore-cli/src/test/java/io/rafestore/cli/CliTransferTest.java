@@ -40,12 +40,15 @@ class CliTransferTest {
   }
 
   private Run run(Map<String, String> env, String... args) {
+    return runWithStdin(new byte[0], env, args);
+  }
+
+  private Run runWithStdin(byte[] stdin, Map<String, String> env, String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     // As Main.main does: only the subcommand named is registered (CliTest registers them all).
     int code =
-        Main.newCommandLine(new ByteArrayInputStream(new byte[0]), out, err, env, args)
-            .execute(args);
+        Main.newCommandLine(new ByteArrayInputStream(stdin), out, err, env, args).execute(args);
     return new Run(code, out.toByteArray(), err.toString(StandardCharsets.UTF_8));
   }
 
@@ -139,6 +142,144 @@ class CliTransferTest {
     try (Stream<Path> walk = Files.walk(out)) {
       assertThat(walk.map(Path::toString)).noneMatch(n -> n.endsWith(".part"));
     }
+  }
+
+  /**
+   * put, get, cat and cp move a value 12 times larger than maxValueBytes, the client's bound on a
+   * value held whole: its whole-value calls refuse it (write(key, byte[]) and read(key) of a parted
+   * value over the bound both fail), so this passes only if every command streams.
+   */
+  @Test
+  void valuesLargerThanMaxValueBytesStreamThroughEveryCommand() throws IOException {
+    Files.writeString(config, "maxValueBytes = 4KiB\n", java.nio.file.StandardOpenOption.APPEND);
+    byte[] bytes = random(48 * 1024, 11);
+    Path file = dir.resolve("large.bin");
+    Files.write(file, bytes);
+    String sha = sha256(file);
+
+    Run put = rafestore("put", "large", file.toString());
+    assertThat(put.code()).as(put.stderr()).isZero();
+    assertThat(put.stdout()).contains("49152 bytes, sha256 " + sha);
+    Path got = dir.resolve("got.bin");
+    Run get = rafestore("get", "large", "-o", got.toString());
+    assertThat(get.code()).as(get.stderr()).isZero();
+    assertThat(sha256(got)).isEqualTo(sha);
+    Run stdout = rafestore("get", "large");
+    assertThat(stdout.code()).as(stdout.stderr()).isZero();
+    assertThat(stdout.stdoutBytes()).isEqualTo(bytes);
+    Run version =
+        rafestore("get", "large", "--version", put.stdout().split(" ")[3].replace(",", ""));
+    assertThat(version.code()).as(version.stderr()).isZero();
+    assertThat(version.stdoutBytes()).isEqualTo(bytes);
+    assertThat(rafestore("cat", "large").stdoutBytes()).isEqualTo(bytes);
+
+    // From standard input, whose size is known only at its end (spooled to a temporary file).
+    byte[] other = random(20 * 1024, 12);
+    Run fromStdin =
+        runWithStdin(other, Map.of("RAFESTORE_CONFIG", config.toString()), "put", "piped", "-");
+    assertThat(fromStdin.code()).as(fromStdin.stderr()).isZero();
+    assertThat(rafestore("get", "piped").stdoutBytes()).isEqualTo(other);
+    // A short standard input is written whole.
+    Run shortStdin =
+        runWithStdin(
+            "short".getBytes(StandardCharsets.UTF_8),
+            Map.of("RAFESTORE_CONFIG", config.toString()),
+            "put",
+            "short",
+            "-");
+    assertThat(shortStdin.code()).as(shortStdin.stderr()).isZero();
+    assertThat(rafestore("get", "short").stdout()).isEqualTo("short");
+
+    Run up = rafestore("cp", file.toString(), "rs:copied");
+    assertThat(up.code()).as(up.stderr()).isZero();
+    Path down = dir.resolve("down.bin");
+    Run cpDown = rafestore("cp", "rs:copied", down.toString());
+    assertThat(cpDown.code()).as(cpDown.stderr()).isZero();
+    assertThat(sha256(down)).isEqualTo(sha);
+
+    // The whole-value path is indeed closed to it: --json without -o reads whole.
+    Run whole = rafestore("get", "large", "--json");
+    assertThat(whole.code()).isEqualTo(ExitCodes.FAILED);
+    assertThat(whole.stderr()).contains("over maxValueBytes");
+  }
+
+  @Test
+  void cpRecursiveDownloadGoesOnPastACorruptValueAndExitsWithIntegrity() throws IOException {
+    Path src = sampleTree();
+    assertThat(rafestore("cp", "-r", src.toString(), "rs:backup/photos").code()).isZero();
+    // Every stored copy of big.bin's data (its parts) is overwritten: it cannot be read exactly.
+    try (Stream<Path> files = Files.walk(dir.resolve("clouds"))) {
+      for (Path p :
+          files
+              .filter(Files::isRegularFile)
+              .filter(p -> p.toString().contains("/d+/") && p.toString().contains("big.bin"))
+              .toList()) {
+        Files.write(p, random((int) Files.size(p), 13));
+      }
+    }
+    Path out = dir.resolve("restored");
+    Run down = rafestore("cp", "-r", "-P", "rs:backup/photos", out.toString());
+    assertThat(down.code()).as(down.stderr()).isEqualTo(ExitCodes.INTEGRITY);
+    assertThat(down.stderr())
+        .contains("rafestore cp: rs:backup/photos/2026/big.bin -> ")
+        .contains("(exit code 3)")
+        .contains("1 of 4 files failed");
+    assertThat(down.stdout()).startsWith("cp: 3 files, ");
+    Map<String, String> want = tree(src);
+    want.remove("2026/big.bin");
+    assertThat(tree(out)).isEqualTo(want);
+  }
+
+  @Test
+  void cpRecursiveUploadGoesOnPastABadFileAndReportsEach() throws IOException {
+    Path src = sampleTree();
+    // A name that makes a key over 256 bytes: the client refuses that one file.
+    Path longName = src.resolve("2026/" + "n".repeat(250));
+    Files.writeString(longName, "too long a key");
+    Run up = rafestore("cp", "-r", src.toString(), "rs:backup/photos");
+    assertThat(up.code()).as(up.stderr()).isEqualTo(ExitCodes.USAGE);
+    assertThat(up.stderr())
+        .contains("rafestore cp: " + longName + " -> rs:backup/photos/2026/nnn")
+        .contains("1 of 5 files failed")
+        .contains("the other 4 were copied");
+    Path out = dir.resolve("restored");
+    assertThat(rafestore("cp", "-r", "rs:backup/photos", out.toString()).code()).isZero();
+    Map<String, String> want = tree(src);
+    want.remove("2026/" + "n".repeat(250));
+    assertThat(tree(out)).isEqualTo(want).hasSize(4);
+
+    assertThat(ExitCodes.moreSerious(ExitCodes.NOT_FOUND, ExitCodes.INTEGRITY))
+        .isEqualTo(ExitCodes.INTEGRITY);
+    assertThat(ExitCodes.moreSerious(ExitCodes.UNAVAILABLE, ExitCodes.FAILED))
+        .isEqualTo(ExitCodes.UNAVAILABLE);
+    assertThat(ExitCodes.moreSerious(ExitCodes.OK, ExitCodes.USAGE)).isEqualTo(ExitCodes.USAGE);
+  }
+
+  @Test
+  void cpDryRunListsWhatWouldBeCopiedAndCopiesNothing() throws IOException {
+    Path src = sampleTree();
+    Files.writeString(dir.resolve("v"), "x");
+    assertThat(rafestore("cp", dir.resolve("v").toString(), "rs:other").code()).isZero();
+    Map<String, String> clouds = tree(dir.resolve("clouds"));
+    Run up = rafestore("cp", "-r", "--dry-run", src.toString(), "rs:backup/photos");
+    assertThat(up.code()).as(up.stderr()).isZero();
+    assertThat(up.stdout())
+        .contains("would copy " + src.resolve("2026/big.bin") + " -> rs:backup/photos/2026/big.bin")
+        .contains("(5000 bytes)")
+        .contains("cp: would copy 4 files, ")
+        .contains("(dry run)");
+    assertThat(tree(dir.resolve("clouds"))).isEqualTo(clouds);
+    assertThat(rafestore("ls").stdout().strip()).isEqualTo("1 other");
+
+    assertThat(rafestore("cp", "-r", src.toString(), "rs:backup/photos").code()).isZero();
+    Path out = dir.resolve("restored");
+    Run down = rafestore("cp", "-r", "-n", "rs:backup/photos", out.toString());
+    assertThat(down.code()).as(down.stderr()).isZero();
+    assertThat(down.stdout())
+        .contains("would copy rs:backup/photos/readme.txt (version 1@alice.")
+        .contains("-> " + out.toAbsolutePath().normalize().resolve("readme.txt"))
+        .contains("cp: would copy 4 files");
+    assertThat(out).doesNotExist();
   }
 
   @Test

@@ -21,6 +21,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
@@ -33,6 +34,7 @@ import software.amazon.awssdk.http.async.SdkAsyncHttpClient;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 import software.amazon.awssdk.profiles.ProfileFile;
 import software.amazon.awssdk.profiles.ProfileFileSystemSetting;
+import software.amazon.awssdk.http.nio.netty.SdkEventLoopGroup;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.regions.providers.AwsProfileRegionProvider;
 import software.amazon.awssdk.regions.providers.AwsRegionProvider;
@@ -70,11 +72,24 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * connection returns to the pool (see {@link CancelledRequest}).
  */
 public final class S3Cloud implements CloudDriver {
+  /** How long close() waits for the event loop threads to end. */
+  private static final long QUIET_SHUTDOWN_TIMEOUT_SECONDS = 5;
+
   private final String id;
   private final String bucket;
+  private final SdkEventLoopGroup eventLoops;
   private final SdkAsyncHttpClient http;
   private final S3AsyncClient client;
-  private final S3AsyncClient uploads;
+
+  /** Configured at construction (the builder's settings copied), built by {@link #uploads()}. */
+  private final S3AsyncClientBuilder uploadsBuilder;
+
+  /**
+   * The multipart client for uploads, made at the first put: a command that only reads (a {@code
+   * get}, a listing) never pays for building a second S3 client, a tenth of its start-up.
+   */
+  private S3AsyncClient uploads;
+
   private final S3Multipart multipart;
   private final long finishCancelledUpTo;
   private final Region region;
@@ -92,9 +107,13 @@ public final class S3Cloud implements CloudDriver {
     this.ownedCredentials = ownedCredentials;
     this.bucket = b.bucket;
     this.finishCancelledUpTo = b.finishCancelledUpTo;
-    // One connection pool for both clients; the driver owns it and closes it last.
+    // One connection pool for both clients; the driver owns it and closes it last. The event
+    // loops are ours rather than the SDK's so that close() can end them without Netty's default
+    // two-second quiet period (see close()).
+    this.eventLoops = SdkEventLoopGroup.builder().build();
     this.http =
         NettyNioAsyncHttpClient.builder()
+            .eventLoopGroup(eventLoops)
             .connectionTimeout(b.connectTimeout())
             .readTimeout(b.readTimeout())
             .writeTimeout(b.readTimeout())
@@ -105,12 +124,11 @@ public final class S3Cloud implements CloudDriver {
     // GETs into part requests, which gains nothing for RafeStore's objects and was seen to stall
     // on empty objects. Only uploads use the multipart client.
     this.client = configure(S3AsyncClient.builder(), b, credentials).build();
-    this.uploads =
+    this.uploadsBuilder =
         configure(S3AsyncClient.builder(), b, credentials)
             .multipartEnabled(true)
             .multipartConfiguration(
-                m -> m.thresholdInBytes(b.multipartThreshold).minimumPartSizeInBytes(b.partSize))
-            .build();
+                m -> m.thresholdInBytes(b.multipartThreshold).minimumPartSizeInBytes(b.partSize));
     this.multipart = new S3Multipart(this, client, bucket);
   }
 
@@ -138,6 +156,18 @@ public final class S3Cloud implements CloudDriver {
   /** The SDK client's configuration (region, credentials provider), for tests. */
   S3ServiceClientConfiguration clientConfiguration() {
     return client.serviceClientConfiguration();
+  }
+
+  private synchronized S3AsyncClient uploads() {
+    if (closed) {
+      // A put racing close(): no client is made that close() would not close.
+      throw new java.util.concurrent.CompletionException(
+          new CloudException(id, Kind.UNAVAILABLE, "driver is closed"));
+    }
+    if (uploads == null) {
+      uploads = uploadsBuilder.build();
+    }
+    return uploads;
   }
 
   /** Settings for a driver with the given cloud id. */
@@ -170,7 +200,7 @@ public final class S3Cloud implements CloudDriver {
     AsyncRequestBody body = AsyncRequestBody.fromBytes(data);
     return call(
         () ->
-            uploads
+            uploads()
                 .putObject(
                     r -> r.bucket(bucket).key(key.value()).contentLength((long) data.length), body)
                 .thenApply(r -> null),
@@ -319,12 +349,23 @@ public final class S3Cloud implements CloudDriver {
       return;
     }
     closed = true;
-    uploads.close();
+    synchronized (this) {
+      if (uploads != null) {
+        uploads.close();
+      }
+    }
     client.close();
     http.close();
     if (ownedCredentials != null) {
       ownedCredentials.close();
     }
+    // Closing the SDK's clients closed every channel, so no task is left for the event loops: no
+    // quiet period is needed. The SDK's own group would wait Netty's default two seconds for new
+    // tasks, which was a third of a one-off command's wall time (docs/cli.md, start-up).
+    eventLoops
+        .eventLoopGroup()
+        .shutdownGracefully(0, QUIET_SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+        .awaitUninterruptibly(QUIET_SHUTDOWN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
   }
 
   @Override

@@ -33,6 +33,23 @@ class S3CloudTest {
     }
   }
 
+  /**
+   * close() ends the driver's Netty event loops without Netty's default two-second quiet period
+   * (which the SDK's own event loop group waits out, and which was a third of a one-off command's
+   * wall time); a read and a write first start the loops and build both SDK clients.
+   */
+  @Test
+  void closeDoesNotWaitOutNettysQuietPeriod() throws Exception {
+    S3Cloud d = MinioEmulator.fresh("quick");
+    d.put(ObjectKey.of("k"), new byte[] {1}).get(60, TimeUnit.SECONDS);
+    assertThat(d.get(ObjectKey.of("k")).get(60, TimeUnit.SECONDS)).containsExactly(1);
+    long start = System.nanoTime();
+    d.close();
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1_900));
+    CloudException e = failure(d.put(ObjectKey.of("after"), new byte[] {2}));
+    assertThat(e.kind()).isEqualTo(CloudException.Kind.UNAVAILABLE);
+  }
+
   @Test
   void missingBucketIsNotFound() throws Exception {
     try (S3Cloud d = MinioEmulator.builder("nb").bucket("no-such-bucket-rafestore").build()) {
