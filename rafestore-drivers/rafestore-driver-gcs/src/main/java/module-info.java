@@ -1,11 +1,16 @@
 /**
  * The Google Cloud Storage driver (type {@code gcs}; also fake-gcs-server).
  *
- * <p>The google-cloud-storage SDK and the gax and google-cloud-core jars it builds on are not
- * named modules and set no {@code Automatic-Module-Name}, so on the module path they are
- * automatic modules named after their files ({@code google.cloud.storage}, {@code
- * google.cloud.core}, {@code google.cloud.core.http}, {@code gax}); the HTTP transport jars do
- * declare names. No Google type is part of this driver's API, so none is required transitively.
+ * <p>The google-cloud-storage SDK and the gax and google-cloud-core jars it builds on are not named
+ * modules and set no {@code Automatic-Module-Name}, so on the module path they are automatic
+ * modules named after their files ({@code google.cloud.storage}, {@code google.cloud.core}, {@code
+ * google.cloud.core.http}, {@code gax}); the HTTP transport jars do declare names. No Google type
+ * is part of this driver's API, so none is required transitively.
+ *
+ * <p>On the module path, put only core, this module and the jars it requires: the SDK's gRPC jars
+ * split packages between them (com.google.storage.v2, com.google.longrunning), which a module
+ * layer refuses, so they stay on the class path, which automatic modules read (see docs/design.md,
+ * section 2).
  */
 module io.rafestore.drivers.gcs {
   exports io.rafestore.drivers.gcs;
