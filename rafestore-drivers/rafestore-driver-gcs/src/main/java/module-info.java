@@ -8,8 +8,8 @@
  * is part of this driver's API, so none is required transitively.
  *
  * <p>On the module path, put only core, this module and the jars it requires: the SDK's gRPC jars
- * split packages between them (com.google.storage.v2, com.google.longrunning), which a module
- * layer refuses, so they stay on the class path, which automatic modules read (see docs/design.md,
+ * split packages between them (com.google.storage.v2, com.google.longrunning), which a module layer
+ * refuses, so they stay on the class path, which automatic modules read (see docs/design.md,
  * section 2).
  */
 module io.rafestore.drivers.gcs {
