@@ -6,6 +6,7 @@ import io.rafestore.RafeStore;
 import io.rafestore.SigningKeys;
 import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.clouds.VirtualScheduler;
+import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.spi.CloudDriver;
 import java.security.KeyPair;
 import java.time.Duration;
@@ -19,26 +20,28 @@ import java.util.function.BiFunction;
  * A simulated deployment for protocol tests: n in-memory clouds, each behind a {@link TestCloud}
  * that can delay, fail or lie, on virtual time with callbacks run inline, so every run is
  * deterministic and takes no real time.
+ *
+ * <p>Public, with {@link TestCloud}, for the tests of the protocol's sub-packages.
  */
-final class Harness {
-  static final KeyPair ALICE = SigningKeys.generate();
-  static final KeyPair BOB = SigningKeys.generate();
-  static final KeyPair MALLORY = SigningKeys.generate();
+public final class Harness {
+  public static final KeyPair ALICE = SigningKeys.generate();
+  public static final KeyPair BOB = SigningKeys.generate();
+  public static final KeyPair MALLORY = SigningKeys.generate();
 
-  final VirtualScheduler scheduler = new VirtualScheduler();
-  final List<MemoryCloud> stores = new ArrayList<>();
-  final List<TestCloud> clouds = new ArrayList<>();
-  final int f;
+  public final VirtualScheduler scheduler = new VirtualScheduler();
+  public final List<MemoryCloud> stores = new ArrayList<>();
+  public final List<TestCloud> clouds = new ArrayList<>();
+  public final int f;
 
-  final io.rafestore.clouds.WanEmulator network =
+  public final io.rafestore.clouds.WanEmulator network =
       io.rafestore.clouds.WanEmulator.builder(scheduler).seed(42).build();
 
-  Harness(int f, int n) {
+  public Harness(int f, int n) {
     this(f, n, i -> new MemoryCloud("p" + i));
   }
 
   /** A deployment whose cloud i stores in {@code store.apply(i)} (named "p" + i). */
-  Harness(int f, int n, java.util.function.IntFunction<MemoryCloud> store) {
+  public Harness(int f, int n, java.util.function.IntFunction<MemoryCloud> store) {
     this.f = f;
     for (int i = 0; i < n; i++) {
       MemoryCloud m = store.apply(i);
@@ -48,14 +51,14 @@ final class Harness {
   }
 
   /** Each cloud gets this RTT (in ms) by index. */
-  Harness rtts(long... millis) {
+  public Harness rtts(long... millis) {
     for (int i = 0; i < millis.length; i++) {
       clouds.get(i).rtt(Duration.ofMillis(millis[i]));
     }
     return this;
   }
 
-  RafeStore.Builder builder(ProtocolMode mode) {
+  public RafeStore.Builder builder(ProtocolMode mode) {
     RafeStore.Builder b =
         RafeStore.builder()
             .faultsTolerated(f)
@@ -71,7 +74,7 @@ final class Harness {
   }
 
   /** Builds with the given role and latency hint per cloud. */
-  RafeStore build(
+  public RafeStore build(
       ProtocolMode mode,
       BiFunction<Integer, CloudDriver, CloudRole> roles,
       String writer,
@@ -96,11 +99,24 @@ final class Harness {
     return b.build();
   }
 
-  RafeStore client(ProtocolMode mode) {
+  public RafeStore client(ProtocolMode mode) {
     return builder(mode).build();
   }
 
-  <T> T run(CompletableFuture<T> f) throws ExecutionException {
+  public <T> T run(CompletableFuture<T> f) throws ExecutionException {
     return scheduler.runUntilDone(f);
+  }
+
+  /** The paper's Table 1 round-trip times (ms) from the client to clouds p0..p3. */
+  public static long[] table1() {
+    return new long[] {5, 315, 750, 1200};
+  }
+
+  /**
+   * The settings a store built by this harness runs with (for tests that build a protocol {@code
+   * Context} directly).
+   */
+  public static Settings settings(RafeStore store) {
+    return ((Client) store).settings();
   }
 }

@@ -15,6 +15,7 @@ import io.rafestore.internal.protocol.layout.CodedPieces;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.MalformedMetadataException;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
+import io.rafestore.internal.protocol.metadata.MetadataCodecTest;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.util.Names;
 import java.lang.management.ManagementFactory;

@@ -34,7 +34,7 @@ class ProtocolTest {
   }
 
   /** The paper's Table 1 RTTs, in ms, for p0..p3. */
-  static final long[] TABLE1 = {5, 315, 750, 1200};
+  static final long[] TABLE1 = Harness.table1();
 
   /** Table 2, Configuration 1: data p0, p1; extra p2; metadata only p3. */
   static RafeStore config1(Harness h, ProtocolMode mode) {

@@ -15,8 +15,8 @@ import java.util.function.UnaryOperator;
  * round-trip time) around a {@link FaultyCloud} around a {@link ByzantineCloud} around a {@link
  * MemoryCloud}. {@link #behave} switches it to one of the fault behaviours the matrix covers.
  */
-final class TestCloud extends ForwardingCloud {
-  enum Behaviour {
+public final class TestCloud extends ForwardingCloud {
+  public enum Behaviour {
     CORRECT,
     CRASH,
     HANG,
@@ -36,7 +36,8 @@ final class TestCloud extends ForwardingCloud {
   private final WanEmulator.EmulatedCloud wan;
   private UnaryOperator<byte[]> forger = b -> b;
 
-  TestCloud(MemoryCloud store, WanEmulator network, io.rafestore.Scheduler scheduler, long seed) {
+  public TestCloud(
+      MemoryCloud store, WanEmulator network, io.rafestore.Scheduler scheduler, long seed) {
     this(Layers.of(store, network, scheduler, seed));
   }
 
@@ -59,26 +60,26 @@ final class TestCloud extends ForwardingCloud {
     }
   }
 
-  TestCloud rtt(Duration rtt) {
+  public TestCloud rtt(Duration rtt) {
     wan.setLink(wan.link().withRtt(rtt));
     return this;
   }
 
-  TestCloud bandwidth(long bitsPerSecond) {
+  public TestCloud bandwidth(long bitsPerSecond) {
     wan.setLink(wan.link().bandwidthBitsPerSecond(bitsPerSecond));
     return this;
   }
 
-  Duration rtt() {
+  public Duration rtt() {
     return wan.link().roundTripTime();
   }
 
-  TestCloud forger(UnaryOperator<byte[]> f) {
+  public TestCloud forger(UnaryOperator<byte[]> f) {
     this.forger = f;
     return this;
   }
 
-  TestCloud behave(Behaviour b) {
+  public TestCloud behave(Behaviour b) {
     faulty.heal();
     byzantine.honest();
     switch (b) {
@@ -97,12 +98,12 @@ final class TestCloud extends ForwardingCloud {
   }
 
   /** The crash and delay layer, for faults {@link #behave} does not name. */
-  FaultyCloud faulty() {
+  public FaultyCloud faulty() {
     return faulty;
   }
 
   /** The lying layer, for behaviours {@link #behave} does not name. */
-  ByzantineCloud byzantine() {
+  public ByzantineCloud byzantine() {
     return byzantine;
   }
 }

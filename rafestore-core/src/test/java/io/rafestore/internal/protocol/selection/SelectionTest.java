@@ -1,11 +1,12 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.selection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
 import io.rafestore.WriteReceipt;
-import io.rafestore.internal.protocol.selection.LatencyModel;
+import io.rafestore.internal.protocol.Harness;
+import io.rafestore.internal.protocol.TestCloud;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.maintenance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -18,7 +18,7 @@ import io.rafestore.VersionInfo;
 import io.rafestore.VersionNotFoundException;
 import io.rafestore.WriteReceipt;
 import io.rafestore.clouds.MemoryCloud;
-import io.rafestore.internal.protocol.maintenance.Maintenance;
+import io.rafestore.internal.protocol.Harness;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;

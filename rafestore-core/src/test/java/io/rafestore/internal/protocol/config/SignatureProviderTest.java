@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,7 +7,7 @@ import io.rafestore.CloudRole;
 import io.rafestore.RafeStore;
 import io.rafestore.SigningKeys;
 import io.rafestore.clouds.MemoryCloud;
-import io.rafestore.internal.protocol.config.Settings;
+import io.rafestore.internal.protocol.Harness;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
@@ -99,6 +99,6 @@ class SignatureProviderTest {
     for (int i = 0; i < 4; i++) {
       b.cloud(new MemoryCloud("p" + i));
     }
-    return ((Client) b.build()).settings();
+    return Harness.settings(b.build());
   }
 }

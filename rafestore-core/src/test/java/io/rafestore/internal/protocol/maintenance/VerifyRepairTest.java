@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.maintenance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,7 +9,7 @@ import io.rafestore.RetentionPolicy;
 import io.rafestore.VerifyReport;
 import io.rafestore.VerifyReport.Problem;
 import io.rafestore.clouds.MemoryCloud;
-import io.rafestore.internal.protocol.maintenance.Maintenance;
+import io.rafestore.internal.protocol.Harness;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;

@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.maintenance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -14,7 +14,8 @@ import io.rafestore.RetentionPolicy;
 import io.rafestore.VerifyReport;
 import io.rafestore.VerifyReport.Problem;
 import io.rafestore.clouds.MemoryCloud;
-import io.rafestore.internal.protocol.maintenance.Listings;
+import io.rafestore.internal.protocol.Harness;
+import io.rafestore.internal.protocol.TestCloud;
 import io.rafestore.internal.protocol.quorum.QuorumGather;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ForwardingCloud;

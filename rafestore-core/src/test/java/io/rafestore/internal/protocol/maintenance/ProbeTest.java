@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.maintenance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,6 +7,8 @@ import io.rafestore.ProbeOptions;
 import io.rafestore.ProbeReport;
 import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
+import io.rafestore.internal.protocol.Harness;
+import io.rafestore.internal.protocol.TestCloud;
 import org.junit.jupiter.api.Test;
 
 /** The probe on virtual time: measurements, errors, the report, the live model it feeds. */

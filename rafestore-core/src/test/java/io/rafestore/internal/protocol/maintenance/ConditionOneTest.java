@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.maintenance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,6 +6,7 @@ import io.rafestore.CloudRole;
 import io.rafestore.ConditionOne;
 import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
+import io.rafestore.internal.protocol.Harness;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -26,7 +27,7 @@ class ConditionOneTest {
   @Test
   void configurationOneHolds() {
     ConditionOne c =
-        arrangement(new Harness(1, 4).rtts(ProtocolTest.TABLE1), Set.of(3)).conditionOne();
+        arrangement(new Harness(1, 4).rtts(Harness.table1()), Set.of(3)).conditionOne();
     assertThat(c.lCloud()).isEqualTo("p0");
     assertThat(c.hhCloud()).isEqualTo("p1");
     assertThat(c.hCloud()).isEqualTo("p2");
@@ -40,7 +41,7 @@ class ConditionOneTest {
   void configurationTwoHolds() {
     // Data p1, p2; extra p3; metadata only p0.
     ConditionOne c =
-        arrangement(new Harness(1, 4).rtts(ProtocolTest.TABLE1), Set.of(0)).conditionOne();
+        arrangement(new Harness(1, 4).rtts(Harness.table1()), Set.of(0)).conditionOne();
     assertThat(c.lCloud()).isEqualTo("p1");
     assertThat(c.hhCloud()).isEqualTo("p2");
     assertThat(c.holds()).isTrue();
@@ -50,7 +51,7 @@ class ConditionOneTest {
   void configurationThreeFails() {
     // Data p0 and p3, extra p1, metadata only p2: a hand-made arrangement that is not fastest
     // first, so the data clouds are added in the paper's order and pinned.
-    Harness h = new Harness(1, 4).rtts(ProtocolTest.TABLE1);
+    Harness h = new Harness(1, 4).rtts(Harness.table1());
     RafeStore.Builder b =
         RafeStore.builder()
             .faultsTolerated(1)
@@ -71,7 +72,7 @@ class ConditionOneTest {
 
   @Test
   void sizeAwareFormFailsForLargeValuesInConfigurationOne() {
-    RafeStore store = arrangement(new Harness(1, 4).rtts(ProtocolTest.TABLE1), Set.of(3));
+    RafeStore store = arrangement(new Harness(1, 4).rtts(Harness.table1()), Set.of(3));
     assertThat(store.conditionOne(1024).holds()).isTrue();
     // With the default 100 Mbit/s bandwidth assumption, 16 MB adds 1.3 s to both data terms,
     // so the size-aware form still holds; what breaks it in the paper is p1's lower bandwidth,

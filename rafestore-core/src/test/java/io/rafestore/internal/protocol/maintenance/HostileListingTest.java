@@ -1,4 +1,4 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.maintenance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -13,10 +13,9 @@ import io.rafestore.RafeStore;
 import io.rafestore.RafeStoreListener;
 import io.rafestore.RetentionPolicy;
 import io.rafestore.VerifyReport;
+import io.rafestore.internal.protocol.Harness;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.context.Loop;
-import io.rafestore.internal.protocol.maintenance.Listings;
-import io.rafestore.internal.protocol.maintenance.Maintenance;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
@@ -417,7 +416,7 @@ class HostileListingTest {
     Setup s = new Setup(1);
     s.hostile.mode = HostileCloud.Mode.ENDLESS;
     s.hostile.pagesLeft = 150_000;
-    Context ctx = new Context(((Client) s.store).settings());
+    Context ctx = new Context(Harness.settings(s.store));
     AtomicLong names = new AtomicLong();
     CompletableFuture<Void> walk =
         Listings.walk(
@@ -439,7 +438,7 @@ class HostileListingTest {
   @Test
   void aLoopOfManyTurnsThatCompleteAtOnceUsesNoStack() {
     Setup s = new Setup(1);
-    Context ctx = new Context(((Client) s.store).settings());
+    Context ctx = new Context(Harness.settings(s.store));
     AtomicInteger turns = new AtomicInteger();
     CompletableFuture<Void> loop =
         Loop.repeat(

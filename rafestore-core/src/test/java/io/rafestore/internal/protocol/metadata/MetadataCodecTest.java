@@ -1,13 +1,10 @@
-package io.rafestore.internal.protocol;
+package io.rafestore.internal.protocol.metadata;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rafestore.CloudFault;
-import io.rafestore.internal.protocol.metadata.LogEntry;
-import io.rafestore.internal.protocol.metadata.MalformedMetadataException;
-import io.rafestore.internal.protocol.metadata.MetadataCodec;
-import io.rafestore.internal.protocol.metadata.MetadataLog;
+import io.rafestore.internal.protocol.Harness;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -17,12 +14,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The metadata parser on hostile input: only MalformedMetadataException, never an allocation of a
- * claimed size.
+ * claimed size. Public for its sample logs, which ParserFuzzTest mutates.
  */
-class MetadataCodecTest {
+public class MetadataCodecTest {
   static final int MAX = 1 << 20;
 
-  static MetadataLog sample(int entries) {
+  public static MetadataLog sample(int entries) {
     List<LogEntry> list = new ArrayList<>();
     for (int i = 1; i <= entries; i++) {
       byte[] sha = new byte[32];
@@ -60,7 +57,7 @@ class MetadataCodecTest {
   }
 
   /** The sample plus a sealed entry (confidentiality option), so format 2 is written. */
-  static MetadataLog sealedSample(int entries) {
+  public static MetadataLog sealedSample(int entries) {
     MetadataLog plain = sample(entries);
     List<LogEntry> list = new ArrayList<>(plain.entries());
     byte[] h1 = new byte[32];
@@ -81,7 +78,7 @@ class MetadataCodecTest {
    * from incarnations B and A (a fork merged by B; B sorts first, being lower), a tombstone and a
    * watermark through a version of incarnation A; sealed or not.
    */
-  static MetadataLog incarnationSample(boolean sealed) {
+  public static MetadataLog incarnationSample(boolean sealed) {
     byte[] h = new byte[32];
     h[3] = 7;
     List<LogEntry> list = new ArrayList<>();

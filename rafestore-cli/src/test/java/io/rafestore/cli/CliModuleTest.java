@@ -1,0 +1,60 @@
+package io.rafestore.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.module.ModuleDescriptor;
+import java.lang.module.ModuleDescriptor.Requires;
+import java.lang.module.ModuleFinder;
+import java.nio.file.Path;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The command's compiled module descriptor (target/classes holds module-info.class; tests run on
+ * the class path, so it is read with {@link ModuleFinder}): its one package exported, opened to
+ * picocli alone, and the benchmark harness required but not passed on.
+ */
+class CliModuleTest {
+  private static ModuleDescriptor descriptor() throws Exception {
+    Path location = Path.of(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    return ModuleFinder.of(location)
+        .find("io.rafestore.cli")
+        .orElseThrow(() -> new AssertionError("no io.rafestore.cli at " + location))
+        .descriptor();
+  }
+
+  @Test
+  void exportsItsPackageAndOpensItOnlyToPicocli() throws Exception {
+    ModuleDescriptor m = descriptor();
+    assertThat(m.isAutomatic()).isFalse();
+    assertThat(Set.copyOf(m.packages())).containsExactly("io.rafestore.cli");
+    assertThat(m.exports())
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.source()).isEqualTo("io.rafestore.cli");
+              assertThat(e.isQualified()).isFalse();
+            });
+    // picocli sets the commands' annotated fields reflectively; nobody else gets deep access.
+    assertThat(m.opens())
+        .singleElement()
+        .satisfies(
+            o -> {
+              assertThat(o.source()).isEqualTo("io.rafestore.cli");
+              assertThat(o.targets()).containsExactly("info.picocli");
+            });
+  }
+
+  @Test
+  void requiresCoreTransitivelyAndTheRestPrivately() throws Exception {
+    ModuleDescriptor m = descriptor();
+    assertThat(m.requires())
+        .filteredOn(r -> r.modifiers().contains(Requires.Modifier.TRANSITIVE))
+        .extracting(Requires::name)
+        // Main.newCommandLine returns a picocli CommandLine.
+        .containsExactlyInAnyOrder("io.rafestore", "info.picocli");
+    assertThat(m.requires())
+        .extracting(Requires::name)
+        .contains("io.rafestore.config", "io.rafestore.bench");
+  }
+}

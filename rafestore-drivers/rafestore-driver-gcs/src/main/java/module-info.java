@@ -1,0 +1,31 @@
+/**
+ * The Google Cloud Storage driver (type {@code gcs}; also fake-gcs-server).
+ *
+ * <p>The google-cloud-storage SDK and the gax and google-cloud-core jars it builds on are not named
+ * modules and set no {@code Automatic-Module-Name}, so on the module path they are automatic
+ * modules named after their files ({@code google.cloud.storage}, {@code google.cloud.core}, {@code
+ * google.cloud.core.http}, {@code gax}); the HTTP transport jars do declare names. No Google type
+ * is part of this driver's API, so none is required transitively.
+ *
+ * <p>On the module path, put only core, this module and the jars it requires: the SDK's gRPC jars
+ * split packages between them (com.google.storage.v2, com.google.longrunning), which a module layer
+ * refuses, so they stay on the class path, which automatic modules read (see docs/design.md,
+ * section 2).
+ */
+module io.rafestore.drivers.gcs {
+  exports io.rafestore.drivers.gcs;
+
+  requires transitive io.rafestore;
+  requires google.cloud.storage;
+  requires google.cloud.core;
+  requires google.cloud.core.http;
+  requires gax;
+  requires com.google.api.client;
+  requires com.google.auth;
+  requires com.google.auth.oauth2;
+  requires com.google.api.client.http.apache.v2;
+  requires org.apache.httpcomponents.httpclient;
+
+  provides io.rafestore.spi.DriverProvider with
+      io.rafestore.drivers.gcs.GcsDriverProvider;
+}
