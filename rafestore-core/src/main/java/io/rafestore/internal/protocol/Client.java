@@ -8,11 +8,13 @@ import io.rafestore.HistoryPage;
 import io.rafestore.IntegrityException;
 import io.rafestore.KeyNotFoundException;
 import io.rafestore.OrphanReport;
+import io.rafestore.Phase;
 import io.rafestore.ProbeOptions;
 import io.rafestore.ProbeReport;
 import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
 import io.rafestore.RafeStoreException;
+import io.rafestore.ReadReceipt;
 import io.rafestore.RepairReport;
 import io.rafestore.RetentionPolicy;
 import io.rafestore.Scheduler;
@@ -25,6 +27,7 @@ import io.rafestore.VersionNotFoundException;
 import io.rafestore.WriteReceipt;
 import io.rafestore.internal.codec.Aead;
 import io.rafestore.internal.codec.MalformedInputException;
+import io.rafestore.internal.observe.OpTrace;
 import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Combine;
@@ -105,10 +108,14 @@ public final class Client implements RafeStore {
   public CompletableFuture<StoredValue> read(String key) {
     Names.checkKey(key);
     checkOpen();
+    OpTrace trace = ctx.observer.start(key, OpTrace.Operation.READ);
     return bounded(
         "read of '" + key + "'",
-        MetadataRead.run(ctx, key)
-            .thenCompose(
+        observed(
+            trace,
+            trace
+                .timed(Phase.READ_M, MetadataRead.run(ctx, key))
+                .thenCompose(
                 view -> {
                   if (view.visible.isEmpty()) {
                     return CompletableFuture.failedFuture(
@@ -118,8 +125,8 @@ public final class Client implements RafeStore {
                                 ? "never written"
                                 : "deleted at " + view.tombstone));
                   }
-                  return fetchOrCollected(key, view, view.visible.get(0), null);
-                }));
+                  return fetchOrCollected(trace, key, view, view.visible.get(0), null);
+                })));
   }
 
   @Override
@@ -127,10 +134,14 @@ public final class Client implements RafeStore {
     Names.checkKey(key);
     Objects.requireNonNull(version, "version");
     checkOpen();
+    OpTrace trace = ctx.observer.start(key, OpTrace.Operation.READ);
     return bounded(
         "read of '" + key + "' " + version,
-        MetadataRead.run(ctx, key)
-            .thenCompose(
+        observed(
+            trace,
+            trace
+                .timed(Phase.READ_M, MetadataRead.run(ctx, key))
+                .thenCompose(
                 view -> {
                   View.Item item = view.find(version);
                   if (item == null && view.isCollected(version)) {
@@ -145,8 +156,32 @@ public final class Client implements RafeStore {
                     return CompletableFuture.failedFuture(
                         new VersionNotFoundException(key, version, why));
                   }
-                  return fetchOrCollected(key, view, item, version);
-                }));
+                  return fetchOrCollected(trace, key, view, item, version);
+                })));
+  }
+
+  /**
+   * Reports a read's outcome: the receipt to the listener (before the caller sees the value) and
+   * the trace's end, whichever way the read ends (the operation timeout included).
+   */
+  private CompletableFuture<StoredValue> observed(
+      OpTrace trace, CompletableFuture<StoredValue> op) {
+    CompletableFuture<StoredValue> out =
+        op.whenComplete(
+            (sv, e) -> {
+              if (e == null) {
+                ctx.observer.readCompleted(
+                    trace,
+                    new ReadReceipt(
+                        sv.info(),
+                        sv.servedBy(),
+                        sv.info().size(),
+                        trace.elapsed(),
+                        trace.phases()));
+              }
+            });
+    out.whenComplete((sv, e) -> trace.finish(e));
+    return out;
   }
 
   /**
@@ -159,8 +194,8 @@ public final class Client implements RafeStore {
    * @param asked the version asked for, null for "the latest"
    */
   private CompletableFuture<StoredValue> fetchOrCollected(
-      String key, View view, View.Item item, Version asked) {
-    CompletableFuture<StoredValue> first = fetch(key, view, item);
+      OpTrace trace, String key, View view, View.Item item, Version asked) {
+    CompletableFuture<StoredValue> first = trace.timed(Phase.DATA_FETCH, fetch(key, view, item));
     return first
         .handle((v, e) -> first)
         .thenCompose(
@@ -168,14 +203,16 @@ public final class Client implements RafeStore {
               if (!f.isCompletedExceptionally()) {
                 return f;
               }
-              return MetadataRead.run(ctx, key)
+              return trace
+                  .timed(Phase.READ_M, MetadataRead.run(ctx, key))
                   .thenCompose(
                       fresh -> {
                         if (!fresh.isCollected(item.version())) {
                           return f;
                         }
                         if (asked == null && !fresh.visible.isEmpty()) {
-                          return fetch(key, fresh, fresh.visible.get(0));
+                          return trace.timed(
+                              Phase.DATA_FETCH, fetch(key, fresh, fresh.visible.get(0)));
                         }
                         return CompletableFuture.failedFuture(
                             new VersionCollectedException(key, item.version(), fresh.collected));
@@ -592,6 +629,8 @@ public final class Client implements RafeStore {
           c.raw().close();
         } catch (RuntimeException e) {
           // Closing is best effort; one driver's failure must not keep the others open.
+          System.getLogger("io.rafestore")
+              .log(System.Logger.Level.WARNING, "closing the driver of cloud " + c.id() + " failed", e);
         }
       }
     }
