@@ -13,16 +13,26 @@ package io.rafestore;
  *
  * <p><b>Order.</b> An operation's phases are reported as they end, before the operation's own
  * {@code writeCompleted} or {@code readCompleted}; a cloud's requests as they end. Faults are
- * reported when the client detects them, which may be after the operation completed (a late
- * answer from a cloud the operation no longer waited for).
+ * reported when the client detects them, which may be after the operation completed (a late answer
+ * from a cloud the operation no longer waited for).
  */
 public interface RafeStoreListener {
   /** A listener that does nothing. */
   RafeStoreListener NONE = new RafeStoreListener() {};
 
   /**
-   * A cloud failed or misbehaved during an operation on {@code key}: its id and what it did
-   * ({@link CloudFault.Kind}: a failed request, a forged signature, corrupt or missing data, ...).
+   * One listener that tells each of {@code listeners} every event, in order (for example an
+   * application's own listener and {@code RafeStoreMetrics.listener()}). A listener that throws
+   * does not keep the event from the ones after it.
+   */
+  static RafeStoreListener all(RafeStoreListener... listeners) {
+    java.util.List<RafeStoreListener> each = java.util.List.of(listeners);
+    return new AllListeners(each);
+  }
+
+  /**
+   * A cloud failed or misbehaved during an operation on {@code key}: its id and what it did ({@link
+   * CloudFault.Kind}: a failed request, a forged signature, corrupt or missing data, ...).
    */
   default void cloudFault(String key, CloudFault fault) {}
 

@@ -100,7 +100,13 @@ public final class RafeStoreMetrics implements MeterBinder {
           r.outcome() == CloudRequest.Outcome.OK || r.outcome() == CloudRequest.Outcome.NOT_FOUND;
       for (Meters m : bound) {
         m.seeCloud(r.cloudId());
-        m.counter("rafestore.cloud.requests", "cloud", r.cloudId(), "kind", kind, "outcome",
+        m.counter(
+                "rafestore.cloud.requests",
+                "cloud",
+                r.cloudId(),
+                "kind",
+                kind,
+                "outcome",
                 lower(r.outcome()))
             .increment();
         if (r.bytes() > 0) {

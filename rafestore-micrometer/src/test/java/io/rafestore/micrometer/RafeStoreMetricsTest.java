@@ -124,7 +124,10 @@ class RafeStoreMetricsTest {
       assertThat(faults(healthy)).as(healthy).isZero();
       // Present at zero, so a dashboard shows the cloud as healthy rather than unknown.
       assertThat(
-              registry.get("rafestore.cloud.faults").tags("cloud", healthy, "kind", "error").counter())
+              registry
+                  .get("rafestore.cloud.faults")
+                  .tags("cloud", healthy, "kind", "error")
+                  .counter())
           .isNotNull();
     }
     // Every cloud answered requests and received bytes (every cloud holds the metadata).
@@ -171,7 +174,11 @@ class RafeStoreMetricsTest {
       writeAndRead(store);
     }
     assertThat(
-            registry.get("rafestore.cloud.faults").tags("cloud", "p2", "kind", "error").counter().count())
+            registry
+                .get("rafestore.cloud.faults")
+                .tags("cloud", "p2", "kind", "error")
+                .counter()
+                .count())
         .isPositive();
     assertThat(requests("p2", "failed")).isPositive();
     assertThat(requests("p2", "ok")).isZero();

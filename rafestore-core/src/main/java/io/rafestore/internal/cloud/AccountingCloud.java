@@ -2,9 +2,9 @@ package io.rafestore.internal.cloud;
 
 import io.rafestore.CloudRequest;
 import io.rafestore.CloudStats;
-import io.rafestore.spi.CloudException;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.CloudException;
 import io.rafestore.spi.ForwardingCloud;
 import io.rafestore.spi.ListPage;
 import io.rafestore.spi.MultipartUpload;

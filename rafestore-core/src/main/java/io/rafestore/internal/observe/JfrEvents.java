@@ -11,8 +11,8 @@ import jdk.jfr.StackTrace;
 /**
  * The JFR events of RafeStore, all in the category "RafeStore". Operations and phases are duration
  * events (begun when they start, committed when they end, timed by JFR's own clock); faults and
- * cloud requests are committed when they are seen. None records a stack trace: the protocol runs
- * on callbacks, whose stacks say nothing about the caller.
+ * cloud requests are committed when they are seen. None records a stack trace: the protocol runs on
+ * callbacks, whose stacks say nothing about the caller.
  *
  * <p>Enable them with {@code -XX:StartFlightRecording} (they are on in the default settings) or
  * {@code jdk.jfr.Recording#enable("io.rafestore.Write")} and so on.

@@ -16,8 +16,8 @@ import java.util.concurrent.CompletableFuture;
  * The timings of one operation's phases, on the client's scheduler. The protocol marks a phase's
  * {@link #begin} and {@link #end} (one call each, from any thread); each phase is reported to the
  * listener and to JFR when it ends, and the operation's receipt takes {@link #phases()}. A begin of
- * a phase already running is ignored, and so is an end of a phase not running, so a hook may sit
- * on a path that runs more than once; a phase that runs again after it ended (a read that reads
+ * a phase already running is ignored, and so is an end of a phase not running, so a hook may sit on
+ * a path that runs more than once; a phase that runs again after it ended (a read that reads
  * metadata again) is listed again.
  *
  * <p>Thread-safe (every method synchronises on the trace; listeners are called outside the lock).
@@ -150,7 +150,8 @@ public final class OpTrace {
     }
     if (error != null) {
       Throwable cause = error;
-      while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
+      while (cause instanceof java.util.concurrent.CompletionException
+          && cause.getCause() != null) {
         cause = cause.getCause();
       }
       observer.operationFailed(this, cause);

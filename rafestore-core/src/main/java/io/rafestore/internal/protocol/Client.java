@@ -116,17 +116,17 @@ public final class Client implements RafeStore {
             trace
                 .timed(Phase.READ_M, MetadataRead.run(ctx, key))
                 .thenCompose(
-                view -> {
-                  if (view.visible.isEmpty()) {
-                    return CompletableFuture.failedFuture(
-                        new KeyNotFoundException(
-                            key,
-                            view.tombstone == null
-                                ? "never written"
-                                : "deleted at " + view.tombstone));
-                  }
-                  return fetchOrCollected(trace, key, view, view.visible.get(0), null);
-                })));
+                    view -> {
+                      if (view.visible.isEmpty()) {
+                        return CompletableFuture.failedFuture(
+                            new KeyNotFoundException(
+                                key,
+                                view.tombstone == null
+                                    ? "never written"
+                                    : "deleted at " + view.tombstone));
+                      }
+                      return fetchOrCollected(trace, key, view, view.visible.get(0), null);
+                    })));
   }
 
   @Override
@@ -142,22 +142,22 @@ public final class Client implements RafeStore {
             trace
                 .timed(Phase.READ_M, MetadataRead.run(ctx, key))
                 .thenCompose(
-                view -> {
-                  View.Item item = view.find(version);
-                  if (item == null && view.isCollected(version)) {
-                    return CompletableFuture.failedFuture(
-                        new VersionCollectedException(key, version, view.collected));
-                  }
-                  if (item == null) {
-                    String why =
-                        view.tombstone != null && version.compareTo(view.tombstone) <= 0
-                            ? "deleted at " + view.tombstone
-                            : "not in the history";
-                    return CompletableFuture.failedFuture(
-                        new VersionNotFoundException(key, version, why));
-                  }
-                  return fetchOrCollected(trace, key, view, item, version);
-                })));
+                    view -> {
+                      View.Item item = view.find(version);
+                      if (item == null && view.isCollected(version)) {
+                        return CompletableFuture.failedFuture(
+                            new VersionCollectedException(key, version, view.collected));
+                      }
+                      if (item == null) {
+                        String why =
+                            view.tombstone != null && version.compareTo(view.tombstone) <= 0
+                                ? "deleted at " + view.tombstone
+                                : "not in the history";
+                        return CompletableFuture.failedFuture(
+                            new VersionNotFoundException(key, version, why));
+                      }
+                      return fetchOrCollected(trace, key, view, item, version);
+                    })));
   }
 
   /**
@@ -630,7 +630,10 @@ public final class Client implements RafeStore {
         } catch (RuntimeException e) {
           // Closing is best effort; one driver's failure must not keep the others open.
           System.getLogger("io.rafestore")
-              .log(System.Logger.Level.WARNING, "closing the driver of cloud " + c.id() + " failed", e);
+              .log(
+                  System.Logger.Level.WARNING,
+                  "closing the driver of cloud " + c.id() + " failed",
+                  e);
         }
       }
     }

@@ -64,7 +64,8 @@ class JfrEventsTest {
               assertThat(e.getString("key")).isEqualTo("feed");
               assertThat(e.getString("version")).isEqualTo(w.version().toString());
               assertThat(e.getLong("bytes")).isEqualTo(12);
-              assertThat(e.getString("clouds")).isEqualTo(String.join(",", w.dataCloudsContacted()));
+              assertThat(e.getString("clouds"))
+                  .isEqualTo(String.join(",", w.dataCloudsContacted()));
               assertThat(e.getString("failure")).isEmpty();
             });
     assertThat(named(events, "io.rafestore.Read"))
@@ -92,9 +93,7 @@ class JfrEventsTest {
         .allSatisfy(e -> assertThat(e.getString("cloud")).isEqualTo("p0"))
         .anySatisfy(e -> assertThat(e.getString("kind")).isEqualTo("CORRUPT_DATA"));
     List<RecordedEvent> requests = named(events, "io.rafestore.CloudRequest");
-    assertThat(requests)
-        .extracting(e -> e.getString("cloud"))
-        .contains("p0", "p1", "p2", "p3");
+    assertThat(requests).extracting(e -> e.getString("cloud")).contains("p0", "p1", "p2", "p3");
     assertThat(requests)
         .filteredOn(e -> e.getString("kind").equals("PUT"))
         .anySatisfy(e -> assertThat(e.getLong("bytes")).isEqualTo(12));

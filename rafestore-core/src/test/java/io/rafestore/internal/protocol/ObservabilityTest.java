@@ -108,9 +108,7 @@ class ObservabilityTest {
       // p2 (750 ms) takes the place of the slow p1; writeM starts with its acknowledgement.
       assertThat(writeDf.duration()).isEqualTo(ms(750));
       assertThat(writeM.start()).isEqualTo(writeDf.end());
-      assertThat(seen.phases)
-          .extracting(p -> p.timing().phase())
-          .contains(Phase.WRITE_DF);
+      assertThat(seen.phases).extracting(p -> p.timing().phase()).contains(Phase.WRITE_DF);
     }
   }
 
@@ -213,10 +211,10 @@ class ObservabilityTest {
       h.run(store.write("feed", utf8("item")));
       StoredValue v = h.run(store.read("feed"));
       assertThat(v.utf8()).isEqualTo("item");
-      assertThat(seen.reads).singleElement().satisfies(r -> assertThat(r.servedBy()).isEqualTo("p1"));
-      assertThat(seen.faults)
-          .extracting(f -> f.fault().cloudId())
-          .containsOnly("p0");
+      assertThat(seen.reads)
+          .singleElement()
+          .satisfies(r -> assertThat(r.servedBy()).isEqualTo("p1"));
+      assertThat(seen.faults).extracting(f -> f.fault().cloudId()).containsOnly("p0");
       assertThat(seen.faults)
           .extracting(f -> f.fault().kind())
           .contains(CloudFault.Kind.CORRUPT_DATA);
@@ -253,5 +251,29 @@ class ObservabilityTest {
       assertThat(h.run(store.read("feed")).utf8()).isEqualTo("item");
     }
     assertThat(calls.get()).isPositive();
+  }
+
+  @Test
+  void allListenersTellEachEventToEveryListenerEvenPastOneThatThrows() throws Exception {
+    Harness h = new Harness(1, 4).rtts(TABLE1);
+    RecordingListener first = new RecordingListener();
+    RafeStoreListener throwing =
+        new RafeStoreListener() {
+          @Override
+          public void writeCompleted(WriteReceipt receipt) {
+            throw new IllegalStateException("listener bug");
+          }
+        };
+    RecordingListener last = new RecordingListener();
+    try (RafeStore store =
+        config1(h, ProtocolMode.PAPER, RafeStoreListener.all(first, throwing, last))) {
+      WriteReceipt r = h.run(store.write("feed", utf8("item")));
+      h.run(store.read("feed"));
+      assertThat(first.writes).containsExactly(r);
+      assertThat(last.writes).containsExactly(r);
+      assertThat(last.reads).hasSize(1);
+      assertThat(last.phases).hasSameSizeAs(first.phases).isNotEmpty();
+      assertThat(last.requests).hasSameSizeAs(first.requests).isNotEmpty();
+    }
   }
 }

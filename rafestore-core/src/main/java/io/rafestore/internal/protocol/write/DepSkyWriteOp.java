@@ -81,14 +81,14 @@ public final class DepSkyWriteOp {
                       .timed(
                           Phase.WRITE_DO,
                           QuorumPut.run(
-                          ctx,
-                          key,
-                          object,
-                          pieces.payload,
-                          ctx.clouds,
-                          ctx.settings.quorum(),
-                          ca ? "DepSky-CA data write" : "DepSky-A data write",
-                          Duration.ZERO))
+                              ctx,
+                              key,
+                              object,
+                              pieces.payload,
+                              ctx.clouds,
+                              ctx.settings.quorum(),
+                              ca ? "DepSky-CA data write" : "DepSky-A data write",
+                              Duration.ZERO))
                       .thenCompose(
                           acks ->
                               hash.thenComposeAsync(
