@@ -65,7 +65,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 public final class RafeStoreMetrics implements MeterBinder {
   private final Tags tags;
   private final List<Meters> bound = new CopyOnWriteArrayList<>();
-  private final RafeStoreListener listener = new Feed();
 
   /** Meters without extra tags. */
   public RafeStoreMetrics() {
@@ -77,9 +76,13 @@ public final class RafeStoreMetrics implements MeterBinder {
     this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
   }
 
-  /** The listener to give {@code RafeStore.Builder.listener}; it feeds every bound registry. */
+  /**
+   * A listener to give {@code RafeStore.Builder.listener}; it feeds every bound registry. Each call
+   * returns a new view of this binder's meters (it has no state of its own), so one binder can
+   * serve several clients.
+   */
   public RafeStoreListener listener() {
-    return listener;
+    return new Feed();
   }
 
   @Override
