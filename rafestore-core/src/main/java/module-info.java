@@ -15,6 +15,9 @@ module io.rafestore {
   exports io.rafestore.spi.support;
   exports io.rafestore.clouds;
 
+  // JFR events of operations, phases, faults and requests (design.md, "Observability").
+  requires jdk.jfr;
+
   uses io.rafestore.spi.DriverProvider;
 
   provides io.rafestore.spi.DriverProvider with

@@ -16,6 +16,7 @@ import java.util.Objects;
  * @param readMSkipped whether readM was skipped ({@link ProtocolMode#FAST} with a known log)
  * @param latency time from the call to completion, on the client's scheduler
  * @param faultsTolerated f, for convenience
+ * @param phases the timings of writeDo, readM, writeDf (if used) and writeM, in start order
  */
 public record WriteReceipt(
     VersionInfo info,
@@ -24,13 +25,35 @@ public record WriteReceipt(
     List<String> metadataAcks,
     boolean readMSkipped,
     Duration latency,
-    int faultsTolerated) {
+    int faultsTolerated,
+    List<PhaseTiming> phases) {
 
   public WriteReceipt {
     Objects.requireNonNull(info, "info");
     dataCloudsContacted = List.copyOf(dataCloudsContacted);
     metadataAcks = List.copyOf(metadataAcks);
     Objects.requireNonNull(latency, "latency");
+    phases = List.copyOf(phases);
+  }
+
+  /** A receipt without phase timings (as before they were recorded). */
+  public WriteReceipt(
+      VersionInfo info,
+      List<String> dataCloudsContacted,
+      boolean writeDfUsed,
+      List<String> metadataAcks,
+      boolean readMSkipped,
+      Duration latency,
+      int faultsTolerated) {
+    this(
+        info,
+        dataCloudsContacted,
+        writeDfUsed,
+        metadataAcks,
+        readMSkipped,
+        latency,
+        faultsTolerated,
+        List.of());
   }
 
   /** The version written. */

@@ -1,8 +1,10 @@
 package io.rafestore.internal.cloud;
 
+import io.rafestore.CloudRequest;
 import io.rafestore.CloudStats;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.CloudException;
 import io.rafestore.spi.ForwardingCloud;
 import io.rafestore.spi.ListPage;
 import io.rafestore.spi.MultipartUpload;
@@ -14,7 +16,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -26,6 +30,9 @@ import java.util.function.Supplier;
  * that completes exceptionally counts as <em>cancelled</em> if the caller cancelled it (or the
  * driver reports a cancellation) and as an <em>error</em> otherwise. Cancelling a returned future
  * cancels the driver's future.
+ *
+ * <p>Given a sink, every request is also reported to it as a {@link CloudRequest} when it ends,
+ * timed on the given clock: the per-cloud figures of the listener and the metrics.
  *
  * <p>Native multipart uploads ({@link #multipart()}) are counted as the clouds bill them: starting
  * and completing an upload are puts, each part is a put with its bytes up, an abort is a delete.
@@ -44,10 +51,22 @@ public final class AccountingCloud extends ForwardingCloud {
   private final LongAdder bytesDown = new LongAdder();
   private final LongAdder cancelled = new LongAdder();
   private final LongAdder errors = new LongAdder();
+  private final LongSupplier clock;
+  private final Consumer<CloudRequest> sink;
 
   /** Counts the requests made to {@code delegate} through this wrapper. */
   public AccountingCloud(CloudDriver delegate) {
+    this(delegate, () -> 0, null);
+  }
+
+  /**
+   * Counts the requests made to {@code delegate} and reports each to {@code sink} as it ends, timed
+   * by {@code clock} (nanoseconds). The sink must not throw.
+   */
+  public AccountingCloud(CloudDriver delegate, LongSupplier clock, Consumer<CloudRequest> sink) {
     super(delegate);
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.sink = sink;
   }
 
   @Override
@@ -57,7 +76,7 @@ public final class AccountingCloud extends ForwardingCloud {
     Objects.requireNonNull(data, "data");
     puts.increment();
     bytesUp.add(data.length);
-    return watch(delegate().put(key, data));
+    return watch(CloudRequest.Kind.PUT, data.length, delegate().put(key, data));
   }
 
   @Override
@@ -67,6 +86,8 @@ public final class AccountingCloud extends ForwardingCloud {
     gets.increment();
     // Count the bytes before the caller sees them, so a snapshot after a get includes them.
     return watch(
+        CloudRequest.Kind.GET,
+        -1,
         Futures.relay(
             delegate().get(key, range),
             b -> {
@@ -79,21 +100,21 @@ public final class AccountingCloud extends ForwardingCloud {
   public CompletableFuture<Void> delete(ObjectKey key) {
     Objects.requireNonNull(key, "key");
     deletes.increment();
-    return watch(delegate().delete(key));
+    return watch(CloudRequest.Kind.DELETE, 0, delegate().delete(key));
   }
 
   @Override
   public CompletableFuture<List<ObjectInfo>> list(String prefix) {
     Objects.requireNonNull(prefix, "prefix");
     lists.increment();
-    return watch(delegate().list(prefix));
+    return watch(CloudRequest.Kind.LIST, 0, delegate().list(prefix));
   }
 
   @Override
   protected CompletableFuture<MultipartUpload> beginUpload(
       ObjectKey key, Supplier<CompletableFuture<MultipartUpload>> call) {
     puts.increment();
-    return watch(call.get());
+    return watch(CloudRequest.Kind.PUT, 0, call.get());
   }
 
   @Override
@@ -101,14 +122,14 @@ public final class AccountingCloud extends ForwardingCloud {
       ObjectKey key, int index, byte[] data, Function<byte[], CompletableFuture<Void>> call) {
     puts.increment();
     bytesUp.add(data.length);
-    return watch(call.apply(data));
+    return watch(CloudRequest.Kind.PUT, data.length, call.apply(data));
   }
 
   @Override
   protected CompletableFuture<Void> completeUpload(
       ObjectKey key, int count, Supplier<CompletableFuture<Void>> call) {
     puts.increment();
-    return watch(call.get());
+    return watch(CloudRequest.Kind.PUT, 0, call.get());
   }
 
   /** An abort is billed as a delete. */
@@ -116,7 +137,7 @@ public final class AccountingCloud extends ForwardingCloud {
   protected CompletableFuture<Void> abortUpload(
       ObjectKey key, Supplier<CompletableFuture<Void>> call) {
     deletes.increment();
-    return watch(call.get());
+    return watch(CloudRequest.Kind.DELETE, 0, call.get());
   }
 
   /** One page is one list request. */
@@ -124,22 +145,65 @@ public final class AccountingCloud extends ForwardingCloud {
   public CompletableFuture<ListPage> list(String prefix, String startAfter, int limit) {
     ListPage.check(prefix, startAfter, limit);
     lists.increment();
-    return watch(delegate().list(prefix, startAfter, limit));
+    return watch(CloudRequest.Kind.LIST, 0, delegate().list(prefix, startAfter, limit));
   }
 
-  private <T> CompletableFuture<T> watch(CompletableFuture<T> inner) {
+  /**
+   * Counts how the request ends and reports it to the sink. {@code bytes} is the payload sent, or
+   * -1 for a get, whose bytes are the answer's.
+   */
+  private <T> CompletableFuture<T> watch(
+      CloudRequest.Kind kind, long bytes, CompletableFuture<T> inner) {
+    long start = sink == null ? 0 : clock.getAsLong();
     CompletableFuture<T> outer = Futures.relay(inner);
     outer.whenComplete(
         (r, e) -> {
+          CloudRequest.Outcome outcome = CloudRequest.Outcome.OK;
           if (e != null) {
             if (outer.isCancelled() || Futures.isCancellation(e)) {
               cancelled.increment();
+              outcome = CloudRequest.Outcome.CANCELLED;
             } else {
               errors.increment();
+              outcome = outcomeOf(Futures.unwrap(e));
             }
+          }
+          if (sink != null) {
+            long size = bytes >= 0 ? bytes : r instanceof byte[] b ? b.length : 0;
+            sink.accept(
+                new CloudRequest(
+                    delegate().id(),
+                    kind,
+                    size,
+                    java.time.Duration.ofNanos(Math.max(0, clock.getAsLong() - start)),
+                    outcome));
           }
         });
     return outer;
+  }
+
+  /** How a failed request ended, as far as its exception tells. */
+  static CloudRequest.Outcome outcomeOf(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause()) {
+      // java.util.concurrent's, java.net.http's, java.net's Socket... and the SDKs' own.
+      if (t.getClass().getSimpleName().endsWith("TimeoutException")) {
+        return CloudRequest.Outcome.TIMEOUT;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    if (error instanceof CloudException c) {
+      switch (c.kind()) {
+        case NOT_FOUND:
+          return CloudRequest.Outcome.NOT_FOUND;
+        case THROTTLED:
+          return CloudRequest.Outcome.THROTTLED;
+        default:
+          return CloudRequest.Outcome.FAILED;
+      }
+    }
+    return CloudRequest.Outcome.FAILED;
   }
 
   /** The counts so far. */

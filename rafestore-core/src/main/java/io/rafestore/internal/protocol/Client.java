@@ -384,6 +384,11 @@ public final class Client implements RafeStore {
           c.raw().close();
         } catch (RuntimeException e) {
           // Closing is best effort; one driver's failure must not keep the others open.
+          System.getLogger("io.rafestore")
+              .log(
+                  System.Logger.Level.WARNING,
+                  "closing the driver of cloud " + c.id() + " failed",
+                  e);
         }
       }
     }

@@ -2,6 +2,7 @@ package io.rafestore.internal.protocol.context;
 
 import io.rafestore.CloudRole;
 import io.rafestore.internal.cloud.AccountingCloud;
+import io.rafestore.internal.observe.Observer;
 import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.selection.LatencyModel;
 import io.rafestore.internal.protocol.selection.MeasuredCloud;
@@ -14,8 +15,9 @@ import io.rafestore.spi.CloudDriver;
  */
 public record Cloud(
     String id, CloudRole role, CloudDriver raw, AccountingCloud accounting, CloudDriver driver) {
-  static Cloud of(Settings.CloudSetting setting, LatencyModel model) {
-    AccountingCloud accounting = new AccountingCloud(setting.driver());
+  static Cloud of(Settings.CloudSetting setting, LatencyModel model, Observer observer) {
+    AccountingCloud accounting =
+        new AccountingCloud(setting.driver(), observer::nanoTime, observer::request);
     return new Cloud(
         setting.driver().id(),
         setting.role(),

@@ -1,6 +1,7 @@
 package io.rafestore.internal.protocol.context;
 
 import io.rafestore.CloudFault;
+import io.rafestore.internal.observe.Observer;
 import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
@@ -20,6 +21,9 @@ public final class Context {
   final List<String> dataCloudIds;
   public final LatencyModel model;
   public final MetadataCodec codec;
+
+  /** Where operations report phases, faults and requests (listener, JFR, log). */
+  public final Observer observer;
 
   /**
    * Clouds that did not answer a maintenance request within its grace the last time (the quorum
@@ -65,12 +69,13 @@ public final class Context {
   public Context(Settings settings) {
     this.settings = settings;
     this.codec = new MetadataCodec(settings.signatureProvider());
+    this.observer = new Observer(settings.listener(), settings.scheduler());
     this.model = new LatencyModel(settings.scheduler(), settings.clouds());
     List<Cloud> list = new ArrayList<>();
     Map<String, Cloud> map = new LinkedHashMap<>();
     List<String> data = new ArrayList<>();
     for (Settings.CloudSetting s : settings.clouds()) {
-      Cloud c = Cloud.of(s, model);
+      Cloud c = Cloud.of(s, model, observer);
       list.add(c);
       map.put(c.id(), c);
       if (c.role().holdsData()) {
@@ -165,11 +170,7 @@ public final class Context {
   }
 
   public void report(String key, CloudFault fault) {
-    try {
-      settings.listener().cloudFault(key, fault);
-    } catch (RuntimeException ignored) {
-      // A listener must not break the protocol; its failure is its own.
-    }
+    observer.fault(key, fault);
   }
 
   public void reportAll(String key, List<CloudFault> faults) {

@@ -1,7 +1,9 @@
 package io.rafestore.internal.protocol.quorum;
 
+import io.rafestore.Phase;
 import io.rafestore.VersionInfo;
 import io.rafestore.WriteReceipt;
+import io.rafestore.internal.observe.OpTrace;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.layout.KeyShares;
@@ -10,7 +12,6 @@ import io.rafestore.internal.protocol.metadata.Logs;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.spi.support.Futures;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -26,9 +27,8 @@ public final class Commit {
       List<String> dataCloudsContacted,
       boolean writeDfUsed,
       boolean readMSkipped,
-      long startNanos) {
-    return run(
-        ctx, key, view, entry, null, dataCloudsContacted, writeDfUsed, readMSkipped, startNanos);
+      OpTrace trace) {
+    return run(ctx, key, view, entry, null, dataCloudsContacted, writeDfUsed, readMSkipped, trace);
   }
 
   /**
@@ -44,7 +44,8 @@ public final class Commit {
       List<String> dataCloudsContacted,
       boolean writeDfUsed,
       boolean readMSkipped,
-      long startNanos) {
+      OpTrace trace) {
+    trace.begin(Phase.WRITE_M);
     String writer = ctx.settings.writerId();
     MetadataLog next = Logs.append(view.logOf(writer), view, entry, ctx.incarnation);
     // The entry as signed: stamped with this client's incarnation, last in the new log.
@@ -56,6 +57,7 @@ public final class Commit {
     QuorumPut.metadata(ctx, key, writer, payloads, "writeM")
         .whenComplete(
             (acks, e) -> {
+              trace.end(Phase.WRITE_M);
               if (e != null) {
                 result.completeExceptionally(Futures.unwrap(e));
                 return;
@@ -65,17 +67,20 @@ public final class Commit {
               }
               ctx.rememberOwnLog(next);
               VersionInfo info = signed.info(key, writer);
-              Duration latency = Duration.ofNanos(ctx.settings.scheduler().nanoTime() - startNanos);
               WriteReceipt receipt =
                   new WriteReceipt(
-                      info, dataCloudsContacted, writeDfUsed, acks, readMSkipped, latency, ctx.f());
-              if (result.complete(receipt)) {
-                try {
-                  ctx.settings.listener().writeCompleted(receipt);
-                } catch (RuntimeException ignored) {
-                  // A listener must not break the protocol.
-                }
-              }
+                      info,
+                      dataCloudsContacted,
+                      writeDfUsed,
+                      acks,
+                      readMSkipped,
+                      trace.elapsed(),
+                      ctx.f(),
+                      trace.phases());
+              // Reported before the caller sees the receipt, so a caller that reads its
+              // listener's figures after the write finds the write in them.
+              ctx.observer.writeCompleted(trace, receipt);
+              result.complete(receipt);
             });
     return result;
   }

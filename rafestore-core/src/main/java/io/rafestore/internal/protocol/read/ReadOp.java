@@ -1,10 +1,13 @@
 package io.rafestore.internal.protocol.read;
 
 import io.rafestore.KeyNotFoundException;
+import io.rafestore.Phase;
+import io.rafestore.ReadReceipt;
 import io.rafestore.StoredValue;
 import io.rafestore.Version;
 import io.rafestore.VersionCollectedException;
 import io.rafestore.VersionNotFoundException;
+import io.rafestore.internal.observe.OpTrace;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.layout.Layouts;
 import io.rafestore.internal.protocol.layout.ValueRead;
@@ -25,19 +28,31 @@ public final class ReadOp {
 
   /** The latest visible version of {@code key}. */
   public static CompletableFuture<StoredValue> latest(Context ctx, String key) {
-    return MetadataRead.run(ctx, key)
-        .thenCompose(
-            view -> {
-              if (view.visible.isEmpty()) {
-                return CompletableFuture.failedFuture(notFound(key, view));
-              }
-              return fetchOrCollected(ctx, key, view, view.visible.get(0), null);
-            });
+    OpTrace trace = ctx.observer.start(key, OpTrace.Operation.READ);
+    return observed(
+        ctx,
+        trace,
+        trace
+            .timed(Phase.READ_M, MetadataRead.run(ctx, key))
+            .thenCompose(
+                view -> {
+                  if (view.visible.isEmpty()) {
+                    return CompletableFuture.failedFuture(notFound(key, view));
+                  }
+                  return fetchOrCollected(ctx, trace, key, view, view.visible.get(0), null);
+                }));
   }
 
   /** Version {@code version} of {@code key}. */
   public static CompletableFuture<StoredValue> version(Context ctx, String key, Version version) {
-    return MetadataRead.run(ctx, key)
+    OpTrace trace = ctx.observer.start(key, OpTrace.Operation.READ);
+    return observed(ctx, trace, version(ctx, trace, key, version));
+  }
+
+  private static CompletableFuture<StoredValue> version(
+      Context ctx, OpTrace trace, String key, Version version) {
+    return trace
+        .timed(Phase.READ_M, MetadataRead.run(ctx, key))
         .thenCompose(
             view -> {
               View.Item item = view.find(version);
@@ -48,8 +63,32 @@ public final class ReadOp {
               if (item == null) {
                 return CompletableFuture.failedFuture(versionNotFound(key, view, version));
               }
-              return fetchOrCollected(ctx, key, view, item, version);
+              return fetchOrCollected(ctx, trace, key, view, item, version);
             });
+  }
+
+  /**
+   * Reports a read's outcome: the receipt to the listener (before the caller sees the value) and
+   * the trace's end, whichever way the read ends (the operation timeout included).
+   */
+  private static CompletableFuture<StoredValue> observed(
+      Context ctx, OpTrace trace, CompletableFuture<StoredValue> op) {
+    CompletableFuture<StoredValue> out =
+        op.whenComplete(
+            (sv, e) -> {
+              if (e == null) {
+                ctx.observer.readCompleted(
+                    trace,
+                    new ReadReceipt(
+                        sv.info(),
+                        sv.servedBy(),
+                        sv.info().size(),
+                        trace.elapsed(),
+                        trace.phases()));
+              }
+            });
+    out.whenComplete((sv, e) -> trace.finish(e));
+    return out;
   }
 
   /** {@code length} bytes from {@code offset} of version {@code version} of {@code key}. */
@@ -120,8 +159,9 @@ public final class ReadOp {
    * @param asked the version asked for, null for "the latest"
    */
   private static CompletableFuture<StoredValue> fetchOrCollected(
-      Context ctx, String key, View view, View.Item item, Version asked) {
-    CompletableFuture<StoredValue> first = fetch(ctx, key, view, item);
+      Context ctx, OpTrace trace, String key, View view, View.Item item, Version asked) {
+    CompletableFuture<StoredValue> first =
+        trace.timed(Phase.DATA_FETCH, fetch(ctx, key, view, item));
     return first
         .handle((v, e) -> first)
         .thenCompose(
@@ -129,14 +169,16 @@ public final class ReadOp {
               if (!f.isCompletedExceptionally()) {
                 return f;
               }
-              return MetadataRead.run(ctx, key)
+              return trace
+                  .timed(Phase.READ_M, MetadataRead.run(ctx, key))
                   .thenCompose(
                       fresh -> {
                         if (!fresh.isCollected(item.version())) {
                           return f;
                         }
                         if (asked == null && !fresh.visible.isEmpty()) {
-                          return fetch(ctx, key, fresh, fresh.visible.get(0));
+                          return trace.timed(
+                              Phase.DATA_FETCH, fetch(ctx, key, fresh, fresh.visible.get(0)));
                         }
                         return CompletableFuture.failedFuture(
                             new VersionCollectedException(key, item.version(), fresh.collected));

@@ -1,8 +1,10 @@
 package io.rafestore.internal.protocol.write;
 
+import io.rafestore.Phase;
 import io.rafestore.ProtocolMode;
 import io.rafestore.WriteReceipt;
 import io.rafestore.internal.codec.Sha256;
+import io.rafestore.internal.observe.OpTrace;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.layout.DepSkyLayout;
@@ -44,7 +46,7 @@ public final class DepSkyWriteOp {
   private DepSkyWriteOp() {}
 
   public static CompletableFuture<WriteReceipt> run(Context ctx, String key, byte[] value) {
-    long start = ctx.settings.scheduler().nanoTime();
+    OpTrace trace = ctx.observer.start(key, OpTrace.Operation.WRITE);
     byte[] nonce = new byte[12];
     ThreadLocalRandom.current().nextBytes(nonce);
     ObjectKey object =
@@ -60,22 +62,25 @@ public final class DepSkyWriteOp {
             ? CompletableFuture.completedFuture(null)
             : CompletableFuture.supplyAsync(() -> Sha256.hash(value), ctx.settings.executor());
     CompletableFuture<WriteReceipt> result =
-        turn.thenCompose(x -> MetadataRead.run(ctx, key))
+        turn.thenCompose(x -> trace.timed(Phase.READ_M, MetadataRead.run(ctx, key)))
             .thenComposeAsync(
                 view -> {
                   long ts = view.maxTimestamp + 1;
                   DepSkyLayout.Pieces pieces = ca ? DepSkyLayout.encode(ctx, key, ts, value) : null;
                   Function<Cloud, byte[]> payload =
                       ca ? c -> pieces.byCloud().get(c.id()) : c -> value;
-                  return QuorumPut.run(
-                          ctx,
-                          key,
-                          object,
-                          payload,
-                          ctx.clouds,
-                          ctx.settings.quorum(),
-                          ca ? "DepSky-CA data write" : "DepSky-A data write",
-                          Duration.ZERO)
+                  return trace
+                      .timed(
+                          Phase.WRITE_DO,
+                          QuorumPut.run(
+                              ctx,
+                              key,
+                              object,
+                              payload,
+                              ctx.clouds,
+                              ctx.settings.quorum(),
+                              ca ? "DepSky-CA data write" : "DepSky-A data write",
+                              Duration.ZERO))
                       .thenCompose(
                           acks ->
                               hash.thenComposeAsync(
@@ -96,14 +101,18 @@ public final class DepSkyWriteOp {
                                                 sha,
                                                 acks);
                                     return Commit.run(
-                                        ctx, key, view, entry, all, false, false, start);
+                                        ctx, key, view, entry, all, false, false, trace);
                                   },
                                   ctx.settings.executor()));
                 },
                 // Encryption, coding, hashing and signing are CPU work: they run on the client's
                 // executor, never on the driver thread that completed the previous phase.
                 ctx.settings.executor());
-    result.whenComplete((r, e) -> done.complete(null));
+    result.whenComplete(
+        (r, e) -> {
+          trace.finish(e);
+          done.complete(null);
+        });
     return Futures.relay(result);
   }
 }

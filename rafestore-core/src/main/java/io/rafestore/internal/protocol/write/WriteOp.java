@@ -1,12 +1,14 @@
 package io.rafestore.internal.protocol.write;
 
 import io.rafestore.CloudFault;
+import io.rafestore.Phase;
 import io.rafestore.ProtocolMode;
 import io.rafestore.QuorumException;
 import io.rafestore.RafeStoreException;
 import io.rafestore.Scheduler;
 import io.rafestore.WriteReceipt;
 import io.rafestore.internal.codec.Sha256;
+import io.rafestore.internal.observe.OpTrace;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.layout.KeyShares;
 import io.rafestore.internal.protocol.layout.PartedPayload;
@@ -81,7 +83,7 @@ public final class WriteOp {
 
   private final String[] holderOfSlot;
   private int slotsHeld;
-  private final long startNanos;
+  private final OpTrace trace;
   private final ObjectKey dataObject;
   private final CompletableFuture<WriteReceipt> result = new CompletableFuture<>();
   private final CompletableFuture<Void> keyTurnDone = new CompletableFuture<>();
@@ -111,7 +113,7 @@ public final class WriteOp {
     this.ctx = ctx;
     this.key = key;
     this.parts = parts;
-    this.startNanos = ctx.settings.scheduler().nanoTime();
+    this.trace = ctx.observer.start(key, OpTrace.Operation.WRITE);
     this.dataObject = parts.dataObject();
     this.sealed = parts.sealedShares();
     this.upload = null;
@@ -128,7 +130,7 @@ public final class WriteOp {
     this.ctx = ctx;
     this.parts = null;
     this.key = key;
-    this.startNanos = ctx.settings.scheduler().nanoTime();
+    this.trace = ctx.observer.start(key, OpTrace.Operation.WRITE);
     this.dataObject = whole.dataObject();
     this.upload = whole;
     this.sealed = whole.sealed();
@@ -246,6 +248,8 @@ public final class WriteOp {
   private static final Duration MAX_MARGIN = Duration.ofMillis(5);
 
   private void start() {
+    trace.begin(Phase.WRITE_DO);
+    result.whenComplete((r, e) -> trace.finish(e));
     result.whenComplete((r, e) -> finish());
     CompletableFuture<Void> turn = ctx.enterKey(key, keyTurnDone);
     List<Runnable> sends = new ArrayList<>();
@@ -414,6 +418,7 @@ public final class WriteOp {
             CompletableFuture.completedFuture(
                 new View(key, Map.of(own.writer(), own), List.of(), true));
       } else {
+        trace.begin(Phase.READ_M);
         m = MetadataRead.run(ctx, key);
       }
       readM = m;
@@ -422,6 +427,7 @@ public final class WriteOp {
   }
 
   private void onReadM(View v, Throwable error) {
+    trace.end(Phase.READ_M);
     if (error != null) {
       result.completeExceptionally(Futures.unwrap(error));
       return;
@@ -446,6 +452,7 @@ public final class WriteOp {
         // The crucial check failed: writeDf adds one data cloud per missing acknowledgement,
         // keeping the outstanding writeDo requests (whichever f+1 answer first will do).
         writeDfUsed = true;
+        trace.begin(Phase.WRITE_DF);
         for (int i = 0; i < missing; i++) {
           sendData(sends);
         }
@@ -504,6 +511,8 @@ public final class WriteOp {
   }
 
   private void startWriteM() {
+    trace.end(Phase.WRITE_DO);
+    trace.end(Phase.WRITE_DF);
     List<String> holders;
     List<CompletableFuture<Void>> useless;
     View v;
@@ -557,7 +566,7 @@ public final class WriteOp {
       df = writeDfUsed;
       skipped = readMSkipped;
     }
-    Commit.run(ctx, key, v, entry, sealed, contactedCopy, df, skipped, startNanos)
+    Commit.run(ctx, key, v, entry, sealed, contactedCopy, df, skipped, trace)
         .whenComplete(Futures.completer(result));
   }
 

@@ -1,0 +1,35 @@
+package io.rafestore;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What a completed read did: reported to {@link RafeStoreListener#readCompleted}.
+ *
+ * @param info the version read, as its signed metadata describes it
+ * @param servedBy the cloud whose bytes were returned
+ * @param bytes the size of the value returned
+ * @param latency time from the call to completion, on the client's scheduler
+ * @param phases readM and the data fetch, in start order (a read that had to read metadata again,
+ *     because a collection raced it, lists a phase twice)
+ */
+public record ReadReceipt(
+    VersionInfo info, String servedBy, long bytes, Duration latency, List<PhaseTiming> phases) {
+  public ReadReceipt {
+    Objects.requireNonNull(info, "info");
+    Objects.requireNonNull(servedBy, "servedBy");
+    Objects.requireNonNull(latency, "latency");
+    phases = List.copyOf(phases);
+  }
+
+  /** The key read. */
+  public String key() {
+    return info.key();
+  }
+
+  /** The version read. */
+  public Version version() {
+    return info.version();
+  }
+}

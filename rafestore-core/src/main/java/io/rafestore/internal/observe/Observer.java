@@ -1,0 +1,125 @@
+package io.rafestore.internal.observe;
+
+import io.rafestore.CloudFault;
+import io.rafestore.CloudRequest;
+import io.rafestore.PhaseTiming;
+import io.rafestore.RafeStoreListener;
+import io.rafestore.ReadReceipt;
+import io.rafestore.Scheduler;
+import io.rafestore.WriteReceipt;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * Where the protocol reports what it does: each report goes to the {@link RafeStoreListener}, to
+ * JFR (when a recording enables the event) and, for faults and failures, to the {@code
+ * io.rafestore} {@link System.Logger} at {@code DEBUG} (faults are expected under the fault model;
+ * they are the listener's and the metrics' business, not a log's).
+ *
+ * <p>A listener that throws is logged at {@code WARNING} the first time and at {@code DEBUG} after
+ * that, and never changes an operation's outcome.
+ *
+ * <p>Thread-safe.
+ */
+public final class Observer {
+  static final System.Logger LOG = System.getLogger("io.rafestore");
+
+  private final RafeStoreListener listener;
+  private final Scheduler scheduler;
+  private final AtomicBoolean listenerFailed = new AtomicBoolean();
+
+  public Observer(RafeStoreListener listener, Scheduler scheduler) {
+    this.listener = Objects.requireNonNull(listener, "listener");
+    this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+  }
+
+  /** The client's scheduler's clock, in nanoseconds. */
+  public long nanoTime() {
+    return scheduler.nanoTime();
+  }
+
+  /** Starts timing an operation on {@code key}. */
+  public OpTrace start(String key, OpTrace.Operation operation) {
+    return new OpTrace(this, key, operation);
+  }
+
+  /** A cloud failed or misbehaved during an operation on {@code key}. */
+  public void fault(String key, CloudFault fault) {
+    JfrEvents.Fault e = new JfrEvents.Fault();
+    if (e.shouldCommit()) {
+      e.key = key;
+      e.cloud = fault.cloudId();
+      e.kind = fault.kind().name();
+      e.detail = fault.detail();
+      e.commit();
+    }
+    if (LOG.isLoggable(Level.DEBUG)) {
+      LOG.log(
+          Level.DEBUG,
+          "cloud {0}: {1} on key ''{2}'': {3}",
+          fault.cloudId(),
+          fault.kind(),
+          key,
+          fault.detail());
+    }
+    tell(l -> l.cloudFault(key, fault));
+  }
+
+  /** A request to a cloud ended. */
+  public void request(CloudRequest request) {
+    JfrEvents.Request e = new JfrEvents.Request();
+    if (e.shouldCommit()) {
+      e.cloud = request.cloudId();
+      e.kind = request.kind().name();
+      e.bytes = request.bytes();
+      e.outcome = request.outcome().name();
+      e.schedulerNanos = request.duration().toNanos();
+      e.commit();
+    }
+    tell(l -> l.cloudRequest(request));
+  }
+
+  void phase(String key, PhaseTiming timing) {
+    tell(l -> l.phaseCompleted(key, timing));
+  }
+
+  /** A write completed: its receipt goes to the listener, its event to JFR. */
+  public void writeCompleted(OpTrace trace, WriteReceipt receipt) {
+    trace.succeeded(receipt.version().toString(), receipt.info().size(), receipt);
+    tell(l -> l.writeCompleted(receipt));
+  }
+
+  /** A read completed. */
+  public void readCompleted(OpTrace trace, ReadReceipt receipt) {
+    trace.succeeded(receipt.version().toString(), receipt.bytes(), receipt);
+    tell(l -> l.readCompleted(receipt));
+  }
+
+  void operationFailed(OpTrace trace, Throwable error) {
+    if (LOG.isLoggable(Level.DEBUG)) {
+      LOG.log(
+          Level.DEBUG,
+          "{0} of ''{1}'' failed after {2}: {3}",
+          trace.operation().name().toLowerCase(java.util.Locale.ROOT),
+          trace.key(),
+          Duration.ofNanos(nanoTime() - trace.startNanos()),
+          error.toString());
+    }
+  }
+
+  private void tell(Consumer<RafeStoreListener> call) {
+    if (listener == RafeStoreListener.NONE) {
+      return;
+    }
+    try {
+      call.accept(listener);
+    } catch (RuntimeException e) {
+      // A listener must not break the protocol; its failure is its own, but not a silent one.
+      Level level = listenerFailed.compareAndSet(false, true) ? Level.WARNING : Level.DEBUG;
+      LOG.log(level, "RafeStoreListener " + listener.getClass().getName() + " threw", e);
+    }
+  }
+}
