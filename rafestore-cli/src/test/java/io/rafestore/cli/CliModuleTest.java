@@ -2,11 +2,9 @@ package io.rafestore.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rafestore.testkit.CompiledModule;
 import java.lang.module.ModuleDescriptor;
 import java.lang.module.ModuleDescriptor.Requires;
-import java.lang.module.ModuleFinder;
-import java.nio.file.Path;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,26 +13,14 @@ import org.junit.jupiter.api.Test;
  * picocli alone, and the benchmark harness required but not passed on.
  */
 class CliModuleTest {
-  private static ModuleDescriptor descriptor() throws Exception {
-    Path location = Path.of(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    return ModuleFinder.of(location)
-        .find("io.rafestore.cli")
-        .orElseThrow(() -> new AssertionError("no io.rafestore.cli at " + location))
-        .descriptor();
+  private static ModuleDescriptor descriptor() {
+    return CompiledModule.of(Main.class, "io.rafestore.cli");
   }
 
   @Test
   void exportsItsPackageAndOpensItOnlyToPicocli() throws Exception {
     ModuleDescriptor m = descriptor();
-    assertThat(m.isAutomatic()).isFalse();
-    assertThat(Set.copyOf(m.packages())).containsExactly("io.rafestore.cli");
-    assertThat(m.exports())
-        .singleElement()
-        .satisfies(
-            e -> {
-              assertThat(e.source()).isEqualTo("io.rafestore.cli");
-              assertThat(e.isQualified()).isFalse();
-            });
+    CompiledModule.assertOnePackageExported(m, "io.rafestore.cli");
     // picocli sets the commands' annotated fields reflectively; nobody else gets deep access.
     assertThat(m.opens())
         .singleElement()

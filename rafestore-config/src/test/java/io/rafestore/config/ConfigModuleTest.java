@@ -2,10 +2,8 @@ package io.rafestore.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rafestore.testkit.CompiledModule;
 import java.lang.module.ModuleDescriptor;
-import java.lang.module.ModuleFinder;
-import java.nio.file.Path;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,27 +12,14 @@ import org.junit.jupiter.api.Test;
  * {@link StoreConfig#knownDriverTypes()} throws on the module path.
  */
 class ConfigModuleTest {
-  private static ModuleDescriptor descriptor() throws Exception {
-    Path location =
-        Path.of(StoreConfig.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    return ModuleFinder.of(location)
-        .find("io.rafestore.config")
-        .orElseThrow(() -> new AssertionError("no io.rafestore.config at " + location))
-        .descriptor();
+  private static ModuleDescriptor descriptor() {
+    return CompiledModule.of(StoreConfig.class, "io.rafestore.config");
   }
 
   @Test
   void exportsItsPackageAndUsesTheDriverService() throws Exception {
     ModuleDescriptor m = descriptor();
-    assertThat(m.isAutomatic()).isFalse();
-    assertThat(Set.copyOf(m.packages())).containsExactly("io.rafestore.config");
-    assertThat(m.exports())
-        .singleElement()
-        .satisfies(
-            e -> {
-              assertThat(e.source()).isEqualTo("io.rafestore.config");
-              assertThat(e.isQualified()).isFalse();
-            });
+    CompiledModule.assertOnePackageExported(m, "io.rafestore.config");
     assertThat(m.opens()).isEmpty();
     assertThat(m.uses()).containsExactly("io.rafestore.spi.DriverProvider");
   }

@@ -2,10 +2,9 @@ package io.rafestore.bench.paper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rafestore.testkit.CompiledModule;
 import java.lang.module.ModuleDescriptor;
 import java.lang.module.ModuleDescriptor.Requires;
-import java.lang.module.ModuleFinder;
-import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,19 +13,13 @@ import org.junit.jupiter.api.Test;
  * are needed at compile time only, so the CLI can leave them out.
  */
 class BenchModuleTest {
-  private static ModuleDescriptor descriptor() throws Exception {
-    Path location =
-        Path.of(PaperBench.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    return ModuleFinder.of(location)
-        .find("io.rafestore.bench")
-        .orElseThrow(() -> new AssertionError("no io.rafestore.bench at " + location))
-        .descriptor();
+  private static ModuleDescriptor descriptor() {
+    return CompiledModule.of(PaperBench.class, "io.rafestore.bench");
   }
 
   @Test
   void exportsOnlyThePaperHarness() throws Exception {
     ModuleDescriptor m = descriptor();
-    assertThat(m.isAutomatic()).isFalse();
     assertThat(m.exports())
         .singleElement()
         .satisfies(
