@@ -17,7 +17,8 @@ module io.rafestore.cli {
   requires transitive io.rafestore;
   requires transitive info.picocli;
   requires io.rafestore.config;
-  requires io.rafestore.bench;
+  // Optional at run time: only the packaged command carries the (unpublished) bench.
+  requires static io.rafestore.bench;
   requires io.rafestore.drivers.s3;
   requires io.rafestore.drivers.gcs;
 }

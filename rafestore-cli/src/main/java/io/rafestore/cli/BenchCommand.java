@@ -57,9 +57,38 @@ final class BenchCommand implements Callable<Integer> {
       rest.subList(at, at + 2).clear();
       clouds = externalClouds(config, err);
     }
+    if (!Harness.present()) {
+      err.println(
+          "rafestore bench: the paper harness (rafestore-bench) is not on the class path; it is"
+              + " part of the packaged command (scripts/rafestore), not of the rafestore-cli"
+              + " artifact");
+      return ExitCodes.FAILED;
+    }
     try (PrintStream o = streamTo(out);
         PrintStream e = streamTo(err)) {
-      return PaperBench.run(rest.toArray(new String[0]), o, e, clouds);
+      return Harness.run(rest.toArray(new String[0]), o, e, clouds);
+    }
+  }
+
+  /**
+   * The only place that names the harness: loaded when the command runs, so the rest of the CLI
+   * works without the optional rafestore-bench.
+   */
+  private static final class Harness {
+    static boolean present() {
+      try {
+        Class.forName(
+            "io.rafestore.bench.paper.PaperBench", false, BenchCommand.class.getClassLoader());
+        return true;
+      } catch (ClassNotFoundException e) {
+        return false;
+      }
+    }
+
+    static int run(
+        String[] args, PrintStream out, PrintStream err, Function<String, CloudDriver> clouds)
+        throws Exception {
+      return PaperBench.run(args, out, err, clouds);
     }
   }
 

@@ -42,5 +42,10 @@ class CliModuleTest {
     assertThat(m.requires())
         .extracting(Requires::name)
         .contains("io.rafestore.config", "io.rafestore.bench");
+    // The bench is never published: an application that depends on the CLI must not need it.
+    assertThat(m.requires())
+        .filteredOn(r -> r.name().equals("io.rafestore.bench"))
+        .singleElement()
+        .satisfies(r -> assertThat(r.modifiers()).contains(Requires.Modifier.STATIC));
   }
 }

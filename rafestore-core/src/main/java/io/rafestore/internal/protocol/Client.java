@@ -119,8 +119,8 @@ public final class Client implements RafeStore {
       throw new IllegalArgumentException("range length must be >= 0, was " + length);
     }
     checkOpen();
-    return bounded(
-        ReadOp.range(ctx, key, version, offset, length), "ranged read of '" + key + "' " + version);
+    CompletableFuture<byte[]> op = ReadOp.range(ctx, key, version, offset, length);
+    return bounded(op, "ranged read of '" + key + "' " + version);
   }
 
   @Override

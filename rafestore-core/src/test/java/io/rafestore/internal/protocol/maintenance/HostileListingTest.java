@@ -17,7 +17,6 @@ import io.rafestore.internal.protocol.Harness;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.context.Loop;
 import io.rafestore.internal.util.Names;
-import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.ListPage;
 import io.rafestore.spi.ObjectInfo;
@@ -26,7 +25,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -57,7 +55,7 @@ class HostileListingTest {
    * walk over very many pages); {@link Mode#INVENTED} lists the real objects plus invented names.
    * Pages complete at once, or after {@code delay} on the virtual scheduler.
    */
-  static final class HostileCloud implements CloudDriver {
+  static final class HostileCloud extends io.rafestore.spi.ForwardingCloud {
     enum Mode {
       HONEST,
       ENDLESS,
@@ -74,33 +72,9 @@ class HostileListingTest {
     final TreeSet<String> invented = new TreeSet<>();
 
     HostileCloud(CloudDriver inner, io.rafestore.clouds.VirtualScheduler scheduler) {
+      super(inner);
       this.inner = inner;
       this.scheduler = scheduler;
-    }
-
-    @Override
-    public String id() {
-      return inner.id();
-    }
-
-    @Override
-    public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
-      return inner.put(key, data);
-    }
-
-    @Override
-    public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
-      return inner.get(key, range);
-    }
-
-    @Override
-    public CompletableFuture<Void> delete(ObjectKey key) {
-      return inner.delete(key);
-    }
-
-    @Override
-    public CompletableFuture<List<ObjectInfo>> list(String prefix) {
-      return inner.list(prefix);
     }
 
     @Override
@@ -162,6 +136,7 @@ class HostileListingTest {
       return out;
     }
 
+    /** The harness closes the cloud this one wraps. */
     @Override
     public void close() {}
   }
