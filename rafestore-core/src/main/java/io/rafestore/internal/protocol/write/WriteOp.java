@@ -113,7 +113,7 @@ public final class WriteOp {
     this.ctx = ctx;
     this.key = key;
     this.parts = parts;
-    this.trace = ctx.observer.start(key, OpTrace.Operation.WRITE);
+    this.trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE);
     this.dataObject = parts.dataObject();
     this.sealed = parts.sealedShares();
     this.upload = null;
@@ -130,7 +130,7 @@ public final class WriteOp {
     this.ctx = ctx;
     this.parts = null;
     this.key = key;
-    this.trace = ctx.observer.start(key, OpTrace.Operation.WRITE);
+    this.trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE);
     this.dataObject = whole.dataObject();
     this.upload = whole;
     this.sealed = whole.sealed();
