@@ -139,34 +139,63 @@ public final class OpTrace {
 
   /**
    * Ends the operation when {@code op} completes, with its outcome (and, for a value or bytes, their
-   * size). Returns {@code op} itself, so the operation timeout and the caller's cancellation, which
-   * complete {@code op}, end the trace too.
+   * size), and returns a future that completes with {@code op} after the listener was told: a
+   * caller who sees the result has had the operation's events. A failure or cancellation of the
+   * returned future (the operation timeout, the caller's cancellation) is passed on to {@code op},
+   * so the operation's own handlers release what it holds, as if it had been completed directly;
+   * the trace then ends with it (its events may reach the listener just after the caller saw the
+   * failure).
    */
   public <T> CompletableFuture<T> observe(CompletableFuture<T> op) {
+    return relay(op, true);
+  }
+
+  /**
+   * Like {@link #observe}, but only a failure ends the operation; if {@code op} succeeds, the
+   * operation goes on (a read stream: see {@link #stream}).
+   */
+  public <T> CompletableFuture<T> observeFailure(CompletableFuture<T> op) {
+    return relay(op, false);
+  }
+
+  private <T> CompletableFuture<T> relay(CompletableFuture<T> op, boolean endOnSuccess) {
+    CompletableFuture<T> out = new CompletableFuture<>();
     op.whenComplete(
         (r, e) -> {
+          Throwable cause = unwrap(e);
           if (r instanceof byte[] b) {
             bytes(b.length);
           } else if (r instanceof StoredValue v) {
             bytes(v.info().size());
+          } else if (r instanceof WriteReceipt w) {
+            bytes(w.info().size());
           }
-          finish(e);
+          if (cause != null || endOnSuccess) {
+            finish(cause);
+          }
+          if (cause == null) {
+            out.complete(r);
+          } else {
+            out.completeExceptionally(cause);
+          }
         });
-    return op;
+    out.whenComplete(
+        (r, e) -> {
+          if (e != null && !op.isDone()) {
+            op.completeExceptionally(unwrap(e));
+          }
+        });
+    return out;
   }
 
-  /**
-   * Ends the operation with {@code op} if it fails; if it succeeds, the operation goes on (a read
-   * stream: see {@link #stream}).
-   */
-  public <T> CompletableFuture<T> observeFailure(CompletableFuture<T> op) {
-    op.whenComplete(
-        (r, e) -> {
-          if (e != null) {
-            finish(e);
-          }
-        });
-    return op;
+  private static Throwable unwrap(Throwable e) {
+    Throwable cause = e;
+    while ((cause instanceof java.util.concurrent.CompletionException
+            || cause instanceof java.util.concurrent.ExecutionException)
+        && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
   }
 
   /**
@@ -210,12 +239,7 @@ public final class OpTrace {
     for (int i = 0; i < ended.size(); i++) {
       report(ended.get(i), events.get(i));
     }
-    Throwable cause = error;
-    while ((cause instanceof java.util.concurrent.CompletionException
-            || cause instanceof java.util.concurrent.ExecutionException)
-        && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
+    Throwable cause = unwrap(error);
     String failure = cause == null ? "" : String.valueOf(cause);
     if (cause != null) {
       observer.operationFailed(this, cause);
@@ -317,7 +341,7 @@ public final class OpTrace {
       try {
         b = super.read();
       } catch (IOException | RuntimeException e) {
-        finish(e);
+        end(e);
         throw e;
       }
       if (b < 0) {
@@ -334,7 +358,7 @@ public final class OpTrace {
       try {
         n = super.read(buf, off, len);
       } catch (IOException | RuntimeException e) {
-        finish(e);
+        end(e);
         throw e;
       }
       if (n < 0) {
@@ -351,7 +375,7 @@ public final class OpTrace {
       try {
         s = super.skip(n);
       } catch (IOException | RuntimeException e) {
-        finish(e);
+        end(e);
         throw e;
       }
       read += s;
@@ -360,15 +384,25 @@ public final class OpTrace {
 
     @Override
     public void close() throws IOException {
-      finish(
+      end(
           new java.util.concurrent.CancellationException(
               "the stream was closed after " + read + " bytes, before its end"));
       super.close();
     }
 
     private void atEnd() {
-      bytes(read);
-      finish(null);
+      end(null);
+    }
+
+    /** Ends the operation (the first call counts) with the bytes the caller has read so far. */
+    private void end(Throwable error) {
+      synchronized (OpTrace.this) {
+        if (finished) {
+          return;
+        }
+        bytes = read;
+      }
+      finish(error);
     }
   }
 }

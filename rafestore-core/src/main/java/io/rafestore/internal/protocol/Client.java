@@ -424,9 +424,9 @@ public final class Client implements RafeStore {
 
   /**
    * Runs {@code op} as one observed operation: its trace starts before {@code op} does and ends
-   * with the future {@code op} returns (that same future is returned, so the operation timeout and
-   * the caller's cancellation, which complete it, end the trace too). {@code op} gets the trace to
-   * time its phases.
+   * with the future {@code op} returns, before the returned future completes ({@link
+   * OpTrace#observe}: the operation timeout and the caller's cancellation reach {@code op} through
+   * it). {@code op} gets the trace to time its phases.
    */
   private <T> CompletableFuture<T> traced(
       Kind kind, String key, java.util.function.Function<OpTrace, CompletableFuture<T>> op) {

@@ -88,8 +88,7 @@ public final class ReadOp {
                         trace.phases()));
               }
             });
-    out.whenComplete((sv, e) -> trace.finish(e));
-    return out;
+    return trace.observe(out);
   }
 
   /** {@code length} bytes from {@code offset} of version {@code version} of {@code key}. */

@@ -208,7 +208,8 @@ public final class WriteOp {
             ? new WriteOp(ctx, key, whole)
             : new WriteOp(ctx, key, (PartedPayload) payload);
     op.start();
-    return op.result;
+    // The caller's future completes after the trace ended (a timeout completing it reaches result).
+    return op.trace.observe(op.result);
   }
 
   /**
@@ -249,7 +250,6 @@ public final class WriteOp {
 
   private void start() {
     trace.begin(Phase.WRITE_DO);
-    result.whenComplete((r, e) -> trace.finish(e));
     result.whenComplete((r, e) -> finish());
     CompletableFuture<Void> turn = ctx.enterKey(key, keyTurnDone);
     List<Runnable> sends = new ArrayList<>();
