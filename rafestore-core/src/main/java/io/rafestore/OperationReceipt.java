@@ -17,8 +17,8 @@ import java.util.Objects;
  *     Kind#STREAM_READ}, until the stream reached its end, failed or was closed)
  * @param outcome how it ended
  * @param bytes value bytes returned (reads) or written (writes); 0 for the other operations
- * @param phases the protocol phases the operation ran, in start order (empty for operations
- *     without phases: verify, repair, listings, probe, orphan collection, purge)
+ * @param phases the protocol phases the operation ran, in start order (empty for operations without
+ *     phases: verify, repair, listings, probe, orphan collection, purge)
  * @param failure the failure's text, empty if the operation succeeded
  */
 public record OperationReceipt(
@@ -73,7 +73,9 @@ public record OperationReceipt(
      * VersionNotFoundException}, {@link VersionCollectedException}).
      */
     NOT_FOUND,
-    /** No valid data could be found: every copy failed verification ({@link IntegrityException}). */
+    /**
+     * No valid data could be found: every copy failed verification ({@link IntegrityException}).
+     */
     INTEGRITY,
     /** Too few clouds answered ({@link QuorumException}). */
     UNAVAILABLE,

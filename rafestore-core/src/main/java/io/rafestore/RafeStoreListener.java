@@ -13,9 +13,9 @@ package io.rafestore;
  *
  * <p><b>Order.</b> An operation's phases are reported as they end, before the operation's own
  * {@code writeCompleted} or {@code readCompleted}, which come before its {@code
- * operationCompleted}; a cloud's requests as they end. Faults are
- * reported when the client detects them, which may be after the operation completed (a late answer
- * from a cloud the operation no longer waited for).
+ * operationCompleted}; a cloud's requests as they end. Faults are reported when the client detects
+ * them, which may be after the operation completed (a late answer from a cloud the operation no
+ * longer waited for).
  */
 public interface RafeStoreListener {
   /** A listener that does nothing. */

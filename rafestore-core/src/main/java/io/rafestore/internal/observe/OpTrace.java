@@ -19,14 +19,13 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * One operation of the client, from its call to its end, and the timings of its phases, on the
- * client's scheduler. The protocol marks a phase's
- * {@link #begin} and {@link #end} (one call each, from any thread); each phase is reported to the
- * listener and to JFR when it ends, and the operation's receipt takes {@link #phases()}. A begin of
- * a phase already running is ignored, and so is an end of a phase not running, so a hook may sit on
- * a path that runs more than once; a phase that runs again after it ended (a read that reads
- * metadata again) is listed again. When the operation ends ({@link #finish}, or {@link #observe}
- * on its future), an {@link OperationReceipt} goes to the listener and an {@code
- * io.rafestore.Operation} event to JFR.
+ * client's scheduler. The protocol marks a phase's {@link #begin} and {@link #end} (one call each,
+ * from any thread); each phase is reported to the listener and to JFR when it ends, and the
+ * operation's receipt takes {@link #phases()}. A begin of a phase already running is ignored, and
+ * so is an end of a phase not running, so a hook may sit on a path that runs more than once; a
+ * phase that runs again after it ended (a read that reads metadata again) is listed again. When the
+ * operation ends ({@link #finish}, or {@link #observe} on its future), an {@link OperationReceipt}
+ * goes to the listener and an {@code io.rafestore.Operation} event to JFR.
  *
  * <p>Thread-safe (every method synchronises on the trace; listeners are called outside the lock).
  */
@@ -138,8 +137,8 @@ public final class OpTrace {
   }
 
   /**
-   * Ends the operation when {@code op} completes, with its outcome (and, for a value or bytes, their
-   * size), and returns a future that completes with {@code op} after the listener was told: a
+   * Ends the operation when {@code op} completes, with its outcome (and, for a value or bytes,
+   * their size), and returns a future that completes with {@code op} after the listener was told: a
    * caller who sees the result has had the operation's events. A failure or cancellation of the
    * returned future (the operation timeout, the caller's cancellation) is passed on to {@code op},
    * so the operation's own handlers release what it holds, as if it had been completed directly;

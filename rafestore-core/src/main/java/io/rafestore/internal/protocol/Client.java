@@ -204,23 +204,25 @@ public final class Client implements RafeStore {
             t ->
                 t.timed(Phase.READ_M, MetadataRead.run(ctx, key))
                     .thenApply(
-                view -> {
-                  List<VersionInfo> page = new ArrayList<>();
-                  boolean more = false;
-                  for (View.Item it : view.visible) {
-                    if (before.isPresent() && it.version().compareTo(before.get()) >= 0) {
-                      continue;
-                    }
-                    if (page.size() == limit) {
-                      more = true;
-                      break;
-                    }
-                    page.add(it.entry().info(key, it.version().writer()));
-                  }
-                  Optional<Version> next =
-                      more ? Optional.of(page.get(page.size() - 1).version()) : Optional.empty();
-                  return new HistoryPage(key, page, next);
-                })),
+                        view -> {
+                          List<VersionInfo> page = new ArrayList<>();
+                          boolean more = false;
+                          for (View.Item it : view.visible) {
+                            if (before.isPresent() && it.version().compareTo(before.get()) >= 0) {
+                              continue;
+                            }
+                            if (page.size() == limit) {
+                              more = true;
+                              break;
+                            }
+                            page.add(it.entry().info(key, it.version().writer()));
+                          }
+                          Optional<Version> next =
+                              more
+                                  ? Optional.of(page.get(page.size() - 1).version())
+                                  : Optional.empty();
+                          return new HistoryPage(key, page, next);
+                        })),
         "history of '" + key + "'");
   }
 

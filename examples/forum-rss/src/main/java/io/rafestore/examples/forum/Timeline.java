@@ -14,8 +14,9 @@ import java.util.Locale;
 
 /**
  * One write's requests per cloud, drawn like the paper's Figure 2: a row with the write's phases as
- * the library timed them (the {@link WriteReceipt#phases() receipt's phases}), then a row per cloud,
- * a bar per request coloured by protocol phase, a line at the crucial check and one at completion.
+ * the library timed them (the {@link WriteReceipt#phases() receipt's phases}), then a row per
+ * cloud, a bar per request coloured by protocol phase, a line at the crucial check and one at
+ * completion.
  *
  * <p><b>Phases.</b> The protocol's own timings (design.md section 7, "Observability") give when
  * readM ended, which is the crucial check, and when writeDf started, if it ran; each request is
@@ -34,7 +35,7 @@ import java.util.Locale;
  * just before the write starts, so they are drawn from the capture's start (microseconds early,
  * which keeps every writeDf put at or after writeDf's drawn start).
  *
- * Immutable apart from the requests' ends, which a request still running at completion fills in
+ * <p>Immutable apart from the requests' ends, which a request still running at completion fills in
  * later (metadata puts may finish after the write returned); the drawing shows what is known when
  * it is made.
  */
