@@ -257,26 +257,31 @@ final class Timeline {
     return sb.toString();
   }
 
-  /** The top row: the write's phases from its receipt, one bar each. */
+  /**
+   * The top row: the write's phases from its receipt, one bar each, in two lanes so that phases
+   * that overlap stay visible: the data phases (writeDo, writeDf, which run together when writeDf
+   * adds a cloud) above, the metadata phases (readM, then writeM) below.
+   */
   private void phaseRow(StringBuilder sb, double scale) {
-    int y = TOP;
+    int lane = (ROW - 8) / 2;
     sb.append("<g class=\"phases\"><text x=\"0\" y=\"")
-        .append(y + 15)
+        .append(TOP + 15)
         .append("\" font-size=\"12\" font-style=\"italic\">write</text>");
     for (PhaseTiming t : spans) {
       Phase p = drawn(t.phase());
       double from = t.start().toNanos() / 1e6;
       double to = t.end().toNanos() / 1e6;
+      boolean metadata = p == Phase.READ_M || p == Phase.WRITE_M;
       sb.append("<rect class=\"phase ")
           .append(p.label)
           .append("\" x=\"")
           .append(num(LABEL + from * scale))
           .append("\" y=\"")
-          .append(y + 3)
+          .append(TOP + 3 + (metadata ? lane + 1 : 0))
           .append("\" width=\"")
           .append(num(Math.max(2, (to - from) * scale)))
           .append("\" height=\"")
-          .append(ROW - 8)
+          .append(lane)
           .append("\" fill=\"")
           .append(p.colour)
           .append("\"><title>")
