@@ -57,4 +57,9 @@ final class AllListeners implements RafeStoreListener {
   public void cloudRequest(CloudRequest request) {
     each(l -> l.cloudRequest(request));
   }
+
+  @Override
+  public void operationCompleted(OperationReceipt receipt) {
+    each(l -> l.operationCompleted(receipt));
+  }
 }

@@ -12,9 +12,10 @@ package io.rafestore;
  * ignored; it never changes an operation's outcome).
  *
  * <p><b>Order.</b> An operation's phases are reported as they end, before the operation's own
- * {@code writeCompleted} or {@code readCompleted}; a cloud's requests as they end. Faults are
- * reported when the client detects them, which may be after the operation completed (a late answer
- * from a cloud the operation no longer waited for).
+ * {@code writeCompleted} or {@code readCompleted}, which come before its {@code
+ * operationCompleted}; a cloud's requests as they end. Faults are reported when the client detects
+ * them, which may be after the operation completed (a late answer from a cloud the operation no
+ * longer waited for).
  */
 public interface RafeStoreListener {
   /** A listener that does nothing. */
@@ -44,10 +45,19 @@ public interface RafeStoreListener {
 
   /**
    * One phase of an operation on {@code key} ended (successfully or not): writeDo, readM, writeDf
-   * and writeM of a write, readM and the data fetch of a read.
+   * and writeM of a write, readM and the data fetch of a read, readM and writeM of a delete or a
+   * collection, readM of a history page.
    */
   default void phaseCompleted(String key, PhaseTiming phase) {}
 
   /** A request to a cloud ended (answered, failed or cancelled). */
   default void cloudRequest(CloudRequest request) {}
+
+  /**
+   * An operation of the client ended, successfully or not: its kind, key, duration, outcome and
+   * phases. Every call of the API ends with exactly one (a read stream when it reaches its end,
+   * fails or is closed); a write's or a read's comes after its {@code writeCompleted} or {@code
+   * readCompleted}.
+   */
+  default void operationCompleted(OperationReceipt receipt) {}
 }

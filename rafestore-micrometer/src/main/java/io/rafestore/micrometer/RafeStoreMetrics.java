@@ -8,11 +8,11 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.rafestore.CloudFault;
 import io.rafestore.CloudRequest;
+import io.rafestore.OperationReceipt;
 import io.rafestore.PhaseTiming;
 import io.rafestore.RafeStoreListener;
 import io.rafestore.ReadReceipt;
 import io.rafestore.WriteReceipt;
-import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -43,11 +43,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *   <tr><td>{@code rafestore.cloud.faults}</td><td>counter</td><td>cloud, kind</td>
  *       <td>faults the protocol saw on each cloud ({@link CloudFault.Kind}: error, corrupt_data,
  *       bad_signature, ...); registered at zero for every kind when a cloud is first seen</td></tr>
- *   <tr><td>{@code rafestore.operations}</td><td>timer</td><td>operation</td>
- *       <td>completed writes and reads</td></tr>
+ *   <tr><td>{@code rafestore.operations}</td><td>timer</td><td>operation, outcome</td>
+ *       <td>every call of the client's API as it ended ({@code operation} write, read,
+ *       ranged_read, stream_read, history, delete, collect, collect_orphans, purge, verify,
+ *       repair, verify_all, repair_all, keys, probe; {@code outcome} ok, not_found, integrity,
+ *       unavailable, timeout, cancelled, failed: {@link OperationReceipt.Outcome})</td></tr>
  *   <tr><td>{@code rafestore.writes.writedf}</td><td>counter</td><td></td>
  *       <td>writes whose crucial check failed, so writeDf ran: divided by the count of {@code
- *       rafestore.operations{operation=write}}, the writeDf rate</td></tr>
+ *       rafestore.operations{operation=write,outcome=ok}}, the writeDf rate</td></tr>
  *   <tr><td>{@code rafestore.phases}</td><td>timer</td><td>phase</td>
  *       <td>each phase of each operation ({@code writeDo}, {@code readM}, {@code writeDf},
  *       {@code writeM}, {@code dataFetch})</td></tr>
@@ -140,9 +143,18 @@ public final class RafeStoreMetrics implements MeterBinder {
     }
 
     @Override
+    public void operationCompleted(OperationReceipt receipt) {
+      String operation = lower(receipt.kind());
+      String outcome = lower(receipt.outcome());
+      for (Meters m : bound) {
+        m.timer("rafestore.operations", "operation", operation, "outcome", outcome)
+            .record(receipt.duration());
+      }
+    }
+
+    @Override
     public void writeCompleted(WriteReceipt receipt) {
       for (Meters m : bound) {
-        m.timer("rafestore.operations", "operation", "write").record(receipt.latency());
         if (receipt.writeDfUsed()) {
           m.counter("rafestore.writes.writedf").increment();
         }
@@ -151,9 +163,7 @@ public final class RafeStoreMetrics implements MeterBinder {
 
     @Override
     public void readCompleted(ReadReceipt receipt) {
-      Duration latency = receipt.latency();
       for (Meters m : bound) {
-        m.timer("rafestore.operations", "operation", "read").record(latency);
         m.counter("rafestore.reads.served", "cloud", receipt.servedBy()).increment();
       }
     }

@@ -207,4 +207,51 @@ class RafeStoreMetricsTest {
     assertThat(faults("p1")).isZero();
     assertThat(requests("p1", "cancelled")).isPositive();
   }
+
+  private long operations(String operation, String outcome) {
+    Timer t =
+        registry
+            .find("rafestore.operations")
+            .tags("operation", operation, "outcome", outcome)
+            .timer();
+    return t == null ? 0 : t.count();
+  }
+
+  @Test
+  void everyOperationIsTimedByKindAndOutcome() throws Exception {
+    try (RafeStore store = store()) {
+      faulty.get(2).crash();
+      io.rafestore.WriteReceipt w = null;
+      for (int i = 0; i < 3; i++) {
+        w = run(store.write("forum/topic", ("post " + i).getBytes(StandardCharsets.UTF_8)));
+      }
+      assertThat(run(store.read("forum/topic", w.version(), 5, 1))).containsExactly('2');
+      run(store.verify("forum/topic"));
+      run(store.repair("forum/topic"));
+      run(store.collect("forum/topic", io.rafestore.RetentionPolicy.keepLast(1)));
+      run(store.keys());
+      run(store.delete("forum/topic"));
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> run(store.read("forum/topic")))
+          .hasCauseInstanceOf(io.rafestore.KeyNotFoundException.class);
+      scheduler.runUntilIdle();
+    }
+    assertThat(operations("write", "ok")).isEqualTo(3);
+    for (String op : List.of("ranged_read", "verify", "repair", "collect", "keys", "delete")) {
+      assertThat(operations(op, "ok")).as(op).isEqualTo(1);
+    }
+    assertThat(operations("read", "not_found")).isEqualTo(1);
+    assertThat(operations("read", "ok")).isZero();
+    // The delete and the collection each timed their readM and writeM; the ranged read its fetch.
+    assertThat(phase("writeM").count()).isEqualTo(3 + 2);
+    assertThat(phase("dataFetch").count()).isEqualTo(1);
+    // Every operation timer has both tags, as registries with fixed tag sets (Prometheus) need.
+    assertThat(registry.find("rafestore.operations").timers())
+        .allSatisfy(
+            t -> {
+              assertThat(t.getId().getTag("operation")).isNotNull();
+              assertThat(t.getId().getTag("outcome")).isNotNull();
+            });
+    // The crashed cloud's faults are counted; it changed no operation's outcome.
+    assertThat(faults("p2")).isPositive();
+  }
 }

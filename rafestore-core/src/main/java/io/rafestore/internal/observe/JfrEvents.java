@@ -73,9 +73,37 @@ final class JfrEvents {
     String failure;
   }
 
+  @Name("io.rafestore.Operation")
+  @Label("RafeStore Operation")
+  @Description(
+      "One call of the client's API, however it ended: write, read, ranged or stream read,"
+          + " history, delete, collect, verify, repair, listing, probe")
+  @Category("RafeStore")
+  @StackTrace(false)
+  static final class Operation extends Event {
+    @Label("Operation")
+    String operation;
+
+    @Label("Key")
+    @Description("The key; empty for operations on no one key")
+    String key;
+
+    @Label("Bytes")
+    @DataAmount
+    long bytes;
+
+    @Label("Outcome")
+    @Description("OK, NOT_FOUND, INTEGRITY, UNAVAILABLE, TIMEOUT, CANCELLED or FAILED")
+    String outcome;
+
+    @Label("Failure")
+    @Description("Why the operation failed; empty if it succeeded")
+    String failure;
+  }
+
   @Name("io.rafestore.Phase")
   @Label("RafeStore Phase")
-  @Description("One phase of a read or a write (writeDo, readM, writeDf, writeM, dataFetch)")
+  @Description("One phase of an operation (writeDo, readM, writeDf, writeM, dataFetch)")
   @Category("RafeStore")
   @StackTrace(false)
   static final class Phase extends Event {

@@ -2,10 +2,16 @@ package io.rafestore.internal.observe;
 
 import io.rafestore.CloudFault;
 import io.rafestore.CloudRequest;
+import io.rafestore.IntegrityException;
+import io.rafestore.KeyNotFoundException;
+import io.rafestore.OperationReceipt;
 import io.rafestore.PhaseTiming;
+import io.rafestore.QuorumException;
+import io.rafestore.RafeStoreException;
 import io.rafestore.RafeStoreListener;
 import io.rafestore.ReadReceipt;
 import io.rafestore.Scheduler;
+import io.rafestore.VersionNotFoundException;
 import io.rafestore.WriteReceipt;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -41,8 +47,8 @@ public final class Observer {
     return scheduler.nanoTime();
   }
 
-  /** Starts timing an operation on {@code key}. */
-  public OpTrace start(String key, OpTrace.Operation operation) {
+  /** Starts timing an operation on {@code key} (empty for an operation on no one key). */
+  public OpTrace start(String key, OperationReceipt.Kind operation) {
     return new OpTrace(this, key, operation);
   }
 
@@ -96,6 +102,34 @@ public final class Observer {
   public void readCompleted(OpTrace trace, ReadReceipt receipt) {
     trace.succeeded(receipt.version().toString(), receipt.bytes(), receipt);
     tell(l -> l.readCompleted(receipt));
+  }
+
+  void operationCompleted(OperationReceipt receipt) {
+    tell(l -> l.operationCompleted(receipt));
+  }
+
+  /** How an operation that failed with {@code cause} (null: it succeeded) ended. */
+  static OperationReceipt.Outcome outcome(Throwable cause) {
+    if (cause == null) {
+      return OperationReceipt.Outcome.OK;
+    }
+    if (cause instanceof KeyNotFoundException || cause instanceof VersionNotFoundException) {
+      return OperationReceipt.Outcome.NOT_FOUND;
+    }
+    if (cause instanceof IntegrityException) {
+      return OperationReceipt.Outcome.INTEGRITY;
+    }
+    if (cause instanceof QuorumException) {
+      return OperationReceipt.Outcome.UNAVAILABLE;
+    }
+    if (cause instanceof RafeStoreException
+        && cause.getCause() instanceof java.util.concurrent.TimeoutException) {
+      return OperationReceipt.Outcome.TIMEOUT;
+    }
+    if (cause instanceof java.util.concurrent.CancellationException) {
+      return OperationReceipt.Outcome.CANCELLED;
+    }
+    return OperationReceipt.Outcome.FAILED;
   }
 
   void operationFailed(OpTrace trace, Throwable error) {

@@ -1,9 +1,14 @@
 package io.rafestore.internal.observe;
 
+import io.rafestore.OperationReceipt;
 import io.rafestore.Phase;
 import io.rafestore.PhaseTiming;
 import io.rafestore.ReadReceipt;
+import io.rafestore.StoredValue;
 import io.rafestore.WriteReceipt;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -13,27 +18,25 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The timings of one operation's phases, on the client's scheduler. The protocol marks a phase's
- * {@link #begin} and {@link #end} (one call each, from any thread); each phase is reported to the
- * listener and to JFR when it ends, and the operation's receipt takes {@link #phases()}. A begin of
- * a phase already running is ignored, and so is an end of a phase not running, so a hook may sit on
- * a path that runs more than once; a phase that runs again after it ended (a read that reads
- * metadata again) is listed again.
+ * One operation of the client, from its call to its end, and the timings of its phases, on the
+ * client's scheduler. The protocol marks a phase's {@link #begin} and {@link #end} (one call each,
+ * from any thread); each phase is reported to the listener and to JFR when it ends, and the
+ * operation's receipt takes {@link #phases()}. A begin of a phase already running is ignored, and
+ * so is an end of a phase not running, so a hook may sit on a path that runs more than once; a
+ * phase that runs again after it ended (a read that reads metadata again) is listed again. When the
+ * operation ends ({@link #finish}, or {@link #observe} on its future), an {@link OperationReceipt}
+ * goes to the listener and an {@code io.rafestore.Operation} event to JFR.
  *
  * <p>Thread-safe (every method synchronises on the trace; listeners are called outside the lock).
  */
 public final class OpTrace {
-  /** What kind of operation is traced. */
-  public enum Operation {
-    READ,
-    WRITE
-  }
-
   private final Observer observer;
   private final String key;
-  private final Operation operation;
+  private final OperationReceipt.Kind operation;
   private final long startNanos;
+  // The kind's own event (Write, Read) if it has one, else null; and every operation's event.
   private final jdk.jfr.Event event;
+  private final JfrEvents.Operation operationEvent = new JfrEvents.Operation();
 
   // Guarded by this.
   private final Map<Phase, Long> open = new EnumMap<>(Phase.class);
@@ -41,21 +44,30 @@ public final class OpTrace {
   private final List<PhaseTiming> done = new ArrayList<>();
   private boolean finished;
   private boolean committed;
+  private long bytes;
 
-  OpTrace(Observer observer, String key, Operation operation) {
+  OpTrace(Observer observer, String key, OperationReceipt.Kind operation) {
     this.observer = observer;
     this.key = key;
     this.operation = operation;
     this.startNanos = observer.nanoTime();
-    this.event = operation == Operation.WRITE ? new JfrEvents.Write() : new JfrEvents.Read();
-    event.begin();
+    this.event =
+        switch (operation) {
+          case WRITE -> new JfrEvents.Write();
+          case READ -> new JfrEvents.Read();
+          default -> null;
+        };
+    if (event != null) {
+      event.begin();
+    }
+    operationEvent.begin();
   }
 
   public String key() {
     return key;
   }
 
-  public Operation operation() {
+  public OperationReceipt.Kind operation() {
     return operation;
   }
 
@@ -125,18 +137,96 @@ public final class OpTrace {
   }
 
   /**
+   * Ends the operation when {@code op} completes, with its outcome (and, for a value or bytes,
+   * their size), and returns a future that completes with {@code op} after the listener was told: a
+   * caller who sees the result has had the operation's events. A failure or cancellation of the
+   * returned future (the operation timeout, the caller's cancellation) is passed on to {@code op},
+   * so the operation's own handlers release what it holds, as if it had been completed directly;
+   * the trace then ends with it (its events may reach the listener just after the caller saw the
+   * failure).
+   */
+  public <T> CompletableFuture<T> observe(CompletableFuture<T> op) {
+    return relay(op, true);
+  }
+
+  /**
+   * Like {@link #observe}, but only a failure ends the operation; if {@code op} succeeds, the
+   * operation goes on (a read stream: see {@link #stream}).
+   */
+  public <T> CompletableFuture<T> observeFailure(CompletableFuture<T> op) {
+    return relay(op, false);
+  }
+
+  private <T> CompletableFuture<T> relay(CompletableFuture<T> op, boolean endOnSuccess) {
+    CompletableFuture<T> out = new CompletableFuture<>();
+    op.whenComplete(
+        (r, e) -> {
+          Throwable cause = unwrap(e);
+          if (r instanceof byte[] b) {
+            bytes(b.length);
+          } else if (r instanceof StoredValue v) {
+            bytes(v.info().size());
+          } else if (r instanceof WriteReceipt w) {
+            bytes(w.info().size());
+          }
+          if (cause != null || endOnSuccess) {
+            finish(cause);
+          }
+          if (cause == null) {
+            out.complete(r);
+          } else {
+            out.completeExceptionally(cause);
+          }
+        });
+    out.whenComplete(
+        (r, e) -> {
+          if (e != null && !op.isDone()) {
+            op.completeExceptionally(unwrap(e));
+          }
+        });
+    return out;
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    Throwable cause = e;
+    while ((cause instanceof java.util.concurrent.CompletionException
+            || cause instanceof java.util.concurrent.ExecutionException)
+        && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
+  }
+
+  /**
+   * {@code in}, timed as this operation's data fetch: the phase and the operation end when the
+   * stream reaches its end (success), throws (failure) or is closed before its end (cancelled).
+   */
+  public InputStream stream(InputStream in) {
+    begin(Phase.DATA_FETCH);
+    return new Traced(in);
+  }
+
+  /** The value bytes the operation returned or wrote. */
+  public synchronized void bytes(long n) {
+    bytes = n;
+  }
+
+  /**
    * The operation ended: phases still running end now (and are reported); a failure is logged and
-   * committed to JFR. Call it on every outcome; only the first call counts.
+   * committed to JFR; the {@link OperationReceipt} goes to the listener. Call it on every outcome;
+   * only the first call counts.
    */
   public void finish(Throwable error) {
     List<PhaseTiming> ended = new ArrayList<>();
     List<JfrEvents.Phase> events = new ArrayList<>();
     long now = observer.nanoTime();
+    long size;
     synchronized (this) {
       if (finished) {
         return;
       }
       finished = true;
+      size = bytes;
       for (Map.Entry<Phase, Long> o : open.entrySet()) {
         PhaseTiming t = timing(o.getKey(), o.getValue(), now);
         done.add(t);
@@ -148,19 +238,36 @@ public final class OpTrace {
     for (int i = 0; i < ended.size(); i++) {
       report(ended.get(i), events.get(i));
     }
-    if (error != null) {
-      Throwable cause = error;
-      while (cause instanceof java.util.concurrent.CompletionException
-          && cause.getCause() != null) {
-        cause = cause.getCause();
-      }
+    Throwable cause = unwrap(error);
+    String failure = cause == null ? "" : String.valueOf(cause);
+    if (cause != null) {
       observer.operationFailed(this, cause);
-      commit(null, 0, null, String.valueOf(cause));
+      commit(null, 0, null, failure);
     }
+    OperationReceipt receipt =
+        new OperationReceipt(
+            operation,
+            key,
+            Duration.ofNanos(Math.max(0, now - startNanos)),
+            Observer.outcome(cause),
+            size,
+            phases(),
+            failure);
+    operationEvent.end();
+    if (operationEvent.shouldCommit()) {
+      operationEvent.operation = operation.name();
+      operationEvent.key = key;
+      operationEvent.bytes = size;
+      operationEvent.outcome = receipt.outcome().name();
+      operationEvent.failure = failure;
+      operationEvent.commit();
+    }
+    observer.operationCompleted(receipt);
   }
 
   /** Called by the observer when the operation completed with {@code receipt}. */
   void succeeded(String version, long bytes, Object receipt) {
+    bytes(bytes);
     commit(version, bytes, receipt, "");
   }
 
@@ -170,6 +277,9 @@ public final class OpTrace {
         return;
       }
       committed = true;
+    }
+    if (event == null) {
+      return;
     }
     event.end();
     if (!event.shouldCommit()) {
@@ -214,5 +324,84 @@ public final class OpTrace {
       }
     }
     observer.phase(key, timing);
+  }
+
+  /** A read stream that ends its operation: at its end, at a failure, or when it is closed. */
+  private final class Traced extends FilterInputStream {
+    private long read;
+
+    Traced(InputStream in) {
+      super(in);
+    }
+
+    @Override
+    public int read() throws IOException {
+      int b;
+      try {
+        b = super.read();
+      } catch (IOException | RuntimeException e) {
+        end(e);
+        throw e;
+      }
+      if (b < 0) {
+        atEnd();
+      } else {
+        read++;
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] buf, int off, int len) throws IOException {
+      int n;
+      try {
+        n = super.read(buf, off, len);
+      } catch (IOException | RuntimeException e) {
+        end(e);
+        throw e;
+      }
+      if (n < 0) {
+        atEnd();
+      } else {
+        read += n;
+      }
+      return n;
+    }
+
+    @Override
+    public long skip(long n) throws IOException {
+      long s;
+      try {
+        s = super.skip(n);
+      } catch (IOException | RuntimeException e) {
+        end(e);
+        throw e;
+      }
+      read += s;
+      return s;
+    }
+
+    @Override
+    public void close() throws IOException {
+      end(
+          new java.util.concurrent.CancellationException(
+              "the stream was closed after " + read + " bytes, before its end"));
+      super.close();
+    }
+
+    private void atEnd() {
+      end(null);
+    }
+
+    /** Ends the operation (the first call counts) with the bytes the caller has read so far. */
+    private void end(Throwable error) {
+      synchronized (OpTrace.this) {
+        if (finished) {
+          return;
+        }
+        bytes = read;
+      }
+      finish(error);
+    }
   }
 }

@@ -5,7 +5,9 @@ import io.rafestore.CloudStats;
 import io.rafestore.CollectionReport;
 import io.rafestore.ConditionOne;
 import io.rafestore.HistoryPage;
+import io.rafestore.OperationReceipt.Kind;
 import io.rafestore.OrphanReport;
+import io.rafestore.Phase;
 import io.rafestore.ProbeOptions;
 import io.rafestore.ProbeReport;
 import io.rafestore.ProtocolMode;
@@ -19,6 +21,7 @@ import io.rafestore.VerifyReport;
 import io.rafestore.Version;
 import io.rafestore.VersionInfo;
 import io.rafestore.WriteReceipt;
+import io.rafestore.internal.observe.OpTrace;
 import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
@@ -127,7 +130,7 @@ public final class Client implements RafeStore {
   public CompletableFuture<ProbeReport> probe(ProbeOptions options) {
     Objects.requireNonNull(options, "options");
     checkOpen();
-    return bounded(Probe.run(ctx, options), "probe");
+    return bounded(traced(Kind.PROBE, "", t -> Probe.run(ctx, options)), "probe");
   }
 
   private WriteReceipt writeStream(String key, InputStream in, long size)
@@ -182,7 +185,7 @@ public final class Client implements RafeStore {
       throws RafeStoreException, InterruptedIOException {
     Names.checkKey(key);
     checkOpen();
-    return await(bounded(ReadOp.resolve(ctx, key, version), "open stream of '" + key + "'"))
+    return await(bounded(ReadOp.stream(ctx, key, version), "open stream of '" + key + "'"))
         .stream();
   }
 
@@ -195,25 +198,31 @@ public final class Client implements RafeStore {
     }
     checkOpen();
     return bounded(
-        MetadataRead.run(ctx, key)
-            .thenApply(
-                view -> {
-                  List<VersionInfo> page = new ArrayList<>();
-                  boolean more = false;
-                  for (View.Item it : view.visible) {
-                    if (before.isPresent() && it.version().compareTo(before.get()) >= 0) {
-                      continue;
-                    }
-                    if (page.size() == limit) {
-                      more = true;
-                      break;
-                    }
-                    page.add(it.entry().info(key, it.version().writer()));
-                  }
-                  Optional<Version> next =
-                      more ? Optional.of(page.get(page.size() - 1).version()) : Optional.empty();
-                  return new HistoryPage(key, page, next);
-                }),
+        traced(
+            Kind.HISTORY,
+            key,
+            t ->
+                t.timed(Phase.READ_M, MetadataRead.run(ctx, key))
+                    .thenApply(
+                        view -> {
+                          List<VersionInfo> page = new ArrayList<>();
+                          boolean more = false;
+                          for (View.Item it : view.visible) {
+                            if (before.isPresent() && it.version().compareTo(before.get()) >= 0) {
+                              continue;
+                            }
+                            if (page.size() == limit) {
+                              more = true;
+                              break;
+                            }
+                            page.add(it.entry().info(key, it.version().writer()));
+                          }
+                          Optional<Version> next =
+                              more
+                                  ? Optional.of(page.get(page.size() - 1).version())
+                                  : Optional.empty();
+                          return new HistoryPage(key, page, next);
+                        })),
         "history of '" + key + "'");
   }
 
@@ -222,7 +231,8 @@ public final class Client implements RafeStore {
     Names.checkKey(key);
     checkWriter("delete");
     checkOpen();
-    return bounded(DeleteOp.run(ctx, key), "delete of '" + key + "'");
+    return bounded(
+        traced(Kind.DELETE, key, t -> DeleteOp.run(ctx, key, t)), "delete of '" + key + "'");
   }
 
   @Override
@@ -231,7 +241,9 @@ public final class Client implements RafeStore {
     Objects.requireNonNull(policy, "policy");
     checkWriter("collect");
     checkOpen();
-    return bounded(Maintenance.collect(ctx, key, policy), "collection of '" + key + "'");
+    return bounded(
+        traced(Kind.COLLECT, key, t -> Maintenance.collect(ctx, key, policy, t)),
+        "collection of '" + key + "'");
   }
 
   @Override
@@ -243,7 +255,9 @@ public final class Client implements RafeStore {
     }
     checkOpen();
     return bounded(
-        Maintenance.collectOrphans(ctx, orphans, key, grace), "orphan collection of '" + key + "'");
+        traced(
+            Kind.COLLECT_ORPHANS, key, t -> Maintenance.collectOrphans(ctx, orphans, key, grace)),
+        "orphan collection of '" + key + "'");
   }
 
   @Override
@@ -251,45 +265,48 @@ public final class Client implements RafeStore {
     Names.checkKey(key);
     checkWriter("purge");
     checkOpen();
-    return bounded(Maintenance.purge(ctx, key), "purge of '" + key + "'");
+    return bounded(
+        traced(Kind.PURGE, key, t -> Maintenance.purge(ctx, key)), "purge of '" + key + "'");
   }
 
   @Override
   public CompletableFuture<VerifyReport> verify(String key) {
     Names.checkKey(key);
     checkOpen();
-    return bounded(Verifier.verify(ctx, key), "verify of '" + key + "'");
+    return bounded(
+        traced(Kind.VERIFY, key, t -> Verifier.verify(ctx, key)), "verify of '" + key + "'");
   }
 
   @Override
   public CompletableFuture<RepairReport> repair(String key) {
     Names.checkKey(key);
     checkOpen();
-    return bounded(Verifier.repair(ctx, key), "repair of '" + key + "'");
+    return bounded(
+        traced(Kind.REPAIR, key, t -> Verifier.repair(ctx, key)), "repair of '" + key + "'");
   }
 
   @Override
   public CompletableFuture<List<String>> keys() {
     checkOpen();
-    return bounded(Listings.allKeys(ctx), "key listing");
+    return bounded(traced(Kind.KEYS, "", t -> Listings.allKeys(ctx)), "key listing");
   }
 
   @Override
   public CompletableFuture<io.rafestore.KeyPage> keys(String after, int limit) {
     checkOpen();
-    return bounded(Listings.keys(ctx, after, limit), "key listing");
+    return bounded(traced(Kind.KEYS, "", t -> Listings.keys(ctx, after, limit)), "key listing");
   }
 
   @Override
   public CompletableFuture<List<VerifyReport>> verifyAll() {
     checkOpen();
-    return guarded("verifyAll", eachKey(this::verify));
+    return guarded("verifyAll", traced(Kind.VERIFY_ALL, "", t -> eachKey(this::verify)));
   }
 
   @Override
   public CompletableFuture<List<RepairReport>> repairAll() {
     checkOpen();
-    return guarded("repairAll", eachKey(this::repair));
+    return guarded("repairAll", traced(Kind.REPAIR_ALL, "", t -> eachKey(this::repair)));
   }
 
   /**
@@ -405,6 +422,25 @@ public final class Client implements RafeStore {
       throw new IllegalStateException(
           "cannot " + what + ": this client has no writer identity (set Builder.writer)");
     }
+  }
+
+  /**
+   * Runs {@code op} as one observed operation: its trace starts before {@code op} does and ends
+   * with the future {@code op} returns, before the returned future completes ({@link
+   * OpTrace#observe}: the operation timeout and the caller's cancellation reach {@code op} through
+   * it). {@code op} gets the trace to time its phases.
+   */
+  private <T> CompletableFuture<T> traced(
+      Kind kind, String key, java.util.function.Function<OpTrace, CompletableFuture<T>> op) {
+    OpTrace trace = ctx.observer.start(key, kind);
+    CompletableFuture<T> f;
+    try {
+      f = op.apply(trace);
+    } catch (RuntimeException e) {
+      trace.finish(e);
+      throw e;
+    }
+    return trace.observe(f);
   }
 
   /**

@@ -98,4 +98,48 @@ class JfrEventsTest {
         .filteredOn(e -> e.getString("kind").equals("PUT"))
         .anySatisfy(e -> assertThat(e.getLong("bytes")).isEqualTo(12));
   }
+
+  @Test
+  void everyOperationIsRecordedWithItsOutcome(@TempDir Path dir) throws Exception {
+    Harness h = new Harness(1, 4).rtts(TABLE1);
+    List<RecordedEvent> events;
+    try (Recording recording = new Recording()) {
+      recording.enable("io.rafestore.Operation").withoutThreshold();
+      recording.enable("io.rafestore.Phase").withoutThreshold();
+      recording.start();
+      try (RafeStore store = h.client(ProtocolMode.PAPER)) {
+        WriteReceipt w = h.run(store.write("feed", utf8("twelve bytes")));
+        h.run(store.read("feed", w.version(), 7, 5));
+        h.run(store.verify("feed"));
+        h.run(store.keys());
+        h.run(store.delete("feed"));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> h.run(store.read("feed")))
+            .hasCauseInstanceOf(io.rafestore.KeyNotFoundException.class);
+      }
+      recording.stop();
+      Path file = dir.resolve("operations.jfr");
+      recording.dump(file);
+      events = RecordingFile.readAllEvents(file);
+    }
+
+    List<RecordedEvent> ops = named(events, "io.rafestore.Operation");
+    assertThat(ops)
+        .extracting(e -> e.getString("operation") + " " + e.getString("outcome"))
+        .containsExactly(
+            "WRITE OK", "RANGED_READ OK", "VERIFY OK", "KEYS OK", "DELETE OK", "READ NOT_FOUND");
+    assertThat(ops.get(0).getLong("bytes")).isEqualTo(12);
+    assertThat(ops.get(1).getLong("bytes")).isEqualTo(5);
+    assertThat(ops.get(3).getString("key")).isEmpty();
+    assertThat(ops.get(5).getString("failure")).contains("KeyNotFoundException");
+    assertThat(ops.subList(0, 5)).allSatisfy(e -> assertThat(e.getString("failure")).isEmpty());
+    List<RecordedEvent> phases = named(events, "io.rafestore.Phase");
+    assertThat(phases)
+        .filteredOn(e -> e.getString("operation").equals("RANGED_READ"))
+        .extracting(e -> e.getString("phase"))
+        .containsExactly("readM", "dataFetch");
+    assertThat(phases)
+        .filteredOn(e -> e.getString("operation").equals("DELETE"))
+        .extracting(e -> e.getString("phase"))
+        .containsExactly("readM", "writeM");
+  }
 }

@@ -8,19 +8,31 @@ import io.rafestore.CloudFault;
 import io.rafestore.CloudRequest;
 import io.rafestore.CloudRole;
 import io.rafestore.CloudStats;
+import io.rafestore.KeyNotFoundException;
+import io.rafestore.OperationReceipt;
+import io.rafestore.OperationReceipt.Kind;
+import io.rafestore.OperationReceipt.Outcome;
 import io.rafestore.Phase;
 import io.rafestore.PhaseTiming;
 import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
 import io.rafestore.RafeStoreListener;
 import io.rafestore.ReadReceipt;
+import io.rafestore.RetentionPolicy;
 import io.rafestore.StoredValue;
+import io.rafestore.Version;
 import io.rafestore.WriteReceipt;
+import io.rafestore.clouds.ByzantineCloud;
+import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.internal.protocol.TestCloud.Behaviour;
+import java.io.InputStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -275,5 +287,270 @@ class ObservabilityTest {
       assertThat(last.phases).hasSameSizeAs(first.phases).isNotEmpty();
       assertThat(last.requests).hasSameSizeAs(first.requests).isNotEmpty();
     }
+  }
+
+  private static OperationReceipt last(RecordingListener seen, Kind kind) {
+    List<OperationReceipt> of = seen.operations.stream().filter(o -> o.kind() == kind).toList();
+    assertThat(of).as("receipts of " + kind).isNotEmpty();
+    return of.get(of.size() - 1);
+  }
+
+  private static List<Phase> phases(OperationReceipt r) {
+    return r.phases().stream().map(PhaseTiming::phase).toList();
+  }
+
+  @Test
+  void writesAndReadsEndWithOneOperationReceiptAfterTheirOwnReceipt() throws Exception {
+    Harness h = new Harness(1, 4).rtts(TABLE1);
+    RecordingListener seen = new RecordingListener();
+    try (RafeStore store = config1(h, ProtocolMode.PAPER, seen)) {
+      WriteReceipt w = h.run(store.write("feed", utf8("twelve bytes")));
+      assertThat(seen.order).last().isEqualTo("operation");
+      assertThat(seen.order.get(seen.order.size() - 2)).isEqualTo("write");
+      OperationReceipt op = seen.operations.get(0);
+      assertThat(op.kind()).isEqualTo(Kind.WRITE);
+      assertThat(op.key()).isEqualTo("feed");
+      assertThat(op.outcome()).isEqualTo(Outcome.OK);
+      assertThat(op.failure()).isEmpty();
+      assertThat(op.bytes()).isEqualTo(12);
+      assertThat(op.phases()).isEqualTo(w.phases());
+      assertThat(op.duration()).isEqualTo(w.latency());
+
+      seen.clear();
+      h.run(store.read("feed"));
+      assertThat(seen.order).endsWith("read", "operation");
+      ReadReceipt r = seen.reads.get(0);
+      assertThat(seen.operations)
+          .singleElement()
+          .satisfies(
+              o -> {
+                assertThat(o.kind()).isEqualTo(Kind.READ);
+                assertThat(o.bytes()).isEqualTo(12);
+                assertThat(o.phases()).isEqualTo(r.phases());
+                assertThat(o.duration()).isEqualTo(r.latency());
+              });
+    }
+  }
+
+  @Test
+  void aRangedReadReportsReadMAndTheDataFetchOfItsRange() throws Exception {
+    Harness h = new Harness(1, 4).rtts(TABLE1);
+    RecordingListener seen = new RecordingListener();
+    try (RafeStore store = config1(h, ProtocolMode.PAPER, seen)) {
+      WriteReceipt w = h.run(store.write("feed", utf8("twelve bytes")));
+      seen.clear();
+      assertThat(h.run(store.read("feed", w.version(), 7, 5))).isEqualTo(utf8("bytes"));
+
+      OperationReceipt r = last(seen, Kind.RANGED_READ);
+      assertThat(r.outcome()).isEqualTo(Outcome.OK);
+      assertThat(r.bytes()).isEqualTo(5);
+      assertThat(phases(r)).containsExactly(Phase.READ_M, Phase.DATA_FETCH);
+      // readM on n - f = 3 clouds (p2's 750 ms), then the whole value from p0 (5 ms), then cut.
+      assertThat(phase(r.phases(), Phase.READ_M).duration()).isEqualTo(ms(750));
+      assertThat(phase(r.phases(), Phase.DATA_FETCH).start()).isEqualTo(ms(750));
+      assertThat(phase(r.phases(), Phase.DATA_FETCH).duration()).isEqualTo(ms(5));
+      assertThat(r.duration()).isEqualTo(ms(755));
+      assertThat(seen.phases).extracting(RecordingListener.PhaseEnd::timing).isEqualTo(r.phases());
+      // A ranged read has no read receipt of a whole value.
+      assertThat(seen.reads).isEmpty();
+
+      seen.clear();
+      Version never = new Version(w.version().timestamp() + 5, "alice");
+      assertThatFails(h, store.read("feed", never, 0, 1));
+      OperationReceipt missing = last(seen, Kind.RANGED_READ);
+      assertThat(missing.outcome()).isEqualTo(Outcome.NOT_FOUND);
+      assertThat(missing.failure()).contains("VersionNotFoundException");
+      assertThat(phases(missing)).containsExactly(Phase.READ_M);
+    }
+  }
+
+  @Test
+  void deleteHistoryAndCollectReportTheirReadMAndWriteM() throws Exception {
+    Harness h = new Harness(1, 4).rtts(TABLE1);
+    RecordingListener seen = new RecordingListener();
+    try (RafeStore store = config1(h, ProtocolMode.PAPER, seen)) {
+      for (int i = 0; i < 3; i++) {
+        h.run(store.write("feed", utf8("item " + i)));
+      }
+      seen.clear();
+      assertThat(h.run(store.history("feed", Optional.empty(), 10)).versions()).hasSize(3);
+      OperationReceipt history = last(seen, Kind.HISTORY);
+      assertThat(phases(history)).containsExactly(Phase.READ_M);
+      assertThat(history.duration()).isEqualTo(ms(750));
+
+      h.run(store.collect("feed", RetentionPolicy.keepLast(1)));
+      OperationReceipt collect = last(seen, Kind.COLLECT);
+      assertThat(collect.outcome()).isEqualTo(Outcome.OK);
+      assertThat(phases(collect)).containsExactly(Phase.READ_M, Phase.WRITE_M);
+      // The watermark goes to n - f = 3 clouds once readM ended; the data deletions follow it.
+      assertThat(phase(collect.phases(), Phase.WRITE_M).start()).isEqualTo(ms(750));
+      assertThat(phase(collect.phases(), Phase.WRITE_M).duration()).isEqualTo(ms(750));
+      assertThat(collect.duration()).isGreaterThanOrEqualTo(ms(1500));
+
+      h.run(store.delete("feed"));
+      OperationReceipt delete = last(seen, Kind.DELETE);
+      assertThat(delete.outcome()).isEqualTo(Outcome.OK);
+      assertThat(delete.key()).isEqualTo("feed");
+      assertThat(phases(delete)).containsExactly(Phase.READ_M, Phase.WRITE_M);
+      PhaseTiming tombstone = phase(delete.phases(), Phase.WRITE_M);
+      assertThat(tombstone.start()).isEqualTo(ms(750));
+      assertThat(tombstone.duration()).isEqualTo(ms(750));
+      // The data objects are deleted after the tombstone is on a quorum.
+      assertThat(delete.duration()).isGreaterThan(tombstone.end());
+
+      // Every phase the listener was told belongs to one of these operations, in their order.
+      assertThat(seen.phases)
+          .extracting(RecordingListener.PhaseEnd::timing)
+          .containsExactlyElementsOf(
+              seen.operations.stream().flatMap(o -> o.phases().stream()).toList());
+    }
+  }
+
+  @Test
+  void maintenanceListingsAndTheProbeEndWithAReceiptWithoutPhases() throws Exception {
+    Harness h = new Harness(1, 4).rtts(TABLE1);
+    h.clouds.get(0).behave(Behaviour.CORRUPT);
+    RecordingListener seen = new RecordingListener();
+    try (RafeStore store = config1(h, ProtocolMode.PAPER, seen)) {
+      h.run(store.write("a", utf8("one")));
+      h.run(store.write("b", utf8("two")));
+      seen.clear();
+      h.run(store.verify("a"));
+      h.run(store.repair("a"));
+      assertThat(h.run(store.keys())).containsExactly("a", "b");
+      assertThat(h.run(store.verifyAll())).hasSize(2);
+      h.run(store.collectOrphans("a", Duration.ZERO));
+
+      assertThat(seen.operations)
+          .extracting(OperationReceipt::kind)
+          .containsExactly(
+              Kind.VERIFY,
+              Kind.REPAIR,
+              Kind.KEYS,
+              Kind.VERIFY,
+              Kind.VERIFY,
+              Kind.VERIFY_ALL,
+              Kind.COLLECT_ORPHANS);
+      assertThat(seen.operations)
+          .allSatisfy(
+              o -> {
+                assertThat(o.outcome()).isEqualTo(Outcome.OK);
+                assertThat(o.phases()).isEmpty();
+                assertThat(o.duration()).isPositive();
+              });
+      assertThat(seen.operations)
+          .filteredOn(o -> o.kind() == Kind.KEYS || o.kind() == Kind.VERIFY_ALL)
+          .allSatisfy(o -> assertThat(o.key()).isEmpty());
+      assertThat(seen.operations.get(0).key()).isEqualTo("a");
+      // verifyAll takes as long as its listing and its verifies, one after another.
+      OperationReceipt all = last(seen, Kind.VERIFY_ALL);
+      Duration each =
+          seen.operations.subList(3, 5).stream()
+              .map(OperationReceipt::duration)
+              .reduce(Duration.ZERO, Duration::plus);
+      assertThat(all.duration()).isGreaterThan(each);
+    }
+  }
+
+  @Test
+  void failuresAreReportedWithTheirOutcome() throws Exception {
+    Harness h = new Harness(1, 4).rtts(TABLE1);
+    RecordingListener seen = new RecordingListener();
+    try (RafeStore store =
+        h.builder(ProtocolMode.PAPER)
+            .listener(seen)
+            .operationTimeout(Duration.ofSeconds(10))
+            .build()) {
+      assertThatFails(h, store.read("missing"));
+      OperationReceipt notFound = last(seen, Kind.READ);
+      assertThat(notFound.outcome()).isEqualTo(Outcome.NOT_FOUND);
+      assertThat(notFound.failure()).contains(KeyNotFoundException.class.getSimpleName());
+      assertThat(phases(notFound)).containsExactly(Phase.READ_M);
+
+      // Two of four clouds hang (more than f): readM never gets its quorum; the timeout ends it.
+      h.clouds.get(2).behave(Behaviour.HANG);
+      h.clouds.get(3).behave(Behaviour.HANG);
+      assertThatFails(h, store.read("missing"));
+      OperationReceipt timeout = last(seen, Kind.READ);
+      assertThat(timeout.outcome()).isEqualTo(Outcome.TIMEOUT);
+      assertThat(timeout.duration()).isEqualTo(Duration.ofSeconds(10));
+      // The phase still running when the operation ended is ended with it.
+      assertThat(phase(timeout.phases(), Phase.READ_M).end()).isEqualTo(Duration.ofSeconds(10));
+      assertThatFails(h, store.delete("gone"));
+      assertThat(last(seen, Kind.DELETE).outcome()).isEqualTo(Outcome.TIMEOUT);
+
+      // Two crashed clouds: readM fails at once for want of a quorum.
+      h.clouds.get(2).behave(Behaviour.CRASH);
+      h.clouds.get(3).behave(Behaviour.CRASH);
+      assertThatFails(h, store.history("missing", Optional.empty(), 1));
+      assertThat(last(seen, Kind.HISTORY).outcome()).isEqualTo(Outcome.UNAVAILABLE);
+    }
+  }
+
+  @Test
+  void aCancelledOperationIsReportedCancelled() throws Exception {
+    Harness h = new Harness(1, 4).rtts(TABLE1);
+    RecordingListener seen = new RecordingListener();
+    try (RafeStore store = config1(h, ProtocolMode.PAPER, seen)) {
+      var verify = store.verify("feed");
+      h.scheduler.advance(ms(100));
+      verify.cancel(true);
+      h.scheduler.runUntilIdle();
+      OperationReceipt r = last(seen, Kind.VERIFY);
+      assertThat(r.outcome()).isEqualTo(Outcome.CANCELLED);
+      assertThat(r.duration()).isEqualTo(ms(100));
+    }
+  }
+
+  @Test
+  void aStreamReadEndsWhenTheStreamEndsOrIsClosed() throws Exception {
+    // openStream blocks its caller, so these clouds answer at once (no virtual time to drive);
+    // p0 lies about every value it returns, from the first read on.
+    RecordingListener seen = new RecordingListener();
+    RafeStore.Builder b =
+        RafeStore.builder().faultsTolerated(1).writer("alice", Harness.ALICE).listener(seen);
+    ByzantineCloud liar = new ByzantineCloud(new MemoryCloud("p0"), 1);
+    b.cloud(liar, CloudRole.DATA_AND_METADATA, ms(1));
+    for (int i = 1; i < 4; i++) {
+      b.cloud(new MemoryCloud("p" + i), CloudRole.DATA_AND_METADATA, ms(1 + i));
+    }
+    try (RafeStore store = b.build()) {
+      var s = store.blocking();
+      s.write("feed", utf8("twelve bytes"));
+      liar.behave(ByzantineCloud.Behaviour.CORRUPT);
+      seen.clear();
+      try (InputStream in = s.openStream("feed")) {
+        assertThat(in.readAllBytes()).isEqualTo(utf8("twelve bytes"));
+        // Ended at the stream's end, before the close.
+        assertThat(seen.operations).hasSize(1);
+      }
+      OperationReceipt whole = last(seen, Kind.STREAM_READ);
+      assertThat(whole.outcome()).isEqualTo(Outcome.OK);
+      assertThat(whole.bytes()).isEqualTo(12);
+      assertThat(phases(whole)).containsExactly(Phase.READ_M, Phase.DATA_FETCH);
+      // Whichever holder served it, the bytes are the signed ones; a lie, if met, named p0 only.
+      assertThat(seen.faults).extracting(f -> f.fault().cloudId()).containsOnly("p0");
+
+      seen.clear();
+      try (InputStream in = s.openStream("feed")) {
+        assertThat(in.readNBytes(6)).isEqualTo(utf8("twelve"));
+        assertThat(seen.operations).isEmpty();
+      }
+      OperationReceipt early = last(seen, Kind.STREAM_READ);
+      assertThat(early.outcome()).isEqualTo(Outcome.CANCELLED);
+      assertThat(early.bytes()).isEqualTo(6);
+      assertThat(early.failure()).contains("closed after 6 bytes");
+
+      seen.clear();
+      Assertions.assertThatThrownBy(() -> s.openStream("missing"))
+          .isInstanceOf(KeyNotFoundException.class);
+      OperationReceipt missing = last(seen, Kind.STREAM_READ);
+      assertThat(missing.outcome()).isEqualTo(Outcome.NOT_FOUND);
+      assertThat(phases(missing)).containsExactly(Phase.READ_M);
+    }
+  }
+
+  private static void assertThatFails(Harness h, java.util.concurrent.CompletableFuture<?> f) {
+    Assertions.assertThatThrownBy(() -> h.run(f)).isInstanceOf(ExecutionException.class);
   }
 }

@@ -2,6 +2,7 @@ package io.rafestore.internal.protocol;
 
 import io.rafestore.CloudFault;
 import io.rafestore.CloudRequest;
+import io.rafestore.OperationReceipt;
 import io.rafestore.PhaseTiming;
 import io.rafestore.RafeStoreListener;
 import io.rafestore.ReadReceipt;
@@ -20,6 +21,10 @@ class RecordingListener implements RafeStoreListener {
   final List<ReadReceipt> reads = new CopyOnWriteArrayList<>();
   final List<PhaseEnd> phases = new CopyOnWriteArrayList<>();
   final List<CloudRequest> requests = new CopyOnWriteArrayList<>();
+  final List<OperationReceipt> operations = new CopyOnWriteArrayList<>();
+
+  /** The events of operations in the order they came: "phase", "write", "read", "operation". */
+  final List<String> order = new CopyOnWriteArrayList<>();
 
   @Override
   public void cloudFault(String key, CloudFault fault) {
@@ -29,16 +34,19 @@ class RecordingListener implements RafeStoreListener {
   @Override
   public void writeCompleted(WriteReceipt receipt) {
     writes.add(receipt);
+    order.add("write");
   }
 
   @Override
   public void readCompleted(ReadReceipt receipt) {
     reads.add(receipt);
+    order.add("read");
   }
 
   @Override
   public void phaseCompleted(String key, PhaseTiming phase) {
     phases.add(new PhaseEnd(key, phase));
+    order.add("phase");
   }
 
   @Override
@@ -46,7 +54,15 @@ class RecordingListener implements RafeStoreListener {
     requests.add(request);
   }
 
+  @Override
+  public void operationCompleted(OperationReceipt receipt) {
+    operations.add(receipt);
+    order.add("operation");
+  }
+
   void clear() {
+    operations.clear();
+    order.clear();
     faults.clear();
     writes.clear();
     reads.clear();

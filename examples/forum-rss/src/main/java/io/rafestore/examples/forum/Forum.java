@@ -221,8 +221,7 @@ final class Forum {
         capture.ifPresent(RequestRecorder.Capture::close);
       }
       if (capture.isPresent()) {
-        Timeline t =
-            new Timeline(clouds(), capture.get(), clouds().size() - store.faultsTolerated());
+        Timeline t = new Timeline(clouds(), capture.get(), r);
         synchronized (timelines) {
           timelines.put(new VersionKey(key, r.version()), t);
         }

@@ -31,6 +31,12 @@ import java.util.function.Supplier;
  * attributed to it too; the forum does not read while posting, and a visitor's concurrent page view
  * is rare and shows as an extra readM bar.
  *
+ * <p><b>Why a recorder beside the library's events.</b> The write's phases come from the library
+ * ({@code WriteReceipt.phases()}, which {@link Timeline} draws and classifies by); the listener's
+ * {@code cloudRequest} events carry each request's cloud, kind and duration but not the object it
+ * named, so they cannot be told apart by key, and a post's bars need exactly that. This decorator
+ * adds only the object name and the start of each request on the post's key.
+ *
  * <p>Thread-safe.
  */
 final class RequestRecorder {

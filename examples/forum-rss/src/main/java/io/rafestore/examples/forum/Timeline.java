@@ -2,6 +2,8 @@ package io.rafestore.examples.forum;
 
 import static io.rafestore.examples.forum.Html.escape;
 
+import io.rafestore.PhaseTiming;
+import io.rafestore.WriteReceipt;
 import io.rafestore.examples.forum.RequestRecorder.Kind;
 import io.rafestore.examples.forum.RequestRecorder.Outcome;
 import io.rafestore.examples.forum.RequestRecorder.Request;
@@ -11,22 +13,29 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * One write's requests per cloud, drawn like the paper's Figure 2: a row per cloud, a bar per
- * request coloured by protocol phase, a line at the crucial check and one at completion.
+ * One write's requests per cloud, drawn like the paper's Figure 2: a row with the write's phases as
+ * the library timed them (the {@link WriteReceipt#phases() receipt's phases}), then a row per
+ * cloud, a bar per request coloured by protocol phase, a line at the crucial check and one at
+ * completion.
  *
- * <p><b>Phases</b> (design.md section 5), from the requests alone:
+ * <p><b>Phases.</b> The protocol's own timings (design.md section 7, "Observability") give when
+ * readM ended, which is the crucial check, and when writeDf started, if it ran; each request is
+ * then classified by the object it names:
  *
  * <ul>
  *   <li>readM: a get of a metadata log ({@code m/...});
- *   <li>the crucial check: when readM completed, i.e. when the (n - f)-th successful metadata get
- *       ended (the protocol stops waiting there); if fewer succeeded, the last one's end;
- *   <li>writeDo: a put of a data object that started before the crucial check;
- *   <li>writeDf: a put of a data object that started at or after it (an extra data cloud);
+ *   <li>writeDo: a put of a data object that started before writeDf did;
+ *   <li>writeDf: a put of a data object that started at or after writeDf's start (an extra data
+ *       cloud);
  *   <li>writeM: a put of a metadata log;
  *   <li>other: anything else on the key's objects (a delete, a list, a data get).
  * </ul>
  *
- * Immutable apart from the requests' ends, which a request still running at completion fills in
+ * The receipt's phases are offsets from the write's start on the client's clock; the capture opens
+ * just before the write starts, so they are drawn from the capture's start (microseconds early,
+ * which keeps every writeDf put at or after writeDf's drawn start).
+ *
+ * <p>Immutable apart from the requests' ends, which a request still running at completion fills in
  * later (metadata puts may finish after the write returned); the drawing shows what is known when
  * it is made.
  */
@@ -58,33 +67,34 @@ final class Timeline {
   private final long startNanos;
   private final long endNanos;
   private final long crucialCheckNanos;
+  private final long writeDfNanos;
+  private final List<PhaseTiming> spans;
 
   /**
    * @param clouds the row order (every cloud of the store)
-   * @param quorum n - f: how many metadata replies complete readM
+   * @param capture the write's requests
+   * @param receipt the write's receipt, with its phases' timings
    */
-  Timeline(List<String> clouds, RequestRecorder.Capture capture, int quorum) {
+  Timeline(List<String> clouds, RequestRecorder.Capture capture, WriteReceipt receipt) {
     this.clouds = List.copyOf(clouds);
     List<Request> rs = new ArrayList<>(capture.requests());
     rs.sort(Comparator.comparingLong(r -> r.startNanos));
     this.requests = List.copyOf(rs);
     this.startNanos = capture.startNanos;
     this.endNanos = capture.endNanos() == 0 ? capture.startNanos : capture.endNanos();
-    List<Long> readMEnds = new ArrayList<>();
-    long lastReadMEnd = -1;
-    for (Request r : rs) {
-      if (phaseIgnoringCheck(r) == Phase.READ_M && r.outcome() != Outcome.RUNNING) {
-        lastReadMEnd = Math.max(lastReadMEnd, r.endNanos());
-        if (r.outcome() == Outcome.OK) {
-          readMEnds.add(r.endNanos());
-        }
+    this.spans = receipt.phases();
+    this.crucialCheckNanos = at(io.rafestore.Phase.READ_M, true);
+    this.writeDfNanos = at(io.rafestore.Phase.WRITE_DF, false);
+  }
+
+  /** When {@code phase} started or ended, on the recorder's clock; -1 if the write had none. */
+  private long at(io.rafestore.Phase phase, boolean end) {
+    for (PhaseTiming t : spans) {
+      if (t.phase() == phase) {
+        return startNanos + (end ? t.end() : t.start()).toNanos();
       }
     }
-    readMEnds.sort(null);
-    this.crucialCheckNanos =
-        readMEnds.size() >= quorum
-            ? readMEnds.get(quorum - 1)
-            : lastReadMEnd >= 0 ? lastReadMEnd : -1;
+    return -1;
   }
 
   private Phase phaseIgnoringCheck(Request r) {
@@ -104,7 +114,7 @@ final class Timeline {
 
   Phase phase(Request r) {
     Phase p = phaseIgnoringCheck(r);
-    if (p == Phase.WRITE_DO && crucialCheckNanos >= 0 && r.startNanos >= crucialCheckNanos) {
+    if (p == Phase.WRITE_DO && writeDfNanos >= 0 && r.startNanos >= writeDfNanos) {
       return Phase.WRITE_DF;
     }
     return p;
@@ -134,7 +144,7 @@ final class Timeline {
     }
     double totalMs = Math.max(ms(last), 0.001);
     double scale = (WIDTH - LABEL - 10) / totalMs;
-    int height = TOP + clouds.size() * ROW + AXIS;
+    int height = TOP + (clouds.size() + 1) * ROW + AXIS;
     StringBuilder sb = new StringBuilder();
     sb.append("<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"")
         .append(WIDTH)
@@ -145,9 +155,10 @@ final class Timeline {
         .append(' ')
         .append(height)
         .append("\" role=\"img\" aria-label=\"the write's requests per cloud over time\">\n");
+    phaseRow(sb, scale);
     for (int i = 0; i < clouds.size(); i++) {
       String cloud = clouds.get(i);
-      int y = TOP + i * ROW;
+      int y = TOP + (i + 1) * ROW;
       sb.append("<g class=\"row\" data-cloud=\"").append(escape(cloud)).append("\">");
       sb.append("<text x=\"0\" y=\"")
           .append(y + 15)
@@ -209,7 +220,7 @@ final class Timeline {
       }
       sb.append("</g>\n");
     }
-    int bottom = TOP + clouds.size() * ROW;
+    int bottom = TOP + (clouds.size() + 1) * ROW;
     if (crucialCheckNanos >= 0) {
       marker(
           sb, "crucial-check", LABEL + ms(crucialCheckNanos) * scale, bottom, "#c0392b", "check");
@@ -241,8 +252,54 @@ final class Timeline {
                 : "")
         .append("); black: the write returned")
         .append(String.format(Locale.ROOT, " (%.1f ms)", ms(endNanos)))
-        .append("; dashed: cancelled or still running; red outline: failed</span></div>\n");
+        .append("; dashed: cancelled or still running; red outline: failed; top row: the")
+        .append(" phases as the library timed them</span></div>\n");
     return sb.toString();
+  }
+
+  /**
+   * The top row: the write's phases from its receipt, one bar each, in two lanes so that phases
+   * that overlap stay visible: the data phases (writeDo, writeDf, which run together when writeDf
+   * adds a cloud) above, the metadata phases (readM, then writeM) below.
+   */
+  private void phaseRow(StringBuilder sb, double scale) {
+    int lane = (ROW - 8) / 2;
+    sb.append("<g class=\"phases\"><text x=\"0\" y=\"")
+        .append(TOP + 15)
+        .append("\" font-size=\"12\" font-style=\"italic\">write</text>");
+    for (PhaseTiming t : spans) {
+      Phase p = drawn(t.phase());
+      double from = t.start().toNanos() / 1e6;
+      double to = t.end().toNanos() / 1e6;
+      boolean metadata = p == Phase.READ_M || p == Phase.WRITE_M;
+      sb.append("<rect class=\"phase ")
+          .append(p.label)
+          .append("\" x=\"")
+          .append(num(LABEL + from * scale))
+          .append("\" y=\"")
+          .append(TOP + 3 + (metadata ? lane + 1 : 0))
+          .append("\" width=\"")
+          .append(num(Math.max(2, (to - from) * scale)))
+          .append("\" height=\"")
+          .append(lane)
+          .append("\" fill=\"")
+          .append(p.colour)
+          .append("\"><title>")
+          .append(p.label)
+          .append(String.format(Locale.ROOT, ", %.1f to %.1f ms (the write's receipt)", from, to))
+          .append("</title></rect>");
+    }
+    sb.append("</g>\n");
+  }
+
+  private static Phase drawn(io.rafestore.Phase phase) {
+    return switch (phase) {
+      case WRITE_DO -> Phase.WRITE_DO;
+      case READ_M -> Phase.READ_M;
+      case WRITE_DF -> Phase.WRITE_DF;
+      case WRITE_M -> Phase.WRITE_M;
+      default -> Phase.OTHER;
+    };
   }
 
   private static void marker(

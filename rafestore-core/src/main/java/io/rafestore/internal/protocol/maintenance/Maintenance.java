@@ -3,9 +3,11 @@ package io.rafestore.internal.protocol.maintenance;
 import io.rafestore.CloudFault;
 import io.rafestore.CollectionReport;
 import io.rafestore.OrphanReport;
+import io.rafestore.Phase;
 import io.rafestore.ProtocolMode;
 import io.rafestore.RetentionPolicy;
 import io.rafestore.Version;
+import io.rafestore.internal.observe.OpTrace;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.layout.KeyShares;
@@ -53,19 +55,21 @@ public final class Maintenance {
   /** Data objects first seen unreferenced, by cloud id + '\n' + name, with the time seen. */
   private static final int ORPHAN_MEMORY_LIMIT = 100_000;
 
+  /** Collects {@code key} under {@code policy}; {@code trace} times its readM and writeM. */
   public static CompletableFuture<CollectionReport> collect(
-      Context ctx, String key, RetentionPolicy policy) {
+      Context ctx, String key, RetentionPolicy policy, OpTrace trace) {
     CompletableFuture<Void> done = new CompletableFuture<>();
     CompletableFuture<Void> turn = ctx.enterKey(key, done);
     CompletableFuture<CollectionReport> result =
-        turn.thenCompose(x -> MetadataRead.run(ctx, key))
-            .thenComposeAsync(view -> collect(ctx, key, policy, view), ctx.settings.executor());
+        turn.thenCompose(x -> trace.timed(Phase.READ_M, MetadataRead.run(ctx, key)))
+            .thenComposeAsync(
+                view -> collect(ctx, key, policy, view, trace), ctx.settings.executor());
     result.whenComplete((r, e) -> done.complete(null));
     return result;
   }
 
   private static CompletableFuture<CollectionReport> collect(
-      Context ctx, String key, RetentionPolicy policy, View view) {
+      Context ctx, String key, RetentionPolicy policy, View view, OpTrace trace) {
     String writer = ctx.settings.writerId();
     MetadataLog own = view.logOf(writer);
     List<View.Item> visible = view.visible;
@@ -120,7 +124,10 @@ public final class Maintenance {
     // sealed entries that remain; payloads() carries them over (or restores them) as writeM does.
     java.util.function.Function<Cloud, byte[]> payloads =
         KeyShares.payloads(ctx, view, next, bytes, null);
-    return QuorumPut.metadata(ctx, key, writer, payloads, "writeM (collection watermark)")
+    return trace
+        .timed(
+            Phase.WRITE_M,
+            QuorumPut.metadata(ctx, key, writer, payloads, "writeM (collection watermark)"))
         .thenCompose(
             acks -> {
               ctx.rememberOwnLog(next);

@@ -1,6 +1,7 @@
 package io.rafestore.internal.protocol.read;
 
 import io.rafestore.KeyNotFoundException;
+import io.rafestore.OperationReceipt;
 import io.rafestore.Phase;
 import io.rafestore.ReadReceipt;
 import io.rafestore.StoredValue;
@@ -28,7 +29,7 @@ public final class ReadOp {
 
   /** The latest visible version of {@code key}. */
   public static CompletableFuture<StoredValue> latest(Context ctx, String key) {
-    OpTrace trace = ctx.observer.start(key, OpTrace.Operation.READ);
+    OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.READ);
     return observed(
         ctx,
         trace,
@@ -45,7 +46,7 @@ public final class ReadOp {
 
   /** Version {@code version} of {@code key}. */
   public static CompletableFuture<StoredValue> version(Context ctx, String key, Version version) {
-    OpTrace trace = ctx.observer.start(key, OpTrace.Operation.READ);
+    OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.READ);
     return observed(ctx, trace, version(ctx, trace, key, version));
   }
 
@@ -87,34 +88,62 @@ public final class ReadOp {
                         trace.phases()));
               }
             });
-    out.whenComplete((sv, e) -> trace.finish(e));
-    return out;
+    return trace.observe(out);
   }
 
   /** {@code length} bytes from {@code offset} of version {@code version} of {@code key}. */
   public static CompletableFuture<byte[]> range(
       Context ctx, String key, Version version, long offset, int length) {
-    return resolve(ctx, key, Optional.of(version))
-        .thenCompose(found -> found.layout().range(found.read(), offset, length));
+    OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.RANGED_READ);
+    return trace.observe(
+        resolve(ctx, trace, key, Optional.of(version))
+            .thenCompose(
+                found ->
+                    trace.timed(
+                        Phase.DATA_FETCH, found.layout().range(found.read(), offset, length))));
   }
 
   /**
-   * A version found by readM, ready to be read: the read and the version's layout.
+   * A version found by readM, ready to be read: the read, the version's layout, and the trace of
+   * the stream read that found it.
    *
    * @param read the version's read (key, view, entry)
    * @param layout how the version is stored
+   * @param trace the stream read's trace, which the stream ends
    */
-  public record Found(ValueRead read, io.rafestore.internal.protocol.layout.ValueLayout layout) {
-    /** A stream over the version's value (see {@link #resolve}). */
+  public record Found(
+      ValueRead read, io.rafestore.internal.protocol.layout.ValueLayout layout, OpTrace trace) {
+    /**
+     * A stream over the version's value (see {@link #stream}); its end, failure or close ends the
+     * operation's trace.
+     */
     public InputStream stream() {
-      return layout.stream(read);
+      InputStream in;
+      try {
+        in = layout.stream(read);
+      } catch (RuntimeException e) {
+        trace.finish(e);
+        throw e;
+      }
+      return trace.stream(in);
     }
   }
 
-  /** The latest visible version of {@code key}, or the given one, after readM. */
-  public static CompletableFuture<Found> resolve(
+  /**
+   * Opens a stream read of the latest visible version of {@code key}, or the given one: readM now,
+   * the data as the caller reads {@link Found#stream()}.
+   */
+  public static CompletableFuture<Found> stream(
       Context ctx, String key, Optional<Version> version) {
-    return MetadataRead.run(ctx, key)
+    OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.STREAM_READ);
+    return trace.observeFailure(resolve(ctx, trace, key, version));
+  }
+
+  /** The latest visible version of {@code key}, or the given one, after readM. */
+  private static CompletableFuture<Found> resolve(
+      Context ctx, OpTrace trace, String key, Optional<Version> version) {
+    return trace
+        .timed(Phase.READ_M, MetadataRead.run(ctx, key))
         .thenCompose(
             view -> {
               if (version.isEmpty()) {
@@ -122,18 +151,18 @@ public final class ReadOp {
                   return CompletableFuture.failedFuture(notFound(key, view));
                 }
                 return CompletableFuture.completedFuture(
-                    found(ctx, key, view, view.visible.get(0)));
+                    found(ctx, trace, key, view, view.visible.get(0)));
               }
               View.Item item = view.find(version.get());
               if (item == null) {
                 return CompletableFuture.failedFuture(versionNotFound(key, view, version.get()));
               }
-              return CompletableFuture.completedFuture(found(ctx, key, view, item));
+              return CompletableFuture.completedFuture(found(ctx, trace, key, view, item));
             });
   }
 
-  private static Found found(Context ctx, String key, View view, View.Item item) {
-    return new Found(ValueRead.of(ctx, key, view, item), Layouts.of(item.entry()));
+  private static Found found(Context ctx, OpTrace trace, String key, View view, View.Item item) {
+    return new Found(ValueRead.of(ctx, key, view, item), Layouts.of(item.entry()), trace);
   }
 
   private static KeyNotFoundException notFound(String key, View view) {
@@ -188,7 +217,6 @@ public final class ReadOp {
 
   private static CompletableFuture<StoredValue> fetch(
       Context ctx, String key, View view, View.Item item) {
-    Found f = found(ctx, key, view, item);
-    return f.layout().read(f.read());
+    return Layouts.of(item.entry()).read(ValueRead.of(ctx, key, view, item));
   }
 }

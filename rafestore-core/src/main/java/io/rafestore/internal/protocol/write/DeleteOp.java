@@ -1,7 +1,9 @@
 package io.rafestore.internal.protocol.write;
 
 import io.rafestore.CloudFault;
+import io.rafestore.Phase;
 import io.rafestore.ProtocolMode;
+import io.rafestore.internal.observe.OpTrace;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.layout.KeyShares;
@@ -29,11 +31,12 @@ import java.util.concurrent.CompletableFuture;
 public final class DeleteOp {
   private DeleteOp() {}
 
-  public static CompletableFuture<Void> run(Context ctx, String key) {
+  /** Deletes {@code key}; {@code trace} times its readM and writeM. */
+  public static CompletableFuture<Void> run(Context ctx, String key, OpTrace trace) {
     CompletableFuture<Void> done = new CompletableFuture<>();
     CompletableFuture<Void> turn = ctx.enterKey(key, done);
     CompletableFuture<Void> result =
-        turn.thenCompose(x -> MetadataRead.run(ctx, key))
+        turn.thenCompose(x -> trace.timed(Phase.READ_M, MetadataRead.run(ctx, key)))
             .thenComposeAsync(
                 view -> {
                   String writer = ctx.settings.writerId();
@@ -44,12 +47,15 @@ public final class DeleteOp {
                   byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
                   List<View.Item> dead = new ArrayList<>(view.visible);
                   dead.addAll(view.hidden);
-                  return QuorumPut.metadata(
-                          ctx,
-                          key,
-                          writer,
-                          KeyShares.payloads(ctx, view, next, bytes, null),
-                          "writeM (tombstone)")
+                  return trace
+                      .timed(
+                          Phase.WRITE_M,
+                          QuorumPut.metadata(
+                              ctx,
+                              key,
+                              writer,
+                              KeyShares.payloads(ctx, view, next, bytes, null),
+                              "writeM (tombstone)"))
                       .thenCompose(
                           acks -> {
                             ctx.rememberOwnLog(next);

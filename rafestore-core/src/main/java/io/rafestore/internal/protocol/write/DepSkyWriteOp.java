@@ -46,7 +46,7 @@ public final class DepSkyWriteOp {
   private DepSkyWriteOp() {}
 
   public static CompletableFuture<WriteReceipt> run(Context ctx, String key, byte[] value) {
-    OpTrace trace = ctx.observer.start(key, OpTrace.Operation.WRITE);
+    OpTrace trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE);
     byte[] nonce = new byte[12];
     ThreadLocalRandom.current().nextBytes(nonce);
     ObjectKey object =
@@ -108,11 +108,8 @@ public final class DepSkyWriteOp {
                 // Encryption, coding, hashing and signing are CPU work: they run on the client's
                 // executor, never on the driver thread that completed the previous phase.
                 ctx.settings.executor());
-    result.whenComplete(
-        (r, e) -> {
-          trace.finish(e);
-          done.complete(null);
-        });
-    return Futures.relay(result);
+    result.whenComplete((r, e) -> done.complete(null));
+    // Observed on the future the client bounds, so a timeout or a cancellation ends the trace.
+    return trace.observe(Futures.relay(result));
   }
 }

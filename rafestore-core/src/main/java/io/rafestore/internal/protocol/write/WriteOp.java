@@ -113,7 +113,7 @@ public final class WriteOp {
     this.ctx = ctx;
     this.key = key;
     this.parts = parts;
-    this.trace = ctx.observer.start(key, OpTrace.Operation.WRITE);
+    this.trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE);
     this.dataObject = parts.dataObject();
     this.sealed = parts.sealedShares();
     this.upload = null;
@@ -130,7 +130,7 @@ public final class WriteOp {
     this.ctx = ctx;
     this.parts = null;
     this.key = key;
-    this.trace = ctx.observer.start(key, OpTrace.Operation.WRITE);
+    this.trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE);
     this.dataObject = whole.dataObject();
     this.upload = whole;
     this.sealed = whole.sealed();
@@ -208,7 +208,8 @@ public final class WriteOp {
             ? new WriteOp(ctx, key, whole)
             : new WriteOp(ctx, key, (PartedPayload) payload);
     op.start();
-    return op.result;
+    // The caller's future completes after the trace ended (a timeout completing it reaches result).
+    return op.trace.observe(op.result);
   }
 
   /**
@@ -249,7 +250,6 @@ public final class WriteOp {
 
   private void start() {
     trace.begin(Phase.WRITE_DO);
-    result.whenComplete((r, e) -> trace.finish(e));
     result.whenComplete((r, e) -> finish());
     CompletableFuture<Void> turn = ctx.enterKey(key, keyTurnDone);
     List<Runnable> sends = new ArrayList<>();
