@@ -33,7 +33,7 @@ public final class OpTrace {
   private final String key;
   private final Operation operation;
   private final long startNanos;
-  private final jdk.jfr.Event event;
+  private final jdk.jfr.Event event; // null when JFR was not initialised at the start
 
   // Guarded by this.
   private final Map<Phase, Long> open = new EnumMap<>(Phase.class);
@@ -47,8 +47,8 @@ public final class OpTrace {
     this.key = key;
     this.operation = operation;
     this.startNanos = observer.nanoTime();
-    this.event = operation == Operation.WRITE ? new JfrEvents.Write() : new JfrEvents.Read();
-    event.begin();
+    this.event =
+        Observer.jfrActive() ? JfrEvents.operation(operation == Operation.WRITE) : null;
   }
 
   public String key() {
@@ -77,10 +77,12 @@ public final class OpTrace {
         return;
       }
       open.put(phase, now);
-      JfrEvents.Phase e = new JfrEvents.Phase();
-      if (e.isEnabled()) {
-        e.begin();
-        openEvents.put(phase, e);
+      if (Observer.jfrActive()) {
+        JfrEvents.Phase e = new JfrEvents.Phase();
+        if (e.isEnabled()) {
+          e.begin();
+          openEvents.put(phase, e);
+        }
       }
     }
   }
@@ -170,6 +172,9 @@ public final class OpTrace {
         return;
       }
       committed = true;
+    }
+    if (event == null) {
+      return;
     }
     event.end();
     if (!event.shouldCommit()) {
