@@ -100,7 +100,8 @@ class LauncherScriptTest {
   }
 
   private int run(List<String> env, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("/bin/bash", root.resolve("scripts/rafestore").toString()));
+    List<String> cmd =
+        new ArrayList<>(List.of("/bin/bash", root.resolve("scripts/rafestore").toString()));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.environment().put("JAVA_HOME", javaHome.toString());

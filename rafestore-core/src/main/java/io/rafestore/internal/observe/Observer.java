@@ -39,13 +39,13 @@ public final class Observer {
 
   /**
    * Whether JFR is initialised in this JVM, that is whether any recording can exist (one started
-   * with {@code -XX:StartFlightRecording}, {@code jcmd JFR.start} or the {@code Recording} API). The
-   * first event object a JVM creates registers every event class with JFR, whether or not anything
-   * records (on JDK 17 about a hundred classes and a generated handler per event class: a tenth to
-   * a third of a second of a short command's CPU), so no event object is created, and no {@link
-   * JfrEvents} class loaded, before this is true. It is here, not in {@code JfrEvents}, because
-   * verifying that class loads the event classes. An operation already running when a recording
-   * starts is not recorded; the next one is.
+   * with {@code -XX:StartFlightRecording}, {@code jcmd JFR.start} or the {@code Recording} API).
+   * The first event object a JVM creates registers every event class with JFR, whether or not
+   * anything records (on JDK 17 about a hundred classes and a generated handler per event class: a
+   * tenth to a third of a second of a short command's CPU), so no event object is created, and no
+   * {@link JfrEvents} class loaded, before this is true. It is here, not in {@code JfrEvents},
+   * because verifying that class loads the event classes. An operation already running when a
+   * recording starts is not recorded; the next one is.
    */
   static boolean jfrActive() {
     return FlightRecorder.isInitialized();

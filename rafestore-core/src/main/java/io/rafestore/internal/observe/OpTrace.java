@@ -47,8 +47,7 @@ public final class OpTrace {
     this.key = key;
     this.operation = operation;
     this.startNanos = observer.nanoTime();
-    this.event =
-        Observer.jfrActive() ? JfrEvents.operation(operation == Operation.WRITE) : null;
+    this.event = Observer.jfrActive() ? JfrEvents.operation(operation == Operation.WRITE) : null;
   }
 
   public String key() {
