@@ -218,4 +218,17 @@ class LauncherScriptTest {
       assertTrue(call.contains("-XX:Tier4BackEdgeThreshold=4000000"), call);
     }
   }
+
+  @Test
+  void missingListsLeaveTheOthers() throws Exception {
+    Files.delete(successList);
+    Files.delete(javaHome.resolve("lib/classlist"));
+    assertEquals(7, run("get", "k"));
+    List<String> calls = invocations();
+    assertEquals(3, calls.size(), calls.toString());
+    assertTrue(calls.get(2).contains("-XX:SharedArchiveFile=" + jsa), calls.get(2));
+    assertEquals(
+        List.of("io/rafestore/drivers/s3/S3Cloud", "picocli/CommandLine"),
+        Files.readAllLines(Path.of(log + ".list")));
+  }
 }
