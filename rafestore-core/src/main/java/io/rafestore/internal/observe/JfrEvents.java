@@ -20,6 +20,13 @@ import jdk.jfr.StackTrace;
 final class JfrEvents {
   private JfrEvents() {}
 
+  /** A begun operation event; only when {@link Observer#jfrActive()}. */
+  static Event operation(boolean write) {
+    Event e = write ? new Write() : new Read();
+    e.begin();
+    return e;
+  }
+
   @Name("io.rafestore.Write")
   @Label("RafeStore Write")
   @Description("A write of one value: writeDo, readM, writeDf and writeM")

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import jdk.jfr.FlightRecorder;
 
 /**
  * Where the protocol reports what it does: each report goes to the {@link RafeStoreListener}, to
@@ -42,6 +43,20 @@ public final class Observer {
     this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
   }
 
+  /**
+   * Whether JFR is initialised in this JVM, that is whether any recording can exist (one started
+   * with {@code -XX:StartFlightRecording}, {@code jcmd JFR.start} or the {@code Recording} API).
+   * The first event object a JVM creates registers every event class with JFR, whether or not
+   * anything records (on JDK 17 about a hundred classes and a generated handler per event class: a
+   * tenth to a third of a second of a short command's CPU), so no event object is created, and no
+   * {@link JfrEvents} class loaded, before this is true. It is here, not in {@code JfrEvents},
+   * because verifying that class loads the event classes. An operation already running when a
+   * recording starts is not recorded; the next one is.
+   */
+  static boolean jfrActive() {
+    return FlightRecorder.isInitialized();
+  }
+
   /** The client's scheduler's clock, in nanoseconds. */
   public long nanoTime() {
     return scheduler.nanoTime();
@@ -54,13 +69,15 @@ public final class Observer {
 
   /** A cloud failed or misbehaved during an operation on {@code key}. */
   public void fault(String key, CloudFault fault) {
-    JfrEvents.Fault e = new JfrEvents.Fault();
-    if (e.shouldCommit()) {
-      e.key = key;
-      e.cloud = fault.cloudId();
-      e.kind = fault.kind().name();
-      e.detail = fault.detail();
-      e.commit();
+    if (jfrActive()) {
+      JfrEvents.Fault e = new JfrEvents.Fault();
+      if (e.shouldCommit()) {
+        e.key = key;
+        e.cloud = fault.cloudId();
+        e.kind = fault.kind().name();
+        e.detail = fault.detail();
+        e.commit();
+      }
     }
     if (LOG.isLoggable(Level.DEBUG)) {
       LOG.log(
@@ -76,14 +93,16 @@ public final class Observer {
 
   /** A request to a cloud ended. */
   public void request(CloudRequest request) {
-    JfrEvents.Request e = new JfrEvents.Request();
-    if (e.shouldCommit()) {
-      e.cloud = request.cloudId();
-      e.kind = request.kind().name();
-      e.bytes = request.bytes();
-      e.outcome = request.outcome().name();
-      e.schedulerNanos = request.duration().toNanos();
-      e.commit();
+    if (jfrActive()) {
+      JfrEvents.Request e = new JfrEvents.Request();
+      if (e.shouldCommit()) {
+        e.cloud = request.cloudId();
+        e.kind = request.kind().name();
+        e.bytes = request.bytes();
+        e.outcome = request.outcome().name();
+        e.schedulerNanos = request.duration().toNanos();
+        e.commit();
+      }
     }
     tell(l -> l.cloudRequest(request));
   }

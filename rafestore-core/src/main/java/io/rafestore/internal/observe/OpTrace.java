@@ -35,8 +35,10 @@ public final class OpTrace {
   private final OperationReceipt.Kind operation;
   private final long startNanos;
   // The kind's own event (Write, Read) if it has one, else null; and every operation's event.
+  // Both null when JFR was not initialised at the start: the first event object a JVM creates
+  // registers every event class with JFR, a cost a short command should not pay unrecorded.
   private final jdk.jfr.Event event;
-  private final JfrEvents.Operation operationEvent = new JfrEvents.Operation();
+  private final JfrEvents.Operation operationEvent;
 
   // Guarded by this.
   private final Map<Phase, Long> open = new EnumMap<>(Phase.class);
@@ -51,16 +53,19 @@ public final class OpTrace {
     this.key = key;
     this.operation = operation;
     this.startNanos = observer.nanoTime();
+    boolean jfr = Observer.jfrActive();
     this.event =
-        switch (operation) {
-          case WRITE -> new JfrEvents.Write();
-          case READ -> new JfrEvents.Read();
-          default -> null;
-        };
-    if (event != null) {
-      event.begin();
+        !jfr
+            ? null
+            : switch (operation) {
+              case WRITE -> JfrEvents.operation(true);
+              case READ -> JfrEvents.operation(false);
+              default -> null;
+            };
+    this.operationEvent = jfr ? new JfrEvents.Operation() : null;
+    if (operationEvent != null) {
+      operationEvent.begin();
     }
-    operationEvent.begin();
   }
 
   public String key() {
@@ -89,10 +94,12 @@ public final class OpTrace {
         return;
       }
       open.put(phase, now);
-      JfrEvents.Phase e = new JfrEvents.Phase();
-      if (e.isEnabled()) {
-        e.begin();
-        openEvents.put(phase, e);
+      if (Observer.jfrActive()) {
+        JfrEvents.Phase e = new JfrEvents.Phase();
+        if (e.isEnabled()) {
+          e.begin();
+          openEvents.put(phase, e);
+        }
       }
     }
   }
@@ -253,8 +260,10 @@ public final class OpTrace {
             size,
             phases(),
             failure);
-    operationEvent.end();
-    if (operationEvent.shouldCommit()) {
+    if (operationEvent != null) {
+      operationEvent.end();
+    }
+    if (operationEvent != null && operationEvent.shouldCommit()) {
       operationEvent.operation = operation.name();
       operationEvent.key = key;
       operationEvent.bytes = size;

@@ -9,9 +9,13 @@ import io.rafestore.RafeStore;
 import io.rafestore.StoredValue;
 import io.rafestore.WriteReceipt;
 import io.rafestore.internal.protocol.TestCloud.Behaviour;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -141,5 +145,46 @@ class JfrEventsTest {
         .filteredOn(e -> e.getString("operation").equals("DELETE"))
         .extracting(e -> e.getString("phase"))
         .containsExactly("readM", "writeM");
+  }
+
+  /**
+   * With no recording in the JVM, no event object is created: the first one registers every event
+   * class with JFR (about a hundred classes and generated handlers on JDK 17), a cost a short
+   * command should not pay for events nobody records. Run in a child JVM, whose class-load log
+   * tells.
+   */
+  @Test
+  void anIdleJvmCreatesNoEventObject(@TempDir Path dir) throws Exception {
+    List<String> cp = new ArrayList<>();
+    cp.add(
+        Path.of(JfrIdleMain.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+            .toString());
+    for (String p : new String[] {"jdk.module.path", "java.class.path"}) {
+      String v = System.getProperty(p);
+      if (v != null && !v.isEmpty()) {
+        cp.add(v);
+      }
+    }
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Path log = dir.resolve("child.log");
+    Process child =
+        new ProcessBuilder(
+                java,
+                "-Xlog:disable",
+                "-Xlog:class+load=info:stdout",
+                "-cp",
+                String.join(File.pathSeparator, cp),
+                JfrIdleMain.class.getName())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
+    assertThat(child.waitFor(120, TimeUnit.SECONDS)).as("child finished").isTrue();
+    String out = Files.readString(log, StandardCharsets.UTF_8);
+    assertThat(child.exitValue()).as(out).isZero();
+    assertThat(out).contains("read=twelve bytes");
+    // The control: the run did load the class that holds the events (the observer's).
+    assertThat(out).contains("io.rafestore.internal.observe.OpTrace ");
+    assertThat(out).doesNotContain("io.rafestore.internal.observe.JfrEvents$");
+    assertThat(out).doesNotContain("jdk.jfr.internal.handlers");
   }
 }

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Writes rafestore-cli/src/main/cds/success-path.classlist: the classes that `put`, `get` and `ls`
+# of a 1 KiB value load when every cloud answers, over the four local emulators (MinIO,
+# fake-gcs-server, Azurite, Redis; scripts/emulators.sh). scripts/rafestore adds this list to the
+# classes of its own training run (whose requests are refused, so it loads only the SDKs' failure
+# paths) when it writes the start-up archive, so the archive also holds the SDKs' success paths
+# without the launcher ever contacting a cloud. See docs/cli.md, "Start-up time".
+#
+#   scripts/emulators.sh start && eval "$(scripts/emulators.sh env)"
+#   scripts/cds-classlist.sh
+#
+# Run it again when a dependency changes (a stale list costs start-up time, never correctness: a
+# named class that no longer exists is skipped when the archive is written).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+JAR="$ROOT/rafestore-cli/target/rafestore.jar"
+OUT="$ROOT/rafestore-cli/src/main/cds/success-path.classlist"
+JAVA_BIN="java"
+[[ -n "${JAVA_HOME:-}" ]] && JAVA_BIN="$JAVA_HOME/bin/java"
+
+die() { printf 'cds-classlist: %s\n' "$*" >&2; exit 2; }
+[[ -f "$JAR" ]] || die "$JAR is missing: run scripts/rafestore --version once to build it."
+for v in RAFESTORE_S3_CREDENTIALS RAFESTORE_AZURE_CONNECTION_STRING; do
+  [[ -n "${!v:-}" ]] || die "$v is not set: eval \"\$(scripts/emulators.sh env)\" first."
+done
+
+DIR="$(mktemp -d)"
+trap 'rm -rf "$DIR"' EXIT
+BUCKET="rafestore-classlist-$$"
+sed -e "s/rafestore-demo/$BUCKET/g" -e 's/^writer.key = .*/writer.key = list.key/' \
+  -e 's/^writer.id = .*/writer.id = list/' \
+  "$ROOT/examples/config/emulators.properties" >"$DIR/emu.properties"
+head -c 1024 /dev/urandom >"$DIR/value.bin"
+
+run() { "$JAVA_BIN" -Xlog:disable -Xlog:all=error:stderr "$@"; }
+run -jar "$JAR" keygen --id list --out "$DIR/list.key" >/dev/null
+run -jar "$JAR" -c "$DIR/emu.properties" init >/dev/null
+run -XX:DumpLoadedClassList="$DIR/put.classlist" -jar "$JAR" -c "$DIR/emu.properties" \
+  put value "$DIR/value.bin" >/dev/null
+run -XX:DumpLoadedClassList="$DIR/get.classlist" -jar "$JAR" -c "$DIR/emu.properties" \
+  get value -o "$DIR/out.bin" >/dev/null
+cmp -s "$DIR/value.bin" "$DIR/out.bin" || die "the value read differs from the value written."
+run -XX:DumpLoadedClassList="$DIR/ls.classlist" -jar "$JAR" -c "$DIR/emu.properties" \
+  ls >/dev/null
+
+mkdir -p "$(dirname "$OUT")"
+{
+  printf '# The classes of a successful put, get and ls over the four emulators, written by\n'
+  printf '# scripts/cds-classlist.sh (JDK %s); read by scripts/rafestore. Regenerate, do not edit.\n' \
+    "$("$JAVA_BIN" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.version = //p')"
+  # get first: the command the archive is tuned for. Generated classes (JFR event handlers,
+  # dynamic proxies) cannot be named in a list; the JDK's own directives are kept.
+  cat "$DIR/get.classlist" "$DIR/put.classlist" "$DIR/ls.classlist" \
+    | grep -v -e '^#' -e '^jdk/jfr/internal/handlers/EventHandler' -e '/\$Proxy[0-9]' \
+    | awk '!seen[$0]++'
+} >"$OUT.tmp"
+mv -f "$OUT.tmp" "$OUT"
+printf 'cds-classlist: wrote %s (%s lines)\n' "${OUT#"$ROOT"/}" "$(wc -l <"$OUT")" >&2
