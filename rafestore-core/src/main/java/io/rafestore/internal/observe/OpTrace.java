@@ -337,7 +337,9 @@ public final class OpTrace {
 
   /** A read stream that ends its operation: at its end, at a failure, or when it is closed. */
   private final class Traced extends FilterInputStream {
-    private long read;
+    // Counted by the reading thread, read by close(), which may run on another.
+    private final java.util.concurrent.atomic.AtomicLong read =
+        new java.util.concurrent.atomic.AtomicLong();
 
     Traced(InputStream in) {
       super(in);
@@ -355,7 +357,7 @@ public final class OpTrace {
       if (b < 0) {
         atEnd();
       } else {
-        read++;
+        read.incrementAndGet();
       }
       return b;
     }
@@ -372,7 +374,7 @@ public final class OpTrace {
       if (n < 0) {
         atEnd();
       } else {
-        read += n;
+        read.addAndGet(n);
       }
       return n;
     }
@@ -386,7 +388,7 @@ public final class OpTrace {
         end(e);
         throw e;
       }
-      read += s;
+      read.addAndGet(s);
       return s;
     }
 
@@ -394,7 +396,7 @@ public final class OpTrace {
     public void close() throws IOException {
       end(
           new java.util.concurrent.CancellationException(
-              "the stream was closed after " + read + " bytes, before its end"));
+              "the stream was closed after " + read.get() + " bytes, before its end"));
       super.close();
     }
 
@@ -408,7 +410,7 @@ public final class OpTrace {
         if (finished) {
           return;
         }
-        bytes = read;
+        bytes = read.get();
       }
       finish(error);
     }
