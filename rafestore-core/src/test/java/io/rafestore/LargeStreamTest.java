@@ -2,14 +2,11 @@ package io.rafestore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -48,36 +45,17 @@ class LargeStreamTest {
               + " MB");
     }
     Assumptions.assumeTrue(free >= 4 * size, "needs " + (4 * size >> 20) + " MB free in " + dir);
-    List<String> cp = new ArrayList<>();
-    cp.add(
-        Path.of(LargeStreamMain.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-            .toString());
-    for (String p : new String[] {"jdk.module.path", "java.class.path"}) {
-      String v = System.getProperty(p);
-      if (v != null && !v.isEmpty()) {
-        cp.add(v);
-      }
-    }
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Path log = dir.resolve("child.log");
-    Process child =
-        new ProcessBuilder(
-                java,
-                heap,
-                "-cp",
-                String.join(File.pathSeparator, cp),
-                LargeStreamMain.class.getName(),
-                dir.resolve("clouds").toString(),
-                Long.toString(size),
-                mode)
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
-    boolean finished = child.waitFor(170, TimeUnit.SECONDS);
-    if (!finished) {
-      child.destroyForcibly().waitFor();
-    }
-    String out = Files.readString(log, StandardCharsets.UTF_8);
+    ChildJvm.Result child =
+        ChildJvm.run(
+            LargeStreamMain.class,
+            List.of(heap),
+            dir.resolve("child.log"),
+            Duration.ofSeconds(170),
+            dir.resolve("clouds").toString(),
+            Long.toString(size),
+            mode);
+    boolean finished = child.finished();
+    String out = child.output();
     System.out.println("LargeStreamTest child: " + out.strip());
     assertThat(finished).as("child finished within 170 s: " + out).isTrue();
     assertThat(child.exitValue()).as(out).isZero();

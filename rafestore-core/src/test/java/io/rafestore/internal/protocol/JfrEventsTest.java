@@ -4,18 +4,16 @@ import static io.rafestore.internal.protocol.ProtocolTest.TABLE1;
 import static io.rafestore.internal.protocol.ProtocolTest.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rafestore.ChildJvm;
 import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
 import io.rafestore.StoredValue;
 import io.rafestore.WriteReceipt;
 import io.rafestore.internal.protocol.TestCloud.Behaviour;
-import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -155,31 +153,14 @@ class JfrEventsTest {
    */
   @Test
   void anIdleJvmCreatesNoEventObject(@TempDir Path dir) throws Exception {
-    List<String> cp = new ArrayList<>();
-    cp.add(
-        Path.of(JfrIdleMain.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-            .toString());
-    for (String p : new String[] {"jdk.module.path", "java.class.path"}) {
-      String v = System.getProperty(p);
-      if (v != null && !v.isEmpty()) {
-        cp.add(v);
-      }
-    }
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Path log = dir.resolve("child.log");
-    Process child =
-        new ProcessBuilder(
-                java,
-                "-Xlog:disable",
-                "-Xlog:class+load=info:stdout",
-                "-cp",
-                String.join(File.pathSeparator, cp),
-                JfrIdleMain.class.getName())
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
-    assertThat(child.waitFor(120, TimeUnit.SECONDS)).as("child finished").isTrue();
-    String out = Files.readString(log, StandardCharsets.UTF_8);
+    ChildJvm.Result child =
+        ChildJvm.run(
+            JfrIdleMain.class,
+            List.of("-Xlog:disable", "-Xlog:class+load=info:stdout"),
+            dir.resolve("child.log"),
+            Duration.ofSeconds(120));
+    assertThat(child.finished()).as("child finished").isTrue();
+    String out = child.output();
     assertThat(child.exitValue()).as(out).isZero();
     assertThat(out).contains("read=twelve bytes");
     // The control: the run did load the class that holds the events (the observer's).

@@ -108,39 +108,37 @@ public final class WriteOp {
 
   private boolean readMDelayPassed;
 
-  /** A write of a value in parts: every data cloud gets every part; see {@link PartedPayload}. */
-  private WriteOp(Context ctx, String key, PartedPayload parts) {
+  /**
+   * A write of what the layout made before the write started: a value whole (sealed and coded: f+1
+   * replicas, or one fragment per slot) or in parts (every data cloud gets every part; see {@link
+   * PartedPayload}).
+   */
+  private WriteOp(Context ctx, String key, Payload payload) {
     this.ctx = ctx;
     this.key = key;
-    this.parts = parts;
     this.trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE);
-    this.dataObject = parts.dataObject();
-    this.sealed = parts.sealedShares();
-    this.upload = null;
-    this.bySlot = false;
-    this.slots = ctx.f() + 1;
-    this.uploadBytes = parts.size();
-    this.holderOfSlot = new String[0];
-    this.dataOrder = ctx.dataOrder(uploadBytes);
-    this.hash = null;
-  }
-
-  /** A write of a value whole, sealed and coded by the layout before the write starts. */
-  private WriteOp(Context ctx, String key, WholeUpload whole) {
-    this.ctx = ctx;
-    this.parts = null;
-    this.key = key;
-    this.trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE);
-    this.dataObject = whole.dataObject();
-    this.upload = whole;
-    this.sealed = whole.sealed();
-    this.bySlot = whole.distinctSlots();
-    this.slots = whole.slots();
-    this.uploadBytes = whole.uploadBytes();
+    this.dataObject = payload.dataObject();
+    if (payload instanceof WholeUpload whole) {
+      this.parts = null;
+      this.upload = whole;
+      this.sealed = whole.sealed();
+      this.bySlot = whole.distinctSlots();
+      this.slots = whole.slots();
+      this.uploadBytes = whole.uploadBytes();
+      this.hash =
+          CompletableFuture.supplyAsync(() -> Sha256.hash(whole.stored()), ctx.settings.executor());
+    } else {
+      PartedPayload p = (PartedPayload) payload;
+      this.parts = p;
+      this.upload = null;
+      this.sealed = p.sealedShares();
+      this.bySlot = false;
+      this.slots = ctx.f() + 1;
+      this.uploadBytes = p.size();
+      this.hash = null;
+    }
     this.holderOfSlot = new String[bySlot ? slots : 0];
     this.dataOrder = ctx.dataOrder(uploadBytes);
-    this.hash =
-        CompletableFuture.supplyAsync(() -> Sha256.hash(whole.stored()), ctx.settings.executor());
   }
 
   /** Uploads writeDo starts with: f+1 replicas, or one per fragment. Caller holds the lock. */
@@ -203,10 +201,7 @@ public final class WriteOp {
    * layout has named, sealed and coded the value before the write starts.
    */
   public static CompletableFuture<WriteReceipt> run(Context ctx, String key, Payload payload) {
-    WriteOp op =
-        payload instanceof WholeUpload whole
-            ? new WriteOp(ctx, key, whole)
-            : new WriteOp(ctx, key, (PartedPayload) payload);
+    WriteOp op = new WriteOp(ctx, key, payload);
     op.start();
     // The caller's future completes after the trace ended (a timeout completing it reaches result).
     return op.trace.observe(op.result);
