@@ -277,7 +277,7 @@ public final class PartedPayload implements Payload {
   }
 
   public CompletableFuture<LogEntry> entry(
-      long timestamp, long createdAtMillis, String dataObject, List<String> holders) {
+      long timestamp, long createdAtMillis, List<String> holders) {
     return wholeHash.thenApply(
         sha -> {
           List<byte[]> hashes;
@@ -293,7 +293,8 @@ public final class PartedPayload implements Payload {
             }
           }
           LogEntry plain =
-              LogEntry.parts(timestamp, createdAtMillis, dataObject, size, sha, holders, hashes)
+              LogEntry.parts(
+                      timestamp, createdAtMillis, dataObject.value(), size, sha, holders, hashes)
                   .withJoined(joined);
           KeyShares.PartSealer s = sealer;
           return s == null ? plain : s.shares().mark(plain);

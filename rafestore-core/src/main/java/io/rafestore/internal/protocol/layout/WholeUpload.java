@@ -118,18 +118,13 @@ public final class WholeUpload implements Payload {
    * holder of each slot in slot order), {@code sha256} the stored value's hash; sealed if the value
    * is.
    */
-  public LogEntry entry(
-      long timestamp,
-      long createdAtMillis,
-      String dataObject,
-      List<String> holders,
-      byte[] sha256) {
+  public LogEntry entry(long timestamp, long createdAtMillis, List<String> holders, byte[] sha256) {
+    String name = dataObject.value();
     LogEntry plain =
         fragments == null
-            ? ReplicaLayout.entry(
-                timestamp, createdAtMillis, dataObject, plainSize, sha256, holders)
+            ? ReplicaLayout.entry(timestamp, createdAtMillis, name, plainSize, sha256, holders)
             : ReedSolomonLayout.entry(
-                timestamp, createdAtMillis, dataObject, plainSize, sha256, holders, k, fragments);
+                timestamp, createdAtMillis, name, plainSize, sha256, holders, k, fragments);
     return sealed == null ? plain : sealed.mark(plain);
   }
 }

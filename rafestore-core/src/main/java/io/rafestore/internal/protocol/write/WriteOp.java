@@ -534,8 +534,7 @@ public final class WriteOp {
     CompletableFuture<Void> next =
         parts != null
             ? parts
-                .entry(
-                    v.maxTimestamp + 1, ctx.settings.clock().millis(), dataObject.value(), holders)
+                .entry(v.maxTimestamp + 1, ctx.settings.clock().millis(), holders)
                 .thenAcceptAsync(entry -> commit(v, entry), ctx.settings.executor())
             : hash.thenAcceptAsync(sha -> writeM(v, holders, sha), ctx.settings.executor());
     next.exceptionally(
@@ -546,10 +545,7 @@ public final class WriteOp {
   }
 
   private void writeM(View v, List<String> holders, byte[] sha) {
-    commit(
-        v,
-        upload.entry(
-            v.maxTimestamp + 1, ctx.settings.clock().millis(), dataObject.value(), holders, sha));
+    commit(v, upload.entry(v.maxTimestamp + 1, ctx.settings.clock().millis(), holders, sha));
   }
 
   private void commit(View v, LogEntry entry) {
