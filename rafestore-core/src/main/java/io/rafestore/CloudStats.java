@@ -15,6 +15,14 @@ import java.util.Objects;
  * @param bytesDown payload bytes received from the cloud (gets)
  * @param cancelled requests cancelled by the client because the protocol no longer needed them
  * @param errors requests that failed (not counting cancelled ones)
+ * @param speculations anticipated data fetches that reads started on this cloud's log (the first
+ *     validly signed log of their readM); their requests went to the version's holders and are
+ *     counted there as gets
+ * @param speculationsKept of those, fetches readM confirmed (it decided on the same signed entry)
+ * @param speculationsWasted of those, fetches cancelled because readM decided on another entry (a
+ *     newer write, or this cloud's log was stale) or failed; each cost a request and its egress
+ * @param speculativeBytes the bytes those fetches asked for (the value, or the first part a read
+ *     needs), kept or wasted
  */
 public record CloudStats(
     String cloudId,
@@ -25,10 +33,28 @@ public record CloudStats(
     long bytesUp,
     long bytesDown,
     long cancelled,
-    long errors) {
+    long errors,
+    long speculations,
+    long speculationsKept,
+    long speculationsWasted,
+    long speculativeBytes) {
 
   public CloudStats {
     Objects.requireNonNull(cloudId, "cloudId");
+  }
+
+  /** Request counts of a cloud no read anticipated a fetch on. */
+  public CloudStats(
+      String cloudId,
+      long puts,
+      long gets,
+      long deletes,
+      long lists,
+      long bytesUp,
+      long bytesDown,
+      long cancelled,
+      long errors) {
+    this(cloudId, puts, gets, deletes, lists, bytesUp, bytesDown, cancelled, errors, 0, 0, 0, 0);
   }
 
   /** All requests started, of every kind. */
@@ -51,6 +77,10 @@ public record CloudStats(
         bytesUp - earlier.bytesUp,
         bytesDown - earlier.bytesDown,
         cancelled - earlier.cancelled,
-        errors - earlier.errors);
+        errors - earlier.errors,
+        speculations - earlier.speculations,
+        speculationsKept - earlier.speculationsKept,
+        speculationsWasted - earlier.speculationsWasted,
+        speculativeBytes - earlier.speculativeBytes);
   }
 }

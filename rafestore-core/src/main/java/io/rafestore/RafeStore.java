@@ -371,6 +371,33 @@ public interface RafeStore extends AutoCloseable {
     }
 
     /**
+     * Whether reads anticipate their data fetch (default true): as soon as the first cloud's validly
+     * signed log arrives during readM, the newest version it names (or the version asked for) is
+     * fetched from its predicted fastest holder, side by side with the rest of readM. The fetch is
+     * kept only if readM decides on exactly that signed entry, and cancelled otherwise; nothing is
+     * returned that readM did not decide and the signed hashes did not check. It costs a wasted
+     * request (and its egress) when a writer's newer version or a faulty cloud's stale log misleads
+     * it; {@link CloudStats} counts kept and wasted ones. Equivalent to {@code
+     * speculativeReadLimit(on ? 8 MiB : 0)}. Only {@link ProtocolMode#PAPER} and {@link
+     * ProtocolMode#FAST} anticipate; the DepSky baselines keep their phases apart.
+     */
+    public Builder speculativeReads(boolean on) {
+      draft.speculativeReadLimit = on ? 8L * 1024 * 1024 : 0;
+      return this;
+    }
+
+    /**
+     * The largest anticipated data fetch, in bytes (default 8 MiB; 0 turns anticipation off; must
+     * be >= 0): a whole value or, for a value in parts, the first part a read needs. A read whose
+     * anticipated fetch would move more bytes waits for readM, as when anticipation is off. A cost
+     * objective lowers it to bound the egress a wasted fetch can cost.
+     */
+    public Builder speculativeReadLimit(long bytes) {
+      draft.speculativeReadLimit = bytes;
+      return this;
+    }
+
+    /**
      * The JCA provider that signs and verifies metadata (Ed25519), default null: the JDK's. JDK
      * 17's Ed25519 is a slow reference implementation (about 0.6 ms per signature on a laptop core,
      * one per write, and one verification per distinct log read); a provider with an optimised

@@ -51,6 +51,10 @@ public final class AccountingCloud extends ForwardingCloud {
   private final LongAdder bytesDown = new LongAdder();
   private final LongAdder cancelled = new LongAdder();
   private final LongAdder errors = new LongAdder();
+  private final LongAdder speculations = new LongAdder();
+  private final LongAdder speculationsKept = new LongAdder();
+  private final LongAdder speculationsWasted = new LongAdder();
+  private final LongAdder speculativeBytes = new LongAdder();
   private final LongSupplier clock;
   private final Consumer<CloudRequest> sink;
 
@@ -206,6 +210,20 @@ public final class AccountingCloud extends ForwardingCloud {
     return CloudRequest.Outcome.FAILED;
   }
 
+  /**
+   * Counts an anticipated data fetch of {@code bytes} bytes that a read started on this cloud's log
+   * (the read's own requests go to the holders and are counted there).
+   */
+  public void speculationStarted(long bytes) {
+    speculations.increment();
+    speculativeBytes.add(bytes);
+  }
+
+  /** Counts how an anticipated fetch started on this cloud's log ended: kept or wasted. */
+  public void speculationSettled(boolean kept) {
+    (kept ? speculationsKept : speculationsWasted).increment();
+  }
+
   /** The counts so far. */
   public CloudStats snapshot() {
     return new CloudStats(
@@ -217,7 +235,11 @@ public final class AccountingCloud extends ForwardingCloud {
         bytesUp.sum(),
         bytesDown.sum(),
         cancelled.sum(),
-        errors.sum());
+        errors.sum(),
+        speculations.sum(),
+        speculationsKept.sum(),
+        speculationsWasted.sum(),
+        speculativeBytes.sum());
   }
 
   @Override

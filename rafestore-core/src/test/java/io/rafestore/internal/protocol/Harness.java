@@ -59,6 +59,12 @@ public final class Harness {
   }
 
   public RafeStore.Builder builder(ProtocolMode mode) {
+    return builder(mode, (i, c) -> CloudRole.DATA_AND_METADATA);
+  }
+
+  /** A builder for writer alice with the given role per cloud and each cloud's RTT as its hint. */
+  public RafeStore.Builder builder(
+      ProtocolMode mode, BiFunction<Integer, CloudDriver, CloudRole> roles) {
     RafeStore.Builder b =
         RafeStore.builder()
             .faultsTolerated(f)
@@ -67,8 +73,9 @@ public final class Harness {
             .scheduler(scheduler)
             .closeDrivers(false)
             .writer("alice", ALICE);
-    for (TestCloud c : clouds) {
-      b.cloud(c, CloudRole.DATA_AND_METADATA, c.rtt());
+    for (int i = 0; i < clouds.size(); i++) {
+      TestCloud c = clouds.get(i);
+      b.cloud(c, roles.apply(i, c), c.rtt());
     }
     return b;
   }

@@ -42,7 +42,8 @@ public record Settings(
     int erasureK,
     long partSize,
     int partsInFlight,
-    java.security.Provider signatureProvider) {
+    java.security.Provider signatureProvider,
+    long speculativeReadLimit) {
 
   /** Smallest accepted part size. */
   public static final long MIN_PART_SIZE = 1024;
@@ -69,6 +70,14 @@ public record Settings(
   /** Whether this client may write. */
   public boolean canWrite() {
     return writerId != null;
+  }
+
+  /**
+   * Whether a read may fetch {@code bytes} bytes before readM decides (an anticipated data fetch).
+   * The DepSky baselines never anticipate: their phases are strict barriers.
+   */
+  public boolean mayAnticipate(long bytes) {
+    return speculativeReadLimit > 0 && bytes <= speculativeReadLimit;
   }
 
   /** Whether a value of {@code size} bytes is sent in parts under these settings. */
@@ -111,6 +120,9 @@ public record Settings(
     public long partSize = 8L * 1024 * 1024;
     public int partsInFlight = 4;
 
+    /** Largest anticipated data fetch of a read, in bytes; 0 turns anticipation off. */
+    public long speculativeReadLimit = 8L * 1024 * 1024;
+
     /** Null for the JDK's Ed25519. */
     public java.security.Provider signatureProvider;
   }
@@ -143,6 +155,12 @@ public record Settings(
     if (partSize < MIN_PART_SIZE || partSize > MAX_PART_SIZE) {
       throw new IllegalArgumentException(
           "partSize must be " + MIN_PART_SIZE + " to " + MAX_PART_SIZE + " bytes, was " + partSize);
+    }
+    long speculativeReadLimit = draft.speculativeReadLimit;
+    if (speculativeReadLimit < 0) {
+      throw new IllegalArgumentException(
+          "speculativeReadLimit must be >= 0 bytes (0 turns anticipated reads off), was "
+              + speculativeReadLimit);
     }
     if (partsInFlight < 1 || partsInFlight > 64) {
       throw new IllegalArgumentException("partsInFlight must be 1 to 64, was " + partsInFlight);
@@ -347,7 +365,8 @@ public record Settings(
         erasureK,
         partSize,
         partsInFlight,
-        signatureProvider);
+        signatureProvider,
+        mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST ? speculativeReadLimit : 0);
   }
 
   @SuppressWarnings("unchecked")

@@ -60,7 +60,8 @@ final class DataFetch {
       String dataObject,
       java.util.function.Function<String, Where> where,
       long expectedSize,
-      byte[] expectedHash) {
+      byte[] expectedHash,
+      String first) {
     this.ctx = ctx;
     this.key = key;
     this.info = info;
@@ -74,7 +75,11 @@ final class DataFetch {
         known.add(h);
       }
     }
-    this.order = ctx.model.fastestFirst(known, expectedSize);
+    List<String> ordered = new ArrayList<>(ctx.model.fastestFirst(known, expectedSize));
+    if (first != null && ordered.remove(first)) {
+      ordered.add(0, first);
+    }
+    this.order = ordered;
   }
 
   /**
@@ -83,7 +88,7 @@ final class DataFetch {
    */
   static CompletableFuture<StoredValue> run(
       Context ctx, String key, VersionInfo info, String dataObject) {
-    return fetch(ctx, key, info, dataObject, null, info.size(), info.sha256())
+    return fetch(ctx, key, info, dataObject, null, info.size(), info.sha256(), null)
         .thenApply(f -> new StoredValue(info, f.bytes(), f.cloud()));
   }
 
@@ -95,6 +100,15 @@ final class DataFetch {
    */
   static CompletableFuture<Fetched> part(
       Context ctx, String key, VersionInfo info, LogEntry entry, int i) {
+    return part(ctx, key, info, entry, i, null);
+  }
+
+  /**
+   * As {@link #part(Context, String, VersionInfo, LogEntry, int)}, asking holder {@code first}
+   * before the others (null: the fastest predicted), the others then fastest first.
+   */
+  static CompletableFuture<Fetched> part(
+      Context ctx, String key, VersionInfo info, LogEntry entry, int i, String first) {
     String partObject = LogEntry.partObject(entry.dataObject(), i);
     java.util.function.Function<String, Where> where = null;
     if (!entry.joinedHolders().isEmpty()) {
@@ -106,7 +120,14 @@ final class DataFetch {
       where = holder -> entry.joinedOn(holder) ? joined : separate;
     }
     return fetch(
-        ctx, key, info, partObject, where, entry.storedPartSize(i), entry.pieceHashUnsafe(i));
+        ctx,
+        key,
+        info,
+        partObject,
+        where,
+        entry.storedPartSize(i),
+        entry.pieceHashUnsafe(i),
+        first);
   }
 
   private static CompletableFuture<Fetched> fetch(
@@ -116,8 +137,10 @@ final class DataFetch {
       String dataObject,
       java.util.function.Function<String, Where> where,
       long expectedSize,
-      byte[] expectedHash) {
-    DataFetch d = new DataFetch(ctx, key, info, dataObject, where, expectedSize, expectedHash);
+      byte[] expectedHash,
+      String first) {
+    DataFetch d =
+        new DataFetch(ctx, key, info, dataObject, where, expectedSize, expectedHash, first);
     d.result.whenComplete((r, e) -> d.cancelAll());
     synchronized (d) {
       if (ctx.settings.mode() == io.rafestore.ProtocolMode.DEPSKY_A) {

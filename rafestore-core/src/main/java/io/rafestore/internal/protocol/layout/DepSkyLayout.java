@@ -83,8 +83,8 @@ public final class DepSkyLayout extends CodedLayout {
   }
 
   @Override
-  public CompletableFuture<StoredValue> read(ValueRead r) {
-    return opened(r, CodedFetch.run(r.ctx, r.key, r.info, entry, true));
+  CompletableFuture<StoredValue> fetchStored(ValueRead r) {
+    return CodedFetch.run(r.ctx, r.key, r.info, entry, true);
   }
 
   @Override

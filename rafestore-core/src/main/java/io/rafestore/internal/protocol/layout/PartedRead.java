@@ -119,6 +119,7 @@ final class PartedRead {
           }
           copy.forEach(f -> f.cancel(true));
         });
+    Spread spread = new Spread(ctx, entry);
     Runnable[] launch = new Runnable[1];
     launch[0] =
         () -> {
@@ -129,7 +130,7 @@ final class PartedRead {
             }
             i = next[0]++;
           }
-          CompletableFuture<DataFetch.Fetched> part = DataFetch.part(ctx, key, info, entry, i);
+          CompletableFuture<DataFetch.Fetched> part = fetchPart(r, i, spread);
           synchronized (lock) {
             running.add(part);
           }
@@ -165,6 +166,79 @@ final class PartedRead {
       launch[0].run();
     }
     return result;
+  }
+
+  /**
+   * Stored part {@code i} of {@code r}'s value, checked against its signed hash: the fetch
+   * anticipated before readM if it is of that part (and not used yet), else a fetch that asks first
+   * the holder {@code spread} picks.
+   */
+  static CompletableFuture<DataFetch.Fetched> fetchPart(ValueRead r, int i, Spread spread) {
+    CompletableFuture<DataFetch.Fetched> anticipated =
+        r.anticipated == null ? null : r.anticipated.takePart(i);
+    if (anticipated != null) {
+      return anticipated;
+    }
+    String first = spread.pick();
+    CompletableFuture<DataFetch.Fetched> f =
+        DataFetch.part(r.ctx, r.key, r.info, r.entry, i, first);
+    if (first != null) {
+      f.whenComplete((p, e) -> spread.done(first));
+    }
+    return f;
+  }
+
+  /**
+   * Which holder each part fetch of one read asks first, so that a large value is read from
+   * several holders at once when the latency model predicts that is faster than from the fastest
+   * alone. A cloud's bandwidth is shared by the requests in flight on it (a real link's is, and
+   * {@link io.rafestore.clouds.WanEmulator}'s), so a part sent to a holder that already serves
+   * {@code l} parts is predicted to arrive after its round trip plus {@code l + 1} transfer times;
+   * each part goes to the holder predicted to deliver it soonest, ties to the fastest. With one
+   * holder, or equal predictions and parts one at a time, every part goes to the fastest holder, as
+   * before. Only the first request is placed: a late or faulty holder is still hedged and
+   * replaced by {@link DataFetch}. Thread-safe.
+   */
+  static final class Spread {
+    private final Context ctx;
+    private final List<String> holders = new ArrayList<>();
+    private final long bytes;
+    private final java.util.Map<String, Integer> load = new java.util.HashMap<>();
+
+    Spread(Context ctx, LogEntry entry) {
+      this.ctx = ctx;
+      for (String h : entry.holders()) {
+        if (ctx.byId.containsKey(h)) {
+          holders.add(h);
+        }
+      }
+      this.bytes = entry.partCount() > 1 ? entry.storedPartSize(0) : entry.storedSize();
+    }
+
+    /** The holder to ask first for the next part (counted as loaded until {@link #done}). */
+    synchronized String pick() {
+      if (holders.size() < 2) {
+        return null;
+      }
+      String best = null;
+      long bestNanos = Long.MAX_VALUE;
+      for (String h : ctx.model.fastestFirst(holders, bytes)) {
+        long rtt = ctx.model.predict(h, 0).toNanos();
+        long transfer = Math.max(0, ctx.model.predict(h, bytes).toNanos() - rtt);
+        long t = rtt + (load.getOrDefault(h, 0) + 1) * transfer;
+        if (t < bestNanos) {
+          best = h;
+          bestNanos = t;
+        }
+      }
+      load.merge(best, 1, Integer::sum);
+      return best;
+    }
+
+    /** A part fetch that asked {@code holder} first has ended. */
+    synchronized void done(String holder) {
+      load.computeIfPresent(holder, (h, l) -> l <= 1 ? null : l - 1);
+    }
   }
 
   /** The plain bytes of a fetched part: as stored, or opened with the value's key. */
@@ -212,6 +286,7 @@ final class PartedRead {
     private final Supplier<CompletableFuture<StoredValue>> whole;
     private final int count;
     private final ArrayDeque<CompletableFuture<byte[]>> window = new ArrayDeque<>();
+    private final Spread spread;
     private final MessageDigest digest;
     private int requested;
     private int consumed;
@@ -229,6 +304,7 @@ final class PartedRead {
       this.key = read.key;
       this.info = read.info;
       this.count = parted ? read.entry.partCount() : 1;
+      this.spread = new Spread(ctx, read.entry);
       try {
         this.digest = MessageDigest.getInstance("SHA-256");
       } catch (NoSuchAlgorithmException e) {
@@ -243,8 +319,7 @@ final class PartedRead {
         // Relayed, so that close() and a timeout cancel the fetches themselves.
         if (parted) {
           window.add(
-              Futures.relay(
-                  DataFetch.part(ctx, key, info, read.entry, i), DataFetch.Fetched::bytes));
+              Futures.relay(fetchPart(read, i, spread), DataFetch.Fetched::bytes));
         } else {
           window.add(Futures.relay(whole.get(), StoredValue::value));
         }

@@ -60,6 +60,21 @@ final class PartsLayout implements ValueLayout {
     return PartedRead.stream(r);
   }
 
+  /** The stored part that holds byte {@code offset}, fetched before readM. */
+  @Override
+  public Optional<Anticipation> anticipate(ValueRead r, long offset) {
+    if (offset < 0 || offset >= entry.size()) {
+      return Optional.empty();
+    }
+    int part = (int) (offset / entry.partLength());
+    long bytes = entry.storedPartSize(part);
+    if (!r.ctx.settings.mayAnticipate(bytes)) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        Anticipation.ofPart(r, part, bytes, DataFetch.part(r.ctx, r.key, r.info, entry, part)));
+  }
+
   @Override
   public List<Check> checksOn(String holder) {
     List<Check> out = new ArrayList<>();

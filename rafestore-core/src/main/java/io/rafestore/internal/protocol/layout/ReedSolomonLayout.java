@@ -60,8 +60,8 @@ public final class ReedSolomonLayout extends CodedLayout {
   }
 
   @Override
-  public CompletableFuture<StoredValue> read(ValueRead r) {
-    return opened(r, CodedFetch.run(r.ctx, r.key, stored(r), entry, false));
+  CompletableFuture<StoredValue> fetchStored(ValueRead r) {
+    return CodedFetch.run(r.ctx, r.key, stored(r), entry, false);
   }
 
   @Override

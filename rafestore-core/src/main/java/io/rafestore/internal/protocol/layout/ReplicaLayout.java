@@ -35,8 +35,8 @@ public final class ReplicaLayout extends WholeLayout {
   }
 
   @Override
-  public CompletableFuture<StoredValue> read(ValueRead r) {
-    return opened(r, DataFetch.run(r.ctx, r.key, stored(r), entry.dataObject()));
+  CompletableFuture<StoredValue> fetchStored(ValueRead r) {
+    return DataFetch.run(r.ctx, r.key, stored(r), entry.dataObject());
   }
 
   @Override

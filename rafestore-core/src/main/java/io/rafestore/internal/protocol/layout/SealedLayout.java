@@ -11,6 +11,7 @@ import io.rafestore.spi.support.Futures;
 import java.io.InputStream;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -85,6 +86,12 @@ final class SealedLayout implements ValueLayout {
   @Override
   public InputStream stream(ValueRead r) {
     return stored.stream(sealed(r));
+  }
+
+  /** The stored (sealed) bytes, which need no key to fetch and check. */
+  @Override
+  public Optional<Anticipation> anticipate(ValueRead r, long offset) {
+    return stored.anticipate(r, offset);
   }
 
   @Override

@@ -52,6 +52,17 @@ public interface ValueLayout {
   InputStream stream(ValueRead r);
 
   /**
+   * Starts, before readM decides, the fetch that a read of the value from byte {@code offset}
+   * begins with (the stored value, or the stored part that holds {@code offset}), if the settings
+   * allow a fetch of its size; {@code r}'s view is one cloud's and must not be used for more than
+   * where the bytes lie. A later read of the same entry given it ({@link ValueRead#anticipated})
+   * uses its bytes instead of fetching them again. Empty if this layout anticipates nothing.
+   */
+  default Optional<Anticipation> anticipate(ValueRead r, long offset) {
+    return Optional.empty();
+  }
+
+  /**
    * One request of verify to a holder: an object, or a range of it, and which part of the layout it
    * should hold ({@link #holds}); {@code note} names the part in a finding ("" if the object is the
    * whole of what the holder stores).

@@ -23,13 +23,17 @@ public final class ValueRead {
   /** The key that opens the stored bytes, once recovered; null when they are the value. */
   final CompletableFuture<Opening> opening;
 
+  /** A fetch of this very entry started before readM decided, for the layout to use; or null. */
+  final Anticipation anticipated;
+
   private ValueRead(
       Context ctx,
       String key,
       View view,
       String writer,
       LogEntry entry,
-      CompletableFuture<Opening> opening) {
+      CompletableFuture<Opening> opening,
+      Anticipation anticipated) {
     this.ctx = ctx;
     this.key = key;
     this.view = view;
@@ -37,16 +41,30 @@ public final class ValueRead {
     this.entry = entry;
     this.info = entry.info(key, writer);
     this.opening = opening;
+    this.anticipated = anticipated;
   }
 
   /** A read of {@code item} of {@code key}, found by readM in {@code view}. */
   public static ValueRead of(Context ctx, String key, View view, View.Item item) {
-    return new ValueRead(ctx, key, view, item.version().writer(), item.entry(), null);
+    return new ValueRead(ctx, key, view, item.version().writer(), item.entry(), null, null);
+  }
+
+  /**
+   * The same read, using {@code a}'s bytes instead of fetching them again. {@code a} must be for
+   * this read's version and entry exactly ({@link Anticipation#isFor}); a fetch anticipated for
+   * anything else is refused, so an anticipation never changes which bytes a read accepts.
+   */
+  public ValueRead anticipated(Anticipation a) {
+    if (!a.isFor(info.version(), entry)) {
+      throw new IllegalArgumentException(
+          "an anticipated fetch of another entry than version " + info.version() + "'s");
+    }
+    return new ValueRead(ctx, key, view, writer, entry, opening, a);
   }
 
   /** The same read, its stored bytes opened by {@code how}. */
   ValueRead opened(CompletableFuture<Opening> how) {
-    return new ValueRead(ctx, key, view, writer, entry, how);
+    return new ValueRead(ctx, key, view, writer, entry, how, anticipated);
   }
 
   /** What the reader is told about the version. */

@@ -38,6 +38,29 @@ abstract class WholeLayout implements ValueLayout {
     return List.of(entry.dataObject());
   }
 
+  /**
+   * The stored value, fetched from the holders and checked against the signed hashes, not yet
+   * opened ({@link #opened}).
+   */
+  abstract CompletableFuture<StoredValue> fetchStored(ValueRead r);
+
+  @Override
+  public final CompletableFuture<StoredValue> read(ValueRead r) {
+    CompletableFuture<StoredValue> anticipated =
+        r.anticipated == null ? null : r.anticipated.takeWhole();
+    return opened(r, anticipated != null ? anticipated : fetchStored(r));
+  }
+
+  /** The stored value fetched before readM, as {@link #read} fetches it. */
+  @Override
+  public Optional<Anticipation> anticipate(ValueRead r, long offset) {
+    long bytes = entry.storedSize();
+    if (!r.ctx.settings.mayAnticipate(bytes)) {
+      return Optional.empty();
+    }
+    return Optional.of(Anticipation.ofWhole(r, bytes, fetchStored(r)));
+  }
+
   @Override
   public CompletableFuture<byte[]> range(ValueRead r, long offset, int length) {
     return PartedRead.cut(r.info, offset, length, read(r));

@@ -34,6 +34,10 @@ import java.util.concurrent.CompletableFuture;
  * <p>Why n - f suffices: a write completed only after its log reached n - f clouds, so any n - f
  * replies share at least n - 2f >= f + 1 clouds with it, one of them correct; that correct cloud
  * returns the log (or a newer one), and the highest sequence wins the merge.
+ *
+ * <p>A caller may also be told of the first valid reply, before the quorum ({@link FirstLog}): a
+ * read anticipates its data fetch on it. That reply is one cloud's, possibly a faulty cloud's stale
+ * or replayed (but validly signed) log; it decides nothing, and only {@link #run}'s view does.
  */
 public final class MetadataRead {
   private final Context ctx;
@@ -51,16 +55,41 @@ public final class MetadataRead {
 
   private int invalid;
   private boolean finished;
+  private final FirstLog firstLog;
 
-  private MetadataRead(Context ctx, String key) {
+  /**
+   * Told of the first cloud whose reply was valid (every per-writer answer signed and verified, or
+   * "not found"), unless that reply alone completes readM. Called at most once, on the thread that
+   * checked the reply, before readM completes or at the same time; it must return at once and not
+   * throw.
+   */
+  @FunctionalInterface
+  public interface FirstLog {
+    /**
+     * {@code cloudId}'s valid reply, as a view of that cloud's logs alone (the key shares it
+     * carried included); not a quorum's view, and possibly stale.
+     */
+    void arrived(String cloudId, View view);
+  }
+
+  private MetadataRead(Context ctx, String key, FirstLog firstLog) {
     this.ctx = ctx;
     this.key = key;
     this.writers = List.copyOf(ctx.settings.trustedWriters().keySet());
+    this.firstLog = firstLog;
   }
 
   /** Runs readM for {@code key}. Cancelling the result cancels the outstanding requests. */
   public static CompletableFuture<View> run(Context ctx, String key) {
-    MetadataRead r = new MetadataRead(ctx, key);
+    return run(ctx, key, null);
+  }
+
+  /**
+   * Runs readM for {@code key}, telling {@code firstLog} (if not null) of the first valid reply.
+   * Cancelling the result cancels the outstanding requests.
+   */
+  public static CompletableFuture<View> run(Context ctx, String key, FirstLog firstLog) {
+    MetadataRead r = new MetadataRead(ctx, key, firstLog);
     r.start();
     return r.result;
   }
@@ -173,6 +202,7 @@ public final class MetadataRead {
       Map<String, Map<LogEntry.Id, byte[]>> cloudShares,
       CloudFault fault) {
     View view = null;
+    View first = null;
     List<CloudFault> stale = List.of();
     QuorumException failure = null;
     synchronized (this) {
@@ -197,8 +227,19 @@ public final class MetadataRead {
           view = merge();
           stale = view.faults.subList(faults.size(), view.faults.size());
           finished = true;
+        } else if (replies.size() == 1 && firstLog != null) {
+          first =
+              new View(
+                  key,
+                  logs,
+                  List.of(),
+                  false,
+                  cloudShares.isEmpty() ? Map.of() : Map.of(cloudId, cloudShares));
         }
       }
+    }
+    if (first != null) {
+      firstLog.arrived(cloudId, first);
     }
     if (fault != null) {
       ctx.report(key, fault);

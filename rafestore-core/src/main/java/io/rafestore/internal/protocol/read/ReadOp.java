@@ -22,7 +22,9 @@ import java.util.concurrent.CompletableFuture;
  * A read: readM ({@link MetadataRead}), pick the version the caller asked for, then let the
  * version's {@link io.rafestore.internal.protocol.layout.ValueLayout} fetch and check its bytes
  * (whole, a range or a stream). Whether a value is replicated, coded, in parts or sealed is the
- * layout's business; nothing here tests it. Stateless; thread-safe.
+ * layout's business; nothing here tests it. The data fetch is anticipated: it starts on the first
+ * valid log readM receives and is kept only if readM decides on the same signed entry ({@link
+ * Speculation}). Stateless; thread-safe.
  */
 public final class ReadOp {
   private ReadOp() {}
@@ -30,18 +32,37 @@ public final class ReadOp {
   /** The latest visible version of {@code key}. */
   public static CompletableFuture<StoredValue> latest(Context ctx, String key) {
     OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.READ);
+    Speculation spec = Speculation.of(ctx, key, null, 0);
     return observed(
         ctx,
         trace,
-        trace
-            .timed(Phase.READ_M, MetadataRead.run(ctx, key))
-            .thenCompose(
-                view -> {
-                  if (view.visible.isEmpty()) {
-                    return CompletableFuture.failedFuture(notFound(key, view));
-                  }
-                  return fetchOrCollected(ctx, trace, key, view, view.visible.get(0), null);
-                }));
+        settled(
+            spec,
+            readM(trace, spec)
+                .thenCompose(
+                    view -> {
+                      if (view.visible.isEmpty()) {
+                        return CompletableFuture.failedFuture(notFound(key, view));
+                      }
+                      View.Item item = view.visible.get(0);
+                      return fetchOrCollected(
+                          ctx, trace, key, view, item, spec.readOf(view, item), null);
+                    })));
+  }
+
+  /**
+   * readM of the read, anticipating its data fetch on the first valid log ({@link Speculation}).
+   */
+  private static CompletableFuture<View> readM(OpTrace trace, Speculation spec) {
+    return trace.timed(Phase.READ_M, spec.readM());
+  }
+
+  /**
+   * {@code op}, after which a speculation readM's decision did not settle (readM failed, or found
+   * no version to read) is wasted and its fetch cancelled.
+   */
+  private static <T> CompletableFuture<T> settled(Speculation spec, CompletableFuture<T> op) {
+    return op.whenComplete((v, e) -> spec.abandon());
   }
 
   /** Version {@code version} of {@code key}. */
@@ -52,20 +73,23 @@ public final class ReadOp {
 
   private static CompletableFuture<StoredValue> version(
       Context ctx, OpTrace trace, String key, Version version) {
-    return trace
-        .timed(Phase.READ_M, MetadataRead.run(ctx, key))
-        .thenCompose(
-            view -> {
-              View.Item item = view.find(version);
-              if (item == null && view.isCollected(version)) {
-                return CompletableFuture.failedFuture(
-                    new VersionCollectedException(key, version, view.collected));
-              }
-              if (item == null) {
-                return CompletableFuture.failedFuture(versionNotFound(key, view, version));
-              }
-              return fetchOrCollected(ctx, trace, key, view, item, version);
-            });
+    Speculation spec = Speculation.of(ctx, key, version, 0);
+    return settled(
+        spec,
+        readM(trace, spec)
+            .thenCompose(
+                view -> {
+                  View.Item item = view.find(version);
+                  if (item == null && view.isCollected(version)) {
+                    return CompletableFuture.failedFuture(
+                        new VersionCollectedException(key, version, view.collected));
+                  }
+                  if (item == null) {
+                    return CompletableFuture.failedFuture(versionNotFound(key, view, version));
+                  }
+                  return fetchOrCollected(
+                      ctx, trace, key, view, item, spec.readOf(view, item), version);
+                }));
   }
 
   /**
@@ -96,7 +120,7 @@ public final class ReadOp {
       Context ctx, String key, Version version, long offset, int length) {
     OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.RANGED_READ);
     return trace.observe(
-        resolve(ctx, trace, key, Optional.of(version))
+        resolve(ctx, trace, key, Optional.of(version), offset)
             .thenCompose(
                 found ->
                     trace.timed(
@@ -136,33 +160,39 @@ public final class ReadOp {
   public static CompletableFuture<Found> stream(
       Context ctx, String key, Optional<Version> version) {
     OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.STREAM_READ);
-    return trace.observeFailure(resolve(ctx, trace, key, version));
+    return trace.observeFailure(resolve(ctx, trace, key, version, 0));
   }
 
-  /** The latest visible version of {@code key}, or the given one, after readM. */
+  /**
+   * The latest visible version of {@code key}, or the given one, after readM; the data fetch from
+   * byte {@code offset} anticipated during readM.
+   */
   private static CompletableFuture<Found> resolve(
-      Context ctx, OpTrace trace, String key, Optional<Version> version) {
-    return trace
-        .timed(Phase.READ_M, MetadataRead.run(ctx, key))
-        .thenCompose(
-            view -> {
-              if (version.isEmpty()) {
-                if (view.visible.isEmpty()) {
-                  return CompletableFuture.failedFuture(notFound(key, view));
-                }
-                return CompletableFuture.completedFuture(
-                    found(ctx, trace, key, view, view.visible.get(0)));
-              }
-              View.Item item = view.find(version.get());
-              if (item == null) {
-                return CompletableFuture.failedFuture(versionNotFound(key, view, version.get()));
-              }
-              return CompletableFuture.completedFuture(found(ctx, trace, key, view, item));
-            });
+      Context ctx, OpTrace trace, String key, Optional<Version> version, long offset) {
+    Speculation spec = Speculation.of(ctx, key, version.orElse(null), offset);
+    return settled(
+        spec,
+        readM(trace, spec)
+            .thenCompose(
+                view -> {
+                  if (version.isEmpty()) {
+                    if (view.visible.isEmpty()) {
+                      return CompletableFuture.failedFuture(notFound(key, view));
+                    }
+                    return CompletableFuture.completedFuture(
+                        found(trace, spec, view, view.visible.get(0)));
+                  }
+                  View.Item item = view.find(version.get());
+                  if (item == null) {
+                    return CompletableFuture.failedFuture(
+                        versionNotFound(key, view, version.get()));
+                  }
+                  return CompletableFuture.completedFuture(found(trace, spec, view, item));
+                }));
   }
 
-  private static Found found(Context ctx, OpTrace trace, String key, View view, View.Item item) {
-    return new Found(ValueRead.of(ctx, key, view, item), Layouts.of(item.entry()), trace);
+  private static Found found(OpTrace trace, Speculation spec, View view, View.Item item) {
+    return new Found(spec.readOf(view, item), Layouts.of(item.entry()), trace);
   }
 
   private static KeyNotFoundException notFound(String key, View view) {
@@ -185,12 +215,19 @@ public final class ReadOp {
    * latest is fetched once. Without a watermark the fetch's own failure stands: missing data that
    * no trusted writer collected is an integrity failure.
    *
+   * @param read the read of {@code item} (with its anticipated fetch, if readM kept it)
    * @param asked the version asked for, null for "the latest"
    */
   private static CompletableFuture<StoredValue> fetchOrCollected(
-      Context ctx, OpTrace trace, String key, View view, View.Item item, Version asked) {
+      Context ctx,
+      OpTrace trace,
+      String key,
+      View view,
+      View.Item item,
+      ValueRead read,
+      Version asked) {
     CompletableFuture<StoredValue> first =
-        trace.timed(Phase.DATA_FETCH, fetch(ctx, key, view, item));
+        trace.timed(Phase.DATA_FETCH, Layouts.of(item.entry()).read(read));
     return first
         .handle((v, e) -> first)
         .thenCompose(

@@ -1,0 +1,157 @@
+package io.rafestore.internal.protocol.read;
+
+import io.rafestore.Version;
+import io.rafestore.internal.cloud.AccountingCloud;
+import io.rafestore.internal.protocol.context.Cloud;
+import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.layout.Anticipation;
+import io.rafestore.internal.protocol.layout.ValueRead;
+import io.rafestore.internal.protocol.metadata.View;
+import io.rafestore.internal.protocol.quorum.MetadataRead;
+import java.util.Optional;
+
+/**
+ * One read's anticipated data fetch: started on the first validly signed log readM receives ({@link
+ * MetadataRead.FirstLog}), for the newest version that log names (or the version the read asked
+ * for, if it names it), from the offset the read starts at; then, when readM decides, kept if it is
+ * for exactly the decided (version, entry) and cancelled otherwise ({@link #readOf}), or cancelled
+ * if readM fails or decides no version ({@link #abandon}).
+ *
+ * <p>At most one fetch per read is started, on one cloud's log, so a faulty cloud that answers readM
+ * first with a stale, replayed or withheld log wastes at most one fetch; a forged, foreign or
+ * unsigned log is not valid and starts nothing. Each started fetch is counted on the cloud whose
+ * log started it, as kept or wasted ({@link AccountingCloud#speculationStarted}).
+ *
+ * <p>Thread-safe: the first log arrives on readM's thread, the decision on another.
+ */
+final class Speculation {
+  private final Context ctx;
+  private final String key;
+  private final Version asked;
+  private final long offset;
+  private Anticipation started;
+  private String source;
+  private boolean settled;
+
+  private Speculation(Context ctx, String key, Version asked, long offset) {
+    this.ctx = ctx;
+    this.key = key;
+    this.asked = asked;
+    this.offset = offset;
+  }
+
+  /**
+   * The speculation of a read of {@code key} ({@code asked}: a version, or null for the latest)
+   * from byte {@code offset}.
+   */
+  static Speculation of(Context ctx, String key, Version asked, long offset) {
+    return new Speculation(ctx, key, asked, offset);
+  }
+
+  /** readM for the read, anticipating the data fetch if the settings allow it. */
+  java.util.concurrent.CompletableFuture<View> readM() {
+    if (!ctx.settings.mayAnticipate(0)) {
+      return MetadataRead.run(ctx, key);
+    }
+    return MetadataRead.run(ctx, key, this::arrived);
+  }
+
+  /** The first valid log: starts the fetch of the version it names. */
+  private void arrived(String cloudId, View first) {
+    synchronized (this) {
+      if (settled || started != null) {
+        return;
+      }
+    }
+    View.Item item = asked == null ? newest(first) : first.find(asked);
+    if (item == null) {
+      return;
+    }
+    Optional<Anticipation> a;
+    try {
+      a = Anticipation.start(ctx, key, first, item, offset);
+    } catch (RuntimeException e) {
+      // A speculation is an optimisation: an entry it cannot fetch is left to the read proper.
+      return;
+    }
+    if (a.isEmpty()) {
+      return;
+    }
+    boolean late;
+    synchronized (this) {
+      late = settled;
+      if (!late) {
+        started = a.get();
+        source = cloudId;
+      }
+    }
+    AccountingCloud counts = accounting(cloudId);
+    if (counts != null) {
+      counts.speculationStarted(a.get().bytes());
+    }
+    if (late) {
+      a.get().cancel();
+      if (counts != null) {
+        counts.speculationSettled(false);
+      }
+    }
+  }
+
+  private static View.Item newest(View v) {
+    return v.visible.isEmpty() ? null : v.visible.get(0);
+  }
+
+  /**
+   * The read of {@code item}, which readM decided in {@code view}: with the anticipated fetch if
+   * that is for exactly {@code item}'s version and signed entry (kept), else without it (the fetch,
+   * if any, is cancelled and counted wasted).
+   */
+  ValueRead readOf(View view, View.Item item) {
+    ValueRead r = ValueRead.of(ctx, key, view, item);
+    Started s = settle();
+    if (s == null) {
+      return r;
+    }
+    Anticipation a = s.fetch();
+    boolean kept = a.isFor(item);
+    AccountingCloud counts = accounting(s.source());
+    if (counts != null) {
+      counts.speculationSettled(kept);
+    }
+    if (kept) {
+      return r.anticipated(a);
+    }
+    a.cancel();
+    return r;
+  }
+
+  /** readM failed, or decided no version the read can use: the fetch, if any, is wasted. */
+  void abandon() {
+    Started s = settle();
+    if (s == null) {
+      return;
+    }
+    s.fetch().cancel();
+    AccountingCloud counts = accounting(s.source());
+    if (counts != null) {
+      counts.speculationSettled(false);
+    }
+  }
+
+  /** A started fetch and the cloud whose log started it. */
+  private record Started(Anticipation fetch, String source) {}
+
+  /** Ends the speculation: no fetch starts after this. The fetch started, if any (once). */
+  private synchronized Started settle() {
+    if (settled) {
+      return null;
+    }
+    settled = true;
+    return started == null ? null : new Started(started, source);
+  }
+
+  private AccountingCloud accounting(String cloudId) {
+    Cloud c = cloudId == null ? null : ctx.byId.get(cloudId);
+    return c == null ? null : c.accounting();
+  }
+}

@@ -1,0 +1,246 @@
+package io.rafestore.internal.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rafestore.CloudRole;
+import io.rafestore.CloudStats;
+import io.rafestore.ProtocolMode;
+import io.rafestore.RafeStore;
+import io.rafestore.StoredValue;
+import io.rafestore.WriteReceipt;
+import io.rafestore.internal.protocol.TestCloud.Behaviour;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Anticipated reads on virtual time (issue 21): the data fetch starts on the first valid log of
+ * readM, so a small read in the paper's Configuration 2 (p0 holds metadata only, 5 ms away; the
+ * data on p1 at 315 ms and p2 at 750 ms) takes one quorum round trip (750 ms, the third-fastest
+ * cloud) instead of readM plus a fetch from p1; the fetch is kept only for the entry readM decides,
+ * and the stats count it. A large value in parts is read from several holders at once.
+ */
+class AnticipatedReadTest {
+  static final String KEY = "feed/item";
+  static final Duration QUORUM_RTT = Duration.ofMillis(750);
+
+  /** Table 1's RTTs and bandwidths: p0 local at 100 Mbit/s, p1..p3 remote at 2 Mbit/s. */
+  static Harness table1() {
+    Harness h = new Harness(1, 4).rtts(Harness.table1());
+    h.clouds.get(0).bandwidth(100_000_000);
+    for (int i = 1; i < 4; i++) {
+      h.clouds.get(i).bandwidth(2_000_000);
+    }
+    return h;
+  }
+
+  /** Table 2, Configuration 2: p0 metadata only, data on p1 and p2 (p3 writeDf's extra). */
+  static RafeStore.Builder config2(Harness h, ProtocolMode mode) {
+    return h.builder(
+        mode, (i, c) -> i == 0 ? CloudRole.METADATA_ONLY : CloudRole.DATA_AND_METADATA);
+  }
+
+  /** Runs {@code op} to its end on virtual time; returns how long it took. */
+  static <T> Duration timed(Harness h, CompletableFuture<T> op) throws Exception {
+    long start = h.scheduler.nanoTime();
+    h.run(op);
+    return Duration.ofNanos(h.scheduler.nanoTime() - start);
+  }
+
+  static long total(RafeStore store, java.util.function.ToLongFunction<CloudStats> counter) {
+    return store.stats().values().stream().mapToLong(counter).sum();
+  }
+
+  static byte[] bytes(int size, long seed) {
+    return PartsTest.random(size, seed);
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = ProtocolMode.class,
+      names = {"PAPER", "FAST"})
+  void smallReadInConfigurationTwoTakesOneQuorumRoundTrip(ProtocolMode mode) throws Exception {
+    Harness h = table1();
+    try (RafeStore store = config2(h, mode).build()) {
+      byte[] value = bytes(1024, 1);
+      WriteReceipt w = h.run(store.write(KEY, value));
+      assertThat(w.info().dataClouds()).containsExactly("p1", "p2");
+      h.scheduler.advance(Duration.ofSeconds(5));
+
+      CompletableFuture<StoredValue> read = store.read(KEY);
+      Duration took = timed(h, read);
+      assertThat(read.get().value()).isEqualTo(value);
+      assertThat(took).isGreaterThanOrEqualTo(QUORUM_RTT);
+      assertThat(took.toNanos()).isLessThanOrEqualTo((long) (QUORUM_RTT.toNanos() * 1.1));
+      // p0's log arrived first and started the fetch; readM decided the same entry.
+      CloudStats p0 = store.stats().get("p0");
+      assertThat(p0.speculations()).isEqualTo(1);
+      assertThat(p0.speculationsKept()).isEqualTo(1);
+      assertThat(p0.speculativeBytes()).isEqualTo(1024);
+      assertThat(total(store, CloudStats::speculationsWasted)).isZero();
+    }
+  }
+
+  @Test
+  void withoutAnticipationTheReadTakesReadMThenTheFetch() throws Exception {
+    Harness h = table1();
+    try (RafeStore store = config2(h, ProtocolMode.FAST).speculativeReads(false).build()) {
+      byte[] value = bytes(1024, 2);
+      h.run(store.write(KEY, value));
+      h.scheduler.advance(Duration.ofSeconds(5));
+      CompletableFuture<StoredValue> read = store.read(KEY);
+      Duration took = timed(h, read);
+      assertThat(read.get().value()).isEqualTo(value);
+      assertThat(took).isGreaterThanOrEqualTo(QUORUM_RTT.plusMillis(315));
+      assertThat(total(store, CloudStats::speculations)).isZero();
+    }
+  }
+
+  @Test
+  void theLimitTurnsAnticipationOffForLargerValues() throws Exception {
+    Harness h = table1();
+    try (RafeStore store = config2(h, ProtocolMode.FAST).speculativeReadLimit(512).build()) {
+      byte[] small = bytes(500, 3);
+      byte[] large = bytes(1024, 4);
+      h.run(store.write("small", small));
+      h.run(store.write("large", large));
+      h.scheduler.advance(Duration.ofSeconds(5));
+      Duration smallRead = timed(h, store.read("small"));
+      Duration largeRead = timed(h, store.read("large"));
+      assertThat(smallRead.toNanos()).isLessThanOrEqualTo((long) (QUORUM_RTT.toNanos() * 1.1));
+      assertThat(largeRead).isGreaterThanOrEqualTo(QUORUM_RTT.plusMillis(315));
+      assertThat(total(store, CloudStats::speculations)).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void withNoWriterActiveNoFetchIsWasted() throws Exception {
+    Harness h = table1();
+    try (RafeStore store = config2(h, ProtocolMode.FAST).build()) {
+      byte[][] values = new byte[5][];
+      for (int k = 0; k < values.length; k++) {
+        values[k] = bytes(1024 * (k + 1), 10 + k);
+        h.run(store.write("key-" + k, values[k]));
+      }
+      h.scheduler.advance(Duration.ofSeconds(5));
+      Map<String, CloudStats> before = store.stats();
+      int reads = 0;
+      for (int round = 0; round < 10; round++) {
+        for (int k = 0; k < values.length; k++) {
+          assertThat(h.run(store.read("key-" + k)).value()).isEqualTo(values[k]);
+          reads++;
+        }
+      }
+      Map<String, CloudStats> after = store.stats();
+      long kept = 0;
+      long wasted = 0;
+      for (String c : after.keySet()) {
+        CloudStats d = after.get(c).minus(before.get(c));
+        kept += d.speculationsKept();
+        wasted += d.speculationsWasted();
+      }
+      assertThat(wasted).isZero();
+      assertThat(kept).isEqualTo(reads);
+    }
+  }
+
+  @Test
+  void anOlderVersionAskedForIsAnticipatedToo() throws Exception {
+    Harness h = table1();
+    try (RafeStore store = config2(h, ProtocolMode.FAST).build()) {
+      byte[] v1 = bytes(1024, 5);
+      WriteReceipt first = h.run(store.write(KEY, v1));
+      h.run(store.write(KEY, bytes(1024, 6)));
+      h.scheduler.advance(Duration.ofSeconds(5));
+      CompletableFuture<StoredValue> read = store.read(KEY, first.version());
+      Duration took = timed(h, read);
+      assertThat(read.get().value()).isEqualTo(v1);
+      assertThat(took.toNanos()).isLessThanOrEqualTo((long) (QUORUM_RTT.toNanos() * 1.1));
+      assertThat(total(store, CloudStats::speculationsKept)).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aRangedReadAnticipatesThePartThatHoldsItsOffset() throws Exception {
+    Harness h = table1();
+    try (RafeStore store = config2(h, ProtocolMode.FAST).partSize(4096).build()) {
+      byte[] value = bytes(40_000, 7);
+      WriteReceipt w = h.run(store.write(KEY, value));
+      h.scheduler.advance(Duration.ofSeconds(5));
+      CompletableFuture<byte[]> range = store.read(KEY, w.version(), 20_000, 1000);
+      Duration took = timed(h, range);
+      assertThat(range.get()).isEqualTo(Arrays.copyOfRange(value, 20_000, 21_000));
+      assertThat(took.toNanos()).isLessThanOrEqualTo((long) (QUORUM_RTT.toNanos() * 1.1));
+      CloudStats p0 = store.stats().get("p0");
+      assertThat(p0.speculationsKept()).isEqualTo(1);
+      // 40,000 bytes in 10 parts of 4,000: offset 20,000 is the first byte of part 5.
+      assertThat(p0.speculativeBytes()).isEqualTo(4000);
+    }
+  }
+
+  @Test
+  void aStaleFirstLogWastesOneFetchAndTheReadStaysExact() throws Exception {
+    Harness h = table1();
+    try (RafeStore store = config2(h, ProtocolMode.FAST).build()) {
+      h.run(store.write(KEY, bytes(1024, 8)));
+      // p0, the fastest, now answers with the log it had before the next write: a replay.
+      h.clouds.get(0).behave(Behaviour.STALE);
+      byte[] v2 = bytes(1024, 9);
+      WriteReceipt w2 = h.run(store.write(KEY, v2));
+      h.scheduler.advance(Duration.ofSeconds(5));
+      StoredValue read = h.run(store.read(KEY));
+      assertThat(read.version()).isEqualTo(w2.version());
+      assertThat(read.value()).isEqualTo(v2);
+      CloudStats p0 = store.stats().get("p0");
+      assertThat(p0.speculations()).isEqualTo(1);
+      assertThat(p0.speculationsWasted()).isEqualTo(1);
+      assertThat(p0.speculationsKept()).isZero();
+    }
+  }
+
+  /**
+   * Equal round trips (50 ms) and 8 Mbit/s per cloud: a 1 MiB value in 64 KiB parts takes at least
+   * 1.05 s of transfer from one holder alone; its two holders share the parts and deliver it in
+   * about 0.8 s (half the transfer, plus the round trips between a holder's parts). One holder corrupting every part it serves costs time, never exactness.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = Behaviour.class,
+      names = {"CORRECT", "CORRUPT"})
+  void aLargeValueIsReadFromSeveralHoldersAtOnce(Behaviour holder) throws Exception {
+    Harness h = new Harness(1, 4).rtts(50, 50, 50, 50);
+    for (TestCloud c : h.clouds) {
+      c.bandwidth(8_000_000);
+    }
+    try (RafeStore store = h.builder(ProtocolMode.FAST).partSize(64 << 10).build()) {
+      int size = 1 << 20;
+      byte[] value = bytes(size, 11);
+      WriteReceipt w = h.run(store.write(KEY, value));
+      assertThat(w.info().dataClouds()).hasSize(2);
+      h.scheduler.advance(Duration.ofSeconds(5));
+      String second = w.info().dataClouds().get(1);
+      if (holder == Behaviour.CORRUPT) {
+        UnaryOperator<byte[]> none = b -> b;
+        h.clouds.get(Integer.parseInt(second.substring(1))).forger(none).behave(holder);
+      }
+      Map<String, CloudStats> before = store.stats();
+      CompletableFuture<StoredValue> read = store.read(KEY);
+      Duration took = timed(h, read);
+      assertThat(read.get().value()).isEqualTo(value);
+      Duration oneHolder = Duration.ofNanos(size * 8L * 1_000_000_000L / 8_000_000);
+      if (holder == Behaviour.CORRECT) {
+        // One holder alone cannot deliver it in less than its transfer time (1.05 s).
+        assertThat(took).isLessThan(oneHolder.multipliedBy(85).dividedBy(100));
+        for (String c : w.info().dataClouds()) {
+          long gets = store.stats().get(c).gets() - before.get(c).gets();
+          assertThat(gets).as("gets of %s", c).isGreaterThan(4);
+        }
+      }
+    }
+  }
+}
