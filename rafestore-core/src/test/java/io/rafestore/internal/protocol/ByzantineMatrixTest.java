@@ -209,4 +209,103 @@ class ByzantineMatrixTest {
       }
     }
   }
+
+  /** How the fastest cloud answers readM first with a log that must not steer the read. */
+  enum FirstLog {
+    /** The log before the current one: validly signed, one write behind (replayed). */
+    STALE,
+    /** The log of the first write, forever: a replay of an old, validly signed log. */
+    REPLAYED,
+    /** The latest bytes put under another name: another key's signed log (foreign). */
+    FOREIGN,
+    /** A newer-looking log for this key signed by an untrusted key (forged). */
+    FORGED,
+    /** Random bytes of the log's length: unsigned garbage. */
+    UNSIGNED
+  }
+
+  static Stream<Arguments> misleadingFirstLog() {
+    List<Arguments> out = new ArrayList<>();
+    for (int f = 1; f <= 2; f++) {
+      for (FirstLog lie : FirstLog.values()) {
+        for (ProtocolMode mode : List.of(ProtocolMode.PAPER, ProtocolMode.FAST)) {
+          for (Variant v :
+              List.of(Variant.PLAIN, Variant.ENCRYPTED, Variant.CODED, Variant.PARTED_ENCRYPTED)) {
+            out.add(Arguments.of(f, lie, mode, v));
+          }
+        }
+      }
+    }
+    return out.stream();
+  }
+
+  /**
+   * Issue 21: the fastest cloud (p0) answers every readM first, with a stale, replayed, foreign,
+   * forged or unsigned log. A read anticipates its data fetch on the first valid log, so a stale or
+   * replayed one starts a fetch of an older version; readM then decides the newest, the fetch is
+   * discarded (counted wasted, at most one per read) and the read returns exactly the last write. A
+   * foreign, forged or unsigned log is not valid and starts nothing: the next cloud's log does.
+   */
+  @ParameterizedTest(name = "f={0} first log {1} {2} {3}")
+  @MethodSource("misleadingFirstLog")
+  void anticipationOnAMisleadingFirstLogIsDiscarded(
+      int f, FirstLog lie, ProtocolMode mode, Variant variant) throws Exception {
+    Harness h = faulty(f, List.of(), Behaviour.CORRECT);
+    TestCloud first = h.clouds.get(0);
+    String other = "forum/thread-2";
+    try (RafeStore store = variant.build(h, mode, f)) {
+      Map<Version, byte[]> written = new HashMap<>();
+      for (int i = 1; i <= 4; i++) {
+        byte[] value = variant.value(("post " + i + " of " + lie).repeat(i * 10));
+        WriteReceipt r = h.run(store.write(KEY, value));
+        written.put(r.version(), value);
+        // Another key's log is then the latest object put on p0 under another name.
+        h.run(store.write(other, variant.value("other " + i)));
+        if (i == 1) {
+          mislead(h, first, lie);
+        }
+        long speculations = total(store, io.rafestore.CloudStats::speculations);
+        long wasted = total(store, io.rafestore.CloudStats::speculationsWasted);
+        StoredValue read = h.run(store.read(KEY));
+        assertThat(read.version()).isEqualTo(r.version());
+        assertThat(read.value()).isEqualTo(value);
+        long started = total(store, io.rafestore.CloudStats::speculations) - speculations;
+        long lost = total(store, io.rafestore.CloudStats::speculationsWasted) - wasted;
+        assertThat(started).as("fetches anticipated by read %d", i).isLessThanOrEqualTo(1);
+        assertThat(lost).as("fetches wasted by read %d", i).isLessThanOrEqualTo(started);
+        boolean oldValidLog = lie == FirstLog.STALE || lie == FirstLog.REPLAYED;
+        if (i >= 2) {
+          // The speculation really ran, on p0's old log (wasted) or on the next cloud's (kept).
+          assertThat(started).isEqualTo(1);
+          assertThat(lost).as("wasted by read %d", i).isEqualTo(oldValidLog ? 1 : 0);
+        }
+      }
+      for (Map.Entry<Version, byte[]> e : written.entrySet()) {
+        assertThat(h.run(store.read(KEY, e.getKey())).value()).isEqualTo(e.getValue());
+      }
+    }
+  }
+
+  private static long total(
+      RafeStore store, java.util.function.ToLongFunction<io.rafestore.CloudStats> counter) {
+    return store.stats().values().stream().mapToLong(counter).sum();
+  }
+
+  /** Makes {@code cloud} answer readM with {@code lie} from now on. */
+  private static void mislead(Harness h, TestCloud cloud, FirstLog lie) throws Exception {
+    switch (lie) {
+      case STALE -> cloud.behave(Behaviour.STALE);
+      case REPLAYED -> {
+        byte[] old =
+            h.run(
+                h.stores
+                    .get(0)
+                    .get(io.rafestore.internal.util.Names.metadataObject(KEY, "alice"), Optional.empty()));
+        cloud.forger(real -> old.clone()).behave(Behaviour.FORGE_METADATA);
+      }
+      case FOREIGN -> cloud.behave(Behaviour.OTHER_KEY);
+      case FORGED -> cloud.forger(real -> forged(new MetadataCodec())).behave(Behaviour.FORGE_METADATA);
+      case UNSIGNED -> cloud.behave(Behaviour.GARBLE_METADATA);
+    }
+  }
 }
