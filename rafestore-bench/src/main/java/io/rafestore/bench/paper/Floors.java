@@ -19,6 +19,10 @@ import java.util.List;
  *       from the nearest data cloud (one RTT plus the value through the slower of the client's
  *       downlink and that cloud's link). A read must learn the newest version from a quorum and
  *       must receive the bytes; it need not do both one after the other, so this stays a floor.
+ *       A value stored in parts (RafeStore's modes, above the part size) can be read from its f+1
+ *       holders at once, so its floor is the lower of that and the bytes through the holders'
+ *       links together (and the client's downlink), starting one RTT of the nearest holder after
+ *       the request: the floor of the layout in use (issue 21).
  * </ul>
  *
  * <p>Both assume full copies. DepSky-CA moves fragments of half a value (f = 1) and can end below
@@ -51,6 +55,34 @@ final class Floors {
     }
     double throughUplink = minRtt + (f + 1) * bits / profile.uplinkBps() * 1000;
     return Math.max(quorumRttMs(profile, arrangement, f), Math.max(data, throughUplink));
+  }
+
+  /** RafeStore.Builder's default part size: values above it are stored in parts. */
+  static final long DEFAULT_PART_SIZE = 8L * 1024 * 1024;
+
+  /**
+   * The read floor of a value stored in parts ({@code parted}) or whole: for parts, the lower of
+   * the whole-copy floor and the parts fetched from the first f+1 data clouds at once.
+   */
+  static double readMs(
+      WanProfile profile,
+      WanProfile.Arrangement arrangement,
+      int f,
+      long sizeBytes,
+      boolean parted) {
+    double whole = readMs(profile, arrangement, f, sizeBytes);
+    if (!parted) {
+      return whole;
+    }
+    double bps = 0;
+    double nearest = Double.POSITIVE_INFINITY;
+    for (int i = 0; i < f + 1 && i < arrangement.data().size(); i++) {
+      WanProfile.CloudLink link = profile.clouds().get(arrangement.data().get(i));
+      bps += Math.min(link.bps(), profile.downlinkBps());
+      nearest = Math.min(nearest, link.rttMillis());
+    }
+    double together = nearest + sizeBytes * 8.0 / Math.min(bps, profile.downlinkBps()) * 1000;
+    return Math.min(whole, Math.max(quorumRttMs(profile, arrangement, f), together));
   }
 
   static double readMs(

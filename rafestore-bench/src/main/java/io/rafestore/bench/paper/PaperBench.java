@@ -348,7 +348,7 @@ public final class PaperBench {
     new SplittableRandom(size).nextBytes(value);
     List<Result> out = new ArrayList<>(2);
     double writeFloor = Floors.writeMs(profile, arrangement, F, size);
-    double readFloor = Floors.readMs(profile, arrangement, F, size);
+    double readFloor = Floors.readMs(profile, arrangement, F, size, parted(mode, size));
     try (RafeStore store = builder.build()) {
       var blocking = store.blocking();
       Map<String, CloudStats> before = store.stats();
@@ -492,10 +492,16 @@ public final class PaperBench {
     Arrays.sort(sorted);
     List<Result.CloudUse> perCloud = new ArrayList<>();
     long cancelled = 0;
+    long started = 0;
+    long kept = 0;
+    long wasted = 0;
     for (String id : arrangement.order()) {
       CloudStats s = delta.get(id);
       perCloud.add(new Result.CloudUse(id, s.requests(), s.bytesUp(), s.bytesDown()));
       cancelled += s.cancelled();
+      started += s.speculations();
+      kept += s.speculationsKept();
+      wasted += s.speculationsWasted();
     }
     return new Result(
         arrangement.number(),
@@ -511,7 +517,17 @@ public final class PaperBench {
         onlyFPlusOne,
         cancelled,
         perCloud,
-        prices.costPer10k(delta, latencies.length + failures, writes));
+        prices.costPer10k(delta, latencies.length + failures, writes),
+        new Result.Speculative(started, kept, wasted));
+  }
+
+  /**
+   * Whether {@code mode} stores a value of {@code size} bytes in parts (RafeStore's modes with
+   * full copies split values above the default part size; the benchmark keeps the default), whose
+   * read may fetch parts from several holders at once ({@link Floors#readMs}).
+   */
+  static boolean parted(Protocol mode, long size) {
+    return mode.rafeStore() && mode.erasureK() == 0 && size > Floors.DEFAULT_PART_SIZE;
   }
 
   private static Map<String, CloudStats> delta(

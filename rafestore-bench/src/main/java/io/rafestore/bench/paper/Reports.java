@@ -65,7 +65,8 @@ final class Reports {
     StringBuilder sb = new StringBuilder();
     sb.append(
         "config,mode,size_bytes,op,ops,failures,median_ms,p90_ms,p99_ms,floor_ms,median_over_floor,"
-            + "only_f_plus_1,cancelled,cost_per_10k_usd");
+            + "only_f_plus_1,cancelled,cost_per_10k_usd,speculative_started,speculative_kept,"
+            + "speculative_wasted");
     List<String> clouds = new ArrayList<>();
     if (!results.isEmpty()) {
       // Columns follow the cloud ids (p0..p3), whatever each configuration's order.
@@ -83,7 +84,7 @@ final class Reports {
       sb.append(
           String.format(
               Locale.ROOT,
-              "%d,%s,%d,%s,%d,%d,%.3f,%.3f,%.3f,%.3f,%.4f,%d,%d,%.6f",
+              "%d,%s,%d,%s,%d,%d,%.3f,%.3f,%.3f,%.3f,%.4f,%d,%d,%.6f,%d,%d,%d",
               r.config(),
               r.mode(),
               r.sizeBytes(),
@@ -97,7 +98,10 @@ final class Reports {
               r.medianOverFloor(),
               r.onlyFPlusOne(),
               r.cancelled(),
-              r.costPer10kUsd()));
+              r.costPer10kUsd(),
+              r.speculative().started(),
+              r.speculative().kept(),
+              r.speculative().wasted()));
       for (String c : clouds) {
         Result.CloudUse u =
             r.perCloud().stream().filter(x -> x.cloud().equals(c)).findFirst().orElseThrow();
@@ -139,8 +143,9 @@ final class Reports {
     }
     sb.append(
         "| config | mode | size | op | failed | median ms | p90 ms | p99 ms | floor ms | median/floor"
-            + " | f+1 only | cancelled | requests per cloud | cost / 10k ops (USD) |\n");
-    sb.append("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
+            + " | f+1 only | cancelled | anticipated kept/wasted | requests per cloud"
+            + " | cost / 10k ops (USD) |\n");
+    sb.append("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
     for (Result r : results) {
       StringBuilder perCloud = new StringBuilder();
       for (Result.CloudUse u : r.perCloud()) {
@@ -152,7 +157,8 @@ final class Reports {
       sb.append(
           String.format(
               Locale.ROOT,
-              "| %d | %s | %s | %s | %d | %.1f | %.1f | %.1f | %.1f | %.2f | %s | %d | %s | %.4f |%n",
+              "| %d | %s | %s | %s | %d | %.1f | %.1f | %.1f | %.1f | %.2f | %s | %d | %s | %s"
+                  + " | %.4f |%n",
               r.config(),
               r.mode(),
               sizeLabel(r.sizeBytes()),
@@ -165,11 +171,14 @@ final class Reports {
               r.medianOverFloor(),
               r.onlyFPlusOne() < 0 ? "" : r.onlyFPlusOne() + "/" + r.ops(),
               r.cancelled(),
+              r.op().equals("read")
+                  ? r.speculative().kept() + "/" + r.speculative().wasted()
+                  : "",
               perCloud,
               r.costPer10kUsd()));
     }
     sb.append('\n').append(table3(results));
-    sb.append("\n## Targets (issue 7), ratios within this run\n\n```\n");
+    sb.append("\n## Targets (issues 7 and 21), ratios within this run\n\n```\n");
     for (String line : Targets.evaluate(results)) {
       sb.append(line).append('\n');
     }

@@ -20,6 +20,8 @@ import java.util.List;
  * @param cancelled requests cancelled, over all clouds
  * @param perCloud requests and bytes per cloud, in arrangement order
  * @param costPer10kUsd cost of 10,000 such operations (assumed prices)
+ * @param speculative the reads' anticipated data fetches (issue 21), over all clouds; zero for
+ *     writes and for modes that do not anticipate
  */
 record Result(
     int config,
@@ -35,10 +37,19 @@ record Result(
     int onlyFPlusOne,
     long cancelled,
     List<CloudUse> perCloud,
-    double costPer10kUsd) {
+    double costPer10kUsd,
+    Speculative speculative) {
 
   Result {
     perCloud = List.copyOf(perCloud);
+  }
+
+  /**
+   * Anticipated data fetches during the cell: started, kept (readM decided the same entry) and
+   * wasted (cancelled: cost a request and its egress).
+   */
+  record Speculative(long started, long kept, long wasted) {
+    static final Speculative NONE = new Speculative(0, 0, 0);
   }
 
   /** One cloud's requests and bytes during the cell. */

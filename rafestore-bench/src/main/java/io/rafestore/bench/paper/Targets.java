@@ -7,7 +7,8 @@ import java.util.Optional;
 import java.util.TreeSet;
 
 /**
- * Issue 7's targets for the paper reproduction, computed from one run's results as ratios between
+ * Issue 7's targets for the paper reproduction (and issue 21's for reads, {@link
+ * #anticipatedReads}), computed from one run's results as ratios between
  * cells measured in the same run (Configuration 1 unless stated), and the check that the paper's
  * own protocol reproduces the shape of its Table 3. Each line starts with {@code PASS}, {@code
  * MISS}, {@code SHAPE OK}, {@code SHAPE DIFFERS} or {@code SKIP} (the cells it needs were not run).
@@ -134,6 +135,8 @@ final class Targets {
       out.add(line(false, false, "cost of 10,000 1KB writes <= 0.5 x DepSky-A (config 1)"));
     }
 
+    out.addAll(anticipatedReads(results));
+
     // The paper's shape: PAPER mode, config 1 f+1-only up to 64 KB and not from 256 KB; config 2
     // mostly f+1-only at every size. "Mostly" = at least half; "f+1-only" = at least 80 %.
     for (int config : new int[] {1, 2}) {
@@ -161,6 +164,92 @@ final class Targets {
               : "PAPER mostly f+1-only at every size (paper's Table 3, config 2):";
       out.add(any ? (ok ? "SHAPE OK  " : "SHAPE DIFFERS  ") + what + d : "SKIP  " + what);
     }
+    return out;
+  }
+
+  /** Reads up to this size are "small" in issue 21's targets. */
+  static final long SMALL_READ = 64 * 1024;
+
+  /**
+   * Issue 21 (anticipated reads), configurations 1 to 3: the best RafeStore read median of every
+   * small size (1 KB to 64 KB) within 1.1 x its floor (one round trip to the (n-f)-th fastest cloud,
+   * whichever cloud holds the data), of every larger size within 1.2 x the floor of the layout in
+   * use; and wasted anticipated fetches under 5 % of RafeStore reads (no writer is active while
+   * the benchmark reads).
+   */
+  static List<String> anticipatedReads(List<Result> results) {
+    List<String> out = new ArrayList<>();
+    for (int config = 1; config <= 3; config++) {
+      for (boolean small : new boolean[] {true, false}) {
+        double limit = small ? 1.1 : 1.2;
+        StringBuilder d = new StringBuilder();
+        boolean pass = true;
+        boolean any = false;
+        TreeSet<Long> sizes = new TreeSet<>();
+        for (Result r : results) {
+          if (r.config() == config && r.op().equals("read")) {
+            sizes.add(r.sizeBytes());
+          }
+        }
+        for (long s : sizes) {
+          if ((s <= SMALL_READ) != small) {
+            continue;
+          }
+          int c = config;
+          Optional<Result> best =
+              results.stream()
+                  .filter(r -> r.config() == c && r.sizeBytes() == s && r.op().equals("read"))
+                  .filter(r -> r.mode().rafeStore() && r.ops() > 0)
+                  .min((a, b) -> Double.compare(a.medianOverFloor(), b.medianOverFloor()));
+          if (best.isEmpty()) {
+            continue;
+          }
+          any = true;
+          pass &= best.get().medianOverFloor() <= limit;
+          d.append(
+              String.format(
+                  Locale.ROOT,
+                  " %s %.2f (%s)",
+                  Reports.sizeLabel(s),
+                  best.get().medianOverFloor(),
+                  best.get().mode()));
+        }
+        out.add(
+            line(
+                any,
+                pass,
+                String.format(
+                        Locale.ROOT,
+                        "issue 21: best RafeStore %s read median <= %.1f x floor (config %d):",
+                        small ? "small (<= 64KB)" : "large (> 64KB)",
+                        limit,
+                        config)
+                    + d));
+      }
+    }
+    long reads = 0;
+    long wasted = 0;
+    long kept = 0;
+    for (Result r : results) {
+      if (r.op().equals("read") && r.mode().rafeStore()) {
+        reads += r.ops() + r.failures();
+        wasted += r.speculative().wasted();
+        kept += r.speculative().kept();
+      }
+    }
+    double share = reads == 0 ? 0 : (double) wasted / reads;
+    out.add(
+        line(
+            reads > 0,
+            share < 0.05,
+            String.format(
+                Locale.ROOT,
+                "issue 21: wasted anticipated fetches < 5 %% of RafeStore reads: %d wasted, %d kept"
+                    + " of %d reads (%.1f %%)",
+                wasted,
+                kept,
+                reads,
+                100 * share)));
     return out;
   }
 

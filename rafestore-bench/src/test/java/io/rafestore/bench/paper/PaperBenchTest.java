@@ -135,6 +135,60 @@ class PaperBenchTest {
     assertThat(Floors.readMs(p, c1, 1, 1024)).isEqualTo(750.0);
     // 1 MB in configuration 2: the nearest holder is p1, 315 ms + 4194 ms at 2 Mbit/s.
     assertThat(Floors.readMs(p, c2, 1, 1024 * 1024)).isCloseTo(315 + 4194.304, within(1e-6));
+    // 16 MiB in parts in configuration 2: p1 and p2 (2 Mbit/s each) deliver it together.
+    long big = 16L << 20;
+    assertThat(Floors.readMs(p, c2, 1, big, false)).isCloseTo(315 + 67108.864, within(1e-6));
+    assertThat(Floors.readMs(p, c2, 1, big, true)).isCloseTo(315 + 33554.432, within(1e-6));
+    assertThat(PaperBench.parted(Protocol.FAST, big)).isTrue();
+    assertThat(PaperBench.parted(Protocol.DEPSKY_A, big)).isFalse();
+    assertThat(PaperBench.parted(Protocol.FAST, 4L << 20)).isFalse();
+  }
+
+  /** A read cell with the given median and floor and anticipated fetches kept and wasted. */
+  private static Result read(
+      int config, Protocol mode, long size, double median, double floor, long kept, long wasted) {
+    return new Result(
+        config,
+        mode,
+        size,
+        "read",
+        60,
+        0,
+        median,
+        median,
+        median,
+        floor,
+        -1,
+        wasted,
+        List.of(),
+        0,
+        new Result.Speculative(kept + wasted, kept, wasted));
+  }
+
+  @Test
+  void issue21TargetsComeFromTheRun() {
+    List<Result> good = new java.util.ArrayList<>();
+    for (int c = 1; c <= 3; c++) {
+      good.add(read(c, Protocol.FAST, 1024, 790, 750, 60, 0));
+      good.add(read(c, Protocol.PAPER, 1024, 1086, 750, 60, 0));
+      good.add(read(c, Protocol.DEPSKY_A, 1024, 700, 750, 0, 0));
+      good.add(read(c, Protocol.FAST, 1 << 20, 5000, 4509, 58, 2));
+    }
+    List<String> lines = Targets.anticipatedReads(good);
+    assertThat(lines).hasSize(7);
+    assertThat(lines).allMatch(l -> l.startsWith("PASS"), "all pass");
+    assertThat(lines.get(0)).contains("config 1").contains("1KB 1.05 (FAST)");
+    assertThat(lines.get(6)).contains("6 wasted, 534 kept of 540 reads");
+
+    List<String> bad =
+        Targets.anticipatedReads(
+            List.of(
+                read(2, Protocol.FAST, 1024, 1086, 750, 30, 30),
+                read(2, Protocol.FAST, 1 << 20, 6000, 4509, 30, 0)));
+    assertThat(bad.get(2)).startsWith("MISS").contains("config 2").contains("1.45");
+    assertThat(bad.get(3)).startsWith("MISS").contains("1.33");
+    assertThat(bad.get(0)).startsWith("SKIP");
+    assertThat(bad.get(6)).startsWith("MISS").contains("30 wasted");
   }
 
   @Test

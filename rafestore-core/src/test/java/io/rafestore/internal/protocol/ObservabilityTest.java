@@ -44,6 +44,12 @@ class ObservabilityTest {
 
   /** Table 2, Configuration 1 (data p0, p1; extra p2; metadata only p3), with a listener. */
   private static RafeStore config1(Harness h, ProtocolMode mode, RafeStoreListener listener) {
+    return config1(h, mode, listener, true);
+  }
+
+  /** Configuration 1, reads anticipating their data fetch or not ({@code anticipate}). */
+  private static RafeStore config1(
+      Harness h, ProtocolMode mode, RafeStoreListener listener, boolean anticipate) {
     RafeStore.Builder b =
         RafeStore.builder()
             .faultsTolerated(1)
@@ -52,6 +58,7 @@ class ObservabilityTest {
             .scheduler(h.scheduler)
             .closeDrivers(false)
             .writer("alice", Harness.ALICE)
+            .speculativeReads(anticipate)
             .listener(listener);
     for (int i = 0; i < h.clouds.size(); i++) {
       TestCloud c = h.clouds.get(i);
@@ -128,7 +135,7 @@ class ObservabilityTest {
   void aReadReportsItsReceiptWithReadMAndTheDataFetch() throws Exception {
     Harness h = new Harness(1, 4).rtts(TABLE1);
     RecordingListener seen = new RecordingListener();
-    try (RafeStore store = config1(h, ProtocolMode.PAPER, seen)) {
+    try (RafeStore store = config1(h, ProtocolMode.PAPER, seen, false)) {
       WriteReceipt w = h.run(store.write("feed", utf8("twelve bytes")));
       seen.clear();
       StoredValue v = h.run(store.read("feed"));
@@ -153,6 +160,29 @@ class ObservabilityTest {
       assertThat(seen.phases)
           .extracting(RecordingListener.PhaseEnd::timing)
           .containsExactlyElementsOf(r.phases());
+    }
+  }
+
+  @Test
+  void anAnticipatedReadReportsOnlyWhatItsFetchAddsAfterReadM() throws Exception {
+    Harness h = new Harness(1, 4).rtts(TABLE1);
+    RecordingListener seen = new RecordingListener();
+    try (RafeStore store = config1(h, ProtocolMode.PAPER, seen)) {
+      h.run(store.write("feed", utf8("twelve bytes")));
+      seen.clear();
+      assertThat(h.run(store.read("feed")).servedBy()).isEqualTo("p0");
+
+      ReadReceipt r = seen.reads.get(0);
+      assertThat(r.phases())
+          .extracting(PhaseTiming::phase)
+          .containsExactly(Phase.READ_M, Phase.DATA_FETCH);
+      PhaseTiming readM = phase(r.phases(), Phase.READ_M);
+      PhaseTiming fetch = phase(r.phases(), Phase.DATA_FETCH);
+      assertThat(readM.duration()).isEqualTo(ms(750));
+      // p0's log (5 ms) started the fetch from p0, done at 10 ms: nothing is left after readM.
+      assertThat(fetch.start()).isEqualTo(readM.end());
+      assertThat(fetch.duration()).isZero();
+      assertThat(r.latency()).isEqualTo(ms(750));
     }
   }
 
@@ -345,11 +375,12 @@ class ObservabilityTest {
       assertThat(r.outcome()).isEqualTo(Outcome.OK);
       assertThat(r.bytes()).isEqualTo(5);
       assertThat(phases(r)).containsExactly(Phase.READ_M, Phase.DATA_FETCH);
-      // readM on n - f = 3 clouds (p2's 750 ms), then the whole value from p0 (5 ms), then cut.
+      // readM on n - f = 3 clouds (p2's 750 ms); the whole value was fetched from p0 during it
+      // (anticipated on p0's log at 5 ms), so the data fetch adds nothing after readM; then cut.
       assertThat(phase(r.phases(), Phase.READ_M).duration()).isEqualTo(ms(750));
       assertThat(phase(r.phases(), Phase.DATA_FETCH).start()).isEqualTo(ms(750));
-      assertThat(phase(r.phases(), Phase.DATA_FETCH).duration()).isEqualTo(ms(5));
-      assertThat(r.duration()).isEqualTo(ms(755));
+      assertThat(phase(r.phases(), Phase.DATA_FETCH).duration()).isZero();
+      assertThat(r.duration()).isEqualTo(ms(750));
       assertThat(seen.phases).extracting(RecordingListener.PhaseEnd::timing).isEqualTo(r.phases());
       // A ranged read has no read receipt of a whole value.
       assertThat(seen.reads).isEmpty();

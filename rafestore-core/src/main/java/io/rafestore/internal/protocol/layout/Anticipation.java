@@ -31,6 +31,7 @@ public final class Anticipation {
   private final long bytes;
   private final CompletableFuture<StoredValue> whole;
   private final CompletableFuture<DataFetch.Fetched> partFetch;
+  private final String holder;
   private final AtomicBoolean taken = new AtomicBoolean();
 
   private Anticipation(
@@ -38,24 +39,38 @@ public final class Anticipation {
       int part,
       long bytes,
       CompletableFuture<StoredValue> whole,
-      CompletableFuture<DataFetch.Fetched> partFetch) {
+      CompletableFuture<DataFetch.Fetched> partFetch,
+      String holder) {
     this.version = r.info.version();
     this.entry = r.entry;
     this.part = part;
     this.bytes = bytes;
     this.whole = whole;
     this.partFetch = partFetch;
+    this.holder = holder;
   }
 
   /** An anticipated fetch of the whole stored value of {@code r}'s entry. */
   static Anticipation ofWhole(ValueRead r, long bytes, CompletableFuture<StoredValue> fetch) {
-    return new Anticipation(r, WHOLE, bytes, fetch, null);
+    return new Anticipation(r, WHOLE, bytes, fetch, null, null);
   }
 
-  /** An anticipated fetch of stored part {@code part} of {@code r}'s entry. */
+  /**
+   * An anticipated fetch of stored part {@code part} of {@code r}'s entry, asked first of {@code
+   * holder} (null if unknown).
+   */
   static Anticipation ofPart(
-      ValueRead r, int part, long bytes, CompletableFuture<DataFetch.Fetched> fetch) {
-    return new Anticipation(r, part, bytes, null, fetch);
+      ValueRead r,
+      int part,
+      long bytes,
+      String holder,
+      CompletableFuture<DataFetch.Fetched> fetch) {
+    return new Anticipation(r, part, bytes, null, fetch, holder);
+  }
+
+  /** The holder a part fetch asked first (null for a whole value, or if unknown). */
+  String holder() {
+    return holder;
   }
 
   /**

@@ -177,6 +177,7 @@ final class PartedRead {
     CompletableFuture<DataFetch.Fetched> anticipated =
         r.anticipated == null ? null : r.anticipated.takePart(i);
     if (anticipated != null) {
+      spread.busy(r.anticipated.holder(), anticipated);
       return anticipated;
     }
     String first = spread.pick();
@@ -233,6 +234,17 @@ final class PartedRead {
       }
       load.merge(best, 1, Integer::sum);
       return best;
+    }
+
+    /** Counts {@code fetch}, placed elsewhere, as in flight on {@code holder} until it ends. */
+    void busy(String holder, CompletableFuture<?> fetch) {
+      if (holder == null) {
+        return;
+      }
+      synchronized (this) {
+        load.merge(holder, 1, Integer::sum);
+      }
+      fetch.whenComplete((p, e) -> done(holder));
     }
 
     /** A part fetch that asked {@code holder} first has ended. */

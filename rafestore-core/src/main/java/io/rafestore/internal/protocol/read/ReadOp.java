@@ -58,11 +58,13 @@ public final class ReadOp {
   }
 
   /**
-   * {@code op}, after which a speculation readM's decision did not settle (readM failed, or found
-   * no version to read) is wasted and its fetch cancelled.
+   * {@code op} itself, once it ends (or the operation's timeout ends it) a speculation readM's
+   * decision did not settle (readM failed, or found no version to read) is wasted and its fetch
+   * cancelled.
    */
   private static <T> CompletableFuture<T> settled(Speculation spec, CompletableFuture<T> op) {
-    return op.whenComplete((v, e) -> spec.abandon());
+    op.whenComplete((v, e) -> spec.abandon());
+    return op;
   }
 
   /** Version {@code version} of {@code key}. */
