@@ -371,13 +371,13 @@ public interface RafeStore extends AutoCloseable {
     }
 
     /**
-     * Whether reads anticipate their data fetch (default true): as soon as the first cloud's validly
-     * signed log arrives during readM, the newest version it names (or the version asked for) is
-     * fetched from its predicted fastest holder, side by side with the rest of readM. The fetch is
-     * kept only if readM decides on exactly that signed entry, and cancelled otherwise; nothing is
-     * returned that readM did not decide and the signed hashes did not check. It costs a wasted
-     * request (and its egress) when a writer's newer version or a faulty cloud's stale log misleads
-     * it; {@link CloudStats} counts kept and wasted ones. Equivalent to {@code
+     * Whether reads anticipate their data fetch (default true): as soon as the first cloud's
+     * validly signed log arrives during readM, the newest version it names (or the version asked
+     * for) is fetched from its predicted fastest holder, side by side with the rest of readM. The
+     * fetch is kept only if readM decides on exactly that signed entry, and cancelled otherwise;
+     * nothing is returned that readM did not decide and the signed hashes did not check. It costs a
+     * wasted request (and its egress) when a writer's newer version or a faulty cloud's stale log
+     * misleads it; {@link CloudStats} counts kept and wasted ones. Equivalent to {@code
      * speculativeReadLimit(on ? 8 MiB : 0)}. Only {@link ProtocolMode#PAPER} and {@link
      * ProtocolMode#FAST} anticipate; the DepSky baselines keep their phases apart.
      */

@@ -18,11 +18,11 @@ import java.util.List;
  *   <li>read: the larger of one RTT to the (n-f)-th fastest metadata cloud and fetching the value
  *       from the nearest data cloud (one RTT plus the value through the slower of the client's
  *       downlink and that cloud's link). A read must learn the newest version from a quorum and
- *       must receive the bytes; it need not do both one after the other, so this stays a floor.
- *       A value stored in parts (RafeStore's modes, above the part size) can be read from its f+1
- *       holders at once, so its floor is the lower of that and the bytes through the holders'
- *       links together (and the client's downlink), starting one RTT of the nearest holder after
- *       the request: the floor of the layout in use (issue 21).
+ *       must receive the bytes; it need not do both one after the other, so this stays a floor. A
+ *       value stored in parts (RafeStore's modes, above the part size) can be read from its f+1
+ *       holders at once, so its floor is the lower of that and the bytes through the holders' links
+ *       together (and the client's downlink), starting one RTT of the nearest holder after the
+ *       request: the floor of the layout in use (issue 21).
  * </ul>
  *
  * <p>Both assume full copies. DepSky-CA moves fragments of half a value (f = 1) and can end below

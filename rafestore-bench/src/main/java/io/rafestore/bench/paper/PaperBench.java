@@ -522,9 +522,9 @@ public final class PaperBench {
   }
 
   /**
-   * Whether {@code mode} stores a value of {@code size} bytes in parts (RafeStore's modes with
-   * full copies split values above the default part size; the benchmark keeps the default), whose
-   * read may fetch parts from several holders at once ({@link Floors#readMs}).
+   * Whether {@code mode} stores a value of {@code size} bytes in parts (RafeStore's modes with full
+   * copies split values above the default part size; the benchmark keeps the default), whose read
+   * may fetch parts from several holders at once ({@link Floors#readMs}).
    */
   static boolean parted(Protocol mode, long size) {
     return mode.rafeStore() && mode.erasureK() == 0 && size > Floors.DEFAULT_PART_SIZE;

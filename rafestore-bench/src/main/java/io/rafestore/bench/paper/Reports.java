@@ -171,9 +171,7 @@ final class Reports {
               r.medianOverFloor(),
               r.onlyFPlusOne() < 0 ? "" : r.onlyFPlusOne() + "/" + r.ops(),
               r.cancelled(),
-              r.op().equals("read")
-                  ? r.speculative().kept() + "/" + r.speculative().wasted()
-                  : "",
+              r.op().equals("read") ? r.speculative().kept() + "/" + r.speculative().wasted() : "",
               perCloud,
               r.costPer10kUsd()));
     }

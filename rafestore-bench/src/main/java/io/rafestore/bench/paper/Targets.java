@@ -8,11 +8,10 @@ import java.util.TreeSet;
 
 /**
  * Issue 7's targets for the paper reproduction (and issue 21's for reads, {@link
- * #anticipatedReads}), computed from one run's results as ratios between
- * cells measured in the same run (Configuration 1 unless stated), and the check that the paper's
- * own protocol reproduces the shape of its Table 3. Each line starts with {@code PASS}, {@code
- * MISS}, {@code SHAPE OK}, {@code SHAPE DIFFERS} or {@code SKIP} (the cells it needs were not run).
- * Stateless.
+ * #anticipatedReads}), computed from one run's results as ratios between cells measured in the same
+ * run (Configuration 1 unless stated), and the check that the paper's own protocol reproduces the
+ * shape of its Table 3. Each line starts with {@code PASS}, {@code MISS}, {@code SHAPE OK}, {@code
+ * SHAPE DIFFERS} or {@code SKIP} (the cells it needs were not run). Stateless.
  */
 final class Targets {
   private Targets() {}
@@ -172,10 +171,10 @@ final class Targets {
 
   /**
    * Issue 21 (anticipated reads), configurations 1 to 3: the best RafeStore read median of every
-   * small size (1 KB to 64 KB) within 1.1 x its floor (one round trip to the (n-f)-th fastest cloud,
-   * whichever cloud holds the data), of every larger size within 1.2 x the floor of the layout in
-   * use; and wasted anticipated fetches under 5 % of RafeStore reads (no writer is active while
-   * the benchmark reads).
+   * small size (1 KB to 64 KB) within 1.1 x its floor (one round trip to the (n-f)-th fastest
+   * cloud, whichever cloud holds the data), of every larger size within 1.2 x the floor of the
+   * layout in use; and wasted anticipated fetches under 5 % of RafeStore reads (no writer is active
+   * while the benchmark reads).
    */
   static List<String> anticipatedReads(List<Result> results) {
     List<String> out = new ArrayList<>();

@@ -206,7 +206,8 @@ class AnticipatedReadTest {
   /**
    * Equal round trips (50 ms) and 8 Mbit/s per cloud: a 1 MiB value in 64 KiB parts takes at least
    * 1.05 s of transfer from one holder alone; its two holders share the parts and deliver it in
-   * about 0.8 s (half the transfer, plus the round trips between a holder's parts). One holder corrupting every part it serves costs time, never exactness.
+   * about 0.8 s (half the transfer, plus the round trips between a holder's parts). One holder
+   * corrupting every part it serves costs time, never exactness.
    */
   @ParameterizedTest
   @EnumSource(

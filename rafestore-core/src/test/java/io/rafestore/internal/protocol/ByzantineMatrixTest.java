@@ -300,11 +300,14 @@ class ByzantineMatrixTest {
             h.run(
                 h.stores
                     .get(0)
-                    .get(io.rafestore.internal.util.Names.metadataObject(KEY, "alice"), Optional.empty()));
+                    .get(
+                        io.rafestore.internal.util.Names.metadataObject(KEY, "alice"),
+                        Optional.empty()));
         cloud.forger(real -> old.clone()).behave(Behaviour.FORGE_METADATA);
       }
       case FOREIGN -> cloud.behave(Behaviour.OTHER_KEY);
-      case FORGED -> cloud.forger(real -> forged(new MetadataCodec())).behave(Behaviour.FORGE_METADATA);
+      case FORGED ->
+          cloud.forger(real -> forged(new MetadataCodec())).behave(Behaviour.FORGE_METADATA);
       case UNSIGNED -> cloud.behave(Behaviour.GARBLE_METADATA);
     }
   }

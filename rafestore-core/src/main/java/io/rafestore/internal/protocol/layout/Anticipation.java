@@ -11,9 +11,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A data fetch a read started before readM decided (an anticipated fetch): the first bytes a read
- * of one signed entry needs, fetched by the entry's layout exactly as a read after readM would fetch
- * them (the stored value of a whole or coded layout, one stored part of a parted one), and checked
- * against the entry's signed hashes as any fetch is.
+ * of one signed entry needs, fetched by the entry's layout exactly as a read after readM would
+ * fetch them (the stored value of a whole or coded layout, one stored part of a parted one), and
+ * checked against the entry's signed hashes as any fetch is.
  *
  * <p>It is bound to one (version, entry) pair: a read hands it to its layout ({@link
  * ValueRead#anticipated}) only when readM decided on an equal pair ({@link #isFor}), and otherwise

@@ -190,15 +190,15 @@ final class PartedRead {
   }
 
   /**
-   * Which holder each part fetch of one read asks first, so that a large value is read from
-   * several holders at once when the latency model predicts that is faster than from the fastest
-   * alone. A cloud's bandwidth is shared by the requests in flight on it (a real link's is, and
-   * {@link io.rafestore.clouds.WanEmulator}'s), so a part sent to a holder that already serves
-   * {@code l} parts is predicted to arrive after its round trip plus {@code l + 1} transfer times;
-   * each part goes to the holder predicted to deliver it soonest, ties to the fastest. With one
-   * holder, or equal predictions and parts one at a time, every part goes to the fastest holder, as
-   * before. Only the first request is placed: a late or faulty holder is still hedged and
-   * replaced by {@link DataFetch}. Thread-safe.
+   * Which holder each part fetch of one read asks first, so that a large value is read from several
+   * holders at once when the latency model predicts that is faster than from the fastest alone. A
+   * cloud's bandwidth is shared by the requests in flight on it (a real link's is, and {@link
+   * io.rafestore.clouds.WanEmulator}'s), so a part sent to a holder that already serves {@code l}
+   * parts is predicted to arrive after its round trip plus {@code l + 1} transfer times; each part
+   * goes to the holder predicted to deliver it soonest, ties to the fastest. With one holder, or
+   * equal predictions and parts one at a time, every part goes to the fastest holder, as before.
+   * Only the first request is placed: a late or faulty holder is still hedged and replaced by
+   * {@link DataFetch}. Thread-safe.
    */
   static final class Spread {
     private final Context ctx;
@@ -330,8 +330,7 @@ final class PartedRead {
         int i = requested++;
         // Relayed, so that close() and a timeout cancel the fetches themselves.
         if (parted) {
-          window.add(
-              Futures.relay(fetchPart(read, i, spread), DataFetch.Fetched::bytes));
+          window.add(Futures.relay(fetchPart(read, i, spread), DataFetch.Fetched::bytes));
         } else {
           window.add(Futures.relay(whole.get(), StoredValue::value));
         }

@@ -17,8 +17,8 @@ import java.util.Optional;
  * for exactly the decided (version, entry) and cancelled otherwise ({@link #readOf}), or cancelled
  * if readM fails or decides no version ({@link #abandon}).
  *
- * <p>At most one fetch per read is started, on one cloud's log, so a faulty cloud that answers readM
- * first with a stale, replayed or withheld log wastes at most one fetch; a forged, foreign or
+ * <p>At most one fetch per read is started, on one cloud's log, so a faulty cloud that answers
+ * readM first with a stale, replayed or withheld log wastes at most one fetch; a forged, foreign or
  * unsigned log is not valid and starts nothing. Each started fetch is counted on the cloud whose
  * log started it, as kept or wasted ({@link AccountingCloud#speculationStarted}).
  *
