@@ -48,7 +48,8 @@ final class ConfigLocator {
           "encryptValues",
           "erasureCoding",
           "partSize",
-          "partsInFlight");
+          "partsInFlight",
+          "speculativeReadLimit");
 
   private final Map<String, String> env;
   private final Path workingDirectory;

@@ -49,6 +49,7 @@ final class ConfigParser {
           "erasureCoding",
           "partSize",
           "partsInFlight",
+          "speculativeReadLimit",
           "cloud.<id>.<field>");
   private static final List<String> CLOUD_FIELDS =
       List.of(
@@ -231,6 +232,15 @@ final class ConfigParser {
             ? OptionalInt.empty()
             : OptionalInt.of(parseInt(inFlightEntry, 1, 64));
 
+    Entry speculativeEntry = entries.get("speculativeReadLimit");
+    OptionalLong speculativeReadLimit = OptionalLong.empty();
+    if (speculativeEntry != null) {
+      // 0 turns anticipated reads off; any other value is a size.
+      speculativeReadLimit =
+          OptionalLong.of(
+              speculativeEntry.value.trim().equals("0") ? 0 : parseSize(speculativeEntry));
+    }
+
     Optional<KeyFiles.WriterKey> writer =
         parseWriter(entries.get("writer.id"), entries.get("writer.key"));
     Map<String, PublicKey> trusted = new LinkedHashMap<>();
@@ -260,6 +270,7 @@ final class ConfigParser {
         k,
         partSize,
         partsInFlight,
+        speculativeReadLimit,
         fieldLines);
   }
 

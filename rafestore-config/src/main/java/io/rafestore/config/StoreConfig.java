@@ -73,6 +73,7 @@ public final class StoreConfig {
   private final int erasureCodingK;
   private final OptionalLong partSize;
   private final OptionalInt partsInFlight;
+  private final OptionalLong speculativeReadLimit;
   // (cloud id + "." + field) -> line, to name the line of a field when a driver rejects it.
   private final Map<String, Integer> cloudFieldLines;
 
@@ -90,6 +91,7 @@ public final class StoreConfig {
       int erasureCodingK,
       OptionalLong partSize,
       OptionalInt partsInFlight,
+      OptionalLong speculativeReadLimit,
       Map<String, Integer> cloudFieldLines) {
     this.source = source;
     this.faultsTolerated = faultsTolerated;
@@ -105,6 +107,7 @@ public final class StoreConfig {
     this.erasureCodingK = erasureCodingK;
     this.partSize = partSize;
     this.partsInFlight = partsInFlight;
+    this.speculativeReadLimit = speculativeReadLimit;
     this.cloudFieldLines = Map.copyOf(cloudFieldLines);
   }
 
@@ -221,6 +224,14 @@ public final class StoreConfig {
     return partsInFlight;
   }
 
+  /**
+   * The largest anticipated data fetch of a read, in bytes (0: reads do not anticipate), if set
+   * ({@code RafeStore.Builder.speculativeReadLimit}).
+   */
+  public OptionalLong speculativeReadLimit() {
+    return speculativeReadLimit;
+  }
+
   /** Creates the drivers and builds a client. Same as {@code open(b -> {})}. */
   public RafeStore open() throws ConfigException {
     return open(b -> {});
@@ -261,6 +272,7 @@ public final class StoreConfig {
       maxValueBytes.ifPresent(b::maxValueBytes);
       partSize.ifPresent(b::partSize);
       partsInFlight.ifPresent(b::partsInFlight);
+      speculativeReadLimit.ifPresent(b::speculativeReadLimit);
       customizer.accept(b);
       RafeStore store;
       try {

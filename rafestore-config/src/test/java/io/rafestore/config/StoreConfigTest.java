@@ -83,6 +83,7 @@ class StoreConfigTest {
             erasureCoding = 2
             partSize = 4MiB
             partsInFlight = 8
+            speculativeReadLimit = 1MiB
 
             cloud.s3.type = s3
             cloud.s3.endpoint = http://127.0.0.1:19000
@@ -118,6 +119,7 @@ class StoreConfigTest {
     assertThat(c.erasureCodingK()).isEqualTo(2);
     assertThat(c.partSize()).hasValue(4L * 1024 * 1024);
     assertThat(c.partsInFlight()).hasValue(8);
+    assertThat(c.speculativeReadLimit()).hasValue(1024L * 1024);
 
     assertThat(c.clouds())
         .extracting(CloudConfig::id)
@@ -131,7 +133,7 @@ class StoreConfigTest {
     assertThat(s3.spec().options()).isEqualTo(Map.of("pathStyle", "true"));
     assertThat(s3.expectedRtt()).contains(Duration.ofMillis(80));
     assertThat(s3.role()).isEqualTo(CloudRole.DATA_AND_METADATA);
-    assertThat(s3.line()).isEqualTo(17);
+    assertThat(s3.line()).isEqualTo(18);
     // A directory is relative to the configuration file, not to the working directory.
     assertThat(c.clouds().get(1).spec().bucket()).isEqualTo(dir.resolve("store/local").toString());
     assertThat(c.clouds().get(3).role()).isEqualTo(CloudRole.METADATA_ONLY);
@@ -149,7 +151,14 @@ class StoreConfigTest {
     assertThat(c.maxValueBytes()).isEmpty();
     assertThat(c.encryptValues()).isFalse();
     assertThat(c.erasureCodingK()).isZero();
+    assertThat(c.speculativeReadLimit()).isEmpty();
     assertThat(c.clouds()).allMatch(cc -> cc.role() == CloudRole.DATA_AND_METADATA);
+  }
+
+  @Test
+  void speculativeReadLimitZeroTurnsAnticipationOff() throws IOException {
+    StoreConfig c = StoreConfig.load(write("speculativeReadLimit = 0\n" + FOUR_CLOUDS));
+    assertThat(c.speculativeReadLimit()).hasValue(0);
   }
 
   @Test
@@ -383,6 +392,12 @@ class StoreConfigTest {
             "partsInFlight",
             1,
             "between 1 and 64"),
+        Arguments.of(
+            "speculative read limit not a size",
+            "speculativeReadLimit = lots\n" + FOUR_CLOUDS,
+            "speculativeReadLimit",
+            1,
+            "is not a size"),
         Arguments.of("line without =", "f 1\n" + FOUR_CLOUDS, null, 1, "expected 'key = value'"),
         Arguments.of("empty value", "mode =\n" + FOUR_CLOUDS, "mode", 1, "has no value"),
         Arguments.of(
