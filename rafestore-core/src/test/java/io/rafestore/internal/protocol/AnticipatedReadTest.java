@@ -222,6 +222,53 @@ class AnticipatedReadTest {
     }
   }
 
+  /**
+   * An anticipated fetch is bound to one (version, signed entry): a read of another version, or of
+   * the same version with an entry that differs in anything signed (here its hash, as a writer's
+   * crashed incarnation or a forger would produce), refuses it.
+   */
+  @Test
+  void anAnticipatedFetchServesOnlyTheIdenticalEntry() throws Exception {
+    Harness h = table1();
+    try (RafeStore store = config2(h, ProtocolMode.FAST).build()) {
+      h.run(store.write(KEY, bytes(1024, 13)));
+      h.run(store.write(KEY, bytes(1024, 14)));
+      io.rafestore.internal.protocol.context.Context ctx =
+          new io.rafestore.internal.protocol.context.Context(Harness.settings(store));
+      io.rafestore.internal.protocol.metadata.View view =
+          h.run(io.rafestore.internal.protocol.quorum.MetadataRead.run(ctx, KEY));
+      var newest = view.visible.get(0);
+      var older = view.visible.get(1);
+      var a =
+          io.rafestore.internal.protocol.layout.Anticipation.start(ctx, KEY, view, older, 0)
+              .orElseThrow();
+      var e = older.entry();
+      var lookalike =
+          new io.rafestore.internal.protocol.metadata.View.Item(
+              older.version(),
+              io.rafestore.internal.protocol.metadata.LogEntry.replica(
+                      e.timestamp(),
+                      e.createdAtMillis(),
+                      e.dataObject(),
+                      e.size(),
+                      new byte[32],
+                      e.holders())
+                  .withIncarnation(e.incarnation()));
+      assertThat(a.isFor(older)).isTrue();
+      assertThat(a.isFor(newest)).isFalse();
+      assertThat(a.isFor(lookalike)).isFalse();
+      for (var other : java.util.List.of(newest, lookalike)) {
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () ->
+                    io.rafestore.internal.protocol.layout.ValueRead.of(ctx, KEY, view, other)
+                        .anticipated(a))
+            .isInstanceOf(IllegalArgumentException.class);
+      }
+      a.cancel();
+      h.scheduler.runUntilIdle();
+    }
+  }
+
   @Test
   void aStaleFirstLogWastesOneFetchAndTheReadStaysExact() throws Exception {
     Harness h = table1();
