@@ -186,7 +186,11 @@ public interface RafeStore extends AutoCloseable {
   /** Condition 1 for values of {@code valueSize} bytes (each data term includes transfer time). */
   ConditionOne conditionOne(long valueSize);
 
-  /** Per-cloud request and byte counts since the client was built, keyed by cloud id. */
+  /**
+   * Per-cloud request and byte counts since the client was built, keyed by cloud id, with the
+   * reads' anticipated data fetches counted (started, kept, wasted) on the cloud whose log started
+   * each ({@link Builder#speculativeReads}).
+   */
   Map<String, CloudStats> stats();
 
   /** f, the number of faulty clouds tolerated. */
