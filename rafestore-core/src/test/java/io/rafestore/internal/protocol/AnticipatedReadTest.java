@@ -269,6 +269,28 @@ class AnticipatedReadTest {
     }
   }
 
+  /**
+   * p0, the fastest, withholds its log (it dropped the write): its valid "not found" names nothing,
+   * so the next cloud's log (p1, 315 ms) starts the fetch from p1, done before readM ends.
+   */
+  @Test
+  void aWithheldFirstLogLeavesTheAnticipationToTheNextCloud() throws Exception {
+    Harness h = table1();
+    h.clouds.get(0).behave(Behaviour.DROP_WRITES);
+    try (RafeStore store = config2(h, ProtocolMode.FAST).build()) {
+      byte[] value = bytes(1024, 15);
+      h.run(store.write(KEY, value));
+      h.scheduler.advance(Duration.ofSeconds(5));
+      CompletableFuture<StoredValue> read = store.read(KEY);
+      Duration took = timed(h, read);
+      assertThat(read.get().value()).isEqualTo(value);
+      assertThat(took.toNanos()).isLessThanOrEqualTo((long) (QUORUM_RTT.toNanos() * 1.1));
+      assertThat(store.stats().get("p0").speculations()).isZero();
+      assertThat(store.stats().get("p1").speculationsKept()).isEqualTo(1);
+      assertThat(total(store, CloudStats::speculationsWasted)).isZero();
+    }
+  }
+
   @Test
   void aStaleFirstLogWastesOneFetchAndTheReadStaysExact() throws Exception {
     Harness h = table1();

@@ -221,7 +221,9 @@ class ByzantineMatrixTest {
     /** A newer-looking log for this key signed by an untrusted key (forged). */
     FORGED,
     /** Random bytes of the log's length: unsigned garbage. */
-    UNSIGNED
+    UNSIGNED,
+    /** Drops every write from the start, so it answers "not found": a withheld log. */
+    WITHHELD
   }
 
   static Stream<Arguments> misleadingFirstLog() {
@@ -244,7 +246,8 @@ class ByzantineMatrixTest {
    * forged or unsigned log. A read anticipates its data fetch on the first valid log, so a stale or
    * replayed one starts a fetch of an older version; readM then decides the newest, the fetch is
    * discarded (counted wasted, at most one per read) and the read returns exactly the last write. A
-   * foreign, forged or unsigned log is not valid and starts nothing: the next cloud's log does.
+   * foreign, forged or unsigned log is not valid and starts nothing, and a withheld one names
+   * nothing: the next cloud's log starts the fetch, which is kept.
    */
   @ParameterizedTest(name = "f={0} first log {1} {2} {3}")
   @MethodSource("misleadingFirstLog")
@@ -253,6 +256,9 @@ class ByzantineMatrixTest {
     Harness h = faulty(f, List.of(), Behaviour.CORRECT);
     TestCloud first = h.clouds.get(0);
     String other = "forum/thread-2";
+    if (lie == FirstLog.WITHHELD) {
+      first.behave(Behaviour.DROP_WRITES);
+    }
     try (RafeStore store = variant.build(h, mode, f)) {
       Map<Version, byte[]> written = new HashMap<>();
       for (int i = 1; i <= 4; i++) {
@@ -309,6 +315,9 @@ class ByzantineMatrixTest {
       case FORGED ->
           cloud.forger(real -> forged(new MetadataCodec())).behave(Behaviour.FORGE_METADATA);
       case UNSIGNED -> cloud.behave(Behaviour.GARBLE_METADATA);
+      case WITHHELD -> {
+        // Dropping writes since before the first one.
+      }
     }
   }
 }

@@ -560,7 +560,9 @@ class ObservabilityTest {
       assertThat(whole.bytes()).isEqualTo(12);
       assertThat(phases(whole)).containsExactly(Phase.READ_M, Phase.DATA_FETCH);
       // Whichever holder served it, the bytes are the signed ones; a lie, if met, named p0 only.
-      assertThat(seen.faults).extracting(f -> f.fault().cloudId()).containsOnly("p0");
+      // It may not be met: p0's metadata may arrive after readM's quorum and its data not be asked
+      // for (the clouds answer at once, so which holder the model predicts fastest varies).
+      assertThat(seen.faults).extracting(f -> f.fault().cloudId()).allMatch("p0"::equals);
 
       seen.clear();
       try (InputStream in = s.openStream("feed")) {

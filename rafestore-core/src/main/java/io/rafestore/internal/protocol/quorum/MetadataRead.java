@@ -35,9 +35,10 @@ import java.util.concurrent.CompletableFuture;
  * replies share at least n - 2f >= f + 1 clouds with it, one of them correct; that correct cloud
  * returns the log (or a newer one), and the highest sequence wins the merge.
  *
- * <p>A caller may also be told of the first valid reply, before the quorum ({@link FirstLog}): a
- * read anticipates its data fetch on it. That reply is one cloud's, possibly a faulty cloud's stale
- * or replayed (but validly signed) log; it decides nothing, and only {@link #run}'s view does.
+ * <p>A caller may also be told of each valid reply that arrives before the quorum ({@link
+ * EarlyReply}): a read anticipates its data fetch on the first that names a version it can use.
+ * Such a reply is one cloud's, possibly a faulty cloud's stale, replayed or withheld (but validly
+ * signed) log; it decides nothing, and only {@link #run}'s view does.
  */
 public final class MetadataRead {
   private final Context ctx;
@@ -55,16 +56,16 @@ public final class MetadataRead {
 
   private int invalid;
   private boolean finished;
-  private final FirstLog firstLog;
+  private final EarlyReply early;
 
   /**
-   * Told of the first cloud whose reply was valid (every per-writer answer signed and verified, or
-   * "not found"), unless that reply alone completes readM. Called at most once, on the thread that
-   * checked the reply, before readM completes or at the same time; it must return at once and not
-   * throw.
+   * Told of each cloud whose reply was valid (every per-writer answer signed and verified, or "not
+   * found") and did not complete the quorum, in the order they were checked: at most n - f - 1
+   * calls, each on the thread that checked the reply, before readM completes or at the same time.
+   * It must return at once and not throw.
    */
   @FunctionalInterface
-  public interface FirstLog {
+  public interface EarlyReply {
     /**
      * {@code cloudId}'s valid reply, as a view of that cloud's logs alone (the key shares it
      * carried included); not a quorum's view, and possibly stale.
@@ -72,11 +73,11 @@ public final class MetadataRead {
     void arrived(String cloudId, View view);
   }
 
-  private MetadataRead(Context ctx, String key, FirstLog firstLog) {
+  private MetadataRead(Context ctx, String key, EarlyReply early) {
     this.ctx = ctx;
     this.key = key;
     this.writers = List.copyOf(ctx.settings.trustedWriters().keySet());
-    this.firstLog = firstLog;
+    this.early = early;
   }
 
   /** Runs readM for {@code key}. Cancelling the result cancels the outstanding requests. */
@@ -85,11 +86,11 @@ public final class MetadataRead {
   }
 
   /**
-   * Runs readM for {@code key}, telling {@code firstLog} (if not null) of the first valid reply.
-   * Cancelling the result cancels the outstanding requests.
+   * Runs readM for {@code key}, telling {@code early} (if not null) of each valid reply before the
+   * quorum. Cancelling the result cancels the outstanding requests.
    */
-  public static CompletableFuture<View> run(Context ctx, String key, FirstLog firstLog) {
-    MetadataRead r = new MetadataRead(ctx, key, firstLog);
+  public static CompletableFuture<View> run(Context ctx, String key, EarlyReply early) {
+    MetadataRead r = new MetadataRead(ctx, key, early);
     r.start();
     return r.result;
   }
@@ -202,7 +203,7 @@ public final class MetadataRead {
       Map<String, Map<LogEntry.Id, byte[]>> cloudShares,
       CloudFault fault) {
     View view = null;
-    View first = null;
+    View alone = null;
     List<CloudFault> stale = List.of();
     QuorumException failure = null;
     synchronized (this) {
@@ -227,8 +228,8 @@ public final class MetadataRead {
           view = merge();
           stale = view.faults.subList(faults.size(), view.faults.size());
           finished = true;
-        } else if (replies.size() == 1 && firstLog != null) {
-          first =
+        } else if (early != null) {
+          alone =
               new View(
                   key,
                   logs,
@@ -238,8 +239,8 @@ public final class MetadataRead {
         }
       }
     }
-    if (first != null) {
-      firstLog.arrived(cloudId, first);
+    if (alone != null) {
+      early.arrived(cloudId, alone);
     }
     if (fault != null) {
       ctx.report(key, fault);

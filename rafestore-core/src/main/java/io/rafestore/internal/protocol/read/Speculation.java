@@ -11,18 +11,19 @@ import io.rafestore.internal.protocol.quorum.MetadataRead;
 import java.util.Optional;
 
 /**
- * One read's anticipated data fetch: started on the first validly signed log readM receives ({@link
- * MetadataRead.FirstLog}), for the newest version that log names (or the version the read asked
- * for, if it names it), from the offset the read starts at; then, when readM decides, kept if it is
- * for exactly the decided (version, entry) and cancelled otherwise ({@link #readOf}), or cancelled
- * if readM fails or decides no version ({@link #abandon}).
+ * One read's anticipated data fetch: started on the first validly signed reply readM receives
+ * ({@link MetadataRead.EarlyReply}) that names a version the read can use (the newest visible one,
+ * or the version the read asked for), from the offset the read starts at; then, when readM decides,
+ * kept if it is for exactly the decided (version, entry) and cancelled otherwise ({@link #readOf}),
+ * or cancelled if readM fails or decides no version ({@link #abandon}).
  *
  * <p>At most one fetch per read is started, on one cloud's log, so a faulty cloud that answers
- * readM first with a stale, replayed or withheld log wastes at most one fetch; a forged, foreign or
- * unsigned log is not valid and starts nothing. Each started fetch is counted on the cloud whose
- * log started it, as kept or wasted ({@link AccountingCloud#speculationStarted}).
+ * readM first with a stale or replayed log wastes at most one fetch; one that withholds its log
+ * (answers "not found") starts nothing, and the next cloud's log starts the fetch; a forged,
+ * foreign or unsigned log is not valid and starts nothing. Each started fetch is counted on the
+ * cloud whose log started it, as kept or wasted ({@link AccountingCloud#speculationStarted}).
  *
- * <p>Thread-safe: the first log arrives on readM's thread, the decision on another.
+ * <p>Thread-safe: replies arrive on readM's threads, the decision on another.
  */
 final class Speculation {
   private final Context ctx;
@@ -31,6 +32,7 @@ final class Speculation {
   private final long offset;
   private Anticipation started;
   private String source;
+  private boolean claimed;
   private boolean settled;
 
   private Speculation(Context ctx, String key, Version asked, long offset) {
@@ -56,29 +58,37 @@ final class Speculation {
     return MetadataRead.run(ctx, key, this::arrived);
   }
 
-  /** The first valid log: starts the fetch of the version it names. */
-  private void arrived(String cloudId, View first) {
+  /**
+   * A valid reply before the quorum: starts the fetch of the version it names, unless one was
+   * started already (or readM decided).
+   */
+  private void arrived(String cloudId, View reply) {
+    View.Item item = asked == null ? newest(reply) : reply.find(asked);
+    if (item == null) {
+      // Nothing usable (a withheld or empty log): a later reply may name the version.
+      return;
+    }
     synchronized (this) {
-      if (settled || started != null) {
+      // Claimed before starting, so that two replies checked at once start one fetch.
+      if (settled || claimed) {
         return;
       }
-    }
-    View.Item item = asked == null ? newest(first) : first.find(asked);
-    if (item == null) {
-      return;
+      claimed = true;
     }
     Optional<Anticipation> a;
     try {
-      a = Anticipation.start(ctx, key, first, item, offset);
+      a = Anticipation.start(ctx, key, reply, item, offset);
     } catch (RuntimeException e) {
       // A speculation is an optimisation: an entry it cannot fetch is left to the read proper.
-      return;
-    }
-    if (a.isEmpty()) {
-      return;
+      a = Optional.empty();
     }
     boolean late;
     synchronized (this) {
+      if (a.isEmpty()) {
+        // Not anticipated (over the size limit, say): a later reply's version may be.
+        claimed = false;
+        return;
+      }
       late = settled;
       if (!late) {
         started = a.get();
