@@ -23,8 +23,8 @@ import java.util.concurrent.CompletableFuture;
  * version's {@link io.rafestore.internal.protocol.layout.ValueLayout} fetch and check its bytes
  * (whole, a range or a stream). Whether a value is replicated, coded, in parts or sealed is the
  * layout's business; nothing here tests it. The data fetch is anticipated: it starts on the first
- * valid log readM receives and is kept only if readM decides on the same signed entry ({@link
- * Speculation}). Stateless; thread-safe.
+ * valid reply of readM that names a version and is kept only if readM decides on the same signed
+ * entry ({@link Speculation}). Stateless; thread-safe.
  */
 public final class ReadOp {
   private ReadOp() {}
@@ -51,7 +51,8 @@ public final class ReadOp {
   }
 
   /**
-   * readM of the read, anticipating its data fetch on the first valid log ({@link Speculation}).
+   * readM of the read, anticipating its data fetch on the first valid reply that names a version
+   * ({@link Speculation}).
    */
   private static CompletableFuture<View> readM(OpTrace trace, Speculation spec) {
     return trace.timed(Phase.READ_M, spec.readM());
