@@ -4,6 +4,7 @@ import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudSpec;
 import io.rafestore.spi.DriverProvider;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * Type {@code azure}. {@code bucket}: the container (required). {@code credentialsRef} resolves to
@@ -24,6 +25,15 @@ public final class AzureDriverProvider implements DriverProvider {
 
   @Override
   public CloudDriver create(CloudSpec spec) {
+    return prepare(spec).get();
+  }
+
+  /**
+   * Checks the settings now; the supplier builds the SDK client, the slow part of creating
+   * the driver.
+   */
+  @Override
+  public Supplier<CloudDriver> prepare(CloudSpec spec) {
     AzureBlobCloud.Builder b = AzureBlobCloud.builder(spec.id()).container(spec.requireBucket());
     if (spec.endpoint() != null) {
       b.endpoint(spec.endpoint());
@@ -52,6 +62,7 @@ public final class AzureDriverProvider implements DriverProvider {
                 Integer.MIN_VALUE,
                 Math.min(Integer.MAX_VALUE, spec.longOption("maxConnections", 64))));
     b.finishCancelledUpTo(spec.longOption("finishCancelledUpTo", 256 * 1024));
-    return b.build();
+    Supplier<AzureBlobCloud> driver = b.prepare();
+    return driver::get;
   }
 }
