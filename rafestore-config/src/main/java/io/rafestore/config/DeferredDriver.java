@@ -19,14 +19,14 @@ import java.util.function.Function;
 
 /**
  * A driver whose SDK client is still being built, on another thread: usable at once, it holds each
- * request until the build completes and then hands it to the built driver. {@link
- * StoreConfig#open} returns a client over these, so a command sends its first requests to the
- * clouds whose clients are ready while the others are still being built, and a read that needs n-f
- * replies completes without waiting for the slowest SDK.
+ * request until the build completes and then hands it to the built driver. {@link StoreConfig#open}
+ * returns a client over these, so a command sends its first requests to the clouds whose clients
+ * are ready while the others are still being built, and a read that needs n-f replies completes
+ * without waiting for the slowest SDK.
  *
- * <p>If the build fails, every request held and every later one fails with a {@link
- * CloudException} naming this cloud, whose cause is the build's failure (a {@link ConfigException}
- * naming the configuration's line and field when the driver rejected a setting): {@link
+ * <p>If the build fails, every request held and every later one fails with a {@link CloudException}
+ * naming this cloud, whose cause is the build's failure (a {@link ConfigException} naming the
+ * configuration's line and field when the driver rejected a setting): {@link
  * CloudException.Kind#UNAUTHORIZED} when the field is the credentials, {@link
  * CloudException.Kind#OTHER} otherwise; neither is retryable, so the protocol treats the cloud as
  * faulty, as it would a cloud that refuses every request.

@@ -229,8 +229,8 @@ public final class StoreConfig {
   /**
    * Creates a driver for every cloud and builds a client; the client owns (and closes) the drivers.
    *
-   * <p>Returns before the clouds' SDK clients are built: each driver's settings are checked here
-   * (a wrong one throws), and its client is built on a thread of its own; until it is, the driver
+   * <p>Returns before the clouds' SDK clients are built: each driver's settings are checked here (a
+   * wrong one throws), and its client is built on a thread of its own; until it is, the driver
    * holds the requests sent to it (see {@code DeferredDriver}). So the first operation starts on
    * the clouds whose clients are ready, and one that needs n-f replies (a read) does not wait for
    * the slowest SDK. What a driver can only find out by building its client (an Azure connection

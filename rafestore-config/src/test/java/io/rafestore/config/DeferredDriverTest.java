@@ -81,7 +81,8 @@ class DeferredDriverTest {
     built.completeExceptionally(why);
 
     for (CompletableFuture<?> f : java.util.List.of(held, d.get(KEY), d.delete(KEY))) {
-      ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(5, TimeUnit.SECONDS));
+      ExecutionException e =
+          assertThrows(ExecutionException.class, () -> f.get(5, TimeUnit.SECONDS));
       assertThat(e.getCause()).isInstanceOf(CloudException.class);
       CloudException c = (CloudException) e.getCause();
       assertThat(c.cloudId()).isEqualTo("az");
@@ -101,7 +102,8 @@ class DeferredDriverTest {
     DeferredDriver d = new DeferredDriver("m", built);
     CompletableFuture<byte[]> held = d.get(KEY);
     d.close(); // returns at once: nothing is built yet
-    ExecutionException e = assertThrows(ExecutionException.class, () -> held.get(5, TimeUnit.SECONDS));
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> held.get(5, TimeUnit.SECONDS));
     assertThat(((CloudException) e.getCause()).kind()).isEqualTo(CloudException.Kind.CANCELLED);
 
     boolean[] closed = {false};
@@ -154,8 +156,7 @@ class DeferredDriverTest {
   }
 
   @Test
-  void aReadCompletesWhileOneCloudsClientIsNeverBuiltAndCloseDoesNotWaitForIt()
-      throws Exception {
+  void aReadCompletesWhileOneCloudsClientIsNeverBuiltAndCloseDoesNotWaitForIt() throws Exception {
     String gate = gate();
     StoreConfig c =
         StoreConfig.load(
@@ -189,7 +190,8 @@ class DeferredDriverTest {
                     + "cloud.s.type = slow\ncloud.s.bucket = "
                     + gate
                     + "\n"
-                    + threeDirectories().replace("writer.id = alice\nwriter.key = alice.key\n", "")));
+                    + threeDirectories()
+                        .replace("writer.id = alice\nwriter.key = alice.key\n", "")));
     try (RafeStore store = c.open()) {
       FakeProviders.Gate g = FakeProviders.Slow.GATES.get(gate);
       CompletableFuture<?> write = store.write("k", bytes("v"));

@@ -28,9 +28,9 @@ public interface DriverProvider {
    *
    * <p>A provider that overrides it checks here every setting it can check without building the
    * client (and reads what it must, such as credentials files); the returned supplier may then
-   * still throw {@link IllegalArgumentException}, naming the field, for what only the SDK finds
-   * out (a malformed connection string, say). The supplier is called at most once. The default
-   * creates the driver here, so every error is thrown here.
+   * still throw {@link IllegalArgumentException}, naming the field, for what only the SDK finds out
+   * (a malformed connection string, say). The supplier is called at most once. The default creates
+   * the driver here, so every error is thrown here.
    *
    * @throws IllegalArgumentException as {@link #create}
    */

@@ -29,8 +29,8 @@ public final class AzureDriverProvider implements DriverProvider {
   }
 
   /**
-   * Checks the settings now; the supplier builds the SDK client, the slow part of creating
-   * the driver.
+   * Checks the settings now; the supplier builds the SDK client, the slow part of creating the
+   * driver.
    */
   @Override
   public Supplier<CloudDriver> prepare(CloudSpec spec) {

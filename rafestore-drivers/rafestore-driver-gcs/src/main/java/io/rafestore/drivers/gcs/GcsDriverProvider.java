@@ -37,8 +37,8 @@ public final class GcsDriverProvider implements DriverProvider {
   }
 
   /**
-   * Checks the settings and chooses the credentials now; the supplier builds the SDK client, the slow part of creating
-   * the driver.
+   * Checks the settings and chooses the credentials now; the supplier builds the SDK client, the
+   * slow part of creating the driver.
    */
   @Override
   public Supplier<CloudDriver> prepare(CloudSpec spec) {

@@ -28,8 +28,8 @@ public final class RedisDriverProvider implements DriverProvider {
   }
 
   /**
-   * Checks the settings now; the supplier builds the client (the pool and its classes, some tens
-   * of milliseconds that a command's main thread need not wait for).
+   * Checks the settings now; the supplier builds the client (the pool and its classes, some tens of
+   * milliseconds that a command's main thread need not wait for).
    */
   @Override
   public Supplier<CloudDriver> prepare(CloudSpec spec) {

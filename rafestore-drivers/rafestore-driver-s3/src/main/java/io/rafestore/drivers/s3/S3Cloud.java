@@ -628,8 +628,8 @@ public final class S3Cloud implements CloudDriver {
     /**
      * {@link #build()} in two steps, for {@link S3DriverProvider#prepare}: checks the settings and
      * chooses the region and credentials now (throwing as {@code build()} does); the supplier
-     * builds the SDK client, the slow part (class loading and initialisation). The builder must
-     * not change after this call.
+     * builds the SDK client, the slow part (class loading and initialisation). The builder must not
+     * change after this call.
      */
     Supplier<S3Cloud> prepare() {
       checkCommon();

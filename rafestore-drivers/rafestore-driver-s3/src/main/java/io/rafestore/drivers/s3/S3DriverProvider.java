@@ -32,9 +32,8 @@ public final class S3DriverProvider implements DriverProvider {
   }
 
   /**
-   * Checks the settings and chooses the region and credentials (reading the shared AWS files if
-   * it needs them) now; the supplier builds the SDK client, the slow part of creating
-   * the driver.
+   * Checks the settings and chooses the region and credentials (reading the shared AWS files if it
+   * needs them) now; the supplier builds the SDK client, the slow part of creating the driver.
    */
   @Override
   public Supplier<CloudDriver> prepare(CloudSpec spec) {
