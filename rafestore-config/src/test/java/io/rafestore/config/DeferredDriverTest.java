@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import io.rafestore.CloudFault;
+import io.rafestore.QuorumException;
 import io.rafestore.RafeStore;
 import io.rafestore.SigningKeys;
 import io.rafestore.clouds.MemoryCloud;
@@ -152,6 +154,38 @@ class DeferredDriverTest {
             store.blocking().write("k", bytes("v"));
             assertThat(store.blocking().read("k").utf8()).isEqualTo("v");
           });
+    }
+  }
+
+  @Test
+  void buildsThatFailPastFSurfaceInTheOperationsErrorNamingTheCloudsAndLines() throws Exception {
+    String gate1 = gate();
+    String gate2 = gate();
+    // Two directories and two clouds whose clients cannot be built: n = 4, f = 1, so no quorum.
+    String text =
+        threeDirectories().replace("cloud.c.type = directory\ncloud.c.bucket = clouds/c\n", "")
+            + "cloud.s.type = slow\ncloud.s.bucket = "
+            + gate1
+            + "\ncloud.s.option.fail = later\n"
+            + "cloud.t.type = slow\ncloud.t.bucket = "
+            + gate2
+            + "\ncloud.t.option.fail = later\n";
+    StoreConfig c = StoreConfig.load(write(text));
+    try (RafeStore store = c.open()) {
+      FakeProviders.Slow.GATES.get(gate1).release.countDown();
+      FakeProviders.Slow.GATES.get(gate2).release.countDown();
+      QuorumException e =
+          assertTimeoutPreemptively(
+              Duration.ofSeconds(30),
+              () ->
+                  assertThrows(
+                      QuorumException.class, () -> store.blocking().write("k", bytes("v"))));
+      assertThat(e.faults()).extracting(CloudFault::cloudId).contains("s", "t");
+      // cloud.s.credentials has no line of its own: the cloud's first line (7) is named.
+      assertThat(e.getMessage())
+          .contains("could not be created")
+          .contains("rafestore.properties:7: cloud.s.credentials")
+          .contains("refused when the client is built");
     }
   }
 
