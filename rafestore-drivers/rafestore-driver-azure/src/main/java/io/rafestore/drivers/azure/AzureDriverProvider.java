@@ -38,15 +38,18 @@ public final class AzureDriverProvider implements DriverProvider {
     if (spec.endpoint() != null) {
       b.endpoint(spec.endpoint());
     }
-    spec.resolveCredentials()
-        .ifPresent(
-            c -> {
-              if (c.contains("AccountName=") || c.contains("BlobEndpoint=")) {
-                b.connectionString(c);
-              } else {
-                b.sasToken(c);
-              }
-            });
+    boolean connectionString =
+        spec.resolveCredentials()
+            .map(
+                c -> {
+                  if (c.contains("AccountName=") || c.contains("BlobEndpoint=")) {
+                    b.connectionString(c);
+                    return true;
+                  }
+                  b.sasToken(c);
+                  return false;
+                })
+            .orElse(false);
     if (spec.endpoint() == null && spec.credentialsRef() == null) {
       spec.requireEndpoint(); // fails naming the field
     }
@@ -63,6 +66,22 @@ public final class AzureDriverProvider implements DriverProvider {
                 Math.min(Integer.MAX_VALUE, spec.longOption("maxConnections", 64))));
     b.finishCancelledUpTo(spec.longOption("finishCancelledUpTo", 256 * 1024));
     Supplier<AzureBlobCloud> driver = b.prepare();
-    return driver::get;
+    return () -> {
+      try {
+        return driver.get();
+      } catch (IllegalArgumentException e) {
+        if (!connectionString) {
+          throw e;
+        }
+        // Only the SDK parses a connection string, when it builds the client: name the field it
+        // came from (the SDK's message is passed on as create() always did).
+        throw new IllegalArgumentException(
+            "cloud spec "
+                + spec.id()
+                + ": 'credentialsRef': the Azure SDK refused the connection string: "
+                + e.getMessage(),
+            e);
+      }
+    };
   }
 }
