@@ -23,8 +23,8 @@ import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A validated RafeStore configuration: the clouds, f, the protocol mode, this client's writer key
@@ -240,6 +240,15 @@ public final class StoreConfig {
   /**
    * Creates a driver for every cloud and builds a client; the client owns (and closes) the drivers.
    *
+   * <p>Returns before the clouds' SDK clients are built: each driver's settings are checked here (a
+   * wrong one throws), and its client is built on a thread of its own; until it is, the driver
+   * holds the requests sent to it (see {@code DeferredDriver}). So the first operation starts on
+   * the clouds whose clients are ready, and one that needs n-f replies (a read) does not wait for
+   * the slowest SDK. What a driver can only find out by building its client (an Azure connection
+   * string the SDK cannot parse, say) fails that cloud's requests instead, with a {@link
+   * io.rafestore.spi.CloudException} naming the cloud whose cause is the {@link ConfigException}.
+   * Closing the client does not wait for a build in progress.
+   *
    * @param customizer may set what a file does not hold (listener, executor, scheduler) on the
    *     builder before it is built
    * @throws ConfigException if a credentials reference names an unset environment variable, or a
@@ -296,59 +305,54 @@ public final class StoreConfig {
   }
 
   /**
-   * A driver for every cloud, in the clouds' order, each created on a thread of its own: an SDK
-   * client's construction is mostly class loading and initialisation (hundreds of classes for S3,
-   * GCS and Azure each), which runs in parallel, so a command that opens four clouds of four SDKs
-   * waits for the slowest one instead of their sum. If any creation fails, the drivers that were
-   * made are closed and the first cloud's failure (in the file's order) is thrown.
+   * A driver for every cloud, in the clouds' order: each cloud's settings are checked here, in the
+   * file's order (the first wrong one is thrown, and the drivers begun before it are closed), and
+   * its SDK client is built on a daemon thread of its own, started as soon as its settings are
+   * checked. A client's construction is mostly class loading and initialisation (hundreds of
+   * classes for S3, GCS and Azure each), so the builds overlap each other and the caller's own
+   * work, and a caller never waits for a build it does not send a request to.
    */
   private List<CloudDriver> createDrivers() throws ConfigException {
-    List<CompletableFuture<CloudDriver>> futures = new ArrayList<>();
-    for (CloudConfig c : clouds) {
-      futures.add(
-          CompletableFuture.supplyAsync(
-              () -> {
-                try {
-                  return createDriver(c);
-                } catch (ConfigException e) {
-                  throw new CompletionException(e);
-                }
-              },
-              task -> {
-                Thread t = new Thread(task, "rafestore-open-" + c.id());
-                t.setDaemon(true);
-                t.start();
-              }));
-    }
     List<CloudDriver> made = new ArrayList<>();
-    Throwable failure = null;
-    for (CompletableFuture<CloudDriver> f : futures) {
-      try {
-        made.add(f.join());
-      } catch (CompletionException e) {
-        failure = failure == null ? e.getCause() : failure;
+    boolean done = false;
+    try {
+      for (CloudConfig c : clouds) {
+        Supplier<CloudDriver> client = prepareDriver(c);
+        CompletableFuture<CloudDriver> built = new CompletableFuture<>();
+        DeferredDriver driver = new DeferredDriver(c.id(), built);
+        made.add(driver);
+        Thread t = new Thread(() -> build(c, client, driver, built), "rafestore-open-" + c.id());
+        t.setDaemon(true); // a command exits without waiting for a client it did not need
+        t.start();
       }
-    }
-    if (failure == null) {
+      done = true;
       return made;
-    }
-    for (CloudDriver d : made) {
-      try {
-        d.close();
-      } catch (RuntimeException ignored) {
-        // Best effort: the creation failure is what the caller needs.
+    } finally {
+      if (!done) {
+        for (CloudDriver d : made) {
+          d.close(); // never waits for its build
+        }
       }
     }
-    if (failure instanceof ConfigException e) {
-      throw e;
+  }
+
+  private void build(
+      CloudConfig c,
+      Supplier<CloudDriver> client,
+      DeferredDriver driver,
+      CompletableFuture<CloudDriver> built) {
+    if (driver.closed()) {
+      built.cancel(false); // closed before its build started: nothing to build
+      return;
     }
-    if (failure instanceof RuntimeException e) {
-      throw e;
+    try {
+      built.complete(client.get());
+    } catch (IllegalArgumentException e) {
+      built.completeExceptionally(rejected(c, e));
+    } catch (RuntimeException | LinkageError e) {
+      // Held requests must fail, not wait for ever (a LinkageError: a jar missing from the path).
+      built.completeExceptionally(e);
     }
-    if (failure instanceof Error e) {
-      throw e;
-    }
-    throw new IllegalStateException(failure);
   }
 
   private void checkCredentialsVariable(CloudConfig c) throws ConfigException {
@@ -378,35 +382,54 @@ public final class StoreConfig {
     if (!clouds.contains(c)) {
       throw new IllegalArgumentException("cloud " + c.id() + " is not one of " + source + "'s");
     }
+    Supplier<CloudDriver> client = prepareDriver(c);
+    try {
+      return client.get();
+    } catch (IllegalArgumentException e) {
+      throw rejected(c, e);
+    }
+  }
+
+  /**
+   * Checks a cloud's settings as far as its driver can without building its SDK client, and returns
+   * what builds the client (which may throw {@link IllegalArgumentException}, see {@link
+   * #rejected}).
+   */
+  private Supplier<CloudDriver> prepareDriver(CloudConfig c) throws ConfigException {
     checkCredentialsVariable(c);
     try {
-      return Drivers.create(c.spec());
+      return Drivers.prepare(c.spec());
     } catch (RuntimeException e) {
-      String message = String.valueOf(e.getMessage());
-      String field = "type";
-      if (message.contains("'credentialsRef'")) {
-        field = "credentials";
-      } else if (message.contains("'endpoint'")) {
-        field = "endpoint";
-      } else if (message.contains("'bucket'")) {
-        field = "bucket";
-      } else if (message.contains("'region'")) {
-        field = "region";
-      } else {
-        for (String option : c.spec().options().keySet()) {
-          if (message.contains("'" + option + "'")) {
-            field = "option." + option;
-            break;
-          }
+      throw rejected(c, e);
+    }
+  }
+
+  /** A driver's rejection of a cloud's settings, naming the line and field it concerns. */
+  private ConfigException rejected(CloudConfig c, RuntimeException e) {
+    String message = String.valueOf(e.getMessage());
+    String field = "type";
+    if (message.contains("'credentialsRef'")) {
+      field = "credentials";
+    } else if (message.contains("'endpoint'")) {
+      field = "endpoint";
+    } else if (message.contains("'bucket'")) {
+      field = "bucket";
+    } else if (message.contains("'region'")) {
+      field = "region";
+    } else {
+      for (String option : c.spec().options().keySet()) {
+        if (message.contains("'" + option + "'")) {
+          field = "option." + option;
+          break;
         }
       }
-      throw new ConfigException(
-          source,
-          lineOf(c, field),
-          "cloud." + c.id() + "." + field,
-          "the " + c.spec().type() + " driver rejected it: " + message,
-          e);
     }
+    return new ConfigException(
+        source,
+        lineOf(c, field),
+        "cloud." + c.id() + "." + field,
+        "the " + c.spec().type() + " driver rejected it: " + message,
+        e);
   }
 
   private int lineOf(CloudConfig c, String field) {

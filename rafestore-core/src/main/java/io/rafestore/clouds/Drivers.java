@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * Creates drivers from configuration: finds the {@link DriverProvider} whose {@link
@@ -23,6 +24,20 @@ public final class Drivers {
    *     known types) or the spec lacks a field the type needs (the message names it)
    */
   public static CloudDriver create(CloudSpec spec) {
+    return provider(spec).create(spec);
+  }
+
+  /**
+   * Checks {@code spec} and returns what creates its driver ({@link DriverProvider#prepare}): the
+   * settings its provider can check without building the SDK's client are checked here.
+   *
+   * @throws IllegalArgumentException as {@link #create}
+   */
+  public static Supplier<CloudDriver> prepare(CloudSpec spec) {
+    return provider(spec).prepare(spec);
+  }
+
+  private static DriverProvider provider(CloudSpec spec) {
     Objects.requireNonNull(spec, "spec");
     Map<String, DriverProvider> providers = providers(Drivers.class.getClassLoader());
     DriverProvider provider = providers.get(spec.type());
@@ -35,7 +50,7 @@ public final class Drivers {
               + "', known types: "
               + providers.keySet());
     }
-    return provider.create(spec);
+    return provider;
   }
 
   /** The providers on the class path of {@code loader}, by type, in type order. */

@@ -42,6 +42,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 
@@ -488,6 +489,16 @@ public final class AzureBlobCloud implements CloudDriver {
 
     /** Validates the settings and builds the driver. */
     public AzureBlobCloud build() {
+      return prepare().get();
+    }
+
+    /**
+     * {@link #build()} in two steps, for {@link AzureDriverProvider#prepare}: checks the settings
+     * now, throwing as {@code build()} does; the supplier builds the SDK client, the slow part
+     * (which may still reject a malformed connection string or endpoint, as the SDK parses them).
+     * The builder must not change after this call.
+     */
+    Supplier<AzureBlobCloud> prepare() {
       checkCommon();
       if (container == null || !container.matches("[a-z0-9](?:[a-z0-9-]{1,61})[a-z0-9]")) {
         throw new IllegalArgumentException(
@@ -518,7 +529,7 @@ public final class AzureBlobCloud implements CloudDriver {
       checkRange("maxTries", maxTries, 1, 10);
       checkRange("maxConnections", maxConnections, 1, 4096);
       checkRange("finishCancelledUpTo", finishCancelledUpTo, 0, 64L * 1024 * 1024);
-      return new AzureBlobCloud(this);
+      return () -> new AzureBlobCloud(this);
     }
   }
 }

@@ -4,6 +4,7 @@ import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudSpec;
 import io.rafestore.spi.DriverProvider;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * Type {@code azure}. {@code bucket}: the container (required). {@code credentialsRef} resolves to
@@ -24,19 +25,31 @@ public final class AzureDriverProvider implements DriverProvider {
 
   @Override
   public CloudDriver create(CloudSpec spec) {
+    return prepare(spec).get();
+  }
+
+  /**
+   * Checks the settings now; the supplier builds the SDK client, the slow part of creating the
+   * driver.
+   */
+  @Override
+  public Supplier<CloudDriver> prepare(CloudSpec spec) {
     AzureBlobCloud.Builder b = AzureBlobCloud.builder(spec.id()).container(spec.requireBucket());
     if (spec.endpoint() != null) {
       b.endpoint(spec.endpoint());
     }
-    spec.resolveCredentials()
-        .ifPresent(
-            c -> {
-              if (c.contains("AccountName=") || c.contains("BlobEndpoint=")) {
-                b.connectionString(c);
-              } else {
-                b.sasToken(c);
-              }
-            });
+    boolean connectionString =
+        spec.resolveCredentials()
+            .map(
+                c -> {
+                  if (c.contains("AccountName=") || c.contains("BlobEndpoint=")) {
+                    b.connectionString(c);
+                    return true;
+                  }
+                  b.sasToken(c);
+                  return false;
+                })
+            .orElse(false);
     if (spec.endpoint() == null && spec.credentialsRef() == null) {
       spec.requireEndpoint(); // fails naming the field
     }
@@ -52,6 +65,23 @@ public final class AzureDriverProvider implements DriverProvider {
                 Integer.MIN_VALUE,
                 Math.min(Integer.MAX_VALUE, spec.longOption("maxConnections", 64))));
     b.finishCancelledUpTo(spec.longOption("finishCancelledUpTo", 256 * 1024));
-    return b.build();
+    Supplier<AzureBlobCloud> driver = b.prepare();
+    return () -> {
+      try {
+        return driver.get();
+      } catch (IllegalArgumentException e) {
+        if (!connectionString) {
+          throw e;
+        }
+        // Only the SDK parses a connection string, when it builds the client: name the field it
+        // came from (the SDK's message is passed on as create() always did).
+        throw new IllegalArgumentException(
+            "cloud spec "
+                + spec.id()
+                + ": 'credentialsRef': the Azure SDK refused the connection string: "
+                + e.getMessage(),
+            e);
+      }
+    };
   }
 }

@@ -44,6 +44,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.http.impl.client.CloseableHttpClient;
 
 /**
@@ -458,6 +459,16 @@ public final class GcsCloud implements CloudDriver {
 
     /** Validates the settings and builds the driver. */
     public GcsCloud build() {
+      return prepare().get();
+    }
+
+    /**
+     * {@link #build()} in two steps, for {@link GcsDriverProvider#prepare}: checks the settings and
+     * chooses the credentials now (reading a credentials file, or looking for Application Default
+     * Credentials), throwing as {@code build()} does; the supplier builds the SDK client, the slow
+     * part. The builder must not change after this call.
+     */
+    Supplier<GcsCloud> prepare() {
       checkCommon();
       if (bucket == null || bucket.isBlank()) {
         throw new IllegalArgumentException("bucket is required");
@@ -488,7 +499,8 @@ public final class GcsCloud implements CloudDriver {
         throw new IllegalArgumentException(
             "give at most one of anonymous, credentials and credentialsFile");
       }
-      return new GcsCloud(this, chooseCredentials());
+      Credentials chosen = chooseCredentials();
+      return () -> new GcsCloud(this, chosen);
     }
 
     private Credentials chooseCredentials() {

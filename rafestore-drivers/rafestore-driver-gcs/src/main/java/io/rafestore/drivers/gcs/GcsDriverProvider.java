@@ -10,6 +10,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * Type {@code gcs}. {@code bucket} is required; {@code endpoint} overrides the host. Credentials:
@@ -32,6 +33,15 @@ public final class GcsDriverProvider implements DriverProvider {
 
   @Override
   public CloudDriver create(CloudSpec spec) {
+    return prepare(spec).get();
+  }
+
+  /**
+   * Checks the settings and chooses the credentials now; the supplier builds the SDK client, the
+   * slow part of creating the driver.
+   */
+  @Override
+  public Supplier<CloudDriver> prepare(CloudSpec spec) {
     GcsCloud.Builder b = GcsCloud.builder(spec.id()).bucket(spec.requireBucket());
     if (spec.endpoint() != null) {
       b.endpoint(URI.create(spec.endpoint()));
@@ -69,7 +79,8 @@ public final class GcsDriverProvider implements DriverProvider {
                 Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, spec.longOption("maxThreads", 16))));
     b.connectionIdleTimeout(Duration.ofMillis(spec.longOption("connectionIdleTimeoutMs", 60_000)));
     try {
-      return b.build();
+      Supplier<GcsCloud> driver = b.prepare();
+      return driver::get;
     } catch (IllegalArgumentException e) {
       String m = String.valueOf(e.getMessage());
       if (m.startsWith("credentialsFile") || m.startsWith("no Application Default")) {

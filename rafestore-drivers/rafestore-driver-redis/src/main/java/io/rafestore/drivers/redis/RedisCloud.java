@@ -20,6 +20,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
+import java.util.function.Supplier;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.RedisClient;
@@ -322,6 +323,15 @@ public final class RedisCloud implements CloudDriver {
 
     /** Validates the settings and opens the driver (connections are made lazily). */
     public RedisCloud build() {
+      return prepare().get();
+    }
+
+    /**
+     * {@link #build()} in two steps, for {@link RedisDriverProvider#prepare}: checks the settings
+     * now, throwing as {@code build()} does; the supplier builds the client (Jedis' pool, no
+     * connection yet). The builder must not change after this call.
+     */
+    Supplier<RedisCloud> prepare() {
       checkCommon();
       if (uri == null) {
         throw new IllegalArgumentException("uri is required (redis://host:port)");
@@ -345,7 +355,7 @@ public final class RedisCloud implements CloudDriver {
         throw new IllegalArgumentException("database must be >= 0, was " + database);
       }
       checkRange("maxConnections", maxConnections, 1, 1024);
-      return new RedisCloud(this);
+      return () -> new RedisCloud(this);
     }
   }
 }

@@ -5,6 +5,7 @@ import io.rafestore.spi.CloudSpec;
 import io.rafestore.spi.DriverProvider;
 import java.net.URI;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * Type {@code redis}. {@code endpoint}: {@code redis://host:port[/db]} (required); {@code bucket}:
@@ -23,6 +24,15 @@ public final class RedisDriverProvider implements DriverProvider {
 
   @Override
   public CloudDriver create(CloudSpec spec) {
+    return prepare(spec).get();
+  }
+
+  /**
+   * Checks the settings now; the supplier builds the client (the pool and its classes, some tens of
+   * milliseconds that a command's main thread need not wait for).
+   */
+  @Override
+  public Supplier<CloudDriver> prepare(CloudSpec spec) {
     RedisCloud.Builder b = RedisCloud.builder(spec.id()).uri(URI.create(spec.requireEndpoint()));
     if (spec.bucket() != null) {
       b.keyPrefix(spec.bucket());
@@ -31,6 +41,7 @@ public final class RedisDriverProvider implements DriverProvider {
     b.maxConnections(Math.toIntExact(spec.longOption("maxConnections", 8)));
     b.connectTimeout(Duration.ofMillis(spec.longOption("connectTimeoutMs", 5_000)));
     b.readTimeout(Duration.ofMillis(spec.longOption("readTimeoutMs", 30_000)));
-    return b.build();
+    Supplier<RedisCloud> driver = b.prepare();
+    return driver::get;
   }
 }

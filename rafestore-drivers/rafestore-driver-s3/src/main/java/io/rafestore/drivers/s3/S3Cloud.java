@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
@@ -621,6 +622,16 @@ public final class S3Cloud implements CloudDriver {
      * @throws IllegalArgumentException naming the setting that is missing or wrong
      */
     public S3Cloud build() {
+      return prepare().get();
+    }
+
+    /**
+     * {@link #build()} in two steps, for {@link S3DriverProvider#prepare}: checks the settings and
+     * chooses the region and credentials now (throwing as {@code build()} does); the supplier
+     * builds the SDK client, the slow part (class loading and initialisation). The builder must not
+     * change after this call.
+     */
+    Supplier<S3Cloud> prepare() {
       checkCommon();
       if (bucket == null || bucket.isBlank()) {
         throw new IllegalArgumentException("bucket is required");
@@ -678,8 +689,9 @@ public final class S3Cloud implements CloudDriver {
             ProfileCredentialsProvider.builder().profileFile(profiles).profileName(profile).build();
       }
       Region chosen = chooseRegion(profiles);
-      return new S3Cloud(
-          this, chosen, credentials != null ? credentials : fromProfile, fromProfile);
+      AwsCredentialsProvider chosenCredentials = credentials != null ? credentials : fromProfile;
+      ProfileCredentialsProvider profileCredentials = fromProfile;
+      return () -> new S3Cloud(this, chosen, chosenCredentials, profileCredentials);
     }
 
     private boolean needsProfiles() {

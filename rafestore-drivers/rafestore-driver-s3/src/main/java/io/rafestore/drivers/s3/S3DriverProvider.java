@@ -5,6 +5,7 @@ import io.rafestore.spi.CloudSpec;
 import io.rafestore.spi.DriverProvider;
 import java.net.URI;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * Type {@code s3}. {@code bucket} is required; {@code endpoint} and {@code region} are optional
@@ -27,6 +28,15 @@ public final class S3DriverProvider implements DriverProvider {
 
   @Override
   public CloudDriver create(CloudSpec spec) {
+    return prepare(spec).get();
+  }
+
+  /**
+   * Checks the settings and chooses the region and credentials (reading the shared AWS files if it
+   * needs them) now; the supplier builds the SDK client, the slow part of creating the driver.
+   */
+  @Override
+  public Supplier<CloudDriver> prepare(CloudSpec spec) {
     S3Cloud.Builder b = S3Cloud.builder(spec.id()).bucket(spec.requireBucket());
     if (spec.endpoint() != null) {
       b.endpoint(URI.create(spec.endpoint()));
@@ -54,7 +64,8 @@ public final class S3DriverProvider implements DriverProvider {
     b.connectionIdleTimeout(Duration.ofMillis(spec.longOption("connectionIdleTimeoutMs", 60_000)));
     b.finishCancelledUpTo(spec.longOption("finishCancelledUpTo", 256 * 1024));
     try {
-      return b.build();
+      Supplier<S3Cloud> driver = b.prepare();
+      return driver::get;
     } catch (IllegalArgumentException e) {
       // Name the spec's field, so a configuration file's error points at its line.
       String m = String.valueOf(e.getMessage());
