@@ -199,7 +199,12 @@ public interface RafeStore extends AutoCloseable {
   /** A blocking view of this client (same instance state). */
   BlockingRafeStore blocking();
 
-  /** Closes the drivers the client owns. Idempotent. */
+  /**
+   * Closes the client and the drivers it owns. Idempotent. A write completes once n - f clouds
+   * acknowledged its log; the puts to the remaining clouds go on after it (they bring those clouds
+   * up to date). close() waits up to {@link Builder#closeGrace} for them (none by default), then
+   * cancels what is left: a cloud left behind is found and brought up to date by verify/repair.
+   */
   @Override
   void close();
 
@@ -339,6 +344,20 @@ public interface RafeStore extends AutoCloseable {
      */
     public Builder operationTimeout(Duration timeout) {
       draft.operationTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * How long {@link RafeStore#close()} waits for the metadata puts that completed writes left
+     * running to the clouds beyond their quorum (default zero: close does not wait). A short-lived
+     * process that writes and exits (the command line) sets it, so that every reachable cloud
+     * receives the write's log rather than only the first n - f; a cloud still not done when the
+     * grace ends is left to verify/repair, as a cloud that was down would be.
+     *
+     * @param grace zero or positive
+     */
+    public Builder closeGrace(Duration grace) {
+      draft.closeGrace = grace;
       return this;
     }
 

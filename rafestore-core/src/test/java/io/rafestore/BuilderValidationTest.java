@@ -69,6 +69,10 @@ class BuilderValidationTest {
             "maxMetadataBytes must be 1 KiB to 256 MiB"),
         bad("timeout", b -> b.operationTimeout(Duration.ZERO), "operationTimeout must be positive"),
         bad(
+            "close grace",
+            b -> b.closeGrace(Duration.ofSeconds(-1)),
+            "closeGrace must be zero or positive"),
+        bad(
             "negative rtt",
             b -> b.cloud(new MemoryCloud("x"), CloudRole.DATA_AND_METADATA, Duration.ofMillis(-1)),
             "expected RTT must be >= 0"));

@@ -22,6 +22,14 @@ import picocli.CommandLine.Spec;
  * turned into exit codes and one line on standard error by {@link Main}. Not thread-safe.
  */
 abstract class StoreCommand implements Callable<Integer> {
+  /**
+   * How long closing the store waits for a completed write's log to reach the clouds beyond its
+   * quorum before the process exits ({@link RafeStore.Builder#closeGrace}): without it a `put`
+   * leaves the slowest cloud (often the one whose SDK client was still being built) without the new
+   * log, and `verify` reports it missing until a repair.
+   */
+  static final java.time.Duration CLOSE_GRACE = java.time.Duration.ofSeconds(5);
+
   @ParentCommand RafeStoreCommand root;
 
   @Spec CommandSpec spec;
@@ -31,7 +39,7 @@ abstract class StoreCommand implements Callable<Integer> {
     StoreConfig config = root.loadConfig();
     try {
       prepare(config);
-      try (RafeStore store = config.open()) {
+      try (RafeStore store = config.open(b -> b.closeGrace(CLOSE_GRACE))) {
         return run(store, config);
       }
     } finally {

@@ -147,6 +147,12 @@ class EmulatorsCliTest {
     assertThat(put.code()).as(put.stderr()).isZero();
     Run put2 = run("small".getBytes(StandardCharsets.UTF_8), "-c", c, "put", "blobs/1", "-");
     assertThat(put2.code()).as(put2.stderr()).isZero();
+    // Each put's log reached all four clouds before its command returned (the close grace), not
+    // only the first n - f: verify finds nothing missing.
+    Run verify = run(new byte[0], "-c", c, "verify", "blobs/1");
+    String verified = new String(verify.stdout(), StandardCharsets.UTF_8);
+    assertThat(verify.code()).as(verified + verify.stderr()).isZero();
+    assertThat(verified).doesNotContain("MISSING");
 
     Run get = run(new byte[0], "-c", c, "get", "blobs/1", "--version", "1@emu");
     assertThat(get.code()).as(get.stderr()).isZero();

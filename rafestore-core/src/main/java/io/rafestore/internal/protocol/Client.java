@@ -393,6 +393,8 @@ public final class Client implements RafeStore {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    // Completed writes' puts to the clouds beyond their quorum, for the grace the builder gave.
+    ctx.drain(ctx.settings.closeGrace());
     // Listing walks and key pages stop here, whether or not the drivers are ours to close.
     ctx.close();
     if (ctx.settings.closeDrivers()) {

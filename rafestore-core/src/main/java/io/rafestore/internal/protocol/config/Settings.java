@@ -43,7 +43,8 @@ public record Settings(
     long partSize,
     int partsInFlight,
     java.security.Provider signatureProvider,
-    long speculativeReadLimit) {
+    long speculativeReadLimit,
+    Duration closeGrace) {
 
   /** Smallest accepted part size. */
   public static final long MIN_PART_SIZE = 1024;
@@ -125,6 +126,9 @@ public record Settings(
 
     /** Null for the JDK's Ed25519. */
     public java.security.Provider signatureProvider;
+
+    /** How long close() waits for writeM's puts still running after their quorum; 0: none. */
+    public Duration closeGrace = Duration.ZERO;
   }
 
   /**
@@ -312,6 +316,10 @@ public record Settings(
       throw new IllegalArgumentException(
           "operationTimeout must be positive, was " + operationTimeout);
     }
+    Duration closeGrace = draft.closeGrace;
+    if (closeGrace == null || closeGrace.isNegative()) {
+      throw new IllegalArgumentException("closeGrace must be zero or positive, was " + closeGrace);
+    }
     if (signatureProvider != null) {
       // Every key is translated once into the provider's own key class: a provider's Signature
       // may refuse another provider's key objects, and per-operation translation would cost
@@ -366,7 +374,8 @@ public record Settings(
         partSize,
         partsInFlight,
         signatureProvider,
-        mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST ? speculativeReadLimit : 0);
+        mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST ? speculativeReadLimit : 0,
+        closeGrace);
   }
 
   @SuppressWarnings("unchecked")

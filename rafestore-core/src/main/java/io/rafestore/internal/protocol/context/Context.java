@@ -157,6 +157,43 @@ public final class Context {
     }
   }
 
+  /** Puts left running after their quorum (writeM's surplus): awaited by {@link #drain}. */
+  private final java.util.Set<CompletableFuture<?>> lingering = ConcurrentHashMap.newKeySet();
+
+  /**
+   * Registers a put that goes on after its phase's quorum, so that {@link #drain} can wait for it;
+   * it leaves the set when it completes.
+   */
+  public void linger(CompletableFuture<?> put) {
+    if (put.isDone()) {
+      return;
+    }
+    lingering.add(put);
+    put.whenComplete((r, e) -> lingering.remove(put));
+  }
+
+  /**
+   * Waits up to {@code grace} (real time) for the puts registered by {@link #linger} to complete.
+   * Returns early if the thread is interrupted (the flag restored).
+   */
+  public void drain(java.time.Duration grace) {
+    if (grace.isZero() || lingering.isEmpty()) {
+      return;
+    }
+    CompletableFuture<Void> all =
+        CompletableFuture.allOf(lingering.toArray(CompletableFuture<?>[]::new));
+    try {
+      all.get(grace.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException
+        | java.util.concurrent.TimeoutException
+        | java.util.concurrent.CancellationException e) {
+      // A failed put is that cloud's fault, already reported; one past the grace is cancelled by
+      // the driver's close or its linger timer, and repair brings the cloud up to date.
+    }
+  }
+
   /** Stops every loop still running: they fail with "client closed" and start no new request. */
   public void close() {
     closed = true;

@@ -128,6 +128,9 @@ public final class QuorumPut {
           if (linger.isZero()) {
             cancelRest.run();
           } else {
+            for (CompletableFuture<Void> p : puts) {
+              ctx.linger(p);
+            }
             ctx.settings.scheduler().schedule(linger, cancelRest);
           }
         });
