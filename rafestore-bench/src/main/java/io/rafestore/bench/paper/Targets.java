@@ -79,23 +79,13 @@ final class Targets {
       pass = true;
       any = false;
       for (long s : sizes) {
-        Optional<Result> best =
-            results.stream()
-                .filter(r -> r.config() == 1 && r.sizeBytes() == s && r.op().equals(op))
-                .filter(r -> r.mode().rafeStore() && r.ops() > 0)
-                .min((a, b) -> Double.compare(a.medianOverFloor(), b.medianOverFloor()));
+        Optional<Result> best = nearestFloor(results, 1, s, op);
         if (best.isEmpty()) {
           continue;
         }
         any = true;
         pass &= best.get().medianOverFloor() <= limit;
-        d.append(
-            String.format(
-                Locale.ROOT,
-                " %s %.2f (%s)",
-                Reports.sizeLabel(s),
-                best.get().medianOverFloor(),
-                best.get().mode()));
+        appendOverFloor(d, best.get());
       }
       out.add(
           line(
@@ -195,23 +185,13 @@ final class Targets {
             continue;
           }
           int c = config;
-          Optional<Result> best =
-              results.stream()
-                  .filter(r -> r.config() == c && r.sizeBytes() == s && r.op().equals("read"))
-                  .filter(r -> r.mode().rafeStore() && r.ops() > 0)
-                  .min((a, b) -> Double.compare(a.medianOverFloor(), b.medianOverFloor()));
+          Optional<Result> best = nearestFloor(results, c, s, "read");
           if (best.isEmpty()) {
             continue;
           }
           any = true;
           pass &= best.get().medianOverFloor() <= limit;
-          d.append(
-              String.format(
-                  Locale.ROOT,
-                  " %s %.2f (%s)",
-                  Reports.sizeLabel(s),
-                  best.get().medianOverFloor(),
-                  best.get().mode()));
+          appendOverFloor(d, best.get());
         }
         out.add(
             line(
@@ -267,6 +247,26 @@ final class Targets {
                     && r.op().equals(op)
                     && r.ops() > 0)
         .findFirst();
+  }
+
+  /** The RafeStore mode whose median is nearest its floor in one cell, if one ran. */
+  private static Optional<Result> nearestFloor(
+      List<Result> results, int config, long size, String op) {
+    return results.stream()
+        .filter(r -> r.config() == config && r.sizeBytes() == size && r.op().equals(op))
+        .filter(r -> r.mode().rafeStore() && r.ops() > 0)
+        .min((a, b) -> Double.compare(a.medianOverFloor(), b.medianOverFloor()));
+  }
+
+  /** " SIZE RATIO (MODE)" of a cell's median over its floor. */
+  private static void appendOverFloor(StringBuilder d, Result r) {
+    d.append(
+        String.format(
+            Locale.ROOT,
+            " %s %.2f (%s)",
+            Reports.sizeLabel(r.sizeBytes()),
+            r.medianOverFloor(),
+            r.mode()));
   }
 
   private static Optional<Result> bestRafeStore(
