@@ -9,6 +9,7 @@ import io.rafestore.spi.ListPage;
 import io.rafestore.spi.Multipart;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.support.BlockingCalls;
 import io.rafestore.spi.support.CancelledRequest;
 import io.rafestore.spi.support.Futures;
 import io.rafestore.spi.support.HttpKinds;
@@ -76,7 +77,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * aborts the request if its body is larger than {@link Builder#finishCancelledUpTo(long)} bytes
  * (Netty then closes that connection) and otherwise lets it finish and drops the result, so the
  * connection returns to the pool (see {@link CancelledRequest}). With {@link Transport#APACHE} the
- * pool is Apache HttpClient's, of the same size, and aborting a request interrupts its thread.
+ * pool is Apache HttpClient's, of the same size, and a cancelled request always finishes.
  */
 public final class S3Cloud implements CloudDriver {
   /** How long close() waits for the event loop threads to end. */
@@ -94,7 +95,7 @@ public final class S3Cloud implements CloudDriver {
   // threads that run its requests.
   private final SdkHttpClient syncHttp;
   private final S3Client syncClient;
-  private final java.util.concurrent.ThreadPoolExecutor executor;
+  private final java.util.concurrent.ExecutorService executor;
 
   // Netty and the asynchronous clients: built with the driver for NETTY; for APACHE only when a
   // multipart upload first needs them (guarded by this).
@@ -148,20 +149,7 @@ public final class S3Cloud implements CloudDriver {
         cb.credentialsProvider(credentials);
       }
       this.syncClient = cb.build();
-      java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
-      this.executor =
-          new java.util.concurrent.ThreadPoolExecutor(
-              b.maxConnections,
-              b.maxConnections,
-              30,
-              TimeUnit.SECONDS,
-              new java.util.concurrent.LinkedBlockingQueue<>(),
-              r -> {
-                Thread t = new Thread(r, "rafestore-s3-" + id + "-" + n.incrementAndGet());
-                t.setDaemon(true);
-                return t;
-              });
-      this.executor.allowCoreThreadTimeOut(true);
+      this.executor = BlockingCalls.boundedPool("rafestore-s3-" + id, b.maxConnections);
     } else {
       this.syncHttp = null;
       this.syncClient = null;
@@ -222,27 +210,13 @@ public final class S3Cloud implements CloudDriver {
   }
 
   /**
-   * Runs a blocking SDK call on the driver's threads ({@link Transport#APACHE}); cancelling the
-   * returned future interrupts the thread, which makes the SDK abort the request.
+   * Runs a blocking SDK call on the driver's threads ({@link Transport#APACHE}) through {@link
+   * BlockingCalls}: a call cancelled while queued never starts; one cancelled while running
+   * finishes and its result is dropped (as for GCS: interrupting a blocking SDK mid-request can
+   * leave a pooled connection in an unknown state).
    */
   private <T> CompletableFuture<T> submit(Supplier<T> work) {
-    CompletableFuture<T> out = new CompletableFuture<>();
-    java.util.concurrent.Future<?> task =
-        executor.submit(
-            () -> {
-              try {
-                out.complete(work.get());
-              } catch (RuntimeException | Error e) {
-                out.completeExceptionally(e);
-              }
-            });
-    out.whenComplete(
-        (v, e) -> {
-          if (out.isCancelled()) {
-            task.cancel(true);
-          }
-        });
-    return out;
+    return BlockingCalls.submit(executor, work::get, t -> t);
   }
 
   /** {@link #submit} through {@link #call(Supplier, CancelledRequest)}. */
@@ -538,8 +512,8 @@ public final class S3Cloud implements CloudDriver {
       }
     }
     if (apache) {
-      // Interrupting the threads aborts the requests still running (they fail as cancelled).
-      executor.shutdownNow();
+      // Requests still running fail when the pool closes (UNAVAILABLE, driver is closed).
+      executor.shutdown();
       syncClient.close();
       syncHttp.close();
     }
