@@ -98,10 +98,12 @@ public final class S3Cloud implements CloudDriver {
   private final java.util.concurrent.ExecutorService executor;
 
   // Netty and the asynchronous clients: built with the driver for NETTY; for APACHE only when a
-  // multipart upload first needs them (guarded by this).
-  private SdkEventLoopGroup eventLoops;
-  private SdkAsyncHttpClient http;
-  private S3AsyncClient client;
+  // multipart upload first needs them. Written under this object's lock; the first three are
+  // read without it (NETTY's requests), hence volatile. The multipart client for uploads is made
+  // at the first put that needs it: a command that only reads never builds a second S3 client.
+  private volatile SdkEventLoopGroup eventLoops;
+  private volatile SdkAsyncHttpClient http;
+  private volatile S3AsyncClient client;
   private S3AsyncClientBuilder uploadsBuilder;
   private S3AsyncClient uploads;
 
@@ -623,8 +625,8 @@ public final class S3Cloud implements CloudDriver {
      * threads (at most {@link Builder#maxConnections(int)}, daemon threads, ended when idle for 30
      * s). Loads about a thousand classes fewer than Netty, whose HttpClient classes the GCS driver
      * also uses: for short-lived processes such as the command line (docs/cli.md). Uploads above
-     * the multipart threshold and {@link #multipart()} still go through the asynchronous client,
-     * built (with Netty) when first needed.
+     * the multipart threshold and {@link S3Cloud#multipart()} still go through the asynchronous
+     * client, built (with Netty) when first needed.
      */
     APACHE
   }
