@@ -33,7 +33,8 @@ sed -e "s/rafestore-demo/$BUCKET/g" -e 's/^writer.key = .*/writer.key = list.key
   "$ROOT/examples/config/emulators.properties" >"$DIR/emu.properties"
 head -c 1024 /dev/urandom >"$DIR/value.bin"
 
-run() { "$JAVA_BIN" -Xlog:disable -Xlog:all=error:stderr "$@"; }
+# The S3 transport scripts/rafestore chooses.
+run() { "$JAVA_BIN" -Xlog:disable -Xlog:all=error:stderr -Drafestore.s3.transport=apache "$@"; }
 run -jar "$JAR" keygen --id list --out "$DIR/list.key" >/dev/null
 run -jar "$JAR" -c "$DIR/emu.properties" init >/dev/null
 run -XX:DumpLoadedClassList="$DIR/put.classlist" -jar "$JAR" -c "$DIR/emu.properties" \

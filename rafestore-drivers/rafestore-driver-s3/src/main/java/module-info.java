@@ -14,6 +14,7 @@ module io.rafestore.drivers.s3 {
   requires software.amazon.awssdk.profiles;
   requires software.amazon.awssdk.http;
   requires software.amazon.awssdk.http.nio.netty;
+  requires software.amazon.awssdk.http.apache;
   requires software.amazon.awssdk.awscore;
   requires software.amazon.awssdk.utils;
   requires software.amazon.awssdk.identity.spi;

@@ -132,6 +132,9 @@ class LauncherScriptTest {
     assertTrue(calls.get(1).contains("-cp " + jar), calls.get(1));
     assertTrue(calls.get(2).contains("-XX:SharedArchiveFile=" + jsa), calls.get(2));
     assertTrue(calls.get(2).endsWith("-jar " + jar + " -c x.properties get k"), calls.get(2));
+    // The S3 transport without Netty, in the training run and the command alike.
+    assertTrue(calls.get(0).contains("-Drafestore.s3.transport=apache"), calls.get(0));
+    assertTrue(calls.get(2).contains("-Drafestore.s3.transport=apache"), calls.get(2));
     // The JDK's list, then the success path's, then the training run's; each name once, no
     // comments.
     assertEquals(

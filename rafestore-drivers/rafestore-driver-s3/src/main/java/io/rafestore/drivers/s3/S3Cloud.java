@@ -9,6 +9,7 @@ import io.rafestore.spi.ListPage;
 import io.rafestore.spi.Multipart;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.support.BlockingCalls;
 import io.rafestore.spi.support.CancelledRequest;
 import io.rafestore.spi.support.Futures;
 import io.rafestore.spi.support.HttpKinds;
@@ -31,6 +32,8 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.async.AsyncRequestBody;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
 import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.http.SdkHttpClient;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.http.async.SdkAsyncHttpClient;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 import software.amazon.awssdk.http.nio.netty.SdkEventLoopGroup;
@@ -44,13 +47,16 @@ import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
 import software.amazon.awssdk.regions.providers.SystemSettingsRegionProvider;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3ClientBuilder;
 import software.amazon.awssdk.services.s3.S3ServiceClientConfiguration;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * A cloud in an S3 bucket (Amazon S3, MinIO or another S3-compatible store), over the AWS SDK v2
- * {@link S3AsyncClient} on Netty.
+ * {@link S3AsyncClient} on Netty, or, with {@link Transport#APACHE}, its blocking {@link S3Client}
+ * on Apache HttpClient run on the driver's own threads.
  *
  * <p>Objects above {@link Builder#multipartThreshold(long)} are uploaded in parts by the SDK's
  * multipart client; S3 makes a completed upload visible whole, so readers never see a partial
@@ -70,7 +76,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * idle for {@link Builder#connectionIdleTimeout(Duration)} is closed. Cancelling a returned future
  * aborts the request if its body is larger than {@link Builder#finishCancelledUpTo(long)} bytes
  * (Netty then closes that connection) and otherwise lets it finish and drops the result, so the
- * connection returns to the pool (see {@link CancelledRequest}).
+ * connection returns to the pool (see {@link CancelledRequest}). With {@link Transport#APACHE} the
+ * pool is Apache HttpClient's, of the same size, and a cancelled request always finishes.
  */
 public final class S3Cloud implements CloudDriver {
   /** How long close() waits for the event loop threads to end. */
@@ -78,17 +85,26 @@ public final class S3Cloud implements CloudDriver {
 
   private final String id;
   private final String bucket;
-  private final SdkEventLoopGroup eventLoops;
-  private final SdkAsyncHttpClient http;
-  private final S3AsyncClient client;
+  private final Builder settings;
+  private final AwsCredentialsProvider credentials;
 
-  /** Configured at construction (the builder's settings copied), built by {@link #uploads()}. */
-  private final S3AsyncClientBuilder uploadsBuilder;
+  /** {@link Transport#APACHE}: the blocking client below serves puts, reads, lists and deletes. */
+  private final boolean apache;
 
-  /**
-   * The multipart client for uploads, made at the first put: a command that only reads (a {@code
-   * get}, a listing) never pays for building a second S3 client, a tenth of its start-up.
-   */
+  // APACHE only (null otherwise): the blocking client, its connection pool and the driver's
+  // threads that run its requests.
+  private final SdkHttpClient syncHttp;
+  private final S3Client syncClient;
+  private final java.util.concurrent.ExecutorService executor;
+
+  // Netty and the asynchronous clients: built with the driver for NETTY; for APACHE only when a
+  // multipart upload first needs them. Written under this object's lock; the first three are
+  // read without it (NETTY's requests), hence volatile. The multipart client for uploads is made
+  // at the first put that needs it: a command that only reads never builds a second S3 client.
+  private volatile SdkEventLoopGroup eventLoops;
+  private volatile SdkAsyncHttpClient http;
+  private volatile S3AsyncClient client;
+  private S3AsyncClientBuilder uploadsBuilder;
   private S3AsyncClient uploads;
 
   private final S3Multipart multipart;
@@ -98,6 +114,9 @@ public final class S3Cloud implements CloudDriver {
   private final ProfileCredentialsProvider ownedCredentials;
   private volatile boolean closed;
 
+  // ApacheHttpClient (Apache HttpClient 4) is deprecated in SDK 2.56 in favour of the
+  // HttpClient 5 one; it is the one whose classes the GCS driver already loads (docs/design.md).
+  @SuppressWarnings("deprecation")
   private S3Cloud(
       Builder b,
       Region region,
@@ -108,29 +127,38 @@ public final class S3Cloud implements CloudDriver {
     this.ownedCredentials = ownedCredentials;
     this.bucket = b.bucket;
     this.finishCancelledUpTo = b.finishCancelledUpTo;
-    // One connection pool for both clients; the driver owns it and closes it last. The event
-    // loops are ours rather than the SDK's so that close() can end them without Netty's default
-    // two-second quiet period (see close()).
-    this.eventLoops = SdkEventLoopGroup.builder().build();
-    this.http =
-        NettyNioAsyncHttpClient.builder()
-            .eventLoopGroup(eventLoops)
-            .connectionTimeout(b.connectTimeout())
-            .readTimeout(b.readTimeout())
-            .writeTimeout(b.readTimeout())
-            .maxConcurrency(b.maxConnections)
-            .connectionMaxIdleTime(b.connectionIdleTimeout)
-            .build();
-    // Reads, listings and deletes go through a plain client: the multipart client also splits
-    // GETs into part requests, which gains nothing for RafeStore's objects and was seen to stall
-    // on empty objects. Only uploads use the multipart client.
-    this.client = configure(S3AsyncClient.builder(), b, credentials).build();
-    this.uploadsBuilder =
-        configure(S3AsyncClient.builder(), b, credentials)
-            .multipartEnabled(true)
-            .multipartConfiguration(
-                m -> m.thresholdInBytes(b.multipartThreshold).minimumPartSizeInBytes(b.partSize));
-    this.multipart = new S3Multipart(this, client, bucket);
+    this.settings = b;
+    this.credentials = credentials;
+    this.apache = b.transport == Transport.APACHE;
+    if (apache) {
+      this.syncHttp =
+          ApacheHttpClient.builder()
+              .connectionTimeout(b.connectTimeout())
+              .socketTimeout(b.readTimeout())
+              .maxConnections(b.maxConnections)
+              .connectionMaxIdleTime(b.connectionIdleTimeout)
+              .build();
+      S3ClientBuilder cb =
+          S3Client.builder()
+              .region(region)
+              .forcePathStyle(b.pathStyle)
+              .httpClient(syncHttp)
+              .overrideConfiguration(o -> o.retryStrategy(r -> r.maxAttempts(b.maxAttempts)));
+      if (b.endpoint != null) {
+        cb.endpointOverride(b.endpoint);
+      }
+      if (credentials != null) {
+        cb.credentialsProvider(credentials);
+      }
+      this.syncClient = cb.build();
+      this.executor = BlockingCalls.boundedPool("rafestore-s3-" + id, b.maxConnections);
+    } else {
+      this.syncHttp = null;
+      this.syncClient = null;
+      this.executor = null;
+      buildAsync();
+    }
+    this.multipart = new S3Multipart(this, this::asyncClient, bucket);
   }
 
   private S3AsyncClientBuilder configure(
@@ -149,14 +177,68 @@ public final class S3Cloud implements CloudDriver {
     return cb;
   }
 
+  /** Builds Netty and the asynchronous clients unless built. */
+  private synchronized void buildAsync() {
+    if (client != null) {
+      return;
+    }
+    Builder b = settings;
+    this.eventLoops = SdkEventLoopGroup.builder().build();
+    this.http =
+        NettyNioAsyncHttpClient.builder()
+            .eventLoopGroup(eventLoops)
+            .connectionTimeout(b.connectTimeout())
+            .readTimeout(b.readTimeout())
+            .writeTimeout(b.readTimeout())
+            .maxConcurrency(b.maxConnections)
+            .connectionMaxIdleTime(b.connectionIdleTimeout)
+            .build();
+    this.client = configure(S3AsyncClient.builder(), b, credentials).build();
+    this.uploadsBuilder =
+        configure(S3AsyncClient.builder(), b, credentials)
+            .multipartEnabled(true)
+            .multipartConfiguration(
+                m -> m.thresholdInBytes(b.multipartThreshold).minimumPartSizeInBytes(b.partSize));
+  }
+
+  /** The asynchronous client (built now if need be), for {@link S3Multipart}. */
+  synchronized S3AsyncClient asyncClient() {
+    if (closed) {
+      throw new java.util.concurrent.CompletionException(
+          new CloudException(id, Kind.UNAVAILABLE, "driver is closed"));
+    }
+    buildAsync();
+    return client;
+  }
+
+  /**
+   * Runs a blocking SDK call on the driver's threads ({@link Transport#APACHE}) through {@link
+   * BlockingCalls}: a call cancelled while queued never starts; one cancelled while running
+   * finishes and its result is dropped (as for GCS: interrupting a blocking SDK mid-request can
+   * leave a pooled connection in an unknown state).
+   */
+  private <T> CompletableFuture<T> submit(Supplier<T> work) {
+    return BlockingCalls.submit(executor, work::get, t -> t);
+  }
+
+  /** {@link #submit} through {@link #call(Supplier, CancelledRequest)}. */
+  private <T> CompletableFuture<T> sync(Supplier<T> work, CancelledRequest cancel) {
+    return call(() -> submit(work), cancel);
+  }
+
   /** The region requests are signed for and sent to, as chosen when the driver was built. */
   public String region() {
     return region.id();
   }
 
+  /** The transport this driver was built with. */
+  public Transport transport() {
+    return apache ? Transport.APACHE : Transport.NETTY;
+  }
+
   /** The SDK client's configuration (region, credentials provider), for tests. */
   S3ServiceClientConfiguration clientConfiguration() {
-    return client.serviceClientConfiguration();
+    return apache ? syncClient.serviceClientConfiguration() : client.serviceClientConfiguration();
   }
 
   private synchronized S3AsyncClient uploads() {
@@ -166,6 +248,7 @@ public final class S3Cloud implements CloudDriver {
           new CloudException(id, Kind.UNAVAILABLE, "driver is closed"));
     }
     if (uploads == null) {
+      buildAsync();
       uploads = uploadsBuilder.build();
     }
     return uploads;
@@ -183,6 +266,18 @@ public final class S3Cloud implements CloudDriver {
 
   /** Creates the bucket if it does not exist (for tests and first-time set-up). */
   public CompletableFuture<Void> createBucketIfMissing() {
+    if (apache) {
+      return sync(
+          () -> {
+            try {
+              syncClient.headBucket(r -> r.bucket(bucket));
+            } catch (S3Exception e) {
+              syncClient.createBucket(r -> r.bucket(bucket));
+            }
+            return null;
+          },
+          new CancelledRequest(finishCancelledUpTo, 0));
+    }
     return call(
         () ->
             client
@@ -197,6 +292,17 @@ public final class S3Cloud implements CloudDriver {
   public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(data, "data");
+    if (apache && data.length <= settings.multipartThreshold) {
+      software.amazon.awssdk.core.sync.RequestBody rb =
+          software.amazon.awssdk.core.sync.RequestBody.fromBytes(data);
+      return sync(
+          () -> {
+            syncClient.putObject(
+                r -> r.bucket(bucket).key(key.value()).contentLength((long) data.length), rb);
+            return null;
+          },
+          new CancelledRequest(finishCancelledUpTo, data.length));
+    }
     // fromBytes copies, so the caller may reuse its array at once.
     AsyncRequestBody body = AsyncRequestBody.fromBytes(data);
     return call(
@@ -214,6 +320,14 @@ public final class S3Cloud implements CloudDriver {
     Objects.requireNonNull(range, "range");
     if (range.isPresent() && range.get().length() == 0) {
       // HTTP cannot ask for zero bytes; check the object exists and answer empty.
+      if (apache) {
+        return sync(
+            () -> {
+              syncClient.headObject(r -> r.bucket(bucket).key(key.value()));
+              return new byte[0];
+            },
+            new CancelledRequest(finishCancelledUpTo, 0));
+      }
       return call(
           () ->
               client.headObject(r -> r.bucket(bucket).key(key.value())).thenApply(h -> new byte[0]),
@@ -228,18 +342,30 @@ public final class S3Cloud implements CloudDriver {
                 ? CancelledRequest.UNKNOWN
                 : CancelledRequest.forRange(finishCancelledUpTo, range.get().length()));
     CompletableFuture<byte[]> read =
-        call(
-            () ->
-                client
-                    .getObject(
-                        r -> {
-                          r.bucket(bucket).key(key.value());
-                          range.ifPresent(
-                              x -> r.range("bytes=" + x.offset() + "-" + x.lastInclusive()));
-                        },
-                        new SizeWatchingTransformer(AsyncResponseTransformer.toBytes(), cancel))
-                    .thenApply(bytes -> bytes.asByteArrayUnsafe()),
-            cancel);
+        apache
+            ? sync(
+                () ->
+                    syncClient
+                        .getObjectAsBytes(
+                            r -> {
+                              r.bucket(bucket).key(key.value());
+                              range.ifPresent(
+                                  x -> r.range("bytes=" + x.offset() + "-" + x.lastInclusive()));
+                            })
+                        .asByteArrayUnsafe(),
+                cancel)
+            : call(
+                () ->
+                    client
+                        .getObject(
+                            r -> {
+                              r.bucket(bucket).key(key.value());
+                              range.ifPresent(
+                                  x -> r.range("bytes=" + x.offset() + "-" + x.lastInclusive()));
+                            },
+                            new SizeWatchingTransformer(AsyncResponseTransformer.toBytes(), cancel))
+                        .thenApply(bytes -> bytes.asByteArrayUnsafe()),
+                cancel);
     if (range.isEmpty()) {
       return read;
     }
@@ -270,6 +396,14 @@ public final class S3Cloud implements CloudDriver {
   @Override
   public CompletableFuture<Void> delete(ObjectKey key) {
     Objects.requireNonNull(key, "key");
+    if (apache) {
+      return sync(
+          () -> {
+            syncClient.deleteObject(r -> r.bucket(bucket).key(key.value()));
+            return null;
+          },
+          new CancelledRequest(finishCancelledUpTo, 0));
+    }
     return call(
         () -> client.deleteObject(r -> r.bucket(bucket).key(key.value())).thenApply(r -> null),
         new CancelledRequest(finishCancelledUpTo, 0));
@@ -278,6 +412,21 @@ public final class S3Cloud implements CloudDriver {
   @Override
   public CompletableFuture<List<ObjectInfo>> list(String prefix) {
     Objects.requireNonNull(prefix, "prefix");
+    if (apache) {
+      return sync(
+          () -> {
+            List<ObjectInfo> out = new ArrayList<>();
+            for (S3Object o :
+                syncClient
+                    .listObjectsV2Paginator(r -> r.bucket(bucket).prefix(prefix))
+                    .contents()) {
+              out.add(new ObjectInfo(ObjectKey.of(o.key()), o.size()));
+            }
+            out.sort(Comparator.comparing(ObjectInfo::key));
+            return out;
+          },
+          new CancelledRequest(finishCancelledUpTo, CancelledRequest.UNBOUNDED));
+    }
     return call(
         () -> {
           List<ObjectInfo> out = new ArrayList<>();
@@ -320,14 +469,23 @@ public final class S3Cloud implements CloudDriver {
     ListPage.check(prefix, startAfter, limit);
     return call(
         () ->
-            client
-                .listObjectsV2(
-                    r -> {
-                      r.bucket(bucket).prefix(prefix).maxKeys(limit);
-                      if (!startAfter.isEmpty()) {
-                        r.startAfter(startAfter);
-                      }
-                    })
+            (apache
+                    ? submit(
+                        () ->
+                            syncClient.listObjectsV2(
+                                r -> {
+                                  r.bucket(bucket).prefix(prefix).maxKeys(limit);
+                                  if (!startAfter.isEmpty()) {
+                                    r.startAfter(startAfter);
+                                  }
+                                }))
+                    : client.listObjectsV2(
+                        r -> {
+                          r.bucket(bucket).prefix(prefix).maxKeys(limit);
+                          if (!startAfter.isEmpty()) {
+                            r.startAfter(startAfter);
+                          }
+                        }))
                 .thenApply(
                     resp -> {
                       List<ObjectInfo> out = new ArrayList<>();
@@ -353,6 +511,20 @@ public final class S3Cloud implements CloudDriver {
     synchronized (this) {
       if (uploads != null) {
         uploads.close();
+      }
+    }
+    if (apache) {
+      // Requests still running fail when the pool closes (UNAVAILABLE, driver is closed).
+      executor.shutdown();
+      syncClient.close();
+      syncHttp.close();
+    }
+    synchronized (this) {
+      if (client == null) {
+        if (ownedCredentials != null) {
+          ownedCredentials.close();
+        }
+        return;
       }
     }
     client.close();
@@ -441,6 +613,24 @@ public final class S3Cloud implements CloudDriver {
         id, Kind.OTHER, t.getClass().getSimpleName() + ": " + t.getMessage(), t);
   }
 
+  /** How the driver talks HTTP to the store. */
+  public enum Transport {
+    /**
+     * The SDK's asynchronous client on Netty: any number of requests in flight on a few event-loop
+     * threads. The default, for a long-running library.
+     */
+    NETTY,
+    /**
+     * The SDK's blocking client on Apache HttpClient 4, each request on one of the driver's own
+     * threads (at most {@link Builder#maxConnections(int)}, daemon threads, ended when idle for 30
+     * s). Loads about a thousand classes fewer than Netty, whose HttpClient classes the GCS driver
+     * also uses: for short-lived processes such as the command line (docs/cli.md). Uploads above
+     * the multipart threshold and {@link S3Cloud#multipart()} still go through the asynchronous
+     * client, built (with Netty) when first needed.
+     */
+    APACHE
+  }
+
   /**
    * Settings of an {@link S3Cloud}. Required: {@link #bucket(String)}. For MinIO and other
    * emulators set {@link #endpoint(URI)} and {@link #pathStyle(boolean)}.
@@ -477,6 +667,7 @@ public final class S3Cloud implements CloudDriver {
     private int maxConnections = 64;
     private Duration connectionIdleTimeout = Duration.ofSeconds(60);
     private long finishCancelledUpTo = 256 * 1024;
+    private Transport transport = Transport.NETTY;
 
     private Builder(String id) {
       super(id, Duration.ofSeconds(60));
@@ -611,6 +802,12 @@ public final class S3Cloud implements CloudDriver {
      */
     public Builder finishCancelledUpTo(long bytes) {
       this.finishCancelledUpTo = bytes;
+      return this;
+    }
+
+    /** The HTTP transport (see {@link Transport}). Default {@link Transport#NETTY}. */
+    public Builder transport(Transport value) {
+      this.transport = Objects.requireNonNull(value, "transport");
       return this;
     }
 

@@ -15,15 +15,35 @@ import java.util.function.Supplier;
  * files (its credentials and region); absent means the SDK's default credentials chain. Options:
  * {@code pathStyle} (true/false), {@code multipartThreshold}, {@code partSize}, {@code
  * maxAttempts}, {@code connectTimeoutMs}, {@code readTimeoutMs}, {@code maxConnections}, {@code
- * connectionIdleTimeoutMs}, {@code finishCancelledUpTo} (bytes).
+ * connectionIdleTimeoutMs}, {@code finishCancelledUpTo} (bytes), {@code transport} ({@code netty}
+ * or {@code apache}, see {@link S3Cloud.Transport}; when absent, the system property {@value
+ * #TRANSPORT_PROPERTY}, else {@code netty}).
  */
 public final class S3DriverProvider implements DriverProvider {
+  /**
+   * The system property giving the transport of S3 clouds whose configuration names none: the
+   * command line's launcher sets it to {@code apache} (docs/cli.md, "Start-up time").
+   */
+  public static final String TRANSPORT_PROPERTY = "rafestore.s3.transport";
+
   /** Called by {@link java.util.ServiceLoader}. */
   public S3DriverProvider() {}
 
   @Override
   public String type() {
     return "s3";
+  }
+
+  private static S3Cloud.Transport transport(CloudSpec spec) {
+    String value =
+        spec.option("transport").orElseGet(() -> System.getProperty(TRANSPORT_PROPERTY, "netty"));
+    return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
+      case "netty" -> S3Cloud.Transport.NETTY;
+      case "apache" -> S3Cloud.Transport.APACHE;
+      default ->
+          throw new IllegalArgumentException(
+              "transport must be netty or apache, was " + value + " (cloud " + spec.id() + ")");
+    };
   }
 
   @Override
@@ -63,6 +83,7 @@ public final class S3DriverProvider implements DriverProvider {
                 Math.min(Integer.MAX_VALUE, spec.longOption("maxConnections", 64))));
     b.connectionIdleTimeout(Duration.ofMillis(spec.longOption("connectionIdleTimeoutMs", 60_000)));
     b.finishCancelledUpTo(spec.longOption("finishCancelledUpTo", 256 * 1024));
+    b.transport(transport(spec));
     try {
       Supplier<S3Cloud> driver = b.prepare();
       return driver::get;

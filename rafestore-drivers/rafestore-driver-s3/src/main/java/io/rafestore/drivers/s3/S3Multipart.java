@@ -35,13 +35,17 @@ final class S3Multipart implements Multipart {
   static final int MAX_PARTS = 10_000;
 
   private final S3Cloud cloud;
-  private final S3AsyncClient client;
+  private final java.util.function.Supplier<S3AsyncClient> clients;
   private final String bucket;
 
-  S3Multipart(S3Cloud cloud, S3AsyncClient client, String bucket) {
+  S3Multipart(S3Cloud cloud, java.util.function.Supplier<S3AsyncClient> clients, String bucket) {
     this.cloud = cloud;
-    this.client = client;
+    this.clients = clients;
     this.bucket = bucket;
+  }
+
+  private S3AsyncClient client() {
+    return clients.get();
   }
 
   @Override
@@ -64,7 +68,7 @@ final class S3Multipart implements Multipart {
     Objects.requireNonNull(key, "key");
     return cloud.call(
         () ->
-            client
+            client()
                 .createMultipartUpload(r -> r.bucket(bucket).key(key.value()))
                 .thenApply(r -> (MultipartUpload) new Upload(key, r.uploadId())));
   }
@@ -99,7 +103,7 @@ final class S3Multipart implements Multipart {
       AsyncRequestBody body = AsyncRequestBody.fromBytes(data);
       return cloud.call(
           () ->
-              client
+              client()
                   .uploadPart(
                       r ->
                           r.bucket(bucket)
@@ -145,7 +149,7 @@ final class S3Multipart implements Multipart {
       }
       return cloud.call(
           () ->
-              client
+              client()
                   .completeMultipartUpload(
                       r ->
                           r.bucket(bucket)
@@ -162,7 +166,7 @@ final class S3Multipart implements Multipart {
       // is left to release, which is what abort promises.
       return cloud.call(
           () ->
-              client
+              client()
                   .abortMultipartUpload(r -> r.bucket(bucket).key(key.value()).uploadId(uploadId))
                   .<Void>thenApply(r -> null)
                   .exceptionallyCompose(
