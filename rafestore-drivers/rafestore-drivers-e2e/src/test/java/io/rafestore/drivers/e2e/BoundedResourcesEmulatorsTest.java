@@ -30,9 +30,9 @@ import org.junit.jupiter.api.Test;
  * <p>Connections are held to what the drivers' configuration allows: per cloud, never more open at
  * once than its pool (S3 and Azure {@code maxConnections}, GCS {@code maxThreads}, Redis {@code
  * maxConnections}), and, once the pools are warm, connections are reused rather than replaced: few
- * opened during the second half and few in TIME_WAIT at the end. Before the drivers sized and
- * reused their pools, Azure opened thousands of connections over the run, GCS hundreds and S3 over
- * a hundred, leaving 1,000 to 1,800 sockets in TIME_WAIT.
+ * opened during the second half (beyond what a pool still filling up adds) and few in TIME_WAIT at
+ * the end. Before the drivers sized and reused their pools, Azure opened thousands of connections
+ * over the run, GCS hundreds and S3 over a hundred, leaving 1,000 to 1,800 sockets in TIME_WAIT.
  */
 class BoundedResourcesEmulatorsTest {
   private static final KeyPair KEYS = SigningKeys.generate();
@@ -232,9 +232,15 @@ class BoundedResourcesEmulatorsTest {
         }
         // Reuse, not churn: connections opened while the pool was warm, and the TIME_WAIT
         // sockets left by the connections this process closed (or had closed) lately.
+        // A pool still filling up at half-time (S3's grows with the load: 30 after the warm-up,
+        // 56 of 64 half-way in one run) opens connections that replace nothing; those are bounded
+        // by the pool's size above, and only the rest count as churn here.
         int replacements = cloud.equals("azure") ? AZURE_POOL_REPLACEMENTS * AZURE_POOL : 0;
-        assertThat(secondHalf.get(cloud).opened())
-            .as("connections opened to %s during the second half", cloud)
+        int grew = Math.max(0, secondHalf.get(cloud).maxOpen() - firstHalf.get(cloud).openNow());
+        assertThat(secondHalf.get(cloud).opened() - grew)
+            .as(
+                "connections opened to %s during the second half, less the pool's growth (%d)",
+                cloud, grew)
             .isLessThanOrEqualTo(REOPENED_ALLOWANCE + replacements);
         // A pool may also shrink (idle connections closed when the load drops at the end): each
         // connection it closed leaves a TIME_WAIT without anything being reopened.
