@@ -60,6 +60,15 @@ class BoundedResourcesEmulatorsTest {
   private static final int AZURE_POOL_REPLACEMENTS = 1;
 
   /**
+   * S3's extra allowance: with a warm pool, the Netty client to MinIO replaces 12 to 16 connections
+   * per half (about 4,500 operations) in the runs of 2026-11-24 (the client closes them: they are
+   * in TIME_WAIT on its side). Not idle reaping: a run with a 30-minute idle timeout replaced 15.
+   * Cause not identified; the churn this test exists for was over a hundred for S3, and a
+   * per-request leak would be thousands.
+   */
+  private static final int S3_REPLACEMENTS = 16;
+
+  /**
    * Connections over a pool's size seen open at once: a connection the pool gave up (aborted or
    * closed by the server) can still be ESTABLISHED for a moment after its replacement opened (seen
    * once: 72 to MinIO with a pool of 64, no other growth).
@@ -235,7 +244,12 @@ class BoundedResourcesEmulatorsTest {
         // A pool still filling up at half-time (S3's grows with the load: 30 after the warm-up,
         // 56 of 64 half-way in one run) opens connections that replace nothing; those are bounded
         // by the pool's size above, and only the rest count as churn here.
-        int replacements = cloud.equals("azure") ? AZURE_POOL_REPLACEMENTS * AZURE_POOL : 0;
+        int replacements =
+            switch (cloud) {
+              case "azure" -> AZURE_POOL_REPLACEMENTS * AZURE_POOL;
+              case "s3" -> S3_REPLACEMENTS;
+              default -> 0;
+            };
         int grew = Math.max(0, secondHalf.get(cloud).maxOpen() - firstHalf.get(cloud).openNow());
         assertThat(secondHalf.get(cloud).opened() - grew)
             .as(
