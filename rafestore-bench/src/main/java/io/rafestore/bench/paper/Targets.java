@@ -75,28 +75,15 @@ final class Targets {
     // 3. Best RafeStore median over the physical floor: writes <= 1.3, reads <= 1.2.
     for (String op : List.of("write", "read")) {
       double limit = op.equals("write") ? 1.3 : 1.2;
-      d = new StringBuilder();
-      pass = true;
-      any = false;
-      for (long s : sizes) {
-        Optional<Result> best = nearestFloor(results, 1, s, op);
-        if (best.isEmpty()) {
-          continue;
-        }
-        any = true;
-        pass &= best.get().medianOverFloor() <= limit;
-        appendOverFloor(d, best.get());
-      }
       out.add(
-          line(
-              any,
-              pass,
+          overFloor(
+              results,
+              1,
+              sizes,
+              op,
+              limit,
               String.format(
-                      Locale.ROOT,
-                      "best RafeStore %s median <= %.1f x floor (config 1):",
-                      op,
-                      limit)
-                  + d));
+                  Locale.ROOT, "best RafeStore %s median <= %.1f x floor (config 1):", op, limit)));
     }
 
     // 4. Cost of 10,000 1-KB writes <= 0.5 x DepSky-A.
@@ -171,39 +158,27 @@ final class Targets {
     for (int config = 1; config <= 3; config++) {
       for (boolean small : new boolean[] {true, false}) {
         double limit = small ? 1.1 : 1.2;
-        StringBuilder d = new StringBuilder();
-        boolean pass = true;
-        boolean any = false;
         TreeSet<Long> sizes = new TreeSet<>();
         for (Result r : results) {
-          if (r.config() == config && r.op().equals("read")) {
+          if (r.config() == config
+              && r.op().equals("read")
+              && (r.sizeBytes() <= SMALL_READ) == small) {
             sizes.add(r.sizeBytes());
           }
         }
-        for (long s : sizes) {
-          if ((s <= SMALL_READ) != small) {
-            continue;
-          }
-          int c = config;
-          Optional<Result> best = nearestFloor(results, c, s, "read");
-          if (best.isEmpty()) {
-            continue;
-          }
-          any = true;
-          pass &= best.get().medianOverFloor() <= limit;
-          appendOverFloor(d, best.get());
-        }
         out.add(
-            line(
-                any,
-                pass,
+            overFloor(
+                results,
+                config,
+                sizes,
+                "read",
+                limit,
                 String.format(
-                        Locale.ROOT,
-                        "issue 21: best RafeStore %s read median <= %.1f x floor (config %d):",
-                        small ? "small (<= 64KB)" : "large (> 64KB)",
-                        limit,
-                        config)
-                    + d));
+                    Locale.ROOT,
+                    "issue 21: best RafeStore %s read median <= %.1f x floor (config %d):",
+                    small ? "small (<= 64KB)" : "large (> 64KB)",
+                    limit,
+                    config)));
       }
     }
     long reads = 0;
@@ -258,15 +233,38 @@ final class Targets {
         .min((a, b) -> Double.compare(a.medianOverFloor(), b.medianOverFloor()));
   }
 
-  /** " SIZE RATIO (MODE)" of a cell's median over its floor. */
-  private static void appendOverFloor(StringBuilder d, Result r) {
-    d.append(
-        String.format(
-            Locale.ROOT,
-            " %s %.2f (%s)",
-            Reports.sizeLabel(r.sizeBytes()),
-            r.medianOverFloor(),
-            r.mode()));
+  /**
+   * A target line: at each of {@code sizes}, the RafeStore mode nearest its floor in {@code config}
+   * has a median within {@code limit} x that floor; {@code text} followed by " SIZE RATIO (MODE)"
+   * per size that ran.
+   */
+  private static String overFloor(
+      List<Result> results,
+      int config,
+      Iterable<Long> sizes,
+      String op,
+      double limit,
+      String text) {
+    StringBuilder d = new StringBuilder();
+    boolean pass = true;
+    boolean any = false;
+    for (long s : sizes) {
+      Optional<Result> best = nearestFloor(results, config, s, op);
+      if (best.isEmpty()) {
+        continue;
+      }
+      Result r = best.get();
+      any = true;
+      pass &= r.medianOverFloor() <= limit;
+      d.append(
+          String.format(
+              Locale.ROOT,
+              " %s %.2f (%s)",
+              Reports.sizeLabel(r.sizeBytes()),
+              r.medianOverFloor(),
+              r.mode()));
+    }
+    return line(any, pass, text + d);
   }
 
   private static Optional<Result> bestRafeStore(

@@ -71,15 +71,10 @@ final class PartsLayout implements ValueLayout {
     if (!r.ctx.settings.mayAnticipate(bytes)) {
       return Optional.empty();
     }
-    // The fastest holder for the part's size, named so that the read's other parts can be placed
-    // knowing it is busy (PartedRead.Spread).
-    List<String> known = new ArrayList<>();
-    for (String h : entry.holders()) {
-      if (r.ctx.byId.containsKey(h)) {
-        known.add(h);
-      }
-    }
-    String first = known.isEmpty() ? null : r.ctx.model.fastestFirst(known, bytes).get(0);
+    // The holder the read's own placement would ask first with nothing in flight (null with one
+    // holder: DataFetch's fastest), named so that the read's other parts can be placed knowing it
+    // is busy (PartedRead.Spread).
+    String first = new PartedRead.Spread(r.ctx, entry).pick();
     return Optional.of(
         Anticipation.ofPart(
             r, part, bytes, first, DataFetch.part(r.ctx, r.key, r.info, entry, part, first)));

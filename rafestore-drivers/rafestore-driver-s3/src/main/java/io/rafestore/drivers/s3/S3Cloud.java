@@ -344,25 +344,13 @@ public final class S3Cloud implements CloudDriver {
     CompletableFuture<byte[]> read =
         apache
             ? sync(
-                () ->
-                    syncClient
-                        .getObjectAsBytes(
-                            r -> {
-                              r.bucket(bucket).key(key.value());
-                              range.ifPresent(
-                                  x -> r.range("bytes=" + x.offset() + "-" + x.lastInclusive()));
-                            })
-                        .asByteArrayUnsafe(),
+                () -> syncClient.getObjectAsBytes(getRequest(key, range)).asByteArrayUnsafe(),
                 cancel)
             : call(
                 () ->
                     client
                         .getObject(
-                            r -> {
-                              r.bucket(bucket).key(key.value());
-                              range.ifPresent(
-                                  x -> r.range("bytes=" + x.offset() + "-" + x.lastInclusive()));
-                            },
+                            getRequest(key, range),
                             new SizeWatchingTransformer(AsyncResponseTransformer.toBytes(), cancel))
                         .thenApply(bytes -> bytes.asByteArrayUnsafe()),
                 cancel);
@@ -391,6 +379,16 @@ public final class S3Cloud implements CloudDriver {
           }
         });
     return out;
+  }
+
+  /** The GET of {@code key} (of {@code range} of it, if given), for either transport. */
+  private java.util.function.Consumer<
+          software.amazon.awssdk.services.s3.model.GetObjectRequest.Builder>
+      getRequest(ObjectKey key, Optional<ByteRange> range) {
+    return r -> {
+      r.bucket(bucket).key(key.value());
+      range.ifPresent(x -> r.range("bytes=" + x.offset() + "-" + x.lastInclusive()));
+    };
   }
 
   @Override
