@@ -70,8 +70,10 @@ class BoundedResourcesEmulatorsTest {
 
   /**
    * Connections over a pool's size seen open at once: a connection the pool gave up (aborted or
-   * closed by the server) can still be ESTABLISHED for a moment after its replacement opened (seen
-   * once: 72 to MinIO with a pool of 64, no other growth).
+   * closed by the server) can still be ESTABLISHED for a moment after its replacement opened. (The
+   * one excess seen before the census counted distinct connections, 72 to MinIO with a pool of 64
+   * and no other growth, was probably lines that {@code /proc/net/tcp} listed twice; see {@link
+   * SocketCensus}.)
    */
   private static final int CLOSING_SLACK = 8;
 
