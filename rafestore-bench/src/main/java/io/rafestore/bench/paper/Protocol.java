@@ -64,4 +64,12 @@ enum Protocol {
   boolean rafeStore() {
     return mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST;
   }
+
+  /**
+   * Whether the client chooses each value's layout from its measurements (issue 16); the other
+   * RafeStore modes store every value one fixed way.
+   */
+  boolean choosesLayout() {
+    return false;
+  }
 }

@@ -8,10 +8,11 @@ import java.util.TreeSet;
 
 /**
  * Issue 7's targets for the paper reproduction (and issue 21's for reads, {@link
- * #anticipatedReads}), computed from one run's results as ratios between cells measured in the same
- * run (Configuration 1 unless stated), and the check that the paper's own protocol reproduces the
- * shape of its Table 3. Each line starts with {@code PASS}, {@code MISS}, {@code SHAPE OK}, {@code
- * SHAPE DIFFERS} or {@code SKIP} (the cells it needs were not run). Stateless.
+ * #anticipatedReads}, and issue 16's for the physical floor, {@link #physicalFloor}), computed from
+ * one run's results as ratios between cells measured in the same run (Configuration 1 unless
+ * stated), and the check that the paper's own protocol reproduces the shape of its Table 3. Each
+ * line starts with {@code PASS}, {@code MISS}, {@code SHAPE OK}, {@code SHAPE DIFFERS} or {@code
+ * SKIP} (the cells it needs were not run). Stateless.
  */
 final class Targets {
   private Targets() {}
@@ -26,23 +27,17 @@ final class Targets {
     }
 
     // 1. Best RafeStore write <= 0.5 x DepSky-A, every size.
-    StringBuilder d = new StringBuilder();
-    boolean pass = true;
-    boolean any = false;
-    for (long s : sizes) {
-      Optional<Result> best = bestRafeStore(results, 1, s, "write");
-      Optional<Result> depsky = find(results, 1, Protocol.DEPSKY_A, s, "write");
-      if (best.isEmpty() || depsky.isEmpty()) {
-        continue;
-      }
-      double ratio = best.get().medianMs() / depsky.get().medianMs();
-      any = true;
-      pass &= ratio <= 0.5;
-      d.append(
-          String.format(
-              Locale.ROOT, " %s %.2f (%s)", Reports.sizeLabel(s), ratio, best.get().mode()));
-    }
-    out.add(line(any, pass, "best RafeStore write median <= 0.5 x DepSky-A (config 1):" + d));
+    out.add(
+        againstDepSky(
+            results,
+            1,
+            sizes,
+            "write",
+            0.5,
+            "best RafeStore write median <= 0.5 x DepSky-A (config 1):"));
+    StringBuilder d;
+    boolean pass;
+    boolean any;
 
     // 2. f+1-only writes: every write at every size in configurations 1 and 2 (best mode).
     for (int config : new int[] {1, 2}) {
@@ -87,31 +82,10 @@ final class Targets {
     }
 
     // 4. Cost of 10,000 1-KB writes <= 0.5 x DepSky-A.
-    Optional<Result> cheapest =
-        results.stream()
-            .filter(r -> r.config() == 1 && r.sizeBytes() == 1024 && r.op().equals("write"))
-            .filter(r -> r.mode().rafeStore())
-            .min((a, b) -> Double.compare(a.costPer10kUsd(), b.costPer10kUsd()));
-    Optional<Result> depskyCost = find(results, 1, Protocol.DEPSKY_A, 1024, "write");
-    if (cheapest.isPresent() && depskyCost.isPresent()) {
-      double ratio = cheapest.get().costPer10kUsd() / depskyCost.get().costPer10kUsd();
-      out.add(
-          line(
-              true,
-              ratio <= 0.5,
-              String.format(
-                  Locale.ROOT,
-                  "cost of 10,000 1KB writes <= 0.5 x DepSky-A (config 1): %s $%.4f vs $%.4f,"
-                      + " ratio %.2f",
-                  cheapest.get().mode(),
-                  cheapest.get().costPer10kUsd(),
-                  depskyCost.get().costPer10kUsd(),
-                  ratio)));
-    } else {
-      out.add(line(false, false, "cost of 10,000 1KB writes <= 0.5 x DepSky-A (config 1)"));
-    }
+    out.add(costAgainstDepSky(results, 1, "write", 0.5, ""));
 
     out.addAll(anticipatedReads(results));
+    out.addAll(physicalFloor(results));
 
     // The paper's shape: PAPER mode, config 1 f+1-only up to 64 KB and not from 256 KB; config 2
     // mostly f+1-only at every size. "Mostly" = at least half; "f+1-only" = at least 80 %.
@@ -205,6 +179,190 @@ final class Targets {
                 reads,
                 100 * share)));
     return out;
+  }
+
+  /** Values up to this size are "small" in issue 16's targets; from LARGE_WRITE on, "large". */
+  static final long SMALL_WRITE = 64 * 1024;
+
+  static final long LARGE_WRITE = 256 * 1024;
+
+  /**
+   * Issue 16 (writes at the physical floor), configurations 1 and 2: small values (1-64 KB) written
+   * within 1.15 x the floor and at most 0.4 x DepSky-A's median, read within 1.1 x the floor; large
+   * values (256 KB and up) written at most 0.5 x DepSky-A and, by the mode that chooses each
+   * value's layout, within 10 % of the best fixed layout measured at that size, read within 1.2 x
+   * the floor; 10,000 1 KB writes costing at most 0.5 x DepSky-A's and reads at most 1.0 x (egress
+   * included).
+   */
+  static List<String> physicalFloor(List<Result> results) {
+    List<String> out = new ArrayList<>();
+    for (int config : new int[] {1, 2}) {
+      TreeSet<Long> small = new TreeSet<>();
+      TreeSet<Long> large = new TreeSet<>();
+      for (Result r : results) {
+        if (r.config() == config) {
+          if (r.sizeBytes() <= SMALL_WRITE) {
+            small.add(r.sizeBytes());
+          } else if (r.sizeBytes() >= LARGE_WRITE) {
+            large.add(r.sizeBytes());
+          }
+        }
+      }
+      String c = " (config " + config + "):";
+      out.add(
+          overFloor(
+              results,
+              config,
+              small,
+              "write",
+              1.15,
+              "issue 16: best write, 1-64KB, <= 1.15 x floor" + c));
+      out.add(
+          againstDepSky(
+              results,
+              config,
+              small,
+              "write",
+              0.4,
+              "issue 16: best write, 1-64KB, <= 0.4 x DepSky-A" + c));
+      out.add(
+          overFloor(
+              results,
+              config,
+              small,
+              "read",
+              1.1,
+              "issue 16: best read, 1-64KB, <= 1.1 x floor" + c));
+      out.add(
+          againstDepSky(
+              results,
+              config,
+              large,
+              "write",
+              0.5,
+              "issue 16: best write, >= 256KB, <= 0.5 x DepSky-A" + c));
+      out.add(chosenAgainstFixed(results, config, large, 1.1, c));
+      out.add(
+          overFloor(
+              results,
+              config,
+              large,
+              "read",
+              1.2,
+              "issue 16: best read, >= 256KB, <= 1.2 x floor" + c));
+      out.add(costAgainstDepSky(results, config, "write", 0.5, "issue 16: "));
+      out.add(costAgainstDepSky(results, config, "read", 1.0, "issue 16: "));
+    }
+    return out;
+  }
+
+  /**
+   * A target line: at each of {@code sizes}, the fastest RafeStore mode's median in {@code config}
+   * is at most {@code limit} x DepSky-A's; " SIZE RATIO (MODE)" per size where both ran.
+   */
+  private static String againstDepSky(
+      List<Result> results,
+      int config,
+      Iterable<Long> sizes,
+      String op,
+      double limit,
+      String text) {
+    StringBuilder d = new StringBuilder();
+    boolean pass = true;
+    boolean any = false;
+    for (long s : sizes) {
+      Optional<Result> best = bestRafeStore(results, config, s, op);
+      Optional<Result> depsky = find(results, config, Protocol.DEPSKY_A, s, op);
+      if (best.isEmpty() || depsky.isEmpty()) {
+        continue;
+      }
+      double ratio = best.get().medianMs() / depsky.get().medianMs();
+      any = true;
+      pass &= ratio <= limit;
+      d.append(
+          String.format(
+              Locale.ROOT, " %s %.2f (%s)", Reports.sizeLabel(s), ratio, best.get().mode()));
+    }
+    return line(any, pass, text + d);
+  }
+
+  /**
+   * A target line: the mode that chooses each value's layout ({@link Protocol#choosesLayout()})
+   * has, at each size, a median within {@code limit} x the best of the RafeStore modes with a fixed
+   * layout that ran there; " SIZE RATIO (BEST FIXED)" per size.
+   */
+  private static String chosenAgainstFixed(
+      List<Result> results, int config, Iterable<Long> sizes, double limit, String c) {
+    StringBuilder d = new StringBuilder();
+    boolean pass = true;
+    boolean any = false;
+    for (long s : sizes) {
+      Optional<Result> chosen =
+          results.stream()
+              .filter(r -> r.config() == config && r.sizeBytes() == s && r.op().equals("write"))
+              .filter(r -> r.mode().choosesLayout() && r.ops() > 0)
+              .min((a, b) -> Double.compare(a.medianMs(), b.medianMs()));
+      Optional<Result> fixed =
+          results.stream()
+              .filter(r -> r.config() == config && r.sizeBytes() == s && r.op().equals("write"))
+              .filter(r -> r.mode().rafeStore() && !r.mode().choosesLayout() && r.ops() > 0)
+              .min((a, b) -> Double.compare(a.medianMs(), b.medianMs()));
+      if (chosen.isEmpty() || fixed.isEmpty()) {
+        continue;
+      }
+      double ratio = chosen.get().medianMs() / fixed.get().medianMs();
+      any = true;
+      pass &= ratio <= limit;
+      d.append(
+          String.format(
+              Locale.ROOT, " %s %.2f (%s)", Reports.sizeLabel(s), ratio, fixed.get().mode()));
+    }
+    return line(
+        any,
+        pass,
+        String.format(
+                Locale.ROOT,
+                "issue 16: chosen layout's write, >= 256KB, within %.0f %% of the best fixed layout",
+                (limit - 1) * 100)
+            + c
+            + d);
+  }
+
+  /**
+   * A target line: the cheapest RafeStore mode's cost of 10,000 1 KB operations {@code op} in
+   * {@code config} is at most {@code limit} x DepSky-A's.
+   */
+  private static String costAgainstDepSky(
+      List<Result> results, int config, String op, double limit, String prefix) {
+    String what =
+        String.format(
+            Locale.ROOT,
+            "%scost of 10,000 1KB %ss <= %.1f x DepSky-A (config %d)",
+            prefix,
+            op,
+            limit,
+            config);
+    Optional<Result> cheapest =
+        results.stream()
+            .filter(r -> r.config() == config && r.sizeBytes() == 1024 && r.op().equals(op))
+            .filter(r -> r.mode().rafeStore() && r.ops() > 0)
+            .min((a, b) -> Double.compare(a.costPer10kUsd(), b.costPer10kUsd()));
+    Optional<Result> depsky = find(results, config, Protocol.DEPSKY_A, 1024, op);
+    if (cheapest.isEmpty() || depsky.isEmpty()) {
+      return line(false, false, what);
+    }
+    double ratio = cheapest.get().costPer10kUsd() / depsky.get().costPer10kUsd();
+    return line(
+        true,
+        ratio <= limit,
+        String.format(
+            Locale.ROOT,
+            "%s: %s $%.4f vs $%.4f, ratio %.2f",
+            what,
+            cheapest.get().mode(),
+            cheapest.get().costPer10kUsd(),
+            depsky.get().costPer10kUsd(),
+            ratio));
   }
 
   private static String line(boolean any, boolean pass, String text) {

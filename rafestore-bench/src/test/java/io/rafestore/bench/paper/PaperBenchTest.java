@@ -191,6 +191,77 @@ class PaperBenchTest {
     assertThat(bad.get(6)).startsWith("MISS").contains("30 wasted");
   }
 
+  /** A cell of {@code op} with the given median, floor and cost of 10,000 operations. */
+  private static Result cell(
+      int config, Protocol mode, long size, String op, double median, double floor, double cost) {
+    return new Result(
+        config,
+        mode,
+        size,
+        op,
+        30,
+        0,
+        median,
+        median,
+        median,
+        floor,
+        op.equals("write") ? 30 : -1,
+        0,
+        List.of(),
+        cost,
+        Result.Speculative.NONE);
+  }
+
+  @Test
+  void issue16TargetsComeFromTheRun() {
+    List<Result> run = new java.util.ArrayList<>();
+    for (int c = 1; c <= 2; c++) {
+      // 1 KB: FAST writes at 1.1 x the floor, 0.3 x DepSky-A, half its cost; reads at 1.05.
+      run.add(cell(c, Protocol.FAST, 1024, "write", 825, 750, 0.10));
+      run.add(cell(c, Protocol.DEPSKY_A, 1024, "write", 2750, 750, 0.20));
+      run.add(cell(c, Protocol.FAST, 1024, "read", 787.5, 750, 0.05));
+      run.add(cell(c, Protocol.DEPSKY_A, 1024, "read", 1500, 750, 0.06));
+      // 4 MB: FAST_CODED writes at 0.45 x DepSky-A, reads at 1.15 x the floor.
+      run.add(cell(c, Protocol.FAST_CODED, 4L << 20, "write", 4500, 3000, 1));
+      run.add(cell(c, Protocol.DEPSKY_A, 4L << 20, "write", 10000, 3000, 1));
+      run.add(cell(c, Protocol.FAST, 4L << 20, "read", 5750, 5000, 1));
+    }
+    List<String> lines = Targets.physicalFloor(run);
+    assertThat(lines).hasSize(16);
+    assertThat(lines.get(0)).startsWith("PASS").contains("config 1").contains("1KB 1.10 (FAST)");
+    assertThat(lines.get(1)).startsWith("PASS").contains("1KB 0.30 (FAST)");
+    assertThat(lines.get(2)).startsWith("PASS").contains("1KB 1.05 (FAST)");
+    assertThat(lines.get(3)).startsWith("PASS").contains("4MB 0.45 (FAST_CODED)");
+    assertThat(lines.get(4)).startsWith("SKIP"); // no mode chooses its layout in this run
+    assertThat(lines.get(5)).startsWith("PASS").contains("4MB 1.15 (FAST)");
+    assertThat(lines.get(6)).startsWith("PASS").contains("writes").contains("ratio 0.50");
+    assertThat(lines.get(7)).startsWith("PASS").contains("reads").contains("ratio 0.83");
+    assertThat(lines.get(8)).contains("config 2");
+
+    // The same run, slower and dearer in configuration 2: every ratio there misses.
+    run.replaceAll(
+        r ->
+            r.config() == 2 && r.mode() != Protocol.DEPSKY_A
+                ? cell(
+                    2,
+                    r.mode(),
+                    r.sizeBytes(),
+                    r.op(),
+                    r.medianMs() * 1.5,
+                    r.floorMs(),
+                    r.costPer10kUsd() * 2.5)
+                : r);
+    List<String> worse = Targets.physicalFloor(run);
+    assertThat(worse.subList(0, 8)).allMatch(l -> !l.startsWith("MISS"));
+    assertThat(worse.get(8)).startsWith("MISS").contains("1KB 1.65 (FAST)");
+    assertThat(worse.get(9)).startsWith("MISS").contains("0.45");
+    assertThat(worse.get(10)).startsWith("MISS");
+    assertThat(worse.get(11)).startsWith("MISS").contains("0.68");
+    assertThat(worse.get(13)).startsWith("MISS");
+    assertThat(worse.get(14)).startsWith("MISS").contains("ratio 1.25");
+    assertThat(worse.get(15)).startsWith("MISS").contains("ratio 2.08");
+  }
+
   @Test
   void badProfileErrorsNameTheKey(@TempDir Path dir) throws Exception {
     Path bad = dir.resolve("bad.properties");
