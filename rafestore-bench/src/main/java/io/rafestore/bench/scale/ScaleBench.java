@@ -55,11 +55,19 @@ public final class ScaleBench {
       long failed,
       double seconds,
       double meanLatencyMs,
-      int peakThreads) {
+      int peakThreads,
+      double cpuMicrosPerOp) {
     double opsPerSecond() {
       return completed / seconds;
     }
   }
+
+  /**
+   * Live threads of this JVM before any client was built: the JVM's own and this tool's. A level's
+   * peak minus this is what the client (its executor, its scheduler's timer) and the emulated
+   * clouds added.
+   */
+  private static int baselineThreads;
 
   public static void main(String[] args) {
     int code = run(args, System.out, System.err);
@@ -145,15 +153,17 @@ public final class ScaleBench {
       err.println("error: " + e.getMessage());
       return 2;
     }
+    baselineThreads = ManagementFactory.getThreadMXBean().getThreadCount();
     out.printf(
         Locale.ROOT,
         "ScaleBench: %d-byte values, RTT %d ms to each of 4 clouds, %s s per level after %s s"
-            + " warm-up, %d CPUs%n",
+            + " warm-up, %d CPUs, %d threads before any client%n",
         size,
         rttMs,
         seconds,
         warmup,
-        Runtime.getRuntime().availableProcessors());
+        Runtime.getRuntime().availableProcessors(),
+        baselineThreads);
     List<Level> results = new ArrayList<>();
     try {
       for (String executor : executors) {
@@ -165,7 +175,7 @@ public final class ScaleBench {
               out.printf(
                   Locale.ROOT,
                   "%-5s %-5s executor %-7s in flight %5d: %9.1f ops/s  mean latency %8.1f ms"
-                      + "  peak threads %3d  failed %d%n",
+                      + "  peak threads %3d  CPU %6.1f us/op  failed %d%n",
                   r.op(),
                   r.mode(),
                   r.executor(),
@@ -173,6 +183,7 @@ public final class ScaleBench {
                   r.opsPerSecond(),
                   r.meanLatencyMs(),
                   r.peakThreads(),
+                  r.cpuMicrosPerOp(),
                   r.failed());
             }
           }
@@ -302,11 +313,13 @@ public final class ScaleBench {
       }
       Thread.sleep((long) (warmup * 1000));
       threads.resetPeakThreadCount();
+      long cpu0 = processCpuNanos();
       long start = System.nanoTime();
       counting.set(true);
       Thread.sleep((long) (seconds * 1000));
       counting.set(false);
       double elapsed = (System.nanoTime() - start) / 1e9;
+      long cpu = processCpuNanos() - cpu0;
       int peak = threads.getPeakThreadCount();
       stop.set(true);
       if (!drained.await(60, TimeUnit.SECONDS)) {
@@ -322,11 +335,33 @@ public final class ScaleBench {
           failed.get(),
           elapsed,
           n == 0 ? Double.NaN : latencyNanos.get() / 1e6 / n,
-          peak);
+          peak,
+          n == 0 || cpu < 0 ? Double.NaN : cpu / 1e3 / n);
     }
   }
 
+  /**
+   * CPU time of the whole process (every thread, the JIT and the GC included), or -1 where the JVM
+   * does not say: what the level's operations cost the machine, client and emulated clouds alike.
+   */
+  private static long processCpuNanos() {
+    java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+    if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
+      return sun.getProcessCpuTime();
+    }
+    return -1;
+  }
+
+  /**
+   * Issue 16's target lines, one per (op, mode, executor) measured at 1 and 1,000 in flight: the
+   * throughput ratio (at least 500) and the threads the client added at its peak (at most 4 per
+   * CPU; in-memory clouds have no pools of their own).
+   */
   static List<String> targets(List<Level> results) {
+    return targets(results, baselineThreads, Runtime.getRuntime().availableProcessors());
+  }
+
+  static List<String> targets(List<Level> results, int baseline, int cpus) {
     List<String> out = new ArrayList<>();
     for (Level top : results) {
       if (top.inFlight() != 1000) {
@@ -338,17 +373,24 @@ public final class ScaleBench {
             && one.mode() == top.mode()
             && one.executor().equals(top.executor())) {
           double ratio = top.opsPerSecond() / one.opsPerSecond();
+          int added = top.peakThreads() - baseline;
+          boolean pass = ratio >= 500 && added <= 4 * cpus;
           out.add(
               String.format(
                   Locale.ROOT,
                   "%s  %s %s executor %s: 1000 in flight give %.0f x the throughput of 1"
-                      + " (target >= 500), peak threads %d",
-                  ratio >= 500 ? "PASS" : "MISS",
+                      + " (target >= 500); peak threads %d, %d of them added by the client"
+                      + " (target <= 4 x %d CPUs = %d); %.0f us of CPU per operation",
+                  pass ? "PASS" : "MISS",
                   top.op(),
                   top.mode(),
                   top.executor(),
                   ratio,
-                  top.peakThreads()));
+                  top.peakThreads(),
+                  added,
+                  cpus,
+                  4 * cpus,
+                  top.cpuMicrosPerOp()));
         }
       }
     }
@@ -362,20 +404,23 @@ public final class ScaleBench {
     StringBuilder csv =
         new StringBuilder(
             "op,mode,executor,in_flight,completed,failed,seconds,ops_per_s,ratio_vs_1,mean_latency_ms,"
-                + "peak_threads\n");
+                + "peak_threads,cpu_us_per_op\n");
     StringBuilder md = new StringBuilder();
     md.append(
         String.format(
             Locale.ROOT,
             "One client, four in-memory clouds at %d ms RTT (emulated WAN, real time), %d-byte"
-                + " values, %s s per level, %d CPUs.%n%n",
+                + " values, %s s per level, %d CPUs, %d threads before any client. CPU us/op is"
+                + " the whole process's CPU time (client, emulated clouds, JIT, GC) over the"
+                + " operations completed.%n%n",
             rttMs,
             size,
             seconds,
-            Runtime.getRuntime().availableProcessors()));
+            Runtime.getRuntime().availableProcessors(),
+            baselineThreads));
     md.append(
         "| op | mode | executor | in flight | ops/s | x vs 1 in flight | mean latency ms |"
-            + " peak threads | failed |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n");
+            + " peak threads | CPU us/op | failed |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Level r : results) {
       double base = Double.NaN;
       for (Level one : results) {
@@ -390,7 +435,7 @@ public final class ScaleBench {
       csv.append(
           String.format(
               Locale.ROOT,
-              "%s,%s,%s,%d,%d,%d,%.3f,%.2f,%.2f,%.2f,%d%n",
+              "%s,%s,%s,%d,%d,%d,%.3f,%.2f,%.2f,%.2f,%d,%.1f%n",
               r.op(),
               r.mode(),
               r.executor(),
@@ -401,11 +446,12 @@ public final class ScaleBench {
               r.opsPerSecond(),
               ratio,
               r.meanLatencyMs(),
-              r.peakThreads()));
+              r.peakThreads(),
+              r.cpuMicrosPerOp()));
       md.append(
           String.format(
               Locale.ROOT,
-              "| %s | %s | %s | %d | %.1f | %.1f | %.1f | %d | %d |%n",
+              "| %s | %s | %s | %d | %.1f | %.1f | %.1f | %d | %.0f | %d |%n",
               r.op(),
               r.mode(),
               r.executor(),
@@ -414,6 +460,7 @@ public final class ScaleBench {
               ratio,
               r.meanLatencyMs(),
               r.peakThreads(),
+              r.cpuMicrosPerOp(),
               r.failed()));
     }
     md.append("\n```\n");

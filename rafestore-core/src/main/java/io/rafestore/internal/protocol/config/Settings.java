@@ -124,7 +124,7 @@ public record Settings(
     /** Largest anticipated data fetch of a read, in bytes; 0 turns anticipation off. */
     public long speculativeReadLimit = 8L * 1024 * 1024;
 
-    /** Null for the JDK's Ed25519. */
+    /** Null for the default Ed25519 (BouncyCastle's, without JCA). */
     public java.security.Provider signatureProvider;
 
     /** How long close() waits for writeM's puts still running after their quorum; 0: none. */
@@ -320,7 +320,16 @@ public record Settings(
     if (closeGrace == null || closeGrace.isNegative()) {
       throw new IllegalArgumentException("closeGrace must be zero or positive, was " + closeGrace);
     }
-    if (signatureProvider != null) {
+    if (signatureProvider == null) {
+      // The default Ed25519 (BouncyCastle's, on raw keys) decodes each key once: a key it cannot
+      // use is refused here, naming the setting, not on the first write or read.
+      for (Map.Entry<String, PublicKey> e : trustedCopy.entrySet()) {
+        checkKey(e.getValue(), "trustWriter(" + e.getKey() + ")");
+      }
+      if (writerKeys != null) {
+        checkKey(writerKeys.getPrivate(), "writer(" + writerId + ")");
+      }
+    } else {
       // Every key is translated once into the provider's own key class: a provider's Signature
       // may refuse another provider's key objects, and per-operation translation would cost
       // what the faster provider saves.
@@ -386,6 +395,14 @@ public record Settings(
     } catch (java.security.GeneralSecurityException | RuntimeException ex) {
       throw new IllegalArgumentException(
           setting + ": the signature provider cannot use this key: " + ex, ex);
+    }
+  }
+
+  private static void checkKey(java.security.Key key, String setting) {
+    try {
+      io.rafestore.internal.codec.Signatures.fast().check(key);
+    } catch (IllegalArgumentException ex) {
+      throw new IllegalArgumentException(setting + ": " + ex.getMessage(), ex);
     }
   }
 

@@ -1,13 +1,12 @@
 package io.rafestore.internal.protocol.metadata;
 
 import io.rafestore.CloudFault;
+import io.rafestore.internal.codec.Signatures;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.PrivateKey;
 import java.security.PublicKey;
-import java.security.Signature;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -164,29 +163,28 @@ public final class MetadataCodec {
     }
   }
 
-  /** Encodes and signs a log. */
   /**
-   * The JCA provider of Ed25519 signatures, or null for the JDK's. Keys given to this codec must be
-   * that provider's (the settings translate them once).
+   * Who signs and verifies: BouncyCastle's Ed25519 by default, or a JCA provider's. Keys given to
+   * this codec must be usable by it (the settings check and, for a provider, translate them once).
    */
-  private final java.security.Provider provider;
+  private final Signatures signatures;
 
-  /** A codec signing and verifying with the JDK's Ed25519. */
+  /** A codec signing and verifying with the default Ed25519 ({@link Signatures#fast()}). */
   public MetadataCodec() {
-    this(null);
+    this((java.security.Provider) null);
   }
 
-  /** A codec signing and verifying with {@code provider}'s Ed25519 (null: the JDK's). */
+  /** A codec signing and verifying with {@code provider}'s Ed25519 (null: the default). */
   public MetadataCodec(java.security.Provider provider) {
-    this.provider = provider;
+    this(Signatures.of(provider));
   }
 
-  private Signature ed25519() throws java.security.NoSuchAlgorithmException {
-    return provider == null
-        ? Signature.getInstance("Ed25519")
-        : Signature.getInstance("Ed25519", provider);
+  /** A codec signing and verifying with {@code signatures}. */
+  public MetadataCodec(Signatures signatures) {
+    this.signatures = java.util.Objects.requireNonNull(signatures, "signatures");
   }
 
+  /** Encodes and signs a log. */
   public byte[] encode(MetadataLog log, PrivateKey signingKey) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(128 + 160 * log.entries().size());
     out.writeBytes(MAGIC);
@@ -265,11 +263,8 @@ public final class MetadataCodec {
     byte[] body = out.toByteArray();
     byte[] sig;
     try {
-      Signature s = ed25519();
-      s.initSign(signingKey);
-      s.update(body);
-      sig = s.sign();
-    } catch (GeneralSecurityException ex) {
+      sig = signatures.sign(body, body.length, signingKey);
+    } catch (IllegalStateException ex) {
       throw new IllegalStateException("cannot sign metadata with the writer's key", ex);
     }
     byte[] all = Arrays.copyOf(body, body.length + 2 + sig.length);
@@ -610,14 +605,7 @@ public final class MetadataCodec {
   }
 
   private boolean verify(byte[] bytes, int length, byte[] sig, PublicKey key) {
-    try {
-      Signature s = ed25519();
-      s.initVerify(key);
-      s.update(bytes, 0, length);
-      return s.verify(sig);
-    } catch (GeneralSecurityException e) {
-      return false;
-    }
+    return signatures.verify(bytes, length, sig, key);
   }
 
   private static MalformedMetadataException malformed(String message) {

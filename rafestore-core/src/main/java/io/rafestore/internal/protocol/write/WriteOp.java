@@ -243,12 +243,39 @@ public final class WriteOp {
 
   private static final Duration MAX_MARGIN = Duration.ofMillis(5);
 
+  /**
+   * Whether readM will most likely be skipped ({@link #startReadM}: FAST, the only trusted writer,
+   * its own log known): then nothing waits for readM's end, and delaying it only adds a timer. A
+   * guess made at the start; if the log is forgotten before this write's turn, readM runs at once,
+   * which costs at most a writeDf, as any early readM does.
+   */
+  private boolean readMSkippable() {
+    return ctx.settings.mode() == ProtocolMode.FAST
+        && ctx.settings.trustedWriters().size() == 1
+        && ctx.ownLog(key) != null;
+  }
+
+  /** Whether {@code delay} ends before the first of writeDo's uploads is predicted to be acked. */
+  private boolean endsBeforeFirstAck(Duration delay) {
+    for (int i = 0; i < slots() && i < dataOrder.size(); i++) {
+      if (ctx.predictUpload(dataOrder.get(i), uploadBytes).compareTo(delay) <= 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private void start() {
     trace.begin(Phase.WRITE_DO);
     result.whenComplete((r, e) -> finish());
     CompletableFuture<Void> turn = ctx.enterKey(key, keyTurnDone);
     List<Runnable> sends = new ArrayList<>();
-    Duration delay = readMDelay();
+    Duration delay = readMSkippable() ? Duration.ZERO : readMDelay();
+    if (ctx.settings.mode() == ProtocolMode.PAPER && !delay.isZero() && endsBeforeFirstAck(delay)) {
+      // PAPER starts readM on the first writeDo acknowledgement anyway: a delay predicted to end
+      // before it changes nothing but costs a timer (and a hop to the timer's thread) per write.
+      delay = Duration.ZERO;
+    }
     boolean noDelay = delay.isNegative() || delay.isZero();
     synchronized (this) {
       for (int i = 0; i < slots(); i++) {
