@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -32,15 +33,22 @@ import java.util.concurrent.atomic.AtomicLong;
  * peak number of live threads in the JVM during the level ({@link ThreadMXBean}). Ideal scaling is
  * linear until the client's CPU is the bottleneck; the thread count must not grow with the number
  * of requests. Writes go to distinct keys (a client runs one key's metadata phases one after
- * another), reads to keys written beforehand.
+ * another), reads to keys written beforehand. The clouds' answers arrive on a small pool ({@code
+ * --cloud-threads}), as a real driver's arrive on its I/O threads, not on the timer thread.
+ *
+ * <p>Real time, not virtual: the ratio is meant to show where the client's CPU (signing, hashing,
+ * the futures) stops throughput growing, and on a virtual clock CPU takes no time, so 1,000 in
+ * flight would always give 1,000 x. Each level also reports the process's CPU time per operation
+ * (client, emulated clouds, JIT and GC together).
  *
  * <pre>
  * java -cp rafestore-bench/target/benchmarks.jar io.rafestore.bench.scale.ScaleBench --out DIR
  * java -cp ... io.rafestore.bench.scale.ScaleBench --quick
  * </pre>
  *
- * <p>A command-line tool; not thread-safe. Issue 7's target: 1,000 in flight give at least 500
- * times the throughput of one.
+ * <p>A command-line tool; not thread-safe. Issue 16's target, printed per operation and mode:
+ * with the default executor and signer, 1,000 in flight give at least 500 times the throughput of
+ * one, and the client adds at most 4 threads per CPU (beyond the JVM's own and the clouds' pool).
  */
 public final class ScaleBench {
   private ScaleBench() {}
@@ -69,6 +77,12 @@ public final class ScaleBench {
    */
   private static int baselineThreads;
 
+  /**
+   * Threads the emulated clouds deliver their answers on (the drivers' pools of a real client):
+   * not counted against the client's thread bound.
+   */
+  private static int cloudThreads;
+
   public static void main(String[] args) {
     int code = run(args, System.out, System.err);
     if (code != 0) {
@@ -91,6 +105,7 @@ public final class ScaleBench {
     List<ProtocolMode> modes = List.of(ProtocolMode.FAST, ProtocolMode.PAPER);
     List<String> ops = List.of("write", "read");
     List<String> executors = List.of("default", "pool");
+    int ioThreads = 2;
     Path outDir = null;
     try {
       for (int i = 0; i < args.length; i++) {
@@ -122,22 +137,31 @@ public final class ScaleBench {
           }
           case "--ops" -> ops = List.of(value(args, ++i, a).split(","));
           case "--executors" -> executors = List.of(value(args, ++i, a).split(","));
+          case "--cloud-threads" -> ioThreads = Integer.parseInt(value(args, ++i, a));
           case "--out" -> outDir = Path.of(value(args, ++i, a));
           case "--help", "-h" -> {
             out.println(
                 "usage: ScaleBench [--quick] [--levels 1,10,100,1000] [--seconds S] [--warmup S]"
                     + " [--rtt-ms MS] [--size BYTES] [--modes FAST,PAPER] [--ops write,read]"
-                    + " [--executors default,pool] [--out DIR]\n"
-                    + "  --executors: default = the client's default executor (the common"
-                    + " fork-join pool); pool = a fork-join pool with one thread per CPU");
+                    + " [--executors default,pool] [--cloud-threads N] [--out DIR]\n"
+                    + "  --executors: default = the client's default executor; pool = a"
+                    + " fork-join pool with one thread per CPU\n"
+                    + "  --cloud-threads: the emulated clouds' answers arrive on a pool of N"
+                    + " threads, as a real driver's arrive on its I/O threads (default 2; 0: on"
+                    + " the timer thread)");
             return 0;
           }
           default -> throw new IllegalArgumentException("unknown option '" + a + "'");
         }
       }
-      if (seconds <= 0 || warmup < 0 || rttMs < 0 || size < 1 || levels.isEmpty()) {
+      if (seconds <= 0
+          || warmup < 0
+          || rttMs < 0
+          || size < 1
+          || levels.isEmpty()
+          || ioThreads < 0) {
         throw new IllegalArgumentException(
-            "--seconds > 0, --warmup >= 0, --rtt-ms >= 0, --size >= 1");
+            "--seconds > 0, --warmup >= 0, --rtt-ms >= 0, --size >= 1, --cloud-threads >= 0");
       }
       for (String op : ops) {
         if (!op.equals("write") && !op.equals("read")) {
@@ -154,16 +178,19 @@ public final class ScaleBench {
       return 2;
     }
     baselineThreads = ManagementFactory.getThreadMXBean().getThreadCount();
+    cloudThreads = ioThreads;
     out.printf(
         Locale.ROOT,
         "ScaleBench: %d-byte values, RTT %d ms to each of 4 clouds, %s s per level after %s s"
-            + " warm-up, %d CPUs, %d threads before any client%n",
+            + " warm-up, %d CPUs, %d threads before any client, answers on %d cloud I/O"
+            + " threads%n",
         size,
         rttMs,
         seconds,
         warmup,
         Runtime.getRuntime().availableProcessors(),
-        baselineThreads);
+        baselineThreads,
+        ioThreads);
     List<Level> results = new ArrayList<>();
     try {
       for (String executor : executors) {
@@ -225,7 +252,13 @@ public final class ScaleBench {
       int size)
       throws IOException, InterruptedException {
     Scheduler scheduler = Scheduler.system();
-    WanEmulator wan = WanEmulator.builder(scheduler).seed(inFlight).build();
+    java.util.concurrent.ExecutorService io =
+        cloudThreads == 0 ? null : Executors.newFixedThreadPool(cloudThreads, ioThreadFactory());
+    WanEmulator wan =
+        WanEmulator.builder(scheduler)
+            .seed(inFlight)
+            .callbackExecutor(io == null ? Runnable::run : io)
+            .build();
     RafeStore.Builder b =
         RafeStore.builder()
             .faultsTolerated(1)
@@ -249,7 +282,19 @@ public final class ScaleBench {
       if (pool != null) {
         pool.shutdownNow();
       }
+      if (io != null) {
+        io.shutdownNow();
+      }
     }
+  }
+
+  private static java.util.concurrent.ThreadFactory ioThreadFactory() {
+    AtomicLong n = new AtomicLong();
+    return r -> {
+      Thread t = new Thread(r, "cloud-io-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
   }
 
   private static Level drive(
@@ -358,10 +403,11 @@ public final class ScaleBench {
    * CPU; in-memory clouds have no pools of their own).
    */
   static List<String> targets(List<Level> results) {
-    return targets(results, baselineThreads, Runtime.getRuntime().availableProcessors());
+    return targets(
+        results, baselineThreads, cloudThreads, Runtime.getRuntime().availableProcessors());
   }
 
-  static List<String> targets(List<Level> results, int baseline, int cpus) {
+  static List<String> targets(List<Level> results, int baseline, int cloudPools, int cpus) {
     List<String> out = new ArrayList<>();
     for (Level top : results) {
       if (top.inFlight() != 1000) {
@@ -373,20 +419,23 @@ public final class ScaleBench {
             && one.mode() == top.mode()
             && one.executor().equals(top.executor())) {
           double ratio = top.opsPerSecond() / one.opsPerSecond();
-          int added = top.peakThreads() - baseline;
+          int added = top.peakThreads() - baseline - cloudPools;
           boolean pass = ratio >= 500 && added <= 4 * cpus;
           out.add(
               String.format(
                   Locale.ROOT,
                   "%s  %s %s executor %s: 1000 in flight give %.0f x the throughput of 1"
-                      + " (target >= 500); peak threads %d, %d of them added by the client"
-                      + " (target <= 4 x %d CPUs = %d); %.0f us of CPU per operation",
+                      + " (target >= 500); peak threads %d: %d before any client, %d the"
+                      + " clouds' I/O pool, %d added by the client (target <= 4 x %d CPUs = %d);"
+                      + " %.0f us of CPU per operation",
                   pass ? "PASS" : "MISS",
                   top.op(),
                   top.mode(),
                   top.executor(),
                   ratio,
                   top.peakThreads(),
+                  baseline,
+                  cloudPools,
                   added,
                   cpus,
                   4 * cpus,

@@ -58,6 +58,9 @@ import java.util.concurrent.CompletableFuture;
  * (f+1)x to (k+f)/k x.
  */
 public final class WriteOp {
+  /** Values up to this size are hashed on the caller's thread (see the constructor). */
+  static final int INLINE_HASH_BYTES = 16 * 1024;
+
   private final Context ctx;
   private final String key;
 
@@ -125,8 +128,14 @@ public final class WriteOp {
       this.bySlot = whole.distinctSlots();
       this.slots = whole.slots();
       this.uploadBytes = whole.uploadBytes();
+      // A small value is hashed on the caller's thread, which has just copied it anyway: a hop to
+      // the executor costs more than hashing a few kilobytes. A large one is hashed on the
+      // executor while writeDo runs.
       this.hash =
-          CompletableFuture.supplyAsync(() -> Sha256.hash(whole.stored()), ctx.settings.executor());
+          whole.stored().length <= INLINE_HASH_BYTES
+              ? CompletableFuture.completedFuture(Sha256.hash(whole.stored()))
+              : CompletableFuture.supplyAsync(
+                  () -> Sha256.hash(whole.stored()), ctx.settings.executor());
     } else {
       PartedPayload p = (PartedPayload) payload;
       this.parts = p;
