@@ -6,11 +6,11 @@
  *
  * <p>JMH and BouncyCastle are {@code requires static}: only the JMH suites use them (BouncyCastle's
  * JCA provider, beside the default signer that core itself requires), and the CLI, which bundles
- * the paper harness, leaves JMH out. {@code jdk.management} is static too: only the scale
- * benchmark reads the process's CPU time, and it runs on the class path. Three JMH suites time internal codec classes
- * (SHA-256, AEAD, Reed-Solomon): core does not export {@code io.rafestore.internal.codec}, so this
- * module alone is compiled with {@code --add-exports} for it (see the pom); nothing at run time
- * depends on that, since the suites run on the class path.
+ * the paper harness, leaves JMH out. {@code jdk.management} is static too: only the scale benchmark
+ * reads the process's CPU time, and it runs on the class path. Three JMH suites time internal codec
+ * classes (SHA-256, AEAD, Reed-Solomon): core does not export {@code io.rafestore.internal.codec},
+ * so this module alone is compiled with {@code --add-exports} for it (see the pom); nothing at run
+ * time depends on that, since the suites run on the class path.
  */
 module io.rafestore.bench {
   exports io.rafestore.bench.paper;

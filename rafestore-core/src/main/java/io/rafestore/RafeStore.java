@@ -426,9 +426,9 @@ public interface RafeStore extends AutoCloseable {
      * provider is used through {@code java.security.Signature}; for example {@code
      * Security.getProvider("SunEC")} for the JDK's own Ed25519, a slow reference implementation on
      * JDK 17 (several times the client's CPU per small write, docs/benchmarks.md). Signatures are
-     * the same bytes whichever implementation made them (Ed25519 is deterministic), so clients
-     * with different providers interoperate. Keys from {@link SigningKeys} work with any provider
-     * (they are translated once, at build); a provider without Ed25519 is refused at build.
+     * the same bytes whichever implementation made them (Ed25519 is deterministic), so clients with
+     * different providers interoperate. Keys from {@link SigningKeys} work with any provider (they
+     * are translated once, at build); a provider without Ed25519 is refused at build.
      */
     public Builder signatureProvider(java.security.Provider provider) {
       draft.signatureProvider = provider;

@@ -482,16 +482,16 @@ public final class WanEmulator {
           flow = null;
         } else {
           flow =
-            startFlow(
-                shared,
-                own,
-                (double) bytes * BITS_PER_BYTE,
-                () -> {
-                  synchronized (WanEmulator.this) {
-                    flow = null;
-                  }
-                  next.run();
-                });
+              startFlow(
+                  shared,
+                  own,
+                  (double) bytes * BITS_PER_BYTE,
+                  () -> {
+                    synchronized (WanEmulator.this) {
+                      flow = null;
+                    }
+                    next.run();
+                  });
           return;
         }
       }

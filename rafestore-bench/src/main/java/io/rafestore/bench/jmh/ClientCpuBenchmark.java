@@ -62,8 +62,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * </pre>
  *
  * <p>Zero-latency clouds answer before the call returns, so nothing here waits; on real networks
- * the same CPU is spread over the operation's wait. Issue 16's targets, with the default signer:
- * at most 100 microseconds per 1 KB write ({@code write}) and 50 per read of a changed key ({@code
+ * the same CPU is spread over the operation's wait. Issue 16's targets, with the default signer: at
+ * most 100 microseconds per 1 KB write ({@code write}) and 50 per read of a changed key ({@code
  * readAfterChange}), which must verify one new Ed25519 signature ({@code Ed25519Benchmark.verify}
  * is the floor under it); issue 7's 50 per read of an unchanged key ({@code readLatest}).
  * scripts/bench.sh prints the target lines from the 1 KB rows.

@@ -5,8 +5,8 @@ import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
-import java.security.SecureRandom;
 import java.security.Provider;
+import java.security.SecureRandom;
 import java.security.Signature;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.security.spec.X509EncodedKeySpec;
@@ -94,8 +94,7 @@ public class Ed25519Benchmark {
     bcJcaKeys =
         new KeyPair(
             bcFactory.generatePublic(new X509EncodedKeySpec(jdkKeys.getPublic().getEncoded())),
-            bcFactory.generatePrivate(
-                new PKCS8EncodedKeySpec(jdkKeys.getPrivate().getEncoded())));
+            bcFactory.generatePrivate(new PKCS8EncodedKeySpec(jdkKeys.getPrivate().getEncoded())));
     byte[] jdk = signJca(SUN_EC, jdkKeys);
     for (Impl i : Impl.values()) {
       if (!java.util.Arrays.equals(jdk, sign(i))) {

@@ -46,9 +46,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * java -cp ... io.rafestore.bench.scale.ScaleBench --quick
  * </pre>
  *
- * <p>A command-line tool; not thread-safe. Issue 16's target, printed per operation and mode:
- * with the default executor and signer, 1,000 in flight give at least 500 times the throughput of
- * one, and the client adds at most 4 threads per CPU (beyond the JVM's own and the clouds' pool).
+ * <p>A command-line tool; not thread-safe. Issue 16's target, printed per operation and mode: with
+ * the default executor and signer, 1,000 in flight give at least 500 times the throughput of one,
+ * and the client adds at most 4 threads per CPU (beyond the JVM's own and the clouds' pool).
  */
 public final class ScaleBench {
   private ScaleBench() {}
@@ -78,8 +78,8 @@ public final class ScaleBench {
   private static int baselineThreads;
 
   /**
-   * Threads the emulated clouds deliver their answers on (the drivers' pools of a real client):
-   * not counted against the client's thread bound.
+   * Threads the emulated clouds deliver their answers on (the drivers' pools of a real client): not
+   * counted against the client's thread bound.
    */
   private static int cloudThreads;
 

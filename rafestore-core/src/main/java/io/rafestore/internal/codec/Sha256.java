@@ -40,8 +40,8 @@ public final class Sha256 {
 
   /**
    * A fresh digest to copy: cloning one costs a small array copy, where {@code getInstance} looks
-   * the algorithm up among the providers on every call (a few percent of a small write's CPU).
-   * Null if the provider's digest cannot be cloned.
+   * the algorithm up among the providers on every call (a few percent of a small write's CPU). Null
+   * if the provider's digest cannot be cloned.
    */
   private static final MessageDigest PROTOTYPE = prototype();
 

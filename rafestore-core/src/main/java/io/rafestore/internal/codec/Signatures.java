@@ -167,7 +167,8 @@ public abstract class Signatures {
       } catch (java.io.IOException | RuntimeException e) {
         throw new IllegalArgumentException("not an Ed25519 key: " + e, e);
       }
-      if (!(k instanceof Ed25519PrivateKeyParameters) && !(k instanceof Ed25519PublicKeyParameters)) {
+      if (!(k instanceof Ed25519PrivateKeyParameters)
+          && !(k instanceof Ed25519PublicKeyParameters)) {
         throw new IllegalArgumentException("not an Ed25519 key: " + k.getClass().getSimpleName());
       }
       return k;

@@ -146,8 +146,7 @@ class SignatureProviderTest {
         byte[] v2 = "from bob, signed by the default".getBytes(StandardCharsets.UTF_8);
         b.blocking().write("k", v2);
         assertThat(a.blocking().read("k").value()).isEqualTo(v2);
-        assertThat(a.blocking().history("k", java.util.Optional.empty(), 10).versions())
-            .hasSize(2);
+        assertThat(a.blocking().history("k", java.util.Optional.empty(), 10).versions()).hasSize(2);
       }
     }
   }
