@@ -70,19 +70,6 @@ public final class ScaleBench {
     }
   }
 
-  /**
-   * Live threads of this JVM before any client was built: the JVM's own and this tool's. A level's
-   * peak minus this is what the client (its executor, its scheduler's timer) and the emulated
-   * clouds added.
-   */
-  private static int baselineThreads;
-
-  /**
-   * Threads the emulated clouds deliver their answers on (the drivers' pools of a real client): not
-   * counted against the client's thread bound.
-   */
-  private static int cloudThreads;
-
   public static void main(String[] args) {
     int code = run(args, System.out, System.err);
     if (code != 0) {
@@ -177,8 +164,9 @@ public final class ScaleBench {
       err.println("error: " + e.getMessage());
       return 2;
     }
-    baselineThreads = ManagementFactory.getThreadMXBean().getThreadCount();
-    cloudThreads = ioThreads;
+    // Live threads before any client: the JVM's own and this tool's. A level's peak minus these
+    // and the clouds' I/O pool is what the client added (its executor, its scheduler's timer).
+    int baselineThreads = ManagementFactory.getThreadMXBean().getThreadCount();
     out.printf(
         Locale.ROOT,
         "ScaleBench: %d-byte values, RTT %d ms to each of 4 clouds, %s s per level after %s s"
@@ -197,7 +185,7 @@ public final class ScaleBench {
         for (String op : ops) {
           for (ProtocolMode mode : modes) {
             for (int level : levels) {
-              Level r = measure(op, mode, executor, level, seconds, warmup, rttMs, size);
+              Level r = measure(op, mode, executor, level, seconds, warmup, rttMs, size, ioThreads);
               results.add(r);
               out.printf(
                   Locale.ROOT,
@@ -216,12 +204,13 @@ public final class ScaleBench {
           }
         }
       }
-      List<String> targets = targets(results);
+      List<String> targets =
+          targets(results, baselineThreads, ioThreads, Runtime.getRuntime().availableProcessors());
       for (String t : targets) {
         out.println(t);
       }
       if (outDir != null) {
-        write(outDir, results, targets, rttMs, size, seconds);
+        write(outDir, results, targets, rttMs, size, seconds, baselineThreads);
       }
       return 0;
     } catch (IOException e) {
@@ -249,7 +238,8 @@ public final class ScaleBench {
       double seconds,
       double warmup,
       long rttMs,
-      int size)
+      int size,
+      int cloudThreads)
       throws IOException, InterruptedException {
     Scheduler scheduler = Scheduler.system();
     java.util.concurrent.ExecutorService io =
@@ -400,13 +390,9 @@ public final class ScaleBench {
   /**
    * Issue 16's target lines, one per (op, mode, executor) measured at 1 and 1,000 in flight: the
    * throughput ratio (at least 500) and the threads the client added at its peak (at most 4 per
-   * CPU; in-memory clouds have no pools of their own).
+   * CPU): the peak less the {@code baseline} threads alive before any client and the {@code
+   * cloudPools} threads the emulated clouds deliver answers on.
    */
-  static List<String> targets(List<Level> results) {
-    return targets(
-        results, baselineThreads, cloudThreads, Runtime.getRuntime().availableProcessors());
-  }
-
   static List<String> targets(List<Level> results, int baseline, int cloudPools, int cpus) {
     List<String> out = new ArrayList<>();
     for (Level top : results) {
@@ -447,7 +433,13 @@ public final class ScaleBench {
   }
 
   private static void write(
-      Path dir, List<Level> results, List<String> targets, long rttMs, int size, double seconds)
+      Path dir,
+      List<Level> results,
+      List<String> targets,
+      long rttMs,
+      int size,
+      double seconds,
+      int baselineThreads)
       throws IOException {
     Files.createDirectories(dir);
     StringBuilder csv =
