@@ -62,6 +62,14 @@ public final class LayoutChooser {
 
   private static final double GB = 1e9;
 
+  /**
+   * Under the latency objective, candidates predicted within 2 % (plus 1 ms) of the fastest count
+   * as equally fast, and the cheapest of them is chosen.
+   */
+  static final double TIE = 0.02;
+
+  static final double TIE_SECONDS = 0.001;
+
   /** What the chooser needs of the latency model (the context implements it). */
   public interface Timing {
     /**
@@ -174,10 +182,23 @@ public final class LayoutChooser {
       options.addAll(m.placements(Kind.CODED, k, enumerate));
     }
     Objective objective = request.objective();
+    // Predictions are estimates: under the latency objective, times within TIE of the fastest
+    // count as equal, and the cheaper of them wins (a small value bound by readM costs the same
+    // time whole or coded, but coded costs one more put).
+    double fastest = Double.POSITIVE_INFINITY;
+    for (Option o : options) {
+      fastest = Math.min(fastest, seconds(o));
+    }
+    double tie = fastest * (1 + TIE) + TIE_SECONDS;
+    java.util.function.ToDoubleFunction<Option> time =
+        o -> objective.isLatency() ? Math.max(seconds(o), tie) : seconds(o);
     Comparator<Option> ranking =
         (a, b) ->
             objective.compare(
-                seconds(a), a.candidate().predictedUsd(), seconds(b), b.candidate().predictedUsd());
+                time.applyAsDouble(a),
+                a.candidate().predictedUsd(),
+                time.applyAsDouble(b),
+                b.candidate().predictedUsd());
     options.sort(ranking);
     Option best = options.get(0);
     Optional<Option> runnerUp =
