@@ -441,9 +441,10 @@ public interface RafeStore extends AutoCloseable {
     /**
      * The largest anticipated data fetch, in bytes (default 8 MiB; 0 turns anticipation off; must
      * be >= 0): a whole value or, for a value in parts, the first part a read needs. A read whose
-     * anticipated fetch would move more bytes waits for readM, as when anticipation is off. A cost
-     * objective lowers it to bound the egress a wasted fetch can cost ({@link #objective}), unless
-     * it was set here.
+     * anticipated fetch would move more bytes waits for readM, as when anticipation is off. An
+     * application that weighs egress dollars above read latency lowers it, bounding what a wasted
+     * fetch can cost; the cost {@link #objective} does so (to {@link
+     * Objective#COST_SPECULATIVE_READ_LIMIT}) unless it was set here.
      */
     public Builder speculativeReadLimit(long bytes) {
       draft.speculativeReadLimit = bytes;

@@ -88,8 +88,11 @@ final class DataFetch {
    */
   static CompletableFuture<StoredValue> run(
       Context ctx, String key, VersionInfo info, String dataObject) {
-    return fetch(ctx, key, info, dataObject, null, info.size(), info.sha256(), null)
-        .thenApply(f -> new StoredValue(info, f.bytes(), f.cloud()));
+    // relay, not thenApply: cancelling the value (a wasted anticipated fetch, say) must cancel the
+    // fetch itself, its requests and its hedge timer.
+    return Futures.relay(
+        fetch(ctx, key, info, dataObject, null, info.size(), info.sha256(), null),
+        f -> new StoredValue(info, f.bytes(), f.cloud()));
   }
 
   /**
