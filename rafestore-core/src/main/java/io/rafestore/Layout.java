@@ -15,8 +15,8 @@ public enum Layout {
    * Chosen per value by the client from its measured round-trip times and bandwidths per cloud and
    * the clouds' prices, under the {@link Objective}: whole copies on which f+1 clouds, or
    * erasure-coded fragments with which k on which k+f clouds (and, where the client allows it,
-   * inline in the signed log). The {@link WriteReceipt#layoutChoice()} says what was chosen and why.
-   * Refused together with {@code erasureCoding(k)}, which fixes the layout.
+   * inline in the signed log). The {@link WriteReceipt#layoutChoice()} says what was chosen and
+   * why. Refused together with {@code erasureCoding(k)}, which fixes the layout.
    */
   AUTO
 }

@@ -33,7 +33,9 @@ public record LayoutChoice(
     INLINE,
     /** f+1 whole copies (in parts above the part size). */
     WHOLE,
-    /** k data and f parity fragments on k+f clouds (each part coded on its own above the part size). */
+    /**
+     * k data and f parity fragments on k+f clouds (each part coded on its own above the part size).
+     */
     CODED
   }
 
@@ -42,8 +44,8 @@ public record LayoutChoice(
    *
    * @param kind inline, whole copies or fragments
    * @param k fragments that rebuild the value (0 unless {@link Kind#CODED})
-   * @param clouds the data clouds it puts the value on, in slot order (fragment i on clouds.get(i));
-   *     empty for {@link Kind#INLINE}
+   * @param clouds the data clouds it puts the value on, in slot order (fragment i on
+   *     clouds.get(i)); empty for {@link Kind#INLINE}
    * @param predictedTime the write's predicted duration
    * @param predictedUsd the predicted dollars of the write, one read and one month of storage
    */
@@ -65,10 +67,7 @@ public record LayoutChoice(
           + (kind == Kind.CODED ? " k=" + k : "")
           + (clouds.isEmpty() ? "" : " on " + clouds)
           + String.format(
-              java.util.Locale.ROOT,
-              ": %d ms, $%.7f",
-              predictedTime.toMillis(),
-              predictedUsd);
+              java.util.Locale.ROOT, ": %d ms, $%.7f", predictedTime.toMillis(), predictedUsd);
     }
   }
 }

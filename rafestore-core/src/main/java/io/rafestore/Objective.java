@@ -134,8 +134,7 @@ public final class Objective {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Objective other
-        && Double.compare(usdPerSecond, other.usdPerSecond) == 0;
+    return o instanceof Objective other && Double.compare(usdPerSecond, other.usdPerSecond) == 0;
   }
 
   @Override
@@ -143,7 +142,9 @@ public final class Objective {
     return Double.hashCode(usdPerSecond);
   }
 
-  /** {@code latency}, {@code cost} or {@code weighted:<usd per second>}, as {@link #parse} reads. */
+  /**
+   * {@code latency}, {@code cost} or {@code weighted:<usd per second>}, as {@link #parse} reads.
+   */
   @Override
   public String toString() {
     if (isLatency()) {

@@ -281,10 +281,9 @@ public interface RafeStore extends AutoCloseable {
      * storage falls from (f+1)x to (k+f)/k x of the value while any f faulty holders still leave k
      * correct fragments. Needs at least k+f data clouds; k >= 2. Reads fetch the k predicted
      * fastest fragments and more only when one fails or is late. Combines with {@link
-     * #encryptValues} (the sealed value is coded). Values above {@link #partSize} are coded part
-     * by part (each part's k + f fragments on the same k + f clouds), so they stream and ranged
-     * reads fetch only the parts they cover. A fixed layout: refused with {@code
-     * layout(Layout.AUTO)}.
+     * #encryptValues} (the sealed value is coded). Values above {@link #partSize} are coded part by
+     * part (each part's k + f fragments on the same k + f clouds), so they stream and ranged reads
+     * fetch only the parts they cover. A fixed layout: refused with {@code layout(Layout.AUTO)}.
      */
     public Builder erasureCoding(int k) {
       draft.erasureK = k;

@@ -96,8 +96,8 @@ public record WriteReceipt(
 
   /**
    * Whether the write contacted only the data clouds its layout needed (no writeDf, no
-   * replacement): those of the {@link #layoutChoice()} (none for an inline value), or f+1 without
-   * a choice, as {@link #onlyFPlusOneDataClouds()}.
+   * replacement): those of the {@link #layoutChoice()} (none for an inline value), or f+1 without a
+   * choice, as {@link #onlyFPlusOneDataClouds()}.
    */
   public boolean onlyNeededDataClouds() {
     return layoutChoice

@@ -231,7 +231,9 @@ final class ConfigParser {
         throw error(
             layoutEntry.line,
             layoutEntry.key,
-            "AUTO chooses each value's layout, erasureCoding = " + k + " fixes it: set one of them");
+            "AUTO chooses each value's layout, erasureCoding = "
+                + k
+                + " fixes it: set one of them");
       }
     }
     Entry objectiveEntry = entries.get("objective");

@@ -358,7 +358,8 @@ public final class PaperBench {
         // cell's fresh client gets them from one probe, untimed and left out of the counts.
         try {
           blocking.probe(
-              new io.rafestore.ProbeOptions(3, Math.max(64 * KB, Math.min(size, 4096 * KB)), 1, size));
+              new io.rafestore.ProbeOptions(
+                  3, Math.max(64 * KB, Math.min(size, 4096 * KB)), 1, size));
         } catch (RafeStoreException e) {
           log.println("probe before " + mode + " failed (the chooser starts from hints): " + e);
         }

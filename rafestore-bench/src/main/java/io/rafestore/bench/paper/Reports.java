@@ -251,7 +251,9 @@ final class Reports {
       }
     }
     if (firstCoded < 0) {
-      return "config " + config + ": whole copies (or inline) at every size measured, up to "
+      return "config "
+          + config
+          + ": whole copies (or inline) at every size measured, up to "
           + sizeLabel(largest);
     }
     if (lastWhole < 0) {

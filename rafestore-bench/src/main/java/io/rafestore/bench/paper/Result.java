@@ -51,7 +51,9 @@ record Result(
   String chosenKind() {
     int on = chosenLayout.indexOf(" on ");
     int paren = chosenLayout.indexOf(" (");
-    return on >= 0 ? chosenLayout.substring(0, on) : paren >= 0 ? chosenLayout.substring(0, paren) : chosenLayout;
+    return on >= 0
+        ? chosenLayout.substring(0, on)
+        : paren >= 0 ? chosenLayout.substring(0, paren) : chosenLayout;
   }
 
   /**

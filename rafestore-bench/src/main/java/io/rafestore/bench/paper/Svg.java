@@ -317,10 +317,11 @@ final class Svg {
       StringBuilder marks = new StringBuilder();
       double offset = (m - (configs.size() - 1) / 2.0) * 4;
       Double lastY = null;
-      for (Result r : rs.stream()
-          .filter(r -> r.config() == config)
-          .sorted(java.util.Comparator.comparingLong(Result::sizeBytes))
-          .toList()) {
+      for (Result r :
+          rs.stream()
+              .filter(r -> r.config() == config)
+              .sorted(java.util.Comparator.comparingLong(Result::sizeBytes))
+              .toList()) {
         double x = x(Math.log10(r.sizeBytes()), minX, maxX);
         double y = rowY(rows.indexOf(r.chosenKind()), rows.size()) + offset;
         if (lastY != null) {

@@ -13,9 +13,9 @@ import io.rafestore.RafeStore;
 import io.rafestore.StoredValue;
 import io.rafestore.WriteReceipt;
 import java.time.Duration;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * The layout chosen per value ({@link Layout#AUTO}) end to end, on virtual time with the paper's
@@ -34,10 +34,12 @@ class LayoutChoiceTest {
   }
 
   /** Configuration 1's roles (p3 metadata only), with the given layout settings. */
-  static RafeStore config1(Harness h, ProtocolMode mode, java.util.function.UnaryOperator<RafeStore.Builder> layout) {
+  static RafeStore config1(
+      Harness h, ProtocolMode mode, java.util.function.UnaryOperator<RafeStore.Builder> layout) {
     return layout
         .apply(
-            h.builder(mode, (i, c) -> i == 3 ? CloudRole.METADATA_ONLY : CloudRole.DATA_AND_METADATA))
+            h.builder(
+                mode, (i, c) -> i == 3 ? CloudRole.METADATA_ONLY : CloudRole.DATA_AND_METADATA))
         .build();
   }
 
@@ -82,7 +84,8 @@ class LayoutChoiceTest {
           .isCloseTo(
               cb.chosen().predictedTime().toNanos(),
               org.assertj.core.data.Percentage.withPercentage(10));
-      assertThat(cb.chosen().predictedTime()).isLessThan(cb.runnerUp().orElseThrow().predictedTime());
+      assertThat(cb.chosen().predictedTime())
+          .isLessThan(cb.runnerUp().orElseThrow().predictedTime());
       assertThat(h.run(store.read("k")).value()).isEqualTo(large);
     }
   }

@@ -210,7 +210,8 @@ class StreamingTest {
   void aCodedHolderFailingAfterPartsLeftTheWindowIsReplacedByRebuiltFragments() throws Exception {
     // p1 fails part 40; by then parts 0..37 have left the window, so the replacement (p3)
     // rebuilds its fragment of each from the other holders' fragments; the stream is read once.
-    BlockingRafeStore s = codedStore(c -> new FailingPuts(c, k -> k.value().endsWith(".p40")), false);
+    BlockingRafeStore s =
+        codedStore(c -> new FailingPuts(c, k -> k.value().endsWith(".p40")), false);
     byte[] v = PartsTest.random(64 * PART, 22);
     CountingStream in = new CountingStream(new ByteArrayInputStream(v));
     WriteReceipt r = s.write("k", in, v.length);
@@ -253,7 +254,8 @@ class StreamingTest {
     first.put(part2, bad).join();
     assertThatThrownBy(() -> s.read("k", r.version(), 2 * PART, 10))
         .isInstanceOf(io.rafestore.IntegrityException.class);
-    assertThat(s.read("k", r.version(), 0, 2 * PART)).isEqualTo(java.util.Arrays.copyOf(v, 2 * PART));
+    assertThat(s.read("k", r.version(), 0, 2 * PART))
+        .isEqualTo(java.util.Arrays.copyOf(v, 2 * PART));
   }
 
   /** A store with the confidentiality option whose second cloud is wrapped. */

@@ -96,7 +96,14 @@ final class CodedPartsLayout implements ValueLayout {
     int target = entry.holders().indexOf(holder);
     int part = entry.dataObjects().indexOf(object);
     return new Restore(
-        holder + ": fragment " + target + " of part " + part + " (" + object + ") of version "
+        holder
+            + ": fragment "
+            + target
+            + " of part "
+            + part
+            + " ("
+            + object
+            + ") of version "
             + version,
         Repairs.put(ctx, bound, holder, object, rebuild(ctx, bound, target, part)));
   }
@@ -139,8 +146,7 @@ final class CodedPartsLayout implements ValueLayout {
   }
 
   /** Fragment {@code target} of part {@code part} from {@code valid} hash-checked fragments. */
-  byte[] fragment(Map<Integer, byte[]> valid, int part, int target)
-      throws MalformedInputException {
+  byte[] fragment(Map<Integer, byte[]> valid, int part, int target) throws MalformedInputException {
     int n = entry.holders().size();
     int k = entry.k();
     if (valid.size() < k) {

@@ -91,6 +91,7 @@ public final class PartedPayload implements Payload {
    * for coded parts; null once dropped from the window.
    */
   private final List<CompletableFuture<byte[][]>> produced = new ArrayList<>();
+
   private final List<Set<String>> ackedBy = new ArrayList<>();
   private final Set<Uploader> uploaders = new LinkedHashSet<>();
   private final Set<String> joinedClouds = new java.util.HashSet<>();
@@ -229,8 +230,7 @@ public final class PartedPayload implements Payload {
    * Parts of a new version of {@code key} read from a stream by {@link #produce}, under a fresh
    * data object name.
    */
-  public static PartedPayload fromStream(
-      Context ctx, String key, long size, Placement placement) {
+  public static PartedPayload fromStream(Context ctx, String key, long size, Placement placement) {
     PartedPayload p = new PartedPayload(ctx, size, null, placement);
     p.start(key, Names.freshDataObject(key, ctx.settings.writerId()));
     return p;
@@ -259,8 +259,8 @@ public final class PartedPayload implements Payload {
   }
 
   /**
-   * Part {@code i} is produced: its stored bytes (hash {@code hash}) become what uploads send, coded
-   * into k+f fragments first (each hashed) for coded parts.
+   * Part {@code i} is produced: its stored bytes (hash {@code hash}) become what uploads send,
+   * coded into k+f fragments first (each hashed) for coded parts.
    */
   private void publish(int i, byte[] hash, byte[] stored) {
     byte[][] pieces;
@@ -408,8 +408,7 @@ public final class PartedPayload implements Payload {
    * Uploads every part to {@code cloud}: whole stored parts, or its fragment {@code slot} of every
    * part for coded parts.
    */
-  public CompletableFuture<Void> upload(
-      Context ctx, String cloud, ObjectKey dataObject, int slot) {
+  public CompletableFuture<Void> upload(Context ctx, String cloud, ObjectKey dataObject, int slot) {
     Uploader u = new Uploader(cloud, dataObject.value());
     synchronized (this) {
       uploaders.add(u);

@@ -12,8 +12,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * How and where a new value goes, decided before its payload is made: whole copies ({@code k} 0)
- * or k data and f parity fragments, and the data clouds in the order writeDo and writeDf use them.
+ * How and where a new value goes, decided before its payload is made: whole copies ({@code k} 0) or
+ * k data and f parity fragments, and the data clouds in the order writeDo and writeDf use them.
  * With a fixed layout ({@link io.rafestore.Layout#FIXED}) that is the settings' k and the latency
  * model's order at upload time; with {@link io.rafestore.Layout#AUTO} the {@link LayoutChooser}
  * decides, and the chosen clouds come first (writeDo), the other data clouds after them in
@@ -39,9 +39,7 @@ public record Placement(int k, List<String> order, Optional<LayoutChoice> choice
     // What the holders store: sealing adds a nonce and a tag (per part above the part size).
     long stored = s.encryptValues() ? size + Aead.OVERHEAD : size;
     boolean readMSkipped =
-        s.mode() == ProtocolMode.FAST
-            && s.trustedWriters().size() == 1
-            && ctx.ownLog(key) != null;
+        s.mode() == ProtocolMode.FAST && s.trustedWriters().size() == 1 && ctx.ownLog(key) != null;
     List<String> all = new ArrayList<>();
     for (Cloud c : ctx.clouds) {
       all.add(c.id());

@@ -86,11 +86,11 @@ public record LogEntry(
     PARTS(8),
     /**
      * A large value split into parts as {@link #PARTS}, each stored part Reed-Solomon coded on its
-     * own into k data and {@code holders.size() - k} parity fragments: holder i stores fragment i of
-     * part j as the object {@link #partObject}{@code (dataObject, j)}. {@code pieceHashes} holds the
-     * SHA-256 of each stored part ({@link #partHash}), then of each fragment, part by part ({@link
-     * #fragmentHash}); any k hash-valid fragments of a part decode it, and the decoded part is
-     * checked against its own hash before any byte of it is used.
+     * own into k data and {@code holders.size() - k} parity fragments: holder i stores fragment i
+     * of part j as the object {@link #partObject}{@code (dataObject, j)}. {@code pieceHashes} holds
+     * the SHA-256 of each stored part ({@link #partHash}), then of each fragment, part by part
+     * ({@link #fragmentHash}); any k hash-valid fragments of a part decode it, and the decoded part
+     * is checked against its own hash before any byte of it is used.
      */
     CODED_PARTS(10);
 
@@ -461,15 +461,7 @@ public record LogEntry(
       throw new IllegalArgumentException("fragment hashes for every part");
     }
     return coded(
-        timestamp,
-        createdAtMillis,
-        dataObject,
-        size,
-        sha256,
-        holders,
-        Coding.CODED_PARTS,
-        k,
-        all);
+        timestamp, createdAtMillis, dataObject, size, sha256, holders, Coding.CODED_PARTS, k, all);
   }
 
   /** Whether the value is stored in parts ({@link Coding#PARTS} or {@link Coding#CODED_PARTS}). */

@@ -290,15 +290,12 @@ public final class LayoutChooser {
       }
       Duration read = Duration.ofNanos(readM + throughLink(req.size()));
       return new Option(
-          new Candidate(Kind.INLINE, 0, List.of(), Duration.ofNanos(total), usd),
-          true,
-          true,
-          read);
+          new Candidate(Kind.INLINE, 0, List.of(), Duration.ofNanos(total), usd), true, true, read);
     }
 
     /**
-     * Options of one kind and k: the predicted fastest set of clouds, and, when {@code
-     * enumerate}, every other set for which Condition 1 holds.
+     * Options of one kind and k: the predicted fastest set of clouds, and, when {@code enumerate},
+     * every other set for which Condition 1 holds.
      */
     List<Option> placements(Kind kind, int k, boolean enumerate) {
       int m = kind == Kind.WHOLE ? req.f() + 1 : k + req.f();
@@ -417,7 +414,8 @@ public final class LayoutChooser {
   public static String describe(Decision d) {
     StringBuilder sb = new StringBuilder(d.reason());
     for (Option o : d.considered()) {
-      sb.append(String.format(Locale.ROOT, "%n  %s, read %d ms", o.candidate(), o.readTime().toMillis()));
+      sb.append(
+          String.format(Locale.ROOT, "%n  %s, read %d ms", o.candidate(), o.readTime().toMillis()));
     }
     return sb.toString();
   }

@@ -140,8 +140,7 @@ public final class WriteOp {
     this.holderOfSlot = new String[bySlot ? slots : 0];
     this.placement = payload.placement();
     // The chooser's clouds first, or, for a fixed layout, the latency model's order for the size.
-    this.dataOrder =
-        placement.order().isEmpty() ? ctx.dataOrder(uploadBytes) : placement.order();
+    this.dataOrder = placement.order().isEmpty() ? ctx.dataOrder(uploadBytes) : placement.order();
   }
 
   /** Whole copies or fragments, where, and the chooser's reasons (for the receipt). */
@@ -563,17 +562,7 @@ public final class WriteOp {
       df = writeDfUsed;
       skipped = readMSkipped;
     }
-    Commit.run(
-            ctx,
-            key,
-            v,
-            entry,
-            sealed,
-            contactedCopy,
-            df,
-            skipped,
-            trace,
-            placement.choice())
+    Commit.run(ctx, key, v, entry, sealed, contactedCopy, df, skipped, trace, placement.choice())
         .whenComplete(Futures.completer(result));
   }
 

@@ -256,7 +256,14 @@ public class MetadataCodecTest {
     }
     list.add(
         LogEntry.codedParts(
-            10, 8, "d/k/alice-cp", 21, new byte[32], List.of("p2", "p0", "p1"), 2, partHashes,
+            10,
+            8,
+            "d/k/alice-cp",
+            21,
+            new byte[32],
+            List.of("p2", "p0", "p1"),
+            2,
+            partHashes,
             fragments));
     return new MetadataLog("k", "alice", 9, 0, list);
   }
@@ -308,8 +315,15 @@ public class MetadataCodecTest {
     assertThatThrownBy(
             () ->
                 LogEntry.coded(
-                    1, 0, "d/x", 21, new byte[32], List.of("p0", "p1"),
-                    LogEntry.Coding.CODED_PARTS, 1, List.of(new byte[32], new byte[32])))
+                    1,
+                    0,
+                    "d/x",
+                    21,
+                    new byte[32],
+                    List.of("p0", "p1"),
+                    LogEntry.Coding.CODED_PARTS,
+                    1,
+                    List.of(new byte[32], new byte[32])))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("CODED_PARTS");
   }

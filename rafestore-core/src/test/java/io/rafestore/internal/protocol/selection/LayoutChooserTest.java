@@ -54,8 +54,7 @@ class LayoutChooserTest {
 
   static LayoutChooser.Request request(
       long size, List<String> data, ProtocolMode mode, boolean inline, Objective objective) {
-    return new LayoutChooser.Request(
-        size, data, ALL, 1, mode, false, inline, 8 * MB, 4, objective);
+    return new LayoutChooser.Request(size, data, ALL, 1, mode, false, inline, 8 * MB, 4, objective);
   }
 
   static LayoutChooser.Decision choose(LayoutChooser.Request r) {
@@ -67,8 +66,7 @@ class LayoutChooserTest {
     for (ProtocolMode mode : List.of(ProtocolMode.PAPER, ProtocolMode.FAST)) {
       for (List<String> data : List.of(CONFIG1_DATA, CONFIG2_DATA)) {
         for (long size : new long[] {KB, 64 * KB}) {
-          LayoutChooser.Decision d =
-              choose(request(size, data, mode, false, Objective.latency()));
+          LayoutChooser.Decision d = choose(request(size, data, mode, false, Objective.latency()));
           assertThat(d.chosen().candidate().kind()).as(mode + " " + data).isEqualTo(Kind.WHOLE);
           assertThat(d.chosen().candidate().clouds()).isEqualTo(data.subList(0, 2));
           assertThat(d.runnerUp()).isPresent();
@@ -76,7 +74,11 @@ class LayoutChooserTest {
         }
         // 1 KB in the log costs the same readM and writeM and saves the data puts; 64 KB in the
         // log would cross p2's thin link in writeM, so it goes whole (design.md: the threshold).
-        assertThat(choose(request(KB, data, mode, true, Objective.latency())).chosen().candidate().kind())
+        assertThat(
+                choose(request(KB, data, mode, true, Objective.latency()))
+                    .chosen()
+                    .candidate()
+                    .kind())
             .isEqualTo(Kind.INLINE);
         if (mode == ProtocolMode.PAPER && data == CONFIG1_DATA) {
           assertThat(
@@ -94,13 +96,23 @@ class LayoutChooserTest {
   void aSoleWriterThatSkipsReadMWritesInlineInOneRoundTrip() {
     LayoutChooser.Request r =
         new LayoutChooser.Request(
-            KB, CONFIG1_DATA, ALL, 1, ProtocolMode.FAST, true, true, 8 * MB, 4, Objective.latency());
+            KB,
+            CONFIG1_DATA,
+            ALL,
+            1,
+            ProtocolMode.FAST,
+            true,
+            true,
+            8 * MB,
+            4,
+            Objective.latency());
     LayoutChooser.Decision d = choose(r);
     assertThat(d.chosen().candidate().kind()).isEqualTo(Kind.INLINE);
     // One writeM: a round trip to the (n-f)-th fastest cloud, 750 ms (plus 1.5 KB at 2 Mbit/s).
     assertThat(d.chosen().candidate().predictedTime()).isBetween(ms(750), ms(760));
     // Whole copies still wait for p1's upload before writeM: 315 + 750 ms.
-    assertThat(d.runnerUp().orElseThrow().candidate().predictedTime()).isBetween(ms(1065), ms(1075));
+    assertThat(d.runnerUp().orElseThrow().candidate().predictedTime())
+        .isBetween(ms(1065), ms(1075));
   }
 
   @Test
@@ -146,9 +158,7 @@ class LayoutChooserTest {
     // Configuration 2, 1 KB: p3 (1200 ms) ends before p2's upload plus readM (750 + 750 ms).
     LayoutChooser.Decision cost =
         LayoutChooser.choose(
-            request(KB, CONFIG2_DATA, ProtocolMode.FAST, false, Objective.cost()),
-            TABLE1,
-            p3Cheap);
+            request(KB, CONFIG2_DATA, ProtocolMode.FAST, false, Objective.cost()), TABLE1, p3Cheap);
     assertThat(cost.chosen().candidate().kind()).isEqualTo(Kind.WHOLE);
     assertThat(cost.chosen().candidate().clouds()).contains("p3");
     assertThat(cost.chosen().conditionOne()).isTrue();
@@ -218,7 +228,15 @@ class LayoutChooserTest {
     LayoutChooser.Decision d =
         LayoutChooser.choose(
             new LayoutChooser.Request(
-                64 * MB, all, all, 2, ProtocolMode.FAST, false, false, 8 * MB, 4,
+                64 * MB,
+                all,
+                all,
+                2,
+                ProtocolMode.FAST,
+                false,
+                false,
+                8 * MB,
+                4,
                 Objective.latency()),
             flat,
             PriceBook.LIST);
