@@ -281,10 +281,37 @@ public interface RafeStore extends AutoCloseable {
      * storage falls from (f+1)x to (k+f)/k x of the value while any f faulty holders still leave k
      * correct fragments. Needs at least k+f data clouds; k >= 2. Reads fetch the k predicted
      * fastest fragments and more only when one fails or is late. Combines with {@link
-     * #encryptValues} (the sealed value is coded).
+     * #encryptValues} (the sealed value is coded). Values above {@link #partSize} are coded part by
+     * part (each part's k + f fragments on the same k + f clouds), so they stream and ranged reads
+     * fetch only the parts they cover. A fixed layout: refused with {@code layout(Layout.AUTO)}.
      */
     public Builder erasureCoding(int k) {
       draft.erasureK = k;
+      return this;
+    }
+
+    /**
+     * How new values are laid out in the RafeStore modes (default {@link Layout#FIXED}: whole
+     * copies, or the fragments {@link #erasureCoding} sets). {@link Layout#AUTO} chooses per value,
+     * from the measured round-trip times and bandwidths and the clouds' prices, under the {@link
+     * #objective}: whole copies on which f+1 clouds, or k data and f parity fragments with which k
+     * on which k+f clouds; each write's receipt says what was chosen and why ({@link
+     * WriteReceipt#layoutChoice()}). AUTO is refused with {@code erasureCoding(k)} and in the
+     * DepSky modes.
+     */
+    public Builder layout(Layout layout) {
+      draft.layout = layout;
+      return this;
+    }
+
+    /**
+     * What the client minimises (default {@link Objective#latency()}): the layout chosen per value
+     * under {@link Layout#AUTO}, and, for {@link Objective#cost()}, the bytes a read may fetch
+     * before readM decides (lowered to {@link Objective#COST_SPECULATIVE_READ_LIMIT} unless {@link
+     * #speculativeReadLimit} or {@link #speculativeReads} was set).
+     */
+    public Builder objective(Objective objective) {
+      draft.objective = objective;
       return this;
     }
 
@@ -406,6 +433,7 @@ public interface RafeStore extends AutoCloseable {
      */
     public Builder speculativeReads(boolean on) {
       draft.speculativeReadLimit = on ? 8L * 1024 * 1024 : 0;
+      draft.speculativeReadLimitSet = true;
       return this;
     }
 
@@ -414,10 +442,12 @@ public interface RafeStore extends AutoCloseable {
      * be >= 0): a whole value or, for a value in parts, the first part a read needs. A read whose
      * anticipated fetch would move more bytes waits for readM, as when anticipation is off. An
      * application that weighs egress dollars above read latency lowers it, bounding what a wasted
-     * fetch can cost.
+     * fetch can cost; the cost {@link #objective} does so (to {@link
+     * Objective#COST_SPECULATIVE_READ_LIMIT}) unless it was set here.
      */
     public Builder speculativeReadLimit(long bytes) {
       draft.speculativeReadLimit = bytes;
+      draft.speculativeReadLimitSet = true;
       return this;
     }
 

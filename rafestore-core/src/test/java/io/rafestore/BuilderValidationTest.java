@@ -42,6 +42,16 @@ class BuilderValidationTest {
             },
             "needs at least 2f+1 = 3 data clouds"),
         bad("duplicate id", b -> b.cloud(new MemoryCloud("c0")), "cloud id 'c0' is used twice"),
+        bad("null objective", b -> b.objective(null), "objective must not be null"),
+        bad("null layout", b -> b.layout(null), "layout must not be null"),
+        bad(
+            "auto with a fixed k",
+            b -> b.mode(ProtocolMode.FAST).layout(Layout.AUTO).erasureCoding(2),
+            "layout AUTO chooses each value's layout, erasureCoding(2) fixes it"),
+        bad(
+            "auto in a DepSky mode",
+            b -> b.mode(ProtocolMode.DEPSKY_CA).layout(Layout.AUTO),
+            "layout AUTO: only the RafeStore modes (PAPER, FAST)"),
         bad("bad cloud id", b -> b.cloud(new MemoryCloud("a b")), "cloud id 'a b'"),
         bad("missing key", b -> b.writer("alice", null), "signing key pair is missing"),
         bad("rsa key", b -> b.writer("alice", rsa), "key must be Ed25519, was RSA"),

@@ -1,6 +1,8 @@
 package io.rafestore.config;
 
 import io.rafestore.CloudRole;
+import io.rafestore.Layout;
+import io.rafestore.Objective;
 import io.rafestore.ProtocolMode;
 import io.rafestore.SigningKeys;
 import io.rafestore.spi.CloudSpec;
@@ -50,6 +52,8 @@ final class ConfigParser {
           "partSize",
           "partsInFlight",
           "speculativeReadLimit",
+          "layout",
+          "objective",
           "cloud.<id>.<field>");
   private static final List<String> CLOUD_FIELDS =
       List.of(
@@ -214,6 +218,34 @@ final class ConfigParser {
       }
     }
 
+    Entry layoutEntry = entries.get("layout");
+    Layout layout = layoutEntry == null ? Layout.FIXED : parseEnum(layoutEntry, Layout.class);
+    if (layout == Layout.AUTO) {
+      if (mode != ProtocolMode.PAPER && mode != ProtocolMode.FAST) {
+        throw error(
+            layoutEntry.line,
+            layoutEntry.key,
+            "only modes PAPER and FAST choose a layout per value; mode is " + mode);
+      }
+      if (k != 0) {
+        throw error(
+            layoutEntry.line,
+            layoutEntry.key,
+            "AUTO chooses each value's layout, erasureCoding = "
+                + k
+                + " fixes it: set one of them");
+      }
+    }
+    Entry objectiveEntry = entries.get("objective");
+    Optional<Objective> objective = Optional.empty();
+    if (objectiveEntry != null) {
+      try {
+        objective = Optional.of(Objective.parse(objectiveEntry.value));
+      } catch (IllegalArgumentException e) {
+        throw error(objectiveEntry.line, objectiveEntry.key, e.getMessage());
+      }
+    }
+
     OptionalLong partSize = OptionalLong.empty();
     Entry partEntry = entries.get("partSize");
     if (partEntry != null) {
@@ -271,6 +303,8 @@ final class ConfigParser {
         partSize,
         partsInFlight,
         speculativeReadLimit,
+        layout,
+        objective,
         fieldLines);
   }
 

@@ -156,6 +156,19 @@ class StoreConfigTest {
   }
 
   @Test
+  void layoutAndObjective() throws IOException {
+    StoreConfig c =
+        StoreConfig.load(write("mode = fast\nlayout = auto\nobjective = cost\n" + FOUR_CLOUDS));
+    assertThat(c.layout()).isEqualTo(io.rafestore.Layout.AUTO);
+    assertThat(c.objective()).contains(io.rafestore.Objective.cost());
+    StoreConfig w = StoreConfig.load(write("objective = weighted:0.00001\n" + FOUR_CLOUDS));
+    assertThat(w.objective()).contains(io.rafestore.Objective.weighted(1e-5));
+    assertThat(w.layout()).isEqualTo(io.rafestore.Layout.FIXED);
+    StoreConfig none = StoreConfig.load(write(FOUR_CLOUDS));
+    assertThat(none.objective()).isEmpty();
+  }
+
+  @Test
   void speculativeReadLimitZeroTurnsAnticipationOff() throws IOException {
     StoreConfig c = StoreConfig.load(write("speculativeReadLimit = 0\n" + FOUR_CLOUDS));
     assertThat(c.speculativeReadLimit()).hasValue(0);
@@ -398,6 +411,18 @@ class StoreConfigTest {
             "speculativeReadLimit",
             1,
             "is not a size"),
+        Arguments.of(
+            "objective not latency, cost or a number",
+            "objective = fastest\n" + FOUR_CLOUDS,
+            "objective",
+            1,
+            "must be latency, cost or a number"),
+        Arguments.of(
+            "layout AUTO with erasure coding",
+            "layout = auto\nerasureCoding = 2\n" + FOUR_CLOUDS,
+            "layout",
+            1,
+            "fixes it"),
         Arguments.of("line without =", "f 1\n" + FOUR_CLOUDS, null, 1, "expected 'key = value'"),
         Arguments.of("empty value", "mode =\n" + FOUR_CLOUDS, "mode", 1, "has no value"),
         Arguments.of(

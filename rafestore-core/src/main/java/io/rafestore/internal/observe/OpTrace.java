@@ -302,6 +302,7 @@ public final class OpTrace {
       if (receipt instanceof WriteReceipt r) {
         w.clouds = String.join(",", r.dataCloudsContacted());
         w.writeDfUsed = r.writeDfUsed();
+        w.layout = r.layoutChoice().map(c -> c.reason()).orElse("");
       }
     } else if (event instanceof JfrEvents.Read rd) {
       rd.key = key;

@@ -149,13 +149,6 @@ public final class Client implements RafeStore {
               + mode
               + " stores (and codes) each value whole in memory: write a byte[] instead");
     }
-    if (size > ctx.settings.partSize() && ctx.settings.erasureK() > 0) {
-      throw new UnsupportedOperationException(
-          "streaming writes of values over partSize ("
-              + ctx.settings.partSize()
-              + " bytes) do not combine with erasureCoding yet: that option codes each value"
-              + " whole in memory");
-    }
     if (!ctx.settings.needsParts(size)) {
       byte[] value = in.readNBytes((int) size);
       if (value.length < size) {
@@ -168,7 +161,7 @@ public final class Client implements RafeStore {
       }
       return await(write(key, value));
     }
-    PartedPayload payload = PartedPayload.fromStream(ctx, key, size);
+    PartedPayload payload = Payload.ofStream(ctx, key, size);
     CompletableFuture<WriteReceipt> op =
         bounded(WriteOp.run(ctx, key, payload), "streaming write of '" + key + "'");
     op.whenComplete((r, e) -> payload.abort(e == null ? new IllegalStateException("done") : e));

@@ -44,17 +44,19 @@ class ByzantineMatrixTest {
     CODED,
     CODED_ENCRYPTED,
     /** encryptValues with 1 KiB parts: values of 1 to 7 parts, each sealed on its own. */
-    PARTED_ENCRYPTED;
+    PARTED_ENCRYPTED,
+    /** erasureCoding with 1 KiB parts: values of 1 to 7 parts, each coded on its own. */
+    CODED_PARTS;
 
     RafeStore build(Harness h, ProtocolMode mode, int f) {
       RafeStore.Builder b = h.builder(mode);
       if (this == ENCRYPTED || this == CODED_ENCRYPTED || this == PARTED_ENCRYPTED) {
         b.encryptValues(true);
       }
-      if (this == PARTED_ENCRYPTED) {
+      if (this == PARTED_ENCRYPTED || this == CODED_PARTS) {
         b.partSize(1024);
       }
-      if (this == CODED || this == CODED_ENCRYPTED) {
+      if (this == CODED || this == CODED_ENCRYPTED || this == CODED_PARTS) {
         b.erasureCoding(f + 1);
       }
       return b.build();
@@ -62,7 +64,8 @@ class ByzantineMatrixTest {
 
     /** The i-th value written: for the parted variant, long enough to span several parts. */
     byte[] value(String text) {
-      return (this == PARTED_ENCRYPTED ? text.repeat(8) : text).getBytes(StandardCharsets.UTF_8);
+      return (this == PARTED_ENCRYPTED || this == CODED_PARTS ? text.repeat(8) : text)
+          .getBytes(StandardCharsets.UTF_8);
     }
   }
 
@@ -84,6 +87,9 @@ class ByzantineMatrixTest {
             }
             if (mode == ProtocolMode.PAPER) {
               out.add(Arguments.of(f, placement, b, mode, Variant.CODED_ENCRYPTED));
+            }
+            if (mode == ProtocolMode.FAST) {
+              out.add(Arguments.of(f, placement, b, mode, Variant.CODED_PARTS));
             }
           }
         }

@@ -554,6 +554,7 @@ class ParserFuzzTest {
               new MetadataLog("k", "alice", 3 + n, 0, entries), Harness.ALICE.getPrivate()));
     }
     LOGS.add(CODEC.encode(MetadataCodecTest.sealedSample(2), Harness.ALICE.getPrivate()));
+    LOGS.add(CODEC.encode(MetadataCodecTest.codedPartsSample(), Harness.ALICE.getPrivate()));
     LOGS.add(
         CODEC.encode(new MetadataLog("k", "alice", 1, 0, List.of()), Harness.ALICE.getPrivate()));
     // Formats 3 and 4: logs of a writer incarnation, holding entries of two incarnations (a fork

@@ -44,7 +44,9 @@ public record Settings(
     int partsInFlight,
     java.security.Provider signatureProvider,
     long speculativeReadLimit,
-    Duration closeGrace) {
+    Duration closeGrace,
+    io.rafestore.Layout layout,
+    io.rafestore.Objective objective) {
 
   /** Smallest accepted part size. */
   public static final long MIN_PART_SIZE = 1024;
@@ -81,11 +83,18 @@ public record Settings(
     return speculativeReadLimit > 0 && bytes <= speculativeReadLimit;
   }
 
-  /** Whether a value of {@code size} bytes is sent in parts under these settings. */
+  /**
+   * Whether a value of {@code size} bytes is sent in parts under these settings: every value above
+   * the part size, whole copies or coded (each part coded on its own), sealed or not (each part
+   * sealed on its own).
+   */
   public boolean needsParts(long size) {
-    // The erasure-coding option codes a value whole; such values are not split (combining the
-    // two is future work). Sealed values are split, each part sealed on its own.
-    return size > partSize() && erasureK() == 0;
+    return size > partSize();
+  }
+
+  /** Whether the client chooses each new value's layout ({@link io.rafestore.Layout#AUTO}). */
+  public boolean choosesLayout() {
+    return layout == io.rafestore.Layout.AUTO;
   }
 
   /**
@@ -124,6 +133,15 @@ public record Settings(
     /** Largest anticipated data fetch of a read, in bytes; 0 turns anticipation off. */
     public long speculativeReadLimit = 8L * 1024 * 1024;
 
+    /** Whether the user set {@link #speculativeReadLimit} (the cost objective lowers it if not). */
+    public boolean speculativeReadLimitSet;
+
+    /** How new values are laid out: one fixed way, or chosen per value. */
+    public io.rafestore.Layout layout = io.rafestore.Layout.FIXED;
+
+    /** What the layout chooser (and the anticipated-read limit) minimise. */
+    public io.rafestore.Objective objective = io.rafestore.Objective.latency();
+
     /** Null for the JDK's Ed25519. */
     public java.security.Provider signatureProvider;
 
@@ -161,6 +179,17 @@ public record Settings(
           "partSize must be " + MIN_PART_SIZE + " to " + MAX_PART_SIZE + " bytes, was " + partSize);
     }
     long speculativeReadLimit = draft.speculativeReadLimit;
+    io.rafestore.Objective objective = draft.objective;
+    if (objective == null) {
+      throw new IllegalArgumentException(
+          "objective must not be null (Objective.latency(), cost() or weighted(usdPerSecond))");
+    }
+    if (objective.isCost() && !draft.speculativeReadLimitSet) {
+      // A wasted anticipated fetch costs its egress: a cost-minded client bounds it, unless the
+      // user chose a limit.
+      speculativeReadLimit =
+          Math.min(speculativeReadLimit, io.rafestore.Objective.COST_SPECULATIVE_READ_LIMIT);
+    }
     if (speculativeReadLimit < 0) {
       throw new IllegalArgumentException(
           "speculativeReadLimit must be >= 0 bytes (0 turns anticipated reads off), was "
@@ -295,6 +324,24 @@ public record Settings(
                 + " hold data");
       }
     }
+    io.rafestore.Layout layout = draft.layout;
+    if (layout == null) {
+      throw new IllegalArgumentException("layout must not be null (Layout.FIXED or Layout.AUTO)");
+    }
+    if (layout == io.rafestore.Layout.AUTO) {
+      if (mode != ProtocolMode.PAPER && mode != ProtocolMode.FAST) {
+        throw new IllegalArgumentException(
+            "layout AUTO: only the RafeStore modes (PAPER, FAST) choose a layout per value; mode"
+                + " was "
+                + mode);
+      }
+      if (erasureK != 0) {
+        throw new IllegalArgumentException(
+            "layout AUTO chooses each value's layout, erasureCoding("
+                + erasureK
+                + ") fixes it: set one of them");
+      }
+    }
     if (scheduler == null) {
       throw new IllegalArgumentException("scheduler must not be null");
     }
@@ -375,7 +422,9 @@ public record Settings(
         partsInFlight,
         signatureProvider,
         mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST ? speculativeReadLimit : 0,
-        closeGrace);
+        closeGrace,
+        layout,
+        objective);
   }
 
   @SuppressWarnings("unchecked")

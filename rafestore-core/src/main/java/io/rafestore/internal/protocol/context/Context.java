@@ -6,6 +6,8 @@ import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.selection.LatencyModel;
+import io.rafestore.internal.protocol.selection.LayoutChooser;
+import io.rafestore.internal.protocol.selection.PriceBook;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,13 +16,19 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** Everything an operation needs: settings, clouds, the latency model, the codec, caches. */
-public final class Context {
+public final class Context implements LayoutChooser.Timing {
   public final Settings settings;
   public final List<Cloud> clouds;
   public final Map<String, Cloud> byId;
   final List<String> dataCloudIds;
   public final LatencyModel model;
   public final MetadataCodec codec;
+
+  /**
+   * The clouds' prices, for the layout chooser: list prices for every cloud until the public price
+   * setting is wired in here.
+   */
+  public final PriceBook prices;
 
   /** Where operations report phases, faults and requests (listener, JFR, log). */
   public final Observer observer;
@@ -71,6 +79,7 @@ public final class Context {
     this.codec = new MetadataCodec(settings.signatureProvider());
     this.observer = new Observer(settings.listener(), settings.scheduler());
     this.model = new LatencyModel(settings.scheduler(), settings.clouds());
+    this.prices = PriceBook.LIST;
     List<Cloud> list = new ArrayList<>();
     Map<String, Cloud> map = new LinkedHashMap<>();
     List<String> data = new ArrayList<>();
@@ -98,9 +107,35 @@ public final class Context {
    * the transfer at the cloud's bandwidth.
    */
   public java.time.Duration predictUpload(String cloud, long size) {
-    java.time.Duration one = model.predict(cloud, size);
-    long rounds = uploadRounds(size);
-    return rounds <= 1 ? one : one.plus(model.predict(cloud, 0).multipliedBy(rounds - 1));
+    return upload(cloud, size, uploadRounds(size));
+  }
+
+  /**
+   * Predicted time to upload {@code bytes} to {@code cloud} in {@code batches} batches of parts one
+   * after another: the transfer at the cloud's bandwidth plus one round trip per batch.
+   */
+  @Override
+  public java.time.Duration upload(String cloud, long bytes, long batches) {
+    java.time.Duration one = model.predict(cloud, bytes);
+    return batches <= 1 ? one : one.plus(model.predict(cloud, 0).multipliedBy(batches - 1));
+  }
+
+  @Override
+  public java.time.Duration fetch(String cloud, long bytes) {
+    return model.predict(cloud, bytes);
+  }
+
+  /**
+   * The client's own link as the model sees it: the fastest bandwidth measured to any one cloud (a
+   * lower bound of the link, which carried that transfer).
+   */
+  @Override
+  public double linkBytesPerSecond() {
+    double best = 0;
+    for (Cloud c : clouds) {
+      best = Math.max(best, model.bytesPerSecond(c.id()));
+    }
+    return best;
   }
 
   /** How many batches of parts an upload of {@code size} bytes takes (1 for a whole value). */

@@ -47,17 +47,17 @@ final class PartsLayout implements ValueLayout {
 
   @Override
   public CompletableFuture<StoredValue> read(ValueRead r) {
-    return PartedRead.whole(r);
+    return PartedRead.whole(r, PartedRead.WHOLE_PARTS);
   }
 
   @Override
   public CompletableFuture<byte[]> range(ValueRead r, long offset, int length) {
-    return PartedRead.range(r, offset, length);
+    return PartedRead.range(r, offset, length, PartedRead.WHOLE_PARTS);
   }
 
   @Override
   public InputStream stream(ValueRead r) {
-    return PartedRead.stream(r);
+    return PartedRead.stream(r, PartedRead.WHOLE_PARTS);
   }
 
   /** The stored part that holds byte {@code offset}, fetched before readM. */

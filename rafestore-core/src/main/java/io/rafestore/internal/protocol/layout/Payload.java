@@ -14,14 +14,29 @@ public sealed interface Payload permits WholeUpload, PartedPayload {
   /** The name every holder stores this version's data (or its parts' base name) under. */
   ObjectKey dataObject();
 
+  /** Whole copies or fragments, on which clouds in which order, and the chooser's reasons. */
+  Placement placement();
+
   /**
    * The payload of {@code value} (not to be modified afterwards) as a new version of {@code key}:
    * in parts if the settings say a value of this size needs them, otherwise whole. Sealing and
    * coding of a whole value run here, on the caller's thread.
    */
   static Payload of(Context ctx, String key, byte[] value) {
+    // The one decision point of a new value's layout: fixed by the settings, or chosen for this
+    // value (Placement.of asks the layout chooser); then in parts above the part size, else whole.
+    // An inline candidate, where inline values exist, is made here when the placement says so.
+    Placement placement = Placement.of(ctx, key, value.length);
     return ctx.settings.needsParts(value.length)
-        ? PartedPayload.fromBytes(ctx, key, value)
-        : WholeUpload.of(ctx, key, value);
+        ? PartedPayload.fromBytes(ctx, key, value, placement)
+        : WholeUpload.of(ctx, key, value, placement);
+  }
+
+  /**
+   * The payload of a value of {@code size} bytes of {@code key} that {@link PartedPayload#produce}
+   * will read from a stream (above the part size: in parts, copies or coded as placed).
+   */
+  static PartedPayload ofStream(Context ctx, String key, long size) {
+    return PartedPayload.fromStream(ctx, key, size, Placement.of(ctx, key, size));
   }
 }

@@ -83,7 +83,16 @@ public record LogEntry(
      * the last, which is shorter or equal and never empty. Each part's SHA-256 is signed, so a part
      * (and any range of the value) can be verified on its own.
      */
-    PARTS(8);
+    PARTS(8),
+    /**
+     * A large value split into parts as {@link #PARTS}, each stored part Reed-Solomon coded on its
+     * own into k data and {@code holders.size() - k} parity fragments: holder i stores fragment i
+     * of part j as the object {@link #partObject}{@code (dataObject, j)}. {@code pieceHashes} holds
+     * the SHA-256 of each stored part ({@link #partHash}), then of each fragment, part by part
+     * ({@link #fragmentHash}); any k hash-valid fragments of a part decode it, and the decoded part
+     * is checked against its own hash before any byte of it is used.
+     */
+    CODED_PARTS(10);
 
     final int code;
 
@@ -315,7 +324,25 @@ public record LogEntry(
         || new java.util.HashSet<>(shareHolders).size() != shareHolders.size()) {
       throw new IllegalArgumentException("one share hash per distinct share holder");
     }
-    if (coding == Coding.PARTS) {
+    if (coding == Coding.CODED_PARTS) {
+      int h = holders.size();
+      if (k < 1
+          || k > h
+          || pieceHashes.size() % (h + 1) != 0
+          || !partsFit(size, pieceHashes.size() / (h + 1))) {
+        throw new IllegalArgumentException(
+            "coding CODED_PARTS needs 1 <= k <= holders and, for 2 to size parts with no empty"
+                + " part, one part hash and one fragment hash per holder per part; got k="
+                + k
+                + ", "
+                + h
+                + " holders, "
+                + pieceHashes.size()
+                + " hashes for "
+                + size
+                + " bytes");
+      }
+    } else if (coding == Coding.PARTS) {
       if (k != 0 || !partsFit(size, pieceHashes.size())) {
         throw new IllegalArgumentException(
             "coding PARTS needs k=0 and 2 to size part hashes with no empty part, got "
@@ -407,14 +434,72 @@ public record LogEntry(
         timestamp, createdAtMillis, dataObject, size, sha256, holders, Coding.PARTS, 0, partHashes);
   }
 
+  /**
+   * A value in coded parts: each stored part (sealed or not) coded into k data and {@code
+   * holders.size() - k} parity fragments, holder i storing fragment i of every part. {@code
+   * partHashes} are the stored parts' hashes, {@code fragmentHashes[j][i]} the hash of fragment i
+   * of part j.
+   */
+  public static LogEntry codedParts(
+      long timestamp,
+      long createdAtMillis,
+      String dataObject,
+      long size,
+      byte[] sha256,
+      List<String> holders,
+      int k,
+      List<byte[]> partHashes,
+      List<List<byte[]>> fragmentHashes) {
+    List<byte[]> all = new java.util.ArrayList<>(partHashes);
+    for (List<byte[]> part : fragmentHashes) {
+      if (part.size() != holders.size()) {
+        throw new IllegalArgumentException("one fragment hash per holder per part");
+      }
+      all.addAll(part);
+    }
+    if (fragmentHashes.size() != partHashes.size()) {
+      throw new IllegalArgumentException("fragment hashes for every part");
+    }
+    return coded(
+        timestamp, createdAtMillis, dataObject, size, sha256, holders, Coding.CODED_PARTS, k, all);
+  }
+
+  /** Whether the value is stored in parts ({@link Coding#PARTS} or {@link Coding#CODED_PARTS}). */
+  public boolean isParted() {
+    return coding == Coding.PARTS || coding == Coding.CODED_PARTS;
+  }
+
   /** Number of parts: 1 for an unsplit value. */
   public int partCount() {
-    return coding == Coding.PARTS ? pieceHashes.size() : 1;
+    return switch (coding) {
+      case PARTS -> pieceHashes.size();
+      case CODED_PARTS -> pieceHashes.size() / (holders.size() + 1);
+      default -> 1;
+    };
+  }
+
+  /** The signed SHA-256 of stored part {@code j} of a parted value, without a copy. */
+  public byte[] partHashUnsafe(int j) {
+    if (!isParted()) {
+      throw new IllegalStateException("not a parted value");
+    }
+    return pieceHashes.get(j);
+  }
+
+  /**
+   * The signed SHA-256 of fragment {@code i} (the one {@code holders.get(i)} stores) of part {@code
+   * j} of a value in coded parts, without a copy.
+   */
+  public byte[] fragmentHashUnsafe(int j, int i) {
+    if (coding != Coding.CODED_PARTS) {
+      throw new IllegalStateException("not a value in coded parts");
+    }
+    return pieceHashes.get(partCount() + j * holders.size() + i);
   }
 
   /** Length of every part but the last (the whole size for an unsplit value). */
   public long partLength() {
-    return coding == Coding.PARTS ? ceilDiv(size, pieceHashes.size()) : size;
+    return isParted() ? ceilDiv(size, partCount()) : size;
   }
 
   /** Offset of part {@code i} in the value. */
@@ -444,7 +529,7 @@ public record LogEntry(
    * object's size is not recorded and this is the plain size.
    */
   public long storedPartSize(int i) {
-    return storedPartSize(partSize(i), coding == Coding.PARTS && isSealed());
+    return storedPartSize(partSize(i), isParted() && isSealed());
   }
 
   /**
@@ -462,7 +547,7 @@ public record LogEntry(
 
   /** Offset of part {@code i} in the concatenation of the stored parts (a joined object). */
   public long storedPartOffset(int i) {
-    return storedPartOffset(partLength(), i, coding == Coding.PARTS && isSealed());
+    return storedPartOffset(partLength(), i, isParted() && isSealed());
   }
 
   /** What sealing adds to each part: a nonce and a tag. */
@@ -482,6 +567,10 @@ public record LogEntry(
    * What garbage collection deletes and orphan collection keeps.
    */
   public List<String> allDataObjects() {
+    if (coding == Coding.CODED_PARTS) {
+      // No native multipart upload for fragments: part objects only.
+      return dataObjects();
+    }
     if (coding != Coding.PARTS) {
       return List.of(dataObject);
     }
@@ -497,11 +586,11 @@ public record LogEntry(
 
   /** Every part object of this entry's value (the data object itself for an unsplit value). */
   public List<String> dataObjects() {
-    if (coding != Coding.PARTS) {
+    if (!isParted()) {
       return List.of(dataObject);
     }
     List<String> out = new java.util.ArrayList<>();
-    for (int i = 0; i < pieceHashes.size(); i++) {
+    for (int i = 0; i < partCount(); i++) {
       out.add(partObject(dataObject, i));
     }
     return out;

@@ -27,7 +27,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *                dataObject u16 length + ASCII, size i64, sha256 32 bytes,
  *                holder count u8, holders (u8 length + ASCII)*,
  *                coding u8 (0 replica, 1 DepSky-CA, 2 Reed-Solomon, 8 parts, 9 parts with
- *                joined holders); for 1 and 2:
+ *                joined holders, 10 coded parts); for 10: k u8, part count u32 (>= 2), one
+ *                SHA-256 per stored part, then per part one SHA-256 per holder (the fragment that
+ *                holder stores of that part); for 1 and 2:
  *                k u8, then one SHA-256 (32 bytes) per holder: the hash of the piece that holder
  *                stores; for 8 and 9: part count u32 (>= 2), then one SHA-256 per part, in order;
  *                for 9 only: one layout u8 per holder, in holder order (0 part objects, 1 one
@@ -241,6 +243,17 @@ public final class MetadataCodec {
         if (joined) {
           for (String h : e.holders()) {
             out.write(e.joinedOn(h) ? 1 : 0);
+          }
+        }
+      } else if (e.coding() == LogEntry.Coding.CODED_PARTS) {
+        out.write(e.k());
+        i32(out, e.partCount());
+        for (int i = 0; i < e.partCount(); i++) {
+          out.writeBytes(e.partHashUnsafe(i));
+        }
+        for (int j = 0; j < e.partCount(); j++) {
+          for (int h = 0; h < e.holders().size(); h++) {
+            out.writeBytes(e.fragmentHashUnsafe(j, h));
           }
         }
       } else if (e.coding() != LogEntry.Coding.REPLICA) {
@@ -534,6 +547,27 @@ public final class MetadataCodec {
             if (joined.isEmpty()) {
               throw malformed("entry " + i + " has coding 9 but no joined holder");
             }
+          }
+        } else if (coding == LogEntry.Coding.CODED_PARTS) {
+          k = u8(in);
+          if (k < 1 || k > holderCount) {
+            throw malformed("entry " + i + " has k=" + k + " for " + holderCount + " holders");
+          }
+          need(in, 4);
+          long parts = in.getInt() & 0xFFFFFFFFL;
+          // One part hash and one fragment hash per holder, per part: bounded by the bytes left
+          // before anything is allocated.
+          if (parts > in.remaining() / (32L * (holderCount + 1))) {
+            throw malformed("entry " + i + " part count " + parts + " exceeds what the bytes hold");
+          }
+          if (!LogEntry.partsFit(size, parts)) {
+            throw malformed(
+                "entry " + i + " has " + parts + " parts for " + size + " bytes (empty part)");
+          }
+          for (long h = 0; h < parts * (holderCount + 1); h++) {
+            byte[] ph = new byte[32];
+            in.get(ph);
+            pieces.add(ph);
           }
         } else if (coding != LogEntry.Coding.REPLICA) {
           k = u8(in);

@@ -28,12 +28,23 @@ public final class Commit {
       boolean writeDfUsed,
       boolean readMSkipped,
       OpTrace trace) {
-    return run(ctx, key, view, entry, null, dataCloudsContacted, writeDfUsed, readMSkipped, trace);
+    return run(
+        ctx,
+        key,
+        view,
+        entry,
+        null,
+        dataCloudsContacted,
+        writeDfUsed,
+        readMSkipped,
+        trace,
+        java.util.Optional.empty());
   }
 
   /**
    * As above; {@code sealed} is the sealed value's key shares when {@code entry} is sealed (the
    * confidentiality option), else null. Each cloud then gets its own envelope with its shares.
+   * {@code choice} is the layout chooser's decision for the receipt, empty for a fixed layout.
    */
   public static CompletableFuture<WriteReceipt> run(
       Context ctx,
@@ -44,7 +55,8 @@ public final class Commit {
       List<String> dataCloudsContacted,
       boolean writeDfUsed,
       boolean readMSkipped,
-      OpTrace trace) {
+      OpTrace trace,
+      java.util.Optional<io.rafestore.LayoutChoice> choice) {
     trace.begin(Phase.WRITE_M);
     String writer = ctx.settings.writerId();
     MetadataLog next = Logs.append(view.logOf(writer), view, entry, ctx.incarnation);
@@ -76,7 +88,8 @@ public final class Commit {
                       readMSkipped,
                       trace.elapsed(),
                       ctx.f(),
-                      trace.phases());
+                      trace.phases(),
+                      choice);
               // Reported before the caller sees the receipt, so a caller that reads its
               // listener's figures after the write finds the write in them.
               ctx.observer.writeCompleted(trace, receipt);

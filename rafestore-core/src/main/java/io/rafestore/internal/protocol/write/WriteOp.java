@@ -103,7 +103,7 @@ public final class WriteOp {
   private CompletableFuture<View> readM;
   private final CompletableFuture<byte[]> hash;
 
-  /** A large value sent in parts (perhaps sealed part by part, never coded), or null. */
+  /** A large value sent in parts (sealed part by part, coded part by part, or neither), or null. */
   private final PartedPayload parts;
 
   private boolean readMDelayPassed;
@@ -132,14 +132,19 @@ public final class WriteOp {
       this.parts = p;
       this.upload = null;
       this.sealed = p.sealedShares();
-      this.bySlot = false;
-      this.slots = ctx.f() + 1;
-      this.uploadBytes = p.size();
+      this.bySlot = p.distinctSlots();
+      this.slots = p.slots();
+      this.uploadBytes = p.uploadBytes();
       this.hash = null;
     }
     this.holderOfSlot = new String[bySlot ? slots : 0];
-    this.dataOrder = ctx.dataOrder(uploadBytes);
+    this.placement = payload.placement();
+    // The chooser's clouds first, or, for a fixed layout, the latency model's order for the size.
+    this.dataOrder = placement.order().isEmpty() ? ctx.dataOrder(uploadBytes) : placement.order();
   }
+
+  /** Whole copies or fragments, where, and the chooser's reasons (for the receipt). */
+  private final io.rafestore.internal.protocol.layout.Placement placement;
 
   /** Uploads writeDo starts with: f+1 replicas, or one per fragment. Caller holds the lock. */
   private int slots() {
@@ -318,7 +323,7 @@ public final class WriteOp {
         () -> {
           CompletableFuture<Void> put =
               parts != null
-                  ? parts.upload(ctx, id, dataObject)
+                  ? parts.upload(ctx, id, dataObject, index)
                   : ctx.byId.get(id).driver().put(dataObject, payload);
           // Cancelling the slot (the request became useless) cancels the driver's request.
           slot.whenComplete(
@@ -557,7 +562,7 @@ public final class WriteOp {
       df = writeDfUsed;
       skipped = readMSkipped;
     }
-    Commit.run(ctx, key, v, entry, sealed, contactedCopy, df, skipped, trace)
+    Commit.run(ctx, key, v, entry, sealed, contactedCopy, df, skipped, trace, placement.choice())
         .whenComplete(Futures.completer(result));
   }
 

@@ -40,6 +40,28 @@ class LayoutsTest {
         .withJoined(List.of("p1"));
   }
 
+  /** Twelve bytes in three parts of four, each coded k = 2 on the three holders. */
+  private static LogEntry codedParts() {
+    List<List<byte[]>> fragments = new java.util.ArrayList<>();
+    for (int j = 0; j < 3; j++) {
+      fragments.add(
+          List.of(
+              Sha256.hash(new byte[] {(byte) j, 0}),
+              Sha256.hash(new byte[] {(byte) j, 1}),
+              Sha256.hash(new byte[] {(byte) j, 2})));
+    }
+    return LogEntry.codedParts(
+        1,
+        0,
+        "d/k/w-1",
+        VALUE.length,
+        Sha256.hash(VALUE),
+        HOLDERS,
+        2,
+        List.of(part(0), part(1), part(2)),
+        fragments);
+  }
+
   private static byte[] part(int i) {
     return Sha256.hash(java.util.Arrays.copyOfRange(VALUE, 4 * i, 4 * i + 4));
   }
@@ -56,7 +78,9 @@ class LayoutsTest {
         .isInstanceOf(ReedSolomonLayout.class);
     assertThat(Layouts.of(coded(LogEntry.Coding.DEPSKY_CA))).isInstanceOf(DepSkyLayout.class);
     assertThat(Layouts.of(parts())).isInstanceOf(PartsLayout.class);
-    for (LogEntry e : List.of(replica(), coded(LogEntry.Coding.REED_SOLOMON), parts())) {
+    assertThat(Layouts.of(codedParts())).isInstanceOf(CodedPartsLayout.class);
+    for (LogEntry e :
+        List.of(replica(), coded(LogEntry.Coding.REED_SOLOMON), parts(), codedParts())) {
       assertThat(Layouts.of(sealedOf(e))).isInstanceOf(SealedLayout.class);
       assertThat(Layouts.stored(sealedOf(e))).isInstanceOf(Layouts.of(e).getClass());
     }
@@ -95,6 +119,20 @@ class LayoutsTest {
             Optional.of(ByteRange.of(4, 4)),
             Optional.of(ByteRange.of(8, 4)));
     assertThat(l.checksOn("p0")).extracting(ValueLayout.Check::note).containsOnly("");
+  }
+
+  @Test
+  void codedPartsLieInPartObjectsEachHolderItsOwnFragment() {
+    ValueLayout l = Layouts.of(codedParts());
+    assertThat(l.objectsOn("p2")).containsExactly("d/k/w-1.p0", "d/k/w-1.p1", "d/k/w-1.p2");
+    assertThat(l.allObjects()).containsExactly("d/k/w-1.p0", "d/k/w-1.p1", "d/k/w-1.p2");
+    assertThat(l.objectsToDelete("p9", true)).doesNotContain("d/k/w-1");
+    ValueLayout.Check second = l.checksOn("p1").get(1);
+    assertThat(second.object()).isEqualTo("d/k/w-1.p1");
+    // Holder 1 must hold fragment 1 of part 1, not another part's or another holder's.
+    assertThat(l.holds("p1", second, new byte[] {1, 1})).isTrue();
+    assertThat(l.holds("p2", second, new byte[] {1, 1})).isFalse();
+    assertThat(l.holds("p1", second, new byte[] {0, 1})).isFalse();
   }
 
   @Test

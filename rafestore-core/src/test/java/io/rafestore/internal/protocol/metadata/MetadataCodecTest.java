@@ -234,6 +234,100 @@ public class MetadataCodecTest {
     assertThat(parts.pieceHashes().get(2)[31]).isEqualTo((byte) 2);
   }
 
+  /**
+   * The sample plus a value in coded parts (coding 10): 21 bytes in 3 parts, k = 2 on 3 holders,
+   * hash byte 0 = part or 10 + part * 3 + holder.
+   */
+  public static MetadataLog codedPartsSample() {
+    List<LogEntry> list = new ArrayList<>(sample(1).entries());
+    List<byte[]> partHashes = new ArrayList<>();
+    List<List<byte[]>> fragments = new ArrayList<>();
+    for (int j = 0; j < 3; j++) {
+      byte[] h = new byte[32];
+      h[0] = (byte) j;
+      partHashes.add(h);
+      List<byte[]> per = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        byte[] f = new byte[32];
+        f[0] = (byte) (10 + j * 3 + i);
+        per.add(f);
+      }
+      fragments.add(per);
+    }
+    list.add(
+        LogEntry.codedParts(
+            10,
+            8,
+            "d/k/alice-cp",
+            21,
+            new byte[32],
+            List.of("p2", "p0", "p1"),
+            2,
+            partHashes,
+            fragments));
+    return new MetadataLog("k", "alice", 9, 0, list);
+  }
+
+  @Test
+  void codedPartsEntryRoundTripsWithEveryFragmentHash() throws Exception {
+    MetadataCodec codec = new MetadataCodec();
+    byte[] bytes = codec.encode(codedPartsSample(), Harness.ALICE.getPrivate());
+    MetadataLog back = codec.decode(bytes, "k", "alice", Harness.ALICE.getPublic(), MAX);
+    assertThat(back).isEqualTo(codedPartsSample());
+    LogEntry e = back.entries().get(back.entries().size() - 1);
+    assertThat(e.coding()).isEqualTo(LogEntry.Coding.CODED_PARTS);
+    assertThat(e.k()).isEqualTo(2);
+    assertThat(e.partCount()).isEqualTo(3);
+    assertThat(e.partLength()).isEqualTo(7);
+    assertThat(e.partHashUnsafe(2)[0]).isEqualTo((byte) 2);
+    assertThat(e.fragmentHashUnsafe(2, 1)[0]).isEqualTo((byte) 17);
+    assertThat(e.dataObjects())
+        .containsExactly("d/k/alice-cp.p0", "d/k/alice-cp.p1", "d/k/alice-cp.p2");
+    assertThat(e.allDataObjects()).isEqualTo(e.dataObjects());
+    // The entry's wire bytes: code 10, k, the part count, then 3 + 9 hashes.
+    int at = indexOfCode(bytes);
+    assertThat(bytes[at + 1]).isEqualTo((byte) 2);
+    assertThat(java.nio.ByteBuffer.wrap(bytes, at + 2, 4).getInt()).isEqualTo(3);
+  }
+
+  /** Where the coded-parts entry's coding byte is: just before k, the count and 12 hashes. */
+  static int indexOfCode(byte[] bytes) {
+    int sig = bytes.length - 66;
+    return sig - 12 * 32 - 4 - 1 - 1;
+  }
+
+  @Test
+  void aCodedPartsCountBeyondTheBytesIsRejectedBeforeAllocating() throws Exception {
+    MetadataCodec codec = new MetadataCodec();
+    byte[] bytes = codec.encode(codedPartsSample(), Harness.ALICE.getPrivate());
+    int at = indexOfCode(bytes);
+    assertThat(bytes[at]).isEqualTo((byte) 10);
+    byte[] huge = bytes.clone();
+    java.nio.ByteBuffer.wrap(huge, at + 2, 4).putInt(0x7FFFFFFF);
+    assertThatThrownBy(() -> codec.decode(huge, "k", "alice", Harness.ALICE.getPublic(), MAX))
+        .isInstanceOf(MalformedMetadataException.class)
+        .hasMessageContaining("exceeds");
+    byte[] badK = bytes.clone();
+    badK[at + 1] = 4;
+    assertThatThrownBy(() -> codec.decode(badK, "k", "alice", Harness.ALICE.getPublic(), MAX))
+        .isInstanceOf(MalformedMetadataException.class)
+        .hasMessageContaining("k=4");
+    assertThatThrownBy(
+            () ->
+                LogEntry.coded(
+                    1,
+                    0,
+                    "d/x",
+                    21,
+                    new byte[32],
+                    List.of("p0", "p1"),
+                    LogEntry.Coding.CODED_PARTS,
+                    1,
+                    List.of(new byte[32], new byte[32])))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("CODED_PARTS");
+  }
+
   /** A log whose parted entry has joined holders (native multipart), so coding 9 is written. */
   static MetadataLog joinedSample() {
     List<LogEntry> list = new ArrayList<>(sample(1).entries());
