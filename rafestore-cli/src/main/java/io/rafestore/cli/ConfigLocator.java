@@ -49,7 +49,9 @@ final class ConfigLocator {
           "erasureCoding",
           "partSize",
           "partsInFlight",
-          "speculativeReadLimit");
+          "speculativeReadLimit",
+          "inlineThreshold",
+          "inlineLogBudget");
 
   private final Map<String, String> env;
   private final Path workingDirectory;

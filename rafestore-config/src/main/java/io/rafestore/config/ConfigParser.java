@@ -50,6 +50,8 @@ final class ConfigParser {
           "partSize",
           "partsInFlight",
           "speculativeReadLimit",
+          "inlineThreshold",
+          "inlineLogBudget",
           "cloud.<id>.<field>");
   private static final List<String> CLOUD_FIELDS =
       List.of(
@@ -241,6 +243,9 @@ final class ConfigParser {
               speculativeEntry.value.trim().equals("0") ? 0 : parseSize(speculativeEntry));
     }
 
+    OptionalLong inlineThreshold = zeroOrSize(entries.get("inlineThreshold"));
+    OptionalLong inlineLogBudget = zeroOrSize(entries.get("inlineLogBudget"));
+
     Optional<KeyFiles.WriterKey> writer =
         parseWriter(entries.get("writer.id"), entries.get("writer.key"));
     Map<String, PublicKey> trusted = new LinkedHashMap<>();
@@ -271,7 +276,17 @@ final class ConfigParser {
         partSize,
         partsInFlight,
         speculativeReadLimit,
+        inlineThreshold,
+        inlineLogBudget,
         fieldLines);
+  }
+
+  /** An optional size where {@code 0} is allowed (it turns a feature off). */
+  private OptionalLong zeroOrSize(Entry entry) throws ConfigException {
+    if (entry == null) {
+      return OptionalLong.empty();
+    }
+    return OptionalLong.of(entry.value.trim().equals("0") ? 0 : parseSize(entry));
   }
 
   // ---- lines ----------------------------------------------------------------------------------

@@ -74,6 +74,8 @@ public final class StoreConfig {
   private final OptionalLong partSize;
   private final OptionalInt partsInFlight;
   private final OptionalLong speculativeReadLimit;
+  private final OptionalLong inlineThreshold;
+  private final OptionalLong inlineLogBudget;
   // (cloud id + "." + field) -> line, to name the line of a field when a driver rejects it.
   private final Map<String, Integer> cloudFieldLines;
 
@@ -92,6 +94,8 @@ public final class StoreConfig {
       OptionalLong partSize,
       OptionalInt partsInFlight,
       OptionalLong speculativeReadLimit,
+      OptionalLong inlineThreshold,
+      OptionalLong inlineLogBudget,
       Map<String, Integer> cloudFieldLines) {
     this.source = source;
     this.faultsTolerated = faultsTolerated;
@@ -108,6 +112,8 @@ public final class StoreConfig {
     this.partSize = partSize;
     this.partsInFlight = partsInFlight;
     this.speculativeReadLimit = speculativeReadLimit;
+    this.inlineThreshold = inlineThreshold;
+    this.inlineLogBudget = inlineLogBudget;
     this.cloudFieldLines = Map.copyOf(cloudFieldLines);
   }
 
@@ -232,6 +238,22 @@ public final class StoreConfig {
     return speculativeReadLimit;
   }
 
+  /**
+   * The largest value written inline, inside the signed log, in bytes (0: none), if set ({@code
+   * RafeStore.Builder.inlineThreshold}).
+   */
+  public OptionalLong inlineThreshold() {
+    return inlineThreshold;
+  }
+
+  /**
+   * The most inline bytes one writer's log of one key may hold, if set ({@code
+   * RafeStore.Builder.inlineLogBudget}).
+   */
+  public OptionalLong inlineLogBudget() {
+    return inlineLogBudget;
+  }
+
   /** Creates the drivers and builds a client. Same as {@code open(b -> {})}. */
   public RafeStore open() throws ConfigException {
     return open(b -> {});
@@ -282,6 +304,8 @@ public final class StoreConfig {
       partSize.ifPresent(b::partSize);
       partsInFlight.ifPresent(b::partsInFlight);
       speculativeReadLimit.ifPresent(b::speculativeReadLimit);
+      inlineThreshold.ifPresent(b::inlineThreshold);
+      inlineLogBudget.ifPresent(b::inlineLogBudget);
       customizer.accept(b);
       RafeStore store;
       try {

@@ -98,7 +98,7 @@ class BoundedResourcesTest {
       clouds.add(new MemoryCloud("p" + i));
     }
     RafeStore.Builder b =
-        RafeStore.builder()
+        RafeStore.builder().inlineThreshold(0)
             .faultsTolerated(1)
             .mode(mode)
             .executor(Runnable::run)

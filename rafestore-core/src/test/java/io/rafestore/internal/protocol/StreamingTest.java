@@ -36,7 +36,7 @@ class StreamingTest {
   BlockingRafeStore store(
       ProtocolMode mode, UnaryOperator<CloudDriver> wrapSecond, boolean encrypt) {
     RafeStore.Builder b =
-        RafeStore.builder()
+        RafeStore.builder().inlineThreshold(0)
             .faultsTolerated(1)
             .mode(mode)
             .writer("alice", Harness.ALICE)
@@ -112,7 +112,7 @@ class StreamingTest {
   @Test
   void erasureCodedValuesStayWholeAndStillReadByRangeAndStream() throws Exception {
     RafeStore.Builder b =
-        RafeStore.builder()
+        RafeStore.builder().inlineThreshold(0)
             .faultsTolerated(1)
             .writer("alice", Harness.ALICE)
             .partSize(PART)

@@ -78,6 +78,16 @@ public final class Packer {
   /** Keys with a retry scheduled. Guarded by this. */
   private final Map<String, Scheduler.Cancellable> retries = new HashMap<>();
 
+  /**
+   * Failed attempts in a row per key since its last write; retries stop at {@link #MAX_RETRIES}
+   * until the next write tries again, so a key whose clouds keep failing is not retried forever.
+   * Guarded by this.
+   */
+  private final Map<String, Integer> failures = new HashMap<>();
+
+  /** Background attempts after a failure before packing waits for the key's next write. */
+  static final int MAX_RETRIES = 3;
+
   private boolean closed;
 
   public Packer(Context ctx) {
@@ -138,6 +148,14 @@ public final class Packer {
    * they exceed the trigger and no pack of the key is uploading.
    */
   void afterCommit(String key) {
+    synchronized (this) {
+      failures.remove(key);
+    }
+    tryPack(key);
+  }
+
+  /** Starts a pack of {@code key}'s older inline values if they exceed the trigger. */
+  private void tryPack(String key) {
     MetadataLog own = ctx.ownLog(key);
     if (own == null) {
       return;
@@ -174,17 +192,18 @@ public final class Packer {
         return CompletableFuture.failedFuture(
             new RafeStoreException("stopped: this RafeStore client was closed"));
       }
+      MetadataLog own = Logs.replace(view.logOf(ctx.settings.writerId()), ready(key));
+      MetadataLog projected = Logs.append(own, view, entry, ctx.incarnation);
+      if (Logs.inlineBytes(projected) <= ctx.settings.inlineLogBudget()) {
+        // The usual case: no wait at all.
+        return CompletableFuture.completedFuture(List.of());
+      }
       for (Pack p : pending.getOrDefault(key, List.of())) {
         if (!p.upload.isDone()) {
           inFlight = p.upload;
         }
       }
       if (inFlight == null) {
-        MetadataLog own = Logs.replace(view.logOf(ctx.settings.writerId()), ready(key));
-        MetadataLog projected = Logs.append(own, view, entry, ctx.incarnation);
-        if (Logs.inlineBytes(projected) <= ctx.settings.inlineLogBudget()) {
-          return CompletableFuture.completedFuture(List.of());
-        }
         candidates = older(projected, packed(key));
       }
     }
@@ -397,7 +416,8 @@ public final class Packer {
 
   private void retryLater(String key) {
     synchronized (this) {
-      if (closed || retries.containsKey(key)) {
+      int failed = failures.merge(key, 1, Integer::sum);
+      if (closed || retries.containsKey(key) || failed > MAX_RETRIES) {
         return;
       }
       retries.put(
@@ -410,7 +430,7 @@ public final class Packer {
                     synchronized (this) {
                       retries.remove(key);
                     }
-                    afterCommit(key);
+                    tryPack(key);
                     List<Pack> ready = new ArrayList<>();
                     synchronized (this) {
                       for (Pack q : pending.getOrDefault(key, List.of())) {
