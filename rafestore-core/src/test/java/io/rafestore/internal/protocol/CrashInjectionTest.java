@@ -218,9 +218,10 @@ class CrashInjectionTest {
     RafeStore doomed = client(h, mode, process, 1024, 1024);
     java.util.Map<io.rafestore.Version, String> written = new java.util.LinkedHashMap<>();
     written.put(h.run(doomed.write("k", utf8("first"))).version(), "first");
-    // From here on, the first puts are the packing of "first" (trigger 0: after "second").
-    process.armed.set(true);
     written.put(h.run(doomed.write("k", utf8("second"))).version(), "second");
+    // The packing of "first" (trigger 0) has just started: its data puts land from here on, and
+    // the packer's writeM is the next metadata put.
+    process.armed.set(true);
     // The packer uploads, waits its commit delay, then writes the log: all within 30 s.
     h.scheduler.advance(java.time.Duration.ofSeconds(30));
     assertThat(process.dead).as("the crash point was reached").isTrue();

@@ -102,12 +102,14 @@ public final class Packer {
     final long size;
     final byte[] sha256;
     final long[] offsets;
-    CompletableFuture<WriteOp.Uploaded> upload;
+
+    /** Completed with the upload's outcome; cancelling it cancels the upload. */
+    final CompletableFuture<WriteOp.Uploaded> upload = new CompletableFuture<>();
 
     /** Whether a writeM naming it was sent (then it may be referenced: never deleted here). */
-    boolean sent;
+    volatile boolean sent;
 
-    Scheduler.Cancellable timer;
+    volatile Scheduler.Cancellable timer;
 
     Pack(String key, List<LogEntry> originals, byte[] bytes, long[] offsets) {
       this.key = key;
@@ -370,7 +372,6 @@ public final class Packer {
         return null;
       }
       // Registered before the upload starts, so that no second pack takes the same entries.
-      p.upload = new CompletableFuture<>();
       pending.computeIfAbsent(key, k -> new ArrayList<>()).add(p);
     }
     CompletableFuture<WriteOp.Uploaded> upload =
