@@ -40,7 +40,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * </pre>
  *
  * <p>Format 1 is written when no entry is sealed (so logs without the confidentiality option keep
- * their bytes), format 2 otherwise; both are read.
+ * their bytes), format 2 otherwise; both are read. Formats 3 and 4 add incarnations ({@link
+ * #FORMAT_INCARNATIONS}); only they may hold the codings of inline values (16: {@code u32 length}
+ * and the stored bytes, no holders) and packed ones (17: the pack's name, size, SHA-256 and the
+ * value's offset in it), see {@link #INLINE_CODE} and {@link #PACKED_CODE}.
  *
  * <p>With the confidentiality option, what a cloud stores is an <em>envelope</em> around the signed
  * log, carrying that cloud's key shares, which differ per cloud and so cannot be in the signed
