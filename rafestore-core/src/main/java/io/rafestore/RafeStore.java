@@ -426,9 +426,9 @@ public interface RafeStore extends AutoCloseable {
      * #inlineLogBudget}). Only {@link ProtocolMode#PAPER} and {@link ProtocolMode#FAST} write
      * inline; the DepSky baselines never do. An inline write is one metadata round (writeM; readM
      * first unless {@code FAST} lets it be skipped) and contacts no data cloud; a read of it needs
-     * no data fetch. The log reaches n - f clouds, so f+1 correct clouds hold the value. Older inline
-     * values are later packed in the background into one data object on f+1 data clouds, so a log
-     * stays small: every read downloads the logs from n - f clouds. Sealed under {@link
+     * no data fetch. The log reaches n - f clouds, so f+1 correct clouds hold the value. Older
+     * inline values are later packed in the background into one data object on f+1 data clouds, so
+     * a log stays small: every read downloads the logs from n - f clouds. Sealed under {@link
      * #encryptValues} as any value.
      */
     public Builder inlineThreshold(long bytes) {

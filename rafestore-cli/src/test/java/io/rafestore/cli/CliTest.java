@@ -481,7 +481,8 @@ class CliTest {
 
   @Test
   void bytesThatFailVerificationExitWithThree() throws IOException {
-    rafestoreIn(utf8("precious"), "put", "k", "-");
+    // Above the inline threshold (64 KiB), so the value is stored as data objects.
+    rafestoreIn(utf8("precious".repeat(10_000)), "put", "k", "-");
     // Corrupt every stored copy of the value behind the client's back (more than f clouds).
     try (Stream<Path> files = Files.walk(dir.resolve("clouds"))) {
       for (Path p :

@@ -68,9 +68,9 @@ public final class Observer {
   }
 
   /**
-   * A trace for work the client does in the background on {@code key} (packing inline values):
-   * its phases are timed for the work itself but reach neither the listener nor JFR, and it is
-   * never finished as an operation; the work's requests and cloud faults are reported as usual.
+   * A trace for work the client does in the background on {@code key} (packing inline values): its
+   * phases are timed for the work itself but reach neither the listener nor JFR, and it is never
+   * finished as an operation; the work's requests and cloud faults are reported as usual.
    */
   public OpTrace quiet(String key) {
     return new OpTrace(this, key, OperationReceipt.Kind.WRITE, true);

@@ -98,7 +98,8 @@ class BoundedResourcesTest {
       clouds.add(new MemoryCloud("p" + i));
     }
     RafeStore.Builder b =
-        RafeStore.builder().inlineThreshold(0)
+        RafeStore.builder()
+            .inlineThreshold(0)
             .faultsTolerated(1)
             .mode(mode)
             .executor(Runnable::run)

@@ -198,7 +198,8 @@ class ByzantineMatrixTest {
         for (Map.Entry<Version, byte[]> e : written.entrySet()) {
           assertThat(h.run(store.read(KEY, e.getKey())).value()).isEqualTo(e.getValue());
         }
-        assertThat(h.run(store.read(KEY)).value()).isEqualTo(written.get(page.versions().get(0).version()));
+        assertThat(h.run(store.read(KEY)).value())
+            .isEqualTo(written.get(page.versions().get(0).version()));
       }
       if (variant == Variant.PACKED) {
         int correct = 0;

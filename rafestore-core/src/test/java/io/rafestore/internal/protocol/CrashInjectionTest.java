@@ -143,8 +143,7 @@ class CrashInjectionTest {
   }
 
   /** A client writing values up to {@code inline} bytes inline under {@code budget}. */
-  static RafeStore client(
-      Harness h, ProtocolMode mode, Process process, long inline, long budget) {
+  static RafeStore client(Harness h, ProtocolMode mode, Process process, long inline, long budget) {
     RafeStore.Builder b =
         RafeStore.builder()
             .faultsTolerated(1)

@@ -11,9 +11,9 @@ import io.rafestore.RafeStore;
 import io.rafestore.RepairReport;
 import io.rafestore.RetentionPolicy;
 import io.rafestore.StoredValue;
+import io.rafestore.VerifyReport;
 import io.rafestore.Version;
 import io.rafestore.VersionInfo;
-import io.rafestore.VerifyReport;
 import io.rafestore.WriteReceipt;
 import io.rafestore.clouds.FaultyCloud;
 import io.rafestore.clouds.MemoryCloud;
@@ -89,9 +89,9 @@ class InlineTest {
 
   /**
    * Table 1 Configuration 1 (p0 5 ms, p1 315 ms, p2 750 ms, p3 1200 ms): a FAST sole writer that
-   * knows its log writes a small value in one writeM round, completing at the third-fastest
-   * cloud's round trip (750 ms), with no data put at all; its first write, which has to read its
-   * log, is readM then writeM (1,500 ms).
+   * knows its log writes a small value in one writeM round, completing at the third-fastest cloud's
+   * round trip (750 ms), with no data put at all; its first write, which has to read its log, is
+   * readM then writeM (1,500 ms).
    */
   @Test
   void aFastSoleWriterInlineWriteIsOneWriteMRoundAtTheFloor() throws Exception {
@@ -123,8 +123,7 @@ class InlineTest {
       names = {"PAPER", "FAST"})
   void anInlineWriteThatMustReadItsLogIsReadMThenWriteM(ProtocolMode mode) throws Exception {
     Harness h = new Harness(1, 4).rtts(Harness.table1());
-    try (RafeStore store =
-        h.inline(mode).trustWriter("bob", Harness.BOB.getPublic()).build()) {
+    try (RafeStore store = h.inline(mode).trustWriter("bob", Harness.BOB.getPublic()).build()) {
       for (int i = 1; i <= 3; i++) {
         WriteReceipt r = h.run(store.write(KEY, value(i, 100)));
         assertThat(phases(r)).containsExactly(Phase.READ_M, Phase.WRITE_M);
@@ -203,7 +202,8 @@ class InlineTest {
       HistoryPage page = h.run(store.history(KEY, Optional.empty(), 100));
       assertThat(page.versions())
           .extracting(VersionInfo::version)
-          .containsExactlyElementsOf(written.keySet().stream().sorted((a, b) -> -a.compareTo(b)).toList());
+          .containsExactlyElementsOf(
+              written.keySet().stream().sorted((a, b) -> -a.compareTo(b)).toList());
       for (Map.Entry<Version, byte[]> e : written.entrySet()) {
         StoredValue read = h.run(store.read(KEY, e.getKey()));
         assertThat(read.value()).isEqualTo(e.getValue());
@@ -221,8 +221,8 @@ class InlineTest {
   }
 
   /**
-   * Over 10,000 writes of random sizes up to the threshold, the log's inline bytes never exceed
-   * the budget on any cloud (collections every 500 writes keep the log's history short).
+   * Over 10,000 writes of random sizes up to the threshold, the log's inline bytes never exceed the
+   * budget on any cloud (collections every 500 writes keep the log's history short).
    */
   @Test
   void aLogsInlineBytesStayUnderTheBudgetOverTenThousandWrites() throws Exception {
@@ -244,13 +244,17 @@ class InlineTest {
         for (int c = 0; c < 4; c++) {
           long inline = Logs.inlineBytes(storedLog(h, c, KEY));
           most = Math.max(most, inline);
-          assertThat(inline).as("inline bytes on p%d after write %d", c, i).isLessThanOrEqualTo(budget);
+          assertThat(inline)
+              .as("inline bytes on p%d after write %d", c, i)
+              .isLessThanOrEqualTo(budget);
         }
         if (i % 500 == 0) {
           h.run(store.collect(KEY, RetentionPolicy.keepLast(40)));
         }
       }
-      assertThat(most).as("the budget was approached, so packing was needed").isGreaterThan(budget / 2);
+      assertThat(most)
+          .as("the budget was approached, so packing was needed")
+          .isGreaterThan(budget / 2);
       assertThat(h.run(store.read(KEY)).version()).isEqualTo(last);
       assertThat(h.run(store.read(KEY)).value()).isEqualTo(lastValue);
       for (VersionInfo v : h.run(store.history(KEY, Optional.empty(), 100)).versions()) {
@@ -330,13 +334,18 @@ class InlineTest {
       assertThat(before).isNotEmpty();
       h.run(store.collectOrphans(KEY, Duration.ZERO));
       assertThat(dataObjects(h)).isEqualTo(before);
-      h.run(h.stores.get(2).put(ObjectKey.of("d/" + Names.encodeKey(KEY) + "/alice-0abc"), new byte[] {1}));
+      h.run(
+          h.stores
+              .get(2)
+              .put(ObjectKey.of("d/" + Names.encodeKey(KEY) + "/alice-0abc"), new byte[] {1}));
       h.run(store.collectOrphans(KEY, Duration.ZERO));
       assertThat(dataObjects(h)).isEqualTo(before);
     }
   }
 
-  /** Verify checks each pack once per holder, reports a lost or corrupt one, and repair restores it. */
+  /**
+   * Verify checks each pack once per holder, reports a lost or corrupt one, and repair restores it.
+   */
   @Test
   void verifyReportsALostOrCorruptPackAndRepairRestoresIt() throws Exception {
     Harness h = new Harness(1, 4).rtts(10, 20, 30, 40);
@@ -358,7 +367,8 @@ class InlineTest {
       VerifyReport broken = h.run(store.verify(KEY));
       assertThat(broken.findings())
           .extracting(VerifyReport.Finding::problem, VerifyReport.Finding::subject)
-          .containsExactly(org.assertj.core.groups.Tuple.tuple(VerifyReport.Problem.DATA_MISSING, pack));
+          .containsExactly(
+              org.assertj.core.groups.Tuple.tuple(VerifyReport.Problem.DATA_MISSING, pack));
       RepairReport fixed = h.run(store.repair(KEY));
       assertThat(fixed.isClean()).as(fixed.toString()).isTrue();
       assertThat(h.run(h.stores.get(lost).get(ObjectKey.of(pack))))
@@ -472,10 +482,10 @@ class InlineTest {
   }
 
   /**
-   * The writer crashes during the packer's writeM, which reached one cloud only (p0): a reader
-   * that hears p0 reads the packed form, others the inline one, all the same bytes; a restarted
-   * writer writes on (its log may carry either form); every version reads back exactly, before and
-   * after, and repair leaves the key clean.
+   * The writer crashes during the packer's writeM, which reached one cloud only (p0): a reader that
+   * hears p0 reads the packed form, others the inline one, all the same bytes; a restarted writer
+   * writes on (its log may carry either form); every version reads back exactly, before and after,
+   * and repair leaves the key clean.
    */
   @Test
   void aCrashDuringThePacksWriteMOnOneCloudLosesNothing() throws Exception {
@@ -529,7 +539,10 @@ class InlineTest {
     for (int slow = 0; slow < h.clouds.size(); slow++) {
       h.clouds.get(slow).faulty().hang();
       try (RafeStore reader =
-          h.builder(ProtocolMode.PAPER).inlineThreshold(0).operationTimeout(Duration.ofMinutes(1)).build()) {
+          h.builder(ProtocolMode.PAPER)
+              .inlineThreshold(0)
+              .operationTimeout(Duration.ofMinutes(1))
+              .build()) {
         for (Map.Entry<Version, byte[]> e : written.entrySet()) {
           assertThat(h.run(reader.read(key, e.getKey())).value())
               .as("version %s without p%d", e.getKey(), slow)

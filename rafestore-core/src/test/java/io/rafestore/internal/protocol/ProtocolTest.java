@@ -337,7 +337,8 @@ class ProtocolTest {
     // Real threads, no latency: the last pieces often arrive while the first k are decoding,
     // which once ended such reads with a spurious "fewer than k valid pieces".
     RafeStore.Builder b =
-        RafeStore.builder().inlineThreshold(0)
+        RafeStore.builder()
+            .inlineThreshold(0)
             .faultsTolerated(1)
             .mode(ProtocolMode.DEPSKY_CA)
             .writer("alice", Harness.ALICE);

@@ -36,7 +36,8 @@ class StreamingTest {
   BlockingRafeStore store(
       ProtocolMode mode, UnaryOperator<CloudDriver> wrapSecond, boolean encrypt) {
     RafeStore.Builder b =
-        RafeStore.builder().inlineThreshold(0)
+        RafeStore.builder()
+            .inlineThreshold(0)
             .faultsTolerated(1)
             .mode(mode)
             .writer("alice", Harness.ALICE)
@@ -112,7 +113,8 @@ class StreamingTest {
   @Test
   void erasureCodedValuesStayWholeAndStillReadByRangeAndStream() throws Exception {
     RafeStore.Builder b =
-        RafeStore.builder().inlineThreshold(0)
+        RafeStore.builder()
+            .inlineThreshold(0)
             .faultsTolerated(1)
             .writer("alice", Harness.ALICE)
             .partSize(PART)

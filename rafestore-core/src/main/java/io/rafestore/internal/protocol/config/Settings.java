@@ -101,8 +101,8 @@ public record Settings(
    * Bytes of older inline values (every inline value of a log but its newest) above which the
    * writer packs them in the background: at most {@link #PACK_TRIGGER} (4 KiB), so a read, which
    * downloads the log from n - f clouds, carries little besides the newest value; and at most the
-   * room the budget leaves beside a value at the threshold, so packing starts before a write has
-   * to wait for it.
+   * room the budget leaves beside a value at the threshold, so packing starts before a write has to
+   * wait for it.
    */
   public long inlinePackTrigger() {
     return Math.max(0, Math.min(PACK_TRIGGER, inlineLogBudget - inlineThreshold));

@@ -6,8 +6,9 @@ import io.rafestore.spi.ObjectKey;
 /**
  * What a RafeStore-mode write uploads for a new version, made before the write starts: the value
  * whole ({@link WholeUpload}: replicas or Reed-Solomon fragments, sealed or not), in parts ({@link
- * PartedPayload}), or inline in the writer's signed log ({@link InlinePayload}: no data upload). The layout decides which, so the write only runs the phases over what it
- * is given, and a value passes the layout once on its way to the clouds.
+ * PartedPayload}), or inline in the writer's signed log ({@link InlinePayload}: no data upload).
+ * The layout decides which, so the write only runs the phases over what it is given, and a value
+ * passes the layout once on its way to the clouds.
  */
 public sealed interface Payload permits WholeUpload, PartedPayload, InlinePayload {
 

@@ -66,9 +66,8 @@ public final class WholeUpload implements Payload {
 
   /**
    * An upload of {@code bytes} exactly as given, as f+1 whole replicas under {@code object}: no
-   * sealing, no coding (a pack of inline values, whose stored bytes are sealed already if they
-   * need to be). It names no version: only {@link #stored()}, {@link #payload} and the slots are
-   * used.
+   * sealing, no coding (a pack of inline values, whose stored bytes are sealed already if they need
+   * to be). It names no version: only {@link #stored()}, {@link #payload} and the slots are used.
    */
   public static WholeUpload raw(Context ctx, ObjectKey object, byte[] bytes) {
     return new WholeUpload(object, bytes.length, null, bytes, null, 0, ctx.f() + 1);

@@ -40,8 +40,8 @@ import java.util.Objects;
  * @param inline for {@link Coding#INLINE}: the stored bytes of the value (the value, or under the
  *     confidentiality option the value sealed), {@link #storedSize()} long, whose SHA-256 is {@code
  *     sha256}; empty for every other coding
- * @param pack for {@link Coding#PACKED}: the pack object holding the stored bytes, and where in
- *     it; null for every other coding
+ * @param pack for {@link Coding#PACKED}: the pack object holding the stored bytes, and where in it;
+ *     null for every other coding
  *     <p>One way to construct: the canonical constructor, called by the named factories ({@link
  *     #replica}, {@link #coded}, {@link #parts}, {@link #tombstone}, {@link #collected}), which
  *     make an entry with no key shares, no joined holders and incarnation 0, and by the withers
@@ -94,8 +94,8 @@ public record LogEntry(
     /**
      * A small value carried inside the signed log itself ({@link LogEntry#inline()}): no holders
      * and no data object stored under {@code dataObject}, which still names the value (sealing's
-     * associated data binds it). The log reaches n - f clouds, so f+1 correct clouds hold the
-     * value and its signature.
+     * associated data binds it). The log reaches n - f clouds, so f+1 correct clouds hold the value
+     * and its signature.
      */
     INLINE(16),
     /**
@@ -565,8 +565,8 @@ public record LogEntry(
   }
 
   /**
-   * This inline entry as packed: its stored bytes at {@code pack}, which {@code packHolders}
-   * (f+1 or more clouds that acknowledged the pack) store whole. Every other component (timestamp,
+   * This inline entry as packed: its stored bytes at {@code pack}, which {@code packHolders} (f+1
+   * or more clouds that acknowledged the pack) store whole. Every other component (timestamp,
    * incarnation, creation time, name, size, hash, key shares) is kept: the same version, naming
    * byte-identical stored bytes.
    */

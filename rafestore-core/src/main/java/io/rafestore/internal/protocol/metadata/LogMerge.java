@@ -75,11 +75,11 @@ public final class LogMerge {
   }
 
   /**
-   * A writer's merged log and the entries it shadows: entries of the newest log of some
-   * incarnation that the merge did not take because another representation of the same entry
-   * (an inline value and its packed form, section 5 "Inline values and packing") won. They name
-   * the same stored bytes; garbage collection must still keep the packs they reference, since
-   * another reader's merge may take them.
+   * A writer's merged log and the entries it shadows: entries of the newest log of some incarnation
+   * that the merge did not take because another representation of the same entry (an inline value
+   * and its packed form, section 5 "Inline values and packing") won. They name the same stored
+   * bytes; garbage collection must still keep the packs they reference, since another reader's
+   * merge may take them.
    */
   public record Merged(MetadataLog log, List<LogEntry> shadowed) {
     public Merged {
@@ -89,9 +89,9 @@ public final class LogMerge {
 
   /**
    * {@link #merge}, and the entries it shadows. Of two entries with one id (one incarnation may
-   * sign an inline value and later its packed form), an {@link LogEntry.Coding#INLINE} one is
-   * taken whichever log holds it: its bytes are in hand and can never be missing; otherwise the
-   * newer log's. The choice depends only on the set of logs, so every reader of one set agrees.
+   * sign an inline value and later its packed form), an {@link LogEntry.Coding#INLINE} one is taken
+   * whichever log holds it: its bytes are in hand and can never be missing; otherwise the newer
+   * log's. The choice depends only on the set of logs, so every reader of one set agrees.
    */
   public static Merged mergeWithShadowed(Collection<MetadataLog> logs) {
     Map<Long, MetadataLog> newestPerIncarnation = new HashMap<>();
@@ -115,8 +115,7 @@ public final class LogMerge {
       for (LogEntry e : log.entries()) {
         LogEntry taken = union.get(e.id());
         if (taken == null
-            || (e.coding() == LogEntry.Coding.INLINE
-                && taken.coding() != LogEntry.Coding.INLINE)) {
+            || (e.coding() == LogEntry.Coding.INLINE && taken.coding() != LogEntry.Coding.INLINE)) {
           union.put(e.id(), e);
         }
       }

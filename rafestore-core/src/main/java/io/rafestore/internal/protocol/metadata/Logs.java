@@ -76,8 +76,8 @@ public final class Logs {
   /**
    * {@code log} with each inline entry that {@code packed} holds the packed form of ({@link
    * LogEntry#packs}: the same version and bytes, by entry id) replaced by it; everything else,
-   * sequence and incarnation included, unchanged. Entries no longer in the log, or changed since the
-   * pack was made, are left as they are.
+   * sequence and incarnation included, unchanged. Entries no longer in the log, or changed since
+   * the pack was made, are left as they are.
    */
   public static MetadataLog replace(MetadataLog log, Map<LogEntry.Id, LogEntry> packed) {
     if (packed.isEmpty()) {
@@ -108,11 +108,7 @@ public final class Logs {
       throw new IllegalArgumentException("a client's incarnation is never 0");
     }
     return new MetadataLog(
-        current.key(),
-        current.writer(),
-        current.sequence() + 1,
-        incarnation,
-        current.entries());
+        current.key(), current.writer(), current.sequence() + 1, incarnation, current.entries());
   }
 
   private static boolean supersededBy(LogEntry appended, LogEntry watermark) {

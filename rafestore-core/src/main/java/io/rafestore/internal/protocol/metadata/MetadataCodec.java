@@ -132,9 +132,9 @@ public final class MetadataCodec {
   public static final int INLINE_CODE = 16;
 
   /**
-   * Wire code of a packed value ({@link LogEntry.Coding#PACKED}), followed by the pack's name
-   * (u16 + ASCII), its size (i64), its SHA-256 and the value's offset in it (i64). Only in formats
-   * 3 and 4.
+   * Wire code of a packed value ({@link LogEntry.Coding#PACKED}), followed by the pack's name (u16
+   * + ASCII), its size (i64), its SHA-256 and the value's offset in it (i64). Only in formats 3 and
+   * 4.
    */
   public static final int PACKED_CODE = 17;
 

@@ -68,8 +68,8 @@ public final class View {
 
   /**
    * Entries the merge of a writer's logs shadowed ({@link LogMerge.Merged#shadowed()}), by writer:
-   * another representation of a value the merged log holds. Not versions of their own; kept only
-   * so that garbage collection never deletes a pack they reference while they are live.
+   * another representation of a value the merged log holds. Not versions of their own; kept only so
+   * that garbage collection never deletes a pack they reference while they are live.
    */
   public final Map<String, List<LogEntry>> shadowed;
 

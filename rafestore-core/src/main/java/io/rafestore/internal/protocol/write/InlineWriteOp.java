@@ -56,9 +56,11 @@ public final class InlineWriteOp {
                 })
             .thenComposeAsync(
                 view -> {
-                  LogEntry entry = payload.entry(view.maxTimestamp + 1, ctx.settings.clock().millis());
+                  LogEntry entry =
+                      payload.entry(view.maxTimestamp + 1, ctx.settings.clock().millis());
                   CompletableFuture<List<String>> room = packer.makeRoom(key, view, entry);
-                  // Timed only if the write has to wait for packing: the usual write has no writeDo.
+                  // Timed only if the write has to wait for packing: the usual write has no
+                  // writeDo.
                   return (room.isDone() ? room : trace.timed(Phase.WRITE_DO, room))
                       .thenCompose(
                           contacted -> {

@@ -37,11 +37,11 @@ import java.util.concurrent.TimeoutException;
  * than its newest entry, their stored bytes are concatenated into one <em>pack</em> object under a
  * fresh data object name and uploaded like a value's writeDo ({@link WriteOp#upload}: f+1 data
  * clouds, a failing cloud replaced at once, a late one hedged). Only once f+1 clouds acknowledged
- * is the pack <em>ready</em>; then the log is rewritten with those entries replaced by their
- * packed form ({@link LogEntry#packed}: the same version, the same bytes at an offset of the pack).
- * The next inline write of the key carries the replacement in its own writeM ({@link #carry}), at
- * no extra request; if none comes within {@link #COMMIT_DELAY}, the packer runs a writeM of its
- * own (readM first unless FAST may skip it), in the key's queue like every metadata phase of this
+ * is the pack <em>ready</em>; then the log is rewritten with those entries replaced by their packed
+ * form ({@link LogEntry#packed}: the same version, the same bytes at an offset of the pack). The
+ * next inline write of the key carries the replacement in its own writeM ({@link #carry}), at no
+ * extra request; if none comes within {@link #COMMIT_DELAY}, the packer runs a writeM of its own
+ * (readM first unless FAST may skip it), in the key's queue like every metadata phase of this
  * client.
  *
  * <p><b>Why no version is lost or changed.</b> A log names a pack only after f+1 clouds
@@ -49,8 +49,8 @@ import java.util.concurrent.TimeoutException;
  * version, so a reader that sees either form returns the same bytes; until the rewrite is on n - f
  * clouds, readers see the inline form. A pack holds exactly the entries one rewrite replaces; no
  * entry is ever added to a pack later, so every log that references a pack descends from that
- * rewrite and lists each of its entries until a tombstone or watermark it keeps drops it
- * (garbage collection relies on that, {@link View#packsInUse}).
+ * rewrite and lists each of its entries until a tombstone or watermark it keeps drops it (garbage
+ * collection relies on that, {@link View#packsInUse}).
  *
  * <p><b>Failures</b> never fail a user's write: a failed upload or packer writeM is reported as the
  * clouds' faults (the listener's {@code cloudFault}) and tried again later. A pack that never
@@ -111,6 +111,9 @@ public final class Packer {
 
     volatile Scheduler.Cancellable timer;
 
+    /** When the upload started, on the client's scheduler. */
+    final long startNanos = ctx.settings.scheduler().nanoTime();
+
     Pack(String key, List<LogEntry> originals, byte[] bytes, long[] offsets) {
       this.key = key;
       this.originals = List.copyOf(originals);
@@ -124,6 +127,19 @@ public final class Packer {
       return upload.isDone() && !upload.isCompletedExceptionally();
     }
 
+    /**
+     * Whether a log may still name this pack: for at most half the operation timeout after its
+     * upload started. Orphan collection takes an unreferenced object once it has seen it so for a
+     * grace that must exceed the operation timeout; a pack named by a writeM that starts within
+     * half of it, and is itself bounded by the other half ({@link Packer#commit}), is named well
+     * within that grace, as a write's data object is. An older pack is dropped and its values
+     * packed again.
+     */
+    boolean fresh() {
+      return ctx.settings.scheduler().nanoTime() - startNanos
+          < ctx.settings.operationTimeout().toNanos() / 2;
+    }
+
     /** The packed form of each entry, by id: only once the upload succeeded. */
     Map<LogEntry.Id, LogEntry> replacements() {
       List<String> holders = upload.join().holders();
@@ -131,8 +147,7 @@ public final class Packer {
       for (int i = 0; i < originals.size(); i++) {
         LogEntry e = originals.get(i);
         out.put(
-            e.id(),
-            e.packed(new LogEntry.Pack(object.value(), size, sha256, offsets[i]), holders));
+            e.id(), e.packed(new LogEntry.Pack(object.value(), size, sha256, offsets[i]), holders));
       }
       return out;
     }
@@ -163,12 +178,15 @@ public final class Packer {
       return;
     }
     List<LogEntry> candidates;
+    List<Pack> stale;
     synchronized (this) {
       if (closed || uploading(key)) {
         return;
       }
+      stale = dropStale(key);
       candidates = older(own, packed(key));
     }
+    stale.forEach(this::discard);
     long bytes = 0;
     for (LogEntry e : candidates) {
       bytes += e.inlineUnsafe().length;
@@ -189,11 +207,13 @@ public final class Packer {
   CompletableFuture<List<String>> makeRoom(String key, View view, LogEntry entry) {
     CompletableFuture<WriteOp.Uploaded> inFlight = null;
     List<LogEntry> candidates = null;
+    List<Pack> stale;
     synchronized (this) {
       if (closed) {
         return CompletableFuture.failedFuture(
             new RafeStoreException("stopped: this RafeStore client was closed"));
       }
+      stale = dropStale(key);
       MetadataLog own = Logs.replace(view.logOf(ctx.settings.writerId()), ready(key));
       MetadataLog projected = Logs.append(own, view, entry, ctx.incarnation);
       if (Logs.inlineBytes(projected) <= ctx.settings.inlineLogBudget()) {
@@ -209,6 +229,7 @@ public final class Packer {
         candidates = older(projected, packed(key));
       }
     }
+    stale.forEach(this::discard);
     if (inFlight != null) {
       return inFlight.handle((r, e) -> null).thenCompose(x -> makeRoom(key, view, entry));
     }
@@ -235,6 +256,7 @@ public final class Packer {
     List<Pack> dropped = new ArrayList<>();
     Map<LogEntry.Id, LogEntry> replacements = new HashMap<>();
     synchronized (this) {
+      dropped.addAll(dropStale(key));
       for (Pack p : pending.getOrDefault(key, List.of())) {
         if (!p.ready()) {
           continue;
@@ -256,9 +278,7 @@ public final class Packer {
           dropped.add(p);
         }
       }
-      for (Pack p : dropped) {
-        remove(p);
-      }
+      dropped.forEach(this::remove);
     }
     dropped.forEach(this::discard);
     MetadataLog replaced = Logs.replace(own, replacements);
@@ -292,6 +312,21 @@ public final class Packer {
       }
       p.upload.cancel(true);
     }
+  }
+
+  /**
+   * Removes this key's ready packs that are no longer {@link Pack#fresh}, and returns them for
+   * {@link #discard}. Caller holds the lock.
+   */
+  private List<Pack> dropStale(String key) {
+    List<Pack> stale = new ArrayList<>();
+    for (Pack p : pending.getOrDefault(key, List.of())) {
+      if (p.ready() && !p.fresh()) {
+        stale.add(p);
+      }
+    }
+    stale.forEach(this::remove);
+    return stale;
   }
 
   /** Inline entries of {@code log} other than its newest entry, not in a pack yet. */
@@ -377,7 +412,8 @@ public final class Packer {
     CompletableFuture<WriteOp.Uploaded> upload =
         bounded(
             WriteOp.upload(ctx, key, WholeUpload.raw(ctx, p.object, bytes), trace),
-            "upload of pack " + p.object.value());
+            "upload of pack " + p.object.value(),
+            ctx.settings.operationTimeout().dividedBy(2));
     p.upload.whenComplete(
         (r, e) -> {
           if (p.upload.isCancelled()) {
@@ -500,7 +536,9 @@ public final class Packer {
                           });
                 },
                 ctx.settings.executor());
-    CompletableFuture<Void> out = bounded(op, "writeM of a pack of '" + key + "'");
+    // Half the operation timeout: the other half is what a pack may wait to be named (Pack.fresh).
+    CompletableFuture<Void> out =
+        bounded(op, "writeM of a pack of '" + key + "'", ctx.settings.operationTimeout().dividedBy(2));
     out.whenComplete(
         (r, e) -> {
           done.complete(null);
@@ -523,9 +561,9 @@ public final class Packer {
     }
   }
 
-  /** {@code op}, failed (and so cancelled through its handlers) after the operation timeout. */
-  private <T> CompletableFuture<T> bounded(CompletableFuture<T> op, String what) {
-    Duration timeout = ctx.settings.operationTimeout();
+  /** {@code op}, failed (and so cancelled through its handlers) after {@code timeout}. */
+  private <T> CompletableFuture<T> bounded(
+      CompletableFuture<T> op, String what, Duration timeout) {
     Scheduler.Cancellable timer =
         ctx.settings
             .scheduler()
@@ -534,7 +572,7 @@ public final class Packer {
                 () ->
                     op.completeExceptionally(
                         new RafeStoreException(
-                            what + " did not finish within the operation timeout " + timeout,
+                            what + " did not finish within " + timeout,
                             new TimeoutException())));
     op.whenComplete((r, e) -> timer.cancel());
     return op;

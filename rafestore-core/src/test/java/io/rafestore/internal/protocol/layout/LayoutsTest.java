@@ -146,7 +146,8 @@ class LayoutsTest {
     System.arraycopy(VALUE, 0, pack, 10, VALUE.length);
     LogEntry packed =
         inline()
-            .packed(new LogEntry.Pack("d/k/w-pack", 40, Sha256.hash(pack), 10), List.of("p0", "p2"));
+            .packed(
+                new LogEntry.Pack("d/k/w-pack", 40, Sha256.hash(pack), 10), List.of("p0", "p2"));
     ValueLayout l = Layouts.of(packed);
     assertThat(l).isInstanceOf(PackedLayout.class);
     assertThat(l.objectsOn("p2")).containsExactly("d/k/w-pack");

@@ -283,7 +283,8 @@ class GcTest {
 
   static RafeStore direct(List<? extends CloudDriver> clouds, String id, KeyPair keys) {
     RafeStore.Builder b =
-        RafeStore.builder().inlineThreshold(0)
+        RafeStore.builder()
+            .inlineThreshold(0)
             .faultsTolerated(1)
             .executor(Runnable::run)
             .scheduler(Scheduler.system())

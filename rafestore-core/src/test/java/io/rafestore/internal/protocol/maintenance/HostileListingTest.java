@@ -156,7 +156,8 @@ class HostileListingTest {
       h = new Harness(f, 3 * f + 1);
       hostile = new HostileCloud(h.clouds.get(0), h.scheduler);
       RafeStore.Builder b =
-          RafeStore.builder().inlineThreshold(0)
+          RafeStore.builder()
+              .inlineThreshold(0)
               .faultsTolerated(f)
               .mode(ProtocolMode.PAPER)
               .executor(Runnable::run)
@@ -276,7 +277,8 @@ class HostileListingTest {
     Setup s = new Setup(1);
     HostileCloud second = new HostileCloud(s.h.clouds.get(1), s.h.scheduler);
     RafeStore.Builder b =
-        RafeStore.builder().inlineThreshold(0)
+        RafeStore.builder()
+            .inlineThreshold(0)
             .faultsTolerated(1)
             .mode(ProtocolMode.PAPER)
             .executor(Runnable::run)

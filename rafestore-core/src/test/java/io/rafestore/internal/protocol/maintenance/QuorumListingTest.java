@@ -160,7 +160,8 @@ class QuorumListingTest {
     Harness h = new Harness(1, 4);
     List<CountingCloud> clouds = new ArrayList<>();
     RafeStore.Builder b =
-        RafeStore.builder().inlineThreshold(0)
+        RafeStore.builder()
+            .inlineThreshold(0)
             .faultsTolerated(1)
             .mode(ProtocolMode.PAPER)
             .executor(Runnable::run)

@@ -19,13 +19,13 @@ class InlineMergeTest {
 
   static LogEntry inline(long ts, long incarnation) {
     byte[] v = ("value " + ts).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    return LogEntry.inline(ts, ts, "d/k/alice-" + ts, v.length, Sha256.hash(v), v, List.of(), List.of())
+    return LogEntry.inline(
+            ts, ts, "d/k/alice-" + ts, v.length, Sha256.hash(v), v, List.of(), List.of())
         .withIncarnation(incarnation);
   }
 
   static LogEntry packed(LogEntry inline, String pack) {
-    return inline.packed(
-        new LogEntry.Pack(pack, 100, new byte[32], 10), List.of("p0", "p1"));
+    return inline.packed(new LogEntry.Pack(pack, 100, new byte[32], 10), List.of("p0", "p1"));
   }
 
   @Test
@@ -39,7 +39,15 @@ class InlineMergeTest {
     assertThat(replaced.entries()).containsExactly(p1, packed(two, "d/k/alice-pack"));
     assertThat(replaced.sequence()).isEqualTo(5);
     LogEntry other =
-        LogEntry.inline(2, 2, "d/k/alice-other", 1, Sha256.hash(new byte[1]), new byte[1], List.of(), List.of())
+        LogEntry.inline(
+                2,
+                2,
+                "d/k/alice-other",
+                1,
+                Sha256.hash(new byte[1]),
+                new byte[1],
+                List.of(),
+                List.of())
             .withIncarnation(A);
     // The packed form of another value under the same id is not a replacement.
     MetadataLog unchanged = Logs.replace(log, Map.of(two.id(), packed(other, "d/k/alice-pack")));
@@ -62,7 +70,14 @@ class InlineMergeTest {
       LogMerge.Merged m = LogMerge.mergeWithShadowed(order);
       assertThat(m.log().entries().get(0)).isEqualTo(one);
       assertThat(m.shadowed()).containsExactly(packed(one, "d/k/alice-pa"));
-      View v = new View("k", Map.of("alice", m.log()), List.of(), false, Map.of(), Map.of("alice", m.shadowed()));
+      View v =
+          new View(
+              "k",
+              Map.of("alice", m.log()),
+              List.of(),
+              false,
+              Map.of(),
+              Map.of("alice", m.shadowed()));
       assertThat(v.visible).hasSize(2);
       // The pack a shadowed live entry names is kept by collection and orphan collection.
       assertThat(v.packsInUse).containsExactly("d/k/alice-pa");
@@ -76,7 +91,14 @@ class InlineMergeTest {
     LogMerge.Merged m = LogMerge.mergeWithShadowed(List.of(aPacked, bPacked));
     assertThat(m.log().entries().get(0).pack().object()).isEqualTo("d/k/alice-pb");
     assertThat(m.shadowed()).extracting(LogEntry::id).containsExactly(id);
-    View v = new View("k", Map.of("alice", m.log()), List.of(), false, Map.of(), Map.of("alice", m.shadowed()));
+    View v =
+        new View(
+            "k",
+            Map.of("alice", m.log()),
+            List.of(),
+            false,
+            Map.of(),
+            Map.of("alice", m.shadowed()));
     assertThat(v.packsInUse).containsExactlyInAnyOrder("d/k/alice-pa", "d/k/alice-pb");
   }
 

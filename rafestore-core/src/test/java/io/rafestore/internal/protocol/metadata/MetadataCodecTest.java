@@ -125,13 +125,18 @@ public class MetadataCodecTest {
                 List.of(s1, s2))
             : LogEntry.inline(2, 20, "d/k/alice-2", value.length, h, value, List.of(), List.of());
     list.add(
-        packedFrom.packed(
-            new LogEntry.Pack("d/k/alice-pack", 100, s2, 7), List.of("p2", "p0")));
+        packedFrom.packed(new LogEntry.Pack("d/k/alice-pack", 100, s2, 7), List.of("p2", "p0")));
     list.add(LogEntry.inline(3, 30, "d/k/alice-3", value.length, h, value, List.of(), List.of()));
     if (sealed) {
       list.add(
           LogEntry.inline(
-              4, 40, "d/k/alice-4", value.length, h, sealedBytes, List.of("p0", "p1"),
+              4,
+              40,
+              "d/k/alice-4",
+              value.length,
+              h,
+              sealedBytes,
+              List.of("p0", "p1"),
               List.of(s1, s2)));
     }
     List<LogEntry> stamped = new ArrayList<>();
@@ -185,8 +190,7 @@ public class MetadataCodecTest {
                         Harness.ALICE.getPrivate()))
         .isInstanceOf(IllegalArgumentException.class);
     // The stored length must be the signed size (plus the seal's overhead if sealed).
-    assertThatThrownBy(
-            () -> LogEntry.inline(1, 1, "d/k/a-1", 4, h, value, List.of(), List.of()))
+    assertThatThrownBy(() -> LogEntry.inline(1, 1, "d/k/a-1", 4, h, value, List.of(), List.of()))
         .isInstanceOf(IllegalArgumentException.class);
     // A pack must hold the value's bytes at its offset.
     assertThatThrownBy(() -> inline.packed(new LogEntry.Pack("d/k/p", 4, h, 2), List.of("p0")))
