@@ -538,7 +538,8 @@ public final class Packer {
                 ctx.settings.executor());
     // Half the operation timeout: the other half is what a pack may wait to be named (Pack.fresh).
     CompletableFuture<Void> out =
-        bounded(op, "writeM of a pack of '" + key + "'", ctx.settings.operationTimeout().dividedBy(2));
+        bounded(
+            op, "writeM of a pack of '" + key + "'", ctx.settings.operationTimeout().dividedBy(2));
     out.whenComplete(
         (r, e) -> {
           done.complete(null);
@@ -562,8 +563,7 @@ public final class Packer {
   }
 
   /** {@code op}, failed (and so cancelled through its handlers) after {@code timeout}. */
-  private <T> CompletableFuture<T> bounded(
-      CompletableFuture<T> op, String what, Duration timeout) {
+  private <T> CompletableFuture<T> bounded(CompletableFuture<T> op, String what, Duration timeout) {
     Scheduler.Cancellable timer =
         ctx.settings
             .scheduler()
@@ -572,8 +572,7 @@ public final class Packer {
                 () ->
                     op.completeExceptionally(
                         new RafeStoreException(
-                            what + " did not finish within " + timeout,
-                            new TimeoutException())));
+                            what + " did not finish within " + timeout, new TimeoutException())));
     op.whenComplete((r, e) -> timer.cancel());
     return op;
   }
