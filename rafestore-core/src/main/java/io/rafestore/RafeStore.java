@@ -452,6 +452,34 @@ public interface RafeStore extends AutoCloseable {
     }
 
     /**
+     * The largest value written <em>inline</em>, inside the writer's signed metadata log rather
+     * than as a data object (default 64 KiB; 0 turns inline values off; at most {@link
+     * #inlineLogBudget}). Only {@link ProtocolMode#PAPER} and {@link ProtocolMode#FAST} write
+     * inline; the DepSky baselines never do. An inline write is one metadata round (writeM; readM
+     * first unless {@code FAST} lets it be skipped) and contacts no data cloud; a read of it needs
+     * no data fetch. The log reaches n - f clouds, so f+1 correct clouds hold the value. Older
+     * inline values are later packed in the background into one data object on f+1 data clouds, so
+     * a log stays small: every read downloads the logs from n - f clouds. Sealed under {@link
+     * #encryptValues} as any value.
+     */
+    public Builder inlineThreshold(long bytes) {
+      draft.inlineThreshold = bytes;
+      return this;
+    }
+
+    /**
+     * The most stored bytes of inline values one writer's log of one key may hold (default 128 KiB;
+     * from {@link #inlineThreshold} to {@link #maxMetadataBytes} / 2). Packing starts well below it
+     * (once older inline values exceed 4 KiB), and a write that would push a log over it first
+     * packs the older inline values, so the bound holds whatever the timing; a larger budget only
+     * lets writes go on for longer while packing is slow or failing.
+     */
+    public Builder inlineLogBudget(long bytes) {
+      draft.inlineLogBudget = bytes;
+      return this;
+    }
+
+    /**
      * The JCA provider that signs and verifies metadata (Ed25519), default null: the JDK's. JDK
      * 17's Ed25519 is a slow reference implementation (about 0.6 ms per signature on a laptop core,
      * one per write, and one verification per distinct log read); a provider with an optimised

@@ -83,6 +83,22 @@ class BuilderValidationTest {
             b -> b.closeGrace(Duration.ofSeconds(-1)),
             "closeGrace must be zero or positive"),
         bad(
+            "negative inline threshold",
+            b -> b.inlineThreshold(-1),
+            "inlineThreshold must be 0 (no inline values) to inlineLogBudget = 131072 bytes"),
+        bad(
+            "inline threshold over the budget",
+            b -> b.inlineThreshold(4096).inlineLogBudget(4095),
+            "inlineThreshold must be 0 (no inline values) to inlineLogBudget = 4095 bytes, was 4096"),
+        bad(
+            "negative inline budget",
+            b -> b.inlineLogBudget(-1),
+            "inlineLogBudget must be 0 to maxMetadataBytes / 2 = 4194304 bytes, was -1"),
+        bad(
+            "inline budget over half the metadata bound",
+            b -> b.maxMetadataBytes(64 * 1024).inlineThreshold(0),
+            "inlineLogBudget must be 0 to maxMetadataBytes / 2 = 32768 bytes, was 131072"),
+        bad(
             "negative rtt",
             b -> b.cloud(new MemoryCloud("x"), CloudRole.DATA_AND_METADATA, Duration.ofMillis(-1)),
             "expected RTT must be >= 0"));

@@ -51,7 +51,9 @@ final class ConfigLocator {
           "partsInFlight",
           "speculativeReadLimit",
           "layout",
-          "objective");
+          "objective",
+          "inlineThreshold",
+          "inlineLogBudget");
 
   private final Map<String, String> env;
   private final Path workingDirectory;

@@ -54,6 +54,8 @@ final class ConfigParser {
           "speculativeReadLimit",
           "layout",
           "objective",
+          "inlineThreshold",
+          "inlineLogBudget",
           "cloud.<id>.<field>");
   private static final List<String> CLOUD_FIELDS =
       List.of(
@@ -273,6 +275,9 @@ final class ConfigParser {
               speculativeEntry.value.trim().equals("0") ? 0 : parseSize(speculativeEntry));
     }
 
+    OptionalLong inlineThreshold = zeroOrSize(entries.get("inlineThreshold"));
+    OptionalLong inlineLogBudget = zeroOrSize(entries.get("inlineLogBudget"));
+
     Optional<KeyFiles.WriterKey> writer =
         parseWriter(entries.get("writer.id"), entries.get("writer.key"));
     Map<String, PublicKey> trusted = new LinkedHashMap<>();
@@ -305,7 +310,17 @@ final class ConfigParser {
         speculativeReadLimit,
         layout,
         objective,
+        inlineThreshold,
+        inlineLogBudget,
         fieldLines);
+  }
+
+  /** An optional size where {@code 0} is allowed (it turns a feature off). */
+  private OptionalLong zeroOrSize(Entry entry) throws ConfigException {
+    if (entry == null) {
+      return OptionalLong.empty();
+    }
+    return OptionalLong.of(entry.value.trim().equals("0") ? 0 : parseSize(entry));
   }
 
   // ---- lines ----------------------------------------------------------------------------------

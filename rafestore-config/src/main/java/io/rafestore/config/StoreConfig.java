@@ -76,6 +76,8 @@ public final class StoreConfig {
   private final OptionalLong speculativeReadLimit;
   private final io.rafestore.Layout layout;
   private final Optional<io.rafestore.Objective> objective;
+  private final OptionalLong inlineThreshold;
+  private final OptionalLong inlineLogBudget;
   // (cloud id + "." + field) -> line, to name the line of a field when a driver rejects it.
   private final Map<String, Integer> cloudFieldLines;
 
@@ -96,6 +98,8 @@ public final class StoreConfig {
       OptionalLong speculativeReadLimit,
       io.rafestore.Layout layout,
       Optional<io.rafestore.Objective> objective,
+      OptionalLong inlineThreshold,
+      OptionalLong inlineLogBudget,
       Map<String, Integer> cloudFieldLines) {
     this.layout = layout;
     this.objective = objective;
@@ -114,6 +118,8 @@ public final class StoreConfig {
     this.partSize = partSize;
     this.partsInFlight = partsInFlight;
     this.speculativeReadLimit = speculativeReadLimit;
+    this.inlineThreshold = inlineThreshold;
+    this.inlineLogBudget = inlineLogBudget;
     this.cloudFieldLines = Map.copyOf(cloudFieldLines);
   }
 
@@ -248,6 +254,22 @@ public final class StoreConfig {
     return objective;
   }
 
+  /**
+   * The largest value written inline, inside the signed log, in bytes (0: none), if set ({@code
+   * RafeStore.Builder.inlineThreshold}).
+   */
+  public OptionalLong inlineThreshold() {
+    return inlineThreshold;
+  }
+
+  /**
+   * The most inline bytes one writer's log of one key may hold, if set ({@code
+   * RafeStore.Builder.inlineLogBudget}).
+   */
+  public OptionalLong inlineLogBudget() {
+    return inlineLogBudget;
+  }
+
   /** Creates the drivers and builds a client. Same as {@code open(b -> {})}. */
   public RafeStore open() throws ConfigException {
     return open(b -> {});
@@ -300,6 +322,8 @@ public final class StoreConfig {
       partsInFlight.ifPresent(b::partsInFlight);
       speculativeReadLimit.ifPresent(b::speculativeReadLimit);
       objective.ifPresent(b::objective);
+      inlineThreshold.ifPresent(b::inlineThreshold);
+      inlineLogBudget.ifPresent(b::inlineLogBudget);
       customizer.accept(b);
       RafeStore store;
       try {

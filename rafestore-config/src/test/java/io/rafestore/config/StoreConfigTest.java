@@ -175,6 +175,17 @@ class StoreConfigTest {
   }
 
   @Test
+  void inlineSettingsAreSizesAndZeroTurnsInlineValuesOff() throws IOException {
+    StoreConfig c =
+        StoreConfig.load(write("inlineThreshold = 0\ninlineLogBudget = 64KiB\n" + FOUR_CLOUDS));
+    assertThat(c.inlineThreshold()).hasValue(0);
+    assertThat(c.inlineLogBudget()).hasValue(64L * 1024);
+    StoreConfig d = StoreConfig.load(write(FOUR_CLOUDS));
+    assertThat(d.inlineThreshold()).isEmpty();
+    assertThat(d.inlineLogBudget()).isEmpty();
+  }
+
+  @Test
   void opensAStoreThatWritesAndReads() throws Exception {
     StoreConfig c =
         StoreConfig.load(write("writer.id = alice\nwriter.key = alice.key\n" + FOUR_CLOUDS));
@@ -423,6 +434,12 @@ class StoreConfigTest {
             "layout",
             1,
             "fixes it"),
+        Arguments.of(
+            "inline threshold not a size",
+            "inlineThreshold = big\n" + FOUR_CLOUDS,
+            "inlineThreshold",
+            1,
+            "is not a size"),
         Arguments.of("line without =", "f 1\n" + FOUR_CLOUDS, null, 1, "expected 'key = value'"),
         Arguments.of("empty value", "mode =\n" + FOUR_CLOUDS, "mode", 1, "has no value"),
         Arguments.of(

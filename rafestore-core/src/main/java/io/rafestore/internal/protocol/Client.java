@@ -26,6 +26,7 @@ import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.context.Loop;
+import io.rafestore.internal.protocol.layout.InlinePayload;
 import io.rafestore.internal.protocol.layout.PartedPayload;
 import io.rafestore.internal.protocol.layout.Payload;
 import io.rafestore.internal.protocol.maintenance.Listings;
@@ -37,6 +38,8 @@ import io.rafestore.internal.protocol.quorum.MetadataRead;
 import io.rafestore.internal.protocol.read.ReadOp;
 import io.rafestore.internal.protocol.write.DeleteOp;
 import io.rafestore.internal.protocol.write.DepSkyWriteOp;
+import io.rafestore.internal.protocol.write.InlineWriteOp;
+import io.rafestore.internal.protocol.write.Packer;
 import io.rafestore.internal.protocol.write.WriteOp;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.support.Futures;
@@ -70,7 +73,11 @@ public final class Client implements RafeStore {
 
   public Client(Settings settings) {
     this.ctx = new Context(settings);
+    this.packer = new Packer(ctx);
   }
+
+  /** Packs this writer's older inline values in the background. */
+  private final Packer packer;
 
   @Override
   public CompletableFuture<WriteReceipt> write(String key, byte[] value) {
@@ -88,7 +95,12 @@ public final class Client implements RafeStore {
     byte[] copy = value.clone();
     CompletableFuture<WriteReceipt> op =
         switch (ctx.settings.mode()) {
-          case PAPER, FAST -> WriteOp.run(ctx, key, Payload.of(ctx, key, copy));
+          case PAPER, FAST -> {
+            Payload payload = Payload.of(ctx, key, copy);
+            yield payload instanceof InlinePayload inline
+                ? InlineWriteOp.run(ctx, packer, key, inline)
+                : WriteOp.run(ctx, key, payload);
+          }
           case DEPSKY_A, DEPSKY_CA -> DepSkyWriteOp.run(ctx, key, copy);
         };
     return bounded(op, "write of '" + key + "'");
@@ -386,6 +398,8 @@ public final class Client implements RafeStore {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    // Packing stops first: a pack not yet in a log is an orphan, and no log loses anything.
+    packer.close();
     // Completed writes' puts to the clouds beyond their quorum, for the grace the builder gave.
     ctx.drain(ctx.settings.closeGrace());
     // Listing walks and key pages stop here, whether or not the drivers are ours to close.

@@ -37,6 +37,7 @@ class StreamingTest {
       ProtocolMode mode, UnaryOperator<CloudDriver> wrapSecond, boolean encrypt) {
     RafeStore.Builder b =
         RafeStore.builder()
+            .inlineThreshold(0)
             .faultsTolerated(1)
             .mode(mode)
             .writer("alice", Harness.ALICE)
@@ -113,6 +114,7 @@ class StreamingTest {
   BlockingRafeStore codedStore(UnaryOperator<CloudDriver> wrapSecond, boolean encrypt) {
     RafeStore.Builder b =
         RafeStore.builder()
+            .inlineThreshold(0)
             .faultsTolerated(1)
             .writer("alice", Harness.ALICE)
             .partSize(PART)

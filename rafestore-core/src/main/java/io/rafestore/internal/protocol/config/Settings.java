@@ -46,7 +46,9 @@ public record Settings(
     long speculativeReadLimit,
     Duration closeGrace,
     io.rafestore.Layout layout,
-    io.rafestore.Objective objective) {
+    io.rafestore.Objective objective,
+    long inlineThreshold,
+    long inlineLogBudget) {
 
   /** Smallest accepted part size. */
   public static final long MIN_PART_SIZE = 1024;
@@ -82,6 +84,34 @@ public record Settings(
   public boolean mayAnticipate(long bytes) {
     return speculativeReadLimit > 0 && bytes <= speculativeReadLimit;
   }
+
+  /**
+   * Whether a new value of {@code size} bytes ({@code storedSize} once sealed, if it is) is written
+   * inline, inside the writer's signed log: in the RafeStore modes, up to {@link #inlineThreshold}
+   * bytes, and never a value whose stored bytes alone would exceed {@link #inlineLogBudget}. The
+   * one rule of the settings; which layout a write takes is decided in the layout package ({@code
+   * Payload.of}), where a per-value chooser can replace it.
+   */
+  public boolean writesInline(long size, long storedSize) {
+    return (mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST)
+        && inlineThreshold > 0
+        && size <= inlineThreshold
+        && storedSize <= inlineLogBudget;
+  }
+
+  /**
+   * Bytes of older inline values (every inline value of a log but its newest) above which the
+   * writer packs them in the background: at most {@link #PACK_TRIGGER} (4 KiB), so a read, which
+   * downloads the log from n - f clouds, carries little besides the newest value; and at most the
+   * room the budget leaves beside a value at the threshold, so packing starts before a write has to
+   * wait for it.
+   */
+  public long inlinePackTrigger() {
+    return Math.max(0, Math.min(PACK_TRIGGER, inlineLogBudget - inlineThreshold));
+  }
+
+  /** See {@link #inlinePackTrigger()}. */
+  public static final long PACK_TRIGGER = 4 * 1024;
 
   /**
    * Whether a value of {@code size} bytes is sent in parts under these settings: every value above
@@ -147,6 +177,12 @@ public record Settings(
 
     /** How long close() waits for writeM's puts still running after their quorum; 0: none. */
     public Duration closeGrace = Duration.ZERO;
+
+    /** Largest value written inline, inside the signed log (PAPER, FAST); 0 turns it off. */
+    public long inlineThreshold = 64L * 1024;
+
+    /** Most stored bytes of inline values one writer's log of one key may hold. */
+    public long inlineLogBudget = 128L * 1024;
   }
 
   /**
@@ -363,6 +399,25 @@ public record Settings(
       throw new IllegalArgumentException(
           "operationTimeout must be positive, was " + operationTimeout);
     }
+    long inlineThreshold = draft.inlineThreshold;
+    long inlineLogBudget = draft.inlineLogBudget;
+    // Every inline byte is in a log that readers fetch with a bound of maxMetadataBytes: half of
+    // it for inline values leaves the other half to the entries of a long history.
+    long maxBudget = maxMetadataBytes / 2;
+    if (inlineLogBudget < 0 || inlineLogBudget > maxBudget) {
+      throw new IllegalArgumentException(
+          "inlineLogBudget must be 0 to maxMetadataBytes / 2 = "
+              + maxBudget
+              + " bytes, was "
+              + inlineLogBudget);
+    }
+    if (inlineThreshold < 0 || inlineThreshold > inlineLogBudget) {
+      throw new IllegalArgumentException(
+          "inlineThreshold must be 0 (no inline values) to inlineLogBudget = "
+              + inlineLogBudget
+              + " bytes, was "
+              + inlineThreshold);
+    }
     Duration closeGrace = draft.closeGrace;
     if (closeGrace == null || closeGrace.isNegative()) {
       throw new IllegalArgumentException("closeGrace must be zero or positive, was " + closeGrace);
@@ -424,7 +479,9 @@ public record Settings(
         mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST ? speculativeReadLimit : 0,
         closeGrace,
         layout,
-        objective);
+        objective,
+        mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST ? inlineThreshold : 0,
+        inlineLogBudget);
   }
 
   @SuppressWarnings("unchecked")

@@ -96,6 +96,18 @@ final class DataFetch {
   }
 
   /**
+   * The stored value of a packed entry: {@code info}'s size (the stored size) from byte {@code
+   * offset} of the pack object {@code pack}, which every holder stores whole; a ranged GET, checked
+   * against {@code info}'s hash (the value's own, signed) like a whole value.
+   */
+  static CompletableFuture<StoredValue> packed(
+      Context ctx, String key, VersionInfo info, String pack, long offset) {
+    Where at = new Where(ObjectKey.of(pack), Optional.of(ByteRange.of(offset, info.size())));
+    return fetch(ctx, key, info, pack, holder -> at, info.size(), info.sha256(), null)
+        .thenApply(f -> new StoredValue(info, f.bytes(), f.cloud()));
+  }
+
+  /**
    * Fetches part {@code i} of a parted value from its holders, hedged like a whole value, verified
    * against the part's signed hash. The bytes are the stored part: sealed, for a sealed entry. A
    * joined holder ({@link LogEntry#joinedHolders()}) is asked for the part's stored range of its

@@ -27,6 +27,8 @@ public final class Layouts {
       case DEPSKY_CA -> new DepSkyLayout(entry);
       case PARTS -> new PartsLayout(entry);
       case CODED_PARTS -> new CodedPartsLayout(entry);
+      case INLINE -> new InlineLayout(entry);
+      case PACKED -> new PackedLayout(entry);
     };
   }
 }

@@ -19,12 +19,16 @@ import java.util.Optional;
  * decides, and the chosen clouds come first (writeDo), the other data clouds after them in
  * predicted order (writeDf and replacements). Immutable.
  *
- * @param k fragments that rebuild the value, 0 for whole copies
+ * @param inline whether the value goes inside the writer's signed log ({@link InlinePayload}): for a
+ *     fixed layout, by the settings' inline threshold and budget; with {@code AUTO}, when the chooser
+ *     picks {@link LayoutChoice.Kind#INLINE} among the candidates the threshold and budget allow
+ * @param k fragments that rebuild the value, 0 for whole copies (and inline values)
  * @param order the data clouds in the order the write uses them; empty to let the write order them
  *     by the latency model for the upload's size (a fixed layout)
  * @param choice what the chooser decided and why (empty for a fixed layout)
  */
-public record Placement(int k, List<String> order, Optional<LayoutChoice> choice) {
+public record Placement(
+    boolean inline, int k, List<String> order, Optional<LayoutChoice> choice) {
 
   public Placement {
     order = List.copyOf(order);
@@ -33,8 +37,11 @@ public record Placement(int k, List<String> order, Optional<LayoutChoice> choice
   /** The placement of a new value of {@code size} bytes of {@code key}. */
   static Placement of(Context ctx, String key, long size) {
     Settings s = ctx.settings;
+    boolean inlineAllowed = InlinePayload.fits(ctx, size);
     if (!s.choosesLayout()) {
-      return new Placement(s.erasureK(), List.of(), Optional.empty());
+      return inlineAllowed
+          ? new Placement(true, 0, List.of(), Optional.empty())
+          : new Placement(false, s.erasureK(), List.of(), Optional.empty());
     }
     // What the holders store: sealing adds a nonce and a tag (per part above the part size).
     long stored = s.encryptValues() ? size + Aead.OVERHEAD : size;
@@ -45,9 +52,7 @@ public record Placement(int k, List<String> order, Optional<LayoutChoice> choice
       all.add(c.id());
     }
     List<String> data = ctx.dataOrder(stored);
-    // INLINE: the chooser scores an inline candidate when asked (inlineAllowed); this branch has no
-    // inline payload yet, so it is not asked. Where inline values exist, pass whether this value
-    // may go inline here and make the inline payload in Payload.of for LayoutChoice.Kind.INLINE.
+    // The chooser scores an inline candidate only where the threshold and the log budget allow it.
     LayoutChooser.Request request =
         new LayoutChooser.Request(
             stored,
@@ -56,7 +61,7 @@ public record Placement(int k, List<String> order, Optional<LayoutChoice> choice
             s.f(),
             s.mode(),
             readMSkipped,
-            false,
+            inlineAllowed,
             s.partSize(),
             s.partsInFlight(),
             s.objective());
@@ -68,7 +73,8 @@ public record Placement(int k, List<String> order, Optional<LayoutChoice> choice
         order.add(c);
       }
     }
-    return new Placement(choice.chosen().k(), order, Optional.of(choice));
+    boolean inline = choice.chosen().kind() == LayoutChoice.Kind.INLINE;
+    return new Placement(inline, choice.chosen().k(), inline ? List.of() : order, Optional.of(choice));
   }
 
   /** Whether each slot carries its own fragment. */

@@ -70,6 +70,18 @@ public final class WholeUpload implements Payload {
   }
 
   /**
+   * An upload of {@code bytes} exactly as given, as f+1 whole replicas under {@code object}: no
+   * sealing, no coding (a pack of inline values, whose stored bytes are sealed already if they need
+   * to be). It names no version: only {@link #stored()}, {@link #payload} and the slots are used.
+   */
+  public static WholeUpload raw(Context ctx, ObjectKey object, byte[] bytes) {
+    // Replicas on the data clouds predicted fastest for the pack's size, as a fixed layout places
+    // them (writeDf and replacements next in that order).
+    Placement replicas = new Placement(false, 0, List.of(), java.util.Optional.empty());
+    return new WholeUpload(object, bytes.length, null, bytes, null, 0, ctx.f() + 1, replicas);
+  }
+
+  /**
    * The upload of a new version of {@code key} (the value not to be modified afterwards) under a
    * fresh data object name. Sealing and coding run here, on the caller's thread, before the write
    * starts: the client hands the result to writeDo, so a value passes the layout once on its way to

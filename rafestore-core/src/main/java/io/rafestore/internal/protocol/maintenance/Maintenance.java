@@ -119,6 +119,8 @@ public final class Maintenance {
     for (View.Item it : view.collectedItems) {
       doomed.addAll(Layouts.of(it.entry()).allObjects());
     }
+    // A pack holds several versions: it goes only with the last live one that references it.
+    doomed.removeAll(view.packsInUseAbove(through));
     Version finalThrough = through;
     // Under the confidentiality option each cloud's object also carries its key shares of the
     // sealed entries that remain; payloads() carries them over (or restores them) as writeM does.
@@ -347,6 +349,8 @@ public final class Maintenance {
                   }
                 }
               }
+              // Packs that only a representation the merge did not take references.
+              referenced.addAll(view.packsReferenced);
               long now = ctx.settings.scheduler().nanoTime();
               Map<String, List<String>> waiting = new ConcurrentHashMap<>();
               return sweep(ctx, memory, key, grace, referenced, now, waiting)

@@ -275,6 +275,8 @@ public final class Verifier {
     // Per cloud, every check of that cloud: its data objects and the listing of the key's data.
     Map<String, List<Supplier<CompletableFuture<Void>>>> perCloud = new LinkedHashMap<>();
     Map<String, Set<String>> listedOn = new HashMap<>();
+    // Packed versions share their pack: each (holder, object, range) is checked once.
+    Set<String> scheduled = new HashSet<>();
     for (View.Item it : view.visible) {
       ValueLayout layout = Layouts.of(it.entry());
       for (String holder : it.entry().holders()) {
@@ -284,6 +286,9 @@ public final class Verifier {
         }
         listedOn.computeIfAbsent(holder, h -> new HashSet<>()).addAll(layout.objectsOn(holder));
         for (ValueLayout.Check check : layout.checksOn(holder)) {
+          if (!scheduled.add(holder + "\n" + check.object() + "\n" + check.range())) {
+            continue;
+          }
           DataCheck dc = new DataCheck(holder, it, layout, check);
           perCloud
               .computeIfAbsent(holder, h -> new ArrayList<>())

@@ -37,6 +37,11 @@ import java.util.Objects;
  * @param incarnation the incarnation of the client that created the entry ({@link
  *     Version#incarnation()}; 0 in logs written before incarnations existed). An entry keeps it
  *     when a later incarnation of the same writer carries it over into its own log
+ * @param inline for {@link Coding#INLINE}: the stored bytes of the value (the value, or under the
+ *     confidentiality option the value sealed), {@link #storedSize()} long, whose SHA-256 is {@code
+ *     sha256}; empty for every other coding
+ * @param pack for {@link Coding#PACKED}: the pack object holding the stored bytes, and where in it;
+ *     null for every other coding
  *     <p>One way to construct: the canonical constructor, called by the named factories ({@link
  *     #replica}, {@link #coded}, {@link #parts}, {@link #tombstone}, {@link #collected}), which
  *     make an entry with no key shares, no joined holders and incarnation 0, and by the withers
@@ -58,7 +63,9 @@ public record LogEntry(
     List<String> shareHolders,
     List<byte[]> shareHashes,
     List<String> joinedHolders,
-    long incarnation) {
+    long incarnation,
+    byte[] inline,
+    Pack pack) {
 
   /** How a value is laid out on its holders; the wire code is {@link #code}. */
   public enum Coding {
@@ -92,7 +99,22 @@ public record LogEntry(
      * ({@link #fragmentHash}); any k hash-valid fragments of a part decode it, and the decoded part
      * is checked against its own hash before any byte of it is used.
      */
-    CODED_PARTS(10);
+    CODED_PARTS(10),
+    /**
+     * A small value carried inside the signed log itself ({@link LogEntry#inline()}): no holders
+     * and no data object stored under {@code dataObject}, which still names the value (sealing's
+     * associated data binds it). The log reaches n - f clouds, so f+1 correct clouds hold the value
+     * and its signature.
+     */
+    INLINE(16),
+    /**
+     * An inline value after background packing: its stored bytes lie at {@link Pack#offset()} in
+     * the pack object {@link Pack#object()} (several values concatenated), which every holder
+     * stores whole; {@code dataObject} keeps the value's own name (its identity, sealing's
+     * associated data). The same version as the inline entry it replaced: same timestamp,
+     * incarnation, size, hash and key shares.
+     */
+    PACKED(17);
 
     final int code;
 
@@ -184,8 +206,12 @@ public record LogEntry(
         List.of(),
         List.of(),
         List.of(),
-        0);
+        0,
+        NO_BYTES,
+        null);
   }
+
+  private static final byte[] NO_BYTES = new byte[0];
 
   /** The same entry as a value sealed by the client, its key shared among {@code holders}. */
   public LogEntry sealed(List<String> keyHolders, List<byte[]> keyShareHashes) {
@@ -203,7 +229,9 @@ public record LogEntry(
         keyHolders,
         keyShareHashes,
         joinedHolders,
-        incarnation);
+        incarnation,
+        inline,
+        pack);
   }
 
   /**
@@ -225,7 +253,9 @@ public record LogEntry(
         shareHolders,
         shareHashes,
         joinedHolders,
-        writerIncarnation);
+        writerIncarnation,
+        inline,
+        pack);
   }
 
   /**
@@ -257,7 +287,9 @@ public record LogEntry(
         shareHolders,
         shareHashes,
         ordered,
-        incarnation);
+        incarnation,
+        inline,
+        pack);
   }
 
   /** Whether {@code holder} stores this parted value as one joined object. */
@@ -351,6 +383,11 @@ public record LogEntry(
                 + size
                 + " bytes");
       }
+    } else if (coding == Coding.INLINE || coding == Coding.PACKED) {
+      if (kind != Kind.VALUE || k != 0 || !pieceHashes.isEmpty() || !joinedHolders.isEmpty()) {
+        throw new IllegalArgumentException(
+            "coding " + coding + " is a value's, with no k, piece hashes or joined holders");
+      }
     } else if (coding == Coding.REPLICA
         ? (k != 0 || !pieceHashes.isEmpty())
         : (k < 1 || pieceHashes.size() != holders.size())) {
@@ -371,6 +408,37 @@ public record LogEntry(
         }
         last = at;
       }
+    }
+    inline = Objects.requireNonNull(inline, "inline").clone();
+    if (coding == Coding.INLINE) {
+      long stored = size + (shareHolders.isEmpty() ? 0 : SEALED_PART_OVERHEAD);
+      if (!holders.isEmpty() || inline.length != stored || pack != null) {
+        throw new IllegalArgumentException(
+            "an inline value has no holders and its "
+                + stored
+                + " stored bytes in the entry, got "
+                + inline.length
+                + " bytes and "
+                + holders.size()
+                + " holders");
+      }
+    } else if (inline.length != 0) {
+      throw new IllegalArgumentException("only inline values carry their bytes");
+    }
+    if (coding == Coding.PACKED) {
+      long stored = size + (shareHolders.isEmpty() ? 0 : SEALED_PART_OVERHEAD);
+      if (pack == null || holders.isEmpty() || pack.offset() > pack.size() - stored) {
+        throw new IllegalArgumentException(
+            "a packed value needs holders and a pack that holds its "
+                + stored
+                + " stored bytes, got "
+                + pack);
+      }
+      if (pack.object().equals(dataObject)) {
+        throw new IllegalArgumentException("a pack is not stored under the value's own name");
+      }
+    } else if (pack != null) {
+      throw new IllegalArgumentException("only packed values name a pack");
     }
     if (kind == Kind.COLLECTED) {
       // The watermark names a version: its writer tag (writer id, and its incarnation unless 0)
@@ -467,6 +535,141 @@ public record LogEntry(
   /** Whether the value is stored in parts ({@link Coding#PARTS} or {@link Coding#CODED_PARTS}). */
   public boolean isParted() {
     return coding == Coding.PARTS || coding == Coding.CODED_PARTS;
+  }
+
+  /**
+   * Where a packed value's stored bytes lie: in the pack object {@code object} of {@code size}
+   * bytes (the stored bytes of several values concatenated) whose SHA-256 is {@code sha256}, from
+   * byte {@code offset} for the value's {@link LogEntry#storedSize()} bytes. The pack's own size
+   * and hash let verify and repair check and copy a whole pack like a replica.
+   */
+  public record Pack(String object, long size, byte[] sha256, long offset) {
+    public Pack {
+      Objects.requireNonNull(object, "object");
+      if (object.isEmpty() || size < 1 || offset < 0 || offset >= size) {
+        throw new IllegalArgumentException(
+            "a pack needs a name, size >= 1 and an offset inside it, got "
+                + object
+                + " of "
+                + size
+                + " bytes at "
+                + offset);
+      }
+      if (sha256 == null || sha256.length != 32) {
+        throw new IllegalArgumentException("pack sha256 must be 32 bytes");
+      }
+      sha256 = sha256.clone();
+    }
+
+    @Override
+    public byte[] sha256() {
+      return sha256.clone();
+    }
+
+    /** The hash without a copy, for internal checks only. */
+    public byte[] sha256Unsafe() {
+      return sha256;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Pack p
+          && object.equals(p.object)
+          && size == p.size
+          && Arrays.equals(sha256, p.sha256)
+          && offset == p.offset;
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(object, size, offset, Arrays.hashCode(sha256));
+    }
+
+    @Override
+    public String toString() {
+      return "Pack[" + object + ", " + size + " bytes, at " + offset + "]";
+    }
+  }
+
+  /**
+   * An inline value entry: {@code stored} are the bytes the log carries (for a value sealed by the
+   * client, the sealed bytes, its key shared among {@code keyHolders} whose share hashes are {@code
+   * keyShareHashes}, both empty otherwise; {@code size} is the plain size), {@code sha256} their
+   * hash, {@code dataObject} the value's fresh name, under which nothing is stored. Sealed here
+   * rather than by {@link #sealed}, because the stored length depends on it.
+   */
+  public static LogEntry inline(
+      long timestamp,
+      long createdAtMillis,
+      String dataObject,
+      long size,
+      byte[] sha256,
+      byte[] stored,
+      List<String> keyHolders,
+      List<byte[]> keyShareHashes) {
+    return new LogEntry(
+        Kind.VALUE,
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        List.of(),
+        Coding.INLINE,
+        0,
+        List.of(),
+        keyHolders,
+        keyShareHashes,
+        List.of(),
+        0,
+        stored,
+        null);
+  }
+
+  /**
+   * This inline entry as packed: its stored bytes at {@code pack}, which {@code packHolders} (f+1
+   * or more clouds that acknowledged the pack) store whole. Every other component (timestamp,
+   * incarnation, creation time, name, size, hash, key shares) is kept: the same version, naming
+   * byte-identical stored bytes.
+   */
+  public LogEntry packed(Pack pack, List<String> packHolders) {
+    if (coding != Coding.INLINE) {
+      throw new IllegalArgumentException("only an inline value is packed, not " + coding);
+    }
+    return new LogEntry(
+        kind,
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        packHolders,
+        Coding.PACKED,
+        0,
+        List.of(),
+        shareHolders,
+        shareHashes,
+        List.of(),
+        incarnation,
+        NO_BYTES,
+        pack);
+  }
+
+  /** Whether this is the packed form of {@code inlineEntry} (the same version, same bytes). */
+  public boolean packs(LogEntry inlineEntry) {
+    return coding == Coding.PACKED
+        && inlineEntry.coding == Coding.INLINE
+        && inlineEntry.packed(pack, holders).equals(this);
+  }
+
+  /** The inline stored bytes, without a copy, for internal use only. */
+  public byte[] inlineUnsafe() {
+    return inline;
+  }
+
+  @Override
+  public byte[] inline() {
+    return inline.clone();
   }
 
   /** Number of parts: 1 for an unsplit value. */
@@ -567,8 +770,9 @@ public record LogEntry(
    * What garbage collection deletes and orphan collection keeps.
    */
   public List<String> allDataObjects() {
-    if (coding == Coding.CODED_PARTS) {
-      // No native multipart upload for fragments: part objects only.
+    if (coding == Coding.CODED_PARTS || coding == Coding.INLINE || coding == Coding.PACKED) {
+      // Coded parts: no native multipart upload for fragments, part objects only. Inline: none;
+      // packed: the pack.
       return dataObjects();
     }
     if (coding != Coding.PARTS) {
@@ -586,6 +790,12 @@ public record LogEntry(
 
   /** Every part object of this entry's value (the data object itself for an unsplit value). */
   public List<String> dataObjects() {
+    if (coding == Coding.INLINE) {
+      return List.of();
+    }
+    if (coding == Coding.PACKED) {
+      return List.of(pack.object());
+    }
     if (!isParted()) {
       return List.of(dataObject);
     }
@@ -702,7 +912,9 @@ public record LogEntry(
         && shareHolders.equals(e.shareHolders)
         && sameHashes(shareHashes, e.shareHashes)
         && joinedHolders.equals(e.joinedHolders)
-        && incarnation == e.incarnation;
+        && incarnation == e.incarnation
+        && Arrays.equals(inline, e.inline)
+        && Objects.equals(pack, e.pack);
   }
 
   private static boolean sameHashes(List<byte[]> a, List<byte[]> b) {

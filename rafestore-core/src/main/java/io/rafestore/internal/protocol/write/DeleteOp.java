@@ -79,6 +79,8 @@ public final class DeleteOp {
    */
   static CompletableFuture<Void> deleteData(Context ctx, String key, List<View.Item> items) {
     List<CompletableFuture<Void>> deletes = new ArrayList<>();
+    // Packed values share their pack: one delete per object and cloud.
+    java.util.Set<String> asked = new java.util.HashSet<>();
     for (View.Item it : items) {
       for (Cloud c : ctx.clouds) {
         if (!c.role().holdsData()
@@ -89,6 +91,9 @@ public final class DeleteOp {
         List<String> names =
             Layouts.of(it.entry()).objectsToDelete(c.id(), c.accounting().multipart().isPresent());
         for (String name : names) {
+          if (!asked.add(c.id() + "\n" + name)) {
+            continue;
+          }
           ObjectKey object = ObjectKey.of(name);
           deletes.add(
               c.driver()

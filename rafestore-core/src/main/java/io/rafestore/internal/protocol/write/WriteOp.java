@@ -109,14 +109,31 @@ public final class WriteOp {
   private boolean readMDelayPassed;
 
   /**
+   * For an upload alone ({@link #upload}): completed with the acknowledging clouds instead of
+   * running readM and writeM; null for a write.
+   */
+  private final CompletableFuture<Uploaded> uploadOnly;
+
+  /**
    * A write of what the layout made before the write started: a value whole (sealed and coded: f+1
    * replicas, or one fragment per slot) or in parts (every data cloud gets every part; see {@link
    * PartedPayload}).
    */
   private WriteOp(Context ctx, String key, Payload payload) {
+    this(
+        ctx, key, payload, ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE), null);
+  }
+
+  private WriteOp(
+      Context ctx,
+      String key,
+      Payload payload,
+      OpTrace trace,
+      CompletableFuture<Uploaded> uploadOnly) {
     this.ctx = ctx;
     this.key = key;
-    this.trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE);
+    this.trace = trace;
+    this.uploadOnly = uploadOnly;
     this.dataObject = payload.dataObject();
     if (payload instanceof WholeUpload whole) {
       this.parts = null;
@@ -127,8 +144,7 @@ public final class WriteOp {
       this.uploadBytes = whole.uploadBytes();
       this.hash =
           CompletableFuture.supplyAsync(() -> Sha256.hash(whole.stored()), ctx.settings.executor());
-    } else {
-      PartedPayload p = (PartedPayload) payload;
+    } else if (payload instanceof PartedPayload p) {
       this.parts = p;
       this.upload = null;
       this.sealed = p.sealedShares();
@@ -136,6 +152,9 @@ public final class WriteOp {
       this.slots = p.slots();
       this.uploadBytes = p.uploadBytes();
       this.hash = null;
+    } else {
+      throw new IllegalArgumentException(
+          "an inline value has no writeDo: InlineWriteOp writes it, not WriteOp");
     }
     this.holderOfSlot = new String[bySlot ? slots : 0];
     this.placement = payload.placement();
@@ -212,6 +231,42 @@ public final class WriteOp {
     return op.trace.observe(op.result);
   }
 
+  /** What an upload alone ended with: the clouds that acknowledged, and every cloud it asked. */
+  public record Uploaded(List<String> holders, List<String> contacted) {
+    public Uploaded {
+      holders = List.copyOf(holders);
+      contacted = List.copyOf(contacted);
+    }
+  }
+
+  /**
+   * writeDo and its rules alone, for bytes that are not a version of their own (a pack of inline
+   * values, {@link Packer}): {@code payload} to the f+1 data clouds predicted fastest, a cloud that
+   * fails replaced at once, one more added when acknowledgements are late (the writeDf hedge);
+   * completes with the f+1 clouds that acknowledged once they did, and fails as writeDo fails. No
+   * readM, no writeM and no turn in the key's queue. {@code trace} times its writeDo. Cancelling
+   * the result cancels the uploads still running.
+   */
+  public static CompletableFuture<Uploaded> upload(
+      Context ctx, String key, WholeUpload payload, OpTrace trace) {
+    CompletableFuture<Uploaded> out = new CompletableFuture<>();
+    WriteOp op = new WriteOp(ctx, key, payload, trace, out);
+    op.result.whenComplete(
+        (r, e) -> {
+          if (e != null) {
+            out.completeExceptionally(Futures.unwrap(e));
+          }
+        });
+    out.whenComplete(
+        (r, e) -> {
+          if (e != null) {
+            op.result.completeExceptionally(Futures.unwrap(e));
+          }
+        });
+    op.start();
+    return out;
+  }
+
   /**
    * How long readM should wait after the write starts so that it ends just after the slowest of the
    * chosen data uploads is predicted to finish: readM's end is when the crucial check runs, and an
@@ -251,9 +306,13 @@ public final class WriteOp {
   private void start() {
     trace.begin(Phase.WRITE_DO);
     result.whenComplete((r, e) -> finish());
-    CompletableFuture<Void> turn = ctx.enterKey(key, keyTurnDone);
+    // An upload alone writes no metadata: it takes no turn in the key's queue.
+    CompletableFuture<Void> turn =
+        uploadOnly != null
+            ? CompletableFuture.completedFuture(null)
+            : ctx.enterKey(key, keyTurnDone);
     List<Runnable> sends = new ArrayList<>();
-    Duration delay = readMDelay();
+    Duration delay = uploadOnly != null ? Duration.ZERO : readMDelay();
     boolean noDelay = delay.isNegative() || delay.isZero();
     synchronized (this) {
       for (int i = 0; i < slots(); i++) {
@@ -283,7 +342,7 @@ public final class WriteOp {
   }
 
   private void afterDelay(CompletableFuture<Void> turn) {
-    if (ctx.settings.mode() == ProtocolMode.FAST) {
+    if (ctx.settings.mode() == ProtocolMode.FAST || uploadOnly != null) {
       turn.thenRun(this::startReadM);
     } else {
       // PAPER: readM starts on the first writeDo acknowledgement (see onData), after our turn.
@@ -409,7 +468,11 @@ public final class WriteOp {
       }
       readMStarted = true;
       MetadataLog own = ctx.ownLog(key);
-      if (ctx.settings.mode() == ProtocolMode.FAST
+      if (uploadOnly != null) {
+        // No version to place: as when readM is skipped, wait for writeDo (a failure replaces a
+        // cloud at once, lateness adds one through the hedge).
+        m = CompletableFuture.completedFuture(new View(key, Map.of(), List.of(), true));
+      } else if (ctx.settings.mode() == ProtocolMode.FAST
           && own != null
           && ctx.settings.trustedWriters().size() == 1) {
         // The only writer, and we know our log: nobody else can have advanced the key.
@@ -535,6 +598,15 @@ public final class WriteOp {
     }
     for (CompletableFuture<Void> f : useless) {
       f.cancel(true);
+    }
+    if (uploadOnly != null) {
+      List<String> contactedCopy;
+      synchronized (this) {
+        contactedCopy = List.copyOf(contacted);
+      }
+      uploadOnly.complete(new Uploaded(holders, contactedCopy));
+      result.complete(null);
+      return;
     }
     CompletableFuture<Void> next =
         parts != null

@@ -164,4 +164,62 @@ class LayoutsTest {
     assertThat(l.holds("p0", whole, sealed)).isTrue();
     assertThat(e.storedSize()).isEqualTo(VALUE.length + Aead.OVERHEAD);
   }
+
+  private static LogEntry inline() {
+    return LogEntry.inline(
+        1, 0, "d/k/w-1", VALUE.length, Sha256.hash(VALUE), VALUE, List.of(), List.of());
+  }
+
+  @Test
+  void anInlineValueStoresNoObjectAndItsPackedFormLivesInItsPack() {
+    assertThat(Layouts.of(inline())).isInstanceOf(InlineLayout.class);
+    ValueLayout in = Layouts.of(inline());
+    assertThat(in.objectsOn("p0")).isEmpty();
+    assertThat(in.allObjects()).isEmpty();
+    assertThat(in.objectsToDelete("p0", true)).isEmpty();
+    assertThat(in.checksOn("p0")).isEmpty();
+    assertThat(in.anticipate(null, 0)).isEmpty();
+
+    byte[] pack = new byte[40];
+    System.arraycopy(VALUE, 0, pack, 10, VALUE.length);
+    LogEntry packed =
+        inline()
+            .packed(
+                new LogEntry.Pack("d/k/w-pack", 40, Sha256.hash(pack), 10), List.of("p0", "p2"));
+    ValueLayout l = Layouts.of(packed);
+    assertThat(l).isInstanceOf(PackedLayout.class);
+    assertThat(l.objectsOn("p2")).containsExactly("d/k/w-pack");
+    assertThat(l.allObjects()).containsExactly("d/k/w-pack");
+    assertThat(l.objectsToDelete("p1", false)).containsExactly("d/k/w-pack");
+    // Verify checks the whole pack against the pack's signed size and hash, like a replica.
+    ValueLayout.Check whole = l.checksOn("p0").get(0);
+    assertThat(whole.object()).isEqualTo("d/k/w-pack");
+    assertThat(whole.range()).isEmpty();
+    assertThat(l.holds("p0", whole, pack)).isTrue();
+    assertThat(l.holds("p0", whole, VALUE)).isFalse();
+    pack[0] = 1;
+    assertThat(l.holds("p0", whole, pack)).isFalse();
+  }
+
+  @Test
+  void sealedInlineAndPackedValuesAreSealedAroundTheirLayouts() {
+    byte[] sealed = new byte[VALUE.length + Aead.OVERHEAD];
+    LogEntry e =
+        LogEntry.inline(
+            1,
+            0,
+            "d/k/w-1",
+            VALUE.length,
+            Sha256.hash(sealed),
+            sealed,
+            HOLDERS,
+            List.of(new byte[32], new byte[32], new byte[32]));
+    assertThat(Layouts.of(e)).isInstanceOf(SealedLayout.class);
+    assertThat(Layouts.stored(e)).isInstanceOf(InlineLayout.class);
+    LogEntry p =
+        e.packed(new LogEntry.Pack("d/k/w-pack", sealed.length, new byte[32], 0), List.of("p0"));
+    assertThat(Layouts.of(p)).isInstanceOf(SealedLayout.class);
+    assertThat(Layouts.stored(p)).isInstanceOf(PackedLayout.class);
+    assertThat(p.storedSize()).isEqualTo(sealed.length);
+  }
 }
