@@ -5,6 +5,7 @@ import io.rafestore.internal.observe.Observer;
 import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
+import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.selection.LatencyModel;
 import io.rafestore.internal.protocol.selection.LayoutChooser;
 import io.rafestore.internal.protocol.selection.PriceBook;
@@ -47,7 +48,18 @@ public final class Context implements LayoutChooser.Timing {
    * its predecessor signed, even when it picks the same sequence and timestamp (it cannot see a log
    * that reached only a few clouds, and it trusts no local disk to remember).
    */
-  public final long incarnation = newIncarnation();
+  private volatile long incarnation = newIncarnation();
+
+  /**
+   * The incarnation this client signs with now. It changes only when the client forgets the logs it
+   * signed ({@link #rememberOwnLog} clearing its bounded memory): from then on it is, for every
+   * key, a writer that may not know its own last log, exactly as a restarted one, and signs as a
+   * new incarnation so that it can never sign two different logs of one sequence, nor two entries
+   * under one (timestamp, incarnation).
+   */
+  public long incarnation() {
+    return incarnation;
+  }
 
   private static final java.security.SecureRandom INCARNATIONS = new java.security.SecureRandom();
 
@@ -155,11 +167,44 @@ public final class Context implements LayoutChooser.Timing {
     return ownLogs.get(key);
   }
 
-  public void rememberOwnLog(MetadataLog log) {
-    if (ownLogs.size() >= OWN_LOG_LIMIT) {
+  /**
+   * Records a log this client signed for its key, as soon as it is signed and before its puts
+   * start: whether they reach n - f clouds or not (a failed writeM may still have left the log on
+   * some), the client's next log of the key extends this one ({@link #ownView}), never a second log
+   * of the same sequence with other entries.
+   */
+  public synchronized void rememberOwnLog(MetadataLog log) {
+    if (ownLogs.size() >= OWN_LOG_LIMIT && !ownLogs.containsKey(log.key())) {
+      // Forgetting the logs it signed would let the client sign another log of a sequence it used
+      // (its next readM need not hear a log that reached few clouds): it becomes a new incarnation
+      // first, which readers merge with the old one as they do a restarted writer's.
       ownLogs.clear();
+      incarnation = newIncarnation();
     }
     ownLogs.merge(log.key(), log, (a, b) -> a.sequence() >= b.sequence() ? a : b);
+  }
+
+  /**
+   * The view a metadata phase of this client (a write's writeM, a delete's tombstone, a
+   * collection's watermark, a pack's rewrite) builds its next log on: readM's {@code view} with
+   * this writer's log merged ({@link io.rafestore.internal.protocol.metadata.LogMerge#merge}) with
+   * the last log this client signed for {@code key}. Without it, a writeM that failed after its log
+   * reached a few clouds would leave a log that the next readM need not hear, and the next log
+   * would reuse its sequence and its entry's timestamp for other content: one incarnation signing
+   * two different logs of one sequence, and two entries under one version.
+   */
+  public View ownView(String key, View view) {
+    MetadataLog own = ownLog(key);
+    String writer = settings.writerId();
+    if (own == null || writer == null) {
+      return view;
+    }
+    MetadataLog seen = view.logs.get(writer);
+    MetadataLog merged =
+        seen == null
+            ? own
+            : io.rafestore.internal.protocol.metadata.LogMerge.merge(List.of(seen, own));
+    return merged == seen ? view : view.withLog(merged);
   }
 
   /**

@@ -19,16 +19,16 @@ import java.util.Optional;
  * decides, and the chosen clouds come first (writeDo), the other data clouds after them in
  * predicted order (writeDf and replacements). Immutable.
  *
- * @param inline whether the value goes inside the writer's signed log ({@link InlinePayload}): for a
- *     fixed layout, by the settings' inline threshold and budget; with {@code AUTO}, when the chooser
- *     picks {@link LayoutChoice.Kind#INLINE} among the candidates the threshold and budget allow
+ * @param inline whether the value goes inside the writer's signed log ({@link InlinePayload}): for
+ *     a fixed layout, by the settings' inline threshold and budget; with {@code AUTO}, when the
+ *     chooser picks {@link LayoutChoice.Kind#INLINE} among the candidates the threshold and budget
+ *     allow
  * @param k fragments that rebuild the value, 0 for whole copies (and inline values)
  * @param order the data clouds in the order the write uses them; empty to let the write order them
  *     by the latency model for the upload's size (a fixed layout)
  * @param choice what the chooser decided and why (empty for a fixed layout)
  */
-public record Placement(
-    boolean inline, int k, List<String> order, Optional<LayoutChoice> choice) {
+public record Placement(boolean inline, int k, List<String> order, Optional<LayoutChoice> choice) {
 
   public Placement {
     order = List.copyOf(order);
@@ -74,7 +74,8 @@ public record Placement(
       }
     }
     boolean inline = choice.chosen().kind() == LayoutChoice.Kind.INLINE;
-    return new Placement(inline, choice.chosen().k(), inline ? List.of() : order, Optional.of(choice));
+    return new Placement(
+        inline, choice.chosen().k(), inline ? List.of() : order, Optional.of(choice));
   }
 
   /** Whether each slot carries its own fragment. */

@@ -59,10 +59,12 @@ public final class Commit {
       java.util.Optional<io.rafestore.LayoutChoice> choice) {
     trace.begin(Phase.WRITE_M);
     String writer = ctx.settings.writerId();
-    MetadataLog next = Logs.append(view.logOf(writer), view, entry, ctx.incarnation);
+    MetadataLog next = Logs.append(view.logOf(writer), view, entry, ctx.incarnation());
     // The entry as signed: stamped with this client's incarnation, last in the new log.
     LogEntry signed = next.entries().get(next.entries().size() - 1);
     byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
+    // Remembered whether or not writeM reaches its quorum (see Context.rememberOwnLog).
+    ctx.rememberOwnLog(next);
     java.util.function.Function<Cloud, byte[]> payloads =
         KeyShares.payloads(ctx, view, next, bytes, sealed);
     CompletableFuture<WriteReceipt> result = new CompletableFuture<>();
@@ -77,7 +79,6 @@ public final class Commit {
               if (sealed != null) {
                 KeyShares.remember(ctx, signed, sealed.shares());
               }
-              ctx.rememberOwnLog(next);
               VersionInfo info = signed.info(key, writer);
               WriteReceipt receipt =
                   new WriteReceipt(

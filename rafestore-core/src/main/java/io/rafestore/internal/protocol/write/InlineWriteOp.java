@@ -52,7 +52,9 @@ public final class InlineWriteOp {
                     return CompletableFuture.completedFuture(
                         new View(key, Map.of(writer, own), List.of(), true));
                   }
-                  return trace.timed(Phase.READ_M, MetadataRead.run(ctx, key));
+                  return trace
+                      .timed(Phase.READ_M, MetadataRead.run(ctx, key))
+                      .thenApply(v -> ctx.ownView(key, v));
                 })
             .thenComposeAsync(
                 view -> {

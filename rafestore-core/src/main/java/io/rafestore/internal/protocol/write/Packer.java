@@ -215,7 +215,7 @@ public final class Packer {
       }
       stale = dropStale(key);
       MetadataLog own = Logs.replace(view.logOf(ctx.settings.writerId()), ready(key));
-      MetadataLog projected = Logs.append(own, view, entry, ctx.incarnation);
+      MetadataLog projected = Logs.append(own, view, entry, ctx.incarnation());
       if (Logs.inlineBytes(projected) <= ctx.settings.inlineLogBudget()) {
         // The usual case: no wait at all.
         return CompletableFuture.completedFuture(List.of());
@@ -513,7 +513,7 @@ public final class Packer {
                     return CompletableFuture.completedFuture(
                         new View(key, Map.of(writer, own), List.of(), true));
                   }
-                  return MetadataRead.run(ctx, key);
+                  return MetadataRead.run(ctx, key).thenApply(v -> ctx.ownView(key, v));
                 })
             .thenComposeAsync(
                 view -> {
@@ -524,14 +524,14 @@ public final class Packer {
                   if (c.packs().isEmpty()) {
                     return CompletableFuture.completedFuture(null);
                   }
-                  MetadataLog next = Logs.rewrite(c.view().logOf(writer), ctx.incarnation);
+                  MetadataLog next = Logs.rewrite(c.view().logOf(writer), ctx.incarnation());
                   byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
+                  ctx.rememberOwnLog(next);
                   java.util.function.Function<Cloud, byte[]> payloads =
                       KeyShares.payloads(ctx, c.view(), next, bytes, null);
                   return QuorumPut.metadata(ctx, key, writer, payloads, "writeM (pack)")
                       .thenRun(
                           () -> {
-                            ctx.rememberOwnLog(next);
                             landed(key, c.packs());
                           });
                 },

@@ -502,7 +502,9 @@ public final class WriteOp {
       if (result.isDone()) {
         return;
       }
-      view = v;
+      // This client's own last signed log of the key counts too (a failed writeM may have left it
+      // on a few clouds that readM did not hear): the next log extends it.
+      view = ctx.ownView(key, v);
       int missing = missing();
       if (missing <= 0) {
         writeMStarted = true;
