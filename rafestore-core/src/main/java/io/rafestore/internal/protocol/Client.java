@@ -300,13 +300,21 @@ public final class Client implements RafeStore {
   @Override
   public CompletableFuture<List<VerifyReport>> verifyAll() {
     checkOpen();
-    return guarded("verifyAll", traced(Kind.VERIFY_ALL, "", t -> eachKey(this::verify)));
+    return foreground(
+        guarded("verifyAll", traced(Kind.VERIFY_ALL, "", t -> eachKey(this::verify))));
   }
 
   @Override
   public CompletableFuture<List<RepairReport>> repairAll() {
     checkOpen();
-    return guarded("repairAll", traced(Kind.REPAIR_ALL, "", t -> eachKey(this::repair)));
+    return foreground(
+        guarded("repairAll", traced(Kind.REPAIR_ALL, "", t -> eachKey(this::repair))));
+  }
+
+  /** {@code op}, counted as a foreground operation until it completes. */
+  private <T> CompletableFuture<T> foreground(CompletableFuture<T> op) {
+    ctx.foreground.track(op);
+    return op;
   }
 
   /**
@@ -452,6 +460,7 @@ public final class Client implements RafeStore {
    */
   private <T> CompletableFuture<T> bounded(CompletableFuture<T> op, String what) {
     CompletableFuture<T> out = guarded(what, op);
+    ctx.foreground.track(out);
     Duration timeout = ctx.settings.operationTimeout();
     Scheduler.Cancellable timer =
         ctx.settings
