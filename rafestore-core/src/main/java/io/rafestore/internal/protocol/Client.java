@@ -63,6 +63,13 @@ public final class Client implements RafeStore {
   private final BlockingRafeStore blocking = new Blocking();
   private final Maintenance.OrphanMemory orphans = new Maintenance.OrphanMemory();
 
+  /** The scrubbers made by this client (stopped by close), and their per-cloud counts. */
+  private final java.util.Set<io.rafestore.Scrubber> scrubbers =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  private final io.rafestore.internal.protocol.maintenance.Scrub.Totals scrubTotals =
+      new io.rafestore.internal.protocol.maintenance.Scrub.Totals();
+
   /** The validated settings (for tests). */
   Settings settings() {
     return ctx.settings;
@@ -381,9 +388,25 @@ public final class Client implements RafeStore {
   public Map<String, CloudStats> stats() {
     Map<String, CloudStats> out = new LinkedHashMap<>();
     for (Cloud c : ctx.clouds) {
-      out.put(c.id(), c.accounting().snapshot());
+      long[] scrub = scrubTotals.of(c.id());
+      out.put(
+          c.id(), c.accounting().snapshot().withScrub(scrub[0], scrub[1], scrub[2], scrub[3]));
     }
     return out;
+  }
+
+  @Override
+  public io.rafestore.Scrubber scrubber(io.rafestore.ScrubOptions options) {
+    Objects.requireNonNull(options, "options");
+    checkOpen();
+    io.rafestore.Scrubber s =
+        new io.rafestore.internal.protocol.maintenance.Scrub(ctx, options, scrubTotals);
+    scrubbers.add(s);
+    if (closed.get()) {
+      s.stop();
+      throw new IllegalStateException("this RafeStore client is closed");
+    }
+    return s;
   }
 
   @Override
@@ -400,6 +423,10 @@ public final class Client implements RafeStore {
   public void close() {
     if (!closed.compareAndSet(false, true)) {
       return;
+    }
+    // Scrubbers first: they send no request after this.
+    for (io.rafestore.Scrubber s : scrubbers) {
+      s.stop();
     }
     // Completed writes' puts to the clouds beyond their quorum, for the grace the builder gave.
     ctx.drain(ctx.settings.closeGrace());

@@ -44,7 +44,8 @@ public record Settings(
     int partsInFlight,
     java.security.Provider signatureProvider,
     long speculativeReadLimit,
-    Duration closeGrace) {
+    Duration closeGrace,
+    Map<String, io.rafestore.Pricing> pricing) {
 
   /** Smallest accepted part size. */
   public static final long MIN_PART_SIZE = 1024;
@@ -66,6 +67,11 @@ public record Settings(
   /** The metadata quorum, n - f. */
   public int quorum() {
     return clouds.size() - f;
+  }
+
+  /** What cloud {@code id} charges ({@link io.rafestore.Pricing#DEFAULT} unless set). */
+  public io.rafestore.Pricing pricing(String id) {
+    return pricing.getOrDefault(id, io.rafestore.Pricing.DEFAULT);
   }
 
   /** Whether this client may write. */
@@ -129,6 +135,9 @@ public record Settings(
 
     /** How long close() waits for writeM's puts still running after their quorum; 0: none. */
     public Duration closeGrace = Duration.ZERO;
+
+    /** Prices by cloud id, in the order they were set; clouds without one get the default. */
+    public final Map<String, io.rafestore.Pricing> pricing = new LinkedHashMap<>();
   }
 
   /**
@@ -375,7 +384,22 @@ public record Settings(
         partsInFlight,
         signatureProvider,
         mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST ? speculativeReadLimit : 0,
-        closeGrace);
+        closeGrace,
+        pricing(draft, ids));
+  }
+
+  /** The prices the draft sets, each for a configured cloud. */
+  private static Map<String, io.rafestore.Pricing> pricing(Draft draft, Set<String> ids) {
+    for (Map.Entry<String, io.rafestore.Pricing> e : draft.pricing.entrySet()) {
+      if (!ids.contains(e.getKey())) {
+        throw new IllegalArgumentException(
+            "pricing: no cloud has id '" + e.getKey() + "' (configured: " + ids + ")");
+      }
+      if (e.getValue() == null) {
+        throw new IllegalArgumentException("pricing of " + e.getKey() + " must not be null");
+      }
+    }
+    return Map.copyOf(draft.pricing);
   }
 
   @SuppressWarnings("unchecked")

@@ -76,8 +76,13 @@ class PartRepairTest {
    * part's stored offset, or in its part object.
    */
   static void corruptPart(MemoryCloud m, int part, long storedPartLength) {
+    corruptPartOf(m, "big", part, storedPartLength);
+  }
+
+  /** {@link #corruptPart} of the value of {@code key}. */
+  static void corruptPartOf(MemoryCloud m, String key, int part, long storedPartLength) {
     Map<String, byte[]> objects = new TreeMap<>(data(m));
-    objects.keySet().removeIf(k -> !k.startsWith("d/big/"));
+    objects.keySet().removeIf(k -> !k.startsWith("d/" + key + "/"));
     if (objects.size() == 1) {
       String name = objects.keySet().iterator().next();
       byte[] b = objects.get(name);
