@@ -195,8 +195,8 @@ public interface RafeStore extends AutoCloseable {
 
   /**
    * A background scrubber of the whole store with these options, not started yet ({@link
-   * Scrubber#start}): it verifies every key at the pace its budget allows and repairs what it finds.
-   * Closing the client stops it. Needs no writer identity.
+   * Scrubber#start}): it verifies every key at the pace its budget allows and repairs what it
+   * finds. Closing the client stops it. Needs no writer identity.
    */
   Scrubber scrubber(ScrubOptions options);
 

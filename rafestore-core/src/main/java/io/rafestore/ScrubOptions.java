@@ -28,8 +28,8 @@ import java.util.Optional;
  *     on until stopped (default 0)
  * @param pauseBetweenPasses how long to wait after a pass before the next one; zero or positive
  *     (default 1 hour)
- * @param yieldToForeground whether a scrub request waits (up to {@link #MAX_YIELD} each time)
- *     while the client has foreground operations in flight (default true)
+ * @param yieldToForeground whether a scrub request waits (up to {@link #MAX_YIELD} each time) while
+ *     the client has foreground operations in flight (default true)
  */
 public record ScrubOptions(
     long requestsPerHour,

@@ -31,9 +31,9 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface Scrubber {
   /**
-   * Starts the scrub (again: the same future if it is running). The future completes with the
-   * final status when the scrub ends: after {@link ScrubOptions#passes} passes, on {@link #stop},
-   * or when the client is closed; it fails only if the state file cannot be written.
+   * Starts the scrub (again: the same future if it is running). The future completes with the final
+   * status when the scrub ends: after {@link ScrubOptions#passes} passes, on {@link #stop}, or when
+   * the client is closed; it fails only if the state file cannot be written.
    */
   CompletableFuture<ScrubStatus> start();
 

@@ -10,8 +10,8 @@ import java.util.TreeMap;
 /**
  * The state of one key on every cloud, as found by {@link RafeStore#verify}: whether each cloud
  * holds the newest validly signed log of every trusted writer, whether each listed holder of every
- * retained version holds bytes with the signed hash, and how many more faults each retained
- * version survives ({@link #margins}).
+ * retained version holds bytes with the signed hash, and how many more faults each retained version
+ * survives ({@link #margins}).
  *
  * <p><b>Fault model of the margins.</b> A fault is the loss or corruption of one more stored copy:
  * one holder's copy of one part (or of a whole value), one coded fragment, one cloud's copy of the
@@ -151,8 +151,8 @@ public record VerifyReport(
   }
 
   /**
-   * How many more faults the key survives: the least margin of its retained versions; empty when
-   * it has none (or the report has no margins).
+   * How many more faults the key survives: the least margin of its retained versions; empty when it
+   * has none (or the report has no margins).
    */
   public OptionalInt faultsSurvivable() {
     return margins.stream().mapToInt(Margin::faults).min();

@@ -44,8 +44,9 @@ final class ScrubCommand extends StoreCommand {
   @Option(
       names = "--egress-per-hour",
       paramLabel = "SIZE",
-      description = "Bytes it may download per hour: bytes, or a number with KiB, MiB or GiB"
-          + " (default 1GiB).")
+      description =
+          "Bytes it may download per hour: bytes, or a number with KiB, MiB or GiB"
+              + " (default 1GiB).")
   String egressPerHour = "1GiB";
 
   @Option(
@@ -77,7 +78,8 @@ final class ScrubCommand extends StoreCommand {
   @Option(
       names = "--passes",
       paramLabel = "N",
-      description = "Passes over every key before it ends; 0 to go on until interrupted (default 1).")
+      description =
+          "Passes over every key before it ends; 0 to go on until interrupted (default 1).")
   int passes = 1;
 
   private ScrubOptions options;
@@ -149,7 +151,9 @@ final class ScrubCommand extends StoreCommand {
       return Math.multiplyExact(Long.parseLong(s), unit);
     } catch (NumberFormatException | ArithmeticException e) {
       throw new UsageException(
-          "--egress-per-hour: '" + v + "' is not a size; write bytes, or a number with KiB, MiB"
+          "--egress-per-hour: '"
+              + v
+              + "' is not a size; write bytes, or a number with KiB, MiB"
               + " or GiB");
     }
   }
@@ -248,8 +252,9 @@ final class ScrubCommand extends StoreCommand {
     } else {
       Optional<Path> file = options.stateFile();
       out().println(end);
-      out().println(
-          file.map(f -> "state kept in " + f).orElse("state kept in memory only (no HOME)"));
+      out()
+          .println(
+              file.map(f -> "state kept in " + f).orElse("state kept in memory only (no HOME)"));
     }
     return wrong ? ExitCodes.INTEGRITY : ExitCodes.OK;
   }

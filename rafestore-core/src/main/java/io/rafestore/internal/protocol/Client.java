@@ -389,8 +389,7 @@ public final class Client implements RafeStore {
     Map<String, CloudStats> out = new LinkedHashMap<>();
     for (Cloud c : ctx.clouds) {
       long[] scrub = scrubTotals.of(c.id());
-      out.put(
-          c.id(), c.accounting().snapshot().withScrub(scrub[0], scrub[1], scrub[2], scrub[3]));
+      out.put(c.id(), c.accounting().snapshot().withScrub(scrub[0], scrub[1], scrub[2], scrub[3]));
     }
     return out;
   }

@@ -101,9 +101,9 @@ public final class Context {
   }
 
   /**
-   * A context for background work that shares this one's settings, codec, observer, latency
-   * model, key-share memory and foreground count, but calls each cloud through {@code wrap} of its
-   * driver (a decorator above the accounting and the measurement, so requests are still counted and
+   * A context for background work that shares this one's settings, codec, observer, latency model,
+   * key-share memory and foreground count, but calls each cloud through {@code wrap} of its driver
+   * (a decorator above the accounting and the measurement, so requests are still counted and
    * measured), bounds each request by {@code requestLimit}, and has its own memory of late clouds
    * and its own loops ({@link #close} of it stops only them).
    */

@@ -114,14 +114,15 @@ abstract class CodedLayout extends WholeLayout {
           CompletableFuture.failedFuture(
               new IllegalStateException("the cloud is not a holder of this version")));
     }
-    return heal(ctx, bound, version, new Health(entry.holders(), Map.of(), Map.of(holder, Set.of(0))))
+    return heal(
+            ctx, bound, version, new Health(entry.holders(), Map.of(), Map.of(holder, Set.of(0))))
         .get(0);
   }
 
   /**
-   * k hash-valid pieces (holder index to piece) from {@code sources}, in order: k asked at once, and
-   * the next one for each that fails or does not match its signed hash. Fails naming the missing
-   * fragments when fewer than k are valid.
+   * k hash-valid pieces (holder index to piece) from {@code sources}, in order: k asked at once,
+   * and the next one for each that fails or does not match its signed hash. Fails naming the
+   * missing fragments when fewer than k are valid.
    */
   private CompletableFuture<Map<Integer, byte[]>> gather(
       Context ctx, Bound bound, List<String> sources) {
@@ -135,9 +136,7 @@ abstract class CodedLayout extends WholeLayout {
         () -> {
           List<String> now = new ArrayList<>();
           synchronized (lock) {
-            while (!out.isDone()
-                && valid.size() + state[1] < k
-                && state[0] < sources.size()) {
+            while (!out.isDone() && valid.size() + state[1] < k && state[0] < sources.size()) {
               now.add(sources.get(state[0]++));
               state[1]++;
             }

@@ -24,10 +24,10 @@ import java.util.concurrent.CompletableFuture;
  * <p>Every holder stores every part, so a part is as good from one holder as from another: for each
  * part that some damaged holder needs, one copy is fetched from a holder that verify found to hold
  * it right (the fastest first; then holders verify knows nothing about; never one it found damaged
- * in that part), checked against the part's signed hash, and put to every holder that needs it.
- * A holder with part objects needs its damaged parts; a joined holder needs every part, since its
- * one object is rewritten whole (one native multipart upload fed part by part, or, where the cloud
- * no longer offers one that fits, one put of the concatenation). Parts go one at a time, so memory
+ * in that part), checked against the part's signed hash, and put to every holder that needs it. A
+ * holder with part objects needs its damaged parts; a joined holder needs every part, since its one
+ * object is rewritten whole (one native multipart upload fed part by part, or, where the cloud no
+ * longer offers one that fits, one put of the concatenation). Parts go one at a time, so memory
  * holds one part (and a whole joined object only for that fallback).
  *
  * <p>Why one pass is enough: a holder that verify found right in part p is not written to for part

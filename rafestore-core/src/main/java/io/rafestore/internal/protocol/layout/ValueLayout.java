@@ -147,10 +147,10 @@ public interface ValueLayout {
   }
 
   /**
-   * How many more faults the version survives, given {@code health}. The default counts each
-   * {@link Check#part} as a unit every holder keeps a copy of (whole replicas, parts): per part its
-   * valid copies minus one, the minimum over parts. A layout whose holders keep different pieces
-   * (coded fragments) overrides it.
+   * How many more faults the version survives, given {@code health}. The default counts each {@link
+   * Check#part} as a unit every holder keeps a copy of (whole replicas, parts): per part its valid
+   * copies minus one, the minimum over parts. A layout whose holders keep different pieces (coded
+   * fragments) overrides it.
    */
   default Survival survival(Health health) {
     Map<Integer, Integer> copies = new TreeMap<>();

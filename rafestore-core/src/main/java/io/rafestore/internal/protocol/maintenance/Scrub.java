@@ -36,9 +36,9 @@ public final class Scrub implements Scrubber {
   static final Duration RETRY = Duration.ofMinutes(1);
 
   /**
-   * The bound on each request through the scrub context: effectively none, because the pacer
-   * bounds each request from when it is sent (a request may wait its turn far longer than the
-   * client's request limit).
+   * The bound on each request through the scrub context: effectively none, because the pacer bounds
+   * each request from when it is sent (a request may wait its turn far longer than the client's
+   * request limit).
    */
   private static final Duration QUEUED = Duration.ofDays(30);
 
@@ -308,7 +308,10 @@ public final class Scrub implements Scrubber {
       foundOn.merge(f.cloudId(), 1, Integer::sum);
       events.add(
           new ScrubEvent(
-              ScrubEvent.Kind.DAMAGE_FOUND, key, f.cloudId(), f.problem() + " " + f.subject() + ": " + f.detail()));
+              ScrubEvent.Kind.DAMAGE_FOUND,
+              key,
+              f.cloudId(),
+              f.problem() + " " + f.subject() + ": " + f.detail()));
     }
     VerifyReport now = repaired == null ? before : repaired.after();
     if (repaired != null) {

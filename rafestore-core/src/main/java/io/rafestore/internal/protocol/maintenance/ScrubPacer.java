@@ -40,8 +40,8 @@ import java.util.function.ToLongFunction;
  * the dollar budget's by its price's; its downloaded bytes, known when it ends, advance the egress
  * budget's and the dollar budget's. A budget's time never lags the clock, so time spent idle is not
  * saved up: over any stretch, the scrub spends at most the rate times the stretch plus one request.
- * Queued requests start oldest first. Each request is bounded from when it is sent, not from when it
- * was queued ({@code requestLimit}): the context the scrubber runs in bounds nothing itself.
+ * Queued requests start oldest first. Each request is bounded from when it is sent, not from when
+ * it was queued ({@code requestLimit}): the context the scrubber runs in bounds nothing itself.
  *
  * <p>Thread-safe. The wrapped drivers state only what they change ({@link ForwardingCloud}).
  */
@@ -188,9 +188,7 @@ final class ScrubPacer {
           long yieldUntil = first.queuedAt + ScrubOptions.MAX_YIELD.toNanos();
           if (readyAt > now) {
             arm(readyAt);
-          } else if (options.yieldToForeground()
-              && ctx.foreground.busy()
-              && now < yieldUntil) {
+          } else if (options.yieldToForeground() && ctx.foreground.busy() && now < yieldUntil) {
             arm(yieldUntil);
             waitForIdle();
           } else {
@@ -199,7 +197,8 @@ final class ScrubPacer {
             busy.add(first.cloud);
             requestsAt = Math.max(requestsAt, now) + NANOS_PER_HOUR / options.requestsPerHour();
             dollarsAt =
-                Math.max(dollarsAt, now) + first.dollars() * NANOS_PER_HOUR / options.dollarsPerHour();
+                Math.max(dollarsAt, now)
+                    + first.dollars() * NANOS_PER_HOUR / options.dollarsPerHour();
           }
         }
         if (go == null && !again) {
@@ -256,8 +255,10 @@ final class ScrubPacer {
           synchronized (this) {
             long now = now();
             if (bytes > 0) {
-              bytesAt = Math.max(bytesAt, now) + bytes * NANOS_PER_HOUR / options.egressBytesPerHour();
-              dollarsAt = Math.max(dollarsAt, now) + dollars * NANOS_PER_HOUR / options.dollarsPerHour();
+              bytesAt =
+                  Math.max(bytesAt, now) + bytes * NANOS_PER_HOUR / options.egressBytesPerHour();
+              dollarsAt =
+                  Math.max(dollarsAt, now) + dollars * NANOS_PER_HOUR / options.dollarsPerHour();
             }
             busy.remove(p.cloud);
           }

@@ -21,11 +21,11 @@ import java.util.Optional;
  *
  * <p>Format (UTF-8 text, version 1): a first line {@code rafestore-scrub-state 1}, one {@code
  * name=value} line per field in a fixed order (the cursor as the hex of the key's UTF-8 bytes, or
- * {@code -}), and a last line {@code sha256=} the hex SHA-256 of every byte before it. Anything else
- * (a missing or extra line, a bad number, a checksum that does not match: a torn or edited file) is
- * refused as a whole, and the scrubber starts from the first key. It is written to a temporary file
- * beside it, forced to disk and moved over it atomically, so a crash leaves the old state or the
- * new one, never a mix.
+ * {@code -}), and a last line {@code sha256=} the hex SHA-256 of every byte before it. Anything
+ * else (a missing or extra line, a bad number, a checksum that does not match: a torn or edited
+ * file) is refused as a whole, and the scrubber starts from the first key. It is written to a
+ * temporary file beside it, forced to disk and moved over it atomically, so a crash leaves the old
+ * state or the new one, never a mix.
  *
  * <p>The file decides nothing about correctness: verify checks every key it reaches against what
  * trusted writers signed. A wrong cursor can only make the scrubber check keys again or leave some
@@ -117,7 +117,8 @@ final class ScrubState {
     String sum = text.substring(last + "\nsha256=".length(), text.length() - 1);
     String expected =
         HexFormat.of()
-            .formatHex(io.rafestore.internal.codec.Sha256.hash(body.getBytes(StandardCharsets.UTF_8)));
+            .formatHex(
+                io.rafestore.internal.codec.Sha256.hash(body.getBytes(StandardCharsets.UTF_8)));
     if (!expected.equals(sum)) {
       throw new IllegalArgumentException("checksum does not match");
     }
@@ -207,11 +208,14 @@ final class ScrubState {
     String body = b.toString();
     String sum =
         HexFormat.of()
-            .formatHex(io.rafestore.internal.codec.Sha256.hash(body.getBytes(StandardCharsets.UTF_8)));
+            .formatHex(
+                io.rafestore.internal.codec.Sha256.hash(body.getBytes(StandardCharsets.UTF_8)));
     return (body + "sha256=" + sum + "\n").getBytes(StandardCharsets.UTF_8);
   }
 
-  /** Writes this state to {@code file} atomically (a temporary file, forced, then moved over it). */
+  /**
+   * Writes this state to {@code file} atomically (a temporary file, forced, then moved over it).
+   */
   void save(Path file) throws IOException {
     Path dir = file.toAbsolutePath().getParent();
     if (dir != null) {

@@ -88,8 +88,7 @@ public final class Verifier {
    */
   private final Map<io.rafestore.Version, Map<String, Set<Integer>>> validParts = new HashMap<>();
 
-  private final Map<io.rafestore.Version, Map<String, Set<Integer>>> damagedParts =
-      new HashMap<>();
+  private final Map<io.rafestore.Version, Map<String, Set<Integer>>> damagedParts = new HashMap<>();
 
   private Verifier(Context ctx, String key) {
     this.ctx = ctx;
@@ -506,7 +505,9 @@ public final class Verifier {
           new ValueLayout.Survival(
               valid - needed,
               "key shares: " + valid + " valid, " + needed + " needed",
-              valid < needed ? List.of("key shares (" + valid + " of " + needed + ")") : List.of()));
+              valid < needed
+                  ? List.of("key shares (" + valid + " of " + needed + ")")
+                  : List.of()));
     }
     ValueLayout.Survival least = limits.get(0);
     List<String> missing = new ArrayList<>();

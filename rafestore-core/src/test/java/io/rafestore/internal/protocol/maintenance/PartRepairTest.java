@@ -58,7 +58,10 @@ class PartRepairTest {
     data(m)
         .forEach(
             (k, v) ->
-                out.put(k, java.util.HexFormat.of().formatHex(io.rafestore.internal.codec.Sha256.hash(v))));
+                out.put(
+                    k,
+                    java.util.HexFormat.of()
+                        .formatHex(io.rafestore.internal.codec.Sha256.hash(v))));
     return out;
   }
 
@@ -72,8 +75,8 @@ class PartRepairTest {
   }
 
   /**
-   * Flips one byte of stored part {@code part} on {@code m}: inside its joined object at the
-   * part's stored offset, or in its part object.
+   * Flips one byte of stored part {@code part} on {@code m}: inside its joined object at the part's
+   * stored offset, or in its part object.
    */
   static void corruptPart(MemoryCloud m, int part, long storedPartLength) {
     corruptPartOf(m, "big", part, storedPartLength);
@@ -266,7 +269,10 @@ class PartRepairTest {
       }
       VerifyReport thin = h.run(store.verify("small"));
       assertThat(thin.faultsSurvivable()).hasValue(1);
-      h.stores.get(1).delete(io.rafestore.internal.util.Names.metadataObject("small", "alice")).join();
+      h.stores
+          .get(1)
+          .delete(io.rafestore.internal.util.Names.metadataObject("small", "alice"))
+          .join();
       // Three clouds lost the log: readM cannot see the version any more, and verify on the one
       // cloud left still finds it and reports it one fault from loss.
       VerifyReport last = h.run(store.verify("small"));
@@ -301,11 +307,12 @@ class PartRepairTest {
           .as(repair.toString())
           .anyMatch(f -> f.startsWith("p0:") && f.contains("part 1 is missing everywhere"))
           .anyMatch(f -> f.startsWith("p1:") && f.contains("part 1 is missing everywhere"));
-      assertThat(repair.actions()).containsExactly(
-          "p0: data "
-              + written0.keySet().stream().filter(n -> n.endsWith(".p4")).findFirst().get()
-              + " of version "
-              + lost.retainedVersions().get(0));
+      assertThat(repair.actions())
+          .containsExactly(
+              "p0: data "
+                  + written0.keySet().stream().filter(n -> n.endsWith(".p4")).findFirst().get()
+                  + " of version "
+                  + lost.retainedVersions().get(0));
       String p4 = written0.keySet().stream().filter(n -> n.endsWith(".p4")).findFirst().get();
       assertThat(digests(h.stores.get(0)).get(p4)).isEqualTo(written0.get(p4));
       assertThat(h.stores.get(1).openUploads()).isZero();

@@ -165,7 +165,6 @@ class ScrubberTest {
       assertThat(sum(spent, CloudStats::scrubRepairs)).isEqualTo(4);
       // The budget, not the clouds, set the pace: about one request a second.
       assertThat(hours * 3600).isGreaterThan(requests - 2);
-
     }
   }
 
@@ -217,8 +216,7 @@ class ScrubberTest {
    * each of the others once, then a third run starts the next pass from the first key.
    */
   @Test
-  void resumesAfterARestartWithoutCheckingAgainWhatItFinished(@TempDir Path dir)
-      throws Exception {
+  void resumesAfterARestartWithoutCheckingAgainWhatItFinished(@TempDir Path dir) throws Exception {
     Harness h = harness();
     Path file = dir.resolve("state").resolve("scrub.state");
     List<String> keys = new ArrayList<>();
@@ -259,8 +257,7 @@ class ScrubberTest {
     }
     List<String> rest = new ArrayList<>(keys.subList(5, 12));
     assertThat(second.keysWith(ScrubEvent.Kind.DAMAGE_FOUND)).isEqualTo(rest);
-    assertThat(
-            second.events.stream().filter(e -> e.kind() == ScrubEvent.Kind.DAMAGE_FOUND).count())
+    assertThat(second.events.stream().filter(e -> e.kind() == ScrubEvent.Kind.DAMAGE_FOUND).count())
         .as("each key once")
         .isEqualTo(7);
     assertThat(second.keysWith(ScrubEvent.Kind.REPAIRED)).as("a dry run").isEmpty();
@@ -326,7 +323,8 @@ class ScrubberTest {
   @Test
   void pricingAndOptionsAreValidated() {
     assertThatThrownBy(() -> new Pricing(-1, 0, 0, 0, 0)).hasMessageContaining("putsPer1000");
-    assertThatThrownBy(() -> new Pricing(0, 0, 0, Double.NaN, 0)).hasMessageContaining("egressPerGB");
+    assertThatThrownBy(() -> new Pricing(0, 0, 0, Double.NaN, 0))
+        .hasMessageContaining("egressPerGB");
     assertThat(Pricing.DEFAULT.perGet()).isEqualTo(0.0004 / 1000);
     assertThatThrownBy(() -> ScrubOptions.defaults().withRequestsPerHour(0))
         .hasMessageContaining("requestsPerHour");
@@ -335,8 +333,7 @@ class ScrubberTest {
     assertThatThrownBy(() -> ScrubOptions.defaults().withPauseBetweenPasses(Duration.ofSeconds(-1)))
         .hasMessageContaining("pauseBetweenPasses");
     Harness h = harness();
-    assertThatThrownBy(
-            () -> h.builder(ProtocolMode.PAPER).pricing("nope", Pricing.FREE).build())
+    assertThatThrownBy(() -> h.builder(ProtocolMode.PAPER).pricing("nope", Pricing.FREE).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("pricing: no cloud has id 'nope'");
   }

@@ -27,8 +27,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * Issue 22's two scenarios on the real servers: a 20 MiB value in three parts on two holders, each
  * corrupt in a different part behind RafeStore's back (MinIO and fake-gcs-server both joined
  * objects; Redis part objects and a MinIO joined object, in both orders). One repair pass must
- * leave every object byte-exact with what the writer stored, after which either holder alone
- * serves the value.
+ * leave every object byte-exact with what the writer stored, after which either holder alone serves
+ * the value.
  */
 class PartRepairEmulatorsTest {
   private static final KeyPair ALICE = SigningKeys.generate();
@@ -41,7 +41,9 @@ class PartRepairEmulatorsTest {
     Map<String, String> out = new TreeMap<>();
     for (ObjectInfo o : raw.list(prefix).get(60, TimeUnit.SECONDS)) {
       byte[] b = raw.get(o.key(), Optional.empty()).get(60, TimeUnit.SECONDS);
-      out.put(o.key().value(), HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(b)));
+      out.put(
+          o.key().value(),
+          HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(b)));
     }
     return out;
   }
