@@ -51,8 +51,8 @@ public final class Scrub implements Scrubber {
   private ScrubState state;
   private ScrubStatus.State phase = ScrubStatus.State.NEW;
   private Optional<String> note = Optional.empty();
-  private ScrubPacer pacer;
-  private Context paced;
+  private volatile ScrubPacer pacer;
+  private volatile Context paced;
   private CompletableFuture<Void> loop;
   private KeyPage page;
   private int index;
@@ -80,6 +80,8 @@ public final class Scrub implements Scrubber {
 
   @Override
   public CompletableFuture<ScrubStatus> start() {
+    Optional<String> reset;
+    Context walkIn;
     synchronized (this) {
       if (phase != ScrubStatus.State.NEW) {
         return done;
@@ -92,9 +94,12 @@ public final class Scrub implements Scrubber {
       }
       pacer = new ScrubPacer(ctx, options, ctx.requestLimit, new Spending());
       paced = ctx.withDrivers(pacer::wrap, QUEUED);
+      reset = note;
+      walkIn = paced;
     }
-    note.ifPresent(n -> ctx.observer.scrub(new ScrubEvent(ScrubEvent.Kind.STATE_RESET, "", "", n)));
-    CompletableFuture<Void> l = Loop.repeat(paced, this::turn);
+    reset.ifPresent(
+        n -> ctx.observer.scrub(new ScrubEvent(ScrubEvent.Kind.STATE_RESET, "", "", n)));
+    CompletableFuture<Void> l = Loop.repeat(walkIn, this::turn);
     synchronized (this) {
       loop = l;
     }
@@ -146,8 +151,14 @@ public final class Scrub implements Scrubber {
 
   /** The loop ended: by itself (done), stopped, by the client's close, or a state file failure. */
   private void end(Throwable e) {
-    pacer.close();
-    paced.close();
+    ScrubPacer p;
+    Context c;
+    synchronized (this) {
+      p = pacer;
+      c = paced;
+    }
+    p.close();
+    c.close();
     Throwable cause = e == null ? null : Futures.unwrap(e);
     ScrubStatus last;
     synchronized (this) {
