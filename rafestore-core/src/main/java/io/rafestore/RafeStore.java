@@ -193,6 +193,13 @@ public interface RafeStore extends AutoCloseable {
    */
   Map<String, CloudStats> stats();
 
+  /**
+   * A background scrubber of the whole store with these options, not started yet ({@link
+   * Scrubber#start}): it verifies every key at the pace its budget allows and repairs what it
+   * finds. Closing the client stops it. Needs no writer identity.
+   */
+  Scrubber scrubber(ScrubOptions options);
+
   /** f, the number of faulty clouds tolerated. */
   int faultsTolerated();
 
@@ -491,6 +498,19 @@ public interface RafeStore extends AutoCloseable {
      */
     public Builder signatureProvider(java.security.Provider provider) {
       draft.signatureProvider = provider;
+      return this;
+    }
+
+    /**
+     * What cloud {@code cloudId} charges, for features that spend money on the store's behalf (the
+     * {@link Scrubber}'s dollar budget). Clouds without one are priced at {@link Pricing#DEFAULT}.
+     *
+     * @param cloudId the id of a configured cloud (checked in {@link #build()})
+     */
+    public Builder pricing(String cloudId, Pricing pricing) {
+      draft.pricing.put(
+          Objects.requireNonNull(cloudId, "pricing cloud id"),
+          Objects.requireNonNull(pricing, "pricing"));
       return this;
     }
 

@@ -48,7 +48,8 @@ public record Settings(
     io.rafestore.Layout layout,
     io.rafestore.Objective objective,
     long inlineThreshold,
-    long inlineLogBudget) {
+    long inlineLogBudget,
+    Map<String, io.rafestore.Pricing> pricing) {
 
   /** Smallest accepted part size. */
   public static final long MIN_PART_SIZE = 1024;
@@ -70,6 +71,11 @@ public record Settings(
   /** The metadata quorum, n - f. */
   public int quorum() {
     return clouds.size() - f;
+  }
+
+  /** What cloud {@code id} charges ({@link io.rafestore.Pricing#DEFAULT} unless set). */
+  public io.rafestore.Pricing pricing(String id) {
+    return pricing.getOrDefault(id, io.rafestore.Pricing.DEFAULT);
   }
 
   /** Whether this client may write. */
@@ -183,6 +189,9 @@ public record Settings(
 
     /** Most stored bytes of inline values one writer's log of one key may hold. */
     public long inlineLogBudget = 128L * 1024;
+
+    /** Prices by cloud id, in the order they were set; clouds without one get the default. */
+    public final Map<String, io.rafestore.Pricing> pricing = new LinkedHashMap<>();
   }
 
   /**
@@ -481,7 +490,22 @@ public record Settings(
         layout,
         objective,
         mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST ? inlineThreshold : 0,
-        inlineLogBudget);
+        inlineLogBudget,
+        pricing(draft, ids));
+  }
+
+  /** The prices the draft sets, each for a configured cloud. */
+  private static Map<String, io.rafestore.Pricing> pricing(Draft draft, Set<String> ids) {
+    for (Map.Entry<String, io.rafestore.Pricing> e : draft.pricing.entrySet()) {
+      if (!ids.contains(e.getKey())) {
+        throw new IllegalArgumentException(
+            "pricing: no cloud has id '" + e.getKey() + "' (configured: " + ids + ")");
+      }
+      if (e.getValue() == null) {
+        throw new IllegalArgumentException("pricing of " + e.getKey() + " must not be null");
+      }
+    }
+    return Map.copyOf(draft.pricing);
   }
 
   @SuppressWarnings("unchecked")
