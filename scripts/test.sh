@@ -135,6 +135,26 @@ if [[ "${RAFESTORE_SKIP_CONSUMER:-0}" != "1" ]]; then
   fi
 fi
 
+# --- The demo with only a JDK ---------------------------------------------------------------
+# README's demo command as a machine without Maven runs it (scripts/jdk-only-demo.sh): the
+# console demo built through ./mvnw. About a minute once the build above ran;
+# RAFESTORE_SKIP_DEMO=1 skips it.
+DEMO_RC=0
+DEMO_STATUS="skipped (RAFESTORE_SKIP_DEMO=1)"
+if [[ "${RAFESTORE_SKIP_DEMO:-0}" != "1" ]]; then
+  DEMO_LOG="$LOG_DIR/jdk-only-demo.log"
+  say "demo with only a JDK: scripts/jdk-only-demo.sh (log: ${DEMO_LOG#"$ROOT"/})"
+  set +e
+  timeout 900 bash "$ROOT/scripts/jdk-only-demo.sh" </dev/null >"$DEMO_LOG" 2>&1
+  DEMO_RC=$?
+  set -e
+  if (( DEMO_RC == 0 )); then
+    DEMO_STATUS="OK ($(tail -n 1 "$DEMO_LOG" | sed 's/^jdk-only-demo.sh: //'))"
+  else
+    DEMO_STATUS="FAILED (exit $DEMO_RC); last lines of ${DEMO_LOG#"$ROOT"/}:"
+  fi
+fi
+
 # --- Benchmark smoke ---------------------------------------------------------------------
 # The quick benchmark run (PaperBench --quick, every JMH benchmark with 1 fork and 1 short
 # iteration, ScaleBench --quick): checks that the harnesses run and write their reports; no
@@ -191,6 +211,10 @@ echo "Consumer project (scripts/consumer-test.sh): $CONSUMER_STATUS"
 if (( CONSUMER_RC != 0 )); then
   tail -n 15 "$CONSUMER_LOG" | sed 's/^/  /'
 fi
+echo "Demo with only a JDK (scripts/jdk-only-demo.sh): $DEMO_STATUS"
+if (( DEMO_RC != 0 )); then
+  tail -n 15 "$DEMO_LOG" | sed 's/^/  /'
+fi
 echo "Benchmark smoke (scripts/bench.sh --quick): $BENCH_STATUS"
 if (( BENCH_RC != 0 )); then
   tail -n 15 "$BENCH_LOG" | sed 's/^/  /'
@@ -200,5 +224,8 @@ if (( MVN_RC != 0 )); then
 fi
 if (( CONSUMER_RC != 0 )); then
   exit "$CONSUMER_RC"
+fi
+if (( DEMO_RC != 0 )); then
+  exit "$DEMO_RC"
 fi
 exit "$BENCH_RC"

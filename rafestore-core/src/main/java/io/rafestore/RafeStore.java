@@ -193,6 +193,13 @@ public interface RafeStore extends AutoCloseable {
    */
   Map<String, CloudStats> stats();
 
+  /**
+   * A background scrubber of the whole store with these options, not started yet ({@link
+   * Scrubber#start}): it verifies every key at the pace its budget allows and repairs what it
+   * finds. Closing the client stops it. Needs no writer identity.
+   */
+  Scrubber scrubber(ScrubOptions options);
+
   /** f, the number of faulty clouds tolerated. */
   int faultsTolerated();
 
@@ -281,10 +288,37 @@ public interface RafeStore extends AutoCloseable {
      * storage falls from (f+1)x to (k+f)/k x of the value while any f faulty holders still leave k
      * correct fragments. Needs at least k+f data clouds; k >= 2. Reads fetch the k predicted
      * fastest fragments and more only when one fails or is late. Combines with {@link
-     * #encryptValues} (the sealed value is coded).
+     * #encryptValues} (the sealed value is coded). Values above {@link #partSize} are coded part by
+     * part (each part's k + f fragments on the same k + f clouds), so they stream and ranged reads
+     * fetch only the parts they cover. A fixed layout: refused with {@code layout(Layout.AUTO)}.
      */
     public Builder erasureCoding(int k) {
       draft.erasureK = k;
+      return this;
+    }
+
+    /**
+     * How new values are laid out in the RafeStore modes (default {@link Layout#FIXED}: whole
+     * copies, or the fragments {@link #erasureCoding} sets). {@link Layout#AUTO} chooses per value,
+     * from the measured round-trip times and bandwidths and the clouds' prices, under the {@link
+     * #objective}: whole copies on which f+1 clouds, or k data and f parity fragments with which k
+     * on which k+f clouds; each write's receipt says what was chosen and why ({@link
+     * WriteReceipt#layoutChoice()}). AUTO is refused with {@code erasureCoding(k)} and in the
+     * DepSky modes.
+     */
+    public Builder layout(Layout layout) {
+      draft.layout = layout;
+      return this;
+    }
+
+    /**
+     * What the client minimises (default {@link Objective#latency()}): the layout chosen per value
+     * under {@link Layout#AUTO}, and, for {@link Objective#cost()}, the bytes a read may fetch
+     * before readM decides (lowered to {@link Objective#COST_SPECULATIVE_READ_LIMIT} unless {@link
+     * #speculativeReadLimit} or {@link #speculativeReads} was set).
+     */
+    public Builder objective(Objective objective) {
+      draft.objective = objective;
       return this;
     }
 
@@ -406,17 +440,49 @@ public interface RafeStore extends AutoCloseable {
      */
     public Builder speculativeReads(boolean on) {
       draft.speculativeReadLimit = on ? 8L * 1024 * 1024 : 0;
+      draft.speculativeReadLimitSet = true;
       return this;
     }
 
     /**
      * The largest anticipated data fetch, in bytes (default 8 MiB; 0 turns anticipation off; must
      * be >= 0): a whole value or, for a value in parts, the first part a read needs. A read whose
-     * anticipated fetch would move more bytes waits for readM, as when anticipation is off. A cost
-     * objective lowers it to bound the egress a wasted fetch can cost.
+     * anticipated fetch would move more bytes waits for readM, as when anticipation is off. An
+     * application that weighs egress dollars above read latency lowers it, bounding what a wasted
+     * fetch can cost; the cost {@link #objective} does so (to {@link
+     * Objective#COST_SPECULATIVE_READ_LIMIT}) unless it was set here.
      */
     public Builder speculativeReadLimit(long bytes) {
       draft.speculativeReadLimit = bytes;
+      draft.speculativeReadLimitSet = true;
+      return this;
+    }
+
+    /**
+     * The largest value written <em>inline</em>, inside the writer's signed metadata log rather
+     * than as a data object (default 64 KiB; 0 turns inline values off; at most {@link
+     * #inlineLogBudget}). Only {@link ProtocolMode#PAPER} and {@link ProtocolMode#FAST} write
+     * inline; the DepSky baselines never do. An inline write is one metadata round (writeM; readM
+     * first unless {@code FAST} lets it be skipped) and contacts no data cloud; a read of it needs
+     * no data fetch. The log reaches n - f clouds, so f+1 correct clouds hold the value. Older
+     * inline values are later packed in the background into one data object on f+1 data clouds, so
+     * a log stays small: every read downloads the logs from n - f clouds. Sealed under {@link
+     * #encryptValues} as any value.
+     */
+    public Builder inlineThreshold(long bytes) {
+      draft.inlineThreshold = bytes;
+      return this;
+    }
+
+    /**
+     * The most stored bytes of inline values one writer's log of one key may hold (default 128 KiB;
+     * from {@link #inlineThreshold} to {@link #maxMetadataBytes} / 2). Packing starts well below it
+     * (once older inline values exceed 4 KiB), and a write that would push a log over it first
+     * packs the older inline values, so the bound holds whatever the timing; a larger budget only
+     * lets writes go on for longer while packing is slow or failing.
+     */
+    public Builder inlineLogBudget(long bytes) {
+      draft.inlineLogBudget = bytes;
       return this;
     }
 
@@ -432,6 +498,19 @@ public interface RafeStore extends AutoCloseable {
      */
     public Builder signatureProvider(java.security.Provider provider) {
       draft.signatureProvider = provider;
+      return this;
+    }
+
+    /**
+     * What cloud {@code cloudId} charges, for features that spend money on the store's behalf (the
+     * {@link Scrubber}'s dollar budget). Clouds without one are priced at {@link Pricing#DEFAULT}.
+     *
+     * @param cloudId the id of a configured cloud (checked in {@link #build()})
+     */
+    public Builder pricing(String cloudId, Pricing pricing) {
+      draft.pricing.put(
+          Objects.requireNonNull(cloudId, "pricing cloud id"),
+          Objects.requireNonNull(pricing, "pricing"));
       return this;
     }
 

@@ -8,7 +8,8 @@ import java.util.Objects;
  * What a completed read did: reported to {@link RafeStoreListener#readCompleted}.
  *
  * @param info the version read, as its signed metadata describes it
- * @param servedBy the cloud whose bytes were returned
+ * @param servedBy the cloud whose bytes were returned, or {@code (inline)} for a value carried in
+ *     its writer's signed log
  * @param bytes the size of the value returned
  * @param latency time from the call to completion, on the client's scheduler
  * @param phases readM and the data fetch, in start order (a read that had to read metadata again,

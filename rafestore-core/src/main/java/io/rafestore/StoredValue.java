@@ -7,7 +7,8 @@ import java.util.Objects;
  *
  * @param info the version's metadata
  * @param value the bytes (a copy is returned by {@link #value()})
- * @param servedBy the id of the cloud whose bytes were returned
+ * @param servedBy the id of the cloud whose bytes were returned, or {@code (inline)} for a value
+ *     carried inside its writer's signed log (no data cloud served it)
  */
 public record StoredValue(VersionInfo info, byte[] value, String servedBy) {
   public StoredValue {

@@ -42,6 +42,16 @@ class BuilderValidationTest {
             },
             "needs at least 2f+1 = 3 data clouds"),
         bad("duplicate id", b -> b.cloud(new MemoryCloud("c0")), "cloud id 'c0' is used twice"),
+        bad("null objective", b -> b.objective(null), "objective must not be null"),
+        bad("null layout", b -> b.layout(null), "layout must not be null"),
+        bad(
+            "auto with a fixed k",
+            b -> b.mode(ProtocolMode.FAST).layout(Layout.AUTO).erasureCoding(2),
+            "layout AUTO chooses each value's layout, erasureCoding(2) fixes it"),
+        bad(
+            "auto in a DepSky mode",
+            b -> b.mode(ProtocolMode.DEPSKY_CA).layout(Layout.AUTO),
+            "layout AUTO: only the RafeStore modes (PAPER, FAST)"),
         bad("bad cloud id", b -> b.cloud(new MemoryCloud("a b")), "cloud id 'a b'"),
         bad("missing key", b -> b.writer("alice", null), "signing key pair is missing"),
         bad("rsa key", b -> b.writer("alice", rsa), "key must be Ed25519, was RSA"),
@@ -72,6 +82,22 @@ class BuilderValidationTest {
             "close grace",
             b -> b.closeGrace(Duration.ofSeconds(-1)),
             "closeGrace must be zero or positive"),
+        bad(
+            "negative inline threshold",
+            b -> b.inlineThreshold(-1),
+            "inlineThreshold must be 0 (no inline values) to inlineLogBudget = 131072 bytes"),
+        bad(
+            "inline threshold over the budget",
+            b -> b.inlineThreshold(4096).inlineLogBudget(4095),
+            "inlineThreshold must be 0 (no inline values) to inlineLogBudget = 4095 bytes, was 4096"),
+        bad(
+            "negative inline budget",
+            b -> b.inlineLogBudget(-1),
+            "inlineLogBudget must be 0 to maxMetadataBytes / 2 = 4194304 bytes, was -1"),
+        bad(
+            "inline budget over half the metadata bound",
+            b -> b.maxMetadataBytes(64 * 1024).inlineThreshold(0),
+            "inlineLogBudget must be 0 to maxMetadataBytes / 2 = 32768 bytes, was 131072"),
         bad(
             "negative rtt",
             b -> b.cloud(new MemoryCloud("x"), CloudRole.DATA_AND_METADATA, Duration.ofMillis(-1)),

@@ -49,7 +49,11 @@ final class ConfigLocator {
           "erasureCoding",
           "partSize",
           "partsInFlight",
-          "speculativeReadLimit");
+          "speculativeReadLimit",
+          "layout",
+          "objective",
+          "inlineThreshold",
+          "inlineLogBudget");
 
   private final Map<String, String> env;
   private final Path workingDirectory;

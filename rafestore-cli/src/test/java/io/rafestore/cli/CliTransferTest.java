@@ -533,6 +533,15 @@ class CliTransferTest {
     // A valid override is used: f = 1 set again from the environment changes nothing.
     assertThat(run(Map.of("HOME", home.toString(), "RAFESTORE_F", "1"), "cat", "k").stdout())
         .isEqualTo("found it");
+    Run objective =
+        run(Map.of("HOME", home.toString(), "RAFESTORE_OBJECTIVE", "fastest"), "cat", "k");
+    assertThat(objective.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(objective.stderr())
+        .contains("environment variable RAFESTORE_OBJECTIVE: objective: ");
+    assertThat(
+            run(Map.of("HOME", home.toString(), "RAFESTORE_OBJECTIVE", "cost"), "cat", "k")
+                .stdout())
+        .isEqualTo("found it");
     assertThat(ConfigLocator.variableFor("dataCloudsInOrderAdded"))
         .isEqualTo("RAFESTORE_DATA_CLOUDS_IN_ORDER_ADDED");
     assertThat(ConfigLocator.variableFor("writer.key")).isEqualTo("RAFESTORE_WRITER_KEY");

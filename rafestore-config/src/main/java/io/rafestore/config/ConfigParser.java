@@ -1,6 +1,8 @@
 package io.rafestore.config;
 
 import io.rafestore.CloudRole;
+import io.rafestore.Layout;
+import io.rafestore.Objective;
 import io.rafestore.ProtocolMode;
 import io.rafestore.SigningKeys;
 import io.rafestore.spi.CloudSpec;
@@ -50,6 +52,10 @@ final class ConfigParser {
           "partSize",
           "partsInFlight",
           "speculativeReadLimit",
+          "layout",
+          "objective",
+          "inlineThreshold",
+          "inlineLogBudget",
           "cloud.<id>.<field>");
   private static final List<String> CLOUD_FIELDS =
       List.of(
@@ -214,6 +220,34 @@ final class ConfigParser {
       }
     }
 
+    Entry layoutEntry = entries.get("layout");
+    Layout layout = layoutEntry == null ? Layout.FIXED : parseEnum(layoutEntry, Layout.class);
+    if (layout == Layout.AUTO) {
+      if (mode != ProtocolMode.PAPER && mode != ProtocolMode.FAST) {
+        throw error(
+            layoutEntry.line,
+            layoutEntry.key,
+            "only modes PAPER and FAST choose a layout per value; mode is " + mode);
+      }
+      if (k != 0) {
+        throw error(
+            layoutEntry.line,
+            layoutEntry.key,
+            "AUTO chooses each value's layout, erasureCoding = "
+                + k
+                + " fixes it: set one of them");
+      }
+    }
+    Entry objectiveEntry = entries.get("objective");
+    Optional<Objective> objective = Optional.empty();
+    if (objectiveEntry != null) {
+      try {
+        objective = Optional.of(Objective.parse(objectiveEntry.value));
+      } catch (IllegalArgumentException e) {
+        throw error(objectiveEntry.line, objectiveEntry.key, e.getMessage());
+      }
+    }
+
     OptionalLong partSize = OptionalLong.empty();
     Entry partEntry = entries.get("partSize");
     if (partEntry != null) {
@@ -240,6 +274,9 @@ final class ConfigParser {
           OptionalLong.of(
               speculativeEntry.value.trim().equals("0") ? 0 : parseSize(speculativeEntry));
     }
+
+    OptionalLong inlineThreshold = zeroOrSize(entries.get("inlineThreshold"));
+    OptionalLong inlineLogBudget = zeroOrSize(entries.get("inlineLogBudget"));
 
     Optional<KeyFiles.WriterKey> writer =
         parseWriter(entries.get("writer.id"), entries.get("writer.key"));
@@ -271,7 +308,19 @@ final class ConfigParser {
         partSize,
         partsInFlight,
         speculativeReadLimit,
+        layout,
+        objective,
+        inlineThreshold,
+        inlineLogBudget,
         fieldLines);
+  }
+
+  /** An optional size where {@code 0} is allowed (it turns a feature off). */
+  private OptionalLong zeroOrSize(Entry entry) throws ConfigException {
+    if (entry == null) {
+      return OptionalLong.empty();
+    }
+    return OptionalLong.of(entry.value.trim().equals("0") ? 0 : parseSize(entry));
   }
 
   // ---- lines ----------------------------------------------------------------------------------

@@ -74,6 +74,10 @@ public final class StoreConfig {
   private final OptionalLong partSize;
   private final OptionalInt partsInFlight;
   private final OptionalLong speculativeReadLimit;
+  private final io.rafestore.Layout layout;
+  private final Optional<io.rafestore.Objective> objective;
+  private final OptionalLong inlineThreshold;
+  private final OptionalLong inlineLogBudget;
   // (cloud id + "." + field) -> line, to name the line of a field when a driver rejects it.
   private final Map<String, Integer> cloudFieldLines;
 
@@ -92,7 +96,13 @@ public final class StoreConfig {
       OptionalLong partSize,
       OptionalInt partsInFlight,
       OptionalLong speculativeReadLimit,
+      io.rafestore.Layout layout,
+      Optional<io.rafestore.Objective> objective,
+      OptionalLong inlineThreshold,
+      OptionalLong inlineLogBudget,
       Map<String, Integer> cloudFieldLines) {
+    this.layout = layout;
+    this.objective = objective;
     this.source = source;
     this.faultsTolerated = faultsTolerated;
     this.mode = mode;
@@ -108,6 +118,8 @@ public final class StoreConfig {
     this.partSize = partSize;
     this.partsInFlight = partsInFlight;
     this.speculativeReadLimit = speculativeReadLimit;
+    this.inlineThreshold = inlineThreshold;
+    this.inlineLogBudget = inlineLogBudget;
     this.cloudFieldLines = Map.copyOf(cloudFieldLines);
   }
 
@@ -232,6 +244,32 @@ public final class StoreConfig {
     return speculativeReadLimit;
   }
 
+  /** How new values are laid out ({@code RafeStore.Builder.layout}); FIXED unless set. */
+  public io.rafestore.Layout layout() {
+    return layout;
+  }
+
+  /** What the client minimises, if set ({@code RafeStore.Builder.objective}). */
+  public Optional<io.rafestore.Objective> objective() {
+    return objective;
+  }
+
+  /**
+   * The largest value written inline, inside the signed log, in bytes (0: none), if set ({@code
+   * RafeStore.Builder.inlineThreshold}).
+   */
+  public OptionalLong inlineThreshold() {
+    return inlineThreshold;
+  }
+
+  /**
+   * The most inline bytes one writer's log of one key may hold, if set ({@code
+   * RafeStore.Builder.inlineLogBudget}).
+   */
+  public OptionalLong inlineLogBudget() {
+    return inlineLogBudget;
+  }
+
   /** Creates the drivers and builds a client. Same as {@code open(b -> {})}. */
   public RafeStore open() throws ConfigException {
     return open(b -> {});
@@ -269,7 +307,8 @@ public final class StoreConfig {
               .mode(mode)
               .dataCloudsInOrderAdded(dataCloudsInOrderAdded)
               .encryptValues(encryptValues)
-              .erasureCoding(erasureCodingK);
+              .erasureCoding(erasureCodingK)
+              .layout(layout);
       made.addAll(createDrivers());
       for (int i = 0; i < clouds.size(); i++) {
         CloudConfig c = clouds.get(i);
@@ -282,6 +321,9 @@ public final class StoreConfig {
       partSize.ifPresent(b::partSize);
       partsInFlight.ifPresent(b::partsInFlight);
       speculativeReadLimit.ifPresent(b::speculativeReadLimit);
+      objective.ifPresent(b::objective);
+      inlineThreshold.ifPresent(b::inlineThreshold);
+      inlineLogBudget.ifPresent(b::inlineLogBudget);
       customizer.accept(b);
       RafeStore store;
       try {

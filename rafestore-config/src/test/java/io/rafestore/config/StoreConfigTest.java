@@ -156,9 +156,33 @@ class StoreConfigTest {
   }
 
   @Test
+  void layoutAndObjective() throws IOException {
+    StoreConfig c =
+        StoreConfig.load(write("mode = fast\nlayout = auto\nobjective = cost\n" + FOUR_CLOUDS));
+    assertThat(c.layout()).isEqualTo(io.rafestore.Layout.AUTO);
+    assertThat(c.objective()).contains(io.rafestore.Objective.cost());
+    StoreConfig w = StoreConfig.load(write("objective = weighted:0.00001\n" + FOUR_CLOUDS));
+    assertThat(w.objective()).contains(io.rafestore.Objective.weighted(1e-5));
+    assertThat(w.layout()).isEqualTo(io.rafestore.Layout.FIXED);
+    StoreConfig none = StoreConfig.load(write(FOUR_CLOUDS));
+    assertThat(none.objective()).isEmpty();
+  }
+
+  @Test
   void speculativeReadLimitZeroTurnsAnticipationOff() throws IOException {
     StoreConfig c = StoreConfig.load(write("speculativeReadLimit = 0\n" + FOUR_CLOUDS));
     assertThat(c.speculativeReadLimit()).hasValue(0);
+  }
+
+  @Test
+  void inlineSettingsAreSizesAndZeroTurnsInlineValuesOff() throws IOException {
+    StoreConfig c =
+        StoreConfig.load(write("inlineThreshold = 0\ninlineLogBudget = 64KiB\n" + FOUR_CLOUDS));
+    assertThat(c.inlineThreshold()).hasValue(0);
+    assertThat(c.inlineLogBudget()).hasValue(64L * 1024);
+    StoreConfig d = StoreConfig.load(write(FOUR_CLOUDS));
+    assertThat(d.inlineThreshold()).isEmpty();
+    assertThat(d.inlineLogBudget()).isEmpty();
   }
 
   @Test
@@ -396,6 +420,24 @@ class StoreConfigTest {
             "speculative read limit not a size",
             "speculativeReadLimit = lots\n" + FOUR_CLOUDS,
             "speculativeReadLimit",
+            1,
+            "is not a size"),
+        Arguments.of(
+            "objective not latency, cost or a number",
+            "objective = fastest\n" + FOUR_CLOUDS,
+            "objective",
+            1,
+            "must be latency, cost or a number"),
+        Arguments.of(
+            "layout AUTO with erasure coding",
+            "layout = auto\nerasureCoding = 2\n" + FOUR_CLOUDS,
+            "layout",
+            1,
+            "fixes it"),
+        Arguments.of(
+            "inline threshold not a size",
+            "inlineThreshold = big\n" + FOUR_CLOUDS,
+            "inlineThreshold",
             1,
             "is not a size"),
         Arguments.of("line without =", "f 1\n" + FOUR_CLOUDS, null, 1, "expected 'key = value'"),

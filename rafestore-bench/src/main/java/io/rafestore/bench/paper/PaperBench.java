@@ -280,6 +280,7 @@ public final class PaperBench {
               .writer("warm-up", SigningKeys.generate())
               .mode(mode.mode())
               .erasureCoding(mode.erasureK())
+              .layout(mode.layout())
               .scheduler(Scheduler.system());
       WanEmulator wan = WanEmulator.builder(Scheduler.system()).build();
       for (int i = 0; i < 3 * F + 1; i++) {
@@ -320,6 +321,7 @@ public final class PaperBench {
             .scheduler(scheduler)
             .dataCloudsInOrderAdded(mode.tableOrder())
             .erasureCoding(mode.erasureK())
+            .layout(mode.layout())
             .maxValueBytes(Math.max(size, 1024));
     for (String id : arrangement.order()) {
       WanProfile.CloudLink link = profile.clouds().get(id);
@@ -351,7 +353,19 @@ public final class PaperBench {
     double readFloor = Floors.readMs(profile, arrangement, F, size, parted(mode, size));
     try (RafeStore store = builder.build()) {
       var blocking = store.blocking();
+      if (mode.choosesLayout()) {
+        // The chooser decides from measured bandwidths; a long-running client has them, this
+        // cell's fresh client gets them from one probe, untimed and left out of the counts.
+        try {
+          blocking.probe(
+              new io.rafestore.ProbeOptions(
+                  3, Math.max(64 * KB, Math.min(size, 4096 * KB)), 1, size));
+        } catch (RafeStoreException e) {
+          log.println("probe before " + mode + " failed (the chooser starts from hints): " + e);
+        }
+      }
       Map<String, CloudStats> before = store.stats();
+      Map<String, Integer> chosen = new java.util.TreeMap<>();
       double[] writeMs = new double[options.ops];
       int onlyFPlusOne = 0;
       int writes = 0;
@@ -363,18 +377,24 @@ public final class PaperBench {
         try {
           WriteReceipt receipt = blocking.write(key, value);
           writeMs[writes++] = (System.nanoTime() - t0) / 1e6 / scale;
-          if (receipt.onlyFPlusOneDataClouds()) {
+          if (mode.choosesLayout()
+              ? receipt.onlyNeededDataClouds()
+              : receipt.onlyFPlusOneDataClouds()) {
             onlyFPlusOne++;
           }
+          receipt
+              .layoutChoice()
+              .ifPresent(c -> chosen.merge(layoutLabel(c.chosen()), 1, Integer::sum));
           if (options.verbose) {
             log.printf(
                 Locale.ROOT,
-                "  write %d: data clouds %s, writeDf %s, readM skipped %s, %.1f ms%n",
+                "  write %d: data clouds %s, writeDf %s, readM skipped %s, %.1f ms%s%n",
                 i,
                 receipt.dataCloudsContacted(),
                 receipt.writeDfUsed(),
                 receipt.readMSkipped(),
-                writeMs[writes - 1]);
+                writeMs[writes - 1],
+                receipt.layoutChoice().map(c -> "; " + c.reason()).orElse(""));
           }
         } catch (RafeStoreException e) {
           // A failed operation is counted and reported, not timed; the run goes on.
@@ -414,7 +434,8 @@ public final class PaperBench {
               writeFloor,
               onlyFPlusOne,
               delta(afterWrites, before),
-              true);
+              true,
+              mostChosen(chosen, writes));
       Result r =
           result(
               arrangement,
@@ -426,7 +447,8 @@ public final class PaperBench {
               readFloor,
               -1,
               delta(afterReads, afterWrites),
-              false);
+              false,
+              "");
       log.printf(
           Locale.ROOT,
           "config %d %-9s %6s  write median %8.1f ms (f+1 only %d/%d)  read median %8.1f ms"
@@ -487,7 +509,8 @@ public final class PaperBench {
       double floor,
       int onlyFPlusOne,
       Map<String, CloudStats> delta,
-      boolean writes) {
+      boolean writes,
+      String chosenLayout) {
     double[] sorted = latencies.clone();
     Arrays.sort(sorted);
     List<Result.CloudUse> perCloud = new ArrayList<>();
@@ -518,7 +541,23 @@ public final class PaperBench {
         cancelled,
         perCloud,
         prices.costPer10k(delta, latencies.length + failures, writes),
-        new Result.Speculative(started, kept, wasted));
+        new Result.Speculative(started, kept, wasted),
+        chosenLayout);
+  }
+
+  /** "CODED k=2 on p0+p1+p2": a chosen candidate without its predictions. */
+  static String layoutLabel(io.rafestore.LayoutChoice.Candidate c) {
+    return c.kind()
+        + (c.k() > 0 ? " k=" + c.k() : "")
+        + (c.clouds().isEmpty() ? "" : " on " + String.join("+", c.clouds()));
+  }
+
+  /** The layout chosen most often among {@code writes} writes, with its count; "" if none. */
+  static String mostChosen(Map<String, Integer> chosen, int writes) {
+    return chosen.entrySet().stream()
+        .max(Map.Entry.comparingByValue())
+        .map(e -> e.getKey() + " (" + e.getValue() + "/" + writes + ")")
+        .orElse("");
   }
 
   /**
@@ -568,7 +607,8 @@ public final class PaperBench {
           "  --configs      Table 2 configurations (default 1,2,3)",
           "  --protocols    (or --modes) PAPER, FAST, DEPSKY_A, DEPSKY_CA (the default four),",
           "                 PAPER_SELECTED, FAST_TABLE_ORDER, FAST_CODED (FAST with erasure-coded",
-          "                 data, k = 2). PAPER uses Table 2's order of data",
+          "                 data, k = 2), FAST_AUTO (FAST with the layout chosen per value).",
+          "                 PAPER uses Table 2's order of data",
           "                 clouds (the paper's own protocol); FAST lets the client choose them",
           "  --sizes        value sizes with K or M suffix (default 1K..16M, x4 steps)",
           "  --ops          writes, then reads, per cell (default 60, 3 with --quick)",

@@ -26,7 +26,14 @@ enum Protocol {
    * Fast mode with erasure-coded data ({@code erasureCoding(2)}: 2 data + f parity fragments on k +
    * f = 3 data clouds) and the client's choice of clouds (not in the default set).
    */
-  FAST_CODED(ProtocolMode.FAST, false, 2);
+  FAST_CODED(ProtocolMode.FAST, false, 2),
+  /**
+   * Fast mode with the layout chosen per value ({@code layout(Layout.AUTO)}, latency objective):
+   * whole copies or fragments with the k and the clouds the client's measurements predict fastest
+   * (issue 16; not in the default set). Its client probes the clouds once, untimed, before a cell's
+   * writes, as a long-running client would have measured them.
+   */
+  FAST_AUTO(ProtocolMode.FAST, false, 0, true);
 
   /** What a run measures unless told otherwise: the paper's protocol, the best mode, baselines. */
   static final java.util.List<Protocol> DEFAULT =
@@ -35,15 +42,21 @@ enum Protocol {
   private final ProtocolMode mode;
   private final boolean tableOrder;
   private final int erasureK;
+  private final boolean choosesLayout;
 
   Protocol(ProtocolMode mode, boolean tableOrder) {
     this(mode, tableOrder, 0);
   }
 
   Protocol(ProtocolMode mode, boolean tableOrder, int erasureK) {
+    this(mode, tableOrder, erasureK, false);
+  }
+
+  Protocol(ProtocolMode mode, boolean tableOrder, int erasureK, boolean choosesLayout) {
     this.mode = mode;
     this.tableOrder = tableOrder;
     this.erasureK = erasureK;
+    this.choosesLayout = choosesLayout;
   }
 
   /** k of the erasure-coded data option, 0 for full copies. */
@@ -70,6 +83,11 @@ enum Protocol {
    * RafeStore modes store every value one fixed way.
    */
   boolean choosesLayout() {
-    return false;
+    return choosesLayout;
+  }
+
+  /** The builder's layout setting for this protocol. */
+  io.rafestore.Layout layout() {
+    return choosesLayout ? io.rafestore.Layout.AUTO : io.rafestore.Layout.FIXED;
   }
 }

@@ -19,6 +19,9 @@ final class Reports {
   static final String CSV = "results.csv";
   static final String MARKDOWN = "results.md";
 
+  /** The plot of the layout chosen at each size, per configuration (issue 16). */
+  static final String LAYOUT_SVG = "layout-chosen.svg";
+
   /** The paper's Table 3 (writes out of 60 that contacted only f+1 data clouds), 1 KB..16 MB. */
   static final int[][] PAPER_TABLE3 = {
     {60, 59, 60, 52, 0, 0, 0, 0},
@@ -41,6 +44,9 @@ final class Reports {
         dir.resolve(MARKDOWN),
         markdown(profile, prices, scale, options, results),
         StandardCharsets.UTF_8);
+    if (results.stream().anyMatch(r -> !r.chosenLayout().isEmpty())) {
+      Files.writeString(dir.resolve(LAYOUT_SVG), Svg.layoutPlot(results), StandardCharsets.UTF_8);
+    }
     for (int config : new TreeSet<>(options.configs)) {
       for (String op : List.of("write", "read")) {
         Files.writeString(
@@ -66,7 +72,7 @@ final class Reports {
     sb.append(
         "config,mode,size_bytes,op,ops,failures,median_ms,p90_ms,p99_ms,floor_ms,median_over_floor,"
             + "only_f_plus_1,cancelled,cost_per_10k_usd,speculative_started,speculative_kept,"
-            + "speculative_wasted");
+            + "speculative_wasted,chosen_layout");
     List<String> clouds = new ArrayList<>();
     if (!results.isEmpty()) {
       // Columns follow the cloud ids (p0..p3), whatever each configuration's order.
@@ -84,7 +90,7 @@ final class Reports {
       sb.append(
           String.format(
               Locale.ROOT,
-              "%d,%s,%d,%s,%d,%d,%.3f,%.3f,%.3f,%.3f,%.4f,%d,%d,%.6f,%d,%d,%d",
+              "%d,%s,%d,%s,%d,%d,%.3f,%.3f,%.3f,%.3f,%.4f,%d,%d,%.6f,%d,%d,%d,%s",
               r.config(),
               r.mode(),
               r.sizeBytes(),
@@ -101,7 +107,8 @@ final class Reports {
               r.costPer10kUsd(),
               r.speculative().started(),
               r.speculative().kept(),
-              r.speculative().wasted()));
+              r.speculative().wasted(),
+              r.chosenLayout().replace(',', ';')));
       for (String c : clouds) {
         Result.CloudUse u =
             r.perCloud().stream().filter(x -> x.cloud().equals(c)).findFirst().orElseThrow();
@@ -176,6 +183,7 @@ final class Reports {
               r.costPer10kUsd()));
     }
     sb.append('\n').append(table3(results));
+    sb.append(layoutSection(results));
     sb.append("\n## Targets (issues 7 and 21), ratios within this run\n\n```\n");
     for (String line : Targets.evaluate(results)) {
       sb.append(line).append('\n');
@@ -183,6 +191,80 @@ final class Reports {
     sb.append("```\n");
     sb.append("\nCosts use ").append(prices.source()).append(".\n");
     return sb.toString();
+  }
+
+  /**
+   * The layout the chooser picked at each size in each configuration (the mode that chooses it,
+   * most frequent choice per cell) and the size threshold it found between whole copies (or inline)
+   * and fragments: the answer, for this profile, to the paper's closing questions. Empty when no
+   * mode chose a layout.
+   */
+  static String layoutSection(List<Result> results) {
+    List<Result> chosen = new ArrayList<>();
+    for (Result r : results) {
+      if (r.op().equals("write") && !r.chosenLayout().isEmpty()) {
+        chosen.add(r);
+      }
+    }
+    if (chosen.isEmpty()) {
+      return "";
+    }
+    chosen.sort(
+        java.util.Comparator.comparingInt(Result::config).thenComparingLong(Result::sizeBytes));
+    StringBuilder sb = new StringBuilder();
+    sb.append("\n## Layout chosen per value (issue 16)\n\n");
+    sb.append("Plot: `").append(LAYOUT_SVG).append("`.\n\n");
+    sb.append("| config | size | chosen (writes) | mode |\n|---|---:|---|---|\n");
+    for (Result r : chosen) {
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "| %d | %s | %s | %s |%n",
+              r.config(),
+              sizeLabel(r.sizeBytes()),
+              r.chosenLayout(),
+              r.mode()));
+    }
+    sb.append('\n');
+    for (int config : new TreeSet<>(chosen.stream().map(Result::config).toList())) {
+      sb.append("- ").append(threshold(chosen, config)).append('\n');
+    }
+    return sb.toString();
+  }
+
+  /** "config N: whole copies (or inline) up to A, coded from B", or that one kind held. */
+  static String threshold(List<Result> chosen, int config) {
+    long lastWhole = -1;
+    long firstCoded = -1;
+    long largest = 0;
+    for (Result r : chosen) {
+      if (r.config() != config) {
+        continue;
+      }
+      largest = Math.max(largest, r.sizeBytes());
+      if (r.chosenKind().startsWith("CODED")) {
+        if (firstCoded < 0) {
+          firstCoded = r.sizeBytes();
+        }
+      } else if (firstCoded < 0) {
+        lastWhole = r.sizeBytes();
+      }
+    }
+    if (firstCoded < 0) {
+      return "config "
+          + config
+          + ": whole copies (or inline) at every size measured, up to "
+          + sizeLabel(largest);
+    }
+    if (lastWhole < 0) {
+      return "config " + config + ": coded at every size measured, from " + sizeLabel(firstCoded);
+    }
+    return "config "
+        + config
+        + ": whole copies (or inline) up to "
+        + sizeLabel(lastWhole)
+        + ", coded from "
+        + sizeLabel(firstCoded);
   }
 
   /** Table 3 (PAPER mode writes contacting only f+1 data clouds) next to the paper's numbers. */

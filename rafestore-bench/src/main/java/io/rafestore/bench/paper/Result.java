@@ -22,6 +22,8 @@ import java.util.List;
  * @param costPer10kUsd cost of 10,000 such operations (assumed prices)
  * @param speculative the reads' anticipated data fetches (issue 21), over all clouds; zero for
  *     writes and for modes that do not anticipate
+ * @param chosenLayout for writes of a mode that chooses each value's layout, the layout chosen most
+ *     often in the cell and how often ("CODED k=2 on p0+p1+p2 (14/15)"); empty otherwise
  */
 record Result(
     int config,
@@ -38,10 +40,20 @@ record Result(
     long cancelled,
     List<CloudUse> perCloud,
     double costPer10kUsd,
-    Speculative speculative) {
+    Speculative speculative,
+    String chosenLayout) {
 
   Result {
     perCloud = List.copyOf(perCloud);
+  }
+
+  /** The kind (and k) of {@link #chosenLayout}: "WHOLE", "CODED k=2", "INLINE"; "" if none. */
+  String chosenKind() {
+    int on = chosenLayout.indexOf(" on ");
+    int paren = chosenLayout.indexOf(" (");
+    return on >= 0
+        ? chosenLayout.substring(0, on)
+        : paren >= 0 ? chosenLayout.substring(0, paren) : chosenLayout;
   }
 
   /**

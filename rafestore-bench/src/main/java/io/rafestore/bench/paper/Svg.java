@@ -214,6 +214,171 @@ final class Svg {
     return sb.toString();
   }
 
+  /**
+   * The layout chosen at each size (the most frequent choice of the mode that chooses it), one step
+   * line per configuration: sizes on a log axis, the layouts (inline, whole, coded by k) as rows.
+   */
+  static String layoutPlot(List<Result> all) {
+    List<Result> rs = new ArrayList<>();
+    java.util.TreeSet<String> kinds =
+        new java.util.TreeSet<>(
+            java.util.Comparator.comparingInt(Svg::kindRank).thenComparing(k -> k));
+    for (Result r : all) {
+      if (r.op().equals("write") && !r.chosenLayout().isEmpty()) {
+        rs.add(r);
+        kinds.add(r.chosenKind());
+      }
+    }
+    List<String> rows = new ArrayList<>(kinds);
+    double minX = 3;
+    double maxX = 4;
+    if (!rs.isEmpty()) {
+      minX = rs.stream().mapToDouble(r -> Math.log10(r.sizeBytes())).min().orElse(3);
+      maxX = rs.stream().mapToDouble(r -> Math.log10(r.sizeBytes())).max().orElse(4);
+    }
+    if (maxX - minX < 1e-9) {
+      minX -= 0.5;
+      maxX += 0.5;
+    }
+    int plotW = WIDTH - LEFT - RIGHT;
+    int plotH = HEIGHT - TOP - BOTTOM;
+    StringBuilder sb = new StringBuilder();
+    sb.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
+                + " viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">%n",
+            WIDTH,
+            HEIGHT,
+            WIDTH,
+            HEIGHT));
+    sb.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "<text x=\"%d\" y=\"22\" font-size=\"14\">Layout chosen per value size"
+                + " (most frequent per cell)</text>%n",
+            LEFT));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"black\"/>%n",
+            LEFT,
+            TOP,
+            plotW,
+            plotH));
+    for (int i = 0; i < rows.size(); i++) {
+      double y = rowY(i, rows.size());
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+                  + "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n",
+              LEFT,
+              y,
+              LEFT + plotW,
+              y,
+              LEFT - 6,
+              y + 4,
+              rows.get(i)));
+    }
+    for (long s : PaperBench.PAPER_SIZES) {
+      double lx = Math.log10(s);
+      if (lx < minX - 1e-9 || lx > maxX + 1e-9) {
+        continue;
+      }
+      double x = x(lx, minX, maxX);
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>"
+                  + "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
+              x,
+              TOP,
+              x,
+              TOP + plotH,
+              x,
+              TOP + plotH + 16,
+              Reports.sizeLabel(s)));
+    }
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">value size (log)</text>%n",
+            LEFT + plotW / 2,
+            HEIGHT - 10));
+    List<Integer> configs = rs.stream().map(Result::config).distinct().sorted().toList();
+    for (int m = 0; m < configs.size(); m++) {
+      int config = configs.get(m);
+      String colour = COLOURS[m % COLOURS.length];
+      String dash = DASHES[m % DASHES.length];
+      StringBuilder points = new StringBuilder();
+      StringBuilder marks = new StringBuilder();
+      double offset = (m - (configs.size() - 1) / 2.0) * 4;
+      Double lastY = null;
+      for (Result r :
+          rs.stream()
+              .filter(r -> r.config() == config)
+              .sorted(java.util.Comparator.comparingLong(Result::sizeBytes))
+              .toList()) {
+        double x = x(Math.log10(r.sizeBytes()), minX, maxX);
+        double y = rowY(rows.indexOf(r.chosenKind()), rows.size()) + offset;
+        if (lastY != null) {
+          // A step: the previous layout holds until this size.
+          points.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, lastY));
+        }
+        points.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, y));
+        marks.append(
+            String.format(
+                Locale.ROOT,
+                "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>%n",
+                x,
+                y,
+                colour));
+        lastY = y;
+      }
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "<polyline class=\"config-%d\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s"
+                  + " points=\"%s\"/>%n",
+              config,
+              colour,
+              dash.isEmpty() ? "" : " stroke-dasharray=\"" + dash + "\"",
+              points.toString().trim()));
+      sb.append(marks);
+      int ly = TOP + 14 + 20 * m;
+      int lx = LEFT + plotW + 12;
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"%s/>"
+                  + "<text x=\"%d\" y=\"%d\">configuration %d</text>%n",
+              lx,
+              ly,
+              lx + 24,
+              ly,
+              colour,
+              dash.isEmpty() ? "" : " stroke-dasharray=\"" + dash + "\"",
+              lx + 30,
+              ly + 4,
+              config));
+    }
+    sb.append("</svg>\n");
+    return sb.toString();
+  }
+
+  /** Rows bottom to top: inline, whole, then coded by k. */
+  private static int kindRank(String kind) {
+    return kind.startsWith("INLINE") ? 0 : kind.startsWith("WHOLE") ? 1 : 2;
+  }
+
+  private static double rowY(int row, int rows) {
+    int plotH = HEIGHT - TOP - BOTTOM;
+    return TOP + plotH - (row + 1) * (double) plotH / (rows + 1);
+  }
+
   private static double x(double logSize, double minX, double maxX) {
     return LEFT + (logSize - minX) / (maxX - minX) * (WIDTH - LEFT - RIGHT);
   }

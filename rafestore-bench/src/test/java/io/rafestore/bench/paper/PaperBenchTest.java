@@ -162,7 +162,8 @@ class PaperBenchTest {
         wasted,
         List.of(),
         0,
-        new Result.Speculative(kept + wasted, kept, wasted));
+        new Result.Speculative(kept + wasted, kept, wasted),
+        "");
   }
 
   @Test
@@ -194,6 +195,26 @@ class PaperBenchTest {
   /** A cell of {@code op} with the given median, floor and cost of 10,000 operations. */
   private static Result cell(
       int config, Protocol mode, long size, String op, double median, double floor, double cost) {
+    return cell(
+        config,
+        mode,
+        size,
+        op,
+        median,
+        floor,
+        cost,
+        mode.choosesLayout() && op.equals("write") ? "CODED k=2 on p0+p1+p2 (30/30)" : "");
+  }
+
+  private static Result cell(
+      int config,
+      Protocol mode,
+      long size,
+      String op,
+      double median,
+      double floor,
+      double cost,
+      String chosen) {
     return new Result(
         config,
         mode,
@@ -209,7 +230,8 @@ class PaperBenchTest {
         0,
         List.of(),
         cost,
-        Result.Speculative.NONE);
+        Result.Speculative.NONE,
+        chosen);
   }
 
   @Test
@@ -233,6 +255,18 @@ class PaperBenchTest {
     assertThat(lines.get(2)).startsWith("PASS").contains("1KB 1.05 (FAST)");
     assertThat(lines.get(3)).startsWith("PASS").contains("4MB 0.45 (FAST_CODED)");
     assertThat(lines.get(4)).startsWith("SKIP"); // no mode chooses its layout in this run
+    List<Result> withChooser = new java.util.ArrayList<>(run);
+    withChooser.add(cell(1, Protocol.FAST_AUTO, 4L << 20, "write", 4700, 3000, 1));
+    assertThat(Targets.physicalFloor(withChooser).get(4))
+        .startsWith("PASS")
+        .contains("4MB 1.04 (FAST_CODED)");
+    withChooser.add(
+        cell(1, Protocol.FAST_AUTO, 1024, "write", 825, 750, 0.1, "WHOLE on p0+p1 (30/30)"));
+    String section = Reports.layoutSection(withChooser);
+    assertThat(section).contains("| 1 | 4MB | CODED k=2 on p0+p1+p2 (30/30) |");
+    assertThat(section).contains("config 1: whole copies (or inline) up to 1KB, coded from 4MB");
+    String svg = Svg.layoutPlot(withChooser);
+    assertThat(svg).startsWith("<?xml").contains("class=\"config-1\"").contains("CODED k=2");
     assertThat(lines.get(5)).startsWith("PASS").contains("4MB 1.15 (FAST)");
     assertThat(lines.get(6)).startsWith("PASS").contains("writes").contains("ratio 0.50");
     assertThat(lines.get(7)).startsWith("PASS").contains("reads").contains("ratio 0.83");

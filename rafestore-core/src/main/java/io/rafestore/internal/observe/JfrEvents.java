@@ -50,6 +50,12 @@ final class JfrEvents {
     @Label("writeDf Used")
     boolean writeDfUsed;
 
+    @Label("Layout")
+    @Description(
+        "With Layout.AUTO, the layout chosen and why (kind, k, clouds, predicted time and dollars,"
+            + " the runner-up); empty for a fixed layout")
+    String layout;
+
     @Label("Failure")
     @Description("Why the write failed; empty if it succeeded")
     String failure;

@@ -67,6 +67,15 @@ public final class Observer {
     return new OpTrace(this, key, operation);
   }
 
+  /**
+   * A trace for work the client does in the background on {@code key} (packing inline values): its
+   * phases are timed for the work itself but reach neither the listener nor JFR, and it is never
+   * finished as an operation; the work's requests and cloud faults are reported as usual.
+   */
+  public OpTrace quiet(String key) {
+    return new OpTrace(this, key, OperationReceipt.Kind.WRITE, true);
+  }
+
   /** A cloud failed or misbehaved during an operation on {@code key}. */
   public void fault(String key, CloudFault fault) {
     if (jfrActive()) {
@@ -105,6 +114,14 @@ public final class Observer {
       }
     }
     tell(l -> l.cloudRequest(request));
+  }
+
+  /** Something the background scrubber found or did. */
+  public void scrub(io.rafestore.ScrubEvent event) {
+    if (LOG.isLoggable(Level.DEBUG)) {
+      LOG.log(Level.DEBUG, "scrub: {0}", event);
+    }
+    tell(l -> l.scrubEvent(event));
   }
 
   void phase(String key, PhaseTiming timing) {

@@ -48,12 +48,20 @@ public final class OpTrace {
   private boolean committed;
   private long bytes;
 
+  /** Whether phases are kept to this trace alone (a background task's), not reported. */
+  private final boolean quiet;
+
   OpTrace(Observer observer, String key, OperationReceipt.Kind operation) {
+    this(observer, key, operation, false);
+  }
+
+  OpTrace(Observer observer, String key, OperationReceipt.Kind operation, boolean quiet) {
+    this.quiet = quiet;
     this.observer = observer;
     this.key = key;
     this.operation = operation;
     this.startNanos = observer.nanoTime();
-    boolean jfr = Observer.jfrActive();
+    boolean jfr = !quiet && Observer.jfrActive();
     this.event =
         !jfr
             ? null
@@ -94,7 +102,7 @@ public final class OpTrace {
         return;
       }
       open.put(phase, now);
-      if (Observer.jfrActive()) {
+      if (!quiet && Observer.jfrActive()) {
         JfrEvents.Phase e = new JfrEvents.Phase();
         if (e.isEnabled()) {
           e.begin();
@@ -302,6 +310,7 @@ public final class OpTrace {
       if (receipt instanceof WriteReceipt r) {
         w.clouds = String.join(",", r.dataCloudsContacted());
         w.writeDfUsed = r.writeDfUsed();
+        w.layout = r.layoutChoice().map(c -> c.reason()).orElse("");
       }
     } else if (event instanceof JfrEvents.Read rd) {
       rd.key = key;
@@ -332,7 +341,9 @@ public final class OpTrace {
         e.commit();
       }
     }
-    observer.phase(key, timing);
+    if (!quiet) {
+      observer.phase(key, timing);
+    }
   }
 
   /** A read stream that ends its operation: at its end, at a failure, or when it is closed. */

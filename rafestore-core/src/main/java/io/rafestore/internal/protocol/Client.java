@@ -26,6 +26,7 @@ import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.context.Loop;
+import io.rafestore.internal.protocol.layout.InlinePayload;
 import io.rafestore.internal.protocol.layout.PartedPayload;
 import io.rafestore.internal.protocol.layout.Payload;
 import io.rafestore.internal.protocol.maintenance.Listings;
@@ -37,6 +38,8 @@ import io.rafestore.internal.protocol.quorum.MetadataRead;
 import io.rafestore.internal.protocol.read.ReadOp;
 import io.rafestore.internal.protocol.write.DeleteOp;
 import io.rafestore.internal.protocol.write.DepSkyWriteOp;
+import io.rafestore.internal.protocol.write.InlineWriteOp;
+import io.rafestore.internal.protocol.write.Packer;
 import io.rafestore.internal.protocol.write.WriteOp;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.support.Futures;
@@ -63,6 +66,13 @@ public final class Client implements RafeStore {
   private final BlockingRafeStore blocking = new Blocking();
   private final Maintenance.OrphanMemory orphans = new Maintenance.OrphanMemory();
 
+  /** The scrubbers made by this client (stopped by close), and their per-cloud counts. */
+  private final java.util.Set<io.rafestore.Scrubber> scrubbers =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  private final io.rafestore.internal.protocol.maintenance.Scrub.Totals scrubTotals =
+      new io.rafestore.internal.protocol.maintenance.Scrub.Totals();
+
   /** The validated settings (for tests). */
   Settings settings() {
     return ctx.settings;
@@ -70,7 +80,11 @@ public final class Client implements RafeStore {
 
   public Client(Settings settings) {
     this.ctx = new Context(settings);
+    this.packer = new Packer(ctx);
   }
+
+  /** Packs this writer's older inline values in the background. */
+  private final Packer packer;
 
   @Override
   public CompletableFuture<WriteReceipt> write(String key, byte[] value) {
@@ -88,7 +102,12 @@ public final class Client implements RafeStore {
     byte[] copy = value.clone();
     CompletableFuture<WriteReceipt> op =
         switch (ctx.settings.mode()) {
-          case PAPER, FAST -> WriteOp.run(ctx, key, Payload.of(ctx, key, copy));
+          case PAPER, FAST -> {
+            Payload payload = Payload.of(ctx, key, copy);
+            yield payload instanceof InlinePayload inline
+                ? InlineWriteOp.run(ctx, packer, key, inline)
+                : WriteOp.run(ctx, key, payload);
+          }
           case DEPSKY_A, DEPSKY_CA -> DepSkyWriteOp.run(ctx, key, copy);
         };
     return bounded(op, "write of '" + key + "'");
@@ -149,13 +168,6 @@ public final class Client implements RafeStore {
               + mode
               + " stores (and codes) each value whole in memory: write a byte[] instead");
     }
-    if (size > ctx.settings.partSize() && ctx.settings.erasureK() > 0) {
-      throw new UnsupportedOperationException(
-          "streaming writes of values over partSize ("
-              + ctx.settings.partSize()
-              + " bytes) do not combine with erasureCoding yet: that option codes each value"
-              + " whole in memory");
-    }
     if (!ctx.settings.needsParts(size)) {
       byte[] value = in.readNBytes((int) size);
       if (value.length < size) {
@@ -168,7 +180,7 @@ public final class Client implements RafeStore {
       }
       return await(write(key, value));
     }
-    PartedPayload payload = PartedPayload.fromStream(ctx, key, size);
+    PartedPayload payload = Payload.ofStream(ctx, key, size);
     CompletableFuture<WriteReceipt> op =
         bounded(WriteOp.run(ctx, key, payload), "streaming write of '" + key + "'");
     op.whenComplete((r, e) -> payload.abort(e == null ? new IllegalStateException("done") : e));
@@ -300,13 +312,21 @@ public final class Client implements RafeStore {
   @Override
   public CompletableFuture<List<VerifyReport>> verifyAll() {
     checkOpen();
-    return guarded("verifyAll", traced(Kind.VERIFY_ALL, "", t -> eachKey(this::verify)));
+    return foreground(
+        guarded("verifyAll", traced(Kind.VERIFY_ALL, "", t -> eachKey(this::verify))));
   }
 
   @Override
   public CompletableFuture<List<RepairReport>> repairAll() {
     checkOpen();
-    return guarded("repairAll", traced(Kind.REPAIR_ALL, "", t -> eachKey(this::repair)));
+    return foreground(
+        guarded("repairAll", traced(Kind.REPAIR_ALL, "", t -> eachKey(this::repair))));
+  }
+
+  /** {@code op}, counted as a foreground operation until it completes. */
+  private <T> CompletableFuture<T> foreground(CompletableFuture<T> op) {
+    ctx.foreground.track(op);
+    return op;
   }
 
   /**
@@ -373,9 +393,24 @@ public final class Client implements RafeStore {
   public Map<String, CloudStats> stats() {
     Map<String, CloudStats> out = new LinkedHashMap<>();
     for (Cloud c : ctx.clouds) {
-      out.put(c.id(), c.accounting().snapshot());
+      long[] scrub = scrubTotals.of(c.id());
+      out.put(c.id(), c.accounting().snapshot().withScrub(scrub[0], scrub[1], scrub[2], scrub[3]));
     }
     return out;
+  }
+
+  @Override
+  public io.rafestore.Scrubber scrubber(io.rafestore.ScrubOptions options) {
+    Objects.requireNonNull(options, "options");
+    checkOpen();
+    io.rafestore.Scrubber s =
+        new io.rafestore.internal.protocol.maintenance.Scrub(ctx, options, scrubTotals);
+    scrubbers.add(s);
+    if (closed.get()) {
+      s.stop();
+      throw new IllegalStateException("this RafeStore client is closed");
+    }
+    return s;
   }
 
   @Override
@@ -393,6 +428,12 @@ public final class Client implements RafeStore {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    // Scrubbers first: they send no request after this.
+    for (io.rafestore.Scrubber s : scrubbers) {
+      s.stop();
+    }
+    // Packing stops first: a pack not yet in a log is an orphan, and no log loses anything.
+    packer.close();
     // Completed writes' puts to the clouds beyond their quorum, for the grace the builder gave.
     ctx.drain(ctx.settings.closeGrace());
     // Listing walks and key pages stop here, whether or not the drivers are ours to close.
@@ -452,6 +493,7 @@ public final class Client implements RafeStore {
    */
   private <T> CompletableFuture<T> bounded(CompletableFuture<T> op, String what) {
     CompletableFuture<T> out = guarded(what, op);
+    ctx.foreground.track(out);
     Duration timeout = ctx.settings.operationTimeout();
     Scheduler.Cancellable timer =
         ctx.settings

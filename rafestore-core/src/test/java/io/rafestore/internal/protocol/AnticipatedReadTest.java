@@ -312,6 +312,88 @@ class AnticipatedReadTest {
   }
 
   /**
+   * A wasted anticipated fetch that is still running when readM decides is cancelled together with
+   * its request, not left to download: p0 replays the log from before the second write, which names
+   * a 256 KiB value on p1 (about 1.4 s away at 2 Mbit/s); readM decides the newer version at 750
+   * ms, and the older version's get on p1 is cancelled then.
+   */
+  @Test
+  void aWastedFetchStillRunningIsCancelledWithItsRequest() throws Exception {
+    Harness h = table1();
+    try (RafeStore store = config2(h, ProtocolMode.FAST).build()) {
+      h.run(store.write(KEY, bytes(256 << 10, 20)));
+      h.clouds.get(0).behave(Behaviour.STALE);
+      byte[] v2 = bytes(256 << 10, 21);
+      WriteReceipt w2 = h.run(store.write(KEY, v2));
+      assertThat(w2.info().dataClouds()).contains("p1");
+      h.scheduler.advance(Duration.ofSeconds(5));
+      Map<String, CloudStats> before = store.stats();
+      StoredValue read = h.run(store.read(KEY));
+      h.scheduler.runUntilIdle();
+      assertThat(read.version()).isEqualTo(w2.version());
+      assertThat(read.value()).isEqualTo(v2);
+      assertThat(store.stats().get("p0").speculationsWasted()).isEqualTo(1);
+      CloudStats p1 = store.stats().get("p1").minus(before.get("p1"));
+      assertThat(p1.cancelled()).as("the wasted get on p1, cancelled").isEqualTo(1);
+    }
+  }
+
+  /**
+   * A read that the operation timeout ends while it waits for its kept anticipated fetch cancels
+   * that fetch: a 1 MiB value on p1 takes about 4 s to arrive at 2 Mbit/s, the timeout is 1 s.
+   */
+  @Test
+  void aTimedOutReadCancelsItsAnticipatedFetch() throws Exception {
+    Harness h = table1();
+    try (RafeStore writer = config2(h, ProtocolMode.FAST).build()) {
+      h.run(writer.write(KEY, bytes(1 << 20, 22)));
+    }
+    h.scheduler.advance(Duration.ofSeconds(30));
+    try (RafeStore store =
+        config2(h, ProtocolMode.FAST).operationTimeout(Duration.ofSeconds(1)).build()) {
+      Map<String, CloudStats> before = store.stats();
+      CompletableFuture<StoredValue> read = store.read(KEY);
+      h.scheduler.runUntilIdle();
+      assertThat(read).isCompletedExceptionally();
+      assertThat(store.stats().get("p0").speculationsKept()).isEqualTo(1);
+      // The kept fetch (and a hedge, if the fresh client's model expected the value sooner) is
+      // cancelled at the timeout rather than left to download the whole value afterwards.
+      long cancelled = 0;
+      long down = 0;
+      for (String c : java.util.List.of("p1", "p2")) {
+        CloudStats d = store.stats().get(c).minus(before.get(c));
+        cancelled += d.cancelled();
+        down += d.bytesDown();
+      }
+      assertThat(cancelled).as("data gets cancelled at the timeout").isPositive();
+      assertThat(down).as("bytes downloaded from the holders").isLessThan(1 << 20);
+    }
+  }
+
+  /**
+   * A kept anticipated fetch that the read never takes (a range of no bytes needs no part) is
+   * cancelled when the read ends, not left running.
+   */
+  @Test
+  void aKeptFetchTheReadNeverTakesIsCancelledWhenTheReadEnds() throws Exception {
+    Harness h = table1();
+    try (RafeStore store = config2(h, ProtocolMode.FAST).partSize(256 << 10).build()) {
+      byte[] value = bytes(1 << 20, 23);
+      WriteReceipt w = h.run(store.write(KEY, value));
+      h.scheduler.advance(Duration.ofSeconds(30));
+      Map<String, CloudStats> before = store.stats();
+      assertThat(h.run(store.read(KEY, w.version(), 0, 0))).isEmpty();
+      h.scheduler.runUntilIdle();
+      assertThat(store.stats().get("p0").speculationsKept()).isEqualTo(1);
+      long cancelledData = 0;
+      for (String c : java.util.List.of("p1", "p2")) {
+        cancelledData += store.stats().get(c).minus(before.get(c)).cancelled();
+      }
+      assertThat(cancelledData).isEqualTo(1);
+    }
+  }
+
+  /**
    * Equal round trips (50 ms) and 8 Mbit/s per cloud: a 1 MiB value in 64 KiB parts takes at least
    * 1.05 s of transfer from one holder alone; its two holders share the parts and deliver it in
    * about 0.8 s (half the transfer, plus the round trips between a holder's parts). One holder

@@ -99,6 +99,7 @@ class BoundedResourcesTest {
     }
     RafeStore.Builder b =
         RafeStore.builder()
+            .inlineThreshold(0)
             .faultsTolerated(1)
             .mode(mode)
             .executor(Runnable::run)

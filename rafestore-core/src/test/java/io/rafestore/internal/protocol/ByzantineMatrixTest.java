@@ -44,17 +44,38 @@ class ByzantineMatrixTest {
     CODED,
     CODED_ENCRYPTED,
     /** encryptValues with 1 KiB parts: values of 1 to 7 parts, each sealed on its own. */
-    PARTED_ENCRYPTED;
+    PARTED_ENCRYPTED,
+    /** erasureCoding with 1 KiB parts: values of 1 to 7 parts, each coded on its own. */
+    CODED_PARTS,
+    /** Inline values: inside the signed log, no data object (the budget leaves them unpacked). */
+    INLINE,
+    /** Sealed inline values: ciphertext in the log, the key's shares in the envelopes. */
+    INLINE_SEALED,
+    /** Inline values packed as soon as an older one exists (trigger 0): reads from packs. */
+    PACKED;
+
+    boolean inline() {
+      return this == INLINE || this == INLINE_SEALED || this == PACKED;
+    }
 
     RafeStore build(Harness h, ProtocolMode mode, int f) {
       RafeStore.Builder b = h.builder(mode);
-      if (this == ENCRYPTED || this == CODED_ENCRYPTED || this == PARTED_ENCRYPTED) {
+      if (this == ENCRYPTED
+          || this == CODED_ENCRYPTED
+          || this == PARTED_ENCRYPTED
+          || this == INLINE_SEALED) {
         b.encryptValues(true);
       }
-      if (this == PARTED_ENCRYPTED) {
+      if (this == INLINE || this == INLINE_SEALED) {
+        b.inlineThreshold(4096).inlineLogBudget(1 << 20);
+      }
+      if (this == PACKED) {
+        b.inlineThreshold(4096).inlineLogBudget(4096);
+      }
+      if (this == PARTED_ENCRYPTED || this == CODED_PARTS) {
         b.partSize(1024);
       }
-      if (this == CODED || this == CODED_ENCRYPTED) {
+      if (this == CODED || this == CODED_ENCRYPTED || this == CODED_PARTS) {
         b.erasureCoding(f + 1);
       }
       return b.build();
@@ -62,7 +83,8 @@ class ByzantineMatrixTest {
 
     /** The i-th value written: for the parted variant, long enough to span several parts. */
     byte[] value(String text) {
-      return (this == PARTED_ENCRYPTED ? text.repeat(8) : text).getBytes(StandardCharsets.UTF_8);
+      return (this == PARTED_ENCRYPTED || this == CODED_PARTS ? text.repeat(8) : text)
+          .getBytes(StandardCharsets.UTF_8);
     }
   }
 
@@ -81,9 +103,15 @@ class ByzantineMatrixTest {
               out.add(Arguments.of(f, placement, b, mode, Variant.ENCRYPTED));
               out.add(Arguments.of(f, placement, b, mode, Variant.CODED));
               out.add(Arguments.of(f, placement, b, mode, Variant.PARTED_ENCRYPTED));
+              out.add(Arguments.of(f, placement, b, mode, Variant.INLINE));
+              out.add(Arguments.of(f, placement, b, mode, Variant.INLINE_SEALED));
+              out.add(Arguments.of(f, placement, b, mode, Variant.PACKED));
             }
             if (mode == ProtocolMode.PAPER) {
               out.add(Arguments.of(f, placement, b, mode, Variant.CODED_ENCRYPTED));
+            }
+            if (mode == ProtocolMode.FAST) {
+              out.add(Arguments.of(f, placement, b, mode, Variant.CODED_PARTS));
             }
           }
         }
@@ -169,6 +197,33 @@ class ByzantineMatrixTest {
               written.keySet().stream().sorted(java.util.Comparator.reverseOrder()).toList());
       for (Map.Entry<Version, byte[]> e : written.entrySet()) {
         assertThat(h.run(store.read(KEY, e.getKey())).value()).isEqualTo(e.getValue());
+      }
+      if (variant.inline()) {
+        // Past the packer's commit delay: its own writeM lands; every version reads the same.
+        h.scheduler.advance(java.time.Duration.ofSeconds(5));
+        for (Map.Entry<Version, byte[]> e : written.entrySet()) {
+          assertThat(h.run(store.read(KEY, e.getKey())).value()).isEqualTo(e.getValue());
+        }
+        assertThat(h.run(store.read(KEY)).value())
+            .isEqualTo(written.get(page.versions().get(0).version()));
+      }
+      if (variant == Variant.PACKED) {
+        int correct = 0;
+        while (placement.contains(correct)) {
+          correct++;
+        }
+        byte[] bytes =
+            h.run(
+                h.stores
+                    .get(correct)
+                    .get(io.rafestore.internal.util.Names.metadataObject(KEY, "alice")));
+        MetadataLog log =
+            new MetadataCodec()
+                .decodeEnvelope(bytes, KEY, "alice", Harness.ALICE.getPublic(), 1 << 20)
+                .log();
+        assertThat(log.entries())
+            .as("older values were packed")
+            .anyMatch(e -> e.coding() == LogEntry.Coding.PACKED);
       }
     }
   }

@@ -42,6 +42,30 @@ class CrashInjectionTest {
     List<Arguments> out = new ArrayList<>();
     for (ProtocolMode mode : ProtocolMode.values()) {
       for (Point p : Point.values()) {
+        out.add(Arguments.of(mode, p, false));
+      }
+    }
+    // Inline values: no data put; the writer dies during readM or writeM.
+    for (ProtocolMode mode : List.of(ProtocolMode.PAPER, ProtocolMode.FAST)) {
+      for (Point p :
+          List.of(
+              Point.DURING_READM, Point.AFTER_FIRST_METADATA_PUT, Point.AFTER_TWO_METADATA_PUTS)) {
+        out.add(Arguments.of(mode, p, true));
+      }
+    }
+    return out.stream();
+  }
+
+  /** Crash points in the middle of packing: the pack's upload, then the packer's writeM. */
+  static Stream<Arguments> packingCases() {
+    List<Arguments> out = new ArrayList<>();
+    for (ProtocolMode mode : List.of(ProtocolMode.PAPER, ProtocolMode.FAST)) {
+      for (Point p :
+          List.of(
+              Point.AFTER_FIRST_DATA_PUT,
+              Point.AFTER_ALL_DATA_PUTS,
+              Point.AFTER_FIRST_METADATA_PUT,
+              Point.AFTER_TWO_METADATA_PUTS)) {
         out.add(Arguments.of(mode, p));
       }
     }
@@ -115,6 +139,11 @@ class CrashInjectionTest {
   }
 
   static RafeStore client(Harness h, ProtocolMode mode, Process process) {
+    return client(h, mode, process, 0, 0);
+  }
+
+  /** A client writing values up to {@code inline} bytes inline under {@code budget}. */
+  static RafeStore client(Harness h, ProtocolMode mode, Process process, long inline, long budget) {
     RafeStore.Builder b =
         RafeStore.builder()
             .faultsTolerated(1)
@@ -122,6 +151,8 @@ class CrashInjectionTest {
             .executor(Runnable::run)
             .scheduler(h.scheduler)
             .closeDrivers(false)
+            .inlineThreshold(inline)
+            .inlineLogBudget(budget)
             .writer("alice", Harness.ALICE);
     for (TestCloud c : h.clouds) {
       CloudDriver d = process == null ? c : process.wrap(c, 1);
@@ -134,15 +165,18 @@ class CrashInjectionTest {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  @ParameterizedTest(name = "{0} crash {1}")
+  @ParameterizedTest(name = "{0} crash {1} inline {2}")
   @MethodSource("cases")
-  void readersSeeOldOrNewAndTheNextWriteSucceeds(ProtocolMode mode, Point point) throws Exception {
+  void readersSeeOldOrNewAndTheNextWriteSucceeds(ProtocolMode mode, Point point, boolean inline)
+      throws Exception {
     Harness h = new Harness(1, 4).rtts(5, 315, 750, 1200);
-    RafeStore before = client(h, mode, null);
+    long threshold = inline ? 1024 : 0;
+    RafeStore before = client(h, mode, null, threshold, threshold);
     WriteReceipt old = h.run(before.write("k", utf8("old")));
+    assertThat(old.info().dataClouds().isEmpty()).isEqualTo(inline);
 
     Process process = new Process(point);
-    RafeStore doomed = client(h, mode, process);
+    RafeStore doomed = client(h, mode, process, threshold, threshold);
     // FAST mode needs a known log to skip readM; teach it the key first.
     h.run(doomed.read("k"));
     process.armed.set(true);
@@ -162,10 +196,43 @@ class CrashInjectionTest {
     }
 
     // The writer restarts (a new client, same identity) and writes again.
-    RafeStore restarted = client(h, mode, null);
+    RafeStore restarted = client(h, mode, null, threshold, threshold);
     WriteReceipt next = h.run(restarted.write("k", utf8("after restart")));
     assertThat(next.version()).isGreaterThan(seen.version());
     assertThat(h.run(reader.read("k")).utf8()).isEqualTo("after restart");
     assertThat(h.run(restarted.read("k", old.version())).utf8()).isEqualTo("old");
+  }
+
+  /**
+   * The writer dies in the middle of packing: after the pack's first data put, after its f+1 data
+   * puts (uploaded, named by no log), or during the packer's writeM (the log naming the pack on one
+   * or two clouds only). Readers hearing any n - f clouds read every completed version's exact
+   * bytes; the restarted writer writes on; every version still reads back.
+   */
+  @ParameterizedTest(name = "{0} packing, crash {1}")
+  @MethodSource("packingCases")
+  void aCrashInTheMiddleOfPackingLosesNoVersion(ProtocolMode mode, Point point) throws Exception {
+    Harness h = new Harness(1, 4).rtts(5, 315, 750, 1200);
+    Process process = new Process(point);
+    RafeStore doomed = client(h, mode, process, 1024, 1024);
+    java.util.Map<io.rafestore.Version, String> written = new java.util.LinkedHashMap<>();
+    written.put(h.run(doomed.write("k", utf8("first"))).version(), "first");
+    written.put(h.run(doomed.write("k", utf8("second"))).version(), "second");
+    // The packing of "first" (trigger 0) has just started: its data puts land from here on, and
+    // the packer's writeM is the next metadata put.
+    process.armed.set(true);
+    // The packer uploads, waits its commit delay, then writes the log: all within 30 s.
+    h.scheduler.advance(java.time.Duration.ofSeconds(30));
+    assertThat(process.dead).as("the crash point was reached").isTrue();
+    InlineTest.readAllText(h, written, "k");
+    RafeStore restarted = client(h, mode, null, 1024, 1024);
+    written.put(h.run(restarted.write("k", utf8("third"))).version(), "third");
+    InlineTest.readAllText(h, written, "k");
+    h.scheduler.advance(java.time.Duration.ofSeconds(30));
+    written.put(h.run(restarted.write("k", utf8("fourth"))).version(), "fourth");
+    InlineTest.readAllText(h, written, "k");
+    for (var e : written.entrySet()) {
+      assertThat(h.run(restarted.read("k", e.getKey())).utf8()).isEqualTo(e.getValue());
+    }
   }
 }

@@ -128,7 +128,10 @@ class ErasureCodingTest {
     assertThatThrownBy(
             () -> {
               RafeStore.Builder b =
-                  RafeStore.builder().writer("alice", Harness.ALICE).erasureCoding(3);
+                  RafeStore.builder()
+                      .inlineThreshold(0)
+                      .writer("alice", Harness.ALICE)
+                      .erasureCoding(3);
               for (int i = 0; i < 4; i++) {
                 b.cloud(
                     roles.clouds.get(i),

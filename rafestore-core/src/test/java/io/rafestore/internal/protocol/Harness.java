@@ -62,7 +62,13 @@ public final class Harness {
     return builder(mode, (i, c) -> CloudRole.DATA_AND_METADATA);
   }
 
-  /** A builder for writer alice with the given role per cloud and each cloud's RTT as its hint. */
+  /**
+   * A builder for writer alice with the given role per cloud and each cloud's RTT as its hint.
+   *
+   * <p>Inline values are off ({@code inlineThreshold(0)}): the protocol tests built on the harness
+   * pin the behaviour of values written as data objects (writeDo, holders, data fetches, their
+   * faults); the tests of inline values and packing turn it on ({@link #inline}).
+   */
   public RafeStore.Builder builder(
       ProtocolMode mode, BiFunction<Integer, CloudDriver, CloudRole> roles) {
     RafeStore.Builder b =
@@ -72,6 +78,7 @@ public final class Harness {
             .executor(Runnable::run)
             .scheduler(scheduler)
             .closeDrivers(false)
+            .inlineThreshold(0)
             .writer("alice", ALICE);
     for (int i = 0; i < clouds.size(); i++) {
       TestCloud c = clouds.get(i);
@@ -80,7 +87,12 @@ public final class Harness {
     return b;
   }
 
-  /** Builds with the given role and latency hint per cloud. */
+  /** A builder as {@link #builder(ProtocolMode)} with inline values at the client's defaults. */
+  public RafeStore.Builder inline(ProtocolMode mode) {
+    return builder(mode).inlineThreshold(64 * 1024).inlineLogBudget(128 * 1024);
+  }
+
+  /** Builds with the given role and latency hint per cloud (inline values off, as above). */
   public RafeStore build(
       ProtocolMode mode,
       BiFunction<Integer, CloudDriver, CloudRole> roles,
@@ -95,6 +107,7 @@ public final class Harness {
             .executor(Runnable::run)
             .scheduler(scheduler)
             .closeDrivers(false)
+            .inlineThreshold(0)
             .writer(writer, keys);
     for (int i = 0; i < clouds.size(); i++) {
       TestCloud c = clouds.get(i);

@@ -52,6 +52,7 @@ class ObservabilityTest {
       Harness h, ProtocolMode mode, RafeStoreListener listener, boolean anticipate) {
     RafeStore.Builder b =
         RafeStore.builder()
+            .inlineThreshold(0)
             .faultsTolerated(1)
             .mode(mode)
             .executor(Runnable::run)
@@ -539,7 +540,11 @@ class ObservabilityTest {
     // p0 lies about every value it returns, from the first read on.
     RecordingListener seen = new RecordingListener();
     RafeStore.Builder b =
-        RafeStore.builder().faultsTolerated(1).writer("alice", Harness.ALICE).listener(seen);
+        RafeStore.builder()
+            .inlineThreshold(0)
+            .faultsTolerated(1)
+            .writer("alice", Harness.ALICE)
+            .listener(seen);
     ByzantineCloud liar = new ByzantineCloud(new MemoryCloud("p0"), 1);
     b.cloud(liar, CloudRole.DATA_AND_METADATA, ms(1));
     for (int i = 1; i < 4; i++) {

@@ -554,12 +554,16 @@ class ParserFuzzTest {
               new MetadataLog("k", "alice", 3 + n, 0, entries), Harness.ALICE.getPrivate()));
     }
     LOGS.add(CODEC.encode(MetadataCodecTest.sealedSample(2), Harness.ALICE.getPrivate()));
+    LOGS.add(CODEC.encode(MetadataCodecTest.codedPartsSample(), Harness.ALICE.getPrivate()));
     LOGS.add(
         CODEC.encode(new MetadataLog("k", "alice", 1, 0, List.of()), Harness.ALICE.getPrivate()));
     // Formats 3 and 4: logs of a writer incarnation, holding entries of two incarnations (a fork
     // merged by the later one) and a watermark through a version of a nonzero incarnation.
     LOGS.add(CODEC.encode(MetadataCodecTest.incarnationSample(false), Harness.ALICE.getPrivate()));
     LOGS.add(CODEC.encode(MetadataCodecTest.incarnationSample(true), Harness.ALICE.getPrivate()));
+    // Inline values (coding 16) and packed ones (coding 17), sealed or not.
+    LOGS.add(CODEC.encode(MetadataCodecTest.inlineSample(false), Harness.ALICE.getPrivate()));
+    LOGS.add(CODEC.encode(MetadataCodecTest.inlineSample(true), Harness.ALICE.getPrivate()));
     for (byte[] log : LOGS) {
       SortedMap<LogEntry.Id, byte[]> perCloud = new TreeMap<>();
       perCloud.put(new LogEntry.Id(1, 0), Shamir.split(new byte[32], 4, 2).get(0).toBytes());

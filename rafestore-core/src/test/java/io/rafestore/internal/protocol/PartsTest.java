@@ -159,6 +159,7 @@ class PartsTest {
     Harness h = new Harness(1, 4).rtts(10, 50, 100, 200);
     RafeStore.Builder b =
         RafeStore.builder()
+            .inlineThreshold(0)
             .faultsTolerated(1)
             .executor(Runnable::run)
             .scheduler(h.scheduler)

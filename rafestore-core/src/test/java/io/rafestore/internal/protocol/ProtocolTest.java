@@ -338,6 +338,7 @@ class ProtocolTest {
     // which once ended such reads with a spurious "fewer than k valid pieces".
     RafeStore.Builder b =
         RafeStore.builder()
+            .inlineThreshold(0)
             .faultsTolerated(1)
             .mode(ProtocolMode.DEPSKY_CA)
             .writer("alice", Harness.ALICE);

@@ -37,6 +37,7 @@ class StreamingTest {
       ProtocolMode mode, UnaryOperator<CloudDriver> wrapSecond, boolean encrypt) {
     RafeStore.Builder b =
         RafeStore.builder()
+            .inlineThreshold(0)
             .faultsTolerated(1)
             .mode(mode)
             .writer("alice", Harness.ALICE)
@@ -109,35 +110,154 @@ class StreamingTest {
     assertThat(s.read("k").value()).isEqualTo(v);
   }
 
-  @Test
-  void erasureCodedValuesStayWholeAndStillReadByRangeAndStream() throws Exception {
+  /** Four in-memory clouds coded k = 2 (fragments on three), the second wrapped. */
+  BlockingRafeStore codedStore(UnaryOperator<CloudDriver> wrapSecond, boolean encrypt) {
     RafeStore.Builder b =
         RafeStore.builder()
+            .inlineThreshold(0)
             .faultsTolerated(1)
             .writer("alice", Harness.ALICE)
             .partSize(PART)
             .partsInFlight(2)
-            .erasureCoding(2);
+            .erasureCoding(2)
+            .encryptValues(encrypt);
     for (int i = 0; i < 4; i++) {
       MemoryCloud m = new MemoryCloud("p" + i);
       stores.add(m);
-      b.cloud(m);
+      b.cloud(
+          i == 1 ? wrapSecond.apply(m) : m,
+          CloudRole.DATA_AND_METADATA,
+          java.time.Duration.ofMillis(10L * (i + 1)));
     }
-    BlockingRafeStore s = b.build().blocking();
-    byte[] v = PartsTest.random(5 * PART + 7, 12);
+    return b.build().blocking();
+  }
+
+  @Test
+  void erasureCodedValuesAboveThePartSizeAreCodedPartByPartAndReadByRangeAndStream()
+      throws Exception {
+    for (boolean encrypt : new boolean[] {false, true}) {
+      stores.clear();
+      BlockingRafeStore s = codedStore(c -> c, encrypt);
+      byte[] v = text(5 * PART + 7);
+      WriteReceipt r = s.write("k", v);
+      // Six parts; each of the three holders stores its fragment of each part.
+      assertThat(r.info().dataClouds()).hasSize(3);
+      for (String holder : r.info().dataClouds()) {
+        assertThat(dataObjects(stores.get(Integer.parseInt(holder.substring(1))))).isEqualTo(6);
+      }
+      assertThat(s.read("k", r.version(), 1000, 3000))
+          .isEqualTo(java.util.Arrays.copyOfRange(v, 1000, 4000));
+      try (InputStream in = s.openStream("k")) {
+        assertThat(in.readAllBytes()).isEqualTo(v);
+      }
+      byte[] streamed = text(64 * PART + 3);
+      CountingStream in = new CountingStream(new ByteArrayInputStream(streamed));
+      WriteReceipt r2 = s.write("s", in, streamed.length);
+      assertThat(in.count).isEqualTo(streamed.length + 0L);
+      assertThat(r2.info().dataClouds()).hasSize(3);
+      assertThat(s.read("s").value()).isEqualTo(streamed);
+      assertThat(s.read("s", r2.version(), 30 * PART - 5, 10))
+          .isEqualTo(java.util.Arrays.copyOfRange(streamed, 30 * PART - 5, 30 * PART + 5));
+      try (InputStream stream = s.openStream("s")) {
+        assertThat(stream.readAllBytes()).isEqualTo(streamed);
+      }
+      if (encrypt) {
+        // No stored object holds a 16-byte window of the plaintext.
+        for (MemoryCloud m : stores) {
+          for (ObjectInfo o : m.list("").join()) {
+            byte[] stored = m.get(o.key()).join();
+            for (int at = 0; at + 16 <= streamed.length; at += 256) {
+              assertThat(
+                      ProtocolTest.indexOf(
+                          stored, java.util.Arrays.copyOfRange(streamed, at, at + 16)))
+                  .isEqualTo(-1);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void aCodedStreamKeepsAtMostTheWindowOfPartsInMemory() throws Exception {
+    BlockingRafeStore s = codedStore(c -> c, false);
+    byte[] v = PartsTest.random(64 * PART, 21);
+    // Whenever part j is read from the stream, every holder already acknowledged parts up to j
+    // less the window (partsInFlight = 2) and the one being produced: the producer waits for the
+    // slowest upload, so at most about partsInFlight parts (and their fragments) are held.
+    int[] worstLag = {0};
+    InputStream watched =
+        new java.io.FilterInputStream(new ByteArrayInputStream(v)) {
+          long offset;
+
+          @Override
+          public int read(byte[] b, int off, int len) throws java.io.IOException {
+            int part = (int) (offset / PART);
+            int slowest = Integer.MAX_VALUE;
+            for (int i = 0; i < 3; i++) {
+              slowest = Math.min(slowest, dataObjects(stores.get(i)));
+            }
+            worstLag[0] = Math.max(worstLag[0], part - slowest);
+            int n = super.read(b, off, len);
+            offset += Math.max(0, n);
+            return n;
+          }
+        };
+    s.write("k", watched, v.length);
+    assertThat(worstLag[0]).isLessThanOrEqualTo(3);
+    assertThat(s.read("k").value()).isEqualTo(v);
+  }
+
+  @Test
+  void aCodedHolderFailingAfterPartsLeftTheWindowIsReplacedByRebuiltFragments() throws Exception {
+    // p1 fails part 40; by then parts 0..37 have left the window, so the replacement (p3)
+    // rebuilds its fragment of each from the other holders' fragments; the stream is read once.
+    BlockingRafeStore s =
+        codedStore(c -> new FailingPuts(c, k -> k.value().endsWith(".p40")), false);
+    byte[] v = PartsTest.random(64 * PART, 22);
+    CountingStream in = new CountingStream(new ByteArrayInputStream(v));
+    WriteReceipt r = s.write("k", in, v.length);
+    assertThat(in.count).isEqualTo(v.length + 0L);
+    assertThat(r.info().dataClouds()).containsExactlyInAnyOrder("p0", "p2", "p3");
+    assertThat(dataObjects(stores.get(3))).isEqualTo(64);
+    assertThat(s.read("k").value()).isEqualTo(v);
+    assertThat(s.verify("k").isClean()).isTrue();
+  }
+
+  @Test
+  void aCorruptFragmentIsMaskedFoundByVerifyAndRebuiltByRepair() throws Exception {
+    BlockingRafeStore s = codedStore(c -> c, false);
+    byte[] v = PartsTest.random(4 * PART, 23);
     WriteReceipt r = s.write("k", v);
-    assertThat(dataObjects(stores.get(0))).as("coded values are stored whole").isZero();
-    assertThat(s.read("k", r.version(), 1000, 3000))
-        .isEqualTo(java.util.Arrays.copyOfRange(v, 1000, 4000));
-    try (InputStream in = s.openStream("k")) {
-      assertThat(in.readAllBytes()).isEqualTo(v);
+    MemoryCloud first = stores.get(Integer.parseInt(r.info().dataClouds().get(0).substring(1)));
+    io.rafestore.spi.ObjectKey part2 = null;
+    for (ObjectInfo o : first.list("d/").join()) {
+      if (o.key().value().endsWith(".p2")) {
+        part2 = o.key();
+      }
     }
-    byte[] small = PartsTest.random(PART, 13);
-    s.write("k", new ByteArrayInputStream(small), small.length);
-    assertThat(s.read("k").value()).isEqualTo(small);
-    assertThatThrownBy(() -> s.write("k", new ByteArrayInputStream(v), v.length))
-        .isInstanceOf(UnsupportedOperationException.class)
-        .hasMessageContaining("erasureCoding");
+    byte[] bad = first.get(part2).join().clone();
+    bad[3] ^= 1;
+    first.put(part2, bad).join();
+    assertThat(s.read("k").value()).isEqualTo(v);
+    assertThat(s.read("k", r.version(), 2 * PART, 100))
+        .isEqualTo(java.util.Arrays.copyOfRange(v, 2 * PART, 2 * PART + 100));
+    io.rafestore.VerifyReport report = s.verify("k");
+    assertThat(report.isClean()).isFalse();
+    assertThat(report.findingsFor(first.id())).isNotEmpty();
+    s.repair("k");
+    assertThat(s.verify("k").isClean()).as("%s", s.verify("k")).isTrue();
+    assertThat(first.get(part2).join()).isNotEqualTo(bad);
+    // Two of three fragments of one part corrupt: that part cannot be read, the others can.
+    MemoryCloud second = stores.get(Integer.parseInt(r.info().dataClouds().get(1).substring(1)));
+    byte[] bad2 = second.get(part2).join().clone();
+    bad2[3] ^= 1;
+    second.put(part2, bad2).join();
+    first.put(part2, bad).join();
+    assertThatThrownBy(() -> s.read("k", r.version(), 2 * PART, 10))
+        .isInstanceOf(io.rafestore.IntegrityException.class);
+    assertThat(s.read("k", r.version(), 0, 2 * PART))
+        .isEqualTo(java.util.Arrays.copyOf(v, 2 * PART));
   }
 
   /** A store with the confidentiality option whose second cloud is wrapped. */

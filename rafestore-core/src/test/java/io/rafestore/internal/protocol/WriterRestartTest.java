@@ -209,6 +209,7 @@ class WriterRestartTest {
   static RafeStore client(Harness h, ProtocolMode mode, Process p) {
     RafeStore.Builder b =
         RafeStore.builder()
+            .inlineThreshold(0)
             .faultsTolerated(h.f)
             .mode(mode)
             .executor(Runnable::run)

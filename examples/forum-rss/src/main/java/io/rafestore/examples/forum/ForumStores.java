@@ -145,6 +145,9 @@ final class ForumStores {
               .writer(WRITER, keys)
               .scheduler(scheduler)
               .operationTimeout(Duration.ofSeconds(60))
+              // The forum shows the paper's phases (writeDo, the crucial check, writeDf): posts
+              // are stored as data objects, not inline in the signed log.
+              .inlineThreshold(0)
               .dataCloudsInOrderAdded(true);
       for (int i = 0; i < TABLE1_RTT_MS.length; i++) {
         DirectoryCloud cloud = DirectoryCloud.open("p" + i, dataDir.resolve("p" + i));

@@ -44,7 +44,12 @@ public record Settings(
     int partsInFlight,
     java.security.Provider signatureProvider,
     long speculativeReadLimit,
-    Duration closeGrace) {
+    Duration closeGrace,
+    io.rafestore.Layout layout,
+    io.rafestore.Objective objective,
+    long inlineThreshold,
+    long inlineLogBudget,
+    Map<String, io.rafestore.Pricing> pricing) {
 
   /** Smallest accepted part size. */
   public static final long MIN_PART_SIZE = 1024;
@@ -68,6 +73,11 @@ public record Settings(
     return clouds.size() - f;
   }
 
+  /** What cloud {@code id} charges ({@link io.rafestore.Pricing#DEFAULT} unless set). */
+  public io.rafestore.Pricing pricing(String id) {
+    return pricing.getOrDefault(id, io.rafestore.Pricing.DEFAULT);
+  }
+
   /** Whether this client may write. */
   public boolean canWrite() {
     return writerId != null;
@@ -81,11 +91,46 @@ public record Settings(
     return speculativeReadLimit > 0 && bytes <= speculativeReadLimit;
   }
 
-  /** Whether a value of {@code size} bytes is sent in parts under these settings. */
+  /**
+   * Whether a new value of {@code size} bytes ({@code storedSize} once sealed, if it is) is written
+   * inline, inside the writer's signed log: in the RafeStore modes, up to {@link #inlineThreshold}
+   * bytes, and never a value whose stored bytes alone would exceed {@link #inlineLogBudget}. The
+   * one rule of the settings; which layout a write takes is decided in the layout package ({@code
+   * Payload.of}), where a per-value chooser can replace it.
+   */
+  public boolean writesInline(long size, long storedSize) {
+    return (mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST)
+        && inlineThreshold > 0
+        && size <= inlineThreshold
+        && storedSize <= inlineLogBudget;
+  }
+
+  /**
+   * Bytes of older inline values (every inline value of a log but its newest) above which the
+   * writer packs them in the background: at most {@link #PACK_TRIGGER} (4 KiB), so a read, which
+   * downloads the log from n - f clouds, carries little besides the newest value; and at most the
+   * room the budget leaves beside a value at the threshold, so packing starts before a write has to
+   * wait for it.
+   */
+  public long inlinePackTrigger() {
+    return Math.max(0, Math.min(PACK_TRIGGER, inlineLogBudget - inlineThreshold));
+  }
+
+  /** See {@link #inlinePackTrigger()}. */
+  public static final long PACK_TRIGGER = 4 * 1024;
+
+  /**
+   * Whether a value of {@code size} bytes is sent in parts under these settings: every value above
+   * the part size, whole copies or coded (each part coded on its own), sealed or not (each part
+   * sealed on its own).
+   */
   public boolean needsParts(long size) {
-    // The erasure-coding option codes a value whole; such values are not split (combining the
-    // two is future work). Sealed values are split, each part sealed on its own.
-    return size > partSize() && erasureK() == 0;
+    return size > partSize();
+  }
+
+  /** Whether the client chooses each new value's layout ({@link io.rafestore.Layout#AUTO}). */
+  public boolean choosesLayout() {
+    return layout == io.rafestore.Layout.AUTO;
   }
 
   /**
@@ -124,11 +169,29 @@ public record Settings(
     /** Largest anticipated data fetch of a read, in bytes; 0 turns anticipation off. */
     public long speculativeReadLimit = 8L * 1024 * 1024;
 
+    /** Whether the user set {@link #speculativeReadLimit} (the cost objective lowers it if not). */
+    public boolean speculativeReadLimitSet;
+
+    /** How new values are laid out: one fixed way, or chosen per value. */
+    public io.rafestore.Layout layout = io.rafestore.Layout.FIXED;
+
+    /** What the layout chooser (and the anticipated-read limit) minimise. */
+    public io.rafestore.Objective objective = io.rafestore.Objective.latency();
+
     /** Null for the default Ed25519 (BouncyCastle's, without JCA). */
     public java.security.Provider signatureProvider;
 
     /** How long close() waits for writeM's puts still running after their quorum; 0: none. */
     public Duration closeGrace = Duration.ZERO;
+
+    /** Largest value written inline, inside the signed log (PAPER, FAST); 0 turns it off. */
+    public long inlineThreshold = 64L * 1024;
+
+    /** Most stored bytes of inline values one writer's log of one key may hold. */
+    public long inlineLogBudget = 128L * 1024;
+
+    /** Prices by cloud id, in the order they were set; clouds without one get the default. */
+    public final Map<String, io.rafestore.Pricing> pricing = new LinkedHashMap<>();
   }
 
   /**
@@ -161,6 +224,17 @@ public record Settings(
           "partSize must be " + MIN_PART_SIZE + " to " + MAX_PART_SIZE + " bytes, was " + partSize);
     }
     long speculativeReadLimit = draft.speculativeReadLimit;
+    io.rafestore.Objective objective = draft.objective;
+    if (objective == null) {
+      throw new IllegalArgumentException(
+          "objective must not be null (Objective.latency(), cost() or weighted(usdPerSecond))");
+    }
+    if (objective.isCost() && !draft.speculativeReadLimitSet) {
+      // A wasted anticipated fetch costs its egress: a cost-minded client bounds it, unless the
+      // user chose a limit.
+      speculativeReadLimit =
+          Math.min(speculativeReadLimit, io.rafestore.Objective.COST_SPECULATIVE_READ_LIMIT);
+    }
     if (speculativeReadLimit < 0) {
       throw new IllegalArgumentException(
           "speculativeReadLimit must be >= 0 bytes (0 turns anticipated reads off), was "
@@ -295,6 +369,24 @@ public record Settings(
                 + " hold data");
       }
     }
+    io.rafestore.Layout layout = draft.layout;
+    if (layout == null) {
+      throw new IllegalArgumentException("layout must not be null (Layout.FIXED or Layout.AUTO)");
+    }
+    if (layout == io.rafestore.Layout.AUTO) {
+      if (mode != ProtocolMode.PAPER && mode != ProtocolMode.FAST) {
+        throw new IllegalArgumentException(
+            "layout AUTO: only the RafeStore modes (PAPER, FAST) choose a layout per value; mode"
+                + " was "
+                + mode);
+      }
+      if (erasureK != 0) {
+        throw new IllegalArgumentException(
+            "layout AUTO chooses each value's layout, erasureCoding("
+                + erasureK
+                + ") fixes it: set one of them");
+      }
+    }
     if (scheduler == null) {
       throw new IllegalArgumentException("scheduler must not be null");
     }
@@ -315,6 +407,25 @@ public record Settings(
     if (operationTimeout == null || operationTimeout.isNegative() || operationTimeout.isZero()) {
       throw new IllegalArgumentException(
           "operationTimeout must be positive, was " + operationTimeout);
+    }
+    long inlineThreshold = draft.inlineThreshold;
+    long inlineLogBudget = draft.inlineLogBudget;
+    // Every inline byte is in a log that readers fetch with a bound of maxMetadataBytes: half of
+    // it for inline values leaves the other half to the entries of a long history.
+    long maxBudget = maxMetadataBytes / 2;
+    if (inlineLogBudget < 0 || inlineLogBudget > maxBudget) {
+      throw new IllegalArgumentException(
+          "inlineLogBudget must be 0 to maxMetadataBytes / 2 = "
+              + maxBudget
+              + " bytes, was "
+              + inlineLogBudget);
+    }
+    if (inlineThreshold < 0 || inlineThreshold > inlineLogBudget) {
+      throw new IllegalArgumentException(
+          "inlineThreshold must be 0 (no inline values) to inlineLogBudget = "
+              + inlineLogBudget
+              + " bytes, was "
+              + inlineThreshold);
     }
     Duration closeGrace = draft.closeGrace;
     if (closeGrace == null || closeGrace.isNegative()) {
@@ -384,7 +495,26 @@ public record Settings(
         partsInFlight,
         signatureProvider,
         mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST ? speculativeReadLimit : 0,
-        closeGrace);
+        closeGrace,
+        layout,
+        objective,
+        mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST ? inlineThreshold : 0,
+        inlineLogBudget,
+        pricing(draft, ids));
+  }
+
+  /** The prices the draft sets, each for a configured cloud. */
+  private static Map<String, io.rafestore.Pricing> pricing(Draft draft, Set<String> ids) {
+    for (Map.Entry<String, io.rafestore.Pricing> e : draft.pricing.entrySet()) {
+      if (!ids.contains(e.getKey())) {
+        throw new IllegalArgumentException(
+            "pricing: no cloud has id '" + e.getKey() + "' (configured: " + ids + ")");
+      }
+      if (e.getValue() == null) {
+        throw new IllegalArgumentException("pricing of " + e.getKey() + " must not be null");
+      }
+    }
+    return Map.copyOf(draft.pricing);
   }
 
   @SuppressWarnings("unchecked")

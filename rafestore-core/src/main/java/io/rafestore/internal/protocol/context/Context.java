@@ -5,7 +5,10 @@ import io.rafestore.internal.observe.Observer;
 import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
+import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.selection.LatencyModel;
+import io.rafestore.internal.protocol.selection.LayoutChooser;
+import io.rafestore.internal.protocol.selection.PriceBook;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,13 +17,19 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** Everything an operation needs: settings, clouds, the latency model, the codec, caches. */
-public final class Context {
+public final class Context implements LayoutChooser.Timing {
   public final Settings settings;
   public final List<Cloud> clouds;
   public final Map<String, Cloud> byId;
   final List<String> dataCloudIds;
   public final LatencyModel model;
   public final MetadataCodec codec;
+
+  /**
+   * The clouds' prices, for the layout chooser: list prices for every cloud until the public price
+   * setting is wired in here.
+   */
+  public final PriceBook prices;
 
   /** Where operations report phases, faults and requests (listener, JFR, log). */
   public final Observer observer;
@@ -39,7 +48,18 @@ public final class Context {
    * its predecessor signed, even when it picks the same sequence and timestamp (it cannot see a log
    * that reached only a few clouds, and it trusts no local disk to remember).
    */
-  public final long incarnation = newIncarnation();
+  private volatile long incarnation = newIncarnation();
+
+  /**
+   * The incarnation this client signs with now. It changes only when the client forgets the logs it
+   * signed ({@link #rememberOwnLog} clearing its bounded memory): from then on it is, for every
+   * key, a writer that may not know its own last log, exactly as a restarted one, and signs as a
+   * new incarnation so that it can never sign two different logs of one sequence, nor two entries
+   * under one (timestamp, incarnation).
+   */
+  public long incarnation() {
+    return incarnation;
+  }
 
   private static final java.security.SecureRandom INCARNATIONS = new java.security.SecureRandom();
 
@@ -52,7 +72,17 @@ public final class Context {
   }
 
   /** Key shares of sealed values this client wrote (confidentiality option). */
-  public final ShareMemory shareMemory = new ShareMemory();
+  public final ShareMemory shareMemory;
+
+  /** The client's foreground operations in flight, which background work gives way to. */
+  public final Foreground foreground;
+
+  /**
+   * The bound on one request of a maintenance pass (half the operation timeout), after which it is
+   * failed and cancelled, for when more than f clouds hang. A context whose drivers queue requests
+   * ({@link #withDrivers}) bounds them itself, from when each is sent.
+   */
+  public final java.time.Duration requestLimit;
 
   /**
    * This writer's own logs as last stored or read, by key: lets {@code FAST} mode skip readM when
@@ -71,6 +101,21 @@ public final class Context {
     this.codec = new MetadataCodec(settings.signatureProvider());
     this.observer = new Observer(settings.listener(), settings.scheduler());
     this.model = new LatencyModel(settings.scheduler(), settings.clouds());
+    // The clouds' prices as the layout chooser reads them: Builder.pricing, else Pricing.DEFAULT.
+    java.util.Map<String, io.rafestore.Pricing> pricing = settings.pricing();
+    this.prices =
+        cloud -> {
+          io.rafestore.Pricing p = pricing.getOrDefault(cloud, io.rafestore.Pricing.DEFAULT);
+          return new io.rafestore.internal.protocol.selection.PriceBook.Price(
+              p.putsPer1000(),
+              p.getsPer1000(),
+              p.listsPer1000(),
+              p.egressPerGB(),
+              p.storagePerGBMonth());
+        };
+    this.shareMemory = new ShareMemory();
+    this.foreground = new Foreground();
+    this.requestLimit = settings.operationTimeout().dividedBy(2);
     List<Cloud> list = new ArrayList<>();
     Map<String, Cloud> map = new LinkedHashMap<>();
     List<String> data = new ArrayList<>();
@@ -87,6 +132,43 @@ public final class Context {
     this.dataCloudIds = List.copyOf(data);
   }
 
+  /**
+   * A context for background work that shares this one's settings, codec, observer, latency model,
+   * key-share memory and foreground count, but calls each cloud through {@code wrap} of its driver
+   * (a decorator above the accounting and the measurement, so requests are still counted and
+   * measured), bounds each request by {@code requestLimit}, and has its own memory of late clouds
+   * and its own loops ({@link #close} of it stops only them).
+   */
+  public Context withDrivers(
+      java.util.function.Function<Cloud, io.rafestore.spi.CloudDriver> wrap,
+      java.time.Duration requestLimit) {
+    return new Context(this, wrap, requestLimit);
+  }
+
+  private Context(
+      Context base,
+      java.util.function.Function<Cloud, io.rafestore.spi.CloudDriver> wrap,
+      java.time.Duration requestLimit) {
+    this.settings = base.settings;
+    this.codec = base.codec;
+    this.observer = base.observer;
+    this.model = base.model;
+    this.prices = base.prices;
+    this.shareMemory = base.shareMemory;
+    this.foreground = base.foreground;
+    this.requestLimit = requestLimit;
+    List<Cloud> list = new ArrayList<>();
+    Map<String, Cloud> map = new LinkedHashMap<>();
+    for (Cloud c : base.clouds) {
+      Cloud w = new Cloud(c.id(), c.role(), c.raw(), c.accounting(), wrap.apply(c));
+      list.add(w);
+      map.put(w.id(), w);
+    }
+    this.clouds = List.copyOf(list);
+    this.byId = Map.copyOf(map);
+    this.dataCloudIds = base.dataCloudIds;
+  }
+
   /** Data clouds in the order writeDo and writeDf use them for a value of {@code size} bytes. */
   public List<String> dataOrder(long size) {
     return settings.dataOrderAsAdded() ? dataCloudIds : model.fastestFirst(dataCloudIds, size);
@@ -98,9 +180,35 @@ public final class Context {
    * the transfer at the cloud's bandwidth.
    */
   public java.time.Duration predictUpload(String cloud, long size) {
-    java.time.Duration one = model.predict(cloud, size);
-    long rounds = uploadRounds(size);
-    return rounds <= 1 ? one : one.plus(model.predict(cloud, 0).multipliedBy(rounds - 1));
+    return upload(cloud, size, uploadRounds(size));
+  }
+
+  /**
+   * Predicted time to upload {@code bytes} to {@code cloud} in {@code batches} batches of parts one
+   * after another: the transfer at the cloud's bandwidth plus one round trip per batch.
+   */
+  @Override
+  public java.time.Duration upload(String cloud, long bytes, long batches) {
+    java.time.Duration one = model.predict(cloud, bytes);
+    return batches <= 1 ? one : one.plus(model.predict(cloud, 0).multipliedBy(batches - 1));
+  }
+
+  @Override
+  public java.time.Duration fetch(String cloud, long bytes) {
+    return model.predict(cloud, bytes);
+  }
+
+  /**
+   * The client's own link as the model sees it: the fastest bandwidth measured to any one cloud (a
+   * lower bound of the link, which carried that transfer).
+   */
+  @Override
+  public double linkBytesPerSecond() {
+    double best = 0;
+    for (Cloud c : clouds) {
+      best = Math.max(best, model.bytesPerSecond(c.id()));
+    }
+    return best;
   }
 
   /** How many batches of parts an upload of {@code size} bytes takes (1 for a whole value). */
@@ -120,11 +228,44 @@ public final class Context {
     return ownLogs.get(key);
   }
 
-  public void rememberOwnLog(MetadataLog log) {
-    if (ownLogs.size() >= OWN_LOG_LIMIT) {
+  /**
+   * Records a log this client signed for its key, as soon as it is signed and before its puts
+   * start: whether they reach n - f clouds or not (a failed writeM may still have left the log on
+   * some), the client's next log of the key extends this one ({@link #ownView}), never a second log
+   * of the same sequence with other entries.
+   */
+  public synchronized void rememberOwnLog(MetadataLog log) {
+    if (ownLogs.size() >= OWN_LOG_LIMIT && !ownLogs.containsKey(log.key())) {
+      // Forgetting the logs it signed would let the client sign another log of a sequence it used
+      // (its next readM need not hear a log that reached few clouds): it becomes a new incarnation
+      // first, which readers merge with the old one as they do a restarted writer's.
       ownLogs.clear();
+      incarnation = newIncarnation();
     }
     ownLogs.merge(log.key(), log, (a, b) -> a.sequence() >= b.sequence() ? a : b);
+  }
+
+  /**
+   * The view a metadata phase of this client (a write's writeM, a delete's tombstone, a
+   * collection's watermark, a pack's rewrite) builds its next log on: readM's {@code view} with
+   * this writer's log merged ({@link io.rafestore.internal.protocol.metadata.LogMerge#merge}) with
+   * the last log this client signed for {@code key}. Without it, a writeM that failed after its log
+   * reached a few clouds would leave a log that the next readM need not hear, and the next log
+   * would reuse its sequence and its entry's timestamp for other content: one incarnation signing
+   * two different logs of one sequence, and two entries under one version.
+   */
+  public View ownView(String key, View view) {
+    MetadataLog own = ownLog(key);
+    String writer = settings.writerId();
+    if (own == null || writer == null) {
+      return view;
+    }
+    MetadataLog seen = view.logs.get(writer);
+    MetadataLog merged =
+        seen == null
+            ? own
+            : io.rafestore.internal.protocol.metadata.LogMerge.merge(List.of(seen, own));
+    return merged == seen ? view : view.withLog(merged);
   }
 
   /**

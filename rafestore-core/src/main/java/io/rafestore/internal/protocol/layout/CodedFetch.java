@@ -50,6 +50,17 @@ final class CodedFetch {
   private final List<String> servers = new ArrayList<>();
   private final boolean depSky;
 
+  /** The signed hash of the piece holder i stores. */
+  private final java.util.function.IntFunction<byte[]> pieceHash;
+
+  /** Bytes the fragments decode to, and the signed hash those bytes must have. */
+  private final long codedLength;
+
+  private final byte[] decodedHash;
+
+  /** About the bytes one holder serves (for its predicted time). */
+  private final long pieceBytes;
+
   /** Holder indexes in the order they are asked. */
   private final List<Integer> order = new ArrayList<>();
 
@@ -57,21 +68,34 @@ final class CodedFetch {
   private int answered;
   private Scheduler.Cancellable hedge;
 
-  private CodedFetch(Context ctx, String key, VersionInfo info, LogEntry entry, boolean depSky) {
+  private CodedFetch(
+      Context ctx,
+      String key,
+      VersionInfo info,
+      LogEntry entry,
+      boolean depSky,
+      ObjectKey object,
+      java.util.function.IntFunction<byte[]> pieceHash,
+      long codedLength,
+      byte[] decodedHash) {
     this.ctx = ctx;
     this.key = key;
     this.info = info;
     this.entry = entry;
-    this.object = ObjectKey.of(entry.dataObject());
+    this.object = object;
     this.fragments = new byte[entry.holders().size()][];
     this.depSky = depSky;
+    this.pieceHash = pieceHash;
+    this.codedLength = codedLength;
+    this.decodedHash = decodedHash;
+    this.pieceBytes = codedLength / Math.max(1, entry.k()) + 1;
     List<Integer> indexes = new ArrayList<>();
     for (int i = 0; i < entry.holders().size(); i++) {
       indexes.add(i);
     }
     if (!depSky) {
-      long fragmentBytes = info.size() / Math.max(1, entry.k()) + 1;
-      List<String> fastest = ctx.model.fastestFirst(entry.holders(), fragmentBytes);
+      // The k holders predicted to deliver their fragment soonest are asked first.
+      List<String> fastest = ctx.model.fastestFirst(entry.holders(), pieceBytes);
       indexes.sort(java.util.Comparator.comparingInt(i -> fastest.indexOf(entry.holders().get(i))));
     }
     order.addAll(indexes);
@@ -84,10 +108,46 @@ final class CodedFetch {
    */
   static CompletableFuture<StoredValue> run(
       Context ctx, String key, VersionInfo info, LogEntry entry, boolean depSky) {
-    CodedFetch f = new CodedFetch(ctx, key, info, entry, depSky);
+    CodedFetch f =
+        new CodedFetch(
+            ctx,
+            key,
+            info,
+            entry,
+            depSky,
+            ObjectKey.of(entry.dataObject()),
+            entry::pieceHashUnsafe,
+            depSky ? info.size() + Aead.OVERHEAD : info.size(),
+            info.sha256());
     f.result.whenComplete((r, e) -> f.cancelAll());
     f.start();
     return f.result;
+  }
+
+  /**
+   * Stored part {@code j} of a value in coded parts ({@link LogEntry.Coding#CODED_PARTS}): its
+   * fragments fetched from the k holders predicted fastest (the next on a bad or late one), each
+   * checked against its signed hash, decoded, and the decoded part checked against the part's
+   * signed hash before it is returned.
+   */
+  static CompletableFuture<DataFetch.Fetched> part(
+      Context ctx, String key, VersionInfo info, LogEntry entry, int j) {
+    CodedFetch f =
+        new CodedFetch(
+            ctx,
+            key,
+            info,
+            entry,
+            false,
+            ObjectKey.of(LogEntry.partObject(entry.dataObject(), j)),
+            i -> entry.fragmentHashUnsafe(j, i),
+            entry.storedPartSize(j),
+            entry.partHashUnsafe(j));
+    f.result.whenComplete((r, e) -> f.cancelAll());
+    f.start();
+    // Relayed, so that cancelling the part's fetch cancels the fragment requests.
+    return io.rafestore.spi.support.Futures.relay(
+        f.result, v -> new DataFetch.Fetched(v.value(), v.servedBy()));
   }
 
   private void start() {
@@ -132,8 +192,7 @@ final class CodedFetch {
    * more holder is asked. Any k valid pieces decode, so the timer never decides the result.
    */
   private void scheduleHedge(String cloud) {
-    long fragmentBytes = info.size() / Math.max(1, entry.k()) + 1;
-    Duration wait = ctx.model.predict(cloud, fragmentBytes).multipliedBy(2).plusMillis(5);
+    Duration wait = ctx.model.predict(cloud, pieceBytes).multipliedBy(2).plusMillis(5);
     Scheduler.Cancellable timer = ctx.settings.scheduler().schedule(wait, this::launchNext);
     Scheduler.Cancellable previous;
     synchronized (this) {
@@ -155,7 +214,7 @@ final class CodedFetch {
         return;
       }
       fault = DataFetch.failedGet(cloud, object, cause);
-    } else if (!Sha256.matches(bytes, entry.pieceHashUnsafe(index))) {
+    } else if (!Sha256.matches(bytes, pieceHash.apply(index))) {
       fault =
           new CloudFault(
               cloud,
@@ -228,9 +287,8 @@ final class CodedFetch {
     try {
       int n = present.length;
       int k = entry.k();
-      long codedLength = depSky ? info.size() + Aead.OVERHEAD : info.size();
       byte[] sealed = ReedSolomon.of(k, n - k).decode(present, Math.toIntExact(codedLength));
-      if (!Sha256.matches(sealed, info.sha256())) {
+      if (!Sha256.matches(sealed, decodedHash)) {
         throw new MalformedInputException("decoded value does not match its signed hash");
       }
       if (!depSky) {

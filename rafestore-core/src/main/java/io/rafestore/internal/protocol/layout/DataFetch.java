@@ -88,7 +88,22 @@ final class DataFetch {
    */
   static CompletableFuture<StoredValue> run(
       Context ctx, String key, VersionInfo info, String dataObject) {
-    return fetch(ctx, key, info, dataObject, null, info.size(), info.sha256(), null)
+    // relay, not thenApply: cancelling the value (a wasted anticipated fetch, say) must cancel the
+    // fetch itself, its requests and its hedge timer.
+    return Futures.relay(
+        fetch(ctx, key, info, dataObject, null, info.size(), info.sha256(), null),
+        f -> new StoredValue(info, f.bytes(), f.cloud()));
+  }
+
+  /**
+   * The stored value of a packed entry: {@code info}'s size (the stored size) from byte {@code
+   * offset} of the pack object {@code pack}, which every holder stores whole; a ranged GET, checked
+   * against {@code info}'s hash (the value's own, signed) like a whole value.
+   */
+  static CompletableFuture<StoredValue> packed(
+      Context ctx, String key, VersionInfo info, String pack, long offset) {
+    Where at = new Where(ObjectKey.of(pack), Optional.of(ByteRange.of(offset, info.size())));
+    return fetch(ctx, key, info, pack, holder -> at, info.size(), info.sha256(), null)
         .thenApply(f -> new StoredValue(info, f.bytes(), f.cloud()));
   }
 

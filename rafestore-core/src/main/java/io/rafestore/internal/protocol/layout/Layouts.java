@@ -26,6 +26,9 @@ public final class Layouts {
       case REED_SOLOMON -> new ReedSolomonLayout(entry);
       case DEPSKY_CA -> new DepSkyLayout(entry);
       case PARTS -> new PartsLayout(entry);
+      case CODED_PARTS -> new CodedPartsLayout(entry);
+      case INLINE -> new InlineLayout(entry);
+      case PACKED -> new PackedLayout(entry);
     };
   }
 }

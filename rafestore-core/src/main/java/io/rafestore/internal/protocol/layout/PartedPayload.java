@@ -62,6 +62,15 @@ public final class PartedPayload implements Payload {
   private final byte[] whole;
   private final CompletableFuture<byte[]> wholeHash = new CompletableFuture<>();
 
+  /** Whole copies or fragments, and on which clouds. */
+  private final Placement placement;
+
+  /** Fragments that rebuild a part, 0 for whole copies of every part. */
+  private final int k;
+
+  /** The code of each part (k data, f parity fragments), or null for whole copies. */
+  private final io.rafestore.internal.codec.ReedSolomon code;
+
   /**
    * The confidentiality option: each part is sealed on its own before any cloud sees it (set by
    * {@link #start}, before the first part is produced), or null.
@@ -70,17 +79,32 @@ public final class PartedPayload implements Payload {
 
   // Guarded by this.
   private final byte[][] partHashes;
-  private final List<CompletableFuture<byte[]>> produced = new ArrayList<>();
+
+  /** Coded: the hash of each fragment of each part ([part][slot]); null for copies. */
+  private final byte[][][] fragmentHashes;
+
+  /** The slot each uploading cloud carries (its fragment of every part); 0 for copies. */
+  private final Map<String, Integer> slotOf = new HashMap<>();
+
+  /**
+   * What each part is once produced: its stored bytes ({@code [0]}) for copies, its k+f fragments
+   * for coded parts; null once dropped from the window.
+   */
+  private final List<CompletableFuture<byte[][]>> produced = new ArrayList<>();
+
   private final List<Set<String>> ackedBy = new ArrayList<>();
   private final Set<Uploader> uploaders = new LinkedHashSet<>();
   private final Set<String> joinedClouds = new java.util.HashSet<>();
   private int lowWater;
   private Throwable aborted;
 
-  private PartedPayload(Context ctx, long size, byte[] whole) {
+  private PartedPayload(Context ctx, long size, byte[] whole, Placement placement) {
     this.ctx = ctx;
     this.size = size;
     this.whole = whole;
+    this.placement = placement;
+    this.k = placement.k();
+    this.code = k > 0 ? io.rafestore.internal.codec.ReedSolomon.of(k, ctx.f()) : null;
     long part = ctx.settings.partSize();
     this.count = (int) ((size + part - 1) / part);
     if (!LogEntry.partsFit(size, count)) {
@@ -89,6 +113,7 @@ public final class PartedPayload implements Payload {
     this.partLength = (size + count - 1) / count;
     this.window = ctx.settings.partsInFlight();
     this.partHashes = new byte[count][];
+    this.fragmentHashes = k > 0 ? new byte[count][][] : null;
     for (int i = 0; i < count; i++) {
       produced.add(new CompletableFuture<>());
       ackedBy.add(new LinkedHashSet<>());
@@ -99,8 +124,9 @@ public final class PartedPayload implements Payload {
    * Parts of an in-memory value of a new version of {@code key}, under a fresh data object name;
    * their hashing (and sealing) starts on the executor at once.
    */
-  public static PartedPayload fromBytes(Context ctx, String key, byte[] value) {
-    PartedPayload p = new PartedPayload(ctx, value.length, value);
+  public static PartedPayload fromBytes(
+      Context ctx, String key, byte[] value, Placement placement) {
+    PartedPayload p = new PartedPayload(ctx, value.length, value, placement);
     p.start(key, Names.freshDataObject(key, ctx.settings.writerId()));
     return p;
   }
@@ -108,6 +134,36 @@ public final class PartedPayload implements Payload {
   @Override
   public ObjectKey dataObject() {
     return dataObject;
+  }
+
+  @Override
+  public Placement placement() {
+    return placement;
+  }
+
+  /**
+   * Uploads writeDo starts with: f+1 clouds for copies, k+f for fragments (each needing its own
+   * acknowledgement).
+   */
+  public int slots() {
+    return k > 0 ? k + ctx.f() : ctx.f() + 1;
+  }
+
+  /** Whether each slot carries its own fragment of every part. */
+  public boolean distinctSlots() {
+    return k > 0;
+  }
+
+  /** Bytes one cloud's upload carries: the stored value, or its fragment of every part. */
+  public long uploadBytes() {
+    if (k == 0) {
+      return size;
+    }
+    long total = 0;
+    for (int i = 0; i < count; i++) {
+      total += code.shardSize((int) storedPartSize(i));
+    }
+    return total;
   }
 
   /**
@@ -135,6 +191,9 @@ public final class PartedPayload implements Payload {
                 if (sealer == null) {
                   d.update(whole, from, to - from);
                   all.update(whole, from, to - from);
+                  if (k > 0) {
+                    stored = Arrays.copyOfRange(whole, from, to);
+                  }
                 } else {
                   // Sealing draws a random nonce: every cloud must get the same sealed bytes
                   // (one signed hash), so each part is sealed once and kept.
@@ -143,13 +202,12 @@ public final class PartedPayload implements Payload {
                   all.update(stored);
                 }
                 byte[] h = d.digest();
-                CompletableFuture<byte[]> slot;
-                synchronized (this) {
-                  partHashes[i] = h;
-                  slot = produced.get(i);
-                }
                 if (stored != null) {
-                  slot.complete(stored);
+                  publish(i, h, stored);
+                } else {
+                  synchronized (this) {
+                    partHashes[i] = h;
+                  }
                 }
               }
               wholeHash.complete(all.digest());
@@ -172,8 +230,8 @@ public final class PartedPayload implements Payload {
    * Parts of a new version of {@code key} read from a stream by {@link #produce}, under a fresh
    * data object name.
    */
-  public static PartedPayload fromStream(Context ctx, String key, long size) {
-    PartedPayload p = new PartedPayload(ctx, size, null);
+  public static PartedPayload fromStream(Context ctx, String key, long size, Placement placement) {
+    PartedPayload p = new PartedPayload(ctx, size, null, placement);
     p.start(key, Names.freshDataObject(key, ctx.settings.writerId()));
     return p;
   }
@@ -198,6 +256,35 @@ public final class PartedPayload implements Payload {
   /** What a holder stores for part {@code i} (see {@link LogEntry#storedPartSize}). */
   private long storedPartSize(int i) {
     return LogEntry.storedPartSize(partSize(i), sealer != null);
+  }
+
+  /**
+   * Part {@code i} is produced: its stored bytes (hash {@code hash}) become what uploads send,
+   * coded into k+f fragments first (each hashed) for coded parts.
+   */
+  private void publish(int i, byte[] hash, byte[] stored) {
+    byte[][] pieces;
+    byte[][] hashes = null;
+    if (k > 0) {
+      pieces = code.encode(stored);
+      hashes = new byte[pieces.length][];
+      for (int s = 0; s < pieces.length; s++) {
+        hashes[s] = Sha256.hash(pieces[s]);
+      }
+    } else {
+      pieces = new byte[][] {stored};
+    }
+    CompletableFuture<byte[][]> slot;
+    synchronized (this) {
+      partHashes[i] = hash;
+      if (hashes != null) {
+        fragmentHashes[i] = hashes;
+      }
+      slot = produced.get(i);
+    }
+    if (slot != null) {
+      slot.complete(pieces);
+    }
   }
 
   /**
@@ -233,13 +320,7 @@ public final class PartedPayload implements Payload {
         }
         byte[] stored = sealer == null ? part : sealer.seal(i, part);
         all.update(stored);
-        byte[] h = Sha256.hash(stored);
-        CompletableFuture<byte[]> slot;
-        synchronized (this) {
-          partHashes[i] = h;
-          slot = produced.get(i);
-        }
-        slot.complete(stored);
+        publish(i, Sha256.hash(stored), stored);
       }
       if (in.read() != -1) {
         throw new IllegalArgumentException(
@@ -254,7 +335,7 @@ public final class PartedPayload implements Payload {
 
   /** Stops producing and fails everything waiting for a part; idempotent. */
   public void abort(Throwable why) {
-    List<CompletableFuture<byte[]>> waiting;
+    List<CompletableFuture<byte[][]>> waiting;
     synchronized (this) {
       if (aborted != null) {
         return;
@@ -264,7 +345,7 @@ public final class PartedPayload implements Payload {
       notifyAll();
     }
     CancellationException c = new CancellationException("stream write ended: " + why);
-    for (CompletableFuture<byte[]> f : waiting) {
+    for (CompletableFuture<byte[][]> f : waiting) {
       if (f != null) {
         f.completeExceptionally(c);
       }
@@ -284,27 +365,54 @@ public final class PartedPayload implements Payload {
           synchronized (this) {
             hashes = Arrays.asList(partHashes.clone());
           }
-          List<String> joined = new ArrayList<>();
-          synchronized (this) {
-            for (String h : holders) {
-              if (joinedClouds.contains(h)) {
-                joined.add(h);
+          LogEntry plain;
+          if (k > 0) {
+            // Holder i (slot order) stores fragment i of every part.
+            List<List<byte[]>> fragments = new ArrayList<>();
+            synchronized (this) {
+              for (byte[][] f : fragmentHashes) {
+                fragments.add(Arrays.asList(f));
               }
             }
+            plain =
+                LogEntry.codedParts(
+                    timestamp,
+                    createdAtMillis,
+                    dataObject.value(),
+                    size,
+                    sha,
+                    holders,
+                    k,
+                    hashes,
+                    fragments);
+          } else {
+            List<String> joined = new ArrayList<>();
+            synchronized (this) {
+              for (String h : holders) {
+                if (joinedClouds.contains(h)) {
+                  joined.add(h);
+                }
+              }
+            }
+            plain =
+                LogEntry.parts(
+                        timestamp, createdAtMillis, dataObject.value(), size, sha, holders, hashes)
+                    .withJoined(joined);
           }
-          LogEntry plain =
-              LogEntry.parts(
-                      timestamp, createdAtMillis, dataObject.value(), size, sha, holders, hashes)
-                  .withJoined(joined);
           KeyShares.PartSealer s = sealer;
           return s == null ? plain : s.shares().mark(plain);
         });
   }
 
-  public CompletableFuture<Void> upload(Context ctx, String cloud, ObjectKey dataObject) {
+  /**
+   * Uploads every part to {@code cloud}: whole stored parts, or its fragment {@code slot} of every
+   * part for coded parts.
+   */
+  public CompletableFuture<Void> upload(Context ctx, String cloud, ObjectKey dataObject, int slot) {
     Uploader u = new Uploader(cloud, dataObject.value());
     synchronized (this) {
       uploaders.add(u);
+      slotOf.put(cloud, k > 0 ? slot : 0);
     }
     u.result.whenComplete(
         (r, e) -> {
@@ -317,9 +425,10 @@ public final class PartedPayload implements Payload {
             // As MeasuredCloud does for one request: a useless upload cancelled after running
             // past its prediction took at least that long.
             long took = ctx.settings.scheduler().nanoTime() - u.start;
-            if (took > ctx.predictUpload(cloud, size).toNanos()) {
+            long bytes = uploadBytes();
+            if (took > ctx.upload(cloud, bytes, ctx.uploadRounds(size)).toNanos()) {
               long extra = (ctx.uploadRounds(size) - 1) * ctx.model.predict(cloud, 0).toNanos();
-              ctx.model.record(cloud, size, Math.max(0, took - extra));
+              ctx.model.record(cloud, bytes, Math.max(0, took - extra));
             }
           }
         });
@@ -327,26 +436,100 @@ public final class PartedPayload implements Payload {
     return u.result;
   }
 
-  /** The stored bytes of part {@code i} for {@code cloud}: from memory, or copied from a holder. */
+  /**
+   * What {@code cloud} stores of part {@code i}: the stored part, or its fragment; from memory, or
+   * once dropped from the window copied (or, for a fragment, rebuilt) from the clouds that hold it.
+   */
   private CompletableFuture<byte[]> part(int i, String cloud) {
-    if (whole != null && sealer == null) {
+    if (whole != null && sealer == null && k == 0) {
       int from = (int) (i * partLength);
       return CompletableFuture.completedFuture(
           Arrays.copyOfRange(whole, from, (int) (from + partSize(i))));
     }
-    CompletableFuture<byte[]> slot;
+    CompletableFuture<byte[][]> slot;
     List<String> holders;
     byte[] hash;
+    int s;
     synchronized (this) {
       slot = produced.get(i);
       holders = new ArrayList<>(ackedBy.get(i));
       hash = partHashes[i];
+      s = slotOf.getOrDefault(cloud, 0);
     }
     if (slot != null) {
-      return slot;
+      return slot.thenApply(pieces -> pieces[k > 0 ? s : 0]);
     }
     holders.remove(cloud);
+    if (k > 0) {
+      return rebuildFragment(i, s, holders);
+    }
     return copyFromHolder(i, hash, holders, 0, new ArrayList<>());
+  }
+
+  /**
+   * Fragment {@code slot} of part {@code i}, dropped from the window, rebuilt for a cloud added
+   * late: the fragments of the clouds that acknowledged the part are fetched (all at once), each
+   * checked against the hash the stream produced; k of them decode the stored part, which must
+   * match its hash, and its re-encoding gives the fragment.
+   */
+  private CompletableFuture<byte[]> rebuildFragment(int i, int slot, List<String> holders) {
+    byte[][] shards = new byte[k + ctx.f()][];
+    byte[] partHash;
+    byte[][] expected;
+    Map<String, Integer> slots;
+    synchronized (this) {
+      partHash = partHashes[i];
+      expected = fragmentHashes[i];
+      slots = new HashMap<>(slotOf);
+    }
+    List<CompletableFuture<Void>> gets = new ArrayList<>();
+    for (String h : holders) {
+      int hs = slots.getOrDefault(h, -1);
+      if (hs < 0) {
+        continue;
+      }
+      gets.add(
+          ctx.byId
+              .get(h)
+              .driver()
+              .get(ObjectKey.of(LogEntry.partObject(currentObject, i)), Optional.empty())
+              .handle(
+                  (b, e) -> {
+                    if (e == null && Sha256.matches(b, expected[hs])) {
+                      synchronized (shards) {
+                        shards[hs] = b;
+                      }
+                    }
+                    return null;
+                  }));
+    }
+    long length = storedPartSize(i);
+    return CompletableFuture.allOf(gets.toArray(new CompletableFuture<?>[0]))
+        .thenApplyAsync(
+            x -> {
+              try {
+                byte[] stored;
+                synchronized (shards) {
+                  stored = code.decode(shards, Math.toIntExact(length));
+                }
+                if (!Sha256.matches(stored, partHash)) {
+                  throw new io.rafestore.internal.codec.MalformedInputException(
+                      "decoded part does not match its hash");
+                }
+                return code.encode(stored)[slot];
+              } catch (io.rafestore.internal.codec.MalformedInputException | RuntimeException e) {
+                throw new java.util.concurrent.CompletionException(
+                    new RafeStoreException(
+                        "part "
+                            + i
+                            + " of a stream write is no longer buffered and fewer than "
+                            + k
+                            + " of its fragments came back intact: "
+                            + e.getMessage(),
+                        e));
+              }
+            },
+            ctx.settings.executor());
   }
 
   /** Where holder {@code cloud} keeps part {@code i}: its part object, or a range of the joined. */
@@ -489,6 +672,7 @@ public final class PartedPayload implements Payload {
     private io.rafestore.spi.Multipart nativeUpload(String cloud) {
       io.rafestore.spi.Multipart m = ctx.byId.get(cloud).accounting().multipart().orElse(null);
       if (m == null
+          || k > 0
           || count < 2
           || !m.fits(LogEntry.storedPartSize(partLength, sealer != null), count)) {
         return null;
@@ -630,7 +814,7 @@ public final class PartedPayload implements Payload {
       // begin and complete round trips stay in, which makes its estimate slightly conservative.)
       long took = ctx.settings.scheduler().nanoTime() - start;
       long extraTrips = (ctx.uploadRounds(size) - 1) * ctx.model.predict(cloud, 0).toNanos();
-      ctx.model.record(cloud, size, Math.max(0, took - extraTrips));
+      ctx.model.record(cloud, uploadBytes(), Math.max(0, took - extraTrips));
       result.complete(null);
     }
 

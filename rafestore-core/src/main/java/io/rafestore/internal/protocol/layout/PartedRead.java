@@ -40,8 +40,21 @@ import java.util.function.Supplier;
 final class PartedRead {
   private PartedRead() {}
 
+  /**
+   * How a layout in parts fetches stored part {@code i}, checked against its signed hash: whole
+   * parts from one holder ({@link PartedRead#fetchPart}), or a coded part from k holders ({@link
+   * CodedFetch#part}).
+   */
+  @FunctionalInterface
+  interface PartFetch {
+    CompletableFuture<DataFetch.Fetched> fetch(ValueRead r, int i, Spread spread);
+  }
+
+  /** Whole parts, each from the holder {@link Spread} picks. */
+  static final PartFetch WHOLE_PARTS = PartedRead::fetchPart;
+
   /** The whole value, assembled from its parts (at most {@code partsInFlight} fetched at once). */
-  static CompletableFuture<StoredValue> whole(ValueRead r) {
+  static CompletableFuture<StoredValue> whole(ValueRead r, PartFetch parts) {
     Context ctx = r.ctx;
     String key = r.key;
     VersionInfo info = r.info;
@@ -58,7 +71,7 @@ final class PartedRead {
                   + ctx.settings.maxValueBytes()
                   + "; read it with openStream or by range"));
     }
-    return range(r, 0, (int) info.size())
+    return range(r, 0, (int) info.size(), parts)
         .thenApply(
             bytes -> {
               // Every part matched its signed hash; the whole-value hash is signed too and must
@@ -92,7 +105,7 @@ final class PartedRead {
    * {@code length} bytes from {@code offset} of a value in parts (cut at its end), fetching only
    * the parts that cover them, each opened by the read's {@link ValueRead.Opening} if it has one.
    */
-  static CompletableFuture<byte[]> range(ValueRead r, long offset, int length) {
+  static CompletableFuture<byte[]> range(ValueRead r, long offset, int length, PartFetch parts) {
     Context ctx = r.ctx;
     String key = r.key;
     VersionInfo info = r.info;
@@ -130,7 +143,7 @@ final class PartedRead {
             }
             i = next[0]++;
           }
-          CompletableFuture<DataFetch.Fetched> part = fetchPart(r, i, spread);
+          CompletableFuture<DataFetch.Fetched> part = parts.fetch(r, i, spread);
           synchronized (lock) {
             running.add(part);
           }
@@ -277,8 +290,8 @@ final class PartedRead {
    * reader, each verified before its first byte is returned; the whole-value SHA-256 is computed on
    * the fly and checked at the end. Not thread-safe (as streams are not).
    */
-  static InputStream stream(ValueRead r) {
-    return new PartInputStream(r, true, null);
+  static InputStream stream(ValueRead r, PartFetch parts) {
+    return new PartInputStream(r, parts, null);
   }
 
   /**
@@ -286,7 +299,7 @@ final class PartedRead {
    * or decodes) it, before its first byte is returned.
    */
   static InputStream streamOfWhole(ValueRead r, Supplier<CompletableFuture<StoredValue>> whole) {
-    return new PartInputStream(r, false, whole);
+    return new PartInputStream(r, null, whole);
   }
 
   private static final class PartInputStream extends InputStream {
@@ -295,6 +308,7 @@ final class PartedRead {
     private final VersionInfo info;
     private final ValueRead read;
     private final boolean parted;
+    private final PartFetch parts;
     private final Supplier<CompletableFuture<StoredValue>> whole;
     private final int count;
     private final ArrayDeque<CompletableFuture<byte[]>> window = new ArrayDeque<>();
@@ -308,10 +322,11 @@ final class PartedRead {
     private boolean verified;
 
     PartInputStream(
-        ValueRead read, boolean parted, Supplier<CompletableFuture<StoredValue>> whole) {
+        ValueRead read, PartFetch parts, Supplier<CompletableFuture<StoredValue>> whole) {
       this.ctx = read.ctx;
       this.read = read;
-      this.parted = parted;
+      this.parted = parts != null;
+      this.parts = parts;
       this.whole = whole;
       this.key = read.key;
       this.info = read.info;
@@ -330,7 +345,7 @@ final class PartedRead {
         int i = requested++;
         // Relayed, so that close() and a timeout cancel the fetches themselves.
         if (parted) {
-          window.add(Futures.relay(fetchPart(read, i, spread), DataFetch.Fetched::bytes));
+          window.add(Futures.relay(parts.fetch(read, i, spread), DataFetch.Fetched::bytes));
         } else {
           window.add(Futures.relay(whole.get(), StoredValue::value));
         }

@@ -81,6 +81,11 @@ abstract class WholeLayout implements ValueLayout {
    * (sealed bytes are longer than the value) and the signed hash, which is of the stored bytes.
    */
   final VersionInfo stored(ValueRead r) {
+    return storedInfo(r, entry);
+  }
+
+  /** {@link #stored(ValueRead)} for any entry of a value stored whole. */
+  static VersionInfo storedInfo(ValueRead r, LogEntry entry) {
     VersionInfo info = r.info;
     long size = entry.storedSize();
     return size == info.size()

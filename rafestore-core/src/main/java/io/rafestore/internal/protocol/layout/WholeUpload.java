@@ -26,6 +26,7 @@ public final class WholeUpload implements Payload {
 
   private final int k;
   private final int slots;
+  private final Placement placement;
 
   private WholeUpload(
       ObjectKey dataObject,
@@ -34,7 +35,9 @@ public final class WholeUpload implements Payload {
       byte[] stored,
       byte[][] fragments,
       int k,
-      int slots) {
+      int slots,
+      Placement placement) {
+    this.placement = placement;
     this.dataObject = dataObject;
     this.plainSize = plainSize;
     this.sealed = sealed;
@@ -48,20 +51,34 @@ public final class WholeUpload implements Payload {
    * The upload of {@code value} (not to be modified afterwards) of {@code key} as {@code
    * dataObject}, as this client's settings lay it out.
    */
-  public static WholeUpload of(Context ctx, String key, ObjectKey dataObject, byte[] value) {
+  public static WholeUpload of(
+      Context ctx, String key, ObjectKey dataObject, byte[] value, Placement placement) {
     // Sealing first: writeDo must upload only ciphertext, and AES-GCM (about 1 GB/s) costs less
     // than the hashing that follows.
     KeyShares.Sealed sealed =
         ctx.settings.encryptValues() ? KeyShares.seal(ctx, key, dataObject, value) : null;
     byte[] stored = sealed == null ? value : sealed.bytes();
-    int k = ctx.settings.erasureK();
+    int k = placement.k();
     if (k > 0) {
       // Every fragment must exist before writeDo.
       byte[][] fragments = ReedSolomonLayout.encode(k, ctx.f(), stored);
       return new WholeUpload(
-          dataObject, value.length, sealed, stored, fragments, k, fragments.length);
+          dataObject, value.length, sealed, stored, fragments, k, fragments.length, placement);
     }
-    return new WholeUpload(dataObject, value.length, sealed, stored, null, 0, ctx.f() + 1);
+    return new WholeUpload(
+        dataObject, value.length, sealed, stored, null, 0, ctx.f() + 1, placement);
+  }
+
+  /**
+   * An upload of {@code bytes} exactly as given, as f+1 whole replicas under {@code object}: no
+   * sealing, no coding (a pack of inline values, whose stored bytes are sealed already if they need
+   * to be). It names no version: only {@link #stored()}, {@link #payload} and the slots are used.
+   */
+  public static WholeUpload raw(Context ctx, ObjectKey object, byte[] bytes) {
+    // Replicas on the data clouds predicted fastest for the pack's size, as a fixed layout places
+    // them (writeDf and replacements next in that order).
+    Placement replicas = new Placement(false, 0, List.of(), java.util.Optional.empty());
+    return new WholeUpload(object, bytes.length, null, bytes, null, 0, ctx.f() + 1, replicas);
   }
 
   /**
@@ -70,13 +87,18 @@ public final class WholeUpload implements Payload {
    * starts: the client hands the result to writeDo, so a value passes the layout once on its way to
    * the write.
    */
-  public static WholeUpload of(Context ctx, String key, byte[] value) {
-    return of(ctx, key, Names.freshDataObject(key, ctx.settings.writerId()), value);
+  public static WholeUpload of(Context ctx, String key, byte[] value, Placement placement) {
+    return of(ctx, key, Names.freshDataObject(key, ctx.settings.writerId()), value, placement);
   }
 
   @Override
   public ObjectKey dataObject() {
     return dataObject;
+  }
+
+  @Override
+  public Placement placement() {
+    return placement;
   }
 
   /**

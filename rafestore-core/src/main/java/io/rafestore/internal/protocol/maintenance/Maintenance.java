@@ -62,6 +62,7 @@ public final class Maintenance {
     CompletableFuture<Void> turn = ctx.enterKey(key, done);
     CompletableFuture<CollectionReport> result =
         turn.thenCompose(x -> trace.timed(Phase.READ_M, MetadataRead.run(ctx, key)))
+            .thenApply(v -> ctx.ownView(key, v))
             .thenComposeAsync(
                 view -> collect(ctx, key, policy, view, trace), ctx.settings.executor());
     result.whenComplete((r, e) -> done.complete(null));
@@ -110,8 +111,9 @@ public final class Maintenance {
     }
     LogEntry watermark =
         LogEntry.collected(view.maxTimestamp + 1, ctx.settings.clock().millis(), through);
-    MetadataLog next = Logs.append(own, view, watermark, ctx.incarnation);
+    MetadataLog next = Logs.append(own, view, watermark, ctx.incarnation());
     byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
+    ctx.rememberOwnLog(next);
     Set<String> doomed = new HashSet<>();
     for (View.Item it : newly) {
       doomed.addAll(Layouts.of(it.entry()).allObjects());
@@ -119,6 +121,8 @@ public final class Maintenance {
     for (View.Item it : view.collectedItems) {
       doomed.addAll(Layouts.of(it.entry()).allObjects());
     }
+    // A pack holds several versions: it goes only with the last live one that references it.
+    doomed.removeAll(view.packsInUseAbove(through));
     Version finalThrough = through;
     // Under the confidentiality option each cloud's object also carries its key shares of the
     // sealed entries that remain; payloads() carries them over (or restores them) as writeM does.
@@ -130,7 +134,6 @@ public final class Maintenance {
             QuorumPut.metadata(ctx, key, writer, payloads, "writeM (collection watermark)"))
         .thenCompose(
             acks -> {
-              ctx.rememberOwnLog(next);
               // Only now, with the watermark on a quorum, is deleting the data safe.
               return deleteListed(ctx, key, doomed::contains);
             })
@@ -347,6 +350,8 @@ public final class Maintenance {
                   }
                 }
               }
+              // Packs that only a representation the merge did not take references.
+              referenced.addAll(view.packsReferenced);
               long now = ctx.settings.scheduler().nanoTime();
               Map<String, List<String>> waiting = new ConcurrentHashMap<>();
               return sweep(ctx, memory, key, grace, referenced, now, waiting)
@@ -397,6 +402,7 @@ public final class Maintenance {
     CompletableFuture<Void> turn = ctx.enterKey(key, done);
     CompletableFuture<Map<String, Integer>> result =
         turn.thenCompose(x -> MetadataRead.run(ctx, key))
+            .thenApply(v -> ctx.ownView(key, v))
             .thenComposeAsync(view -> tombstoneEverywhere(ctx, key, view), ctx.settings.executor())
             .thenCompose(x -> deleteListed(ctx, key, name -> true))
             .thenCompose(
@@ -420,8 +426,9 @@ public final class Maintenance {
   private static CompletableFuture<Void> tombstoneEverywhere(Context ctx, String key, View view) {
     String writer = ctx.settings.writerId();
     LogEntry tombstone = LogEntry.tombstone(view.maxTimestamp + 1, ctx.settings.clock().millis());
-    MetadataLog next = Logs.append(view.logOf(writer), view, tombstone, ctx.incarnation);
+    MetadataLog next = Logs.append(view.logOf(writer), view, tombstone, ctx.incarnation());
     byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
+    ctx.rememberOwnLog(next);
     ObjectKey object = Names.metadataObject(key, writer);
     java.util.function.Function<Cloud, byte[]> payloads =
         KeyShares.payloads(ctx, view, next, bytes, null);
@@ -454,7 +461,6 @@ public final class Maintenance {
                           List.copyOf(faults)));
                 }
               }
-              ctx.rememberOwnLog(next);
               return CompletableFuture.completedFuture(null);
             });
   }

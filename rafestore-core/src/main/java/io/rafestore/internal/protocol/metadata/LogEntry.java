@@ -37,6 +37,11 @@ import java.util.Objects;
  * @param incarnation the incarnation of the client that created the entry ({@link
  *     Version#incarnation()}; 0 in logs written before incarnations existed). An entry keeps it
  *     when a later incarnation of the same writer carries it over into its own log
+ * @param inline for {@link Coding#INLINE}: the stored bytes of the value (the value, or under the
+ *     confidentiality option the value sealed), {@link #storedSize()} long, whose SHA-256 is {@code
+ *     sha256}; empty for every other coding
+ * @param pack for {@link Coding#PACKED}: the pack object holding the stored bytes, and where in it;
+ *     null for every other coding
  *     <p>One way to construct: the canonical constructor, called by the named factories ({@link
  *     #replica}, {@link #coded}, {@link #parts}, {@link #tombstone}, {@link #collected}), which
  *     make an entry with no key shares, no joined holders and incarnation 0, and by the withers
@@ -58,7 +63,9 @@ public record LogEntry(
     List<String> shareHolders,
     List<byte[]> shareHashes,
     List<String> joinedHolders,
-    long incarnation) {
+    long incarnation,
+    byte[] inline,
+    Pack pack) {
 
   /** How a value is laid out on its holders; the wire code is {@link #code}. */
   public enum Coding {
@@ -83,7 +90,31 @@ public record LogEntry(
      * the last, which is shorter or equal and never empty. Each part's SHA-256 is signed, so a part
      * (and any range of the value) can be verified on its own.
      */
-    PARTS(8);
+    PARTS(8),
+    /**
+     * A large value split into parts as {@link #PARTS}, each stored part Reed-Solomon coded on its
+     * own into k data and {@code holders.size() - k} parity fragments: holder i stores fragment i
+     * of part j as the object {@link #partObject}{@code (dataObject, j)}. {@code pieceHashes} holds
+     * the SHA-256 of each stored part ({@link #partHash}), then of each fragment, part by part
+     * ({@link #fragmentHash}); any k hash-valid fragments of a part decode it, and the decoded part
+     * is checked against its own hash before any byte of it is used.
+     */
+    CODED_PARTS(10),
+    /**
+     * A small value carried inside the signed log itself ({@link LogEntry#inline()}): no holders
+     * and no data object stored under {@code dataObject}, which still names the value (sealing's
+     * associated data binds it). The log reaches n - f clouds, so f+1 correct clouds hold the value
+     * and its signature.
+     */
+    INLINE(16),
+    /**
+     * An inline value after background packing: its stored bytes lie at {@link Pack#offset()} in
+     * the pack object {@link Pack#object()} (several values concatenated), which every holder
+     * stores whole; {@code dataObject} keeps the value's own name (its identity, sealing's
+     * associated data). The same version as the inline entry it replaced: same timestamp,
+     * incarnation, size, hash and key shares.
+     */
+    PACKED(17);
 
     final int code;
 
@@ -175,8 +206,12 @@ public record LogEntry(
         List.of(),
         List.of(),
         List.of(),
-        0);
+        0,
+        NO_BYTES,
+        null);
   }
+
+  private static final byte[] NO_BYTES = new byte[0];
 
   /** The same entry as a value sealed by the client, its key shared among {@code holders}. */
   public LogEntry sealed(List<String> keyHolders, List<byte[]> keyShareHashes) {
@@ -194,7 +229,9 @@ public record LogEntry(
         keyHolders,
         keyShareHashes,
         joinedHolders,
-        incarnation);
+        incarnation,
+        inline,
+        pack);
   }
 
   /**
@@ -216,7 +253,9 @@ public record LogEntry(
         shareHolders,
         shareHashes,
         joinedHolders,
-        writerIncarnation);
+        writerIncarnation,
+        inline,
+        pack);
   }
 
   /**
@@ -248,7 +287,9 @@ public record LogEntry(
         shareHolders,
         shareHashes,
         ordered,
-        incarnation);
+        incarnation,
+        inline,
+        pack);
   }
 
   /** Whether {@code holder} stores this parted value as one joined object. */
@@ -315,7 +356,25 @@ public record LogEntry(
         || new java.util.HashSet<>(shareHolders).size() != shareHolders.size()) {
       throw new IllegalArgumentException("one share hash per distinct share holder");
     }
-    if (coding == Coding.PARTS) {
+    if (coding == Coding.CODED_PARTS) {
+      int h = holders.size();
+      if (k < 1
+          || k > h
+          || pieceHashes.size() % (h + 1) != 0
+          || !partsFit(size, pieceHashes.size() / (h + 1))) {
+        throw new IllegalArgumentException(
+            "coding CODED_PARTS needs 1 <= k <= holders and, for 2 to size parts with no empty"
+                + " part, one part hash and one fragment hash per holder per part; got k="
+                + k
+                + ", "
+                + h
+                + " holders, "
+                + pieceHashes.size()
+                + " hashes for "
+                + size
+                + " bytes");
+      }
+    } else if (coding == Coding.PARTS) {
       if (k != 0 || !partsFit(size, pieceHashes.size())) {
         throw new IllegalArgumentException(
             "coding PARTS needs k=0 and 2 to size part hashes with no empty part, got "
@@ -323,6 +382,11 @@ public record LogEntry(
                 + " for "
                 + size
                 + " bytes");
+      }
+    } else if (coding == Coding.INLINE || coding == Coding.PACKED) {
+      if (kind != Kind.VALUE || k != 0 || !pieceHashes.isEmpty() || !joinedHolders.isEmpty()) {
+        throw new IllegalArgumentException(
+            "coding " + coding + " is a value's, with no k, piece hashes or joined holders");
       }
     } else if (coding == Coding.REPLICA
         ? (k != 0 || !pieceHashes.isEmpty())
@@ -344,6 +408,37 @@ public record LogEntry(
         }
         last = at;
       }
+    }
+    inline = Objects.requireNonNull(inline, "inline").clone();
+    if (coding == Coding.INLINE) {
+      long stored = size + (shareHolders.isEmpty() ? 0 : SEALED_PART_OVERHEAD);
+      if (!holders.isEmpty() || inline.length != stored || pack != null) {
+        throw new IllegalArgumentException(
+            "an inline value has no holders and its "
+                + stored
+                + " stored bytes in the entry, got "
+                + inline.length
+                + " bytes and "
+                + holders.size()
+                + " holders");
+      }
+    } else if (inline.length != 0) {
+      throw new IllegalArgumentException("only inline values carry their bytes");
+    }
+    if (coding == Coding.PACKED) {
+      long stored = size + (shareHolders.isEmpty() ? 0 : SEALED_PART_OVERHEAD);
+      if (pack == null || holders.isEmpty() || pack.offset() > pack.size() - stored) {
+        throw new IllegalArgumentException(
+            "a packed value needs holders and a pack that holds its "
+                + stored
+                + " stored bytes, got "
+                + pack);
+      }
+      if (pack.object().equals(dataObject)) {
+        throw new IllegalArgumentException("a pack is not stored under the value's own name");
+      }
+    } else if (pack != null) {
+      throw new IllegalArgumentException("only packed values name a pack");
     }
     if (kind == Kind.COLLECTED) {
       // The watermark names a version: its writer tag (writer id, and its incarnation unless 0)
@@ -407,14 +502,207 @@ public record LogEntry(
         timestamp, createdAtMillis, dataObject, size, sha256, holders, Coding.PARTS, 0, partHashes);
   }
 
+  /**
+   * A value in coded parts: each stored part (sealed or not) coded into k data and {@code
+   * holders.size() - k} parity fragments, holder i storing fragment i of every part. {@code
+   * partHashes} are the stored parts' hashes, {@code fragmentHashes[j][i]} the hash of fragment i
+   * of part j.
+   */
+  public static LogEntry codedParts(
+      long timestamp,
+      long createdAtMillis,
+      String dataObject,
+      long size,
+      byte[] sha256,
+      List<String> holders,
+      int k,
+      List<byte[]> partHashes,
+      List<List<byte[]>> fragmentHashes) {
+    List<byte[]> all = new java.util.ArrayList<>(partHashes);
+    for (List<byte[]> part : fragmentHashes) {
+      if (part.size() != holders.size()) {
+        throw new IllegalArgumentException("one fragment hash per holder per part");
+      }
+      all.addAll(part);
+    }
+    if (fragmentHashes.size() != partHashes.size()) {
+      throw new IllegalArgumentException("fragment hashes for every part");
+    }
+    return coded(
+        timestamp, createdAtMillis, dataObject, size, sha256, holders, Coding.CODED_PARTS, k, all);
+  }
+
+  /** Whether the value is stored in parts ({@link Coding#PARTS} or {@link Coding#CODED_PARTS}). */
+  public boolean isParted() {
+    return coding == Coding.PARTS || coding == Coding.CODED_PARTS;
+  }
+
+  /**
+   * Where a packed value's stored bytes lie: in the pack object {@code object} of {@code size}
+   * bytes (the stored bytes of several values concatenated) whose SHA-256 is {@code sha256}, from
+   * byte {@code offset} for the value's {@link LogEntry#storedSize()} bytes. The pack's own size
+   * and hash let verify and repair check and copy a whole pack like a replica.
+   */
+  public record Pack(String object, long size, byte[] sha256, long offset) {
+    public Pack {
+      Objects.requireNonNull(object, "object");
+      if (object.isEmpty() || size < 1 || offset < 0 || offset >= size) {
+        throw new IllegalArgumentException(
+            "a pack needs a name, size >= 1 and an offset inside it, got "
+                + object
+                + " of "
+                + size
+                + " bytes at "
+                + offset);
+      }
+      if (sha256 == null || sha256.length != 32) {
+        throw new IllegalArgumentException("pack sha256 must be 32 bytes");
+      }
+      sha256 = sha256.clone();
+    }
+
+    @Override
+    public byte[] sha256() {
+      return sha256.clone();
+    }
+
+    /** The hash without a copy, for internal checks only. */
+    public byte[] sha256Unsafe() {
+      return sha256;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Pack p
+          && object.equals(p.object)
+          && size == p.size
+          && Arrays.equals(sha256, p.sha256)
+          && offset == p.offset;
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(object, size, offset, Arrays.hashCode(sha256));
+    }
+
+    @Override
+    public String toString() {
+      return "Pack[" + object + ", " + size + " bytes, at " + offset + "]";
+    }
+  }
+
+  /**
+   * An inline value entry: {@code stored} are the bytes the log carries (for a value sealed by the
+   * client, the sealed bytes, its key shared among {@code keyHolders} whose share hashes are {@code
+   * keyShareHashes}, both empty otherwise; {@code size} is the plain size), {@code sha256} their
+   * hash, {@code dataObject} the value's fresh name, under which nothing is stored. Sealed here
+   * rather than by {@link #sealed}, because the stored length depends on it.
+   */
+  public static LogEntry inline(
+      long timestamp,
+      long createdAtMillis,
+      String dataObject,
+      long size,
+      byte[] sha256,
+      byte[] stored,
+      List<String> keyHolders,
+      List<byte[]> keyShareHashes) {
+    return new LogEntry(
+        Kind.VALUE,
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        List.of(),
+        Coding.INLINE,
+        0,
+        List.of(),
+        keyHolders,
+        keyShareHashes,
+        List.of(),
+        0,
+        stored,
+        null);
+  }
+
+  /**
+   * This inline entry as packed: its stored bytes at {@code pack}, which {@code packHolders} (f+1
+   * or more clouds that acknowledged the pack) store whole. Every other component (timestamp,
+   * incarnation, creation time, name, size, hash, key shares) is kept: the same version, naming
+   * byte-identical stored bytes.
+   */
+  public LogEntry packed(Pack pack, List<String> packHolders) {
+    if (coding != Coding.INLINE) {
+      throw new IllegalArgumentException("only an inline value is packed, not " + coding);
+    }
+    return new LogEntry(
+        kind,
+        timestamp,
+        createdAtMillis,
+        dataObject,
+        size,
+        sha256,
+        packHolders,
+        Coding.PACKED,
+        0,
+        List.of(),
+        shareHolders,
+        shareHashes,
+        List.of(),
+        incarnation,
+        NO_BYTES,
+        pack);
+  }
+
+  /** Whether this is the packed form of {@code inlineEntry} (the same version, same bytes). */
+  public boolean packs(LogEntry inlineEntry) {
+    return coding == Coding.PACKED
+        && inlineEntry.coding == Coding.INLINE
+        && inlineEntry.packed(pack, holders).equals(this);
+  }
+
+  /** The inline stored bytes, without a copy, for internal use only. */
+  public byte[] inlineUnsafe() {
+    return inline;
+  }
+
+  @Override
+  public byte[] inline() {
+    return inline.clone();
+  }
+
   /** Number of parts: 1 for an unsplit value. */
   public int partCount() {
-    return coding == Coding.PARTS ? pieceHashes.size() : 1;
+    return switch (coding) {
+      case PARTS -> pieceHashes.size();
+      case CODED_PARTS -> pieceHashes.size() / (holders.size() + 1);
+      default -> 1;
+    };
+  }
+
+  /** The signed SHA-256 of stored part {@code j} of a parted value, without a copy. */
+  public byte[] partHashUnsafe(int j) {
+    if (!isParted()) {
+      throw new IllegalStateException("not a parted value");
+    }
+    return pieceHashes.get(j);
+  }
+
+  /**
+   * The signed SHA-256 of fragment {@code i} (the one {@code holders.get(i)} stores) of part {@code
+   * j} of a value in coded parts, without a copy.
+   */
+  public byte[] fragmentHashUnsafe(int j, int i) {
+    if (coding != Coding.CODED_PARTS) {
+      throw new IllegalStateException("not a value in coded parts");
+    }
+    return pieceHashes.get(partCount() + j * holders.size() + i);
   }
 
   /** Length of every part but the last (the whole size for an unsplit value). */
   public long partLength() {
-    return coding == Coding.PARTS ? ceilDiv(size, pieceHashes.size()) : size;
+    return isParted() ? ceilDiv(size, partCount()) : size;
   }
 
   /** Offset of part {@code i} in the value. */
@@ -444,7 +732,7 @@ public record LogEntry(
    * object's size is not recorded and this is the plain size.
    */
   public long storedPartSize(int i) {
-    return storedPartSize(partSize(i), coding == Coding.PARTS && isSealed());
+    return storedPartSize(partSize(i), isParted() && isSealed());
   }
 
   /**
@@ -462,7 +750,7 @@ public record LogEntry(
 
   /** Offset of part {@code i} in the concatenation of the stored parts (a joined object). */
   public long storedPartOffset(int i) {
-    return storedPartOffset(partLength(), i, coding == Coding.PARTS && isSealed());
+    return storedPartOffset(partLength(), i, isParted() && isSealed());
   }
 
   /** What sealing adds to each part: a nonce and a tag. */
@@ -482,6 +770,11 @@ public record LogEntry(
    * What garbage collection deletes and orphan collection keeps.
    */
   public List<String> allDataObjects() {
+    if (coding == Coding.CODED_PARTS || coding == Coding.INLINE || coding == Coding.PACKED) {
+      // Coded parts: no native multipart upload for fragments, part objects only. Inline: none;
+      // packed: the pack.
+      return dataObjects();
+    }
     if (coding != Coding.PARTS) {
       return List.of(dataObject);
     }
@@ -497,11 +790,17 @@ public record LogEntry(
 
   /** Every part object of this entry's value (the data object itself for an unsplit value). */
   public List<String> dataObjects() {
-    if (coding != Coding.PARTS) {
+    if (coding == Coding.INLINE) {
+      return List.of();
+    }
+    if (coding == Coding.PACKED) {
+      return List.of(pack.object());
+    }
+    if (!isParted()) {
       return List.of(dataObject);
     }
     List<String> out = new java.util.ArrayList<>();
-    for (int i = 0; i < pieceHashes.size(); i++) {
+    for (int i = 0; i < partCount(); i++) {
       out.add(partObject(dataObject, i));
     }
     return out;
@@ -613,7 +912,9 @@ public record LogEntry(
         && shareHolders.equals(e.shareHolders)
         && sameHashes(shareHashes, e.shareHashes)
         && joinedHolders.equals(e.joinedHolders)
-        && incarnation == e.incarnation;
+        && incarnation == e.incarnation
+        && Arrays.equals(inline, e.inline)
+        && Objects.equals(pack, e.pack);
   }
 
   private static boolean sameHashes(List<byte[]> a, List<byte[]> b) {

@@ -71,6 +71,29 @@ public final class LogMerge {
    * @param logs at least one log, all of one key and writer
    */
   public static MetadataLog merge(Collection<MetadataLog> logs) {
+    return mergeWithShadowed(logs).log();
+  }
+
+  /**
+   * A writer's merged log and the entries it shadows: entries of the newest log of some incarnation
+   * that the merge did not take because another representation of the same entry (an inline value
+   * and its packed form, section 5 "Inline values and packing") won. They name the same stored
+   * bytes; garbage collection must still keep the packs they reference, since another reader's
+   * merge may take them.
+   */
+  public record Merged(MetadataLog log, List<LogEntry> shadowed) {
+    public Merged {
+      shadowed = List.copyOf(shadowed);
+    }
+  }
+
+  /**
+   * {@link #merge}, and the entries it shadows. Of two entries with one id (one incarnation may
+   * sign an inline value and later its packed form), an {@link LogEntry.Coding#INLINE} one is taken
+   * whichever log holds it: its bytes are in hand and can never be missing; otherwise the newer
+   * log's. The choice depends only on the set of logs, so every reader of one set agrees.
+   */
+  public static Merged mergeWithShadowed(Collection<MetadataLog> logs) {
     Map<Long, MetadataLog> newestPerIncarnation = new HashMap<>();
     MetadataLog newest = null;
     for (MetadataLog log : logs) {
@@ -81,23 +104,39 @@ public final class LogMerge {
       throw new IllegalArgumentException("no log to merge");
     }
     if (newestPerIncarnation.size() == 1) {
-      return newest;
+      return new Merged(newest, List.of());
     }
     List<MetadataLog> ordered = new ArrayList<>(newestPerIncarnation.values());
-    // Newest first, so an entry that two logs hold is taken from the newer (they are equal anyway).
+    // Newest first, so an entry that two logs hold is taken from the newer (they are equal, or
+    // two representations of one value) unless an older log holds it inline.
     ordered.sort((a, b) -> a == b ? 0 : newer(a, b) == a ? -1 : 1);
     TreeMap<LogEntry.Id, LogEntry> union = new TreeMap<>();
     for (MetadataLog log : ordered) {
       for (LogEntry e : log.entries()) {
-        union.putIfAbsent(e.id(), e);
+        LogEntry taken = union.get(e.id());
+        if (taken == null
+            || (e.coding() == LogEntry.Coding.INLINE && taken.coding() != LogEntry.Coding.INLINE)) {
+          union.put(e.id(), e);
+        }
       }
     }
-    return new MetadataLog(
-        newest.key(),
-        newest.writer(),
-        newest.sequence(),
-        newest.incarnation(),
-        new ArrayList<>(union.values()));
+    List<LogEntry> shadowed = new ArrayList<>();
+    for (MetadataLog log : ordered) {
+      for (LogEntry e : log.entries()) {
+        LogEntry taken = union.get(e.id());
+        if (taken != e && !taken.equals(e) && !shadowed.contains(e)) {
+          shadowed.add(e);
+        }
+      }
+    }
+    return new Merged(
+        new MetadataLog(
+            newest.key(),
+            newest.writer(),
+            newest.sequence(),
+            newest.incarnation(),
+            new ArrayList<>(union.values())),
+        shadowed);
   }
 
   /**

@@ -3,6 +3,7 @@ package io.rafestore.internal.protocol.metadata;
 import io.rafestore.Version;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** How a writer derives its next log from its previous one. */
 public final class Logs {
@@ -59,6 +60,55 @@ public final class Logs {
     kept.add(entry);
     return new MetadataLog(
         previous.key(), previous.writer(), previous.sequence() + 1, incarnation, kept);
+  }
+
+  /** The stored bytes of {@code log}'s inline values: what the inline log budget bounds. */
+  public static long inlineBytes(MetadataLog log) {
+    long total = 0;
+    for (LogEntry e : log.entries()) {
+      if (e.coding() == LogEntry.Coding.INLINE) {
+        total += e.inlineUnsafe().length;
+      }
+    }
+    return total;
+  }
+
+  /**
+   * {@code log} with each inline entry that {@code packed} holds the packed form of ({@link
+   * LogEntry#packs}: the same version and bytes, by entry id) replaced by it; everything else,
+   * sequence and incarnation included, unchanged. Entries no longer in the log, or changed since
+   * the pack was made, are left as they are.
+   */
+  public static MetadataLog replace(MetadataLog log, Map<LogEntry.Id, LogEntry> packed) {
+    if (packed.isEmpty()) {
+      return log;
+    }
+    List<LogEntry> out = new ArrayList<>(log.entries().size());
+    boolean changed = false;
+    for (LogEntry e : log.entries()) {
+      LogEntry p = packed.get(e.id());
+      if (p != null && p.packs(e)) {
+        out.add(p);
+        changed = true;
+      } else {
+        out.add(e);
+      }
+    }
+    return changed
+        ? new MetadataLog(log.key(), log.writer(), log.sequence(), log.incarnation(), out)
+        : log;
+  }
+
+  /**
+   * The writer's next log holding exactly {@code current}'s entries (a rewrite that adds nothing:
+   * the packer's own writeM), signed by {@code incarnation} with the next sequence.
+   */
+  public static MetadataLog rewrite(MetadataLog current, long incarnation) {
+    if (incarnation == 0) {
+      throw new IllegalArgumentException("a client's incarnation is never 0");
+    }
+    return new MetadataLog(
+        current.key(), current.writer(), current.sequence() + 1, incarnation, current.entries());
   }
 
   private static boolean supersededBy(LogEntry appended, LogEntry watermark) {

@@ -26,7 +26,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *                dataObject u16 length + ASCII, size i64, sha256 32 bytes,
  *                holder count u8, holders (u8 length + ASCII)*,
  *                coding u8 (0 replica, 1 DepSky-CA, 2 Reed-Solomon, 8 parts, 9 parts with
- *                joined holders); for 1 and 2:
+ *                joined holders, 10 coded parts); for 10: k u8, part count u32 (>= 2), one
+ *                SHA-256 per stored part, then per part one SHA-256 per holder (the fragment that
+ *                holder stores of that part); for 1 and 2:
  *                k u8, then one SHA-256 (32 bytes) per holder: the hash of the piece that holder
  *                stores; for 8 and 9: part count u32 (>= 2), then one SHA-256 per part, in order;
  *                for 9 only: one layout u8 per holder, in holder order (0 part objects, 1 one
@@ -39,7 +41,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * </pre>
  *
  * <p>Format 1 is written when no entry is sealed (so logs without the confidentiality option keep
- * their bytes), format 2 otherwise; both are read.
+ * their bytes), format 2 otherwise; both are read. Formats 3 and 4 add incarnations ({@link
+ * #FORMAT_INCARNATIONS}); only they may hold the codings of inline values (16: {@code u32 length}
+ * and the stored bytes, no holders) and packed ones (17: the pack's name, size, SHA-256 and the
+ * value's offset in it), see {@link #INLINE_CODE} and {@link #PACKED_CODE}.
  *
  * <p>With the confidentiality option, what a cloud stores is an <em>envelope</em> around the signed
  * log, carrying that cloud's key shares, which differ per cloud and so cannot be in the signed
@@ -120,6 +125,22 @@ public final class MetadataCodec {
    * looking for part objects a joined holder does not have.
    */
   public static final int PARTS_JOINED_CODE = 9;
+
+  /**
+   * Wire code of an inline value ({@link LogEntry.Coding#INLINE}), followed by {@code u32 length}
+   * and the value's stored bytes. No new log format: an older client rejects an unknown coding as
+   * malformed rather than misreading it. Only in formats 3 and 4.
+   */
+  public static final int INLINE_CODE = 16;
+
+  /**
+   * Wire code of a packed value ({@link LogEntry.Coding#PACKED}), followed by the pack's name (u16
+   * + ASCII), its size (i64), its SHA-256 and the value's offset in it (i64). Only in formats 3 and
+   * 4.
+   */
+  public static final int PACKED_CODE = 17;
+
+  private static final byte[] NO_BYTES = new byte[0];
 
   /** The smallest possible encoded entry: kind, ts, created, empty name, size, hash, no holders. */
   private static final int MIN_ENTRY = 1 + 8 + 8 + 2 + 8 + 32 + 1 + 1;
@@ -242,6 +263,34 @@ public final class MetadataCodec {
             out.write(e.joinedOn(h) ? 1 : 0);
           }
         }
+      } else if (e.coding() == LogEntry.Coding.CODED_PARTS) {
+        out.write(e.k());
+        i32(out, e.partCount());
+        for (int i = 0; i < e.partCount(); i++) {
+          out.writeBytes(e.partHashUnsafe(i));
+        }
+        for (int j = 0; j < e.partCount(); j++) {
+          for (int h = 0; h < e.holders().size(); h++) {
+            out.writeBytes(e.fragmentHashUnsafe(j, h));
+          }
+        }
+      } else if (e.coding() == LogEntry.Coding.INLINE) {
+        if (!incarnations) {
+          throw new IllegalArgumentException("inline values exist only in logs with incarnations");
+        }
+        i32(out, e.inlineUnsafe().length);
+        out.writeBytes(e.inlineUnsafe());
+      } else if (e.coding() == LogEntry.Coding.PACKED) {
+        if (!incarnations) {
+          throw new IllegalArgumentException("packed values exist only in logs with incarnations");
+        }
+        LogEntry.Pack pack = e.pack();
+        byte[] packName = pack.object().getBytes(StandardCharsets.US_ASCII);
+        u16(out, packName.length);
+        out.writeBytes(packName);
+        i64(out, pack.size());
+        out.writeBytes(pack.sha256Unsafe());
+        i64(out, pack.offset());
       } else if (e.coding() != LogEntry.Coding.REPLICA) {
         out.write(e.k());
         for (int i = 0; i < e.holders().size(); i++) {
@@ -488,10 +537,24 @@ public final class MetadataCodec {
         for (int h = 0; h < holderCount; h++) {
           holders.add(ascii(in, u8(in)));
         }
-        if (kind == LogEntry.Kind.VALUE && (name.isEmpty() || holders.isEmpty())) {
-          throw malformed("entry " + i + " is a value without data object or holders");
-        }
         int codingCode = u8(in);
+        // An inline value has no holders (its bytes are in the log); every other value has some.
+        boolean inlineCode = codingCode == INLINE_CODE;
+        if (kind == LogEntry.Kind.VALUE && (name.isEmpty() || holders.isEmpty() != inlineCode)) {
+          throw malformed(
+              "entry "
+                  + i
+                  + (inlineCode
+                      ? " is an inline value without a name or with holders"
+                      : " is a value without data object or holders"));
+        }
+        if (kind != LogEntry.Kind.VALUE && (inlineCode || codingCode == PACKED_CODE)) {
+          throw malformed("entry " + i + " is a " + kind + " with a value's coding");
+        }
+        if ((inlineCode || codingCode == PACKED_CODE) && !incarnations) {
+          // Canonical: the new codings were never written without incarnations.
+          throw malformed("entry " + i + " has coding " + codingCode + " in format " + format);
+        }
         boolean joinedLayout = codingCode == PARTS_JOINED_CODE;
         LogEntry.Coding coding =
             joinedLayout ? LogEntry.Coding.PARTS : LogEntry.Coding.of(codingCode);
@@ -501,7 +564,31 @@ public final class MetadataCodec {
         int k = 0;
         List<byte[]> pieces = new ArrayList<>();
         List<String> joined = new ArrayList<>();
-        if (coding == LogEntry.Coding.PARTS) {
+        byte[] inline = NO_BYTES;
+        LogEntry.Pack pack = null;
+        if (coding == LogEntry.Coding.INLINE) {
+          need(in, 4);
+          long length = in.getInt() & 0xFFFFFFFFL;
+          // Checked against the bytes left (the whole object is already bounded by
+          // maxMetadataBytes) before anything is allocated; against the signed size below.
+          if (length > in.remaining() || length > size + LogEntry.SEALED_PART_OVERHEAD) {
+            throw malformed(
+                "entry " + i + " inline length " + length + " exceeds what the bytes hold");
+          }
+          inline = new byte[(int) length];
+          in.get(inline);
+        } else if (coding == LogEntry.Coding.PACKED) {
+          String packName = ascii(in, u16(in));
+          need(in, 8 + 32 + 8);
+          long packSize = in.getLong();
+          byte[] packSha = new byte[32];
+          in.get(packSha);
+          long offset = in.getLong();
+          if (packName.isEmpty() || packSize < 1 || offset < 0 || offset >= packSize) {
+            throw malformed("entry " + i + " names no valid place in a pack");
+          }
+          pack = new LogEntry.Pack(packName, packSize, packSha, offset);
+        } else if (coding == LogEntry.Coding.PARTS) {
           need(in, 4);
           long parts = in.getInt() & 0xFFFFFFFFL;
           if (parts > in.remaining() / 32) {
@@ -530,6 +617,27 @@ public final class MetadataCodec {
             if (joined.isEmpty()) {
               throw malformed("entry " + i + " has coding 9 but no joined holder");
             }
+          }
+        } else if (coding == LogEntry.Coding.CODED_PARTS) {
+          k = u8(in);
+          if (k < 1 || k > holderCount) {
+            throw malformed("entry " + i + " has k=" + k + " for " + holderCount + " holders");
+          }
+          need(in, 4);
+          long parts = in.getInt() & 0xFFFFFFFFL;
+          // One part hash and one fragment hash per holder, per part: bounded by the bytes left
+          // before anything is allocated.
+          if (parts > in.remaining() / (32L * (holderCount + 1))) {
+            throw malformed("entry " + i + " part count " + parts + " exceeds what the bytes hold");
+          }
+          if (!LogEntry.partsFit(size, parts)) {
+            throw malformed(
+                "entry " + i + " has " + parts + " parts for " + size + " bytes (empty part)");
+          }
+          for (long h = 0; h < parts * (holderCount + 1); h++) {
+            byte[] ph = new byte[32];
+            in.get(ph);
+            pieces.add(ph);
           }
         } else if (coding != LogEntry.Coding.REPLICA) {
           k = u8(in);
@@ -573,7 +681,9 @@ public final class MetadataCodec {
                 shareHolders,
                 shareHashes,
                 joined,
-                entryIncarnation));
+                entryIncarnation,
+                inline,
+                pack));
       }
       if (sealedFormat && entries.stream().noneMatch(LogEntry::isSealed)) {
         // Canonical: a log without a sealed entry is written in format 1 or 3.

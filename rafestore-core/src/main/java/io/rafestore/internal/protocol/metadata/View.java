@@ -63,7 +63,35 @@ public final class View {
       List<CloudFault> faults,
       boolean fromCache,
       Map<String, Map<String, Map<LogEntry.Id, byte[]>>> shares) {
+    this(key, logs, faults, fromCache, shares, Map.of());
+  }
+
+  /**
+   * Entries the merge of a writer's logs shadowed ({@link LogMerge.Merged#shadowed()}), by writer:
+   * another representation of a value the merged log holds. Not versions of their own; kept only so
+   * that garbage collection never deletes a pack they reference while they are live.
+   */
+  public final Map<String, List<LogEntry>> shadowed;
+
+  /**
+   * Pack objects ({@link LogEntry.Coding#PACKED}) that a live entry references, in the merged logs
+   * or among the shadowed entries: deletion and collection never delete them.
+   */
+  public final java.util.Set<String> packsInUse;
+
+  /** Pack objects any entry of the logs references, live or not: orphan collection keeps them. */
+  public final java.util.Set<String> packsReferenced;
+
+  /** A view of readM's merged logs and the entries each writer's merge shadowed. */
+  public View(
+      String key,
+      Map<String, MetadataLog> logs,
+      List<CloudFault> faults,
+      boolean fromCache,
+      Map<String, Map<String, Map<LogEntry.Id, byte[]>>> shares,
+      Map<String, List<LogEntry>> shadowed) {
     this.key = key;
+    this.shadowed = Map.copyOf(shadowed);
     this.shares = Map.copyOf(shares);
     this.logs = Map.copyOf(logs);
     this.faults = List.copyOf(faults);
@@ -109,6 +137,73 @@ public final class View {
     this.visible = List.copyOf(vis);
     this.hidden = List.copyOf(hid);
     this.collectedItems = List.copyOf(col);
+    java.util.Set<String> inUse = new java.util.HashSet<>();
+    java.util.Set<String> referenced = new java.util.HashSet<>();
+    for (Item it : vis) {
+      if (it.entry().pack() != null) {
+        inUse.add(it.entry().pack().object());
+      }
+    }
+    for (MetadataLog log : logs.values()) {
+      for (LogEntry e : log.entries()) {
+        if (e.pack() != null) {
+          referenced.add(e.pack().object());
+        }
+      }
+    }
+    for (Map.Entry<String, List<LogEntry>> w : this.shadowed.entrySet()) {
+      for (LogEntry e : w.getValue()) {
+        if (e.pack() == null) {
+          continue;
+        }
+        referenced.add(e.pack().object());
+        Version v = e.version(w.getKey());
+        if ((newestTombstone == null || v.compareTo(newestTombstone) > 0)
+            && (watermark == null || v.compareTo(watermark) > 0)) {
+          inUse.add(e.pack().object());
+        }
+      }
+    }
+    this.packsInUse = java.util.Set.copyOf(inUse);
+    this.packsReferenced = java.util.Set.copyOf(referenced);
+  }
+
+  /**
+   * Pack objects referenced by a live entry newer than {@code through} (in the merged logs or among
+   * the shadowed entries): what a collection up to {@code through} must keep. With {@code through}
+   * null, {@link #packsInUse}.
+   */
+  public java.util.Set<String> packsInUseAbove(Version through) {
+    if (through == null) {
+      return packsInUse;
+    }
+    java.util.Set<String> out = new java.util.HashSet<>();
+    for (Item it : visible) {
+      if (it.entry().pack() != null && it.version().compareTo(through) > 0) {
+        out.add(it.entry().pack().object());
+      }
+    }
+    for (Map.Entry<String, List<LogEntry>> w : shadowed.entrySet()) {
+      for (LogEntry e : w.getValue()) {
+        Version v = e.version(w.getKey());
+        if (e.pack() != null
+            && v.compareTo(through) > 0
+            && (tombstone == null || v.compareTo(tombstone) > 0)) {
+          out.add(e.pack().object());
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * This view with {@code log} as its writer's log (the same faults, shares and shadowed entries):
+   * a writer's own log with packed entries in place of inline ones, for writeM to append to.
+   */
+  public View withLog(MetadataLog log) {
+    Map<String, MetadataLog> copy = new java.util.HashMap<>(logs);
+    copy.put(log.writer(), log);
+    return new View(key, copy, faults, fromCache, shares, shadowed);
   }
 
   /**

@@ -28,12 +28,23 @@ public final class Commit {
       boolean writeDfUsed,
       boolean readMSkipped,
       OpTrace trace) {
-    return run(ctx, key, view, entry, null, dataCloudsContacted, writeDfUsed, readMSkipped, trace);
+    return run(
+        ctx,
+        key,
+        view,
+        entry,
+        null,
+        dataCloudsContacted,
+        writeDfUsed,
+        readMSkipped,
+        trace,
+        java.util.Optional.empty());
   }
 
   /**
    * As above; {@code sealed} is the sealed value's key shares when {@code entry} is sealed (the
    * confidentiality option), else null. Each cloud then gets its own envelope with its shares.
+   * {@code choice} is the layout chooser's decision for the receipt, empty for a fixed layout.
    */
   public static CompletableFuture<WriteReceipt> run(
       Context ctx,
@@ -44,13 +55,16 @@ public final class Commit {
       List<String> dataCloudsContacted,
       boolean writeDfUsed,
       boolean readMSkipped,
-      OpTrace trace) {
+      OpTrace trace,
+      java.util.Optional<io.rafestore.LayoutChoice> choice) {
     trace.begin(Phase.WRITE_M);
     String writer = ctx.settings.writerId();
-    MetadataLog next = Logs.append(view.logOf(writer), view, entry, ctx.incarnation);
+    MetadataLog next = Logs.append(view.logOf(writer), view, entry, ctx.incarnation());
     // The entry as signed: stamped with this client's incarnation, last in the new log.
     LogEntry signed = next.entries().get(next.entries().size() - 1);
     byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
+    // Remembered whether or not writeM reaches its quorum (see Context.rememberOwnLog).
+    ctx.rememberOwnLog(next);
     java.util.function.Function<Cloud, byte[]> payloads =
         KeyShares.payloads(ctx, view, next, bytes, sealed);
     CompletableFuture<WriteReceipt> result = new CompletableFuture<>();
@@ -65,7 +79,6 @@ public final class Commit {
               if (sealed != null) {
                 KeyShares.remember(ctx, signed, sealed.shares());
               }
-              ctx.rememberOwnLog(next);
               VersionInfo info = signed.info(key, writer);
               WriteReceipt receipt =
                   new WriteReceipt(
@@ -76,7 +89,8 @@ public final class Commit {
                       readMSkipped,
                       trace.elapsed(),
                       ctx.f(),
-                      trace.phases());
+                      trace.phases(),
+                      choice);
               // Reported before the caller sees the receipt, so a caller that reads its
               // listener's figures after the write finds the write in them.
               ctx.observer.writeCompleted(trace, receipt);

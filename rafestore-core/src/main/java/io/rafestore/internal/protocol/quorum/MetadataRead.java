@@ -265,10 +265,15 @@ public final class MetadataRead {
       }
     }
     Map<String, MetadataLog> merged = new HashMap<>();
+    Map<String, List<LogEntry>> shadowed = new HashMap<>();
     Map<String, MetadataLog> newest = new HashMap<>();
     byWriter.forEach(
         (writer, logs) -> {
-          merged.put(writer, LogMerge.merge(logs));
+          LogMerge.Merged m = LogMerge.mergeWithShadowed(logs);
+          merged.put(writer, m.log());
+          if (!m.shadowed().isEmpty()) {
+            shadowed.put(writer, m.shadowed());
+          }
           newest.put(writer, logs.stream().reduce(LogMerge::newer).orElseThrow());
         });
     List<CloudFault> all = new ArrayList<>(faults);
@@ -292,6 +297,6 @@ public final class MetadataRead {
         }
       }
     }
-    return new View(key, merged, all, false, shares);
+    return new View(key, merged, all, false, shares, shadowed);
   }
 }

@@ -33,21 +33,23 @@ public final class ReadOp {
   public static CompletableFuture<StoredValue> latest(Context ctx, String key) {
     OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.READ);
     Speculation spec = Speculation.of(ctx, key, null, 0);
-    return observed(
-        ctx,
-        trace,
-        settled(
-            spec,
-            readM(trace, spec)
-                .thenCompose(
-                    view -> {
-                      if (view.visible.isEmpty()) {
-                        return CompletableFuture.failedFuture(notFound(key, view));
-                      }
-                      View.Item item = view.visible.get(0);
-                      return fetchOrCollected(
-                          ctx, trace, key, view, item, spec.readOf(view, item), null);
-                    })));
+    return ended(
+        spec,
+        observed(
+            ctx,
+            trace,
+            settled(
+                spec,
+                readM(trace, spec)
+                    .thenCompose(
+                        view -> {
+                          if (view.visible.isEmpty()) {
+                            return CompletableFuture.failedFuture(notFound(key, view));
+                          }
+                          View.Item item = view.visible.get(0);
+                          return fetchOrCollected(
+                              ctx, trace, key, view, item, spec.readOf(view, item), null);
+                        }))));
   }
 
   /**
@@ -68,15 +70,25 @@ public final class ReadOp {
     return op;
   }
 
+  /**
+   * {@code out}, the future the caller gets, once it completes (with the value, a failure, or the
+   * operation's timeout, which reaches only this outermost future) the read no longer needs any
+   * fetch its speculation started ({@link Speculation#end}).
+   */
+  private static <T> CompletableFuture<T> ended(Speculation spec, CompletableFuture<T> out) {
+    out.whenComplete((v, e) -> spec.end());
+    return out;
+  }
+
   /** Version {@code version} of {@code key}. */
   public static CompletableFuture<StoredValue> version(Context ctx, String key, Version version) {
     OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.READ);
-    return observed(ctx, trace, version(ctx, trace, key, version));
+    Speculation spec = Speculation.of(ctx, key, version, 0);
+    return ended(spec, observed(ctx, trace, version(ctx, trace, spec, key, version)));
   }
 
   private static CompletableFuture<StoredValue> version(
-      Context ctx, OpTrace trace, String key, Version version) {
-    Speculation spec = Speculation.of(ctx, key, version, 0);
+      Context ctx, OpTrace trace, Speculation spec, String key, Version version) {
     return settled(
         spec,
         readM(trace, spec)
@@ -122,12 +134,16 @@ public final class ReadOp {
   public static CompletableFuture<byte[]> range(
       Context ctx, String key, Version version, long offset, int length) {
     OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.RANGED_READ);
-    return trace.observe(
-        resolve(ctx, trace, key, Optional.of(version), offset)
-            .thenCompose(
-                found ->
-                    trace.timed(
-                        Phase.DATA_FETCH, found.layout().range(found.read(), offset, length))));
+    Speculation spec = Speculation.of(ctx, key, version, offset);
+    return ended(
+        spec,
+        trace.observe(
+            resolve(trace, spec, key, Optional.of(version))
+                .thenCompose(
+                    found ->
+                        trace.timed(
+                            Phase.DATA_FETCH,
+                            found.layout().range(found.read(), offset, length)))));
   }
 
   /**
@@ -163,7 +179,10 @@ public final class ReadOp {
   public static CompletableFuture<Found> stream(
       Context ctx, String key, Optional<Version> version) {
     OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.STREAM_READ);
-    return trace.observeFailure(resolve(ctx, trace, key, version, 0));
+    // The stream takes its anticipated first part after this future completed (when it starts
+    // fetching), so here only an undecided speculation is abandoned (settled), not ended.
+    return trace.observeFailure(
+        resolve(trace, Speculation.of(ctx, key, version.orElse(null), 0), key, version));
   }
 
   /**
@@ -171,8 +190,7 @@ public final class ReadOp {
    * byte {@code offset} anticipated during readM.
    */
   private static CompletableFuture<Found> resolve(
-      Context ctx, OpTrace trace, String key, Optional<Version> version, long offset) {
-    Speculation spec = Speculation.of(ctx, key, version.orElse(null), offset);
+      OpTrace trace, Speculation spec, String key, Optional<Version> version) {
     return settled(
         spec,
         readM(trace, spec)

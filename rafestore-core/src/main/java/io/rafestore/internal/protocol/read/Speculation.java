@@ -148,6 +148,24 @@ final class Speculation {
     }
   }
 
+  /**
+   * The read has ended, whichever way (its value handed out, a failure, the operation's timeout):
+   * an undecided speculation is wasted ({@link #abandon}), and a fetch that is still running is no
+   * longer needed, whether it was kept or not (a kept fetch the read never took, such as a range of
+   * no bytes, or one a timed-out read was waiting for), so it is cancelled. A fetch that completed
+   * is not affected.
+   */
+  void end() {
+    abandon();
+    Anticipation a;
+    synchronized (this) {
+      a = started;
+    }
+    if (a != null) {
+      a.cancel();
+    }
+  }
+
   /** A started fetch and the cloud whose log started it. */
   private record Started(Anticipation fetch, String source) {}
 

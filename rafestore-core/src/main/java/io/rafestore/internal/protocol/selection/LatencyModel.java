@@ -165,6 +165,18 @@ public final class LatencyModel {
     }
   }
 
+  /** The bandwidth estimate of {@code cloud} in bytes per second (decayed if stale). */
+  public double bytesPerSecond(String cloud) {
+    Estimate e = estimates.get(cloud);
+    if (e == null) {
+      return DEFAULT_BYTES_PER_NANO * 1e9;
+    }
+    long now = scheduler.nanoTime();
+    synchronized (e) {
+      return bandwidth(e, now) * 1e9;
+    }
+  }
+
   /** The current estimates of {@code cloud}. */
   Snapshot snapshot(String cloud) {
     Estimate e = estimates.get(cloud);

@@ -1,7 +1,9 @@
 /**
  * Selection: the per-cloud latency and bandwidth model ({@code LatencyModel}) fed by every request
- * ({@code MeasuredCloud}), which orders data clouds fastest first and times hedges. Described in
- * design.md section 5, "Selection".
+ * ({@code MeasuredCloud}), which orders data clouds fastest first and times hedges, and the layout
+ * chooser ({@code LayoutChooser}, with the clouds' prices behind {@code PriceBook}), which picks
+ * each new value's layout from those predictions. Described in design.md section 5, "Selection" and
+ * "The layout chooser".
  *
  * <p>Depends only on {@code protocol.config}. Internal; not exported.
  */

@@ -37,14 +37,16 @@ public final class DeleteOp {
     CompletableFuture<Void> turn = ctx.enterKey(key, done);
     CompletableFuture<Void> result =
         turn.thenCompose(x -> trace.timed(Phase.READ_M, MetadataRead.run(ctx, key)))
+            .thenApply(v -> ctx.ownView(key, v))
             .thenComposeAsync(
                 view -> {
                   String writer = ctx.settings.writerId();
                   LogEntry tombstone =
                       LogEntry.tombstone(view.maxTimestamp + 1, ctx.settings.clock().millis());
                   MetadataLog next =
-                      Logs.append(view.logOf(writer), view, tombstone, ctx.incarnation);
+                      Logs.append(view.logOf(writer), view, tombstone, ctx.incarnation());
                   byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
+                  ctx.rememberOwnLog(next);
                   List<View.Item> dead = new ArrayList<>(view.visible);
                   dead.addAll(view.hidden);
                   return trace
@@ -56,11 +58,7 @@ public final class DeleteOp {
                               writer,
                               KeyShares.payloads(ctx, view, next, bytes, null),
                               "writeM (tombstone)"))
-                      .thenCompose(
-                          acks -> {
-                            ctx.rememberOwnLog(next);
-                            return deleteData(ctx, key, dead);
-                          });
+                      .thenCompose(acks -> deleteData(ctx, key, dead));
                 },
                 // Encoding and signing the tombstone is CPU work: not on a driver's I/O thread.
                 ctx.settings.executor());
@@ -79,6 +77,8 @@ public final class DeleteOp {
    */
   static CompletableFuture<Void> deleteData(Context ctx, String key, List<View.Item> items) {
     List<CompletableFuture<Void>> deletes = new ArrayList<>();
+    // Packed values share their pack: one delete per object and cloud.
+    java.util.Set<String> asked = new java.util.HashSet<>();
     for (View.Item it : items) {
       for (Cloud c : ctx.clouds) {
         if (!c.role().holdsData()
@@ -89,6 +89,9 @@ public final class DeleteOp {
         List<String> names =
             Layouts.of(it.entry()).objectsToDelete(c.id(), c.accounting().multipart().isPresent());
         for (String name : names) {
+          if (!asked.add(c.id() + "\n" + name)) {
+            continue;
+          }
           ObjectKey object = ObjectKey.of(name);
           deletes.add(
               c.driver()

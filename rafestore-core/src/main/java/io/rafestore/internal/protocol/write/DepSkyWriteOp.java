@@ -63,6 +63,7 @@ public final class DepSkyWriteOp {
             : CompletableFuture.supplyAsync(() -> Sha256.hash(value), ctx.settings.executor());
     CompletableFuture<WriteReceipt> result =
         turn.thenCompose(x -> trace.timed(Phase.READ_M, MetadataRead.run(ctx, key)))
+            .thenApply(v -> ctx.ownView(key, v))
             .thenComposeAsync(
                 view -> {
                   long ts = view.maxTimestamp + 1;

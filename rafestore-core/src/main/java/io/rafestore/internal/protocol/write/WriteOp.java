@@ -106,10 +106,16 @@ public final class WriteOp {
   private CompletableFuture<View> readM;
   private final CompletableFuture<byte[]> hash;
 
-  /** A large value sent in parts (perhaps sealed part by part, never coded), or null. */
+  /** A large value sent in parts (sealed part by part, coded part by part, or neither), or null. */
   private final PartedPayload parts;
 
   private boolean readMDelayPassed;
+
+  /**
+   * For an upload alone ({@link #upload}): completed with the acknowledging clouds instead of
+   * running readM and writeM; null for a write.
+   */
+  private final CompletableFuture<Uploaded> uploadOnly;
 
   /**
    * A write of what the layout made before the write started: a value whole (sealed and coded: f+1
@@ -117,9 +123,20 @@ public final class WriteOp {
    * PartedPayload}).
    */
   private WriteOp(Context ctx, String key, Payload payload) {
+    this(
+        ctx, key, payload, ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE), null);
+  }
+
+  private WriteOp(
+      Context ctx,
+      String key,
+      Payload payload,
+      OpTrace trace,
+      CompletableFuture<Uploaded> uploadOnly) {
     this.ctx = ctx;
     this.key = key;
-    this.trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE);
+    this.trace = trace;
+    this.uploadOnly = uploadOnly;
     this.dataObject = payload.dataObject();
     if (payload instanceof WholeUpload whole) {
       this.parts = null;
@@ -136,19 +153,26 @@ public final class WriteOp {
               ? CompletableFuture.completedFuture(Sha256.hash(whole.stored()))
               : CompletableFuture.supplyAsync(
                   () -> Sha256.hash(whole.stored()), ctx.settings.executor());
-    } else {
-      PartedPayload p = (PartedPayload) payload;
+    } else if (payload instanceof PartedPayload p) {
       this.parts = p;
       this.upload = null;
       this.sealed = p.sealedShares();
-      this.bySlot = false;
-      this.slots = ctx.f() + 1;
-      this.uploadBytes = p.size();
+      this.bySlot = p.distinctSlots();
+      this.slots = p.slots();
+      this.uploadBytes = p.uploadBytes();
       this.hash = null;
+    } else {
+      throw new IllegalArgumentException(
+          "an inline value has no writeDo: InlineWriteOp writes it, not WriteOp");
     }
     this.holderOfSlot = new String[bySlot ? slots : 0];
-    this.dataOrder = ctx.dataOrder(uploadBytes);
+    this.placement = payload.placement();
+    // The chooser's clouds first, or, for a fixed layout, the latency model's order for the size.
+    this.dataOrder = placement.order().isEmpty() ? ctx.dataOrder(uploadBytes) : placement.order();
   }
+
+  /** Whole copies or fragments, where, and the chooser's reasons (for the receipt). */
+  private final io.rafestore.internal.protocol.layout.Placement placement;
 
   /** Uploads writeDo starts with: f+1 replicas, or one per fragment. Caller holds the lock. */
   private int slots() {
@@ -216,6 +240,42 @@ public final class WriteOp {
     return op.trace.observe(op.result);
   }
 
+  /** What an upload alone ended with: the clouds that acknowledged, and every cloud it asked. */
+  public record Uploaded(List<String> holders, List<String> contacted) {
+    public Uploaded {
+      holders = List.copyOf(holders);
+      contacted = List.copyOf(contacted);
+    }
+  }
+
+  /**
+   * writeDo and its rules alone, for bytes that are not a version of their own (a pack of inline
+   * values, {@link Packer}): {@code payload} to the f+1 data clouds predicted fastest, a cloud that
+   * fails replaced at once, one more added when acknowledgements are late (the writeDf hedge);
+   * completes with the f+1 clouds that acknowledged once they did, and fails as writeDo fails. No
+   * readM, no writeM and no turn in the key's queue. {@code trace} times its writeDo. Cancelling
+   * the result cancels the uploads still running.
+   */
+  public static CompletableFuture<Uploaded> upload(
+      Context ctx, String key, WholeUpload payload, OpTrace trace) {
+    CompletableFuture<Uploaded> out = new CompletableFuture<>();
+    WriteOp op = new WriteOp(ctx, key, payload, trace, out);
+    op.result.whenComplete(
+        (r, e) -> {
+          if (e != null) {
+            out.completeExceptionally(Futures.unwrap(e));
+          }
+        });
+    out.whenComplete(
+        (r, e) -> {
+          if (e != null) {
+            op.result.completeExceptionally(Futures.unwrap(e));
+          }
+        });
+    op.start();
+    return out;
+  }
+
   /**
    * How long readM should wait after the write starts so that it ends just after the slowest of the
    * chosen data uploads is predicted to finish: readM's end is when the crucial check runs, and an
@@ -277,9 +337,13 @@ public final class WriteOp {
   private void start() {
     trace.begin(Phase.WRITE_DO);
     result.whenComplete((r, e) -> finish());
-    CompletableFuture<Void> turn = ctx.enterKey(key, keyTurnDone);
+    // An upload alone writes no metadata: it takes no turn in the key's queue.
+    CompletableFuture<Void> turn =
+        uploadOnly != null
+            ? CompletableFuture.completedFuture(null)
+            : ctx.enterKey(key, keyTurnDone);
     List<Runnable> sends = new ArrayList<>();
-    Duration delay = readMSkippable() ? Duration.ZERO : readMDelay();
+    Duration delay = uploadOnly != null || readMSkippable() ? Duration.ZERO : readMDelay();
     if (ctx.settings.mode() == ProtocolMode.PAPER && !delay.isZero() && endsBeforeFirstAck(delay)) {
       // PAPER starts readM on the first writeDo acknowledgement anyway: a delay predicted to end
       // before it changes nothing but costs a timer (and a hop to the timer's thread) per write.
@@ -314,7 +378,7 @@ public final class WriteOp {
   }
 
   private void afterDelay(CompletableFuture<Void> turn) {
-    if (ctx.settings.mode() == ProtocolMode.FAST) {
+    if (ctx.settings.mode() == ProtocolMode.FAST || uploadOnly != null) {
       turn.thenRun(this::startReadM);
     } else {
       // PAPER: readM starts on the first writeDo acknowledgement (see onData), after our turn.
@@ -354,7 +418,7 @@ public final class WriteOp {
         () -> {
           CompletableFuture<Void> put =
               parts != null
-                  ? parts.upload(ctx, id, dataObject)
+                  ? parts.upload(ctx, id, dataObject, index)
                   : ctx.byId.get(id).driver().put(dataObject, payload);
           // Cancelling the slot (the request became useless) cancels the driver's request.
           slot.whenComplete(
@@ -440,7 +504,11 @@ public final class WriteOp {
       }
       readMStarted = true;
       MetadataLog own = ctx.ownLog(key);
-      if (ctx.settings.mode() == ProtocolMode.FAST
+      if (uploadOnly != null) {
+        // No version to place: as when readM is skipped, wait for writeDo (a failure replaces a
+        // cloud at once, lateness adds one through the hedge).
+        m = CompletableFuture.completedFuture(new View(key, Map.of(), List.of(), true));
+      } else if (ctx.settings.mode() == ProtocolMode.FAST
           && own != null
           && ctx.settings.trustedWriters().size() == 1) {
         // The only writer, and we know our log: nobody else can have advanced the key.
@@ -470,7 +538,9 @@ public final class WriteOp {
       if (result.isDone()) {
         return;
       }
-      view = v;
+      // This client's own last signed log of the key counts too (a failed writeM may have left it
+      // on a few clouds that readM did not hear): the next log extends it.
+      view = ctx.ownView(key, v);
       int missing = missing();
       if (missing <= 0) {
         writeMStarted = true;
@@ -567,6 +637,15 @@ public final class WriteOp {
     for (CompletableFuture<Void> f : useless) {
       f.cancel(true);
     }
+    if (uploadOnly != null) {
+      List<String> contactedCopy;
+      synchronized (this) {
+        contactedCopy = List.copyOf(contacted);
+      }
+      uploadOnly.complete(new Uploaded(holders, contactedCopy));
+      result.complete(null);
+      return;
+    }
     CompletableFuture<Void> next =
         parts != null
             ? parts
@@ -593,7 +672,7 @@ public final class WriteOp {
       df = writeDfUsed;
       skipped = readMSkipped;
     }
-    Commit.run(ctx, key, v, entry, sealed, contactedCopy, df, skipped, trace)
+    Commit.run(ctx, key, v, entry, sealed, contactedCopy, df, skipped, trace, placement.choice())
         .whenComplete(Futures.completer(result));
   }
 

@@ -284,6 +284,7 @@ class GcTest {
   static RafeStore direct(List<? extends CloudDriver> clouds, String id, KeyPair keys) {
     RafeStore.Builder b =
         RafeStore.builder()
+            .inlineThreshold(0)
             .faultsTolerated(1)
             .executor(Runnable::run)
             .scheduler(Scheduler.system())

@@ -157,6 +157,7 @@ class HostileListingTest {
       hostile = new HostileCloud(h.clouds.get(0), h.scheduler);
       RafeStore.Builder b =
           RafeStore.builder()
+              .inlineThreshold(0)
               .faultsTolerated(f)
               .mode(ProtocolMode.PAPER)
               .executor(Runnable::run)
@@ -277,6 +278,7 @@ class HostileListingTest {
     HostileCloud second = new HostileCloud(s.h.clouds.get(1), s.h.scheduler);
     RafeStore.Builder b =
         RafeStore.builder()
+            .inlineThreshold(0)
             .faultsTolerated(1)
             .mode(ProtocolMode.PAPER)
             .executor(Runnable::run)

@@ -161,6 +161,7 @@ class QuorumListingTest {
     List<CountingCloud> clouds = new ArrayList<>();
     RafeStore.Builder b =
         RafeStore.builder()
+            .inlineThreshold(0)
             .faultsTolerated(1)
             .mode(ProtocolMode.PAPER)
             .executor(Runnable::run)

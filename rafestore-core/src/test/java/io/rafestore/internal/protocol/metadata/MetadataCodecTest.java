@@ -97,6 +97,141 @@ public class MetadataCodecTest {
     return new MetadataLog("k", "alice", 9, INC_B, list);
   }
 
+  /**
+   * A log of incarnation A with an inline value, a sealed inline value, a packed value (sealed or
+   * not) and a replica: the new codings 16 and 17 beside an old one, for the codec and fuzz tests.
+   */
+  public static MetadataLog inlineSample(boolean sealed) {
+    byte[] value = "an inline value".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] h = io.rafestore.internal.codec.Sha256.hash(value);
+    byte[] s1 = new byte[32];
+    s1[1] = 1;
+    byte[] s2 = new byte[32];
+    s2[1] = 2;
+    byte[] sealedBytes = new byte[value.length + (int) LogEntry.SEALED_PART_OVERHEAD];
+    Arrays.fill(sealedBytes, (byte) 0x5C);
+    List<LogEntry> list = new ArrayList<>();
+    list.add(LogEntry.replica(1, 10, "d/k/alice-1", 5, h, List.of("p0", "p1")));
+    LogEntry packedFrom =
+        sealed
+            ? LogEntry.inline(
+                2,
+                20,
+                "d/k/alice-2",
+                value.length,
+                h,
+                sealedBytes,
+                List.of("p0", "p1"),
+                List.of(s1, s2))
+            : LogEntry.inline(2, 20, "d/k/alice-2", value.length, h, value, List.of(), List.of());
+    list.add(
+        packedFrom.packed(new LogEntry.Pack("d/k/alice-pack", 100, s2, 7), List.of("p2", "p0")));
+    list.add(LogEntry.inline(3, 30, "d/k/alice-3", value.length, h, value, List.of(), List.of()));
+    if (sealed) {
+      list.add(
+          LogEntry.inline(
+              4,
+              40,
+              "d/k/alice-4",
+              value.length,
+              h,
+              sealedBytes,
+              List.of("p0", "p1"),
+              List.of(s1, s2)));
+    }
+    List<LogEntry> stamped = new ArrayList<>();
+    for (LogEntry e : list) {
+      stamped.add(e.withIncarnation(INC_A));
+    }
+    return new MetadataLog("k", "alice", 3, INC_A, stamped);
+  }
+
+  @Test
+  void inlineAndPackedEntriesRoundTripAndEveryFlipAndCutIsRefused() throws Exception {
+    MetadataCodec codec = new MetadataCodec();
+    for (boolean sealed : new boolean[] {false, true}) {
+      MetadataLog log = inlineSample(sealed);
+      byte[] bytes = codec.encode(log, Harness.ALICE.getPrivate());
+      MetadataLog back = codec.decode(bytes, "k", "alice", Harness.ALICE.getPublic(), MAX);
+      assertThat(back).isEqualTo(log);
+      assertThat(back.entries().get(1).coding()).isEqualTo(LogEntry.Coding.PACKED);
+      assertThat(back.entries().get(1).pack().offset()).isEqualTo(7);
+      assertThat(back.entries().get(2).inline()).isEqualTo(log.entries().get(2).inline());
+      // Canonical: re-encoding gives the same bytes.
+      assertThat(codec.encode(back, Harness.ALICE.getPrivate())).isEqualTo(bytes);
+      for (int i = 0; i < bytes.length; i++) {
+        byte[] bad = bytes.clone();
+        bad[i] ^= 0x21;
+        assertThatThrownBy(
+                () -> new MetadataCodec().decode(bad, "k", "alice", Harness.ALICE.getPublic(), MAX))
+            .as("flipping byte %d", i)
+            .isInstanceOf(MalformedMetadataException.class);
+      }
+      for (int n = 0; n < bytes.length; n++) {
+        byte[] cut = Arrays.copyOf(bytes, n);
+        assertThatThrownBy(
+                () -> new MetadataCodec().decode(cut, "k", "alice", Harness.ALICE.getPublic(), MAX))
+            .as("cut to %d bytes", n)
+            .isInstanceOf(MalformedMetadataException.class);
+      }
+    }
+  }
+
+  @Test
+  void theNewCodingsExistOnlyInLogsWithIncarnationsAndInlineEntriesHoldNoHolders() {
+    byte[] value = new byte[] {1, 2, 3};
+    byte[] h = io.rafestore.internal.codec.Sha256.hash(value);
+    LogEntry inline = LogEntry.inline(1, 1, "d/k/a-1", 3, h, value, List.of(), List.of());
+    assertThatThrownBy(
+            () ->
+                new MetadataCodec()
+                    .encode(
+                        new MetadataLog("k", "alice", 1, 0, List.of(inline)),
+                        Harness.ALICE.getPrivate()))
+        .isInstanceOf(IllegalArgumentException.class);
+    // The stored length must be the signed size (plus the seal's overhead if sealed).
+    assertThatThrownBy(() -> LogEntry.inline(1, 1, "d/k/a-1", 4, h, value, List.of(), List.of()))
+        .isInstanceOf(IllegalArgumentException.class);
+    // A pack must hold the value's bytes at its offset.
+    assertThatThrownBy(() -> inline.packed(new LogEntry.Pack("d/k/p", 4, h, 2), List.of("p0")))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> inline.packed(new LogEntry.Pack("d/k/p", 9, h, 0), List.of()))
+        .isInstanceOf(IllegalArgumentException.class);
+    LogEntry packed = inline.packed(new LogEntry.Pack("d/k/p", 9, h, 6), List.of("p0"));
+    assertThat(packed.packs(inline)).isTrue();
+    assertThat(packed.version("alice")).isEqualTo(inline.version("alice"));
+    assertThat(packed.dataObjects()).containsExactly("d/k/p");
+    assertThat(inline.dataObjects()).isEmpty();
+  }
+
+  @Test
+  void aHugeClaimedInlineLengthIsRefusedWithoutAllocating() throws Exception {
+    MetadataCodec codec = new MetadataCodec();
+    MetadataLog log = inlineSample(false);
+    byte[] bytes = codec.encode(log, Harness.ALICE.getPrivate());
+    byte[] value = log.entries().get(2).inline();
+    // The u32 length sits just before the inline bytes of entry 2: claim 2^31 - 1 bytes.
+    int at = indexOf(bytes, value) - 4;
+    byte[] bad = bytes.clone();
+    ByteBuffer.wrap(bad, at, 4).putInt(Integer.MAX_VALUE);
+    assertThatThrownBy(() -> codec.decode(bad, "k", "alice", Harness.ALICE.getPublic(), MAX))
+        .isInstanceOf(MalformedMetadataException.class)
+        .hasMessageContaining("inline length");
+  }
+
+  private static int indexOf(byte[] hay, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= hay.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (hay[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    throw new IllegalArgumentException("not found");
+  }
+
   @Test
   void incarnationLogsRoundTripInFormatsThreeAndFourAndEveryFlipIsRefused() throws Exception {
     MetadataCodec codec = new MetadataCodec();
@@ -232,6 +367,100 @@ public class MetadataCodecTest {
     assertThat(parts.dataObjects())
         .containsExactly("d/k/alice-parts.p0", "d/k/alice-parts.p1", "d/k/alice-parts.p2");
     assertThat(parts.pieceHashes().get(2)[31]).isEqualTo((byte) 2);
+  }
+
+  /**
+   * The sample plus a value in coded parts (coding 10): 21 bytes in 3 parts, k = 2 on 3 holders,
+   * hash byte 0 = part or 10 + part * 3 + holder.
+   */
+  public static MetadataLog codedPartsSample() {
+    List<LogEntry> list = new ArrayList<>(sample(1).entries());
+    List<byte[]> partHashes = new ArrayList<>();
+    List<List<byte[]>> fragments = new ArrayList<>();
+    for (int j = 0; j < 3; j++) {
+      byte[] h = new byte[32];
+      h[0] = (byte) j;
+      partHashes.add(h);
+      List<byte[]> per = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        byte[] f = new byte[32];
+        f[0] = (byte) (10 + j * 3 + i);
+        per.add(f);
+      }
+      fragments.add(per);
+    }
+    list.add(
+        LogEntry.codedParts(
+            10,
+            8,
+            "d/k/alice-cp",
+            21,
+            new byte[32],
+            List.of("p2", "p0", "p1"),
+            2,
+            partHashes,
+            fragments));
+    return new MetadataLog("k", "alice", 9, 0, list);
+  }
+
+  @Test
+  void codedPartsEntryRoundTripsWithEveryFragmentHash() throws Exception {
+    MetadataCodec codec = new MetadataCodec();
+    byte[] bytes = codec.encode(codedPartsSample(), Harness.ALICE.getPrivate());
+    MetadataLog back = codec.decode(bytes, "k", "alice", Harness.ALICE.getPublic(), MAX);
+    assertThat(back).isEqualTo(codedPartsSample());
+    LogEntry e = back.entries().get(back.entries().size() - 1);
+    assertThat(e.coding()).isEqualTo(LogEntry.Coding.CODED_PARTS);
+    assertThat(e.k()).isEqualTo(2);
+    assertThat(e.partCount()).isEqualTo(3);
+    assertThat(e.partLength()).isEqualTo(7);
+    assertThat(e.partHashUnsafe(2)[0]).isEqualTo((byte) 2);
+    assertThat(e.fragmentHashUnsafe(2, 1)[0]).isEqualTo((byte) 17);
+    assertThat(e.dataObjects())
+        .containsExactly("d/k/alice-cp.p0", "d/k/alice-cp.p1", "d/k/alice-cp.p2");
+    assertThat(e.allDataObjects()).isEqualTo(e.dataObjects());
+    // The entry's wire bytes: code 10, k, the part count, then 3 + 9 hashes.
+    int at = indexOfCode(bytes);
+    assertThat(bytes[at + 1]).isEqualTo((byte) 2);
+    assertThat(java.nio.ByteBuffer.wrap(bytes, at + 2, 4).getInt()).isEqualTo(3);
+  }
+
+  /** Where the coded-parts entry's coding byte is: just before k, the count and 12 hashes. */
+  static int indexOfCode(byte[] bytes) {
+    int sig = bytes.length - 66;
+    return sig - 12 * 32 - 4 - 1 - 1;
+  }
+
+  @Test
+  void aCodedPartsCountBeyondTheBytesIsRejectedBeforeAllocating() throws Exception {
+    MetadataCodec codec = new MetadataCodec();
+    byte[] bytes = codec.encode(codedPartsSample(), Harness.ALICE.getPrivate());
+    int at = indexOfCode(bytes);
+    assertThat(bytes[at]).isEqualTo((byte) 10);
+    byte[] huge = bytes.clone();
+    java.nio.ByteBuffer.wrap(huge, at + 2, 4).putInt(0x7FFFFFFF);
+    assertThatThrownBy(() -> codec.decode(huge, "k", "alice", Harness.ALICE.getPublic(), MAX))
+        .isInstanceOf(MalformedMetadataException.class)
+        .hasMessageContaining("exceeds");
+    byte[] badK = bytes.clone();
+    badK[at + 1] = 4;
+    assertThatThrownBy(() -> codec.decode(badK, "k", "alice", Harness.ALICE.getPublic(), MAX))
+        .isInstanceOf(MalformedMetadataException.class)
+        .hasMessageContaining("k=4");
+    assertThatThrownBy(
+            () ->
+                LogEntry.coded(
+                    1,
+                    0,
+                    "d/x",
+                    21,
+                    new byte[32],
+                    List.of("p0", "p1"),
+                    LogEntry.Coding.CODED_PARTS,
+                    1,
+                    List.of(new byte[32], new byte[32])))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("CODED_PARTS");
   }
 
   /** A log whose parted entry has joined holders (native multipart), so coding 9 is written. */

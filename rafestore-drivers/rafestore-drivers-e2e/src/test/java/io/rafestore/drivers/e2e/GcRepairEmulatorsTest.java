@@ -57,7 +57,9 @@ class GcRepairEmulatorsTest {
             servers.azurite("azurite"),
             servers.gcs("fakegcs"),
             servers.redis("redis"));
-    RafeStore.Builder b = RafeStore.builder().faultsTolerated(1).writer("alice", ALICE);
+    // Values as data objects (not inline): the test collects and repairs data on the emulators.
+    RafeStore.Builder b =
+        RafeStore.builder().faultsTolerated(1).inlineThreshold(0).writer("alice", ALICE);
     clouds.forEach(b::cloud);
     try (RafeStore rs = b.build()) {
       BlockingRafeStore s = rs.blocking();

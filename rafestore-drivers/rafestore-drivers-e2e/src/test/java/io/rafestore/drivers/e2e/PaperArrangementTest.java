@@ -56,6 +56,8 @@ class PaperArrangementTest {
         .faultsTolerated(1)
         .mode(mode)
         .writer("it-writer", KEYS)
+        // The paper's arrangement: values as data objects on the data clouds, never inline.
+        .inlineThreshold(0)
         .dataCloudsInOrderAdded(true)
         .cloud(drivers.get(0), CloudRole.DATA_AND_METADATA)
         .cloud(drivers.get(1), CloudRole.DATA_AND_METADATA)

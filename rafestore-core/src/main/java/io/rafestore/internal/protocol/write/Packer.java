@@ -1,0 +1,579 @@
+package io.rafestore.internal.protocol.write;
+
+import io.rafestore.ProtocolMode;
+import io.rafestore.RafeStoreException;
+import io.rafestore.Scheduler;
+import io.rafestore.internal.codec.Sha256;
+import io.rafestore.internal.observe.OpTrace;
+import io.rafestore.internal.protocol.context.Cloud;
+import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.layout.KeyShares;
+import io.rafestore.internal.protocol.layout.WholeUpload;
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.metadata.Logs;
+import io.rafestore.internal.protocol.metadata.MetadataLog;
+import io.rafestore.internal.protocol.metadata.View;
+import io.rafestore.internal.protocol.quorum.MetadataRead;
+import io.rafestore.internal.protocol.quorum.QuorumPut;
+import io.rafestore.internal.util.Names;
+import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.support.Futures;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Packing of a writer's older inline values, per key, in the background: the writer's own log only
+ * (a client can sign no other).
+ *
+ * <p><b>What it does.</b> After a write commits, when the writer's log holds more than {@link
+ * io.rafestore.internal.protocol.config.Settings#inlinePackTrigger()} bytes of inline values older
+ * than its newest entry, their stored bytes are concatenated into one <em>pack</em> object under a
+ * fresh data object name and uploaded like a value's writeDo ({@link WriteOp#upload}: f+1 data
+ * clouds, a failing cloud replaced at once, a late one hedged). Only once f+1 clouds acknowledged
+ * is the pack <em>ready</em>; then the log is rewritten with those entries replaced by their packed
+ * form ({@link LogEntry#packed}: the same version, the same bytes at an offset of the pack). The
+ * next inline write of the key carries the replacement in its own writeM ({@link #carry}), at no
+ * extra request; if none comes within {@link #COMMIT_DELAY}, the packer runs a writeM of its own
+ * (readM first unless FAST may skip it), in the key's queue like every metadata phase of this
+ * client.
+ *
+ * <p><b>Why no version is lost or changed.</b> A log names a pack only after f+1 clouds
+ * acknowledged it (one correct holder), and names byte-identical stored bytes under the same
+ * version, so a reader that sees either form returns the same bytes; until the rewrite is on n - f
+ * clouds, readers see the inline form. A pack holds exactly the entries one rewrite replaces; no
+ * entry is ever added to a pack later, so every log that references a pack descends from that
+ * rewrite and lists each of its entries until a tombstone or watermark it keeps drops it (garbage
+ * collection relies on that, {@link View#packsInUse}).
+ *
+ * <p><b>Failures</b> never fail a user's write: a failed upload or packer writeM is reported as the
+ * clouds' faults (the listener's {@code cloudFault}) and tried again later. A pack that never
+ * reached a writeM is deleted; one whose writeM was sent but failed may be referenced by a log on
+ * some clouds and is left to orphan collection. {@link #close()} stops everything: a pack not yet
+ * in a log is an orphan, nothing else changes.
+ *
+ * <p>Thread-safe: state per key under this object's lock, callouts outside it.
+ */
+public final class Packer {
+  /**
+   * How long a ready pack waits for a write of its key to carry it before the packer writes the log
+   * itself: a burst of writes pays no extra metadata round; an idle key's log shrinks within it.
+   */
+  public static final Duration COMMIT_DELAY = Duration.ofSeconds(1);
+
+  /** How long after a failed upload or packer writeM packing is tried again. */
+  public static final Duration RETRY_DELAY = Duration.ofSeconds(30);
+
+  private final Context ctx;
+
+  /** Packs not yet in a landed log, by key, oldest first. Guarded by this. */
+  private final Map<String, List<Pack>> pending = new HashMap<>();
+
+  /** Keys with a retry scheduled. Guarded by this. */
+  private final Map<String, Scheduler.Cancellable> retries = new HashMap<>();
+
+  /**
+   * Failed attempts in a row per key since its last write; retries stop at {@link #MAX_RETRIES}
+   * until the next write tries again, so a key whose clouds keep failing is not retried forever.
+   * Guarded by this.
+   */
+  private final Map<String, Integer> failures = new HashMap<>();
+
+  /** Background attempts after a failure before packing waits for the key's next write. */
+  static final int MAX_RETRIES = 3;
+
+  private boolean closed;
+
+  public Packer(Context ctx) {
+    this.ctx = ctx;
+  }
+
+  /** One pack: the inline entries it holds, in order, and its upload. */
+  final class Pack {
+    final String key;
+    final List<LogEntry> originals;
+    final ObjectKey object;
+    final long size;
+    final byte[] sha256;
+    final long[] offsets;
+
+    /** Completed with the upload's outcome; cancelling it cancels the upload. */
+    final CompletableFuture<WriteOp.Uploaded> upload = new CompletableFuture<>();
+
+    /** Whether a writeM naming it was sent (then it may be referenced: never deleted here). */
+    volatile boolean sent;
+
+    volatile Scheduler.Cancellable timer;
+
+    /** When the upload started, on the client's scheduler. */
+    final long startNanos = ctx.settings.scheduler().nanoTime();
+
+    Pack(String key, List<LogEntry> originals, byte[] bytes, long[] offsets) {
+      this.key = key;
+      this.originals = List.copyOf(originals);
+      this.object = Names.freshDataObject(key, ctx.settings.writerId());
+      this.size = bytes.length;
+      this.sha256 = Sha256.hash(bytes);
+      this.offsets = offsets;
+    }
+
+    boolean ready() {
+      return upload.isDone() && !upload.isCompletedExceptionally();
+    }
+
+    /**
+     * Whether a log may still name this pack: for at most half the operation timeout after its
+     * upload started. Orphan collection takes an unreferenced object once it has seen it so for a
+     * grace that must exceed the operation timeout; a pack named by a writeM that starts within
+     * half of it, and is itself bounded by the other half ({@link Packer#commit}), is named well
+     * within that grace, as a write's data object is. An older pack is dropped and its values
+     * packed again.
+     */
+    boolean fresh() {
+      return ctx.settings.scheduler().nanoTime() - startNanos
+          < ctx.settings.operationTimeout().toNanos() / 2;
+    }
+
+    /** The packed form of each entry, by id: only once the upload succeeded. */
+    Map<LogEntry.Id, LogEntry> replacements() {
+      List<String> holders = upload.join().holders();
+      Map<LogEntry.Id, LogEntry> out = new HashMap<>();
+      for (int i = 0; i < originals.size(); i++) {
+        LogEntry e = originals.get(i);
+        out.put(
+            e.id(), e.packed(new LogEntry.Pack(object.value(), size, sha256, offsets[i]), holders));
+      }
+      return out;
+    }
+  }
+
+  /** A view whose writer's log has ready packs' entries replaced, and the packs it carries. */
+  record Carried(View view, List<Pack> packs) {
+    Carried {
+      packs = List.copyOf(packs);
+    }
+  }
+
+  /**
+   * After a write of {@code key} committed: packs the older inline values of this writer's log if
+   * they exceed the trigger and no pack of the key is uploading.
+   */
+  void afterCommit(String key) {
+    synchronized (this) {
+      failures.remove(key);
+    }
+    tryPack(key);
+  }
+
+  /** Starts a pack of {@code key}'s older inline values if they exceed the trigger. */
+  private void tryPack(String key) {
+    MetadataLog own = ctx.ownLog(key);
+    if (own == null) {
+      return;
+    }
+    List<LogEntry> candidates;
+    List<Pack> stale;
+    synchronized (this) {
+      if (closed || uploading(key)) {
+        return;
+      }
+      stale = dropStale(key);
+      candidates = older(own, packed(key));
+    }
+    stale.forEach(this::discard);
+    long bytes = 0;
+    for (LogEntry e : candidates) {
+      bytes += e.inlineUnsafe().length;
+    }
+    if (bytes > ctx.settings.inlinePackTrigger()) {
+      start(key, candidates, ctx.observer.quiet(key));
+    }
+  }
+
+  /**
+   * Makes room in the inline budget for the write of {@code entry} onto {@code view}'s log: waits
+   * for a pack of the key still uploading, and if the ready packs do not bring the log under the
+   * budget, packs every older inline value now. Completes, with the data clouds a pack made here
+   * contacted, when {@link #carry} will bring the log with {@code entry} under the budget; fails if
+   * that pack's upload fails (f+1 data clouds could not acknowledge it, when a whole-copy write
+   * would fail as well).
+   */
+  CompletableFuture<List<String>> makeRoom(String key, View view, LogEntry entry) {
+    CompletableFuture<WriteOp.Uploaded> inFlight = null;
+    List<LogEntry> candidates = null;
+    List<Pack> stale;
+    synchronized (this) {
+      if (closed) {
+        return CompletableFuture.failedFuture(
+            new RafeStoreException("stopped: this RafeStore client was closed"));
+      }
+      stale = dropStale(key);
+      MetadataLog own = Logs.replace(view.logOf(ctx.settings.writerId()), ready(key));
+      MetadataLog projected = Logs.append(own, view, entry, ctx.incarnation());
+      if (Logs.inlineBytes(projected) <= ctx.settings.inlineLogBudget()) {
+        // The usual case: no wait at all.
+        return CompletableFuture.completedFuture(List.of());
+      }
+      for (Pack p : pending.getOrDefault(key, List.of())) {
+        if (!p.upload.isDone()) {
+          inFlight = p.upload;
+        }
+      }
+      if (inFlight == null) {
+        candidates = older(projected, packed(key));
+      }
+    }
+    stale.forEach(this::discard);
+    if (inFlight != null) {
+      return inFlight.handle((r, e) -> null).thenCompose(x -> makeRoom(key, view, entry));
+    }
+    if (candidates.isEmpty()) {
+      return CompletableFuture.completedFuture(List.of());
+    }
+    Pack p = start(key, candidates, ctx.observer.quiet(key));
+    return p == null
+        ? CompletableFuture.failedFuture(
+            new RafeStoreException("stopped: this RafeStore client was closed"))
+        : p.upload.thenApply(WriteOp.Uploaded::contacted);
+  }
+
+  /**
+   * {@code view} with this writer's log carrying every ready pack of {@code key} whose entries it
+   * still holds inline, for a writeM (a write's, or the packer's own) to append to. Called in the
+   * key's turn. Packs none of whose entries the log holds any more are dropped (and deleted, if no
+   * writeM named them). The packs returned are marked as sent.
+   */
+  Carried carry(String key, View view) {
+    String writer = ctx.settings.writerId();
+    MetadataLog own = view.logOf(writer);
+    List<Pack> used = new ArrayList<>();
+    List<Pack> dropped = new ArrayList<>();
+    Map<LogEntry.Id, LogEntry> replacements = new HashMap<>();
+    synchronized (this) {
+      dropped.addAll(dropStale(key));
+      for (Pack p : pending.getOrDefault(key, List.of())) {
+        if (!p.ready()) {
+          continue;
+        }
+        Map<LogEntry.Id, LogEntry> r = p.replacements();
+        boolean applies = false;
+        for (LogEntry e : own.entries()) {
+          LogEntry packed = r.get(e.id());
+          if (packed != null && packed.packs(e)) {
+            applies = true;
+            break;
+          }
+        }
+        if (applies) {
+          used.add(p);
+          p.sent = true;
+          replacements.putAll(r);
+        } else {
+          dropped.add(p);
+        }
+      }
+      dropped.forEach(this::remove);
+    }
+    dropped.forEach(this::discard);
+    MetadataLog replaced = Logs.replace(own, replacements);
+    return new Carried(replaced == own ? view : view.withLog(replaced), used);
+  }
+
+  /** The carried packs are in a log on n - f clouds: done with them. */
+  void landed(String key, List<Pack> packs) {
+    synchronized (this) {
+      for (Pack p : packs) {
+        remove(p);
+      }
+    }
+  }
+
+  /** Stops packing: timers cancelled, uploads still running cancelled (their packs orphans). */
+  public void close() {
+    List<Pack> all = new ArrayList<>();
+    List<Scheduler.Cancellable> timers;
+    synchronized (this) {
+      closed = true;
+      pending.values().forEach(all::addAll);
+      pending.clear();
+      timers = new ArrayList<>(retries.values());
+      retries.clear();
+    }
+    timers.forEach(Scheduler.Cancellable::cancel);
+    for (Pack p : all) {
+      if (p.timer != null) {
+        p.timer.cancel();
+      }
+      p.upload.cancel(true);
+    }
+  }
+
+  /**
+   * Removes this key's ready packs that are no longer {@link Pack#fresh}, and returns them for
+   * {@link #discard}. Caller holds the lock.
+   */
+  private List<Pack> dropStale(String key) {
+    List<Pack> stale = new ArrayList<>();
+    for (Pack p : pending.getOrDefault(key, List.of())) {
+      if (p.ready() && !p.fresh()) {
+        stale.add(p);
+      }
+    }
+    stale.forEach(this::remove);
+    return stale;
+  }
+
+  /** Inline entries of {@code log} other than its newest entry, not in a pack yet. */
+  private static List<LogEntry> older(MetadataLog log, Set<LogEntry.Id> inPacks) {
+    List<LogEntry> out = new ArrayList<>();
+    List<LogEntry> entries = log.entries();
+    for (int i = 0; i < entries.size() - 1; i++) {
+      LogEntry e = entries.get(i);
+      if (e.coding() == LogEntry.Coding.INLINE && !inPacks.contains(e.id())) {
+        out.add(e);
+      }
+    }
+    return out;
+  }
+
+  /** Ids of the entries in this key's pending packs. Caller holds the lock. */
+  private Set<LogEntry.Id> packed(String key) {
+    Set<LogEntry.Id> out = new HashSet<>();
+    for (Pack p : pending.getOrDefault(key, List.of())) {
+      for (LogEntry e : p.originals) {
+        out.add(e.id());
+      }
+    }
+    return out;
+  }
+
+  /** Replacements of this key's ready packs. Caller holds the lock. */
+  private Map<LogEntry.Id, LogEntry> ready(String key) {
+    Map<LogEntry.Id, LogEntry> out = new HashMap<>();
+    for (Pack p : pending.getOrDefault(key, List.of())) {
+      if (p.ready()) {
+        out.putAll(p.replacements());
+      }
+    }
+    return out;
+  }
+
+  /** Whether a pack of {@code key} is still uploading. Caller holds the lock. */
+  private boolean uploading(String key) {
+    for (Pack p : pending.getOrDefault(key, List.of())) {
+      if (!p.upload.isDone()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Caller holds the lock. */
+  private void remove(Pack p) {
+    List<Pack> list = pending.get(p.key);
+    if (list != null) {
+      list.remove(p);
+      if (list.isEmpty()) {
+        pending.remove(p.key);
+      }
+    }
+    if (p.timer != null) {
+      p.timer.cancel();
+    }
+  }
+
+  /** Starts uploading a pack of {@code entries}; null if closed. */
+  private Pack start(String key, List<LogEntry> entries, OpTrace trace) {
+    long total = 0;
+    long[] offsets = new long[entries.size()];
+    for (int i = 0; i < entries.size(); i++) {
+      offsets[i] = total;
+      total += entries.get(i).inlineUnsafe().length;
+    }
+    byte[] bytes = new byte[Math.toIntExact(total)];
+    for (int i = 0; i < entries.size(); i++) {
+      byte[] stored = entries.get(i).inlineUnsafe();
+      System.arraycopy(stored, 0, bytes, (int) offsets[i], stored.length);
+    }
+    Pack p = new Pack(key, entries, bytes, offsets);
+    synchronized (this) {
+      if (closed) {
+        return null;
+      }
+      // Registered before the upload starts, so that no second pack takes the same entries.
+      pending.computeIfAbsent(key, k -> new ArrayList<>()).add(p);
+    }
+    CompletableFuture<WriteOp.Uploaded> upload =
+        bounded(
+            WriteOp.upload(ctx, key, WholeUpload.raw(ctx, p.object, bytes), trace),
+            "upload of pack " + p.object.value(),
+            ctx.settings.operationTimeout().dividedBy(2));
+    p.upload.whenComplete(
+        (r, e) -> {
+          if (p.upload.isCancelled()) {
+            upload.cancel(true);
+          }
+        });
+    upload.whenComplete(
+        (r, e) -> {
+          if (e == null) {
+            p.upload.complete(r);
+            uploaded(p);
+          } else {
+            p.upload.completeExceptionally(Futures.unwrap(e));
+            failed(p);
+          }
+        });
+    return p;
+  }
+
+  /** The pack is on f+1 clouds: a write may carry it now; else the packer commits it later. */
+  private void uploaded(Pack p) {
+    synchronized (this) {
+      if (closed || !pending.getOrDefault(p.key, List.of()).contains(p)) {
+        return;
+      }
+      p.timer = ctx.settings.scheduler().schedule(COMMIT_DELAY, () -> commit(p));
+    }
+  }
+
+  /** The upload failed (its clouds' faults were reported): drop it, try again later. */
+  private void failed(Pack p) {
+    synchronized (this) {
+      remove(p);
+    }
+    retryLater(p.key);
+  }
+
+  private void retryLater(String key) {
+    synchronized (this) {
+      int failed = failures.merge(key, 1, Integer::sum);
+      if (closed || retries.containsKey(key) || failed > MAX_RETRIES) {
+        return;
+      }
+      retries.put(
+          key,
+          ctx.settings
+              .scheduler()
+              .schedule(
+                  RETRY_DELAY,
+                  () -> {
+                    synchronized (this) {
+                      retries.remove(key);
+                    }
+                    tryPack(key);
+                    List<Pack> ready = new ArrayList<>();
+                    synchronized (this) {
+                      for (Pack q : pending.getOrDefault(key, List.of())) {
+                        if (q.ready()) {
+                          ready.add(q);
+                        }
+                      }
+                    }
+                    if (!ready.isEmpty()) {
+                      commit(ready.get(0));
+                    }
+                  }));
+    }
+  }
+
+  /**
+   * The packer's own writeM for {@code p}'s key (no write came to carry it): in the key's turn,
+   * this writer's log as a write would read it (readM, unless FAST lets a sole writer that knows
+   * its log skip it), every ready pack carried, the next sequence, n - f acknowledgements.
+   */
+  private void commit(Pack p) {
+    synchronized (this) {
+      if (closed || !pending.getOrDefault(p.key, List.of()).contains(p)) {
+        return;
+      }
+    }
+    String key = p.key;
+    String writer = ctx.settings.writerId();
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    CompletableFuture<Void> turn = ctx.enterKey(key, done);
+    CompletableFuture<Void> op =
+        turn.thenCompose(
+                x -> {
+                  synchronized (this) {
+                    if (closed || !pending.getOrDefault(key, List.of()).contains(p)) {
+                      return CompletableFuture.completedFuture((View) null);
+                    }
+                  }
+                  MetadataLog own = ctx.ownLog(key);
+                  if (ctx.settings.mode() == ProtocolMode.FAST
+                      && own != null
+                      && ctx.settings.trustedWriters().size() == 1) {
+                    return CompletableFuture.completedFuture(
+                        new View(key, Map.of(writer, own), List.of(), true));
+                  }
+                  return MetadataRead.run(ctx, key).thenApply(v -> ctx.ownView(key, v));
+                })
+            .thenComposeAsync(
+                view -> {
+                  if (view == null) {
+                    return CompletableFuture.completedFuture(null);
+                  }
+                  Carried c = carry(key, view);
+                  if (c.packs().isEmpty()) {
+                    return CompletableFuture.completedFuture(null);
+                  }
+                  MetadataLog next = Logs.rewrite(c.view().logOf(writer), ctx.incarnation());
+                  byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
+                  ctx.rememberOwnLog(next);
+                  java.util.function.Function<Cloud, byte[]> payloads =
+                      KeyShares.payloads(ctx, c.view(), next, bytes, null);
+                  return QuorumPut.metadata(ctx, key, writer, payloads, "writeM (pack)")
+                      .thenRun(
+                          () -> {
+                            landed(key, c.packs());
+                          });
+                },
+                ctx.settings.executor());
+    // Half the operation timeout: the other half is what a pack may wait to be named (Pack.fresh).
+    CompletableFuture<Void> out =
+        bounded(
+            op, "writeM of a pack of '" + key + "'", ctx.settings.operationTimeout().dividedBy(2));
+    out.whenComplete(
+        (r, e) -> {
+          done.complete(null);
+          if (e != null) {
+            retryLater(key);
+          }
+        });
+  }
+
+  /** Deletes a pack no writeM ever named, best effort, from every cloud its upload asked. */
+  private void discard(Pack p) {
+    if (p.sent || !p.ready()) {
+      return;
+    }
+    for (String id : p.upload.join().contacted()) {
+      Cloud c = ctx.byId.get(id);
+      if (c != null) {
+        c.driver().delete(p.object).handle((r, e) -> null);
+      }
+    }
+  }
+
+  /** {@code op}, failed (and so cancelled through its handlers) after {@code timeout}. */
+  private <T> CompletableFuture<T> bounded(CompletableFuture<T> op, String what, Duration timeout) {
+    Scheduler.Cancellable timer =
+        ctx.settings
+            .scheduler()
+            .schedule(
+                timeout,
+                () ->
+                    op.completeExceptionally(
+                        new RafeStoreException(
+                            what + " did not finish within " + timeout, new TimeoutException())));
+    op.whenComplete((r, e) -> timer.cancel());
+    return op;
+  }
+}
