@@ -178,7 +178,7 @@ public record Settings(
     /** What the layout chooser (and the anticipated-read limit) minimise. */
     public io.rafestore.Objective objective = io.rafestore.Objective.latency();
 
-    /** Null for the JDK's Ed25519. */
+    /** Null for the default Ed25519 (BouncyCastle's, without JCA). */
     public java.security.Provider signatureProvider;
 
     /** How long close() waits for writeM's puts still running after their quorum; 0: none. */
@@ -431,7 +431,16 @@ public record Settings(
     if (closeGrace == null || closeGrace.isNegative()) {
       throw new IllegalArgumentException("closeGrace must be zero or positive, was " + closeGrace);
     }
-    if (signatureProvider != null) {
+    if (signatureProvider == null) {
+      // The default Ed25519 (BouncyCastle's, on raw keys) decodes each key once: a key it cannot
+      // use is refused here, naming the setting, not on the first write or read.
+      for (Map.Entry<String, PublicKey> e : trustedCopy.entrySet()) {
+        checkKey(e.getValue(), "trustWriter(" + e.getKey() + ")");
+      }
+      if (writerKeys != null) {
+        checkKey(writerKeys.getPrivate(), "writer(" + writerId + ")");
+      }
+    } else {
       // Every key is translated once into the provider's own key class: a provider's Signature
       // may refuse another provider's key objects, and per-operation translation would cost
       // what the faster provider saves.
@@ -516,6 +525,14 @@ public record Settings(
     } catch (java.security.GeneralSecurityException | RuntimeException ex) {
       throw new IllegalArgumentException(
           setting + ": the signature provider cannot use this key: " + ex, ex);
+    }
+  }
+
+  private static void checkKey(java.security.Key key, String setting) {
+    try {
+      io.rafestore.internal.codec.Signatures.fast().check(key);
+    } catch (IllegalArgumentException ex) {
+      throw new IllegalArgumentException(setting + ": " + ex.getMessage(), ex);
     }
   }
 
