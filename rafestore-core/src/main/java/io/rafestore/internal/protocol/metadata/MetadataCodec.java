@@ -436,6 +436,24 @@ public final class MetadataCodec {
     }
     MetadataLog log = parseAndVerify(bytes, writerKey);
     checkNames(log, expectedKey, expectedWriter);
+    remember(ck, log, writerKey);
+    return log;
+  }
+
+  /**
+   * Records that {@code bytes} are {@code log} as this client just encoded and signed it with the
+   * private key of {@code writerKey} ({@link #encode}), so that reading the same bytes back (readM
+   * of a writer's own log, in PAPER mode and with several writers) needs no signature check: bytes
+   * with the same SHA-256 are these bytes, which carry a valid signature because this client made
+   * it. Nothing that came from a cloud is trusted by this; a log whose bytes differ in any way is
+   * verified as always. A misconfigured trusted key for this writer simply never matches.
+   */
+  public void rememberSigned(byte[] bytes, MetadataLog log, PublicKey writerKey) {
+    remember(
+        new CacheKey(io.rafestore.internal.codec.Sha256.hash(bytes), writerKey), log, writerKey);
+  }
+
+  private static void remember(CacheKey ck, MetadataLog log, PublicKey writerKey) {
     long weight = 1L + log.entries().size();
     synchronized (NEWEST) {
       if (VERIFIED.size() >= CACHE_LIMIT || CACHED_ENTRIES.get() + weight > CACHE_ENTRY_LIMIT) {
@@ -458,7 +476,6 @@ public final class MetadataCodec {
         CACHED_ENTRIES.addAndGet(weight);
       }
     }
-    return log;
   }
 
   private static void checkNames(MetadataLog log, String expectedKey, String expectedWriter)
