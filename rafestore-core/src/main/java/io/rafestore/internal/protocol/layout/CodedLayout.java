@@ -65,27 +65,14 @@ abstract class CodedLayout extends WholeLayout {
    */
   @Override
   public List<Restore> heal(Context ctx, Bound bound, Version version, Health health) {
-    List<String> damaged = new ArrayList<>();
-    List<String> valid = new ArrayList<>();
-    List<String> unknown = new ArrayList<>();
-    for (String h : entry.holders()) {
-      if (health.damagedOn(h, 0)) {
-        damaged.add(h);
-      } else if (health.validOn(h, 0)) {
-        valid.add(h);
-      } else {
-        unknown.add(h);
-      }
-    }
+    Health.Split split = health.split(entry.holders(), 0);
     List<Restore> out = new ArrayList<>();
-    if (damaged.isEmpty()) {
+    if (split.damaged().isEmpty()) {
       return out;
     }
-    List<String> sources =
-        new ArrayList<>(ctx.model.fastestFirst(valid, entry.storedSize() / entry.k()));
-    sources.addAll(unknown);
+    List<String> sources = split.sources(ctx, entry.storedSize() / entry.k());
     CompletableFuture<Map<Integer, byte[]>> pieces = gather(ctx, bound, sources);
-    for (String holder : damaged) {
+    for (String holder : split.damaged()) {
       int target = entry.holders().indexOf(holder);
       CompletableFuture<byte[]> piece =
           pieces.thenApplyAsync(

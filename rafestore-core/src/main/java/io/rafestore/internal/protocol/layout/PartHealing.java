@@ -226,17 +226,7 @@ final class PartHealing {
    * in it (fastest first), then from those it knows nothing about; never from one it found damaged.
    */
   private CompletableFuture<byte[]> copyOf(int p) {
-    List<String> valid = new ArrayList<>();
-    List<String> unknown = new ArrayList<>();
-    for (String h : entry.holders()) {
-      if (health.validOn(h, p)) {
-        valid.add(h);
-      } else if (!health.damagedOn(h, p)) {
-        unknown.add(h);
-      }
-    }
-    List<String> sources = new ArrayList<>(ctx.model.fastestFirst(valid, entry.storedPartSize(p)));
-    sources.addAll(unknown);
+    List<String> sources = health.split(entry.holders(), p).sources(ctx, entry.storedPartSize(p));
     return Repairs.firstValid(ctx, bound, layout, sources, s -> layout.check(s, p), 0)
         .exceptionally(
             e -> {

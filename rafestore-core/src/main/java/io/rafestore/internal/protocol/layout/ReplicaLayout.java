@@ -5,7 +5,6 @@ import io.rafestore.Version;
 import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -47,53 +46,12 @@ public final class ReplicaLayout extends WholeLayout {
 
   @Override
   public Restore restore(Context ctx, Bound bound, Version version, String holder, String object) {
-    List<String> sources = new ArrayList<>(entry.holders());
-    sources.remove(holder);
-    Check whole = checksOn(holder).get(0);
-    return new Restore(
-        holder + ": data " + object + " of version " + version,
-        Repairs.put(
-            ctx,
-            bound,
-            holder,
-            object,
-            Repairs.firstValid(ctx, bound, this, sources, source -> whole, 0)));
+    return restoreCopy(ctx, bound, version, holder, "data", object);
   }
 
-  /**
-   * One copy fetched from a holder verify found right (fastest first, then those it knows nothing
-   * about, never a damaged one), checked, and put to every damaged holder. No valid copy is written
-   * to, so one pass repairs every holder while one valid copy is left.
-   */
+  /** One copy from a holder found right, put to every damaged holder ({@link #healCopies}). */
   @Override
   public List<Restore> heal(Context ctx, Bound bound, Version version, Health health) {
-    List<String> damaged = new ArrayList<>();
-    List<String> valid = new ArrayList<>();
-    List<String> unknown = new ArrayList<>();
-    for (String h : entry.holders()) {
-      if (health.damagedOn(h, 0)) {
-        damaged.add(h);
-      } else if (health.validOn(h, 0)) {
-        valid.add(h);
-      } else {
-        unknown.add(h);
-      }
-    }
-    List<Restore> out = new ArrayList<>();
-    if (damaged.isEmpty()) {
-      return out;
-    }
-    List<String> sources = new ArrayList<>(ctx.model.fastestFirst(valid, entry.storedSize()));
-    sources.addAll(unknown);
-    Check whole = checksOn(damaged.get(0)).get(0);
-    CompletableFuture<byte[]> copy =
-        Repairs.firstValid(ctx, bound, this, sources, source -> whole, 0);
-    for (String holder : damaged) {
-      out.add(
-          new Restore(
-              holder + ": data " + entry.dataObject() + " of version " + version,
-              Repairs.put(ctx, bound, holder, entry.dataObject(), copy)));
-    }
-    return out;
+    return healCopies(ctx, bound, version, health, "data", entry.dataObject(), entry.storedSize());
   }
 }

@@ -129,6 +129,46 @@ public interface ValueLayout {
     public boolean damagedOn(String holder, int part) {
       return damaged.getOrDefault(holder, Set.of()).contains(part);
     }
+
+    /** {@code holders}, in their order, by what verify found of {@code part} on each. */
+    public Split split(List<String> holders, int part) {
+      List<String> bad = new java.util.ArrayList<>();
+      List<String> good = new java.util.ArrayList<>();
+      List<String> unknown = new java.util.ArrayList<>();
+      for (String h : holders) {
+        if (damagedOn(h, part)) {
+          bad.add(h);
+        } else if (validOn(h, part)) {
+          good.add(h);
+        } else {
+          unknown.add(h);
+        }
+      }
+      return new Split(bad, good, unknown);
+    }
+
+    /**
+     * Holders of one part split by verify's findings: found damaged (missing or wrong), found
+     * right, and not checked (verify knows nothing of them).
+     */
+    public record Split(List<String> damaged, List<String> valid, List<String> unknown) {
+      public Split {
+        damaged = List.copyOf(damaged);
+        valid = List.copyOf(valid);
+        unknown = List.copyOf(unknown);
+      }
+
+      /**
+       * Where a repair takes its bytes from: the holders found right, predicted fastest first for
+       * {@code bytes}, then those verify knows nothing of; never a damaged one, so no source is
+       * written to during the pass.
+       */
+      public List<String> sources(Context ctx, long bytes) {
+        List<String> out = new java.util.ArrayList<>(ctx.model.fastestFirst(valid, bytes));
+        out.addAll(unknown);
+        return out;
+      }
+    }
   }
 
   /**
