@@ -32,8 +32,8 @@ class GcsModulePathTest {
   }
 
   /**
-   * The class-path jars that hold the modules the driver and core require (core's BouncyCastle,
-   * the driver's SDK modules).
+   * The class-path jars that hold the modules the driver and core require (core's BouncyCastle, the
+   * driver's SDK modules).
    */
   private static List<Path> requiredJars(List<ModuleDescriptor> modules, List<Path> classPath) {
     Set<String> wanted = new HashSet<>();
