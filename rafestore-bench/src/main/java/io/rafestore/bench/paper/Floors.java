@@ -96,9 +96,7 @@ final class Floors {
     List<String> data = dataClouds(arrangement);
     Best whole = best(profile, data, f + 1, sizeBytes);
     if (whole != null) {
-      out.add(
-          new WriteFloor(
-              "WHOLE", whole.clouds, Math.max(whole.ms, quorum), whole.ms + quorum));
+      out.add(new WriteFloor("WHOLE", whole.clouds, Math.max(whole.ms, quorum), whole.ms + quorum));
     }
     for (int k = 2; k + f <= data.size(); k++) {
       long fragment = (sizeBytes + k - 1) / k;
@@ -166,7 +164,8 @@ final class Floors {
     double nearest = Double.POSITIVE_INFINITY;
     for (String id : clouds) {
       WanProfile.CloudLink link = profile.clouds().get(id);
-      each = Math.max(each, link.rttMillis() + ms(bytes, Math.min(link.bps(), profile.uplinkBps())));
+      each =
+          Math.max(each, link.rttMillis() + ms(bytes, Math.min(link.bps(), profile.uplinkBps())));
       nearest = Math.min(nearest, link.rttMillis());
     }
     return Math.max(each, nearest + ms(bytes * clouds.size(), profile.uplinkBps()));
@@ -227,12 +226,12 @@ final class Floors {
     double nearest = hs.stream().mapToDouble(Holder::rtt).min().orElseThrow();
     // Whatever the layout, every byte crosses the client's downlink.
     double downlink = nearest + ms(sizeBytes, profile.downlinkBps());
-    boolean parted =
-        layout.kind() == ReadKind.PARTS || layout.kind() == ReadKind.CODED_PARTS;
+    boolean parted = layout.kind() == ReadKind.PARTS || layout.kind() == ReadKind.CODED_PARTS;
     long count = parted ? Math.max(1, (sizeBytes + DEFAULT_PART_SIZE - 1) / DEFAULT_PART_SIZE) : 1;
     long part = (sizeBytes + count - 1) / count;
     // Fragments of a part needed, each from a different holder: 1 for copies, k for fragments.
-    int k = layout.kind() == ReadKind.CODED || layout.kind() == ReadKind.CODED_PARTS ? layout.k() : 1;
+    int k =
+        layout.kind() == ReadKind.CODED || layout.kind() == ReadKind.CODED_PARTS ? layout.k() : 1;
     if (hs.size() < k) {
       return Double.POSITIVE_INFINITY;
     }

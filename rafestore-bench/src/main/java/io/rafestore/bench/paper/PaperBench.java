@@ -107,7 +107,7 @@ public final class PaperBench {
           new Floors.ReadLayout(Floors.ReadKind.WHOLE, 0, Floors.dataClouds(a));
       for (long size : options.sizes) {
         total +=
-            options.ops
+            options.opsFor(size)
                 * options.modesFor(config).size()
                 * (Floors.writeMs(profile, a, F, size)
                     + Floors.readMs(profile, a, F, size, anyHolder));
@@ -187,10 +187,10 @@ public final class PaperBench {
     }
     log.printf(
         Locale.ROOT,
-        "PaperBench: profile %s, time scale %s, %d ops, configs %s, modes %s, sizes %s%n",
+        "PaperBench: profile %s, time scale %s, %s, configs %s, modes %s, sizes %s%n",
         profile.name(),
         scale,
-        options.ops,
+        options.opsDescription(),
         options.configs,
         options.modesDescription(),
         Arrays.toString(options.sizes));
@@ -326,8 +326,8 @@ public final class PaperBench {
   /**
    * How long the client must have been idle before its counters are read when it may be packing:
    * the packer's wait for a write to carry a ready pack ({@code Packer.COMMIT_DELAY}, one second of
-   * real time whatever the time scale) and a second for its own writeM to start. Lingering
-   * metadata puts are in flight, so they end the quiet period.
+   * real time whatever the time scale) and a second for its own writeM to start. Lingering metadata
+   * puts are in flight, so they end the quiet period.
    */
   static final Duration PACKER_QUIET = Duration.ofSeconds(2);
 
@@ -420,12 +420,13 @@ public final class PaperBench {
       Map<String, CloudStats> before = store.stats();
       Map<String, Long> servedBefore = served(atCloud);
       Map<String, Integer> chosen = new java.util.TreeMap<>();
-      double[] writeMs = new double[options.ops];
+      int ops = options.opsFor(size);
+      double[] writeMs = new double[ops];
       int onlyNeeded = 0;
       int writes = 0;
       WriteReceipt last = null;
       long writesStart = System.nanoTime();
-      for (int i = 0; i < options.ops; i++) {
+      for (int i = 0; i < ops; i++) {
         // Each version differs, so no cloud can answer with an older copy by accident.
         byte[] stamp = Integer.toString(i).getBytes(StandardCharsets.US_ASCII);
         System.arraycopy(stamp, 0, value, 0, Math.min(stamp.length, value.length));
@@ -465,10 +466,10 @@ public final class PaperBench {
       Map<String, Long> servedAfterWrites = served(atCloud);
       Floors.ReadLayout readLayout = readLayout(mode, size, last, arrangement);
       double readFloor = Floors.readMs(profile, arrangement, F, size, readLayout);
-      double[] readMs = new double[options.ops];
+      double[] readMs = new double[ops];
       int reads = 0;
       long readsStart = System.nanoTime();
-      for (int i = 0; i < options.ops; i++) {
+      for (int i = 0; i < ops; i++) {
         long t0 = System.nanoTime();
         try {
           StoredValue v = blocking.read(key);
@@ -497,7 +498,7 @@ public final class PaperBench {
               size,
               "write",
               Arrays.copyOf(writeMs, writes),
-              options.ops - writes,
+              ops - writes,
               new Floor(
                   writeFloor,
                   phasedFloor,
@@ -514,7 +515,7 @@ public final class PaperBench {
               size,
               "read",
               Arrays.copyOf(readMs, reads),
-              options.ops - reads,
+              ops - reads,
               new Floor(readFloor, Double.NaN, readLayout.toString()),
               -1,
               billed(delta(afterReads, afterWrites), servedAfterReads, servedAfterWrites),
@@ -530,7 +531,7 @@ public final class PaperBench {
           Reports.sizeLabel(size),
           w.medianMs(),
           onlyNeeded,
-          options.ops,
+          ops,
           r.medianMs(),
           w.failures() + r.failures(),
           writeSeconds,
@@ -642,9 +643,9 @@ public final class PaperBench {
   }
 
   /**
-   * The layout of the version the reads fetch: what {@code last}, the cell's last successful
-   * write, stored and where (before any write succeeded: what the protocol would store, on the
-   * first data clouds of the arrangement).
+   * The layout of the version the reads fetch: what {@code last}, the cell's last successful write,
+   * stored and where (before any write succeeded: what the protocol would store, on the first data
+   * clouds of the arrangement).
    */
   static Floors.ReadLayout readLayout(
       Protocol mode, long size, WriteReceipt last, WanProfile.Arrangement arrangement) {
@@ -760,7 +761,6 @@ public final class PaperBench {
         seconds);
   }
 
-
   /** "CODED k=2 on p0+p1+p2": a chosen candidate without its predictions. */
   static String layoutLabel(io.rafestore.LayoutChoice.Candidate c) {
     return c.kind()
@@ -796,6 +796,7 @@ public final class PaperBench {
     String runInfo = "";
     Path out = Path.of("paper-results");
     List<Integer> configs = List.of(1, 2, 3);
+
     /** The protocols of every configuration ({@code --protocols}); null for the defaults. */
     List<Protocol> modes;
 
@@ -804,9 +805,28 @@ public final class PaperBench {
 
     long[] sizes = PAPER_SIZES.clone();
     int ops = 60;
+
+    /**
+     * From this size on, {@link #largeOps} operations per cell instead of {@link #ops}; 0: none.
+     */
+    long largeFrom;
+
+    int largeOps;
     double timeScale;
     String profile = WanProfile.DEFAULT;
     String prices = PriceTable.DEFAULT;
+
+    /** Writes, then reads, per cell of values of {@code size} bytes. */
+    int opsFor(long size) {
+      return largeFrom > 0 && size >= largeFrom ? largeOps : ops;
+    }
+
+    /** "60 ops" or "60 ops (30 from 4MB)". */
+    String opsDescription() {
+      return ops
+          + " ops"
+          + (largeFrom > 0 ? " (" + largeOps + " from " + Reports.sizeLabel(largeFrom) + ")" : "");
+    }
 
     /**
      * The protocols run in configuration {@code config}: {@code --config-protocols} for it, else
@@ -868,6 +888,8 @@ public final class PaperBench {
           "  --config-protocols N=P1,P2  the protocols of configuration N (repeatable)",
           "  --sizes        value sizes with K or M suffix (default 1K..16M, x4 steps)",
           "  --ops          writes, then reads, per cell (default 60, 3 with --quick)",
+          "  --large-ops SIZE=N  N writes, then N reads, per cell from SIZE on (4M=30: the",
+          "                 largest values, most of a run's time, measured half as often)",
           "  --time-scale   multiply RTTs and divide bandwidths by X (0 < X <= 1; default 1, the",
           "                 paper's real time; latencies are reported divided by X)",
           "  --profile      WAN profile file (default the built-in Table 1 profile)",
@@ -933,6 +955,19 @@ public final class PaperBench {
               throw new IllegalArgumentException("--time-scale must be in (0, 1], was " + v);
             }
           }
+          case "--large-ops" -> {
+            String v = value(args, ++i, a);
+            int eq = v.indexOf('=');
+            if (eq < 0) {
+              throw new IllegalArgumentException(
+                  a + ": expected SIZE=N, as in 4M=30, was '" + v + "'");
+            }
+            o.largeFrom = size(v.substring(0, eq));
+            o.largeOps = integer(v.substring(eq + 1), a);
+            if (o.largeOps < 1) {
+              throw new IllegalArgumentException(a + ": N must be >= 1, was " + o.largeOps);
+            }
+          }
           case "--profile" -> o.profile = value(args, ++i, a);
           case "--prices" -> o.prices = value(args, ++i, a);
           default -> throw new IllegalArgumentException("unknown option '" + a + "'");
@@ -959,7 +994,11 @@ public final class PaperBench {
           m.add(Protocol.valueOf(s.trim().toUpperCase(Locale.ROOT)));
         } catch (IllegalArgumentException e) {
           throw new IllegalArgumentException(
-              option + ": unknown protocol '" + s + "', expected " + Arrays.toString(Protocol.values()),
+              option
+                  + ": unknown protocol '"
+                  + s
+                  + "', expected "
+                  + Arrays.toString(Protocol.values()),
               e);
         }
       }

@@ -8,8 +8,8 @@ import java.util.Optional;
  * A protocol as the benchmark runs it: a {@link ProtocolMode}, how data clouds are chosen and how
  * each value is laid out. {@link #PAPER} is the paper's own protocol on the paper's hand-made Table
  * 2 arrangement (data clouds in the order the table gives them, no inline values), so its Table 3
- * can be compared with the paper's. Each fixed layout of RafeStore's fast mode has a protocol of its
- * own ({@link #FAST} whole copies, {@link #FAST_INLINE} values inside the signed log up to the
+ * can be compared with the paper's. Each fixed layout of RafeStore's fast mode has a protocol of
+ * its own ({@link #FAST} whole copies, {@link #FAST_INLINE} values inside the signed log up to the
  * inline threshold, {@link #FAST_CODED} fragments), so that "the best fixed layout" at a size is
  * the fastest of those three measured there, and {@link #FAST_AUTO} lets the client choose per
  * value among all of them. The DepSky baselines ignore data roles and never inline.
@@ -51,9 +51,9 @@ enum Protocol {
   FAST_TABLE_ORDER(ProtocolMode.FAST, true, 0, false, false);
 
   /**
-   * The builder's default inline threshold ({@code RafeStore.Builder#inlineThreshold}, 64 KiB):
-   * the protocols with inline values keep the builder's default, and this copy only tells the
-   * harness which sizes can go inline (PaperBenchTest checks that it matches the builder).
+   * The builder's default inline threshold ({@code RafeStore.Builder#inlineThreshold}, 64 KiB): the
+   * protocols with inline values keep the builder's default, and this copy only tells the harness
+   * which sizes can go inline (PaperBenchTest checks that it matches the builder).
    */
   static final long INLINE_THRESHOLD = 64 * 1024;
 
@@ -65,8 +65,8 @@ enum Protocol {
       List.of(PAPER, FAST, FAST_INLINE, FAST_CODED, FAST_AUTO, DEPSKY_A, DEPSKY_CA);
 
   /**
-   * What a run measures in the other configurations unless told otherwise: the paper's four
-   * (Figure 3 and Table 3; issue 21's read lines need the best RafeStore read there).
+   * What a run measures in the other configurations unless told otherwise: the paper's four (Figure
+   * 3 and Table 3; issue 21's read lines need the best RafeStore read there).
    */
   static final List<Protocol> PAPER_FOUR = List.of(PAPER, FAST, DEPSKY_A, DEPSKY_CA);
 

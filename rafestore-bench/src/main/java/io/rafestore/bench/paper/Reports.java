@@ -137,13 +137,12 @@ final class Reports {
         String.format(
             Locale.ROOT,
             "Profile `%s`, time scale %s (latencies below are divided by it: paper milliseconds),"
-                + " %d writes then %d reads per cell, f = %d. In-memory clouds behind the"
+                + " %s: writes, then as many reads, per cell, f = %d. In-memory clouds behind the"
                 + " emulated WAN, real time. Measured on whatever machine ran it; on a shared"
                 + " machine the numbers are noisy.%n%n",
             profile.name(),
             scale,
-            options.ops,
-            options.ops,
+            options.opsDescription(),
             PaperBench.F));
     if (!options.runInfo.isEmpty()) {
       sb.append(options.runInfo)
@@ -368,8 +367,8 @@ final class Reports {
   }
 
   /**
-   * "config N: INLINE 1KB-64KB, WHOLE 256KB, CODED k=2 1MB-16MB; thresholds between 64KB and
-   * 256KB (INLINE to WHOLE), between 256KB and 1MB (WHOLE to CODED k=2)".
+   * "config N: INLINE 1KB-64KB, WHOLE 256KB, CODED k=2 1MB-16MB; thresholds between 64KB and 256KB
+   * (INLINE to WHOLE), between 256KB and 1MB (WHOLE to CODED k=2)".
    */
   static String threshold(List<Result> chosen, int config) {
     List<Run> runs = runs(chosen, config);
@@ -397,16 +396,15 @@ final class Reports {
     return sb.toString();
   }
 
-  /** Where one configuration's chosen layouts go from whole (or inline) to fragments, if they do. */
+  /**
+   * Where one configuration's chosen layouts go from whole (or inline) to fragments, if they do.
+   */
   private static Optional<String> codedThreshold(List<Result> chosen, int config) {
     List<Run> runs = runs(chosen, config);
     for (int i = 1; i < runs.size(); i++) {
       if (runs.get(i).kind().startsWith("CODED") && !runs.get(i - 1).kind().startsWith("CODED")) {
         return Optional.of(
-            "between "
-                + sizeLabel(runs.get(i - 1).to())
-                + " and "
-                + sizeLabel(runs.get(i).from()));
+            "between " + sizeLabel(runs.get(i - 1).to()) + " and " + sizeLabel(runs.get(i).from()));
       }
     }
     return Optional.empty();
@@ -415,9 +413,9 @@ final class Reports {
   /**
    * The paper's three closing questions (send a value whole to one cloud or fragments to several;
    * is there a size threshold; should latencies and size drive the choice), answered from this
-   * run's measurements: what the chooser did in each configuration, where it switched, whether
-   * the switch moved between configurations, and whether its choice was as fast as the fastest
-   * fixed layout measured.
+   * run's measurements: what the chooser did in each configuration, where it switched, whether the
+   * switch moved between configurations, and whether its choice was as fast as the fastest fixed
+   * layout measured.
    */
   static String paperQuestions(List<Result> results) {
     List<Result> chosen = chosenCells(results);
@@ -450,8 +448,7 @@ final class Reports {
     sb.append("*A size threshold?* ");
     List<String> thresholds = new ArrayList<>();
     for (int c : configs) {
-      codedThreshold(chosen, c)
-          .ifPresent(t -> thresholds.add(t + " in configuration " + c));
+      codedThreshold(chosen, c).ifPresent(t -> thresholds.add(t + " in configuration " + c));
     }
     sb.append(
         thresholds.isEmpty()

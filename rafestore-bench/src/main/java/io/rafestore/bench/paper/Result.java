@@ -18,8 +18,7 @@ import java.util.List;
  * @param floorMs the physical floor of this operation (see {@link Floors}): for a write the least
  *     time of any layout, for a read that of the layout the cell's writes produced
  * @param onlyFPlusOne writes that contacted only the data clouds their layout needs (f+1 for whole
- *     copies, the paper's Table 3 count; k+f for fragments; none for an inline value); -1 for
- *     reads
+ *     copies, the paper's Table 3 count; k+f for fragments; none for an inline value); -1 for reads
  * @param cancelled requests cancelled, over all clouds
  * @param perCloud requests and bytes per cloud, in arrangement order; bytes down are what each
  *     cloud sent (its egress), cancelled requests included

@@ -195,8 +195,8 @@ final class Targets {
    * most 0.5 x DepSky-A's and reads at most 1.0 x (egress included). "Best" is the fastest of the
    * RafeStore protocols at a size; a read is held to the floor of its own layout. Lines against
    * DepSky-A say, per size, where the floor itself (and the floor with RafeStore's phases in
-   * sequence) stands against DepSky-A's median: where the floor alone is above the limit the
-   * target is out of any protocol's reach in this run, and the line says so.
+   * sequence) stands against DepSky-A's median: where the floor alone is above the limit the target
+   * is out of any protocol's reach in this run, and the line says so.
    */
   static List<String> physicalFloor(List<Result> results) {
     List<String> out = new ArrayList<>();
@@ -213,12 +213,41 @@ final class Targets {
         }
       }
       String c = " (config " + config + "):";
-      out.add(fastestOverFloor(results, config, small, "write", 1.15, "issue 16: best write, 1-64KB, <= 1.15 x floor" + c));
-      out.add(againstDepSkyWithFloor(results, config, small, 0.4, "issue 16: best write, 1-64KB, <= 0.4 x DepSky-A" + c));
-      out.add(fastestOverFloor(results, config, small, "read", 1.1, "issue 16: best read, 1-64KB, <= 1.1 x its floor" + c));
-      out.add(againstDepSkyWithFloor(results, config, large, 0.5, "issue 16: best write, >= 256KB, <= 0.5 x DepSky-A" + c));
+      out.add(
+          fastestOverFloor(
+              results,
+              config,
+              small,
+              "write",
+              1.15,
+              "issue 16: best write, 1-64KB, <= 1.15 x floor" + c));
+      out.add(
+          againstDepSkyWithFloor(
+              results, config, small, 0.4, "issue 16: best write, 1-64KB, <= 0.4 x DepSky-A" + c));
+      out.add(
+          fastestOverFloor(
+              results,
+              config,
+              small,
+              "read",
+              1.1,
+              "issue 16: best read, 1-64KB, <= 1.1 x its floor" + c));
+      out.add(
+          againstDepSkyWithFloor(
+              results,
+              config,
+              large,
+              0.5,
+              "issue 16: best write, >= 256KB, <= 0.5 x DepSky-A" + c));
       out.add(chosenAgainstFixed(results, config, large, 1.1, c));
-      out.add(fastestOverFloor(results, config, large, "read", 1.2, "issue 16: best read, >= 256KB, <= 1.2 x its floor" + c));
+      out.add(
+          fastestOverFloor(
+              results,
+              config,
+              large,
+              "read",
+              1.2,
+              "issue 16: best read, >= 256KB, <= 1.2 x its floor" + c));
       out.add(costOfEach(results, config, "write", 0.5));
       out.add(costOfEach(results, config, "read", 1.0));
     }
@@ -227,9 +256,9 @@ final class Targets {
 
   /**
    * A target line: at each of {@code sizes}, the fastest RafeStore protocol's median in {@code
-   * config} is at most {@code limit} x its own floor; " SIZE RATIO (MODE)" per size, and for
-   * writes that miss, the floor with RafeStore's phases in sequence over the floor ("phases
-   * 1.35"): the part of the gap that no implementation of these phases can close.
+   * config} is at most {@code limit} x its own floor; " SIZE RATIO (MODE)" per size, and for writes
+   * that miss, the floor with RafeStore's phases in sequence over the floor ("phases 1.35"): the
+   * part of the gap that no implementation of these phases can close.
    */
   private static String fastestOverFloor(
       List<Result> results,
@@ -267,9 +296,9 @@ final class Targets {
 
   /**
    * A target line: at each of {@code sizes}, the fastest RafeStore protocol's write median is at
-   * most {@code limit} x DepSky-A's: " SIZE RATIO (MODE; floor F, phases P)" with F the floor and
-   * P the floor with RafeStore's phases, each over DepSky-A's median; where F is above the limit
-   * the line ends by naming those sizes as out of reach.
+   * most {@code limit} x DepSky-A's: " SIZE RATIO (MODE; floor F, phases P)" with F the floor and P
+   * the floor with RafeStore's phases, each over DepSky-A's median; where F is above the limit the
+   * line ends by naming those sizes as out of reach.
    */
   private static String againstDepSkyWithFloor(
       List<Result> results, int config, Iterable<Long> sizes, double limit, String text) {
@@ -316,8 +345,8 @@ final class Targets {
    * A cost line of issue 16: 10,000 1 KB operations {@code op} of a RafeStore protocol in {@code
    * config} at most {@code limit} x DepSky-A's, with every RafeStore protocol's ratio listed. For
    * writes the cheapest protocol is judged; for reads the protocol whose writes were cheapest (a
-   * layout that makes writes cheap must not make reads expensive: inline values' logs are read
-   * from n - f clouds).
+   * layout that makes writes cheap must not make reads expensive: inline values' logs are read from
+   * n - f clouds).
    */
   private static String costOfEach(List<Result> results, int config, String op, double limit) {
     String what =
@@ -350,7 +379,7 @@ final class Targets {
           && r.mode().rafeStore()
           && r.ops() > 0) {
         all.append(all.length() == 0 ? "" : ", ")
-            .append(String.format(Locale.ROOT, "%s %.2f", r.mode(), r.costPer10kUsd() / dep));
+            .append(String.format(Locale.ROOT, "%s %.3f", r.mode(), r.costPer10kUsd() / dep));
       }
     }
     double ratio = judged.get().costPer10kUsd() / dep;
@@ -359,7 +388,7 @@ final class Targets {
         ratio <= limit,
         String.format(
             Locale.ROOT,
-            "%s: %s $%.4f vs $%.4f, ratio %.2f (each: %s)",
+            "%s: %s $%.4f vs $%.4f, ratio %.3f (each: %s)",
             what,
             judged.get().mode(),
             judged.get().costPer10kUsd(),
@@ -470,7 +499,7 @@ final class Targets {
         ratio <= limit,
         String.format(
             Locale.ROOT,
-            "%s: %s $%.4f vs $%.4f, ratio %.2f",
+            "%s: %s $%.4f vs $%.4f, ratio %.3f",
             what,
             cheapest.get().mode(),
             cheapest.get().costPer10kUsd(),

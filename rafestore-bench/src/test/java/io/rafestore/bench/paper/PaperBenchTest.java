@@ -155,7 +155,9 @@ class PaperBenchTest {
     // 1 KB in configuration 1: whole copies on p0 and p1 with the log at once, 750 ms; inline
     // carries the kilobyte over p2's 2 Mbit/s link in its one round (+4.1 ms).
     List<Floors.WriteFloor> kb = Floors.writeLayouts(p, c1, 1, 1024);
-    assertThat(kb).extracting(Floors.WriteFloor::layout).containsExactly("INLINE", "WHOLE", "CODED k=2");
+    assertThat(kb)
+        .extracting(Floors.WriteFloor::layout)
+        .containsExactly("INLINE", "WHOLE", "CODED k=2");
     assertThat(kb.get(0).ms()).isCloseTo(754.096, within(1e-6));
     assertThat(kb.get(0).clouds()).containsExactly("p0", "p1", "p2");
     assertThat(kb.get(1).ms()).isEqualTo(750.0);
@@ -173,8 +175,7 @@ class PaperBenchTest {
     assertThat(Floors.writeMs(p, c2, 1, 16L << 20)).isCloseTo(1200 + 33554.432, within(1e-6));
     // Copies share the client's uplink: four 1 MB copies through 1 Mbit/s take 32 s.
     WanProfile thin =
-        new WanProfile(
-            "thin", 1_000_000, 1_000_000, 0, p.clouds(), Map.of(1, c1), 0.02);
+        new WanProfile("thin", 1_000_000, 1_000_000, 0, p.clouds(), Map.of(1, c1), 0.02);
     assertThat(Floors.uploadMs(thin, List.of("p0", "p1", "p2", "p3"), 1 << 20))
         .isCloseTo(5 + 4 * 8388.608, within(1e-6));
   }
@@ -190,8 +191,7 @@ class PaperBenchTest {
     assertThat(Floors.readMs(p, c1, 1, 1024, wholeP1P2)).isEqualTo(750.0);
     assertThat(Floors.readMs(p, c2, 1, 1 << 20, wholeP1P2)).isCloseTo(315 + 4194.304, within(1e-6));
     // An inline value is in every cloud's log: configuration 2's p0 (metadata only) serves it.
-    Floors.ReadLayout inline =
-        new Floors.ReadLayout(Floors.ReadKind.INLINE, 0, c2.order());
+    Floors.ReadLayout inline = new Floors.ReadLayout(Floors.ReadKind.INLINE, 0, c2.order());
     assertThat(Floors.readMs(p, c2, 1, 64 * 1024, inline)).isEqualTo(750.0);
     // 16 MiB in two parts on p1 and p2: one part from each, p2's ends last.
     long big = 16L << 20;
@@ -257,10 +257,21 @@ class PaperBenchTest {
       throws Exception {
     PaperBench.Options o =
         PaperBench.Options.parse(
-            "--out", dir.toString(), "--configs", "1", "--protocols", "FAST_INLINE", "--sizes",
-            "64K", "--ops", "3", "--time-scale", "0.02");
+            "--out",
+            dir.toString(),
+            "--configs",
+            "1",
+            "--protocols",
+            "FAST_INLINE",
+            "--sizes",
+            "64K",
+            "--ops",
+            "3",
+            "--time-scale",
+            "0.02");
     List<Result> results =
-        PaperBench.run(o, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+        PaperBench.run(
+            o, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
     Result w = results.get(0);
     Result r = results.get(1);
     assertThat(w.op()).isEqualTo("write");
@@ -414,8 +425,7 @@ class PaperBenchTest {
     assertThat(Targets.physicalFloor(withChooser).get(4))
         .startsWith("PASS")
         .contains("4MB 1.04 (FAST_CODED)");
-    withChooser.add(
-        cell(1, Protocol.FAST_AUTO, 1024, "write", 830, 750, 0.1, "INLINE (30/30)"));
+    withChooser.add(cell(1, Protocol.FAST_AUTO, 1024, "write", 830, 750, 0.1, "INLINE (30/30)"));
     withChooser.add(
         cell(1, Protocol.FAST_AUTO, 64 * 1024, "write", 1100, 750, 0.1, "INLINE (30/30)"));
     withChooser.add(cell(1, Protocol.FAST_INLINE, 64 * 1024, "write", 1050, 750, 0.1));
@@ -446,13 +456,13 @@ class PaperBenchTest {
     assertThat(lines.get(6))
         .startsWith("PASS")
         .contains("writes")
-        .contains("FAST_INLINE $0.1000 vs $0.2000, ratio 0.50")
-        .contains("FAST 0.75");
+        .contains("FAST_INLINE $0.1000 vs $0.2000, ratio 0.500")
+        .contains("FAST 0.750");
     assertThat(lines.get(7))
         .startsWith("PASS")
         .contains("reads")
-        .contains("FAST_INLINE $0.0900 vs $0.1000, ratio 0.90")
-        .contains("FAST 0.40");
+        .contains("FAST_INLINE $0.0900 vs $0.1000, ratio 0.900")
+        .contains("FAST 0.400");
     assertThat(lines.get(8)).contains("config 2");
 
     // The same run, slower and dearer in configuration 2: every ratio there misses.
@@ -475,8 +485,8 @@ class PaperBenchTest {
     assertThat(worse.get(10)).startsWith("MISS");
     assertThat(worse.get(11)).startsWith("MISS").contains("0.68");
     assertThat(worse.get(13)).startsWith("MISS");
-    assertThat(worse.get(14)).startsWith("MISS").contains("ratio 1.25");
-    assertThat(worse.get(15)).startsWith("MISS").contains("ratio 2.25");
+    assertThat(worse.get(14)).startsWith("MISS").contains("ratio 1.250");
+    assertThat(worse.get(15)).startsWith("MISS").contains("ratio 2.250");
 
     // Where the floor alone is above the limit, the line says the target is out of reach.
     List<Result> thin = new java.util.ArrayList<>();
@@ -523,5 +533,18 @@ class PaperBenchTest {
     assertThatThrownBy(() -> PaperBench.Options.parse("--bogus")).hasMessageContaining("--bogus");
     assertThat(PaperBench.Options.size("16M")).isEqualTo(16L * 1024 * 1024);
     assertThat(PaperBench.Options.parse("--quick").sizes).hasSize(4);
+    PaperBench.Options large = PaperBench.Options.parse("--ops", "60", "--large-ops", "4M=30");
+    assertThat(large.opsFor(1 << 20)).isEqualTo(60);
+    assertThat(large.opsFor(4L << 20)).isEqualTo(30);
+    assertThat(large.opsDescription()).isEqualTo("60 ops (30 from 4MB)");
+    assertThatThrownBy(() -> PaperBench.Options.parse("--large-ops", "4M"))
+        .hasMessageContaining("--large-ops");
+    PaperBench.Options per =
+        PaperBench.Options.parse("--configs", "1,3", "--config-protocols", "3=PAPER,DEPSKY_A");
+    assertThat(per.modesFor(1)).isEqualTo(Protocol.DEFAULT);
+    assertThat(per.modesFor(3)).containsExactly(Protocol.PAPER, Protocol.DEPSKY_A);
+    assertThat(PaperBench.Options.parse().modesFor(3)).isEqualTo(Protocol.PAPER_FOUR);
+    assertThat(PaperBench.Options.parse("--protocols", "FAST").modesFor(3))
+        .containsExactly(Protocol.FAST);
   }
 }
