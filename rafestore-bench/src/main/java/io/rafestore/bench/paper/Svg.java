@@ -335,9 +335,11 @@ final class Svg {
               .toList()) {
         double x = x(Math.log10(r.sizeBytes()), minX, maxX);
         double y = rowY(rows.indexOf(r.chosenKind()), rows.size()) + offset;
-        if (lastY != null) {
-          // A step: the previous layout holds until this size.
-          points.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, lastY));
+        if (lastY != null && Math.abs(lastY - y) > 1e-9) {
+          // A step halfway (on the log axis) between the two measured sizes, where the threshold
+          // line is drawn: the threshold lies somewhere between them.
+          double mid = (lastX + x) / 2;
+          points.append(String.format(Locale.ROOT, "%.1f,%.1f %.1f,%.1f ", mid, lastY, mid, y));
         }
         points.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, y));
         marks.append(
