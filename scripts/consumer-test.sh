@@ -93,6 +93,11 @@ for a in rafestore-core rafestore-driver-s3; do
   tr ':' '\n' <"$CP" | grep -q "^$REPO/io/rafestore/$a/" \
     || die "the consumer's class path has no $a jar from the scratch repository."
 done
+# Core's one third-party dependency (BouncyCastle, its default Ed25519 signer) comes with it, at
+# the version the BOM names.
+BC_VERSION="$(sed -n 's|^ *<bouncycastle.version>\([^<]*\)</bouncycastle.version>.*|\1|p' "$ROOT/rafestore-bom/pom.xml")"
+tr ':' '\n' <"$CP" | grep -q "/org/bouncycastle/bcprov-jdk18on/$BC_VERSION/" \
+  || die "the consumer's class path has no bcprov-jdk18on $BC_VERSION (core's dependency): $(tr ':' '\n' <"$CP" | grep -i bouncy || true)"
 if tr ':' '\n' <"$CP" | grep '/io/rafestore/' | grep -qv "^$REPO/"; then
   die "the consumer's class path has RafeStore jars from elsewhere: $(tr ':' '\n' <"$CP" | grep /io/rafestore/)"
 fi

@@ -18,6 +18,10 @@ module io.rafestore {
   // JFR events of operations, phases, faults and requests (design.md, "Observability").
   requires jdk.jfr;
 
+  // The default Ed25519 of signed metadata (internal.codec.Signatures; design.md section 4). Not
+  // transitive: no BouncyCastle type is in the API.
+  requires org.bouncycastle.provider;
+
   uses io.rafestore.spi.DriverProvider;
 
   provides io.rafestore.spi.DriverProvider with

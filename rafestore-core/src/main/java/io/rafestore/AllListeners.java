@@ -62,4 +62,9 @@ final class AllListeners implements RafeStoreListener {
   public void operationCompleted(OperationReceipt receipt) {
     each(l -> l.operationCompleted(receipt));
   }
+
+  @Override
+  public void scrubEvent(ScrubEvent event) {
+    each(l -> l.scrubEvent(event));
+  }
 }

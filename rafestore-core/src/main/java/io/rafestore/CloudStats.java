@@ -23,6 +23,11 @@ import java.util.Objects;
  *     newer write, or this cloud's log was stale) or failed; each cost a request and its egress
  * @param speculativeBytes the bytes those fetches asked for (the value, or the first part a read
  *     needs), kept or wasted
+ * @param scrubRequests of the requests above, those the client's background {@link Scrubber}s sent
+ * @param scrubBytesDown of the bytes received, those the scrubbers downloaded
+ * @param scrubFindings problems the scrubbers found on this cloud
+ * @param scrubRepairs problems the scrubbers repaired on this cloud (found before a repair, gone
+ *     after it)
  */
 public record CloudStats(
     String cloudId,
@@ -37,7 +42,11 @@ public record CloudStats(
     long speculations,
     long speculationsKept,
     long speculationsWasted,
-    long speculativeBytes) {
+    long speculativeBytes,
+    long scrubRequests,
+    long scrubBytesDown,
+    long scrubFindings,
+    long scrubRepairs) {
 
   public CloudStats {
     Objects.requireNonNull(cloudId, "cloudId");
@@ -55,6 +64,63 @@ public record CloudStats(
       long cancelled,
       long errors) {
     this(cloudId, puts, gets, deletes, lists, bytesUp, bytesDown, cancelled, errors, 0, 0, 0, 0);
+  }
+
+  /** Counts of a cloud no scrubber has worked on. */
+  public CloudStats(
+      String cloudId,
+      long puts,
+      long gets,
+      long deletes,
+      long lists,
+      long bytesUp,
+      long bytesDown,
+      long cancelled,
+      long errors,
+      long speculations,
+      long speculationsKept,
+      long speculationsWasted,
+      long speculativeBytes) {
+    this(
+        cloudId,
+        puts,
+        gets,
+        deletes,
+        lists,
+        bytesUp,
+        bytesDown,
+        cancelled,
+        errors,
+        speculations,
+        speculationsKept,
+        speculationsWasted,
+        speculativeBytes,
+        0,
+        0,
+        0,
+        0);
+  }
+
+  /** These counts with the scrubbers' on this cloud. */
+  public CloudStats withScrub(long requests, long bytesDown, long findings, long repairs) {
+    return new CloudStats(
+        cloudId,
+        puts,
+        gets,
+        deletes,
+        lists,
+        bytesUp,
+        this.bytesDown,
+        cancelled,
+        errors,
+        speculations,
+        speculationsKept,
+        speculationsWasted,
+        speculativeBytes,
+        requests,
+        bytesDown,
+        findings,
+        repairs);
   }
 
   /** All requests started, of every kind. */
@@ -81,6 +147,10 @@ public record CloudStats(
         speculations - earlier.speculations,
         speculationsKept - earlier.speculationsKept,
         speculationsWasted - earlier.speculationsWasted,
-        speculativeBytes - earlier.speculativeBytes);
+        speculativeBytes - earlier.speculativeBytes,
+        scrubRequests - earlier.scrubRequests,
+        scrubBytesDown - earlier.scrubBytesDown,
+        scrubFindings - earlier.scrubFindings,
+        scrubRepairs - earlier.scrubRepairs);
   }
 }

@@ -193,6 +193,13 @@ public interface RafeStore extends AutoCloseable {
    */
   Map<String, CloudStats> stats();
 
+  /**
+   * A background scrubber of the whole store with these options, not started yet ({@link
+   * Scrubber#start}): it verifies every key at the pace its budget allows and repairs what it
+   * finds. Closing the client stops it. Needs no writer identity.
+   */
+  Scrubber scrubber(ScrubOptions options);
+
   /** f, the number of faulty clouds tolerated. */
   int faultsTolerated();
 
@@ -480,17 +487,30 @@ public interface RafeStore extends AutoCloseable {
     }
 
     /**
-     * The JCA provider that signs and verifies metadata (Ed25519), default null: the JDK's. JDK
-     * 17's Ed25519 is a slow reference implementation (about 0.6 ms per signature on a laptop core,
-     * one per write, and one verification per distinct log read); a provider with an optimised
-     * Ed25519 cuts the client's CPU per small write several times. RafeStore depends on none; for
-     * example add {@code org.bouncycastle:bcprov-jdk18on} and pass {@code new
-     * BouncyCastleProvider()}. Signatures are the same bytes whichever provider made them, so
-     * clients with different providers interoperate. Keys from {@link SigningKeys} work with any
-     * provider (they are translated once, at build).
+     * The JCA provider that signs and verifies metadata (Ed25519), default null: BouncyCastle's
+     * Ed25519 (a dependency of RafeStore), called directly on the raw keys, without JCA. A given
+     * provider is used through {@code java.security.Signature}; for example {@code
+     * Security.getProvider("SunEC")} for the JDK's own Ed25519, a slow reference implementation on
+     * JDK 17 (several times the client's CPU per small write, docs/benchmarks.md). Signatures are
+     * the same bytes whichever implementation made them (Ed25519 is deterministic), so clients with
+     * different providers interoperate. Keys from {@link SigningKeys} work with any provider (they
+     * are translated once, at build); a provider without Ed25519 is refused at build.
      */
     public Builder signatureProvider(java.security.Provider provider) {
       draft.signatureProvider = provider;
+      return this;
+    }
+
+    /**
+     * What cloud {@code cloudId} charges, for features that spend money on the store's behalf (the
+     * {@link Scrubber}'s dollar budget). Clouds without one are priced at {@link Pricing#DEFAULT}.
+     *
+     * @param cloudId the id of a configured cloud (checked in {@link #build()})
+     */
+    public Builder pricing(String cloudId, Pricing pricing) {
+      draft.pricing.put(
+          Objects.requireNonNull(cloudId, "pricing cloud id"),
+          Objects.requireNonNull(pricing, "pricing"));
       return this;
     }
 

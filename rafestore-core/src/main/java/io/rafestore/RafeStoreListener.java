@@ -60,4 +60,10 @@ public interface RafeStoreListener {
    * readCompleted}.
    */
   default void operationCompleted(OperationReceipt receipt) {}
+
+  /**
+   * The background {@link Scrubber} found damage, repaired it or could not, found a version at
+   * risk, or finished a pass ({@link ScrubEvent.Kind}).
+   */
+  default void scrubEvent(ScrubEvent event) {}
 }

@@ -4,12 +4,23 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalInt;
 import java.util.TreeMap;
 
 /**
  * The state of one key on every cloud, as found by {@link RafeStore#verify}: whether each cloud
- * holds the newest validly signed log of every trusted writer, and whether each listed holder of
- * every retained version holds bytes with the signed hash.
+ * holds the newest validly signed log of every trusted writer, whether each listed holder of every
+ * retained version holds bytes with the signed hash, and how many more faults each retained version
+ * survives ({@link #margins}).
+ *
+ * <p><b>Fault model of the margins.</b> A fault is the loss or corruption of one more stored copy:
+ * one holder's copy of one part (or of a whole value), one coded fragment, one cloud's copy of the
+ * writer's signed log, or one cloud's key share of a sealed value. Every holder of a value stores
+ * every part of it, so a cloud that fails whole costs one copy of each part, and a version's margin
+ * is also how many more whole clouds it survives. Only what this verify checked counts: a cloud
+ * that did not answer adds nothing.
+ *
+ * <p>Immutable and thread-safe.
  *
  * @param key the key
  * @param clouds the ids of every configured cloud, in configuration order
@@ -19,6 +30,7 @@ import java.util.TreeMap;
  * @param extraObjects per cloud id, data objects of the key that no retained version lists on that
  *     cloud (orphans, surplus uploads, leftovers); informational, see {@link
  *     RafeStore#collectOrphans}
+ * @param margins per retained version (same order), how many more faults it survives
  */
 public record VerifyReport(
     String key,
@@ -26,7 +38,64 @@ public record VerifyReport(
     Map<String, Long> newestLogs,
     List<Version> retainedVersions,
     List<Finding> findings,
-    Map<String, List<String>> extraObjects) {
+    Map<String, List<String>> extraObjects,
+    List<Margin> margins) {
+
+  /**
+   * How many more faults one retained version survives (see the fault model above): the least of
+   * its data (per part: valid copies minus one; for a coded value: valid fragments minus k), its
+   * metadata (clouds holding the writer's signed log with the version, minus one) and, for a sealed
+   * value, its key shares (valid shares minus the f+1 a reader needs).
+   *
+   * @param version the version
+   * @param faults how many more faults it survives: 0 means one more loses it ({@link
+   *     #oneFaultFromLoss}); negative means it is lost already ({@link #lost}): it can be neither
+   *     read nor repaired from what this verify found
+   * @param weakest what limits it, for a person (e.g. {@code "part 2: 1 valid copy"}, {@code
+   *     "fragments: 3 valid, 2 needed"}, {@code "metadata: on 2 clouds"})
+   * @param missing when lost: the parts or fragments (or metadata, key shares) that no cloud holds
+   *     valid; empty otherwise
+   */
+  public record Margin(Version version, int faults, String weakest, List<String> missing) {
+    public Margin {
+      Objects.requireNonNull(version, "version");
+      Objects.requireNonNull(weakest, "weakest");
+      missing = List.copyOf(missing);
+    }
+
+    /** Whether one more fault loses this version. */
+    public boolean oneFaultFromLoss() {
+      return faults == 0;
+    }
+
+    /** Whether the version is lost already (it can be neither read nor repaired). */
+    public boolean lost() {
+      return faults < 0;
+    }
+
+    @Override
+    public String toString() {
+      String s =
+          version
+              + ": "
+              + (lost()
+                  ? "LOST (missing everywhere: " + String.join(", ", missing) + ")"
+                  : "survives " + faults + " more fault" + (faults == 1 ? "" : "s"))
+              + (weakest.isEmpty() ? "" : " [" + weakest + "]");
+      return oneFaultFromLoss() ? s + " ONE FAULT FROM LOSS" : s;
+    }
+  }
+
+  /** A report without margins (as verify made before it computed them). */
+  public VerifyReport(
+      String key,
+      List<String> clouds,
+      Map<String, Long> newestLogs,
+      List<Version> retainedVersions,
+      List<Finding> findings,
+      Map<String, List<String>> extraObjects) {
+    this(key, clouds, newestLogs, retainedVersions, findings, extraObjects, List.of());
+  }
 
   /** What is wrong on one cloud. */
   public enum Problem {
@@ -78,6 +147,25 @@ public record VerifyReport(
     retainedVersions = List.copyOf(retainedVersions);
     findings = List.copyOf(findings);
     extraObjects = Map.copyOf(deepCopy(extraObjects));
+    margins = List.copyOf(margins);
+  }
+
+  /**
+   * How many more faults the key survives: the least margin of its retained versions; empty when it
+   * has none (or the report has no margins).
+   */
+  public OptionalInt faultsSurvivable() {
+    return margins.stream().mapToInt(Margin::faults).min();
+  }
+
+  /** Whether some retained version is one fault from loss. */
+  public boolean oneFaultFromLoss() {
+    return margins.stream().anyMatch(Margin::oneFaultFromLoss);
+  }
+
+  /** The retained versions that are lost already (neither readable nor repairable). */
+  public List<Margin> lost() {
+    return margins.stream().filter(Margin::lost).toList();
   }
 
   /**
@@ -111,6 +199,20 @@ public record VerifyReport(
         .append(", ")
         .append(retainedVersions.size())
         .append(" retained version(s)");
+    OptionalInt survivable = faultsSurvivable();
+    if (survivable.isPresent() && survivable.getAsInt() < 0) {
+      sb.append(", ").append(lost().size()).append(" version(s) LOST");
+    } else if (survivable.isPresent()) {
+      sb.append(", survives ").append(survivable.getAsInt()).append(" more fault(s)");
+      if (oneFaultFromLoss()) {
+        sb.append(" (ONE FAULT FROM LOSS)");
+      }
+    }
+    for (Margin m : margins) {
+      if (m.faults() <= 0) {
+        sb.append("\n  ").append(m);
+      }
+    }
     for (String c : clouds) {
       List<Finding> mine = findingsFor(c);
       List<String> extra = extraObjects.getOrDefault(c, List.of());

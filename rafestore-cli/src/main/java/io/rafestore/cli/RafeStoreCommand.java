@@ -66,6 +66,7 @@ public final class RafeStoreCommand implements Callable<Integer> {
             KeygenCommand.class,
             InitCommand.class,
             VerifyCommand.class,
+            ScrubCommand.class,
             GcCommand.class,
             ProbeCommand.class,
             BenchCommand.class,

@@ -39,7 +39,12 @@ abstract class StoreCommand implements Callable<Integer> {
     StoreConfig config = root.loadConfig();
     try {
       prepare(config);
-      try (RafeStore store = config.open(b -> b.closeGrace(CLOSE_GRACE))) {
+      try (RafeStore store =
+          config.open(
+              b -> {
+                b.closeGrace(CLOSE_GRACE);
+                customize(b);
+              })) {
         return run(store, config);
       }
     } finally {
@@ -56,6 +61,9 @@ abstract class StoreCommand implements Callable<Integer> {
    * connection. Default: nothing.
    */
   void prepare(StoreConfig config) throws Exception {}
+
+  /** Sets what this command needs on the builder (a listener, say). Default: nothing. */
+  void customize(RafeStore.Builder builder) {}
 
   /** Does the work; returns the exit code. */
   abstract int run(RafeStore store, StoreConfig config) throws Exception;

@@ -18,13 +18,15 @@ import picocli.CommandLine.Parameters;
  * shares present, data objects present with the signed hash on every listed holder of every
  * retained version. Exit code 3 when something is wrong (after repair: still wrong). With {@code
  * --repair}, copies the newest signed metadata and verified data to the clouds that lack them, then
- * verifies again.
+ * verifies again. Each key's line says how many more faults it survives (lost or corrupt copies of
+ * its weakest part, fragment or log), and a version one fault from loss, or lost, gets a line.
  */
 @Command(
     name = "verify",
     description = {
       "Checks every cloud for KEY (every key on the clouds if none is given): metadata agreement,",
-      "signatures, key shares, data hashes, missing copies. Exit code 3 if anything is wrong.",
+      "signatures, key shares, data hashes, missing copies, and how many more faults each key",
+      "survives (a version one fault from loss is flagged). Exit code 3 if anything is wrong.",
       "--repair copies the newest signed metadata and verified data where they are missing."
     })
 final class VerifyCommand extends StoreCommand {
@@ -88,13 +90,36 @@ final class VerifyCommand extends StoreCommand {
     if (report.isClean()) {
       out()
           .printf(
-              "%s: clean (%d versions on %d clouds)%n",
-              key, report.retainedVersions().size(), report.clouds().size());
+              "%s: clean (%d versions on %d clouds)%s%n",
+              key, report.retainedVersions().size(), report.clouds().size(), survives(report));
     } else {
       for (VerifyReport.Finding f : report.findings()) {
         out().printf(repair && dryRun ? "%s: would repair %s%n" : "%s: %s%n", key, f);
       }
+      out().printf("%s: %d problem(s)%s%n", key, report.findings().size(), survives(report));
     }
+    // The versions at risk, each with what limits it: one fault from loss, or lost already.
+    for (VerifyReport.Margin m : report.margins()) {
+      if (m.faults() <= 0) {
+        out().printf("%s: %s%n", key, m);
+      }
+    }
+  }
+
+  /** ", survives N more fault(s)": how many more lost copies the key's weakest version survives. */
+  static String survives(VerifyReport report) {
+    if (report.faultsSurvivable().isEmpty()) {
+      return "";
+    }
+    int n = report.faultsSurvivable().getAsInt();
+    if (n < 0) {
+      return ", " + report.lost().size() + " version(s) LOST";
+    }
+    return ", survives "
+        + n
+        + " more fault"
+        + (n == 1 ? "" : "s")
+        + (report.oneFaultFromLoss() ? " (ONE FAULT FROM LOSS)" : "");
   }
 
   private static Map<String, Object> toJson(
@@ -117,6 +142,18 @@ final class VerifyCommand extends StoreCommand {
       findings.add(m);
     }
     o.put("findings", findings);
+    report.faultsSurvivable().ifPresent(n -> o.put("faultsSurvivable", n));
+    o.put("oneFaultFromLoss", report.oneFaultFromLoss());
+    List<Object> margins = new ArrayList<>();
+    for (VerifyReport.Margin m : report.margins()) {
+      Map<String, Object> j = Json.object();
+      j.put("version", m.version().toString());
+      j.put("faults", m.faults());
+      j.put("weakest", m.weakest());
+      j.put("missing", m.missing());
+      margins.add(j);
+    }
+    o.put("margins", margins);
     if (repaired != null) {
       o.put("repaired", repaired.actions());
       o.put("repairFailures", repaired.failures());

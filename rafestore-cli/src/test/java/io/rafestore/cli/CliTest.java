@@ -220,7 +220,8 @@ class CliTest {
     }
     Run clean = rafestore("verify", "thread");
     assertThat(clean.code()).as(clean.stdout() + clean.stderr()).isZero();
-    assertThat(clean.stdout()).contains("thread: clean (3 versions on 4 clouds)");
+    assertThat(clean.stdout())
+        .contains("thread: clean (3 versions on 4 clouds), survives 1 more fault");
 
     // Cloud "a" loses everything it stored (a disk replaced, a bucket emptied).
     Path lost = dir.resolve("clouds/a");
@@ -240,11 +241,126 @@ class CliTest {
     Map<String, Object> first = (Map<String, Object>) ((List<Object>) o.get("keys")).get(0);
     assertThat((List<Object>) first.get("findings"))
         .anyMatch(f -> "a".equals(((Map<String, Object>) f).get("cloud")));
+    assertThat((List<Object>) first.get("margins")).hasSize(3);
+    assertThat(first).containsKey("faultsSurvivable").containsKey("oneFaultFromLoss");
 
     Run repaired = rafestore("verify", "--repair", "thread");
     assertThat(repaired.code()).as(repaired.stdout() + repaired.stderr()).isZero();
     assertThat(repaired.stdout()).contains("repaired").contains("clean");
     assertThat(rafestore("verify", "thread").code()).isZero();
+  }
+
+  /**
+   * Deletes every file under {@code clouds/<cloud>/<sub>} (the cloud loses those objects; a
+   * directory cloud keeps object {@code m/...} under {@code objects/m+/}).
+   */
+  private void lose(String cloud, String sub) throws IOException {
+    Path lost = dir.resolve("clouds").resolve(cloud).resolve(sub);
+    if (!Files.exists(lost)) {
+      return;
+    }
+    try (var walk = Files.walk(lost)) {
+      walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+
+  @Test
+  void verifyFlagsAValueOneFaultFromLoss() throws IOException {
+    assertThat(rafestoreIn(utf8("precious"), "put", "gem", "-").code()).isZero();
+    // Every holder of the value but one loses its copy.
+    List<String> holders = new java.util.ArrayList<>();
+    for (String c : List.of("a", "b", "c", "d")) {
+      Path d = dir.resolve("clouds").resolve(c).resolve("objects/d+");
+      if (Files.exists(d)) {
+        try (var files = Files.walk(d)) {
+          if (files.anyMatch(Files::isRegularFile)) {
+            holders.add(c);
+          }
+        }
+      }
+    }
+    assertThat(holders).hasSizeGreaterThanOrEqualTo(2);
+    for (String c : holders.subList(1, holders.size())) {
+      lose(c, "objects/d+");
+    }
+    Run risky = rafestore("verify", "gem");
+    assertThat(risky.code()).isEqualTo(ExitCodes.INTEGRITY);
+    assertThat(risky.stdout())
+        .contains("problem(s), survives 0 more faults (ONE FAULT FROM LOSS)")
+        .contains("survives 0 more faults [the value: 1 valid copy] ONE FAULT FROM LOSS");
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void scrubFindsAndRepairsWithinItsBudgetAndKeepsItsStateUnderXdgStateHome() throws IOException {
+    for (String k : List.of("k1", "k2", "k3")) {
+      assertThat(rafestoreIn(utf8("value of " + k), "put", k, "-").code()).isZero();
+    }
+    lose("a", "objects/m+");
+    Path state = dir.resolve("scrub.state");
+    // A budget that does not slow the test down (the default's $0.10 an hour at list prices would
+    // make each pass here take seconds).
+    String fast = "--requests-per-hour=3600000";
+    String rich = "--dollars-per-hour=1000";
+
+    Run dry = rafestore("scrub", "--dry-run", fast, rich, "--state", state.toString());
+    assertThat(dry.code()).as(dry.stdout() + dry.stderr()).isEqualTo(ExitCodes.INTEGRITY);
+    assertThat(dry.stdout())
+        .contains("k1: found METADATA_MISSING alice")
+        .contains("on a")
+        .contains("scrub: pass 1 over every key ended")
+        .contains("scrub done, pass 2 (0 keys, after the start), 3 keys in all")
+        .contains("state kept in " + state);
+    assertThat(dry.stdout()).doesNotContain(": repaired");
+    assertThat(Files.exists(state)).isTrue();
+
+    Run fix = rafestore("--json", "scrub", fast, rich, "--state", state.toString());
+    assertThat(fix.code()).as(fix.stdout() + fix.stderr()).isZero();
+    Map<String, Object> o = fix.json();
+    assertThat(o).containsEntry("state", "DONE").containsEntry("clean", true);
+    assertThat(((Number) o.get("keysChecked")).longValue()).isEqualTo(6);
+    assertThat(((Number) o.get("repaired")).longValue()).isEqualTo(3);
+    assertThat(((Number) o.get("requests")).longValue()).isPositive();
+    assertThat((List<Object>) o.get("events"))
+        .anyMatch(e -> "REPAIRED".equals(((Map<String, Object>) e).get("kind")));
+    assertThat(rafestore("verify").code()).isZero();
+
+    // Without --state, under $XDG_STATE_HOME/rafestore/, one file per configuration file.
+    Path xdg = dir.resolve("xdg-state");
+    Run byDefault =
+        run(
+            new byte[0],
+            Map.of("XDG_STATE_HOME", xdg.toString()),
+            "--config",
+            config.toString(),
+            "scrub",
+            fast,
+            rich);
+    assertThat(byDefault.code()).as(byDefault.stdout() + byDefault.stderr()).isZero();
+    try (var files = Files.list(xdg.resolve("rafestore"))) {
+      assertThat(files.map(p -> p.getFileName().toString()).toList())
+          .singleElement()
+          .satisfies(n -> assertThat(n).matches("scrub-[0-9a-f]{12}\\.state"));
+    }
+    Run again =
+        run(
+            new byte[0],
+            Map.of("HOME", dir.resolve("home").toString()),
+            "--config",
+            config.toString(),
+            "scrub",
+            "--restart",
+            fast,
+            rich);
+    assertThat(again.code()).isZero();
+    assertThat(again.stdout()).contains(dir.resolve("home/.local/state/rafestore").toString());
+
+    Run bad = rafestore("scrub", "--egress-per-hour", "lots");
+    assertThat(bad.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(bad.stderr()).contains("--egress-per-hour");
+    Run zero = rafestore("scrub", "--requests-per-hour", "0");
+    assertThat(zero.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(zero.stderr()).contains("requestsPerHour");
   }
 
   @Test
@@ -465,7 +581,7 @@ class CliTest {
     assertThat(help.code()).isZero();
     assertThat(help.stdout())
         .contains("put", "get", "history", "rm", "keygen", "init")
-        .contains("ls", "lsjson", "cat", "cp", "completion")
+        .contains("ls", "lsjson", "cat", "cp", "completion", "scrub")
         .contains("3   an integrity problem was found")
         .contains("4   the key or version was not found")
         .contains("5   unavailable");

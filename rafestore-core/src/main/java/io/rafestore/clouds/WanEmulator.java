@@ -474,18 +474,28 @@ public final class WanEmulator {
         if (result.isDone()) {
           return;
         }
-        flow =
-            startFlow(
-                shared,
-                own,
-                (double) bytes * BITS_PER_BYTE,
-                () -> {
-                  synchronized (WanEmulator.this) {
-                    flow = null;
-                  }
-                  next.run();
-                });
+        if (Double.isInfinite(shared.capacity) && Double.isInfinite(own.capacity)) {
+          // Unlimited both ways: the payload takes no time, as a flow at an infinite rate would,
+          // but without one, whose start recomputes every flow's rate and resets the completion
+          // timer under this monitor (with thousands of requests in flight, that was most of the
+          // scale benchmark's CPU).
+          flow = null;
+        } else {
+          flow =
+              startFlow(
+                  shared,
+                  own,
+                  (double) bytes * BITS_PER_BYTE,
+                  () -> {
+                    synchronized (WanEmulator.this) {
+                      flow = null;
+                    }
+                    next.run();
+                  });
+          return;
+        }
       }
+      next.run();
     }
 
     <R> void invoke(Supplier<CompletableFuture<R>> op, BiConsumer<R, Throwable> next) {

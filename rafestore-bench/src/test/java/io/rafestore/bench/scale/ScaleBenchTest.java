@@ -54,6 +54,49 @@ class ScaleBenchTest {
   }
 
   @Test
+  void targetLinesGiveTheRatioAndTheThreadsTheClientAdded() {
+    List<ScaleBench.Level> results =
+        List.of(
+            new ScaleBench.Level(
+                "write", io.rafestore.ProtocolMode.FAST, "default", 1, 100, 0, 10, 100, 11, 900),
+            new ScaleBench.Level(
+                "write",
+                io.rafestore.ProtocolMode.FAST,
+                "default",
+                1000,
+                50_000,
+                0,
+                10,
+                200,
+                16,
+                300),
+            new ScaleBench.Level(
+                "read", io.rafestore.ProtocolMode.FAST, "default", 1, 100, 0, 10, 100, 11, 900),
+            new ScaleBench.Level(
+                "read",
+                io.rafestore.ProtocolMode.FAST,
+                "default",
+                1000,
+                40_000,
+                0,
+                10,
+                200,
+                17,
+                300));
+    // 6 threads before any client, 2 in the clouds' pool, 2 CPUs: the client may add 8.
+    List<String> lines = ScaleBench.targets(results, 6, 2, 2);
+    assertThat(lines).hasSize(2);
+    assertThat(lines.get(0))
+        .startsWith("PASS  write FAST executor default: 1000 in flight give 500 x")
+        .contains("8 added by the client (target <= 4 x 2 CPUs = 8)");
+    // 400 x, and 9 threads added: missed twice.
+    assertThat(lines.get(1))
+        .startsWith("MISS  read FAST")
+        .contains("give 400 x")
+        .contains("9 added");
+  }
+
+  @Test
   void rejectsUnknownOptions() {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);

@@ -116,6 +116,14 @@ public final class Observer {
     tell(l -> l.cloudRequest(request));
   }
 
+  /** Something the background scrubber found or did. */
+  public void scrub(io.rafestore.ScrubEvent event) {
+    if (LOG.isLoggable(Level.DEBUG)) {
+      LOG.log(Level.DEBUG, "scrub: {0}", event);
+    }
+    tell(l -> l.scrubEvent(event));
+  }
+
   void phase(String key, PhaseTiming timing) {
     tell(l -> l.phaseCompleted(key, timing));
   }

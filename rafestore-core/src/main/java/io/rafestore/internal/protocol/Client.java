@@ -66,6 +66,13 @@ public final class Client implements RafeStore {
   private final BlockingRafeStore blocking = new Blocking();
   private final Maintenance.OrphanMemory orphans = new Maintenance.OrphanMemory();
 
+  /** The scrubbers made by this client (stopped by close), and their per-cloud counts. */
+  private final java.util.Set<io.rafestore.Scrubber> scrubbers =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  private final io.rafestore.internal.protocol.maintenance.Scrub.Totals scrubTotals =
+      new io.rafestore.internal.protocol.maintenance.Scrub.Totals();
+
   /** The validated settings (for tests). */
   Settings settings() {
     return ctx.settings;
@@ -305,13 +312,21 @@ public final class Client implements RafeStore {
   @Override
   public CompletableFuture<List<VerifyReport>> verifyAll() {
     checkOpen();
-    return guarded("verifyAll", traced(Kind.VERIFY_ALL, "", t -> eachKey(this::verify)));
+    return foreground(
+        guarded("verifyAll", traced(Kind.VERIFY_ALL, "", t -> eachKey(this::verify))));
   }
 
   @Override
   public CompletableFuture<List<RepairReport>> repairAll() {
     checkOpen();
-    return guarded("repairAll", traced(Kind.REPAIR_ALL, "", t -> eachKey(this::repair)));
+    return foreground(
+        guarded("repairAll", traced(Kind.REPAIR_ALL, "", t -> eachKey(this::repair))));
+  }
+
+  /** {@code op}, counted as a foreground operation until it completes. */
+  private <T> CompletableFuture<T> foreground(CompletableFuture<T> op) {
+    ctx.foreground.track(op);
+    return op;
   }
 
   /**
@@ -378,9 +393,24 @@ public final class Client implements RafeStore {
   public Map<String, CloudStats> stats() {
     Map<String, CloudStats> out = new LinkedHashMap<>();
     for (Cloud c : ctx.clouds) {
-      out.put(c.id(), c.accounting().snapshot());
+      long[] scrub = scrubTotals.of(c.id());
+      out.put(c.id(), c.accounting().snapshot().withScrub(scrub[0], scrub[1], scrub[2], scrub[3]));
     }
     return out;
+  }
+
+  @Override
+  public io.rafestore.Scrubber scrubber(io.rafestore.ScrubOptions options) {
+    Objects.requireNonNull(options, "options");
+    checkOpen();
+    io.rafestore.Scrubber s =
+        new io.rafestore.internal.protocol.maintenance.Scrub(ctx, options, scrubTotals);
+    scrubbers.add(s);
+    if (closed.get()) {
+      s.stop();
+      throw new IllegalStateException("this RafeStore client is closed");
+    }
+    return s;
   }
 
   @Override
@@ -397,6 +427,10 @@ public final class Client implements RafeStore {
   public void close() {
     if (!closed.compareAndSet(false, true)) {
       return;
+    }
+    // Scrubbers first: they send no request after this.
+    for (io.rafestore.Scrubber s : scrubbers) {
+      s.stop();
     }
     // Packing stops first: a pack not yet in a log is an orphan, and no log loses anything.
     packer.close();
@@ -459,6 +493,7 @@ public final class Client implements RafeStore {
    */
   private <T> CompletableFuture<T> bounded(CompletableFuture<T> op, String what) {
     CompletableFuture<T> out = guarded(what, op);
+    ctx.foreground.track(out);
     Duration timeout = ctx.settings.operationTimeout();
     Scheduler.Cancellable timer =
         ctx.settings

@@ -48,7 +48,8 @@ public record Settings(
     io.rafestore.Layout layout,
     io.rafestore.Objective objective,
     long inlineThreshold,
-    long inlineLogBudget) {
+    long inlineLogBudget,
+    Map<String, io.rafestore.Pricing> pricing) {
 
   /** Smallest accepted part size. */
   public static final long MIN_PART_SIZE = 1024;
@@ -70,6 +71,11 @@ public record Settings(
   /** The metadata quorum, n - f. */
   public int quorum() {
     return clouds.size() - f;
+  }
+
+  /** What cloud {@code id} charges ({@link io.rafestore.Pricing#DEFAULT} unless set). */
+  public io.rafestore.Pricing pricing(String id) {
+    return pricing.getOrDefault(id, io.rafestore.Pricing.DEFAULT);
   }
 
   /** Whether this client may write. */
@@ -172,7 +178,7 @@ public record Settings(
     /** What the layout chooser (and the anticipated-read limit) minimise. */
     public io.rafestore.Objective objective = io.rafestore.Objective.latency();
 
-    /** Null for the JDK's Ed25519. */
+    /** Null for the default Ed25519 (BouncyCastle's, without JCA). */
     public java.security.Provider signatureProvider;
 
     /** How long close() waits for writeM's puts still running after their quorum; 0: none. */
@@ -183,6 +189,9 @@ public record Settings(
 
     /** Most stored bytes of inline values one writer's log of one key may hold. */
     public long inlineLogBudget = 128L * 1024;
+
+    /** Prices by cloud id, in the order they were set; clouds without one get the default. */
+    public final Map<String, io.rafestore.Pricing> pricing = new LinkedHashMap<>();
   }
 
   /**
@@ -422,7 +431,16 @@ public record Settings(
     if (closeGrace == null || closeGrace.isNegative()) {
       throw new IllegalArgumentException("closeGrace must be zero or positive, was " + closeGrace);
     }
-    if (signatureProvider != null) {
+    if (signatureProvider == null) {
+      // The default Ed25519 (BouncyCastle's, on raw keys) decodes each key once: a key it cannot
+      // use is refused here, naming the setting, not on the first write or read.
+      for (Map.Entry<String, PublicKey> e : trustedCopy.entrySet()) {
+        checkKey(e.getValue(), "trustWriter(" + e.getKey() + ")");
+      }
+      if (writerKeys != null) {
+        checkKey(writerKeys.getPrivate(), "writer(" + writerId + ")");
+      }
+    } else {
       // Every key is translated once into the provider's own key class: a provider's Signature
       // may refuse another provider's key objects, and per-operation translation would cost
       // what the faster provider saves.
@@ -481,7 +499,22 @@ public record Settings(
         layout,
         objective,
         mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST ? inlineThreshold : 0,
-        inlineLogBudget);
+        inlineLogBudget,
+        pricing(draft, ids));
+  }
+
+  /** The prices the draft sets, each for a configured cloud. */
+  private static Map<String, io.rafestore.Pricing> pricing(Draft draft, Set<String> ids) {
+    for (Map.Entry<String, io.rafestore.Pricing> e : draft.pricing.entrySet()) {
+      if (!ids.contains(e.getKey())) {
+        throw new IllegalArgumentException(
+            "pricing: no cloud has id '" + e.getKey() + "' (configured: " + ids + ")");
+      }
+      if (e.getValue() == null) {
+        throw new IllegalArgumentException("pricing of " + e.getKey() + " must not be null");
+      }
+    }
+    return Map.copyOf(draft.pricing);
   }
 
   @SuppressWarnings("unchecked")
@@ -492,6 +525,14 @@ public record Settings(
     } catch (java.security.GeneralSecurityException | RuntimeException ex) {
       throw new IllegalArgumentException(
           setting + ": the signature provider cannot use this key: " + ex, ex);
+    }
+  }
+
+  private static void checkKey(java.security.Key key, String setting) {
+    try {
+      io.rafestore.internal.codec.Signatures.fast().check(key);
+    } catch (IllegalArgumentException ex) {
+      throw new IllegalArgumentException(setting + ": " + ex.getMessage(), ex);
     }
   }
 

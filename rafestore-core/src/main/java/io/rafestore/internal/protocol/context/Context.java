@@ -72,7 +72,17 @@ public final class Context implements LayoutChooser.Timing {
   }
 
   /** Key shares of sealed values this client wrote (confidentiality option). */
-  public final ShareMemory shareMemory = new ShareMemory();
+  public final ShareMemory shareMemory;
+
+  /** The client's foreground operations in flight, which background work gives way to. */
+  public final Foreground foreground;
+
+  /**
+   * The bound on one request of a maintenance pass (half the operation timeout), after which it is
+   * failed and cancelled, for when more than f clouds hang. A context whose drivers queue requests
+   * ({@link #withDrivers}) bounds them itself, from when each is sent.
+   */
+  public final java.time.Duration requestLimit;
 
   /**
    * This writer's own logs as last stored or read, by key: lets {@code FAST} mode skip readM when
@@ -91,7 +101,21 @@ public final class Context implements LayoutChooser.Timing {
     this.codec = new MetadataCodec(settings.signatureProvider());
     this.observer = new Observer(settings.listener(), settings.scheduler());
     this.model = new LatencyModel(settings.scheduler(), settings.clouds());
-    this.prices = PriceBook.LIST;
+    // The clouds' prices as the layout chooser reads them: Builder.pricing, else Pricing.DEFAULT.
+    java.util.Map<String, io.rafestore.Pricing> pricing = settings.pricing();
+    this.prices =
+        cloud -> {
+          io.rafestore.Pricing p = pricing.getOrDefault(cloud, io.rafestore.Pricing.DEFAULT);
+          return new io.rafestore.internal.protocol.selection.PriceBook.Price(
+              p.putsPer1000(),
+              p.getsPer1000(),
+              p.listsPer1000(),
+              p.egressPerGB(),
+              p.storagePerGBMonth());
+        };
+    this.shareMemory = new ShareMemory();
+    this.foreground = new Foreground();
+    this.requestLimit = settings.operationTimeout().dividedBy(2);
     List<Cloud> list = new ArrayList<>();
     Map<String, Cloud> map = new LinkedHashMap<>();
     List<String> data = new ArrayList<>();
@@ -106,6 +130,43 @@ public final class Context implements LayoutChooser.Timing {
     this.clouds = List.copyOf(list);
     this.byId = Map.copyOf(map);
     this.dataCloudIds = List.copyOf(data);
+  }
+
+  /**
+   * A context for background work that shares this one's settings, codec, observer, latency model,
+   * key-share memory and foreground count, but calls each cloud through {@code wrap} of its driver
+   * (a decorator above the accounting and the measurement, so requests are still counted and
+   * measured), bounds each request by {@code requestLimit}, and has its own memory of late clouds
+   * and its own loops ({@link #close} of it stops only them).
+   */
+  public Context withDrivers(
+      java.util.function.Function<Cloud, io.rafestore.spi.CloudDriver> wrap,
+      java.time.Duration requestLimit) {
+    return new Context(this, wrap, requestLimit);
+  }
+
+  private Context(
+      Context base,
+      java.util.function.Function<Cloud, io.rafestore.spi.CloudDriver> wrap,
+      java.time.Duration requestLimit) {
+    this.settings = base.settings;
+    this.codec = base.codec;
+    this.observer = base.observer;
+    this.model = base.model;
+    this.prices = base.prices;
+    this.shareMemory = base.shareMemory;
+    this.foreground = base.foreground;
+    this.requestLimit = requestLimit;
+    List<Cloud> list = new ArrayList<>();
+    Map<String, Cloud> map = new LinkedHashMap<>();
+    for (Cloud c : base.clouds) {
+      Cloud w = new Cloud(c.id(), c.role(), c.raw(), c.accounting(), wrap.apply(c));
+      list.add(w);
+      map.put(w.id(), w);
+    }
+    this.clouds = List.copyOf(list);
+    this.byId = Map.copyOf(map);
+    this.dataCloudIds = base.dataCloudIds;
   }
 
   /** Data clouds in the order writeDo and writeDf use them for a value of {@code size} bytes. */

@@ -5,7 +5,6 @@ import io.rafestore.Version;
 import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -57,18 +56,15 @@ final class PackedLayout extends WholeLayout {
     return bytes.length == pack.size() && Sha256.matches(bytes, pack.sha256Unsafe());
   }
 
+  /** The whole pack, copied from a holder whose bytes match the pack's signed hash. */
   @Override
   public Restore restore(Context ctx, Bound bound, Version version, String holder, String object) {
-    List<String> sources = new ArrayList<>(entry.holders());
-    sources.remove(holder);
-    Check whole = checksOn(holder).get(0);
-    return new Restore(
-        holder + ": pack " + object + " of version " + version,
-        Repairs.put(
-            ctx,
-            bound,
-            holder,
-            object,
-            Repairs.firstValid(ctx, bound, this, sources, source -> whole, 0)));
+    return restoreCopy(ctx, bound, version, holder, "pack", object);
+  }
+
+  /** One copy of the pack from a holder found right, put to every damaged holder. */
+  @Override
+  public List<Restore> heal(Context ctx, Bound bound, Version version, Health health) {
+    return healCopies(ctx, bound, version, health, "pack", pack.object(), pack.size());
   }
 }

@@ -6,13 +6,10 @@ import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.spi.ByteRange;
-import io.rafestore.spi.CloudDriver;
-import io.rafestore.spi.Multipart;
-import io.rafestore.spi.ObjectKey;
-import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -93,7 +90,7 @@ final class PartsLayout implements ValueLayout {
    * How {@code holder} keeps part {@code p}: a ranged get of its joined object (so neither a read
    * nor a verify holds more than a part of a large value at once), or its part object.
    */
-  private Check check(String holder, int p) {
+  Check check(String holder, int p) {
     if (entry.joinedOn(holder)) {
       return new Check(
           entry.dataObject(),
@@ -111,76 +108,29 @@ final class PartsLayout implements ValueLayout {
   }
 
   @Override
-  public Restore restore(Context ctx, Bound bound, Version version, String holder, String object) {
-    List<String> sources = new ArrayList<>(entry.holders());
-    sources.remove(holder);
-    if (entry.joinedOn(holder)) {
-      return new Restore(
-          holder + ": joined data " + object + " of version " + version,
-          restoreJoined(ctx, bound, sources, holder));
-    }
-    int part = entry.dataObjects().indexOf(object);
-    return new Restore(
-        holder + ": data " + object + " of version " + version,
-        Repairs.put(ctx, bound, holder, object, part(ctx, bound, sources, part)));
-  }
-
-  /** Part {@code part} from the first of {@code sources} whose bytes match its signed hash. */
-  private CompletableFuture<byte[]> part(Context ctx, Bound bound, List<String> sources, int part) {
-    return Repairs.firstValid(ctx, bound, this, sources, source -> check(source, part), 0);
+  public List<Restore> heal(Context ctx, Bound bound, Version version, Health health) {
+    return new PartHealing(ctx, bound, this, entry, version, health).start();
   }
 
   /**
-   * Rewrites the joined object on {@code target}: each part fetched from another holder (joined or
-   * not) and checked against its signed hash, then put as one native multipart upload part by part
-   * (so memory holds one part), or, where the target no longer offers one that fits, as one whole
-   * put. The entry keeps recording the target as joined, which is what it holds again afterwards.
+   * Puts back {@code object} on {@code holder} as {@link #heal} does, knowing nothing of the other
+   * holders: a part object, or the joined object rewritten whole from parts gathered anywhere.
    */
-  private CompletableFuture<Void> restoreJoined(
-      Context ctx, Bound bound, List<String> sources, String target) {
-    ObjectKey object = ObjectKey.of(entry.dataObject());
-    CloudDriver driver = ctx.byId.get(target).driver();
-    int count = entry.partCount();
-    Optional<Multipart> mp = driver.multipart().filter(m -> m.fits(entry.storedPartSize(0), count));
-    if (mp.isPresent()) {
-      return bound
-          .apply(mp.get().begin(object), target + " begin")
-          .thenCompose(
-              up -> {
-                CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
-                for (int p = 0; p < count; p++) {
-                  int part = p;
-                  chain =
-                      chain
-                          .thenCompose(x -> part(ctx, bound, sources, part))
-                          .thenCompose(
-                              b -> bound.apply(up.putPart(part, b), target + " part " + part));
-                }
-                return chain
-                    .thenCompose(x -> bound.apply(up.complete(count), target + " complete"))
-                    .whenComplete(
-                        (r, e) -> {
-                          if (e != null) {
-                            up.abort();
-                          }
-                        });
-              });
+  @Override
+  public Restore restore(Context ctx, Bound bound, Version version, String holder, String object) {
+    java.util.Set<Integer> damaged = new java.util.TreeSet<>();
+    for (Check c : checksOn(holder)) {
+      if (c.object().equals(object)) {
+        damaged.add(c.part());
+      }
     }
-    CompletableFuture<ByteArrayOutputStream> all =
-        CompletableFuture.completedFuture(new ByteArrayOutputStream());
-    for (int p = 0; p < count; p++) {
-      int part = p;
-      all =
-          all.thenCompose(
-              out ->
-                  part(ctx, bound, sources, part)
-                      .thenApply(
-                          b -> {
-                            out.writeBytes(b);
-                            return out;
-                          }));
-    }
-    return all.thenCompose(
-        out -> bound.apply(driver.put(object, out.toByteArray()), target + " put"));
+    List<Restore> one =
+        heal(ctx, bound, version, new Health(entry.holders(), Map.of(), Map.of(holder, damaged)));
+    return one.isEmpty()
+        ? new Restore(
+            holder + ": " + object + " of version " + version,
+            CompletableFuture.failedFuture(
+                new IllegalStateException(object + " is not stored on " + holder)))
+        : one.get(0);
   }
 }

@@ -5,7 +5,6 @@ import io.rafestore.Version;
 import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -47,16 +46,12 @@ public final class ReplicaLayout extends WholeLayout {
 
   @Override
   public Restore restore(Context ctx, Bound bound, Version version, String holder, String object) {
-    List<String> sources = new ArrayList<>(entry.holders());
-    sources.remove(holder);
-    Check whole = checksOn(holder).get(0);
-    return new Restore(
-        holder + ": data " + object + " of version " + version,
-        Repairs.put(
-            ctx,
-            bound,
-            holder,
-            object,
-            Repairs.firstValid(ctx, bound, this, sources, source -> whole, 0)));
+    return restoreCopy(ctx, bound, version, holder, "data", object);
+  }
+
+  /** One copy from a holder found right, put to every damaged holder ({@link #healCopies}). */
+  @Override
+  public List<Restore> heal(Context ctx, Bound bound, Version version, Health health) {
+    return healCopies(ctx, bound, version, health, "data", entry.dataObject(), entry.storedSize());
   }
 }

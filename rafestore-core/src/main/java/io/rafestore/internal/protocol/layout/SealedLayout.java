@@ -123,4 +123,14 @@ final class SealedLayout implements ValueLayout {
   public Restore restore(Context ctx, Bound bound, Version version, String holder, String object) {
     return stored.restore(ctx, bound, version, holder, object);
   }
+
+  @Override
+  public Survival survival(Health health) {
+    return stored.survival(health);
+  }
+
+  @Override
+  public List<Restore> heal(Context ctx, Bound bound, Version version, Health health) {
+    return stored.heal(ctx, bound, version, health);
+  }
 }

@@ -5,8 +5,13 @@ import io.rafestore.Version;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.spi.ByteRange;
 import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -94,4 +99,156 @@ public interface ValueLayout {
    * only ever restores exactly what the writer stored.
    */
   Restore restore(Context ctx, Bound bound, Version version, String holder, String object);
+
+  /**
+   * What verify found of one version's data: per holder, the {@link Check#part}s whose bytes were
+   * right ({@code valid}) and those whose object was missing or did not match the signed hash
+   * ({@code damaged}). A holder verify could not ask, or that failed to answer, is in neither:
+   * nothing is known of it. {@code holders} are the entry's holders, in its order.
+   */
+  record Health(
+      List<String> holders, Map<String, Set<Integer>> valid, Map<String, Set<Integer>> damaged) {
+    public Health {
+      holders = List.copyOf(holders);
+      valid = copy(valid);
+      damaged = copy(damaged);
+    }
+
+    private static Map<String, Set<Integer>> copy(Map<String, Set<Integer>> m) {
+      Map<String, Set<Integer>> out = new TreeMap<>();
+      m.forEach((k, v) -> out.put(k, Set.copyOf(v)));
+      return java.util.Collections.unmodifiableMap(out);
+    }
+
+    /** Whether {@code holder} was found to hold {@code part} right. */
+    public boolean validOn(String holder, int part) {
+      return valid.getOrDefault(holder, Set.of()).contains(part);
+    }
+
+    /** Whether {@code holder} was found to lack {@code part} or to hold it wrong. */
+    public boolean damagedOn(String holder, int part) {
+      return damaged.getOrDefault(holder, Set.of()).contains(part);
+    }
+
+    /** {@code holders}, in their order, by what verify found of {@code part} on each. */
+    public Split split(List<String> holders, int part) {
+      List<String> bad = new java.util.ArrayList<>();
+      List<String> good = new java.util.ArrayList<>();
+      List<String> unknown = new java.util.ArrayList<>();
+      for (String h : holders) {
+        if (damagedOn(h, part)) {
+          bad.add(h);
+        } else if (validOn(h, part)) {
+          good.add(h);
+        } else {
+          unknown.add(h);
+        }
+      }
+      return new Split(bad, good, unknown);
+    }
+
+    /**
+     * Holders of one part split by verify's findings: found damaged (missing or wrong), found
+     * right, and not checked (verify knows nothing of them).
+     */
+    public record Split(List<String> damaged, List<String> valid, List<String> unknown) {
+      public Split {
+        damaged = List.copyOf(damaged);
+        valid = List.copyOf(valid);
+        unknown = List.copyOf(unknown);
+      }
+
+      /**
+       * Where a repair takes its bytes from: the holders found right, predicted fastest first for
+       * {@code bytes}, then those verify knows nothing of; never a damaged one, so no source is
+       * written to during the pass.
+       */
+      public List<String> sources(Context ctx, long bytes) {
+        List<String> out = new java.util.ArrayList<>(ctx.model.fastestFirst(valid, bytes));
+        out.addAll(unknown);
+        return out;
+      }
+    }
+  }
+
+  /**
+   * How many more faults a version survives, as far as its data goes: {@code faults} more copies of
+   * its weakest part (or fragments, for a coded value) may be lost or corrupted before it can
+   * neither be read nor repaired; 0 means one more loses it, and a negative number that it is lost
+   * already, {@code missing} naming what is missing everywhere. {@code weakest} says what limits
+   * it, for a report. {@link #UNBOUNDED} for a layout that keeps nothing on data holders.
+   */
+  record Survival(int faults, String weakest, List<String> missing) {
+    public static final Survival UNBOUNDED = new Survival(Integer.MAX_VALUE, "", List.of());
+
+    public Survival {
+      missing = List.copyOf(missing);
+    }
+  }
+
+  /**
+   * How many more faults the version survives, given {@code health}. The default counts each {@link
+   * Check#part} as a unit every holder keeps a copy of (whole replicas, parts): per part its valid
+   * copies minus one, the minimum over parts. A layout whose holders keep different pieces (coded
+   * fragments) overrides it.
+   */
+  default Survival survival(Health health) {
+    Map<Integer, Integer> copies = new TreeMap<>();
+    for (String h : health.holders()) {
+      for (Check c : checksOn(h)) {
+        copies.merge(c.part(), health.validOn(h, c.part()) ? 1 : 0, Integer::sum);
+      }
+    }
+    if (copies.isEmpty()) {
+      return Survival.UNBOUNDED;
+    }
+    int least = Integer.MAX_VALUE;
+    int weakest = -1;
+    List<String> missing = new ArrayList<>();
+    for (Map.Entry<Integer, Integer> e : copies.entrySet()) {
+      if (e.getValue() < least) {
+        least = e.getValue();
+        weakest = e.getKey();
+      }
+      if (e.getValue() == 0) {
+        missing.add(unitName(copies.size(), e.getKey()));
+      }
+    }
+    return new Survival(
+        least - 1,
+        unitName(copies.size(), weakest) + ": " + least + " valid cop" + (least == 1 ? "y" : "ies"),
+        missing);
+  }
+
+  /** "the value" for a layout of one unit, else "part i". */
+  private static String unitName(int units, int part) {
+    return units == 1 ? "the value" : "part " + part;
+  }
+
+  /**
+   * Rebuilds, in one pass, everything {@code health} says a holder lost, from whatever the holders
+   * still hold right; each {@link Restore} is one object put back (or one that could not be), and
+   * each rebuilt object was checked against the signed hashes before it was put. The default
+   * restores each damaged object on its own ({@link #restore}); a layout whose objects can be
+   * rebuilt from pieces spread over several holders (parts, coded fragments) overrides it, so that
+   * the one pass repairs everything that is recoverable whatever the order of the findings.
+   */
+  default List<Restore> heal(Context ctx, Bound bound, Version version, Health health) {
+    List<Restore> out = new ArrayList<>();
+    health
+        .damaged()
+        .forEach(
+            (holder, parts) -> {
+              Set<String> objects = new LinkedHashSet<>();
+              for (Check c : checksOn(holder)) {
+                if (parts.contains(c.part())) {
+                  objects.add(c.object());
+                }
+              }
+              for (String o : objects) {
+                out.add(restore(ctx, bound, version, holder, o));
+              }
+            });
+    return out;
+  }
 }

@@ -2,8 +2,10 @@ package io.rafestore.internal.protocol.layout;
 
 import io.rafestore.IntegrityException;
 import io.rafestore.StoredValue;
+import io.rafestore.Version;
 import io.rafestore.VersionInfo;
 import io.rafestore.internal.protocol.context.Combine;
+import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import java.io.InputStream;
 import java.util.List;
@@ -21,6 +23,56 @@ abstract class WholeLayout implements ValueLayout {
 
   WholeLayout(LogEntry entry) {
     this.entry = entry;
+  }
+
+  /**
+   * Repair where every holder stores the same object {@code object} ({@code what}: data, a pack) of
+   * {@code bytes} bytes: one copy fetched from a source ({@link Health.Split#sources}), checked
+   * against the signed hash, and put to every damaged holder. No valid copy is written to, so one
+   * pass repairs every holder while one valid copy is left.
+   */
+  final List<Restore> healCopies(
+      Context ctx,
+      Bound bound,
+      Version version,
+      Health health,
+      String what,
+      String object,
+      long bytes) {
+    Health.Split split = health.split(entry.holders(), 0);
+    List<Restore> out = new java.util.ArrayList<>();
+    if (split.damaged().isEmpty()) {
+      return out;
+    }
+    Check whole = checksOn(split.damaged().get(0)).get(0);
+    CompletableFuture<byte[]> copy =
+        Repairs.firstValid(ctx, bound, this, split.sources(ctx, bytes), source -> whole, 0);
+    for (String holder : split.damaged()) {
+      out.add(
+          new Restore(
+              holder + ": " + what + " " + object + " of version " + version,
+              Repairs.put(ctx, bound, holder, object, copy)));
+    }
+    return out;
+  }
+
+  /**
+   * {@code holder}'s copy of {@code object} (as {@link #healCopies} makes it) from any other holder
+   * whose bytes match the signed hash, knowing nothing of the others.
+   */
+  final Restore restoreCopy(
+      Context ctx, Bound bound, Version version, String holder, String what, String object) {
+    List<String> sources = new java.util.ArrayList<>(entry.holders());
+    sources.remove(holder);
+    Check whole = checksOn(holder).get(0);
+    return new Restore(
+        holder + ": " + what + " " + object + " of version " + version,
+        Repairs.put(
+            ctx,
+            bound,
+            holder,
+            object,
+            Repairs.firstValid(ctx, bound, this, sources, source -> whole, 0)));
   }
 
   @Override

@@ -79,6 +79,17 @@ public final class Verifier {
   private final List<Finding> findings = new ArrayList<>();
   private View view;
 
+  /** The validly signed log each cloud returned, by cloud and writer (for the margins). */
+  private final Map<String, Map<String, MetadataLog>> logsOn = new HashMap<>();
+
+  /**
+   * What the data checks found, per retained version: by holder, the parts ({@link
+   * ValueLayout.Check#part}) found right and those found missing or wrong. Guarded by itself.
+   */
+  private final Map<io.rafestore.Version, Map<String, Set<Integer>>> validParts = new HashMap<>();
+
+  private final Map<io.rafestore.Version, Map<String, Set<Integer>>> damagedParts = new HashMap<>();
+
   private Verifier(Context ctx, String key) {
     this.ctx = ctx;
     this.key = key;
@@ -97,7 +108,10 @@ public final class Verifier {
                 v.repairFrom(before)
                     .thenCompose(
                         log ->
-                            verify(ctx, key)
+                            // Nothing found, nothing done: the state is the one just verified.
+                            (before.isClean()
+                                    ? CompletableFuture.completedFuture(before)
+                                    : verify(ctx, key))
                                 .thenApply(
                                     after ->
                                         new RepairReport(
@@ -177,6 +191,7 @@ public final class Verifier {
             ctx.codec.decodeEnvelope(a.bytes, key, a.writer, pk, ctx.settings.maxMetadataBytes());
         MetadataLog log = env.log();
         decoded.put(a, log);
+        logsOn.computeIfAbsent(a.cloud, c -> new HashMap<>()).put(a.writer, log);
         byWriter.computeIfAbsent(a.writer, w -> new ArrayList<>()).add(log);
         bytesOf.putIfAbsent(log, MetadataCodec.signedLogOf(a.bytes));
         if (!env.shares().isEmpty()) {
@@ -407,13 +422,19 @@ public final class Verifier {
       Throwable cause = Futures.unwrap(e);
       boolean missing =
           cause instanceof CloudException ce && ce.kind() == CloudException.Kind.NOT_FOUND;
+      if (missing) {
+        mark(damagedParts, dc);
+      }
       f =
           new Finding(
               dc.cloud,
               missing ? Problem.DATA_MISSING : Problem.UNREACHABLE,
               dc.check.object(),
               "version " + dc.item.version() + dc.check.note() + ": " + cause.getMessage());
-    } else if (!dc.layout.holds(dc.cloud, dc.check, bytes)) {
+    } else if (dc.layout.holds(dc.cloud, dc.check, bytes)) {
+      mark(validParts, dc);
+    } else {
+      mark(damagedParts, dc);
       f =
           new Finding(
               dc.cloud,
@@ -427,6 +448,81 @@ public final class Verifier {
     if (f != null) {
       addFinding(f);
     }
+  }
+
+  private static void mark(
+      Map<io.rafestore.Version, Map<String, Set<Integer>>> into, DataCheck dc) {
+    synchronized (into) {
+      into.computeIfAbsent(dc.item.version(), v -> new HashMap<>())
+          .computeIfAbsent(dc.cloud, c -> new HashSet<>())
+          .add(dc.check.part());
+    }
+  }
+
+  /** What the data checks found of {@code it} on its holders. */
+  private ValueLayout.Health health(View.Item it) {
+    synchronized (validParts) {
+      synchronized (damagedParts) {
+        return new ValueLayout.Health(
+            it.entry().holders(),
+            validParts.getOrDefault(it.version(), Map.of()),
+            damagedParts.getOrDefault(it.version(), Map.of()));
+      }
+    }
+  }
+
+  /**
+   * How many more faults {@code it} survives: the least of its data's ({@link
+   * ValueLayout#survival}), its metadata's (clouds whose valid log of the writer holds the entry,
+   * minus one) and, when sealed, its key shares' (valid shares minus the f+1 a reader needs).
+   */
+  private VerifyReport.Margin margin(View.Item it) {
+    LogEntry e = it.entry();
+    String writer = it.version().writer();
+    List<ValueLayout.Survival> limits = new ArrayList<>();
+    limits.add(Layouts.of(e).survival(health(it)));
+    int logs = 0;
+    for (Map<String, MetadataLog> byWriter : logsOn.values()) {
+      MetadataLog log = byWriter.get(writer);
+      if (log != null && log.entries().stream().anyMatch(x -> x.id().equals(e.id()))) {
+        logs++;
+      }
+    }
+    limits.add(
+        new ValueLayout.Survival(
+            logs - 1,
+            "metadata: on " + logs + " cloud" + (logs == 1 ? "" : "s"),
+            logs == 0 ? List.of("the signed log of " + writer) : List.of()));
+    if (!e.shareHolders().isEmpty()) {
+      int valid = 0;
+      for (int i = 0; i < e.shareHolders().size(); i++) {
+        byte[] share =
+            shares
+                .getOrDefault(e.shareHolders().get(i), Map.of())
+                .getOrDefault(writer, Map.of())
+                .get(e.id());
+        if (share != null && Sha256.matches(share, e.shareHashUnsafe(i))) {
+          valid++;
+        }
+      }
+      int needed = ctx.f() + 1;
+      limits.add(
+          new ValueLayout.Survival(
+              valid - needed,
+              "key shares: " + valid + " valid, " + needed + " needed",
+              valid < needed
+                  ? List.of("key shares (" + valid + " of " + needed + ")")
+                  : List.of()));
+    }
+    ValueLayout.Survival least = limits.get(0);
+    List<String> missing = new ArrayList<>();
+    for (ValueLayout.Survival s : limits) {
+      if (s.faults() < least.faults()) {
+        least = s;
+      }
+      missing.addAll(s.missing());
+    }
+    return new VerifyReport.Margin(it.version(), least.faults(), least.weakest(), missing);
   }
 
   private void addFinding(Finding f) {
@@ -450,7 +546,9 @@ public final class Verifier {
         java.util.Comparator.comparing(Finding::cloudId)
             .thenComparing(Finding::problem)
             .thenComparing(Finding::subject));
-    return new VerifyReport(key, ids, seqs, retained, all, extra);
+    List<VerifyReport.Margin> margins = new ArrayList<>();
+    view.visible.forEach(it -> margins.add(margin(it)));
+    return new VerifyReport(key, ids, seqs, retained, all, extra, margins);
   }
 
   /** Copies made and failed. */
@@ -470,7 +568,6 @@ public final class Verifier {
   private CompletableFuture<RepairLog> repairFrom(VerifyReport before) {
     RepairLog log = new RepairLog();
     List<CompletableFuture<Void>> copies = new ArrayList<>();
-    Set<String> rewritten = new HashSet<>();
     for (Finding f : before.findings()) {
       switch (f.problem()) {
         case METADATA_MISSING, METADATA_STALE, METADATA_INVALID, KEY_SHARE_MISSING -> {
@@ -506,12 +603,30 @@ public final class Verifier {
                       }));
         }
         case DATA_MISSING, DATA_CORRUPT -> {
-          // A joined object has one finding per bad part but is rewritten whole, once.
-          if (rewritten.add(f.cloudId() + "\n" + f.subject())) {
-            copies.add(repairData(f, log));
-          }
+          // Repaired below, version by version, from what every holder still holds right.
         }
         case UNREACHABLE -> log.failed(f.cloudId() + ": unreachable, not repaired");
+      }
+    }
+    for (View.Item it : view.visible) {
+      ValueLayout.Health health = health(it);
+      if (health.damaged().isEmpty()) {
+        continue;
+      }
+      for (ValueLayout.Restore restore :
+          Layouts.of(it.entry()).heal(ctx, this::timed, it.version(), health)) {
+        copies.add(
+            restore
+                .done()
+                .handle(
+                    (r, e) -> {
+                      if (e == null) {
+                        log.done(restore.what());
+                      } else {
+                        log.failed(restore.what() + ": " + Futures.unwrap(e).getMessage());
+                      }
+                      return null;
+                    }));
       }
     }
     return CompletableFuture.allOf(copies.toArray(new CompletableFuture<?>[0])).thenApply(x -> log);
@@ -530,47 +645,17 @@ public final class Verifier {
         cloud.driver().put(Names.metadataObject(key, writer), payload), cloud.id() + " put");
   }
 
-  /**
-   * Puts back what a holder lost, as the version's layout restores it: a replica or a part copied
-   * from a holder whose bytes verify, a coded piece rebuilt from the others, a joined object
-   * rewritten part by part.
-   */
-  private CompletableFuture<Void> repairData(Finding f, RepairLog log) {
-    for (View.Item it : view.visible) {
-      ValueLayout layout = Layouts.of(it.entry());
-      if (!it.entry().holders().contains(f.cloudId())
-          || !layout.objectsOn(f.cloudId()).contains(f.subject())) {
-        continue;
-      }
-      ValueLayout.Restore restore =
-          layout.restore(ctx, this::timed, it.version(), f.cloudId(), f.subject());
-      return restore
-          .done()
-          .handle(
-              (r, e) -> {
-                if (e == null) {
-                  log.done(restore.what());
-                } else {
-                  log.failed(restore.what() + ": " + Futures.unwrap(e).getMessage());
-                }
-                return null;
-              });
-    }
-    log.failed(f.cloudId() + ": " + f.subject() + " is no longer retained");
-    return CompletableFuture.completedFuture(null);
-  }
-
   private <T> CompletableFuture<T> timed(CompletableFuture<T> request, String what) {
     return timed(ctx, request, what);
   }
 
   /**
    * {@code request}, failed with a {@link TimeoutException} (and the request cancelled) if it has
-   * not completed within half the operation timeout: one hung cloud must not stall a maintenance
-   * pass over all clouds until the whole operation times out.
+   * not completed within {@link Context#requestLimit} (half the operation timeout): one hung cloud
+   * must not stall a maintenance pass over all clouds until the whole operation times out.
    */
   static <T> CompletableFuture<T> timed(Context ctx, CompletableFuture<T> request, String what) {
-    Duration limit = ctx.settings.operationTimeout().dividedBy(2);
+    Duration limit = ctx.requestLimit;
     CompletableFuture<T> out = Futures.relay(request);
     io.rafestore.Scheduler.Cancellable timer =
         ctx.settings

@@ -63,6 +63,8 @@ public final class Commit {
     // The entry as signed: stamped with this client's incarnation, last in the new log.
     LogEntry signed = next.entries().get(next.entries().size() - 1);
     byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
+    // Reading this log back (readM of our own log) need not check the signature we just made.
+    ctx.codec.rememberSigned(bytes, next, ctx.settings.writerKeys().getPublic());
     // Remembered whether or not writeM reaches its quorum (see Context.rememberOwnLog).
     ctx.rememberOwnLog(next);
     java.util.function.Function<Cloud, byte[]> payloads =

@@ -2,6 +2,7 @@ package io.rafestore.internal.protocol.quorum;
 
 import io.rafestore.CloudFault;
 import io.rafestore.QuorumException;
+import io.rafestore.Scheduler;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.util.Names;
@@ -127,12 +128,24 @@ public final class QuorumPut {
         (r, e) -> {
           if (linger.isZero()) {
             cancelRest.run();
-          } else {
-            for (CompletableFuture<Void> p : puts) {
+            return;
+          }
+          List<CompletableFuture<Void>> running = new ArrayList<>();
+          for (CompletableFuture<Void> p : puts) {
+            if (!p.isDone()) {
+              running.add(p);
               ctx.linger(p);
             }
-            ctx.settings.scheduler().schedule(linger, cancelRest);
           }
+          if (running.isEmpty()) {
+            return;
+          }
+          Scheduler.Cancellable timer = ctx.settings.scheduler().schedule(linger, cancelRest);
+          // Once the surplus puts have ended the timer has nothing left to cancel: drop it then,
+          // rather than keep one per write alive for the whole linger (with thousands of writes a
+          // second, a hundred thousand timers and the puts they hold, all copied by every GC).
+          CompletableFuture.allOf(running.toArray(CompletableFuture<?>[]::new))
+              .whenComplete((x, y) -> timer.cancel());
         });
     return result;
   }

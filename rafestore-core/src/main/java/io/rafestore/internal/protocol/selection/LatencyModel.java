@@ -5,7 +5,6 @@ import io.rafestore.internal.protocol.config.Settings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -208,10 +207,28 @@ public final class LatencyModel {
 
   /** The given clouds ordered by predicted completion for {@code bytes}, fastest first. */
   public List<String> fastestFirst(List<String> clouds, long bytes) {
-    List<String> out = new ArrayList<>(clouds);
-    out.sort(
-        Comparator.comparing((String c) -> predict(c, bytes))
-            .thenComparingInt(c -> estimates.containsKey(c) ? estimates.get(c).order : 1 << 20));
+    // One prediction per cloud, not one per comparison: this runs on every write.
+    int n = clouds.size();
+    Integer[] index = new Integer[n];
+    long[] predicted = new long[n];
+    int[] order = new int[n];
+    for (int i = 0; i < n; i++) {
+      String c = clouds.get(i);
+      index[i] = i;
+      predicted[i] = predict(c, bytes).toNanos();
+      Estimate e = estimates.get(c);
+      order[i] = e != null ? e.order : 1 << 20;
+    }
+    Arrays.sort(
+        index,
+        (a, b) ->
+            predicted[a] != predicted[b]
+                ? Long.compare(predicted[a], predicted[b])
+                : Integer.compare(order[a], order[b]));
+    List<String> out = new ArrayList<>(n);
+    for (Integer i : index) {
+      out.add(clouds.get(i));
+    }
     return out;
   }
 }

@@ -58,6 +58,9 @@ import java.util.concurrent.CompletableFuture;
  * (f+1)x to (k+f)/k x.
  */
 public final class WriteOp {
+  /** Values up to this size are hashed on the caller's thread (see the constructor). */
+  static final int INLINE_HASH_BYTES = 16 * 1024;
+
   private final Context ctx;
   private final String key;
 
@@ -142,8 +145,14 @@ public final class WriteOp {
       this.bySlot = whole.distinctSlots();
       this.slots = whole.slots();
       this.uploadBytes = whole.uploadBytes();
+      // A small value is hashed on the caller's thread, which has just copied it anyway: a hop to
+      // the executor costs more than hashing a few kilobytes. A large one is hashed on the
+      // executor while writeDo runs.
       this.hash =
-          CompletableFuture.supplyAsync(() -> Sha256.hash(whole.stored()), ctx.settings.executor());
+          whole.stored().length <= INLINE_HASH_BYTES
+              ? CompletableFuture.completedFuture(Sha256.hash(whole.stored()))
+              : CompletableFuture.supplyAsync(
+                  () -> Sha256.hash(whole.stored()), ctx.settings.executor());
     } else if (payload instanceof PartedPayload p) {
       this.parts = p;
       this.upload = null;
@@ -303,6 +312,28 @@ public final class WriteOp {
 
   private static final Duration MAX_MARGIN = Duration.ofMillis(5);
 
+  /**
+   * Whether readM will most likely be skipped ({@link #startReadM}: FAST, the only trusted writer,
+   * its own log known): then nothing waits for readM's end, and delaying it only adds a timer. A
+   * guess made at the start; if the log is forgotten before this write's turn, readM runs at once,
+   * which costs at most a writeDf, as any early readM does.
+   */
+  private boolean readMSkippable() {
+    return ctx.settings.mode() == ProtocolMode.FAST
+        && ctx.settings.trustedWriters().size() == 1
+        && ctx.ownLog(key) != null;
+  }
+
+  /** Whether {@code delay} ends before the first of writeDo's uploads is predicted to be acked. */
+  private boolean endsBeforeFirstAck(Duration delay) {
+    for (int i = 0; i < slots() && i < dataOrder.size(); i++) {
+      if (ctx.predictUpload(dataOrder.get(i), uploadBytes).compareTo(delay) <= 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private void start() {
     trace.begin(Phase.WRITE_DO);
     result.whenComplete((r, e) -> finish());
@@ -312,7 +343,12 @@ public final class WriteOp {
             ? CompletableFuture.completedFuture(null)
             : ctx.enterKey(key, keyTurnDone);
     List<Runnable> sends = new ArrayList<>();
-    Duration delay = uploadOnly != null ? Duration.ZERO : readMDelay();
+    Duration delay = uploadOnly != null || readMSkippable() ? Duration.ZERO : readMDelay();
+    if (ctx.settings.mode() == ProtocolMode.PAPER && !delay.isZero() && endsBeforeFirstAck(delay)) {
+      // PAPER starts readM on the first writeDo acknowledgement anyway: a delay predicted to end
+      // before it changes nothing but costs a timer (and a hop to the timer's thread) per write.
+      delay = Duration.ZERO;
+    }
     boolean noDelay = delay.isNegative() || delay.isZero();
     synchronized (this) {
       for (int i = 0; i < slots(); i++) {

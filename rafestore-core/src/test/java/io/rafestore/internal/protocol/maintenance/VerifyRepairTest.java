@@ -33,6 +33,12 @@ class VerifyRepairTest {
     }
   }
 
+  static void wipePrefix(MemoryCloud m, String prefix) {
+    for (ObjectInfo o : m.list(prefix).join()) {
+      m.delete(o.key()).join();
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(
       value = ProtocolMode.class,

@@ -31,12 +31,20 @@ class GcsModulePathTest {
     return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
   }
 
-  /** The class-path jars that hold the modules the driver requires. */
-  private static List<Path> requiredJars(ModuleDescriptor driver, List<Path> classPath) {
+  /**
+   * The class-path jars that hold the modules the driver and core require (core's BouncyCastle,
+   * the driver's SDK modules).
+   */
+  private static List<Path> requiredJars(List<ModuleDescriptor> modules, List<Path> classPath) {
     Set<String> wanted = new HashSet<>();
-    for (ModuleDescriptor.Requires r : driver.requires()) {
-      if (!r.name().startsWith("java.") && !r.name().equals("io.rafestore")) {
-        wanted.add(r.name());
+    for (ModuleDescriptor m : modules) {
+      for (ModuleDescriptor.Requires r : m.requires()) {
+        if (!r.name().startsWith("java.")
+            && !r.name().startsWith("jdk.")
+            && !r.name().equals("io.rafestore")
+            && !r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC)) {
+          wanted.add(r.name());
+        }
       }
     }
     List<Path> found = new ArrayList<>();
@@ -67,8 +75,11 @@ class GcsModulePathTest {
     for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
       classPath.add(Path.of(entry));
     }
-    List<Path> modulePath = new ArrayList<>(List.of(locationOf(RafeStore.class), driverClasses));
-    modulePath.addAll(requiredJars(driver, classPath));
+    Path coreClasses = locationOf(RafeStore.class);
+    ModuleDescriptor core =
+        ModuleFinder.of(coreClasses).find("io.rafestore").orElseThrow().descriptor();
+    List<Path> modulePath = new ArrayList<>(List.of(coreClasses, driverClasses));
+    modulePath.addAll(requiredJars(List.of(driver, core), classPath));
     List<Path> rest = new ArrayList<>(classPath);
     rest.removeAll(modulePath);
 
