@@ -4,7 +4,8 @@
 # scale suite (ScaleBench), and writes one report with the machine it ran on.
 #
 #   scripts/bench.sh            full run: regenerates docs/benchmarks.md and docs/img/*.svg
-#                               (about 45 minutes on a 2-core machine)
+#                               (about 40 minutes on a 2-core machine, run alone: PaperBench
+#                               about 20, the JMH and scale suites the rest)
 #   scripts/bench.sh --quick    CI smoke (about 2 minutes): small settings, no number asserted,
 #                               report in target/bench-quick/benchmarks.md; docs/ untouched
 #
@@ -88,11 +89,15 @@ if [[ -n "$PAPER_RESULTS" ]]; then
 else
   PAPER_DIR="$WORK/paper"
   if ((QUICK)); then
-    PAPER_ARGS=(--quick --out "$PAPER_DIR")
+    PAPER_ARGS=(--quick --parallel-configs --out "$PAPER_DIR")
   else
     # Time scale 1/30: every RTT x 0.0333 and every bandwidth x 30; the three configurations run
-    # at the same time. About 30 minutes instead of the ~37 hours of the paper's real time.
-    PAPER_ARGS=(--time-scale 0.0333 --parallel-configs --out "$PAPER_DIR")
+    # at the same time. The default protocols: in Configurations 1 and 2 (issue 16's targets)
+    # PAPER, FAST, FAST_INLINE, FAST_CODED, FAST_AUTO, DEPSKY_A, DEPSKY_CA; in Configuration 3
+    # the paper's four. 60 writes then 60 reads per cell, 30 from 4 MB (the 4 and 16 MB cells
+    # would be four fifths of the run). About 20 minutes, 30 times less than at the paper's own
+    # speed; Configuration 2 (every data cloud at 2 Mbit/s) sets the pace.
+    PAPER_ARGS=(--time-scale 0.0333 --parallel-configs --large-ops 4M=30 --out "$PAPER_DIR")
   fi
   PAPER_CMD="java -cp rafestore-bench/target/benchmarks.jar io.rafestore.bench.paper.PaperBench ${PAPER_ARGS[*]/#$ROOT\//}"
   if ! reused "$PAPER_DIR/results.md"; then
@@ -100,18 +105,6 @@ else
     "${JAVA[@]}" io.rafestore.bench.paper.PaperBench "${PAPER_ARGS[@]}" \
       >"$WORK/paper.log" || { cat "$WORK/paper.log" >&2; die "PaperBench failed"; }
   fi
-fi
-
-# Supplement (full mode only): FAST with erasure-coded data (k = 2) against DepSky-A in
-# Configuration 1, a separate, shorter run (30 operations per cell).
-CODED_DIR="$WORK/paper-coded"
-CODED_ARGS=(--configs 1 --protocols FAST_CODED,DEPSKY_A --ops 30 --time-scale 0.0333
-  --out "$CODED_DIR")
-CODED_CMD="java -cp rafestore-bench/target/benchmarks.jar io.rafestore.bench.paper.PaperBench ${CODED_ARGS[*]/#$ROOT\//}"
-if ((!QUICK)) && ! reused "$CODED_DIR/results.md"; then
-  say "PaperBench ${CODED_ARGS[*]}"
-  "${JAVA[@]}" io.rafestore.bench.paper.PaperBench "${CODED_ARGS[@]}" \
-    >"$WORK/paper-coded.log" || { cat "$WORK/paper-coded.log" >&2; die "PaperBench failed"; }
 fi
 
 # --- 2. JMH ---------------------------------------------------------------------------------
@@ -157,9 +150,9 @@ CPUS="$(nproc 2>/dev/null || echo '?')"
 MEM="$(awk '/^MemTotal/ {printf "%.1f GB", $2 / 1048576}' /proc/meminfo 2>/dev/null || echo unknown)"
 JAVA_VERSION="$(java -version 2>&1 | head -3)"
 cp "$PAPER_DIR"/latency-config*.svg "$OUT/img/"
-if [[ -f "$CODED_DIR/results.md" ]] && ((!QUICK)); then
-  for f in "$CODED_DIR"/latency-config*.svg; do cp "$f" "$OUT/img/coded-$(basename "$f")"; done
-fi
+# The layout chosen per value size (issue 16), when a protocol chose one.
+rm -f "$OUT/img/layout-chosen.svg"
+[[ -f "$PAPER_DIR/layout-chosen.svg" ]] && cp "$PAPER_DIR/layout-chosen.svg" "$OUT/img/"
 cp "$PAPER_DIR/results.csv" "$OUT/img/paper-results.csv" 2>/dev/null || true
 
 # A JMH CSV as a Markdown table: benchmark, the parameters that vary, score, error, unit.
@@ -213,11 +206,6 @@ cpu_targets() {
 # The lines between the fences after results.md's "## Targets" heading.
 targets_of() { awk '/^## Targets/ {t = 1; next} t && /^```/ {f++; next} t && f == 1' "$1"; }
 PAPER_TARGETS="$(targets_of "$PAPER_DIR/results.md")"
-CODED_TARGETS=""
-if ((!QUICK)) && [[ -f "$CODED_DIR/results.md" ]]; then
-  CODED_TARGETS="$(targets_of "$CODED_DIR/results.md" | grep -E '^(PASS|MISS)  (best RafeStore write|cost)' \
-    | sed 's/^\(PASS\|MISS\)  /\1  [FAST_CODED run] /' || true)"
-fi
 CPU_TARGETS="$(cpu_targets "$WORK/jmh-main.csv")"
 SCALE_TARGETS="$(grep -E '^(PASS|MISS)' "$WORK/scale/scale.md" || true)"
 PAPER_HEADER="$(grep -m1 '^PaperBench: profile' "$PAPER_DIR/../paper.log" 2>/dev/null || grep -m1 '^Profile' "$PAPER_DIR/results.md" || true)"
@@ -255,11 +243,10 @@ REPORT="$OUT/benchmarks.md"
   echo "$JAVA_VERSION"
   echo '```'
   echo
-  echo "## Targets (issue 7), each a ratio within one run"
+  echo "## Targets (issues 7, 16 and 21), each a ratio within one run"
   echo
   echo '```'
   [[ -n "$PAPER_TARGETS" ]] && echo "$PAPER_TARGETS"
-  [[ -n "$CODED_TARGETS" ]] && echo "$CODED_TARGETS"
   [[ -n "$CPU_TARGETS" ]] && echo "$CPU_TARGETS"
   [[ -n "$SCALE_TARGETS" ]] && echo "$SCALE_TARGETS"
   echo '```'
@@ -280,29 +267,13 @@ REPORT="$OUT/benchmarks.md"
       echo
     fi
   done
+  if [[ -f "$OUT/img/layout-chosen.svg" ]]; then
+    echo "![The layout FAST_AUTO chose at each size, per configuration](img/layout-chosen.svg)"
+    echo
+  fi
   # results.md without its own title and without the targets (shown above).
   sed '1{/^# /d}' "$PAPER_DIR/results.md" | sed '/^## Targets/,$d'
   echo
-  if ((!QUICK)) && [[ -f "$CODED_DIR/results.md" ]]; then
-    echo "## 1b. Supplement: FAST with erasure-coded data (k = 2) against DepSky-A"
-    echo
-    echo "Command: \`$CODED_CMD\`. A separate, shorter run (30 operations per cell, Configuration 1"
-    echo "only): FAST with \`erasureCoding(2)\` sends 2 data + 1 parity fragments of half the value"
-    echo "to 3 data clouds instead of f+1 = 2 full copies, so it can go below the full-copy floor;"
-    echo "its f+1-only count is 0 by design (it always contacts k + f = 3 data clouds)."
-    echo
-    echo "![FAST_CODED, Configuration 1, writes](img/coded-latency-config1-write.svg)"
-    echo "![FAST_CODED, Configuration 1, reads](img/coded-latency-config1-read.svg)"
-    echo
-    sed '1{/^# /d}' "$CODED_DIR/results.md" | sed '/^## Table 3/,$d'
-    echo
-    echo "Targets computed within this run:"
-    echo
-    echo '```'
-    targets_of "$CODED_DIR/results.md" | grep -E '^(PASS|MISS)' || true
-    echo '```'
-    echo
-  fi
   echo "## 2. Client CPU per operation and crypto/coding throughput (JMH)"
   echo
   echo "Commands: \`java -jar rafestore-bench/target/benchmarks.jar '$JMH_SUITES' ${JMH_MAIN[*]}\`"
@@ -327,6 +298,5 @@ if ((${#REUSED[@]} == 0)); then
 fi
 say "wrote $REPORT and $OUT/img/ in $((ELAPSED / 60))m$((ELAPSED % 60))s (load $LOAD_BEFORE -> $LOAD_AFTER)"
 echo "$PAPER_TARGETS"
-[[ -n "$CODED_TARGETS" ]] && echo "$CODED_TARGETS"
 echo "$CPU_TARGETS"
 echo "$SCALE_TARGETS"

@@ -8,6 +8,7 @@ import io.rafestore.Scheduler;
 import io.rafestore.SigningKeys;
 import io.rafestore.StoredValue;
 import io.rafestore.WriteReceipt;
+import io.rafestore.bench.support.MeteredCloud;
 import io.rafestore.bench.support.RetainNewestCloud;
 import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.clouds.WanEmulator;
@@ -21,10 +22,12 @@ import java.security.KeyPair;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -100,11 +103,14 @@ public final class PaperBench {
     double total = 0;
     for (int config : options.configs) {
       WanProfile.Arrangement a = profile.arrangement(config);
+      Floors.ReadLayout anyHolder =
+          new Floors.ReadLayout(Floors.ReadKind.WHOLE, 0, Floors.dataClouds(a));
       for (long size : options.sizes) {
         total +=
-            options.ops
-                * options.modes.size()
-                * (Floors.writeMs(profile, a, F, size) + Floors.readMs(profile, a, F, size));
+            options.opsFor(size)
+                * options.modesFor(config).size()
+                * (Floors.writeMs(profile, a, F, size)
+                    + Floors.readMs(profile, a, F, size, anyHolder));
       }
     }
     return total;
@@ -181,12 +187,12 @@ public final class PaperBench {
     }
     log.printf(
         Locale.ROOT,
-        "PaperBench: profile %s, time scale %s, %d ops, configs %s, modes %s, sizes %s%n",
+        "PaperBench: profile %s, time scale %s, %s, configs %s, modes %s, sizes %s%n",
         profile.name(),
         scale,
-        options.ops,
+        options.opsDescription(),
         options.configs,
-        options.modes,
+        options.modesDescription(),
         Arrays.toString(options.sizes));
     String loadBefore = loadAverage();
     long startNanos = System.nanoTime();
@@ -259,8 +265,20 @@ public final class PaperBench {
   private List<Result> runConfig(int config, double scale) throws IOException {
     WanProfile.Arrangement arrangement = profile.arrangement(config);
     List<Result> results = new ArrayList<>();
-    for (Protocol mode : options.modes) {
+    List<Protocol> modes = options.modesFor(config);
+    for (Protocol mode : modes) {
       for (long size : options.sizes) {
+        Optional<Protocol> same = mode.sameAs(size).filter(modes::contains);
+        if (same.isPresent()) {
+          log.printf(
+              Locale.ROOT,
+              "config %d %-11s %6s  not run: the same protocol as %s at this size%n",
+              config,
+              mode,
+              Reports.sizeLabel(size),
+              same.get());
+          continue;
+        }
         results.addAll(runCell(arrangement, mode, size, scale));
       }
     }
@@ -273,7 +291,7 @@ public final class PaperBench {
    * such overhead shows as 50 paper milliseconds.
    */
   private void warmUp() throws IOException {
-    for (Protocol mode : options.modes) {
+    for (Protocol mode : options.allModes()) {
       RafeStore.Builder builder =
           RafeStore.builder()
               .faultsTolerated(F)
@@ -282,6 +300,9 @@ public final class PaperBench {
               .erasureCoding(mode.erasureK())
               .layout(mode.layout())
               .scheduler(Scheduler.system());
+      if (mode.rafeStore() && !mode.inline()) {
+        builder.inlineThreshold(0);
+      }
       WanEmulator wan = WanEmulator.builder(Scheduler.system()).build();
       for (int i = 0; i < 3 * F + 1; i++) {
         builder.cloud(wan.wrap(new MemoryCloud("w" + i), WanEmulator.Link.local()));
@@ -301,6 +322,20 @@ public final class PaperBench {
       }
     }
   }
+
+  /**
+   * How long the client must have been idle before its counters are read when it may be packing:
+   * the packer's wait for a write to carry a ready pack ({@code Packer.COMMIT_DELAY}, one second of
+   * real time whatever the time scale) and a second for its own writeM to start. Lingering metadata
+   * puts are in flight, so they end the quiet period.
+   */
+  static final Duration PACKER_QUIET = Duration.ofSeconds(2);
+
+  /** How long a client without a packer must have had nothing in flight. */
+  static final Duration IDLE_QUIET = Duration.ofMillis(20);
+
+  /** The longest the harness waits for a client to become idle before it reads anyway. */
+  static final Duration DRAIN_LIMIT = Duration.ofSeconds(90);
 
   private List<Result> runCell(
       WanProfile.Arrangement arrangement, Protocol mode, long size, double scale)
@@ -323,6 +358,15 @@ public final class PaperBench {
             .erasureCoding(mode.erasureK())
             .layout(mode.layout())
             .maxValueBytes(Math.max(size, 1024));
+    if (mode.rafeStore() && !mode.inline()) {
+      // Inline values are on by default; the paper's protocol and the other fixed layouts store
+      // every value as a data object.
+      builder.inlineThreshold(0);
+    }
+    // Two meters per cloud: over the emulated link, what the client has in flight (to wait until
+    // it is idle); under it, at the cloud, the bytes each get sent (the egress billed).
+    List<MeteredCloud> atClient = new ArrayList<>();
+    Map<String, MeteredCloud> atCloud = new HashMap<>();
     for (String id : arrangement.order()) {
       WanProfile.CloudLink link = profile.clouds().get(id);
       Duration rtt = profile.scaledRtt(id, scale);
@@ -335,7 +379,11 @@ public final class PaperBench {
               ? CloudRole.METADATA_ONLY
               : CloudRole.DATA_AND_METADATA;
       // In memory, only the newest versions' data stay; the protocol never reads older ones here.
-      builder.cloud(wan.wrap(clouds.apply(id), wanLink), role, rtt);
+      MeteredCloud cloudSide = new MeteredCloud(clouds.apply(id));
+      MeteredCloud clientSide = new MeteredCloud(wan.wrap(cloudSide, wanLink));
+      atCloud.put(id, cloudSide);
+      atClient.add(clientSide);
+      builder.cloud(clientSide, role, rtt);
     }
     String key =
         (external ? "bench-" + runId + "/" : "bench/")
@@ -349,8 +397,12 @@ public final class PaperBench {
     byte[] value = new byte[Math.toIntExact(size)];
     new SplittableRandom(size).nextBytes(value);
     List<Result> out = new ArrayList<>(2);
-    double writeFloor = Floors.writeMs(profile, arrangement, F, size);
-    double readFloor = Floors.readMs(profile, arrangement, F, size, parted(mode, size));
+    String cell = "config " + arrangement.number() + " " + mode + " " + Reports.sizeLabel(size);
+    List<Floors.WriteFloor> layouts = Floors.writeLayouts(profile, arrangement, F, size);
+    Floors.WriteFloor bestLayout =
+        layouts.stream().min(Comparator.comparingDouble(Floors.WriteFloor::ms)).orElseThrow();
+    double writeFloor = bestLayout.ms();
+    double phasedFloor = Floors.phasedWriteMs(profile, arrangement, F, size);
     try (RafeStore store = builder.build()) {
       var blocking = store.blocking();
       if (mode.choosesLayout()) {
@@ -363,13 +415,18 @@ public final class PaperBench {
         } catch (RafeStoreException e) {
           log.println("probe before " + mode + " failed (the chooser starts from hints): " + e);
         }
+        drain(atClient, IDLE_QUIET, cell + " probe");
       }
       Map<String, CloudStats> before = store.stats();
+      Map<String, Long> servedBefore = served(atCloud);
       Map<String, Integer> chosen = new java.util.TreeMap<>();
-      double[] writeMs = new double[options.ops];
-      int onlyFPlusOne = 0;
+      int ops = options.opsFor(size);
+      double[] writeMs = new double[ops];
+      int onlyNeeded = 0;
       int writes = 0;
-      for (int i = 0; i < options.ops; i++) {
+      WriteReceipt last = null;
+      long writesStart = System.nanoTime();
+      for (int i = 0; i < ops; i++) {
         // Each version differs, so no cloud can answer with an older copy by accident.
         byte[] stamp = Integer.toString(i).getBytes(StandardCharsets.US_ASCII);
         System.arraycopy(stamp, 0, value, 0, Math.min(stamp.length, value.length));
@@ -377,10 +434,9 @@ public final class PaperBench {
         try {
           WriteReceipt receipt = blocking.write(key, value);
           writeMs[writes++] = (System.nanoTime() - t0) / 1e6 / scale;
-          if (mode.choosesLayout()
-              ? receipt.onlyNeededDataClouds()
-              : receipt.onlyFPlusOneDataClouds()) {
-            onlyFPlusOne++;
+          last = receipt;
+          if (onlyNeededDataClouds(mode, size, receipt)) {
+            onlyNeeded++;
           }
           receipt
               .layoutChoice()
@@ -402,10 +458,18 @@ public final class PaperBench {
         }
         tick(writeFloor, arrangement, mode, size);
       }
+      // The writes' bill includes what they leave running: metadata puts to the clouds beyond the
+      // quorum and the packer's packs and its own writeM. Wait until all of that is done.
+      drain(atClient, mode.inline() ? PACKER_QUIET : IDLE_QUIET, cell + " writes");
+      double writeSeconds = (System.nanoTime() - writesStart) / 1e9;
       Map<String, CloudStats> afterWrites = store.stats();
-      double[] readMs = new double[options.ops];
+      Map<String, Long> servedAfterWrites = served(atCloud);
+      Floors.ReadLayout readLayout = readLayout(mode, size, last, arrangement);
+      double readFloor = Floors.readMs(profile, arrangement, F, size, readLayout);
+      double[] readMs = new double[ops];
       int reads = 0;
-      for (int i = 0; i < options.ops; i++) {
+      long readsStart = System.nanoTime();
+      for (int i = 0; i < ops; i++) {
         long t0 = System.nanoTime();
         try {
           StoredValue v = blocking.read(key);
@@ -418,7 +482,11 @@ public final class PaperBench {
         }
         tick(readFloor, arrangement, mode, size);
       }
+      // Requests the reads cancelled may still be crossing the emulated links.
+      drain(atClient, IDLE_QUIET, cell + " reads");
+      double readSeconds = (System.nanoTime() - readsStart) / 1e9;
       Map<String, CloudStats> afterReads = store.stats();
+      Map<String, Long> servedAfterReads = served(atCloud);
       int n = arrangement.order().size();
       if (n != 3 * F + 1) {
         log.println("note: " + n + " clouds for f=" + F);
@@ -430,12 +498,16 @@ public final class PaperBench {
               size,
               "write",
               Arrays.copyOf(writeMs, writes),
-              options.ops - writes,
-              writeFloor,
-              onlyFPlusOne,
-              delta(afterWrites, before),
+              ops - writes,
+              new Floor(
+                  writeFloor,
+                  phasedFloor,
+                  bestLayout.layout() + " on " + String.join("+", bestLayout.clouds())),
+              onlyNeeded,
+              billed(delta(afterWrites, before), servedAfterWrites, servedBefore),
               true,
-              mostChosen(chosen, writes));
+              mostChosen(chosen, writes),
+              writeSeconds);
       Result r =
           result(
               arrangement,
@@ -443,24 +515,27 @@ public final class PaperBench {
               size,
               "read",
               Arrays.copyOf(readMs, reads),
-              options.ops - reads,
-              readFloor,
+              ops - reads,
+              new Floor(readFloor, Double.NaN, readLayout.toString()),
               -1,
-              delta(afterReads, afterWrites),
+              billed(delta(afterReads, afterWrites), servedAfterReads, servedAfterWrites),
               false,
-              "");
+              "",
+              readSeconds);
       log.printf(
           Locale.ROOT,
-          "config %d %-9s %6s  write median %8.1f ms (f+1 only %d/%d)  read median %8.1f ms"
-              + "  failures %d%n",
+          "config %d %-11s %6s  write median %8.1f ms (needed clouds only %d/%d)  read median"
+              + " %8.1f ms  failures %d  (%.1f s + %.1f s)%n",
           arrangement.number(),
           mode,
           Reports.sizeLabel(size),
           w.medianMs(),
-          onlyFPlusOne,
-          options.ops,
+          onlyNeeded,
+          ops,
           r.medianMs(),
-          w.failures() + r.failures());
+          w.failures() + r.failures(),
+          writeSeconds,
+          readSeconds);
       out.add(w);
       out.add(r);
       if (external) {
@@ -474,6 +549,140 @@ public final class PaperBench {
       }
     }
     return out;
+  }
+
+  /**
+   * Waits until no request of the client is in flight and none has started or ended for {@code
+   * quiet} (real time), at most {@link #DRAIN_LIMIT}; says so in the log if it gave up.
+   */
+  private void drain(List<MeteredCloud> meters, Duration quiet, String what) throws IOException {
+    long deadline = System.nanoTime() + DRAIN_LIMIT.toNanos();
+    while (true) {
+      long now = System.nanoTime();
+      boolean idle = true;
+      long lastActivity = Long.MIN_VALUE;
+      for (MeteredCloud m : meters) {
+        idle &= m.inFlight() == 0;
+        lastActivity = Math.max(lastActivity, m.lastActivityNanos());
+      }
+      if (idle && now - lastActivity >= quiet.toNanos()) {
+        return;
+      }
+      if (now - deadline > 0) {
+        log.println(
+            "WARNING: "
+                + what
+                + ": the client was not idle after "
+                + DRAIN_LIMIT.toSeconds()
+                + " s; its counters are read anyway");
+        return;
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while waiting for the client to be idle");
+      }
+    }
+  }
+
+  /** Bytes each cloud has served so far, by cloud id. */
+  private static Map<String, Long> served(Map<String, MeteredCloud> atCloud) {
+    Map<String, Long> out = new HashMap<>();
+    atCloud.forEach((id, m) -> out.put(id, m.bytesServed()));
+    return out;
+  }
+
+  /**
+   * The client's counts with each cloud's bytes down replaced by what the cloud sent in the same
+   * period: the egress a provider bills, cancelled requests included.
+   */
+  static Map<String, CloudStats> billed(
+      Map<String, CloudStats> delta, Map<String, Long> servedNow, Map<String, Long> servedBefore) {
+    Map<String, CloudStats> out = new HashMap<>();
+    for (Map.Entry<String, CloudStats> e : delta.entrySet()) {
+      CloudStats c = e.getValue();
+      long egress =
+          servedNow.getOrDefault(e.getKey(), 0L) - servedBefore.getOrDefault(e.getKey(), 0L);
+      out.put(
+          e.getKey(),
+          new CloudStats(
+              c.cloudId(),
+              c.puts(),
+              c.gets(),
+              c.deletes(),
+              c.lists(),
+              c.bytesUp(),
+              Math.max(egress, c.bytesDown()),
+              c.cancelled(),
+              c.errors(),
+              c.speculations(),
+              c.speculationsKept(),
+              c.speculationsWasted(),
+              c.speculativeBytes()));
+    }
+    return out;
+  }
+
+  /**
+   * Whether a write contacted only the data clouds its layout needs: none for an inline value, k +
+   * f for fragments, f+1 for whole copies (the paper's Table 3 count, for the modes that store
+   * whole copies; the DepSky baselines always contact all n).
+   */
+  static boolean onlyNeededDataClouds(Protocol mode, long size, WriteReceipt receipt) {
+    if (mode.choosesLayout()) {
+      return receipt.onlyNeededDataClouds();
+    }
+    if (mode.mayInline(size)) {
+      return receipt.dataCloudsContacted().isEmpty();
+    }
+    if (mode.rafeStore() && mode.erasureK() > 0) {
+      return receipt.dataCloudsContacted().size() == mode.erasureK() + F;
+    }
+    return receipt.onlyFPlusOneDataClouds();
+  }
+
+  /**
+   * The layout of the version the reads fetch: what {@code last}, the cell's last successful write,
+   * stored and where (before any write succeeded: what the protocol would store, on the first data
+   * clouds of the arrangement).
+   */
+  static Floors.ReadLayout readLayout(
+      Protocol mode, long size, WriteReceipt last, WanProfile.Arrangement arrangement) {
+    List<String> holders = last == null ? List.of() : last.info().dataClouds();
+    List<String> data = Floors.dataClouds(arrangement);
+    switch (mode.mode()) {
+      case DEPSKY_A:
+        return new Floors.ReadLayout(
+            Floors.ReadKind.WHOLE, 0, holders.isEmpty() ? arrangement.order() : holders);
+      case DEPSKY_CA:
+        // n fragments of the sealed value, any f+1 of which decode.
+        return new Floors.ReadLayout(
+            Floors.ReadKind.CODED, F + 1, holders.isEmpty() ? arrangement.order() : holders);
+      default:
+        break;
+    }
+    Optional<io.rafestore.LayoutChoice> choice =
+        last == null ? Optional.empty() : last.layoutChoice();
+    boolean inline =
+        choice.isPresent()
+            ? choice.get().chosen().kind() == io.rafestore.LayoutChoice.Kind.INLINE
+            : mode.mayInline(size);
+    if (inline) {
+      // The value is in the writer's log, which every cloud holds once the write's lingering
+      // puts ended.
+      return new Floors.ReadLayout(Floors.ReadKind.INLINE, 0, arrangement.order());
+    }
+    int k = choice.map(c -> c.chosen().k()).orElse(mode.erasureK());
+    if (holders.isEmpty()) {
+      holders = data.subList(0, Math.min(data.size(), k > 0 ? k + F : F + 1));
+    }
+    boolean parted = size > Floors.DEFAULT_PART_SIZE;
+    Floors.ReadKind kind =
+        k > 0
+            ? (parted ? Floors.ReadKind.CODED_PARTS : Floors.ReadKind.CODED)
+            : (parted ? Floors.ReadKind.PARTS : Floors.ReadKind.WHOLE);
+    return new Floors.ReadLayout(kind, k, holders);
   }
 
   private void tick(double work, WanProfile.Arrangement arrangement, Protocol mode, long size) {
@@ -499,6 +708,9 @@ public final class PaperBench {
         e);
   }
 
+  /** A cell's floor: the physical one, the one with RafeStore's phases (writes), its layout. */
+  private record Floor(double ms, double phasedMs, String layout) {}
+
   private Result result(
       WanProfile.Arrangement arrangement,
       Protocol mode,
@@ -506,11 +718,12 @@ public final class PaperBench {
       String op,
       double[] latencies,
       int failures,
-      double floor,
-      int onlyFPlusOne,
+      Floor floor,
+      int onlyNeeded,
       Map<String, CloudStats> delta,
       boolean writes,
-      String chosenLayout) {
+      String chosenLayout,
+      double seconds) {
     double[] sorted = latencies.clone();
     Arrays.sort(sorted);
     List<Result.CloudUse> perCloud = new ArrayList<>();
@@ -536,13 +749,16 @@ public final class PaperBench {
         Result.percentile(sorted, 0.5),
         Result.percentile(sorted, 0.9),
         Result.percentile(sorted, 0.99),
-        floor,
-        onlyFPlusOne,
+        floor.ms(),
+        onlyNeeded,
         cancelled,
         perCloud,
         prices.costPer10k(delta, latencies.length + failures, writes),
         new Result.Speculative(started, kept, wasted),
-        chosenLayout);
+        chosenLayout,
+        floor.phasedMs(),
+        floor.layout(),
+        seconds);
   }
 
   /** "CODED k=2 on p0+p1+p2": a chosen candidate without its predictions. */
@@ -558,15 +774,6 @@ public final class PaperBench {
         .max(Map.Entry.comparingByValue())
         .map(e -> e.getKey() + " (" + e.getValue() + "/" + writes + ")")
         .orElse("");
-  }
-
-  /**
-   * Whether {@code mode} stores a value of {@code size} bytes in parts (RafeStore's modes with full
-   * copies split values above the default part size; the benchmark keeps the default), whose read
-   * may fetch parts from several holders at once ({@link Floors#readMs}).
-   */
-  static boolean parted(Protocol mode, long size) {
-    return mode.rafeStore() && mode.erasureK() == 0 && size > Floors.DEFAULT_PART_SIZE;
   }
 
   private static Map<String, CloudStats> delta(
@@ -589,29 +796,100 @@ public final class PaperBench {
     String runInfo = "";
     Path out = Path.of("paper-results");
     List<Integer> configs = List.of(1, 2, 3);
-    List<Protocol> modes = Protocol.DEFAULT;
+
+    /** The protocols of every configuration ({@code --protocols}); null for the defaults. */
+    List<Protocol> modes;
+
+    /** Protocols of one configuration ({@code --config-protocols N=...}), over {@link #modes}. */
+    final Map<Integer, List<Protocol>> configModes = new java.util.TreeMap<>();
+
     long[] sizes = PAPER_SIZES.clone();
     int ops = 60;
+
+    /**
+     * From this size on, {@link #largeOps} operations per cell instead of {@link #ops}; 0: none.
+     */
+    long largeFrom;
+
+    int largeOps;
     double timeScale;
     String profile = WanProfile.DEFAULT;
     String prices = PriceTable.DEFAULT;
+
+    /** Writes, then reads, per cell of values of {@code size} bytes. */
+    int opsFor(long size) {
+      return largeFrom > 0 && size >= largeFrom ? largeOps : ops;
+    }
+
+    /** "60 ops" or "60 ops (30 from 4MB)". */
+    String opsDescription() {
+      return ops
+          + " ops"
+          + (largeFrom > 0 ? " (" + largeOps + " from " + Reports.sizeLabel(largeFrom) + ")" : "");
+    }
+
+    /**
+     * The protocols run in configuration {@code config}: {@code --config-protocols} for it, else
+     * {@code --protocols}, else {@link Protocol#defaultsFor}.
+     */
+    List<Protocol> modesFor(int config) {
+      List<Protocol> m = configModes.get(config);
+      if (m != null) {
+        return m;
+      }
+      return modes != null ? modes : Protocol.defaultsFor(config);
+    }
+
+    /** Every protocol run in some configuration, in declaration order. */
+    List<Protocol> allModes() {
+      java.util.EnumSet<Protocol> all = java.util.EnumSet.noneOf(Protocol.class);
+      for (int c : configs) {
+        all.addAll(modesFor(c));
+      }
+      return List.copyOf(all);
+    }
+
+    /** "config 1: [PAPER, FAST], config 3: [PAPER]", or one list if every configuration has it. */
+    String modesDescription() {
+      java.util.Set<List<Protocol>> distinct = new java.util.LinkedHashSet<>();
+      for (int c : configs) {
+        distinct.add(modesFor(c));
+      }
+      if (distinct.size() <= 1) {
+        return String.valueOf(configs.isEmpty() ? List.of() : modesFor(configs.get(0)));
+      }
+      StringBuilder sb = new StringBuilder();
+      for (int c : configs) {
+        sb.append(sb.length() == 0 ? "" : ", ").append("config ").append(c).append(": ");
+        sb.append(modesFor(c));
+      }
+      return sb.toString();
+    }
 
     static String usage() {
       return String.join(
           "\n",
           "usage: PaperBench [--quick] [--out DIR] [--configs 1,2,3] [--protocols PAPER,FAST,...]",
-          "                  [--sizes 1K,64K,1M] [--ops N] [--time-scale X]",
-          "                  [--profile FILE] [--prices FILE] [--verbose] [--no-progress]",
+          "                  [--config-protocols N=PAPER,...] [--sizes 1K,64K,1M] [--ops N]",
+          "                  [--time-scale X] [--profile FILE] [--prices FILE] [--verbose]",
+          "                  [--parallel-configs] [--no-progress]",
           "  --quick        time scale from the profile (1/50), 3 ops, sizes 1K,64K,256K,1M",
           "  --out          output directory (default paper-results)",
           "  --configs      Table 2 configurations (default 1,2,3)",
-          "  --protocols    (or --modes) PAPER, FAST, DEPSKY_A, DEPSKY_CA (the default four),",
-          "                 PAPER_SELECTED, FAST_TABLE_ORDER, FAST_CODED (FAST with erasure-coded",
-          "                 data, k = 2), FAST_AUTO (FAST with the layout chosen per value).",
-          "                 PAPER uses Table 2's order of data",
-          "                 clouds (the paper's own protocol); FAST lets the client choose them",
+          "  --protocols    (or --modes) the protocols of every configuration:",
+          "                 PAPER (the paper's protocol on Table 2's order of data clouds, no",
+          "                 inline values), FAST (whole copies on the client's choice of clouds),",
+          "                 FAST_INLINE (FAST with inline values at the defaults: up to 64 KiB in",
+          "                 the signed log; not run above that, where it is FAST), FAST_CODED",
+          "                 (fragments, k = 2), FAST_AUTO (the layout chosen per value, inline",
+          "                 allowed), DEPSKY_A, DEPSKY_CA; also PAPER_SELECTED, FAST_TABLE_ORDER.",
+          "                 Default: configurations 1 and 2 all but the last two, others PAPER,",
+          "                 FAST, DEPSKY_A, DEPSKY_CA",
+          "  --config-protocols N=P1,P2  the protocols of configuration N (repeatable)",
           "  --sizes        value sizes with K or M suffix (default 1K..16M, x4 steps)",
           "  --ops          writes, then reads, per cell (default 60, 3 with --quick)",
+          "  --large-ops SIZE=N  N writes, then N reads, per cell from SIZE on (4M=30: the",
+          "                 largest values, most of a run's time, measured half as often)",
           "  --time-scale   multiply RTTs and divide bandwidths by X (0 < X <= 1; default 1, the",
           "                 paper's real time; latencies are reported divided by X)",
           "  --profile      WAN profile file (default the built-in Table 1 profile)",
@@ -643,20 +921,16 @@ public final class PaperBench {
           case "--no-progress" -> o.progress = false;
           case "--parallel-configs" -> o.parallelConfigs = true;
           case "--modes", "--protocols" -> {
-            List<Protocol> m = new ArrayList<>();
-            for (String s : value(args, ++i, a).split(",")) {
-              try {
-                m.add(Protocol.valueOf(s.trim().toUpperCase(Locale.ROOT)));
-              } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(
-                    "--modes: unknown mode '"
-                        + s
-                        + "', expected "
-                        + Arrays.toString(Protocol.values()),
-                    e);
-              }
+            o.modes = protocols(value(args, ++i, a), a);
+          }
+          case "--config-protocols" -> {
+            String v = value(args, ++i, a);
+            int eq = v.indexOf('=');
+            if (eq < 0) {
+              throw new IllegalArgumentException(
+                  a + ": expected N=PROTOCOL,PROTOCOL..., was '" + v + "'");
             }
-            o.modes = List.copyOf(m);
+            o.configModes.put(integer(v.substring(0, eq), a), protocols(v.substring(eq + 1), a));
           }
           case "--sizes" -> {
             String[] parts = value(args, ++i, a).split(",");
@@ -681,6 +955,19 @@ public final class PaperBench {
               throw new IllegalArgumentException("--time-scale must be in (0, 1], was " + v);
             }
           }
+          case "--large-ops" -> {
+            String v = value(args, ++i, a);
+            int eq = v.indexOf('=');
+            if (eq < 0) {
+              throw new IllegalArgumentException(
+                  a + ": expected SIZE=N, as in 4M=30, was '" + v + "'");
+            }
+            o.largeFrom = size(v.substring(0, eq));
+            o.largeOps = integer(v.substring(eq + 1), a);
+            if (o.largeOps < 1) {
+              throw new IllegalArgumentException(a + ": N must be >= 1, was " + o.largeOps);
+            }
+          }
           case "--profile" -> o.profile = value(args, ++i, a);
           case "--prices" -> o.prices = value(args, ++i, a);
           default -> throw new IllegalArgumentException("unknown option '" + a + "'");
@@ -698,6 +985,24 @@ public final class PaperBench {
         throw new IllegalArgumentException("--ops must be >= 1, was " + o.ops);
       }
       return o;
+    }
+
+    private static List<Protocol> protocols(String list, String option) {
+      List<Protocol> m = new ArrayList<>();
+      for (String s : list.split(",")) {
+        try {
+          m.add(Protocol.valueOf(s.trim().toUpperCase(Locale.ROOT)));
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException(
+              option
+                  + ": unknown protocol '"
+                  + s
+                  + "', expected "
+                  + Arrays.toString(Protocol.values()),
+              e);
+        }
+      }
+      return List.copyOf(m);
     }
 
     private static String value(String[] args, int i, String option) {

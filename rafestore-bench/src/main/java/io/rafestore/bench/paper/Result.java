@@ -15,15 +15,23 @@ import java.util.List;
  * @param medianMs median latency
  * @param p90Ms 90th percentile latency
  * @param p99Ms 99th percentile latency
- * @param floorMs the physical floor of this operation (see {@link Floors})
- * @param onlyFPlusOne writes that contacted only f+1 data clouds; -1 for reads
+ * @param floorMs the physical floor of this operation (see {@link Floors}): for a write the least
+ *     time of any layout, for a read that of the layout the cell's writes produced
+ * @param onlyFPlusOne writes that contacted only the data clouds their layout needs (f+1 for whole
+ *     copies, the paper's Table 3 count; k+f for fragments; none for an inline value); -1 for reads
  * @param cancelled requests cancelled, over all clouds
- * @param perCloud requests and bytes per cloud, in arrangement order
- * @param costPer10kUsd cost of 10,000 such operations (assumed prices)
+ * @param perCloud requests and bytes per cloud, in arrangement order; bytes down are what each
+ *     cloud sent (its egress), cancelled requests included
+ * @param costPer10kUsd cost of 10,000 such operations (assumed prices), from every request the
+ *     client started in the phase and what it left running (lingering puts, the packer's work)
  * @param speculative the reads' anticipated data fetches (issue 21), over all clouds; zero for
  *     writes and for modes that do not anticipate
  * @param chosenLayout for writes of a mode that chooses each value's layout, the layout chosen most
  *     often in the cell and how often ("CODED k=2 on p0+p1+p2 (14/15)"); empty otherwise
+ * @param phasedFloorMs for writes, the floor with RafeStore's phases in sequence ({@link
+ *     Floors#phasedWriteMs}); NaN for reads
+ * @param floorLayout the layout the floor is of ("WHOLE on p0+p1")
+ * @param seconds real seconds the phase took, waiting for the client to be idle included
  */
 record Result(
     int config,
@@ -41,7 +49,10 @@ record Result(
     List<CloudUse> perCloud,
     double costPer10kUsd,
     Speculative speculative,
-    String chosenLayout) {
+    String chosenLayout,
+    double phasedFloorMs,
+    String floorLayout,
+    double seconds) {
 
   Result {
     perCloud = List.copyOf(perCloud);

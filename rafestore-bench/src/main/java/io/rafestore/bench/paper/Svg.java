@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -17,8 +18,10 @@ final class Svg {
   private static final int RIGHT = 150;
   private static final int TOP = 40;
   private static final int BOTTOM = 50;
-  private static final String[] COLOURS = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a"};
-  private static final String[] DASHES = {"", "6,3", "2,3", "8,3,2,3"};
+  private static final String[] COLOURS = {
+    "#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666"
+  };
+  private static final String[] DASHES = {"", "6,3", "2,3", "8,3,2,3", "", "6,3", "2,3", "8,3,2,3"};
 
   private Svg() {}
 
@@ -28,7 +31,8 @@ final class Svg {
     for (Result r : all) {
       if (r.config() == config && r.op().equals(op) && r.medianMs() > 0) {
         rs.add(r);
-        floors.put(r.sizeBytes(), r.floorMs());
+        // Writes share one floor per size; reads have their layout's, so the lowest is drawn.
+        floors.merge(r.sizeBytes(), r.floorMs(), Math::min);
       }
     }
     double minX = Double.POSITIVE_INFINITY;
@@ -131,7 +135,8 @@ final class Svg {
                 + "latency, ms (log)</text>%n",
             TOP + plotH / 2,
             TOP + plotH / 2));
-    // The physical floor (see Floors), the same for every mode: a thin grey line.
+    // The physical floor (see Floors): for writes the same for every mode, for reads the lowest
+    // of the layouts the modes read; a thin grey line.
     StringBuilder floorPoints = new StringBuilder();
     for (Map.Entry<Long, Double> e : floors.entrySet()) {
       floorPoints.append(
@@ -154,13 +159,14 @@ final class Svg {
           String.format(
               Locale.ROOT,
               "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#999\"/>"
-                  + "<text x=\"%d\" y=\"%d\">physical floor</text>%n",
+                  + "<text x=\"%d\" y=\"%d\">%s</text>%n",
               legendX,
               ly,
               legendX + 24,
               ly,
               legendX + 30,
-              ly + 4));
+              ly + 4,
+              op.equals("write") ? "physical floor" : "lowest floor"));
     }
     for (int m = 0; m < modes.size(); m++) {
       Protocol mode = modes.get(m);
@@ -216,7 +222,9 @@ final class Svg {
 
   /**
    * The layout chosen at each size (the most frequent choice of the mode that chooses it), one step
-   * line per configuration: sizes on a log axis, the layouts (inline, whole, coded by k) as rows.
+   * line per configuration: sizes on a log axis, the layouts (inline, whole, coded by k) as rows;
+   * an open square at the fixed layout measured fastest at each size, and a dashed vertical line
+   * where a configuration's chosen layout changes (its threshold, between two measured sizes).
    */
   static String layoutPlot(List<Result> all) {
     List<Result> rs = new ArrayList<>();
@@ -227,6 +235,8 @@ final class Svg {
       if (r.op().equals("write") && !r.chosenLayout().isEmpty()) {
         rs.add(r);
         kinds.add(r.chosenKind());
+        Reports.fastestFixed(all, r.config(), r.sizeBytes())
+            .ifPresent(f -> kinds.add(Reports.fixedKind(f)));
       }
     }
     List<String> rows = new ArrayList<>(kinds);
@@ -258,7 +268,7 @@ final class Svg {
         String.format(
             Locale.ROOT,
             "<text x=\"%d\" y=\"22\" font-size=\"14\">Layout chosen per value size"
-                + " (most frequent per cell)</text>%n",
+                + " (dots; squares: fixed layout measured fastest)</text>%n",
             LEFT));
     sb.append(
         String.format(
@@ -317,6 +327,7 @@ final class Svg {
       StringBuilder marks = new StringBuilder();
       double offset = (m - (configs.size() - 1) / 2.0) * 4;
       Double lastY = null;
+      double lastX = 0;
       for (Result r :
           rs.stream()
               .filter(r -> r.config() == config)
@@ -324,9 +335,11 @@ final class Svg {
               .toList()) {
         double x = x(Math.log10(r.sizeBytes()), minX, maxX);
         double y = rowY(rows.indexOf(r.chosenKind()), rows.size()) + offset;
-        if (lastY != null) {
-          // A step: the previous layout holds until this size.
-          points.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, lastY));
+        if (lastY != null && Math.abs(lastY - y) > 1e-9) {
+          // A step halfway (on the log axis) between the two measured sizes, where the threshold
+          // line is drawn: the threshold lies somewhere between them.
+          double mid = (lastX + x) / 2;
+          points.append(String.format(Locale.ROOT, "%.1f,%.1f %.1f,%.1f ", mid, lastY, mid, y));
         }
         points.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, y));
         marks.append(
@@ -336,7 +349,39 @@ final class Svg {
                 x,
                 y,
                 colour));
+        Optional<Result> fixed = Reports.fastestFixed(all, config, r.sizeBytes());
+        if (fixed.isPresent()) {
+          double fy = rowY(rows.indexOf(Reports.fixedKind(fixed.get())), rows.size()) + offset;
+          marks.append(
+              String.format(
+                  Locale.ROOT,
+                  "<rect class=\"fastest-fixed\" x=\"%.1f\" y=\"%.1f\" width=\"9\""
+                      + " height=\"9\" fill=\"none\" stroke=\"%s\"/>%n",
+                  x - 4.5,
+                  fy - 4.5,
+                  colour));
+        }
+        if (lastY != null && Math.abs(lastY - y) > 1e-9) {
+          // The threshold lies between the previous measured size and this one.
+          double tx = (lastX + x) / 2;
+          marks.append(
+              String.format(
+                  Locale.ROOT,
+                  "<line class=\"threshold\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\""
+                      + " stroke=\"%s\" stroke-dasharray=\"3,3\"/>"
+                      + "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"%s\">c%d</text>%n",
+                  tx,
+                  TOP,
+                  tx,
+                  TOP + plotH,
+                  colour,
+                  tx,
+                  TOP + 12 + 12 * m,
+                  colour,
+                  config));
+        }
         lastY = y;
+        lastX = x;
       }
       sb.append(
           String.format(

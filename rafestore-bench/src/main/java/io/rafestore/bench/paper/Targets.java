@@ -190,9 +190,13 @@ final class Targets {
    * Issue 16 (writes at the physical floor), configurations 1 and 2: small values (1-64 KB) written
    * within 1.15 x the floor and at most 0.4 x DepSky-A's median, read within 1.1 x the floor; large
    * values (256 KB and up) written at most 0.5 x DepSky-A and, by the mode that chooses each
-   * value's layout, within 10 % of the best fixed layout measured at that size, read within 1.2 x
-   * the floor; 10,000 1 KB writes costing at most 0.5 x DepSky-A's and reads at most 1.0 x (egress
-   * included).
+   * value's layout, within 10 % of the best fixed layout measured at that size (the fastest of
+   * {@link Protocol#FIXED_LAYOUTS}), read within 1.2 x the floor; 10,000 1 KB writes costing at
+   * most 0.5 x DepSky-A's and reads at most 1.0 x (egress included). "Best" is the fastest of the
+   * RafeStore protocols at a size; a read is held to the floor of its own layout. Lines against
+   * DepSky-A say, per size, where the floor itself (and the floor with RafeStore's phases in
+   * sequence) stands against DepSky-A's median: where the floor alone is above the limit the target
+   * is out of any protocol's reach in this run, and the line says so.
    */
   static List<String> physicalFloor(List<Result> results) {
     List<String> out = new ArrayList<>();
@@ -210,7 +214,7 @@ final class Targets {
       }
       String c = " (config " + config + "):";
       out.add(
-          overFloor(
+          fastestOverFloor(
               results,
               config,
               small,
@@ -218,42 +222,179 @@ final class Targets {
               1.15,
               "issue 16: best write, 1-64KB, <= 1.15 x floor" + c));
       out.add(
-          againstDepSky(
-              results,
-              config,
-              small,
-              "write",
-              0.4,
-              "issue 16: best write, 1-64KB, <= 0.4 x DepSky-A" + c));
+          againstDepSkyWithFloor(
+              results, config, small, 0.4, "issue 16: best write, 1-64KB, <= 0.4 x DepSky-A" + c));
       out.add(
-          overFloor(
+          fastestOverFloor(
               results,
               config,
               small,
               "read",
               1.1,
-              "issue 16: best read, 1-64KB, <= 1.1 x floor" + c));
+              "issue 16: best read, 1-64KB, <= 1.1 x its floor" + c));
       out.add(
-          againstDepSky(
+          againstDepSkyWithFloor(
               results,
               config,
               large,
-              "write",
               0.5,
               "issue 16: best write, >= 256KB, <= 0.5 x DepSky-A" + c));
       out.add(chosenAgainstFixed(results, config, large, 1.1, c));
       out.add(
-          overFloor(
+          fastestOverFloor(
               results,
               config,
               large,
               "read",
               1.2,
-              "issue 16: best read, >= 256KB, <= 1.2 x floor" + c));
-      out.add(costAgainstDepSky(results, config, "write", 0.5, "issue 16: "));
-      out.add(costAgainstDepSky(results, config, "read", 1.0, "issue 16: "));
+              "issue 16: best read, >= 256KB, <= 1.2 x its floor" + c));
+      out.add(costOfEach(results, config, "write", 0.5));
+      out.add(costOfEach(results, config, "read", 1.0));
     }
     return out;
+  }
+
+  /**
+   * A target line: at each of {@code sizes}, the fastest RafeStore protocol's median in {@code
+   * config} is at most {@code limit} x its own floor; " SIZE RATIO (MODE)" per size, and for writes
+   * that miss, the floor with RafeStore's phases in sequence over the floor ("phases 1.35"): the
+   * part of the gap that no implementation of these phases can close.
+   */
+  private static String fastestOverFloor(
+      List<Result> results,
+      int config,
+      Iterable<Long> sizes,
+      String op,
+      double limit,
+      String text) {
+    StringBuilder d = new StringBuilder();
+    boolean pass = true;
+    boolean any = false;
+    for (long s : sizes) {
+      Optional<Result> best = bestRafeStore(results, config, s, op);
+      if (best.isEmpty()) {
+        continue;
+      }
+      Result r = best.get();
+      any = true;
+      boolean ok = r.medianOverFloor() <= limit;
+      pass &= ok;
+      d.append(
+          String.format(
+              Locale.ROOT,
+              " %s %.2f (%s",
+              Reports.sizeLabel(r.sizeBytes()),
+              r.medianOverFloor(),
+              r.mode()));
+      if (!ok && op.equals("write") && !Double.isNaN(r.phasedFloorMs())) {
+        d.append(String.format(Locale.ROOT, "; phases %.2f", r.phasedFloorMs() / r.floorMs()));
+      }
+      d.append(')');
+    }
+    return line(any, pass, text + d);
+  }
+
+  /**
+   * A target line: at each of {@code sizes}, the fastest RafeStore protocol's write median is at
+   * most {@code limit} x DepSky-A's: " SIZE RATIO (MODE; floor F, phases P)" with F the floor and P
+   * the floor with RafeStore's phases, each over DepSky-A's median; where F is above the limit the
+   * line ends by naming those sizes as out of reach.
+   */
+  private static String againstDepSkyWithFloor(
+      List<Result> results, int config, Iterable<Long> sizes, double limit, String text) {
+    StringBuilder d = new StringBuilder();
+    List<String> outOfReach = new ArrayList<>();
+    boolean pass = true;
+    boolean any = false;
+    for (long s : sizes) {
+      Optional<Result> best = bestRafeStore(results, config, s, "write");
+      Optional<Result> depsky = find(results, config, Protocol.DEPSKY_A, s, "write");
+      if (best.isEmpty() || depsky.isEmpty()) {
+        continue;
+      }
+      double dep = depsky.get().medianMs();
+      double ratio = best.get().medianMs() / dep;
+      double floor = best.get().floorMs() / dep;
+      any = true;
+      pass &= ratio <= limit;
+      d.append(
+          String.format(
+              Locale.ROOT,
+              " %s %.2f (%s; floor %.2f, phases %.2f)",
+              Reports.sizeLabel(s),
+              ratio,
+              best.get().mode(),
+              floor,
+              best.get().phasedFloorMs() / dep));
+      if (floor > limit) {
+        outOfReach.add(Reports.sizeLabel(s));
+      }
+    }
+    if (!outOfReach.isEmpty()) {
+      d.append(
+          String.format(
+              Locale.ROOT,
+              "; out of any protocol's reach where the floor alone is above %.2f: %s",
+              limit,
+              String.join(", ", outOfReach)));
+    }
+    return line(any, pass, text + d);
+  }
+
+  /**
+   * A cost line of issue 16: 10,000 1 KB operations {@code op} of a RafeStore protocol in {@code
+   * config} at most {@code limit} x DepSky-A's, with every RafeStore protocol's ratio listed. For
+   * writes the cheapest protocol is judged; for reads the protocol whose writes were cheapest (a
+   * layout that makes writes cheap must not make reads expensive: inline values' logs are read from
+   * n - f clouds).
+   */
+  private static String costOfEach(List<Result> results, int config, String op, double limit) {
+    String what =
+        String.format(
+            Locale.ROOT,
+            "issue 16: cost of 10,000 1KB %ss <= %.1f x DepSky-A (config %d)%s",
+            op,
+            limit,
+            config,
+            op.equals("read") ? ", protocol with the cheapest writes" : "");
+    Optional<Result> depsky = find(results, config, Protocol.DEPSKY_A, 1024, op);
+    Optional<Result> cheapestWrites =
+        results.stream()
+            .filter(r -> r.config() == config && r.sizeBytes() == 1024 && r.op().equals("write"))
+            .filter(r -> r.mode().rafeStore() && r.ops() > 0)
+            .min((a, b) -> Double.compare(a.costPer10kUsd(), b.costPer10kUsd()));
+    if (depsky.isEmpty() || cheapestWrites.isEmpty()) {
+      return line(false, false, what);
+    }
+    Optional<Result> judged = find(results, config, cheapestWrites.get().mode(), 1024, op);
+    if (judged.isEmpty()) {
+      return line(false, false, what);
+    }
+    double dep = depsky.get().costPer10kUsd();
+    StringBuilder all = new StringBuilder();
+    for (Result r : results) {
+      if (r.config() == config
+          && r.sizeBytes() == 1024
+          && r.op().equals(op)
+          && r.mode().rafeStore()
+          && r.ops() > 0) {
+        all.append(all.length() == 0 ? "" : ", ")
+            .append(String.format(Locale.ROOT, "%s %.3f", r.mode(), r.costPer10kUsd() / dep));
+      }
+    }
+    double ratio = judged.get().costPer10kUsd() / dep;
+    return line(
+        true,
+        ratio <= limit,
+        String.format(
+            Locale.ROOT,
+            "%s: %s $%.4f vs $%.4f, ratio %.3f (each: %s)",
+            what,
+            judged.get().mode(),
+            judged.get().costPer10kUsd(),
+            dep,
+            ratio,
+            all));
   }
 
   /**
@@ -288,8 +429,9 @@ final class Targets {
 
   /**
    * A target line: the mode that chooses each value's layout ({@link Protocol#choosesLayout()})
-   * has, at each size, a median within {@code limit} x the best of the RafeStore modes with a fixed
-   * layout that ran there; " SIZE RATIO (BEST FIXED)" per size.
+   * has, at each size, a median within {@code limit} x the fastest of the fixed layouts ({@link
+   * Protocol#FIXED_LAYOUTS}: whole copies, inline, fragments) that ran there; " SIZE RATIO (BEST
+   * FIXED)" per size. FAST_INLINE is not run above the inline threshold, where it is FAST.
    */
   private static String chosenAgainstFixed(
       List<Result> results, int config, Iterable<Long> sizes, double limit, String c) {
@@ -305,7 +447,7 @@ final class Targets {
       Optional<Result> fixed =
           results.stream()
               .filter(r -> r.config() == config && r.sizeBytes() == s && r.op().equals("write"))
-              .filter(r -> r.mode().rafeStore() && !r.mode().choosesLayout() && r.ops() > 0)
+              .filter(r -> r.mode().fixedLayout() && r.ops() > 0)
               .min((a, b) -> Double.compare(a.medianMs(), b.medianMs()));
       if (chosen.isEmpty() || fixed.isEmpty()) {
         continue;
@@ -357,7 +499,7 @@ final class Targets {
         ratio <= limit,
         String.format(
             Locale.ROOT,
-            "%s: %s $%.4f vs $%.4f, ratio %.2f",
+            "%s: %s $%.4f vs $%.4f, ratio %.3f",
             what,
             cheapest.get().mode(),
             cheapest.get().costPer10kUsd(),
