@@ -1,0 +1,1 @@
+package io.rafestore.cache; final class Placeholder {}
