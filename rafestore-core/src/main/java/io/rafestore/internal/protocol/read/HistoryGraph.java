@@ -72,6 +72,7 @@ final class HistoryGraph {
   private NodeId last;
   private long accesses;
   private long edges;
+  private long keyChars;
 
   HistoryGraph(int maxNodes) {
     this.maxNodes = maxNodes;
@@ -85,6 +86,7 @@ final class HistoryGraph {
               return false;
             }
             edges -= eldest.getValue().out.size();
+            keyChars -= eldest.getKey().key().length();
             return true;
           }
         };
@@ -100,6 +102,7 @@ final class HistoryGraph {
     Node n = nodes.get(id);
     if (n == null) {
       n = new Node(id);
+      keyChars += id.key().length();
       nodes.put(id, n);
     }
     n.version = version;
@@ -245,10 +248,6 @@ final class HistoryGraph {
    * edge map, per edge its map entry and counter (64-bit JVM with compressed references).
    */
   long bytes() {
-    long b = 0;
-    for (Node n : nodes.values()) {
-      b += 200 + 2L * n.id.key().length() + 80L * n.out.size();
-    }
-    return b;
+    return 200L * nodes.size() + 2 * keyChars + 80 * edges;
   }
 }

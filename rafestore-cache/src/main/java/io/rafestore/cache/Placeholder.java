@@ -1,1 +1,0 @@
-package io.rafestore.cache; final class Placeholder {}
