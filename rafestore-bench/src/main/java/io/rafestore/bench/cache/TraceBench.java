@@ -243,9 +243,6 @@ public final class TraceBench {
       err.println("TraceBench failed: " + e);
       e.printStackTrace(err);
       return 1;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return 1;
     }
   }
 
