@@ -142,6 +142,21 @@ if ! reused "$WORK/scale/scale.md"; then
     || { cat "$WORK/scale.log" >&2; die "ScaleBench failed"; }
 fi
 
+# --- 4. Read tier ----------------------------------------------------------------------------
+# TraceBench: the seed's access mix under the four prefetch modes, virtual time (design.md
+# section 5, "The read tier"). Quick: a short trace and 20,000 graph accesses, a few seconds.
+if ((QUICK)); then
+  TRACE_ARGS=(--quick --out "$WORK/trace")
+else
+  TRACE_ARGS=(--out "$WORK/trace")
+fi
+if ! reused "$WORK/trace/trace.md"; then
+  say "TraceBench ${TRACE_ARGS[*]}"
+  # Exit 1 means a target line says MISS; the report shows it. Other failures stop the run.
+  "${JAVA[@]}" io.rafestore.bench.cache.TraceBench "${TRACE_ARGS[@]}" >"$WORK/trace.log" 2>&1 \
+    || grep -q '^MISS ' "$WORK/trace.log" || { cat "$WORK/trace.log" >&2; die "TraceBench failed"; }
+fi
+
 # --- Report -------------------------------------------------------------------------------------
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 ELAPSED=$((SECONDS - START))
@@ -208,6 +223,7 @@ targets_of() { awk '/^## Targets/ {t = 1; next} t && /^```/ {f++; next} t && f =
 PAPER_TARGETS="$(targets_of "$PAPER_DIR/results.md")"
 CPU_TARGETS="$(cpu_targets "$WORK/jmh-main.csv")"
 SCALE_TARGETS="$(grep -E '^(PASS|MISS)' "$WORK/scale/scale.md" || true)"
+TRACE_TARGETS="$(grep -E '^(PASS|MISS)' "$WORK/trace/trace.md" || true)"
 PAPER_HEADER="$(grep -m1 '^PaperBench: profile' "$PAPER_DIR/../paper.log" 2>/dev/null || grep -m1 '^Profile' "$PAPER_DIR/results.md" || true)"
 NOTES="$ROOT/rafestore-bench/report-notes.md"
 
@@ -249,6 +265,7 @@ REPORT="$OUT/benchmarks.md"
   [[ -n "$PAPER_TARGETS" ]] && echo "$PAPER_TARGETS"
   [[ -n "$CPU_TARGETS" ]] && echo "$CPU_TARGETS"
   [[ -n "$SCALE_TARGETS" ]] && echo "$SCALE_TARGETS"
+  [[ -n "$TRACE_TARGETS" ]] && echo "$TRACE_TARGETS"
   echo '```'
   echo
   if [[ -f "$NOTES" ]]; then
@@ -290,6 +307,15 @@ REPORT="$OUT/benchmarks.md"
   echo "Command: \`java -cp rafestore-bench/target/benchmarks.jar io.rafestore.bench.scale.ScaleBench ${SCALE_ARGS[*]/#$ROOT\//}\`"
   echo
   cat "$WORK/scale/scale.md"
+  echo
+  echo "## 4. Read tier: cache and prefetching on Tombolo's access mix (TraceBench)"
+  echo
+  echo "Command: \`java -cp rafestore-bench/target/benchmarks.jar io.rafestore.bench.cache.TraceBench ${TRACE_ARGS[*]/#$ROOT\//}\`"
+  echo "Virtual time: the WAN (Table 1 RTTs, bandwidth, jitter) is modelled, the client's CPU takes"
+  echo "no time, so a read answered from the cache costs 0 ms. Reads name versions; a miss pays"
+  echo "readM and the fetch. See design.md section 5, \"The read tier\"."
+  echo
+  cat "$WORK/trace/trace.md"
 } >"$REPORT"
 
 if ((${#REUSED[@]} == 0)); then
@@ -300,3 +326,4 @@ say "wrote $REPORT and $OUT/img/ in $((ELAPSED / 60))m$((ELAPSED % 60))s (load $
 echo "$PAPER_TARGETS"
 echo "$CPU_TARGETS"
 echo "$SCALE_TARGETS"
+echo "$TRACE_TARGETS"

@@ -18,6 +18,7 @@ module io.rafestore.bench {
   requires transitive io.rafestore;
   requires java.management;
   requires static jdk.management;
+  requires static io.rafestore.cache;
   requires static jmh.core;
   requires static org.bouncycastle.provider;
 }

@@ -67,4 +67,9 @@ final class AllListeners implements RafeStoreListener {
   public void scrubEvent(ScrubEvent event) {
     each(l -> l.scrubEvent(event));
   }
+
+  @Override
+  public void cacheEvent(CacheEvent event) {
+    each(l -> l.cacheEvent(event));
+  }
 }

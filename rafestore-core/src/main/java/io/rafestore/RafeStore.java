@@ -68,6 +68,17 @@ public interface RafeStore extends AutoCloseable {
   CompletableFuture<StoredValue> read(String key);
 
   /**
+   * Reads the latest version of {@code key} as this client last verified it, if it did so within
+   * {@code maxStaleness} (a bounded-staleness read: it may miss writes completed in that time, and
+   * answers without readM, from the cache or the version's holders); otherwise exactly as {@link
+   * #read(String)}. {@link Duration#ZERO} is a regular read. Overrides {@link
+   * Builder#maxStaleness} for this read.
+   *
+   * @throws IllegalArgumentException if {@code maxStaleness} is negative
+   */
+  CompletableFuture<StoredValue> read(String key, java.time.Duration maxStaleness);
+
+  /**
    * Reads one version of {@code key}; fails with {@link VersionNotFoundException} if the history
    * does not have it.
    */
@@ -192,6 +203,13 @@ public interface RafeStore extends AutoCloseable {
    * each ({@link Builder#speculativeReads}).
    */
   Map<String, CloudStats> stats();
+
+  /**
+   * What the read tier did since the client was built: cache hits and misses, bytes and dollars
+   * saved, prefetches used and wasted, the history graph's size ({@link ReadTierStats#NONE} without
+   * a {@link Builder#valueCache}).
+   */
+  ReadTierStats readTierStats();
 
   /**
    * A background scrubber of the whole store with these options, not started yet ({@link
@@ -511,6 +529,43 @@ public interface RafeStore extends AutoCloseable {
       draft.pricing.put(
           Objects.requireNonNull(cloudId, "pricing cloud id"),
           Objects.requireNonNull(pricing, "pricing"));
+      return this;
+    }
+
+    /**
+     * The read tier's cache (default none): reads keep the verified stored bytes of the versions
+     * they fetch there, keyed by key, version, part and signed SHA-256, and use them instead of a
+     * cloud. A read of the latest version still runs readM (regular reads) but fetches no data the
+     * cache holds; a read of a version this client has read (or a range of it) whose bytes are all
+     * cached touches no cloud. Every byte the cache returns is checked against its signed hash
+     * first, so a cache can never make a read return another version's bytes or wrong ones. Only
+     * {@link ProtocolMode#PAPER} and {@link ProtocolMode#FAST} use a cache. One cache serves one
+     * client. See {@code io.rafestore.cache.CaffeineValueCache} (module {@code rafestore-cache}).
+     */
+    public Builder valueCache(ValueCache cache) {
+      draft.valueCache = cache;
+      return this;
+    }
+
+    /**
+     * How the read tier fetches ahead of reads (default {@link Prefetch#off()}); needs a {@link
+     * #valueCache}.
+     */
+    public Builder prefetch(Prefetch prefetch) {
+      draft.prefetch = prefetch;
+      return this;
+    }
+
+    /**
+     * How old the metadata a read of the latest version may answer from is allowed to be (default
+     * zero: never; every such read runs readM and is regular). With a positive bound, {@link
+     * RafeStore#read(String)} of a key this client verified (by a readM of a read, a history page or
+     * a metadata prefetch) within the bound answers from that verified view without readM: it may
+     * miss writes completed since, by at most that long. Bytes are always checked against the
+     * signed hash. Per read: {@link RafeStore#read(String, Duration)}. At most one day.
+     */
+    public Builder maxStaleness(Duration maxStaleness) {
+      draft.maxStaleness = maxStaleness;
       return this;
     }
 

@@ -66,4 +66,10 @@ public interface RafeStoreListener {
    * risk, or finished a pass ({@link ScrubEvent.Kind}).
    */
   default void scrubEvent(ScrubEvent event) {}
+
+  /**
+   * The read tier's cache dropped something it must not serve: bytes that did not match their
+   * signed hash, a truncated, corrupt or foreign cache file ({@link CacheEvent}).
+   */
+  default void cacheEvent(CacheEvent event) {}
 }

@@ -7,10 +7,14 @@ import java.util.Objects;
  *
  * @param info the version's metadata
  * @param value the bytes (a copy is returned by {@link #value()})
- * @param servedBy the id of the cloud whose bytes were returned, or {@code (inline)} for a value
- *     carried inside its writer's signed log (no data cloud served it)
+ * @param servedBy the id of the cloud whose bytes were returned, {@code (inline)} for a value
+ *     carried inside its writer's signed log (no data cloud served it), or {@link #FROM_CACHE} for
+ *     bytes the client's {@link ValueCache} held (checked against the signed hash)
  */
 public record StoredValue(VersionInfo info, byte[] value, String servedBy) {
+  /** {@link #servedBy} of a value whose bytes came from the client's {@link ValueCache}. */
+  public static final String FROM_CACHE = "(cache)";
+
   public StoredValue {
     Objects.requireNonNull(info, "info");
     Objects.requireNonNull(servedBy, "servedBy");
@@ -28,6 +32,11 @@ public record StoredValue(VersionInfo info, byte[] value, String servedBy) {
   }
 
   /** The value decoded as UTF-8. */
+  /** Whether the bytes came from the client's {@link ValueCache}. */
+  public boolean fromCache() {
+    return FROM_CACHE.equals(servedBy);
+  }
+
   public String utf8() {
     return new String(value, java.nio.charset.StandardCharsets.UTF_8);
   }

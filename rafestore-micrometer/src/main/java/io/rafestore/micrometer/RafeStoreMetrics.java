@@ -55,7 +55,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *       <td>each phase of each operation ({@code writeDo}, {@code readM}, {@code writeDf},
  *       {@code writeM}, {@code dataFetch})</td></tr>
  *   <tr><td>{@code rafestore.reads.served}</td><td>counter</td><td>cloud</td>
- *       <td>reads whose value each cloud served</td></tr>
+ *       <td>reads whose value each cloud served; {@code (cache)} for the read tier's cache</td></tr>
+ *   <tr><td>{@code rafestore.cache.discarded}</td><td>counter</td><td>kind</td>
+ *       <td>units and cache files the read tier dropped instead of serving (corrupt,
+ *       truncated, foreign, io_error)</td></tr>
  * </table>
  *
  * <p>Events that arrive before the first {@link #bindTo} are not counted. The binder may be bound
@@ -165,6 +168,13 @@ public final class RafeStoreMetrics implements MeterBinder {
     public void readCompleted(ReadReceipt receipt) {
       for (Meters m : bound) {
         m.counter("rafestore.reads.served", "cloud", receipt.servedBy()).increment();
+      }
+    }
+
+    @Override
+    public void cacheEvent(io.rafestore.CacheEvent event) {
+      for (Meters m : bound) {
+        m.counter("rafestore.cache.discarded", "kind", lower(event.kind())).increment();
       }
     }
   }

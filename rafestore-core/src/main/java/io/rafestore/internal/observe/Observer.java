@@ -116,6 +116,14 @@ public final class Observer {
     tell(l -> l.cloudRequest(request));
   }
 
+  /** Something the read tier's cache dropped (a bad unit or file). */
+  public void cache(io.rafestore.CacheEvent event) {
+    if (LOG.isLoggable(Level.DEBUG)) {
+      LOG.log(Level.DEBUG, "cache: {0}", event);
+    }
+    tell(l -> l.cacheEvent(event));
+  }
+
   /** Something the background scrubber found or did. */
   public void scrub(io.rafestore.ScrubEvent event) {
     if (LOG.isLoggable(Level.DEBUG)) {

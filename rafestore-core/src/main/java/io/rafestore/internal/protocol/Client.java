@@ -35,6 +35,7 @@ import io.rafestore.internal.protocol.maintenance.Probe;
 import io.rafestore.internal.protocol.maintenance.Verifier;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
+import io.rafestore.internal.protocol.read.Prefetcher;
 import io.rafestore.internal.protocol.read.ReadOp;
 import io.rafestore.internal.protocol.write.DeleteOp;
 import io.rafestore.internal.protocol.write.DepSkyWriteOp;
@@ -79,8 +80,22 @@ public final class Client implements RafeStore {
   }
 
   public Client(Settings settings) {
-    this.ctx = new Context(settings);
+    try {
+      this.ctx = new Context(settings);
+    } catch (IllegalStateException e) {
+      // ValueCache.bind refuses a second client.
+      throw new IllegalArgumentException("valueCache: " + e.getMessage(), e);
+    }
     this.packer = new Packer(ctx);
+    this.prefetcher = Prefetcher.start(ctx);
+  }
+
+  /** Fetches ahead of reads into the read tier's cache (nothing without prefetching). */
+  private final Prefetcher prefetcher;
+
+  /** This client's prefetcher (for tests of the read package). */
+  public Prefetcher prefetcherForTests() {
+    return prefetcher;
   }
 
   /** Packs this writer's older inline values in the background. */
@@ -110,6 +125,17 @@ public final class Client implements RafeStore {
           }
           case DEPSKY_A, DEPSKY_CA -> DepSkyWriteOp.run(ctx, key, copy);
         };
+    if (ctx.readTier.enabled()) {
+      // Write-through: the read tier keeps the bytes of this client's own versions, checked
+      // against the entry its writeM signed.
+      op =
+          io.rafestore.spi.support.Futures.relay(
+              op,
+              r -> {
+                ctx.readTier.written(key, r.version(), copy);
+                return r;
+              });
+    }
     return bounded(op, "write of '" + key + "'");
   }
 
@@ -118,6 +144,15 @@ public final class Client implements RafeStore {
     Names.checkKey(key);
     checkOpen();
     CompletableFuture<StoredValue> op = ReadOp.latest(ctx, key);
+    return bounded(op, "read of '" + key + "'");
+  }
+
+  @Override
+  public CompletableFuture<StoredValue> read(String key, Duration maxStaleness) {
+    Names.checkKey(key);
+    Settings.checkStaleness(maxStaleness, "read maxStaleness");
+    checkOpen();
+    CompletableFuture<StoredValue> op = ReadOp.latest(ctx, key, maxStaleness);
     return bounded(op, "read of '" + key + "'");
   }
 
@@ -217,6 +252,7 @@ public final class Client implements RafeStore {
                 t.timed(Phase.READ_M, MetadataRead.run(ctx, key))
                     .thenApply(
                         view -> {
+                          ctx.readTier.rememberView(key, view);
                           List<VersionInfo> page = new ArrayList<>();
                           boolean more = false;
                           for (View.Item it : view.visible) {
@@ -244,7 +280,8 @@ public final class Client implements RafeStore {
     checkWriter("delete");
     checkOpen();
     return bounded(
-        traced(Kind.DELETE, key, t -> DeleteOp.run(ctx, key, t)), "delete of '" + key + "'");
+        traced(Kind.DELETE, key, t -> forgetting(key, DeleteOp.run(ctx, key, t))),
+        "delete of '" + key + "'");
   }
 
   @Override
@@ -254,8 +291,18 @@ public final class Client implements RafeStore {
     checkWriter("collect");
     checkOpen();
     return bounded(
-        traced(Kind.COLLECT, key, t -> Maintenance.collect(ctx, key, policy, t)),
+        traced(Kind.COLLECT, key, t -> forgetting(key, Maintenance.collect(ctx, key, policy, t))),
         "collection of '" + key + "'");
+  }
+
+  /**
+   * {@code op}, a delete or collection of {@code key} by this client: the read tier forgets the
+   * key's entries and view when it starts and again when it ends, so no read of this client answers
+   * for a version it removed without asking readM.
+   */
+  private <T> CompletableFuture<T> forgetting(String key, CompletableFuture<T> op) {
+    ctx.readTier.forget(key);
+    return op.whenComplete((r, e) -> ctx.readTier.forget(key));
   }
 
   @Override
@@ -400,6 +447,11 @@ public final class Client implements RafeStore {
   }
 
   @Override
+  public io.rafestore.ReadTierStats readTierStats() {
+    return prefetcher.stats();
+  }
+
+  @Override
   public io.rafestore.Scrubber scrubber(io.rafestore.ScrubOptions options) {
     Objects.requireNonNull(options, "options");
     checkOpen();
@@ -434,6 +486,8 @@ public final class Client implements RafeStore {
     }
     // Packing stops first: a pack not yet in a log is an orphan, and no log loses anything.
     packer.close();
+    // Prefetches are cancelled: nothing is sent for them after this.
+    prefetcher.close();
     // Completed writes' puts to the clouds beyond their quorum, for the grace the builder gave.
     ctx.drain(ctx.settings.closeGrace());
     // Listing walks and key pages stop here, whether or not the drivers are ours to close.

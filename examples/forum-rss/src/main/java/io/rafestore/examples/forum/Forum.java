@@ -37,8 +37,10 @@ import java.util.concurrent.TimeoutException;
  * index entry is written before the topic's first post, so a crash in between leaves an empty
  * topic, never posts nobody can find.
  *
- * <p><b>Caches.</b> A version's bytes never change (its SHA-256 is in signed metadata), so decoded
- * values are cached by key and version, bounded. Receipts of writes made by this process are kept
+ * <p><b>Caches.</b> A version's bytes never change (its SHA-256 is in signed metadata), so the
+ * store's read tier keeps them ({@code RafeStore.Builder.valueCache}): a page view reads each
+ * version it shows by its version, from the cache when it is there (no cloud asked; the bytes
+ * checked against the signed hash again), and each post shows where its bytes came from. Receipts of writes made by this process are kept
  * (bounded) for the status panel; posts by other processes have none.
  *
  * <p>Thread-safe.
@@ -59,9 +61,9 @@ final class Forum {
   private static final String SUFFIX_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789";
 
   private final RafeStore store;
+  private final RafeStore readBack;
   private final Duration timeout;
   private final SecureRandom random = new SecureRandom();
-  private final Map<VersionKey, Object> values = lru(CACHE_ENTRIES);
   private final Map<VersionKey, WriteReceipt> receipts = lru(CACHE_ENTRIES);
   private final Optional<RequestRecorder> recorder;
   private final Map<VersionKey, Timeline> timelines = lru(TIMELINES);
@@ -88,7 +90,13 @@ final class Forum {
       Optional<Post> post,
       String problem,
       Optional<WriteReceipt> receipt,
-      Optional<Timeline> timeline) {}
+      Optional<Timeline> timeline,
+      String servedBy) {
+    /** Whether this page view read the post's bytes from the store's cache. */
+    boolean fromCache() {
+      return StoredValue.FROM_CACHE.equals(servedBy);
+    }
+  }
 
   /** The newest post of a topic read back with no cache: its bytes, where they came from. */
   record ReadBack(StoredValue value, String sha256Hex, Optional<Post> post, String problem) {}
@@ -107,6 +115,16 @@ final class Forum {
    *     here then carry a {@link Timeline}
    */
   Forum(RafeStore store, Duration timeout, Optional<RequestRecorder> recorder) {
+    this(store, timeout, recorder, store);
+  }
+
+  /**
+   * @param readBack the client the faults page reads back through (one with no cache, so that
+   *     what the clouds answer is seen)
+   */
+  Forum(
+      RafeStore store, Duration timeout, Optional<RequestRecorder> recorder, RafeStore readBack) {
+    this.readBack = Objects.requireNonNull(readBack, "readBack");
     this.store = Objects.requireNonNull(store, "store");
     this.timeout = Objects.requireNonNull(timeout, "timeout");
     this.recorder = Objects.requireNonNull(recorder, "recorder");
@@ -166,7 +184,7 @@ final class Forum {
     int total = newestFirst.size();
     List<VersionInfo> shown = new ArrayList<>(newestFirst.subList(0, Math.min(maxPosts, total)));
     Collections.reverse(shown);
-    List<CompletableFuture<Object>> reads = new ArrayList<>();
+    List<CompletableFuture<Decoded>> reads = new ArrayList<>();
     for (VersionInfo info : shown) {
       reads.add(decoded(key, info.version(), Post::decode));
     }
@@ -174,16 +192,21 @@ final class Forum {
     for (int i = 0; i < shown.size(); i++) {
       VersionInfo info = shown.get(i);
       int number = total - shown.size() + i + 1;
-      Object value = awaitValue(reads.get(i));
+      Decoded read = awaitValue(reads.get(i));
+      Object value = read.value();
       Optional<WriteReceipt> receipt = receipt(key, info.version());
       Optional<Timeline> timeline;
       synchronized (timelines) {
         timeline = Optional.ofNullable(timelines.get(new VersionKey(key, info.version())));
       }
       if (value instanceof Post p) {
-        posts.add(new PostView(number, info, Optional.of(p), "", receipt, timeline));
+        posts.add(
+            new PostView(number, info, Optional.of(p), "", receipt, timeline, read.servedBy()));
       } else {
-        posts.add(new PostView(number, info, Optional.empty(), (String) value, receipt, timeline));
+        posts.add(
+            new PostView(
+                number, info, Optional.empty(), (String) value, receipt, timeline,
+                read.servedBy()));
       }
     }
     return Optional.of(new TopicView(entry.get(), posts, total));
@@ -204,7 +227,6 @@ final class Forum {
       throws RafeStoreException, InterruptedIOException {
     TopicEntry entry = new TopicEntry(id, title);
     WriteReceipt r = store.blocking().write(INDEX_KEY, entry.encode());
-    remember(INDEX_KEY, r.version(), entry);
     post(entry, first);
     return entry;
   }
@@ -227,7 +249,6 @@ final class Forum {
         }
       }
     }
-    remember(key, r.version(), post);
     synchronized (receipts) {
       receipts.put(new VersionKey(key, r.version()), r);
     }
@@ -246,7 +267,7 @@ final class Forum {
     }
     StoredValue v;
     try {
-      v = await(store.read(topicKey(id)));
+      v = await(readBack.read(topicKey(id)));
     } catch (io.rafestore.KeyNotFoundException e) {
       return Optional.empty();
     }
@@ -283,13 +304,13 @@ final class Forum {
   private Map<String, TopicEntry> index() throws RafeStoreException, InterruptedIOException {
     List<VersionInfo> versions = new ArrayList<>(await(fullHistory(INDEX_KEY)));
     Collections.reverse(versions);
-    List<CompletableFuture<Object>> reads = new ArrayList<>();
+    List<CompletableFuture<Decoded>> reads = new ArrayList<>();
     for (VersionInfo v : versions) {
       reads.add(decoded(INDEX_KEY, v.version(), TopicEntry::decode));
     }
     Map<String, TopicEntry> byId = new LinkedHashMap<>();
-    for (CompletableFuture<Object> read : reads) {
-      if (awaitValue(read) instanceof TopicEntry e) {
+    for (CompletableFuture<Decoded> read : reads) {
+      if (awaitValue(read).value() instanceof TopicEntry e) {
         byId.putIfAbsent(e.id(), e);
       }
     }
@@ -319,45 +340,32 @@ final class Forum {
     Object decode(byte[] value);
   }
 
-  private CompletableFuture<Object> decoded(String key, Version version, Decoder decoder) {
-    VersionKey vk = new VersionKey(key, version);
-    synchronized (values) {
-      Object cached = values.get(vk);
-      if (cached != null) {
-        return CompletableFuture.completedFuture(cached);
-      }
-    }
+  /** A version read and decoded (or the problem, as a String), and where its bytes came from. */
+  record Decoded(Object value, String servedBy) {}
+
+  private CompletableFuture<Decoded> decoded(String key, Version version, Decoder decoder) {
     return store
         .read(key, version)
         .handle(
             (StoredValue v, Throwable failure) -> {
               if (failure != null) {
                 Throwable cause = unwrap(failure);
-                return (Object) ("could not be read: " + cause.getMessage());
+                return new Decoded("could not be read: " + cause.getMessage(), "");
               }
               try {
-                Object value = decoder.decode(v.value());
-                remember(key, version, value);
-                return value;
+                return new Decoded(decoder.decode(v.value()), v.servedBy());
               } catch (IllegalArgumentException e) {
-                String problem = "unreadable: " + e.getMessage();
-                remember(key, version, problem);
-                return problem;
+                return new Decoded("unreadable: " + e.getMessage(), v.servedBy());
               }
             });
   }
 
-  private void remember(String key, Version version, Object value) {
-    synchronized (values) {
-      values.put(new VersionKey(key, version), value);
-    }
-  }
-
-  private Object awaitValue(CompletableFuture<Object> f) throws InterruptedIOException {
+  private Decoded awaitValue(CompletableFuture<Decoded> f) throws InterruptedIOException {
     try {
       return await(f);
     } catch (RafeStoreException e) {
-      return "could not be read: " + e.getMessage(); // not reached: decoded() never fails
+      // Not reached: decoded() never fails.
+      return new Decoded("could not be read: " + e.getMessage(), "");
     }
   }
 

@@ -129,7 +129,8 @@ public final class ForumApp implements AutoCloseable {
           new Forum(
               opened.store(),
               Duration.ofSeconds(90),
-              opened.demo().map(ForumStores.Demo::recorder));
+              opened.demo().map(ForumStores.Demo::recorder),
+              opened.demo().map(ForumStores.Demo::readBack).orElse(opened.store()));
       if (forum.topics().isEmpty()) {
         forum.createTopic(WELCOME_ID, WELCOME_TITLE, new Post(WELCOME_AUTHOR, WELCOME_BODY));
       }

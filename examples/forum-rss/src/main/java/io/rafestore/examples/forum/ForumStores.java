@@ -3,6 +3,7 @@ package io.rafestore.examples.forum;
 import io.rafestore.CloudRole;
 import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
+import io.rafestore.cache.CaffeineValueCache;
 import io.rafestore.Scheduler;
 import io.rafestore.SigningKeys;
 import io.rafestore.clouds.ByzantineCloud;
@@ -87,11 +88,20 @@ final class ForumStores {
    * What the embedded store adds for the demo: the recorder of every cloud's requests (the status
    * panel's timeline) and the fault switches of the {@code /faults} page.
    */
-  record Demo(RequestRecorder recorder, FaultControl faults) {
+  record Demo(RequestRecorder recorder, FaultControl faults, RafeStore readBack) {
     Demo {
       Objects.requireNonNull(recorder, "recorder");
       Objects.requireNonNull(faults, "faults");
+      Objects.requireNonNull(readBack, "readBack");
     }
+  }
+
+  /** The forum's read tier: verified post bytes in memory (see design.md, "The read tier"). */
+  static final long CACHE_BYTES = 32L * 1024 * 1024;
+
+  /** A new cache for one store. */
+  static CaffeineValueCache cache() {
+    return CaffeineValueCache.builder().maximumBytes(CACHE_BYTES).build();
   }
 
   /**
@@ -170,7 +180,11 @@ final class ForumStores {
             rtt);
       }
       FaultControl faults = new FaultControl(switches, 1);
-      RafeStore store = builder.listener(faults).build();
+      // The faults page reads back through a client of its own with no cache, so that a faulty
+      // cloud's answers are seen (and masked) there; the forum's pages read through the cache.
+      // It only reads: it never signs under the writer's id, which stays the store's alone.
+      RafeStore readBack = builder.listener(faults).closeDrivers(false).build();
+      RafeStore store = builder.listener(faults).closeDrivers(true).valueCache(cache()).build();
       String description =
           String.format(
               "4 directory clouds under %s behind an emulated WAN (paper Table 1 x %s:"
@@ -187,12 +201,13 @@ final class ForumStores {
           description,
           () -> {
             try {
+              readBack.close();
               lock.release();
             } finally {
               lockChannel.close();
             }
           },
-          Optional.of(new Demo(recorder, faults)));
+          Optional.of(new Demo(recorder, faults, readBack)));
     } catch (IOException | RuntimeException e) {
       for (DirectoryCloud c : opened) {
         c.close();
@@ -218,7 +233,7 @@ final class ForumStores {
       throw new IOException(
           file + " has no writer (writer.id and writer.key): the forum needs one to post");
     }
-    RafeStore store = config.open();
+    RafeStore store = config.open(b -> b.valueCache(cache()));
     List<String> ids = new ArrayList<>();
     for (CloudConfig c : config.clouds()) {
       ids.add(c.id() + " (" + c.spec().type() + ", " + c.role() + ")");

@@ -162,6 +162,12 @@ final class Pages {
       } else {
         sb.append("<dt>write latency</dt><dd class=\"latency\">not measured here</dd>\n");
       }
+      sb.append("<dt>read from</dt><dd class=\"source\">")
+          .append(
+              p.fromCache()
+                  ? "the cache (no cloud asked; checked against the signed SHA-256)"
+                  : p.servedBy().isEmpty() ? "not read" : escape(p.servedBy()))
+          .append("</dd>\n");
       sb.append("<dt>data held by</dt><dd class=\"data-clouds\">")
           .append(escape(String.join(", ", p.info().dataClouds())))
           .append("</dd>\n<dt>metadata</dt><dd class=\"metadata-clouds\">");

@@ -119,10 +119,35 @@ class ForumHttpTest {
         .containsPattern("<dd class=\"latency\">\\d+\\.\\d ms</dd>")
         .contains("<dd class=\"data-clouds\">p0, p1</dd>")
         .contains("acknowledged by ")
-        .contains("sent to all of p0, p1, p2, p3");
+        .contains("sent to all of p0, p1, p2, p3")
+        // Written here, so the store's read tier kept its bytes (write-through): the page read
+        // it from the cache, without asking a cloud.
+        .contains(
+            "<dd class=\"source\">the cache (no cloud asked; checked against the signed"
+                + " SHA-256)</dd>");
     // Oldest first.
     assertThat(page.indexOf("id=\"" + anchor(id, 1) + "\""))
         .isLessThan(page.indexOf("id=\"" + anchor(id, 2) + "\""));
+  }
+
+  @Test
+  void pageViewsReadPostsFromTheStoresCacheWithoutAskingACloudForData() throws Exception {
+    String id = newTopic("Read tier");
+    var store = app.store();
+    get("/topics/" + id);
+    long hits = store.readTierStats().hits();
+    long misses = store.readTierStats().misses();
+    long gets = store.stats().values().stream().mapToLong(io.rafestore.CloudStats::gets).sum();
+    String again = article(get("/topics/" + id).body(), anchor(id, 1));
+    assertThat(again)
+        .contains(
+            "<dd class=\"source\">the cache (no cloud asked; checked against the signed"
+                + " SHA-256)</dd>");
+    assertThat(store.readTierStats().hits()).isGreaterThan(hits);
+    // The page's history calls still run readM (one log get per cloud and key); no data get.
+    long after = store.stats().values().stream().mapToLong(io.rafestore.CloudStats::gets).sum();
+    assertThat(store.readTierStats().misses()).isEqualTo(misses);
+    assertThat(after - gets).isLessThanOrEqualTo(2 * 4);
   }
 
   @Test

@@ -49,7 +49,13 @@ public record Settings(
     io.rafestore.Objective objective,
     long inlineThreshold,
     long inlineLogBudget,
-    Map<String, io.rafestore.Pricing> pricing) {
+    Map<String, io.rafestore.Pricing> pricing,
+    io.rafestore.ValueCache valueCache,
+    io.rafestore.Prefetch prefetch,
+    Duration maxStaleness) {
+
+  /** The longest accepted {@code maxStaleness}. */
+  public static final Duration MAX_STALENESS = Duration.ofDays(1);
 
   /** Smallest accepted part size. */
   public static final long MIN_PART_SIZE = 1024;
@@ -192,6 +198,12 @@ public record Settings(
 
     /** Prices by cloud id, in the order they were set; clouds without one get the default. */
     public final Map<String, io.rafestore.Pricing> pricing = new LinkedHashMap<>();
+
+    public io.rafestore.ValueCache valueCache;
+
+    public io.rafestore.Prefetch prefetch = io.rafestore.Prefetch.off();
+
+    public Duration maxStaleness = Duration.ZERO;
   }
 
   /**
@@ -472,6 +484,7 @@ public record Settings(
                     "writer(" + writerId + ")"));
       }
     }
+    readTier(draft, mode, partSize);
     // The one construction of Settings: every component checked above.
     return new Settings(
         List.copyOf(new ArrayList<>(clouds)),
@@ -500,7 +513,66 @@ public record Settings(
         objective,
         mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST ? inlineThreshold : 0,
         inlineLogBudget,
-        pricing(draft, ids));
+        pricing(draft, ids),
+        draft.valueCache,
+        draft.prefetch,
+        draft.maxStaleness);
+  }
+
+  /** The read tier's settings: the cache, prefetching and the staleness bound. */
+  private static void readTier(Draft draft, ProtocolMode mode, long partSize) {
+    if (draft.valueCache != null && mode != ProtocolMode.PAPER && mode != ProtocolMode.FAST) {
+      throw new IllegalArgumentException(
+          "valueCache: only the RafeStore modes (PAPER, FAST) read through a cache; mode "
+              + mode
+              + " is a baseline that reads every value from the clouds");
+    }
+    io.rafestore.Prefetch p = draft.prefetch;
+    if (p == null) {
+      throw new IllegalArgumentException("prefetch must not be null (use Prefetch.off())");
+    }
+    if (p.mode() != io.rafestore.Prefetch.Mode.OFF && draft.valueCache == null) {
+      throw new IllegalArgumentException(
+          "prefetch "
+              + p.mode()
+              + " needs a valueCache: prefetched bytes are kept there (or use Prefetch.off())");
+    }
+    if (p.maxInFlight() < 1 || p.maxInFlight() > 64) {
+      throw new IllegalArgumentException(
+          "prefetch maxInFlight must be 1 to 64, was " + p.maxInFlight());
+    }
+    if (p.maxBytesInFlight() < partSize) {
+      throw new IllegalArgumentException(
+          "prefetch maxBytesInFlight must be at least partSize = "
+              + partSize
+              + " bytes (one part), was "
+              + p.maxBytesInFlight());
+    }
+    if (!(p.dollarsPerHour() >= 0) || Double.isInfinite(p.dollarsPerHour())) {
+      throw new IllegalArgumentException(
+          "prefetch dollarsPerHour must be a finite number >= 0 (0 stops prefetching), was "
+              + p.dollarsPerHour());
+    }
+    if (p.graphNodes() < 16 || p.graphNodes() > 10_000_000) {
+      throw new IllegalArgumentException(
+          "prefetch graphNodes must be 16 to 10000000, was " + p.graphNodes());
+    }
+    if (!(p.minProbability() > 0) || p.minProbability() > 1) {
+      throw new IllegalArgumentException(
+          "prefetch minProbability must be in (0, 1], was " + p.minProbability());
+    }
+    checkStaleness(draft.maxStaleness, "maxStaleness");
+  }
+
+  /**
+   * Checks a staleness bound ({@code Builder.maxStaleness}, or one read's): zero (off) to {@link
+   * #MAX_STALENESS}.
+   */
+  public static void checkStaleness(Duration d, String setting) {
+    if (d == null || d.isNegative() || d.compareTo(MAX_STALENESS) > 0) {
+      throw new IllegalArgumentException(
+          setting + " must be zero (regular reads) to " + MAX_STALENESS + ", was " + d);
+    }
   }
 
   /** The prices the draft sets, each for a configured cloud. */

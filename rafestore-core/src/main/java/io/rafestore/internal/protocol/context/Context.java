@@ -77,6 +77,9 @@ public final class Context implements LayoutChooser.Timing {
   /** The client's foreground operations in flight, which background work gives way to. */
   public final Foreground foreground;
 
+  /** The read tier: the verified value cache and what readM verified (design.md section 5). */
+  public final ReadTier readTier;
+
   /**
    * The bound on one request of a maintenance pass (half the operation timeout), after which it is
    * failed and cancelled, for when more than f clouds hang. A context whose drivers queue requests
@@ -115,6 +118,7 @@ public final class Context implements LayoutChooser.Timing {
         };
     this.shareMemory = new ShareMemory();
     this.foreground = new Foreground();
+    this.readTier = new ReadTier(settings, observer);
     this.requestLimit = settings.operationTimeout().dividedBy(2);
     List<Cloud> list = new ArrayList<>();
     Map<String, Cloud> map = new LinkedHashMap<>();
@@ -156,6 +160,7 @@ public final class Context implements LayoutChooser.Timing {
     this.prices = base.prices;
     this.shareMemory = base.shareMemory;
     this.foreground = base.foreground;
+    this.readTier = base.readTier;
     this.requestLimit = requestLimit;
     List<Cloud> list = new ArrayList<>();
     Map<String, Cloud> map = new LinkedHashMap<>();

@@ -56,6 +56,12 @@ final class CodedPartsLayout implements ValueLayout {
   }
 
   @Override
+  public CompletableFuture<byte[]> fetchUnit(ValueRead r, int part) {
+    return io.rafestore.spi.support.Futures.relay(
+        CodedFetch.part(r.ctx, r.key, r.info, r.entry, part), DataFetch.Fetched::bytes);
+  }
+
+  @Override
   public CompletableFuture<StoredValue> read(ValueRead r) {
     return PartedRead.whole(r, CODED_PARTS);
   }

@@ -1,5 +1,7 @@
 package io.rafestore.internal.protocol.layout;
 
+import io.rafestore.internal.protocol.context.ReadTier;
+
 import io.rafestore.IntegrityException;
 import io.rafestore.RafeStoreException;
 import io.rafestore.Scheduler;
@@ -53,6 +55,23 @@ final class PartedRead {
   /** Whole parts, each from the holder {@link Spread} picks. */
   static final PartFetch WHOLE_PARTS = PartedRead::fetchPart;
 
+  /**
+   * Stored part {@code i}: from the read tier's cache (checked against its signed hash; served by
+   * {@link StoredValue#FROM_CACHE}), else from a prefetch of it in flight, else fetched by {@code
+   * parts} (and then kept in the cache).
+   */
+  static CompletableFuture<DataFetch.Fetched> cachedPart(
+      ValueRead r, int i, Spread spread, PartFetch parts) {
+    if (!ReadTier.cacheable(r.entry)) {
+      return parts.fetch(r, i, spread);
+    }
+    return r.ctx.readTier.through(
+        ReadTier.unit(r.key, r.info.version(), r.entry, i),
+        bytes -> new DataFetch.Fetched(bytes, StoredValue.FROM_CACHE),
+        () -> parts.fetch(r, i, spread),
+        DataFetch.Fetched::bytes);
+  }
+
   /** The whole value, assembled from its parts (at most {@code partsInFlight} fetched at once). */
   static CompletableFuture<StoredValue> whole(ValueRead r, PartFetch parts) {
     Context ctx = r.ctx;
@@ -71,7 +90,8 @@ final class PartedRead {
                   + ctx.settings.maxValueBytes()
                   + "; read it with openStream or by range"));
     }
-    return range(r, 0, (int) info.size(), parts)
+    boolean[] fromCloud = {false};
+    return range(r, 0, (int) info.size(), parts, fromCloud)
         .thenApply(
             bytes -> {
               // Every part matched its signed hash; the whole-value hash is signed too and must
@@ -83,7 +103,12 @@ final class PartedRead {
                         "parts of '" + key + "' " + info.version() + " do not make up its hash",
                         List.of()));
               }
-              return new StoredValue(info, bytes, info.dataClouds().get(0));
+              boolean cached;
+              synchronized (fromCloud) {
+                cached = !fromCloud[0];
+              }
+              return new StoredValue(
+                  info, bytes, cached ? StoredValue.FROM_CACHE : info.dataClouds().get(0));
             });
   }
 
@@ -106,6 +131,15 @@ final class PartedRead {
    * the parts that cover them, each opened by the read's {@link ValueRead.Opening} if it has one.
    */
   static CompletableFuture<byte[]> range(ValueRead r, long offset, int length, PartFetch parts) {
+    return range(r, offset, length, parts, new boolean[1]);
+  }
+
+  /**
+   * As {@link #range(ValueRead, long, int, PartFetch)}; sets {@code fromCloud[0]} (under its lock)
+   * if any part did not come from the cache.
+   */
+  static CompletableFuture<byte[]> range(
+      ValueRead r, long offset, int length, PartFetch parts, boolean[] fromCloud) {
     Context ctx = r.ctx;
     String key = r.key;
     VersionInfo info = r.info;
@@ -143,10 +177,18 @@ final class PartedRead {
             }
             i = next[0]++;
           }
-          CompletableFuture<DataFetch.Fetched> part = parts.fetch(r, i, spread);
+          CompletableFuture<DataFetch.Fetched> part = cachedPart(r, i, spread, parts);
           synchronized (lock) {
             running.add(part);
           }
+          part.thenAccept(
+              p -> {
+                if (!StoredValue.FROM_CACHE.equals(p.cloud())) {
+                  synchronized (fromCloud) {
+                    fromCloud[0] = true;
+                  }
+                }
+              });
           opened(r, i, part)
               .whenComplete(
                   (p, e) -> {
@@ -345,7 +387,8 @@ final class PartedRead {
         int i = requested++;
         // Relayed, so that close() and a timeout cancel the fetches themselves.
         if (parted) {
-          window.add(Futures.relay(parts.fetch(read, i, spread), DataFetch.Fetched::bytes));
+          window.add(
+              Futures.relay(cachedPart(read, i, spread, parts), DataFetch.Fetched::bytes));
         } else {
           window.add(Futures.relay(whole.get(), StoredValue::value));
         }
@@ -379,6 +422,16 @@ final class PartedRead {
         current =
             !parted || read.opening == null ? stored : await(read.opening).part(consumed, stored);
         pos = 0;
+        if (parted) {
+          // The read tier's sequential prefetching follows the stream part by part.
+          ctx.readTier.accessed(
+              key,
+              info.version(),
+              read.entry,
+              read.entry.partOffset(consumed),
+              read.entry.partSize(consumed),
+              true);
+        }
         consumed++;
       }
       return true;

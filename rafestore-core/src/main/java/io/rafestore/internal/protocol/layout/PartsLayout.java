@@ -68,6 +68,12 @@ final class PartsLayout implements ValueLayout {
     if (!r.ctx.settings.mayAnticipate(bytes)) {
       return Optional.empty();
     }
+    if (r.ctx.readTier.holds(
+        io.rafestore.internal.protocol.context.ReadTier.unit(
+            r.key, r.info.version(), entry, part))) {
+      // The read tier's cache holds the part: nothing to anticipate.
+      return Optional.empty();
+    }
     // The holder the read's own placement would ask first with nothing in flight (null with one
     // holder: DataFetch's fastest), named so that the read's other parts can be placed knowing it
     // is busy (PartedRead.Spread).
@@ -75,6 +81,12 @@ final class PartsLayout implements ValueLayout {
     return Optional.of(
         Anticipation.ofPart(
             r, part, bytes, first, DataFetch.part(r.ctx, r.key, r.info, entry, part, first)));
+  }
+
+  @Override
+  public CompletableFuture<byte[]> fetchUnit(ValueRead r, int part) {
+    return io.rafestore.spi.support.Futures.relay(
+        DataFetch.part(r.ctx, r.key, r.info, entry, part), DataFetch.Fetched::bytes);
   }
 
   @Override

@@ -68,6 +68,17 @@ public interface ValueLayout {
   }
 
   /**
+   * Fetches stored unit {@code part} ({@link io.rafestore.ValueCache.Unit#WHOLE} for a value stored
+   * whole, else a stored part) from the holders, checked against its signed hash, not opened: what
+   * the read tier's prefetcher puts in the cache. Fails with {@link UnsupportedOperationException}
+   * for a layout that keeps no such unit (inline values, DepSky-CA).
+   */
+  default CompletableFuture<byte[]> fetchUnit(ValueRead r, int part) {
+    return CompletableFuture.failedFuture(
+        new UnsupportedOperationException("this layout keeps no cacheable unit"));
+  }
+
+  /**
    * One request of verify to a holder: an object, or a range of it, and which part of the layout it
    * should hold ({@link #holds}); {@code note} names the part in a finding ("" if the object is the
    * whole of what the holder stores).

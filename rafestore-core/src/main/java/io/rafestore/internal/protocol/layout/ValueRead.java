@@ -1,5 +1,6 @@
 package io.rafestore.internal.protocol.layout;
 
+import io.rafestore.Version;
 import io.rafestore.VersionInfo;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
@@ -50,6 +51,15 @@ public final class ValueRead {
   }
 
   /**
+   * A read of version {@code version} of {@code key} whose signed entry {@code entry} readM decided
+   * earlier, with no view: only for an entry that is not sealed (its key would come from a view's
+   * shares), or to fetch stored units that are not opened ({@link ValueLayout#fetchUnit}).
+   */
+  public static ValueRead ofEntry(Context ctx, String key, Version version, LogEntry entry) {
+    return new ValueRead(ctx, key, null, version.writer(), entry, null, null);
+  }
+
+  /**
    * The same read, using {@code a}'s bytes instead of fetching them again. {@code a} must be for
    * this read's version and entry exactly ({@link Anticipation#isFor}); a fetch anticipated for
    * anything else is refused, so an anticipation never changes which bytes a read accepts.
@@ -65,6 +75,11 @@ public final class ValueRead {
   /** The same read, its stored bytes opened by {@code how}. */
   ValueRead opened(CompletableFuture<Opening> how) {
     return new ValueRead(ctx, key, view, writer, entry, how, anticipated);
+  }
+
+  /** The version's signed entry. */
+  public LogEntry entry() {
+    return entry;
   }
 
   /** What the reader is told about the version. */

@@ -1,5 +1,9 @@
 package io.rafestore.internal.protocol.layout;
 
+import io.rafestore.ValueCache;
+import io.rafestore.internal.protocol.context.ReadTier;
+import io.rafestore.spi.support.Futures;
+
 import io.rafestore.IntegrityException;
 import io.rafestore.StoredValue;
 import io.rafestore.Version;
@@ -100,14 +104,52 @@ abstract class WholeLayout implements ValueLayout {
   public final CompletableFuture<StoredValue> read(ValueRead r) {
     CompletableFuture<StoredValue> anticipated =
         r.anticipated == null ? null : r.anticipated.takeWhole();
-    return opened(r, anticipated != null ? anticipated : fetchStored(r));
+    if (anticipated != null && ReadTier.cacheable(entry)) {
+      r.ctx.readTier.missed();
+      anticipated.thenAccept(sv -> r.ctx.readTier.store(unit(r), sv.value()));
+    }
+    if (anticipated != null) {
+      return opened(r, anticipated);
+    }
+    return opened(r, cachedOrFetched(r));
   }
 
-  /** The stored value fetched before readM, as {@link #read} fetches it. */
+  /**
+   * The stored value from the read tier's cache (checked against the signed hash), or fetched (and
+   * then kept there).
+   */
+  private CompletableFuture<StoredValue> cachedOrFetched(ValueRead r) {
+    if (!ReadTier.cacheable(entry)) {
+      return fetchStored(r);
+    }
+    VersionInfo stored = stored(r);
+    return r.ctx.readTier.through(
+        unit(r),
+        bytes -> new StoredValue(stored, bytes, StoredValue.FROM_CACHE),
+        () -> fetchStored(r),
+        StoredValue::value);
+  }
+
+  @Override
+  public CompletableFuture<byte[]> fetchUnit(ValueRead r, int part) {
+    return Futures.relay(fetchStored(r), StoredValue::value);
+  }
+
+  private ValueCache.Unit unit(ValueRead r) {
+    return ReadTier.unit(r.key, r.info.version(), entry, ValueCache.Unit.WHOLE);
+  }
+
+  /**
+   * The stored value fetched before readM, as {@link #read} fetches it; nothing when the read
+   * tier's cache holds it.
+   */
   @Override
   public Optional<Anticipation> anticipate(ValueRead r, long offset) {
     long bytes = entry.storedSize();
     if (!r.ctx.settings.mayAnticipate(bytes)) {
+      return Optional.empty();
+    }
+    if (ReadTier.cacheable(entry) && r.ctx.readTier.holds(unit(r))) {
       return Optional.empty();
     }
     return Optional.of(Anticipation.ofWhole(r, bytes, fetchStored(r)));

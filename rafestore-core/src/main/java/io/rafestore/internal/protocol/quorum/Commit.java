@@ -82,6 +82,9 @@ public final class Commit {
                 KeyShares.remember(ctx, signed, sealed.shares());
               }
               VersionInfo info = signed.info(key, writer);
+              // The read tier knows this client's own completed version (its bytes, if the
+              // caller gave them, are cached by Client.write against this very entry).
+              ctx.readTier.remember(key, new View.Item(info.version(), signed));
               WriteReceipt receipt =
                   new WriteReceipt(
                       info,

@@ -10,8 +10,10 @@ import io.rafestore.VersionCollectedException;
 import io.rafestore.VersionNotFoundException;
 import io.rafestore.internal.observe.OpTrace;
 import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.context.ReadTier;
 import io.rafestore.internal.protocol.layout.Layouts;
 import io.rafestore.internal.protocol.layout.ValueRead;
+import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
 import java.io.InputStream;
@@ -29,9 +31,35 @@ import java.util.concurrent.CompletableFuture;
 public final class ReadOp {
   private ReadOp() {}
 
-  /** The latest visible version of {@code key}. */
+  /** The latest visible version of {@code key}: readM, then its data (regular). */
   public static CompletableFuture<StoredValue> latest(Context ctx, String key) {
+    return latest(ctx, key, ctx.settings.maxStaleness());
+  }
+
+  /**
+   * The latest visible version of {@code key}; with a positive {@code maxStaleness}, as this
+   * client's read tier verified it within that bound if it did (no readM; the data from the cache
+   * or the holders), else as {@link #latest(Context, String)}.
+   */
+  public static CompletableFuture<StoredValue> latest(
+      Context ctx, String key, java.time.Duration maxStaleness) {
     OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.READ);
+    View fresh = ctx.readTier.freshView(key, maxStaleness);
+    if (fresh != null && !fresh.visible.isEmpty()) {
+      View.Item item = fresh.visible.get(0);
+      boolean cloudFree = servableWithoutCloud(ctx, key, item.version(), item.entry());
+      ctx.readTier.staleView();
+      if (cloudFree) {
+        ctx.readTier.cloudFree(false);
+      }
+      accessed(ctx, key, item);
+      CompletableFuture<StoredValue> op =
+          cloudFree
+              ? Layouts.of(item.entry()).read(ValueRead.of(ctx, key, fresh, item))
+              : fetchOrCollected(
+                  ctx, trace, key, fresh, item, ValueRead.of(ctx, key, fresh, item), null);
+      return observed(ctx, trace, op);
+    }
     Speculation spec = Speculation.of(ctx, key, null, 0);
     return ended(
         spec,
@@ -40,24 +68,83 @@ public final class ReadOp {
             trace,
             settled(
                 spec,
-                readM(trace, spec)
+                readM(ctx, key, trace, spec)
                     .thenCompose(
                         view -> {
                           if (view.visible.isEmpty()) {
                             return CompletableFuture.failedFuture(notFound(key, view));
                           }
                           View.Item item = view.visible.get(0);
+                          accessed(ctx, key, item);
                           return fetchOrCollected(
                               ctx, trace, key, view, item, spec.readOf(view, item), null);
                         }))));
   }
 
   /**
+   * Whether version {@code version} of {@code key}, whose signed entry is {@code entry}, can be
+   * read with no request to any cloud: its bytes are inline in the entry, or every unit is in the
+   * read tier's cache; and it is not sealed (its key would need readM's shares).
+   */
+  private static boolean servableWithoutCloud(
+      Context ctx, String key, Version version, LogEntry entry) {
+    if (!ctx.readTier.enabled() || entry.isSealed()) {
+      return false;
+    }
+    return entry.coding() == LogEntry.Coding.INLINE
+        || ctx.readTier.holdsAll(key, version, entry);
+  }
+
+  /**
+   * As {@link #servableWithoutCloud}, for {@code length} bytes from {@code offset}: the units that
+   * cover them.
+   */
+  private static boolean rangeServableWithoutCloud(
+      Context ctx, String key, Version version, LogEntry entry, long offset, int length) {
+    if (!ctx.readTier.enabled() || entry.isSealed()) {
+      return false;
+    }
+    if (entry.coding() == LogEntry.Coding.INLINE) {
+      return true;
+    }
+    if (!entry.isParted() || !ReadTier.cacheable(entry)) {
+      return ctx.readTier.holdsAll(key, version, entry);
+    }
+    long from = Math.min(offset, entry.size());
+    long to = Math.min(entry.size(), from + length);
+    if (to <= from) {
+      return true;
+    }
+    int first = (int) (from / entry.partLength());
+    int last = (int) ((to - 1) / entry.partLength());
+    for (int i = first; i <= last; i++) {
+      if (!ctx.readTier.holds(ReadTier.unit(key, version, entry, i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Tells the read tier (its prefetcher) that a read used the whole of {@code item}. */
+  private static void accessed(Context ctx, String key, View.Item item) {
+    ctx.readTier.accessed(key, item.version(), item.entry(), 0, item.entry().size(), false);
+  }
+
+  /**
    * readM of the read, anticipating its data fetch on the first valid reply that names a version
    * ({@link Speculation}).
    */
-  private static CompletableFuture<View> readM(OpTrace trace, Speculation spec) {
-    return trace.timed(Phase.READ_M, spec.readM());
+  private static CompletableFuture<View> readM(
+      Context ctx, String key, OpTrace trace, Speculation spec) {
+    return trace
+        .timed(Phase.READ_M, spec.readM())
+        .thenApply(
+            view -> {
+              // What readM verified: the read tier remembers it (entries for reads of a known
+              // version, the view for bounded-staleness reads).
+              ctx.readTier.rememberView(key, view);
+              return view;
+            });
   }
 
   /**
@@ -83,6 +170,16 @@ public final class ReadOp {
   /** Version {@code version} of {@code key}. */
   public static CompletableFuture<StoredValue> version(Context ctx, String key, Version version) {
     OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.READ);
+    LogEntry known = ctx.readTier.entry(key, version);
+    if (known != null && servableWithoutCloud(ctx, key, version, known)) {
+      // A version names exactly one signed entry and its bytes never change: this one, decided by
+      // an earlier readM, with every byte in the cache (checked against the signed hash again as
+      // it is read). No cloud is asked.
+      ctx.readTier.cloudFree(false);
+      ctx.readTier.accessed(key, version, known, 0, known.size(), false);
+      return observed(
+          ctx, trace, Layouts.of(known).read(ValueRead.ofEntry(ctx, key, version, known)));
+    }
     Speculation spec = Speculation.of(ctx, key, version, 0);
     return ended(spec, observed(ctx, trace, version(ctx, trace, spec, key, version)));
   }
@@ -91,10 +188,14 @@ public final class ReadOp {
       Context ctx, OpTrace trace, Speculation spec, String key, Version version) {
     return settled(
         spec,
-        readM(trace, spec)
+        readM(ctx, key, trace, spec)
             .thenCompose(
                 view -> {
                   View.Item item = view.find(version);
+                  if (item != null) {
+                    ctx.readTier.remember(key, item);
+                    accessed(ctx, key, item);
+                  }
                   if (item == null && view.isCollected(version)) {
                     return CompletableFuture.failedFuture(
                         new VersionCollectedException(key, version, view.collected));
@@ -124,7 +225,8 @@ public final class ReadOp {
                         sv.servedBy(),
                         sv.info().size(),
                         trace.elapsed(),
-                        trace.phases()));
+                        trace.phases(),
+                        sv.fromCache()));
               }
             });
     return trace.observe(out);
@@ -134,16 +236,26 @@ public final class ReadOp {
   public static CompletableFuture<byte[]> range(
       Context ctx, String key, Version version, long offset, int length) {
     OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.RANGED_READ);
+    LogEntry known = ctx.readTier.entry(key, version);
+    if (known != null && rangeServableWithoutCloud(ctx, key, version, known, offset, length)) {
+      // As a read of a known version (see version()): the covering units are all cached.
+      ctx.readTier.cloudFree(false);
+      ctx.readTier.accessed(key, version, known, offset, length, false);
+      return trace.observe(
+          Layouts.of(known).range(ValueRead.ofEntry(ctx, key, version, known), offset, length));
+    }
     Speculation spec = Speculation.of(ctx, key, version, offset);
     return ended(
         spec,
         trace.observe(
-            resolve(trace, spec, key, Optional.of(version))
+            resolve(ctx, trace, spec, key, Optional.of(version))
                 .thenCompose(
-                    found ->
-                        trace.timed(
-                            Phase.DATA_FETCH,
-                            found.layout().range(found.read(), offset, length)))));
+                    found -> {
+                      ctx.readTier.accessed(
+                          key, version, found.read().entry(), offset, length, false);
+                      return trace.timed(
+                          Phase.DATA_FETCH, found.layout().range(found.read(), offset, length));
+                    })));
   }
 
   /**
@@ -182,7 +294,7 @@ public final class ReadOp {
     // The stream takes its anticipated first part after this future completed (when it starts
     // fetching), so here only an undecided speculation is abandoned (settled), not ended.
     return trace.observeFailure(
-        resolve(trace, Speculation.of(ctx, key, version.orElse(null), 0), key, version));
+        resolve(ctx, trace, Speculation.of(ctx, key, version.orElse(null), 0), key, version));
   }
 
   /**
@@ -190,10 +302,10 @@ public final class ReadOp {
    * byte {@code offset} anticipated during readM.
    */
   private static CompletableFuture<Found> resolve(
-      OpTrace trace, Speculation spec, String key, Optional<Version> version) {
+      Context ctx, OpTrace trace, Speculation spec, String key, Optional<Version> version) {
     return settled(
         spec,
-        readM(trace, spec)
+        readM(ctx, key, trace, spec)
             .thenCompose(
                 view -> {
                   if (version.isEmpty()) {
@@ -213,6 +325,7 @@ public final class ReadOp {
   }
 
   private static Found found(OpTrace trace, Speculation spec, View view, View.Item item) {
+    spec.remember(item);
     return new Found(spec.readOf(view, item), Layouts.of(item.entry()), trace);
   }
 

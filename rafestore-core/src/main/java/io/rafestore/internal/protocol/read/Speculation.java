@@ -135,6 +135,11 @@ final class Speculation {
     return r;
   }
 
+  /** The read tier remembers the signed entry readM decided for {@code item}'s version. */
+  void remember(View.Item item) {
+    ctx.readTier.remember(key, item);
+  }
+
   /** readM failed, or decided no version the read can use: the fetch, if any, is wasted. */
   void abandon() {
     Started s = settle();

@@ -1,0 +1,446 @@
+package io.rafestore.internal.protocol.read;
+
+import io.rafestore.Prefetch;
+import io.rafestore.ReadTierStats;
+import io.rafestore.ValueCache.Unit;
+import io.rafestore.Version;
+import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.context.ReadTier;
+import io.rafestore.internal.protocol.layout.Layouts;
+import io.rafestore.internal.protocol.layout.ValueRead;
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.metadata.View;
+import io.rafestore.internal.protocol.quorum.MetadataRead;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The read tier's prefetching, as Tombolo's gateway does it ({@link Prefetch}): told of every
+ * access a read makes ({@link ReadTier.Access}), it follows sequential streams over the parts of
+ * large values and reads ahead of them, and (mode {@link Prefetch.Mode#HISTORY}) records the other
+ * accesses in a {@link HistoryGraph} and prefetches the metadata and data of what usually comes
+ * next. Prefetched units enter the same verified cache through {@link ReadTier#prefetch}; a read
+ * that needs a unit still in flight waits for that request.
+ *
+ * <p><b>Streams.</b> An access of parts {@code first..last} of a version whose previous access
+ * ended at part {@code first - 1} or {@code first} continues a stream (up to {@link #STREAMS}
+ * streams are followed at once, least recently used dropped). {@code SEQUENTIAL}: when the stream
+ * reaches the last part prefetched, the next {@code partsInFlight} parts are prefetched (fixed
+ * degree, trigger distance 0). {@code ADAPTIVE_SEQUENTIAL} (AMP, Gill and Bathen, adapted as
+ * Tombolo does for the cloud's long and variable latency): the trigger distance {@code g} is the
+ * number of parts the stream consumes while one part is fetched, the predicted fetch time from the
+ * fastest holder (the live latency model) over the stream's measured time between accesses; the
+ * degree {@code p} starts at {@code g + 1}, grows by one each time the stream consumes a whole
+ * prefetched batch and shrinks by one when a prefetched part of it is wasted, and a read that had
+ * to wait for a prefetch still in flight (late) widens {@code g} by one.
+ *
+ * <p><b>Budgets.</b> Prefetches are background work: at most {@code maxInFlight} requests and
+ * {@code maxBytesInFlight} bytes at once (a prefetch that does not fit is not sent: a stream's
+ * trigger fires again on its next access), and a token bucket of dollars refilled at {@code
+ * dollarsPerHour} on the client's scheduler (at most a minute's worth banked) pays for each at the
+ * holder's price (and the readM of a metadata prefetch); nothing is sent without the money.
+ * Closing the client cancels every prefetch in flight.
+ *
+ * <p>Thread-safe: one lock guards the streams, the graph and the budgets; no request is sent
+ * while it is held.
+ */
+public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
+  /** Sequential streams followed at once. */
+  static final int STREAMS = 64;
+
+  /** The largest degree of an adaptive stream. */
+  static final int MAX_DEGREE = 64;
+
+  /** Graph predictions prefetched per access at most. */
+  static final int GRAPH_DEGREE = 4;
+
+  private final Context ctx;
+  private final Prefetch policy;
+  private final HistoryGraph graph;
+  private final Map<StreamKey, Stream> streams =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<StreamKey, Stream> eldest) {
+          return size() > STREAMS;
+        }
+      };
+
+  private int inFlight;
+  private long bytesInFlight;
+  private double tokens;
+  private long refilledAt;
+  private boolean closed;
+
+  private record StreamKey(String key, Version version) {}
+
+  /** One sequential stream over the parts of one version. */
+  static final class Stream {
+    final StreamKey id;
+    final LogEntry entry;
+    int last;
+    int prefetchedUpTo;
+    int degree;
+    int trigger;
+    long lastNanos;
+    double gapNanos = -1;
+    boolean sequential;
+
+    Stream(StreamKey id, LogEntry entry, int last, long now) {
+      this.id = id;
+      this.entry = entry;
+      this.last = last;
+      this.prefetchedUpTo = last;
+      this.lastNanos = now;
+    }
+  }
+
+  /** The tag of a graph prediction's prefetch. */
+  private record Predicted(HistoryGraph.NodeId from, HistoryGraph.NodeId to) {}
+
+  private Prefetcher(Context ctx) {
+    this.ctx = ctx;
+    this.policy = ctx.settings.prefetch();
+    this.graph =
+        policy.mode() == Prefetch.Mode.HISTORY ? new HistoryGraph(policy.graphNodes()) : null;
+    this.tokens = bucketSize();
+    this.refilledAt = ctx.observer.nanoTime();
+  }
+
+  /** The prefetcher of {@code ctx}'s client, following its reads if its settings prefetch. */
+  public static Prefetcher start(Context ctx) {
+    Prefetcher p = new Prefetcher(ctx);
+    if (ctx.readTier.enabled() && p.policy.mode() != Prefetch.Mode.OFF) {
+      ctx.readTier.onAccess(p);
+      ctx.readTier.feedback(p);
+    }
+    return p;
+  }
+
+  /** Stops prefetching and cancels what is in flight. */
+  public void close() {
+    synchronized (this) {
+      closed = true;
+    }
+    ctx.readTier.cancelPrefetches();
+  }
+
+  /** The read tier's counts, with the graph's size. */
+  public ReadTierStats stats() {
+    synchronized (this) {
+      if (graph == null) {
+        return ctx.readTier.stats(0, 0, 0);
+      }
+      return ctx.readTier.stats(graph.nodes(), graph.edges(), graph.bytes());
+    }
+  }
+
+  @Override
+  public void accessed(
+      String key, Version version, LogEntry entry, long offset, long length, boolean stream) {
+    if (!ReadTier.cacheable(entry) || entry.size() == 0) {
+      return;
+    }
+    long from = Math.min(offset, entry.size());
+    long to = Math.min(entry.size(), from + Math.max(length, 1));
+    List<Runnable> sends = new ArrayList<>();
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      boolean sequential = false;
+      if (entry.isParted() && !(from == 0 && to == entry.size())) {
+        sequential = follow(key, version, entry, from, to, sends);
+      }
+      if (!sequential && graph != null) {
+        HistoryGraph.NodeId node = new HistoryGraph.NodeId(key, from, to);
+        graph.record(node, version, entry);
+        for (HistoryGraph.Prediction p :
+            graph.predict(node, GRAPH_DEGREE, policy.minProbability())) {
+          predicted(p, sends);
+        }
+      }
+    }
+    // Requests are sent outside the lock.
+    sends.forEach(Runnable::run);
+  }
+
+  /**
+   * Follows the stream of {@code key}'s {@code version} with an access of bytes [{@code from},
+   * {@code to}); queues the read-ahead it triggers. Whether the access continued a stream. Caller
+   * holds the lock.
+   */
+  private boolean follow(
+      String key, Version version, LogEntry entry, long from, long to, List<Runnable> sends) {
+    int first = (int) (from / entry.partLength());
+    int last = (int) ((to - 1) / entry.partLength());
+    long now = ctx.observer.nanoTime();
+    StreamKey id = new StreamKey(key, version);
+    Stream s = streams.get(id);
+    if (s == null || first < s.last || first > s.last + 1) {
+      // A new stream starts here; this access is not (yet) sequential.
+      s = new Stream(id, entry, last, now);
+      s.degree = ctx.settings.partsInFlight();
+      streams.put(id, s);
+      return false;
+    }
+    long gap = now - s.lastNanos;
+    s.gapNanos = s.gapNanos < 0 ? gap : 0.7 * s.gapNanos + 0.3 * gap;
+    s.lastNanos = now;
+    s.last = Math.max(s.last, last);
+    s.sequential = true;
+    s.prefetchedUpTo = Math.max(s.prefetchedUpTo, s.last);
+    int trigger;
+    int degree;
+    if (policy.mode() == Prefetch.Mode.SEQUENTIAL) {
+      trigger = 0;
+      degree = ctx.settings.partsInFlight();
+    } else {
+      s.trigger = Math.max(s.trigger, adaptiveTrigger(s));
+      if (s.degree < s.trigger + 1) {
+        s.degree = Math.min(MAX_DEGREE, s.trigger + 1);
+      }
+      trigger = s.trigger;
+      degree = s.degree;
+    }
+    if (s.prefetchedUpTo - s.last > trigger) {
+      return true;
+    }
+    if (policy.mode() != Prefetch.Mode.SEQUENTIAL && s.prefetchedUpTo > last) {
+      // The stream consumed the whole of the last batch up to its trigger: it can take more.
+      s.degree = Math.min(MAX_DEGREE, s.degree + 1);
+      degree = s.degree;
+    }
+    int count = entry.partCount();
+    int next = s.prefetchedUpTo + 1;
+    for (int i = next; i < Math.min(count, next + degree); i++) {
+      Unit u = ReadTier.unit(key, version, entry, i);
+      if (ctx.readTier.holds(u) || ctx.readTier.prefetchOf(u) != null) {
+        s.prefetchedUpTo = i;
+        continue;
+      }
+      String holder = fastestHolder(entry);
+      if (!admit(u.size(), ctx.readTier.price(key, u.size(), holder))) {
+        break;
+      }
+      s.prefetchedUpTo = i;
+      int part = i;
+      Stream tag = s;
+      sends.add(() -> send(u, () -> unitFetch(key, version, entry, part), holder, tag, 0));
+    }
+    return true;
+  }
+
+  /**
+   * Parts the stream consumes while one is fetched: the predicted time of a part from the fastest
+   * holder over the stream's time between accesses, at least 1.
+   */
+  private int adaptiveTrigger(Stream s) {
+    String holder = fastestHolder(s.entry);
+    if (holder == null || s.gapNanos <= 0) {
+      return 1;
+    }
+    double latency = ctx.model.predict(holder, s.entry.storedPartSize(0)).toNanos();
+    return (int) Math.max(1, Math.min(MAX_DEGREE - 1, Math.ceil(latency / s.gapNanos)));
+  }
+
+  /** Queues the prefetch of a graph prediction. Caller holds the lock. */
+  private void predicted(HistoryGraph.Prediction p, List<Runnable> sends) {
+    Predicted tag = new Predicted(p.from(), p.to());
+    String key = p.to().key();
+    boolean metadataFirst = p.entry() == null || !ctx.settings.maxStaleness().isZero();
+    if (metadataFirst) {
+      double readM = ctx.readTier.readMPrice();
+      if (!admitDollars(readM)) {
+        return;
+      }
+      sends.add(() -> metadataThenData(key, p.to(), tag, readM));
+      return;
+    }
+    queueUnits(key, p.version(), p.entry(), p.to(), tag, 0, sends);
+  }
+
+  /** Queues the units of {@code entry} that cover {@code range}. Caller holds the lock. */
+  private void queueUnits(
+      String key,
+      Version version,
+      LogEntry entry,
+      HistoryGraph.NodeId range,
+      Object tag,
+      double metadataDollars,
+      List<Runnable> sends) {
+    if (!ReadTier.cacheable(entry) || entry.size() == 0) {
+      return;
+    }
+    String holder = fastestHolder(entry);
+    List<Integer> parts = new ArrayList<>();
+    if (!entry.isParted()) {
+      parts.add(Unit.WHOLE);
+    } else {
+      long from = Math.min(range.from(), entry.size() - 1);
+      long to = Math.min(entry.size(), Math.max(range.to(), from + 1));
+      for (int i = (int) (from / entry.partLength()); i <= (to - 1) / entry.partLength(); i++) {
+        parts.add(i);
+      }
+    }
+    for (int part : parts) {
+      Unit u = ReadTier.unit(key, version, entry, part);
+      if (ctx.readTier.holds(u) || ctx.readTier.prefetchOf(u) != null) {
+        continue;
+      }
+      if (!admit(u.size(), ctx.readTier.price(key, u.size(), holder))) {
+        return;
+      }
+      double meta = metadataDollars;
+      metadataDollars = 0;
+      sends.add(() -> send(u, () -> unitFetch(key, version, entry, part), holder, tag, meta));
+    }
+  }
+
+  /**
+   * A metadata prefetch: readM of {@code key} (its view remembered by the read tier, for reads of a
+   * known version and bounded-staleness reads), then the newest version's units that cover the
+   * predicted range. Counted as one request in flight while readM runs.
+   */
+  private void metadataThenData(
+      String key, HistoryGraph.NodeId range, Object tag, double readMDollars) {
+    synchronized (this) {
+      if (closed || inFlight >= policy.maxInFlight()) {
+        return;
+      }
+      inFlight++;
+    }
+    CompletableFuture<View> m;
+    try {
+      m = MetadataRead.run(ctx, key);
+    } catch (RuntimeException e) {
+      m = CompletableFuture.failedFuture(e);
+    }
+    m.whenComplete(
+        (view, e) -> {
+          List<Runnable> sends = new ArrayList<>();
+          synchronized (this) {
+            inFlight--;
+            if (view != null && !closed) {
+              ctx.readTier.rememberView(key, view);
+              if (!view.visible.isEmpty()) {
+                View.Item item = view.visible.get(0);
+                queueUnits(
+                    key, item.version(), item.entry(), range, tag, readMDollars, sends);
+              }
+            }
+          }
+          sends.forEach(Runnable::run);
+        });
+  }
+
+  /** Sends one admitted prefetch (outside the lock); releases its budget when it ends. */
+  private void send(
+      Unit u,
+      java.util.function.Supplier<CompletableFuture<byte[]>> fetch,
+      String holder,
+      Object tag,
+      double metadataDollars) {
+    boolean started = ctx.readTier.prefetch(u, fetch, holder, tag, metadataDollars);
+    CompletableFuture<byte[]> f = started ? ctx.readTier.prefetchOf(u) : null;
+    if (f == null) {
+      release(u.size());
+      return;
+    }
+    f.whenComplete((b, e) -> release(u.size()));
+  }
+
+  private CompletableFuture<byte[]> unitFetch(
+      String key, Version version, LogEntry entry, int part) {
+    return Layouts.of(entry).fetchUnit(ValueRead.ofEntry(ctx, key, version, entry), part);
+  }
+
+  private String fastestHolder(LogEntry entry) {
+    List<String> known = new ArrayList<>();
+    for (String h : entry.holders()) {
+      if (ctx.byId.containsKey(h)) {
+        known.add(h);
+      }
+    }
+    if (known.isEmpty()) {
+      return null;
+    }
+    return ctx.model.fastestFirst(known, entry.isParted() ? entry.storedPartSize(0) : entry.storedSize()).get(0);
+  }
+
+  /**
+   * Whether a prefetch of {@code bytes} costing {@code dollars} fits the budgets now; if so it is
+   * counted in flight and paid for. Caller holds the lock.
+   */
+  private boolean admit(long bytes, double dollars) {
+    if (closed
+        || inFlight >= policy.maxInFlight()
+        || bytesInFlight + bytes > policy.maxBytesInFlight()) {
+      return false;
+    }
+    if (!admitDollars(dollars)) {
+      return false;
+    }
+    inFlight++;
+    bytesInFlight += bytes;
+    return true;
+  }
+
+  /** Takes {@code dollars} from the bucket if it holds them. Caller holds the lock. */
+  private boolean admitDollars(double dollars) {
+    long now = ctx.observer.nanoTime();
+    double perNano = policy.dollarsPerHour() / Prefetch.BUDGET_PERIOD.toNanos();
+    tokens = Math.min(bucketSize(), tokens + (now - refilledAt) * perNano);
+    refilledAt = now;
+    if (tokens < dollars) {
+      return false;
+    }
+    tokens -= dollars;
+    return true;
+  }
+
+  /** A minute's worth of the hourly budget. */
+  private double bucketSize() {
+    return policy.dollarsPerHour() / 60;
+  }
+
+  private synchronized void release(long bytes) {
+    inFlight--;
+    bytesInFlight -= bytes;
+  }
+
+  @Override
+  public void used(Unit unit, Object tag) {
+    // A prediction the reads confirmed: the graph counted the access already.
+  }
+
+  @Override
+  public synchronized void wasted(Unit unit, Object tag) {
+    if (tag instanceof Stream s) {
+      s.degree = Math.max(1, s.degree - 1);
+    } else if (tag instanceof Predicted p && graph != null) {
+      graph.lower(p.from(), p.to());
+    }
+  }
+
+  @Override
+  public synchronized void late(Unit unit, Object tag) {
+    if (tag instanceof Stream s) {
+      s.trigger = Math.min(MAX_DEGREE - 1, s.trigger + 1);
+    }
+  }
+
+  /** The graph, for tests (null unless mode HISTORY). */
+  HistoryGraph graph() {
+    return graph;
+  }
+
+  /** The stream of {@code key}'s {@code version}, for tests (null if none). */
+  synchronized Stream stream(String key, Version version) {
+    return streams.get(new StreamKey(key, version));
+  }
+}

@@ -1,0 +1,191 @@
+package io.rafestore.internal.protocol.read;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rafestore.CloudRole;
+import io.rafestore.Prefetch;
+import io.rafestore.ProtocolMode;
+import io.rafestore.RafeStore;
+import io.rafestore.ReadTierStats;
+import io.rafestore.Version;
+import io.rafestore.WriteReceipt;
+import io.rafestore.internal.protocol.Harness;
+import io.rafestore.internal.protocol.MapValueCache;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Prefetching on virtual time with Table 1's RTTs and bandwidths, data on p1 (315 ms) and p2 (750
+ * ms) as in Configuration 2: sequential read-ahead, its adaptive trigger distance and degree, the
+ * history graph learning a repeated pattern of random reads, the dollar budget, and close.
+ */
+class PrefetcherTest {
+  static final int PART = 16 * 1024;
+
+  static Harness table1() {
+    Harness h = new Harness(1, 4).rtts(Harness.table1());
+    h.clouds.get(0).bandwidth(100_000_000);
+    for (int i = 1; i < 4; i++) {
+      h.clouds.get(i).bandwidth(2_000_000);
+    }
+    return h;
+  }
+
+  static RafeStore.Builder config2(Harness h, MapValueCache cache, Prefetch prefetch) {
+    return h.builder(
+            ProtocolMode.PAPER,
+            (i, c) -> i == 0 ? CloudRole.METADATA_ONLY : CloudRole.DATA_AND_METADATA)
+        .partSize(PART)
+        .valueCache(cache)
+        .prefetch(prefetch);
+  }
+
+  static byte[] random(int size, long seed) {
+    byte[] b = new byte[size];
+    new SplittableRandom(seed).nextBytes(b);
+    return b;
+  }
+
+  /** Reads the value part by part, {@code think} apart; returns the total read latency. */
+  static Duration streamByRanges(
+      Harness h, RafeStore store, String key, Version v, byte[] value, Duration think)
+      throws Exception {
+    long total = 0;
+    for (int off = 0; off < value.length; off += PART) {
+      long start = h.scheduler.nanoTime();
+      byte[] got = h.run(store.read(key, v, off, PART));
+      total += h.scheduler.nanoTime() - start;
+      assertThat(got).isEqualTo(Arrays.copyOfRange(value, off, Math.min(value.length, off + PART)));
+      h.scheduler.advance(think);
+    }
+    return Duration.ofNanos(total);
+  }
+
+  record Run(Duration latency, ReadTierStats stats) {}
+
+  static Run sequentialRun(Prefetch prefetch, Duration think) throws Exception {
+    Harness h = table1();
+    MapValueCache cache = new MapValueCache(64L << 20);
+    try (RafeStore store = config2(h, cache, prefetch).build()) {
+      byte[] value = random(32 * PART, 1);
+      WriteReceipt w = h.run(store.write("big", value));
+      h.run(store.read("big", w.version(), 0, 1));
+      cache.clear();
+      Duration d = streamByRanges(h, store, "big", w.version(), value, think);
+      return new Run(d, store.readTierStats());
+    }
+  }
+
+  @Test
+  void sequentialReadAheadTurnsMissesIntoHits() throws Exception {
+    Run off = sequentialRun(Prefetch.off(), Duration.ofMillis(200));
+    Run seq = sequentialRun(Prefetch.of(Prefetch.Mode.SEQUENTIAL), Duration.ofMillis(200));
+    Run amp = sequentialRun(Prefetch.of(Prefetch.Mode.ADAPTIVE_SEQUENTIAL), Duration.ofMillis(200));
+    assertThat(off.stats().misses()).isEqualTo(32);
+    assertThat(seq.stats().prefetches()).isPositive();
+    assertThat(seq.stats().misses()).isLessThan(16);
+    assertThat(amp.stats().misses()).isLessThanOrEqualTo(seq.stats().misses());
+    assertThat(amp.latency()).isLessThan(seq.latency());
+    assertThat(seq.latency().multipliedBy(2)).isLessThan(off.latency());
+    assertThat(amp.stats().prefetchAccuracy()).isGreaterThan(0.9);
+  }
+
+  @Test
+  void theAdaptiveTriggerDistanceGrowsWithTheHoldersLatencyOverTheReadersPace() throws Exception {
+    int[] triggers = new int[2];
+    Duration[] thinks = {Duration.ofMillis(500), Duration.ofMillis(20)};
+    for (int t = 0; t < 2; t++) {
+      Harness h = table1();
+      MapValueCache cache = new MapValueCache(64L << 20);
+      try (RafeStore store =
+          config2(h, cache, Prefetch.of(Prefetch.Mode.ADAPTIVE_SEQUENTIAL)).build()) {
+        byte[] value = random(32 * PART, 2);
+        WriteReceipt w = h.run(store.write("big", value));
+        h.run(store.read("big", w.version(), 0, 1));
+        cache.clear();
+        streamByRanges(h, store, "big", w.version(), value, thinks[t]);
+        Prefetcher.Stream s =
+            ((io.rafestore.internal.protocol.Client) store).prefetcherForTests().stream("big", w.version());
+        triggers[t] = s.trigger;
+        assertThat(s.degree).isGreaterThan(s.trigger);
+      }
+    }
+    // A reader 25 times faster needs the next parts asked for further ahead.
+    assertThat(triggers[1]).isGreaterThan(triggers[0]);
+    assertThat(triggers[0]).isGreaterThanOrEqualTo(1);
+  }
+
+  /** Small values read by version in one fixed random order, five times over. */
+  static Run patternRun(Prefetch prefetch, List<Integer> missesPerRound) throws Exception {
+    Harness h = table1();
+    MapValueCache cache = new MapValueCache(64L << 20);
+    try (RafeStore store = config2(h, cache, prefetch).build()) {
+      List<Version> versions = new ArrayList<>();
+      List<byte[]> values = new ArrayList<>();
+      for (int i = 0; i < 12; i++) {
+        byte[] v = random(4096, 100 + i);
+        values.add(v);
+        versions.add(h.run(store.write("k" + i, v)).version());
+      }
+      // The reader has seen each version's metadata once, not its data.
+      for (int i = 0; i < 12; i++) {
+        h.run(store.history("k" + i, java.util.Optional.empty(), 1));
+        h.run(store.read("k" + i, versions.get(i), 0, 1));
+      }
+      cache.clear();
+      long started = h.scheduler.nanoTime();
+      int[] order = {7, 2, 9, 0, 11, 4, 5, 1, 10, 3, 8, 6};
+      for (int round = 0; round < 5; round++) {
+        long before = store.readTierStats().misses();
+        for (int i : order) {
+          assertThat(h.run(store.read("k" + i, versions.get(i))).value()).isEqualTo(values.get(i));
+          h.scheduler.advance(Duration.ofSeconds(2));
+        }
+        missesPerRound.add((int) (store.readTierStats().misses() - before));
+      }
+      // The run's length on the client's scheduler (the budget's clock), in the latency field.
+      return new Run(Duration.ofNanos(h.scheduler.nanoTime() - started), store.readTierStats());
+    }
+  }
+
+  @Test
+  void theHistoryGraphLearnsARepeatedPatternOfRandomReads() throws Exception {
+    List<Integer> off = new ArrayList<>();
+    List<Integer> graph = new ArrayList<>();
+    patternRun(Prefetch.of(Prefetch.Mode.ADAPTIVE_SEQUENTIAL), off);
+    Run g = patternRun(Prefetch.of(Prefetch.Mode.HISTORY), graph);
+    assertThat(off).allMatch(m -> m == 12);
+    assertThat(graph.get(0)).isEqualTo(12);
+    // From the second round on, every read but the first of the round was prefetched.
+    for (int round = 2; round < 5; round++) {
+      assertThat(graph.get(round)).isLessThanOrEqualTo(1);
+    }
+    assertThat(g.stats().prefetchesUsed()).isGreaterThan(30);
+    assertThat(g.stats().graphNodes()).isEqualTo(12);
+    assertThat(g.stats().prefetchAccuracy()).isGreaterThan(0.8);
+  }
+
+  @Test
+  void theDollarBudgetIsHonoured() throws Exception {
+    List<Integer> misses = new ArrayList<>();
+    Run none = patternRun(Prefetch.of(Prefetch.Mode.HISTORY).withDollarsPerHour(0), misses);
+    assertThat(none.stats().prefetches()).isZero();
+    assertThat(misses).allMatch(m -> m == 12);
+    // A budget of a few prefetches per minute (a 4 KiB get costs about $0.0000008 at list
+    // prices): the bucket of a minute's worth runs dry and prefetching is throttled.
+    misses.clear();
+    Run tight =
+        patternRun(Prefetch.of(Prefetch.Mode.HISTORY).withDollarsPerHour(0.0002), misses);
+    // Spent at most a minute's worth banked at the start plus the refill over the rounds (the
+    // setup before them spent nothing: no prediction existed yet).
+    double hours = tight.latency().toNanos() / 3.6e12;
+    assertThat(tight.stats().prefetchDollars())
+        .isPositive()
+        .isLessThanOrEqualTo(0.0002 / 60 + 0.0002 * hours + 1e-9);
+    assertThat(tight.stats().prefetches()).isLessThan(40);
+  }
+}
