@@ -88,7 +88,6 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
     int trigger;
     long lastNanos;
     double gapNanos = -1;
-    boolean sequential;
 
     Stream(StreamKey id, LogEntry entry, int last, long now) {
       this.id = id;
@@ -192,7 +191,6 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
     s.gapNanos = s.gapNanos < 0 ? gap : 0.7 * s.gapNanos + 0.3 * gap;
     s.lastNanos = now;
     s.last = Math.max(s.last, last);
-    s.sequential = true;
     s.prefetchedUpTo = Math.max(s.prefetchedUpTo, s.last);
     int trigger;
     int degree;
