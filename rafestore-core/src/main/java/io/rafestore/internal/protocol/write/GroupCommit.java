@@ -86,12 +86,37 @@ public final class GroupCommit {
     return trace.observe(w.result);
   }
 
-  /** Starts the key's next round: it takes its writes when its turn in the key's queue comes. */
+  /**
+   * Runs the key's rounds one after another until no write waits. A trampoline: a round that
+   * completes at once (a driver that answers synchronously) is followed in this loop, not in a
+   * nested callback, so the stack does not grow with the number of rounds.
+   */
   private void startRound(String key) {
+    while (true) {
+      CompletableFuture<Boolean> round = oneRound(key);
+      if (!round.isDone()) {
+        round.thenAccept(
+            again -> {
+              if (again) {
+                startRound(key);
+              }
+            });
+        return;
+      }
+      if (!round.join()) {
+        return;
+      }
+    }
+  }
+
+  /**
+   * One round of the key: it takes its writes when its turn in the key's queue comes. Completes
+   * with whether writes wait for another round (else the key is idle again).
+   */
+  private CompletableFuture<Boolean> oneRound(String key) {
     CompletableFuture<Void> done = new CompletableFuture<>();
     CompletableFuture<Void> turn = ctx.enterKey(key, done);
-    CompletableFuture<Boolean> round =
-        turn.thenCompose(
+    return turn.thenCompose(
             x -> {
               List<Waiting> batch = take(key);
               if (batch.isEmpty()) {
@@ -104,25 +129,22 @@ public final class GroupCommit {
                 batch.forEach(w -> w.result.completeExceptionally(e));
                 return CompletableFuture.completedFuture(false);
               }
+            })
+        .handle(
+            (ok, e) -> {
+              done.complete(null);
+              if (Boolean.TRUE.equals(ok)) {
+                packer.afterCommit(key);
+              }
+              synchronized (this) {
+                ArrayDeque<Waiting> q = keys.get(key);
+                boolean again = q != null && !q.isEmpty();
+                if (!again) {
+                  keys.remove(key);
+                }
+                return again;
+              }
             });
-    round.whenComplete(
-        (ok, e) -> {
-          done.complete(null);
-          if (Boolean.TRUE.equals(ok)) {
-            packer.afterCommit(key);
-          }
-          boolean again;
-          synchronized (this) {
-            ArrayDeque<Waiting> q = keys.get(key);
-            again = q != null && !q.isEmpty();
-            if (!again) {
-              keys.remove(key);
-            }
-          }
-          if (again) {
-            startRound(key);
-          }
-        });
   }
 
   /**
