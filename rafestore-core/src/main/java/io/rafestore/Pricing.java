@@ -55,8 +55,8 @@ public record Pricing(
   /**
    * Google Cloud Storage, Standard class, a US region (driver type {@code gcs}): $0.005 per 1,000
    * class A operations (writes and lists), $0.0004 per 1,000 class B (reads), $0.12 per GB of
-   * premium-tier internet egress (the first TB a month), $0.020 per GB-month. An assumption
-   * entered 2026-11-26, not a quote.
+   * premium-tier internet egress (the first TB a month), $0.020 per GB-month. An assumption entered
+   * 2026-11-26, not a quote.
    */
   public static final Pricing GCS_STANDARD = new Pricing(0.005, 0.0004, 0.005, 0.12, 0.020);
 
@@ -69,10 +69,10 @@ public record Pricing(
   public static final Pricing FREE = new Pricing(0, 0, 0, 0, 0);
 
   /**
-   * The built-in table for a driver type of the configuration file: {@link #S3_STANDARD} for
-   * {@code s3}, {@link #AZURE_BLOB_HOT} for {@code azure}, {@link #GCS_STANDARD} for {@code gcs},
-   * {@link #FREE} for {@code redis}, {@code memory} and {@code directory}, and {@link #DEFAULT} for
-   * any other type (a third-party driver). Assumptions, not quotes (see the class comment).
+   * The built-in table for a driver type of the configuration file: {@link #S3_STANDARD} for {@code
+   * s3}, {@link #AZURE_BLOB_HOT} for {@code azure}, {@link #GCS_STANDARD} for {@code gcs}, {@link
+   * #FREE} for {@code redis}, {@code memory} and {@code directory}, and {@link #DEFAULT} for any
+   * other type (a third-party driver). Assumptions, not quotes (see the class comment).
    */
   public static Pricing forDriverType(String type) {
     return switch (type) {

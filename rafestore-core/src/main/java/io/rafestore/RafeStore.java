@@ -71,8 +71,8 @@ public interface RafeStore extends AutoCloseable {
    * Reads the latest version of {@code key} as this client last verified it, if it did so within
    * {@code maxStaleness} (a bounded-staleness read: it may miss writes completed in that time, and
    * answers without readM, from the cache or the version's holders); otherwise exactly as {@link
-   * #read(String)}. {@link Duration#ZERO} is a regular read. Overrides {@link
-   * Builder#maxStaleness} for this read.
+   * #read(String)}. {@link Duration#ZERO} is a regular read. Overrides {@link Builder#maxStaleness}
+   * for this read.
    *
    * @throws IllegalArgumentException if {@code maxStaleness} is negative
    */
@@ -564,9 +564,9 @@ public interface RafeStore extends AutoCloseable {
     /**
      * How old the metadata a read of the latest version may answer from is allowed to be (default
      * zero: never; every such read runs readM and is regular). With a positive bound, {@link
-     * RafeStore#read(String)} of a key this client verified (by a readM of a read, a history page or
-     * a metadata prefetch) within the bound answers from that verified view without readM: it may
-     * miss writes completed since, by at most that long. Bytes are always checked against the
+     * RafeStore#read(String)} of a key this client verified (by a readM of a read, a history page
+     * or a metadata prefetch) within the bound answers from that verified view without readM: it
+     * may miss writes completed since, by at most that long. Bytes are always checked against the
      * signed hash. Per read: {@link RafeStore#read(String, Duration)}. At most one day.
      */
     public Builder maxStaleness(Duration maxStaleness) {
@@ -575,14 +575,14 @@ public interface RafeStore extends AutoCloseable {
     }
 
     /**
-     * Group commit (default true): writes of this client to one key whose values go inline
-     * ({@link #inlineThreshold}) share one metadata round when they arrive while an earlier round
-     * of the key is in flight: one readM (unless {@link ProtocolMode#FAST} skips it) and one writeM
-     * of a signed log that carries all their entries, each write its own version in the order the
-     * writes were called, each caller its own receipt. A round starts as soon as the previous one
-     * of the key ends, never on a timer, so a write to an idle key goes at once and is not slower
-     * than without group commit; a failed round fails every write in it. {@code false} runs one
-     * round per write (the behaviour before group commit; the benchmark's baseline).
+     * Group commit (default true): writes of this client to one key whose values go inline ({@link
+     * #inlineThreshold}) share one metadata round when they arrive while an earlier round of the
+     * key is in flight: one readM (unless {@link ProtocolMode#FAST} skips it) and one writeM of a
+     * signed log that carries all their entries, each write its own version in the order the writes
+     * were called, each caller its own receipt. A round starts as soon as the previous one of the
+     * key ends, never on a timer, so a write to an idle key goes at once and is not slower than
+     * without group commit; a failed round fails every write in it. {@code false} runs one round
+     * per write (the behaviour before group commit; the benchmark's baseline).
      */
     public Builder groupCommit(boolean on) {
       draft.groupCommit = on;

@@ -196,7 +196,8 @@ class StoreConfigTest {
                 io.rafestore.Pricing.AZURE_BLOB_HOT.listsPer1000(),
                 io.rafestore.Pricing.AZURE_BLOB_HOT.egressPerGB(),
                 io.rafestore.Pricing.AZURE_BLOB_HOT.storagePerGBMonth()));
-    assertThat(c.clouds().get(2).pricing()).isEqualTo(new io.rafestore.Pricing(0, 0, 0, 0.05, 0.004));
+    assertThat(c.clouds().get(2).pricing())
+        .isEqualTo(new io.rafestore.Pricing(0, 0, 0, 0.05, 0.004));
     assertThat(c.clouds().get(3).pricing()).isEqualTo(io.rafestore.Pricing.GCS_STANDARD);
     try (RafeStore store = c.open()) {
       store.blocking().write("k", "v1".getBytes(StandardCharsets.UTF_8));

@@ -34,11 +34,11 @@ import java.util.function.UnaryOperator;
  * KB values with and without group commit, against DepSky-A, in one run; and where the cost
  * objective puts data when one data cloud is ten times cheaper.
  *
- * <p><b>Deployment.</b> Four in-memory clouds behind the {@link WanEmulator} with the paper's
- * Table 1 profile (p0 5 ms and 100 Mbit/s; p1, p2, p3 315, 750 and 1,200 ms at 2 Mbit/s; 5 %
- * jitter), f = 1, mode PAPER, on <b>virtual time</b> ({@link VirtualScheduler}): round trips and
- * transfers are modelled, the client's CPU takes no time. Each variant runs on a fresh deployment
- * with the same workload.
+ * <p><b>Deployment.</b> Four in-memory clouds behind the {@link WanEmulator} with the paper's Table
+ * 1 profile (p0 5 ms and 100 Mbit/s; p1, p2, p3 315, 750 and 1,200 ms at 2 Mbit/s; 5 % jitter), f =
+ * 1, mode PAPER, on <b>virtual time</b> ({@link VirtualScheduler}): round trips and transfers are
+ * modelled, the client's CPU takes no time. Each variant runs on a fresh deployment with the same
+ * workload.
  *
  * <p><b>Group commit.</b> {@code --writers} (64) writers, each a closed loop (its next write when
  * the last completed), write {@code --writes} (10,000) values of {@code --value-bytes} (1 KB) in
@@ -224,7 +224,8 @@ public final class WriteCostBench {
       Result plain = results.get(Variant.WRITE_THROUGH.ordinal());
       Result group = results.get(Variant.GROUP_COMMIT.ordinal());
       StringBuilder targets = new StringBuilder();
-      double fewer = group.requestsPerWrite() == 0 ? 0 : plain.requestsPerWrite() / group.requestsPerWrite();
+      double fewer =
+          group.requestsPerWrite() == 0 ? 0 : plain.requestsPerWrite() / group.requestsPerWrite();
       targets.append(
           target(
               fewer >= 5 && group.failures() == 0,
@@ -326,8 +327,10 @@ public final class WriteCostBench {
     final RafeStore store;
     final VirtualScheduler scheduler;
     final int total;
+
     /** The key of a writer's (first argument) n-th write of the run (second). */
     final java.util.function.BiFunction<Integer, Integer, String> keyOf;
+
     final int valueBytes;
     final long seed;
     final CompletableFuture<Void> done = new CompletableFuture<>();
@@ -386,8 +389,7 @@ public final class WriteCostBench {
   }
 
   /** One variant of the group-commit experiment on a fresh deployment. */
-  static Result groupRun(
-      Variant v, int writes, int writers, int keys, int valueBytes, long seed)
+  static Result groupRun(Variant v, int writes, int writers, int keys, int valueBytes, long seed)
       throws ExecutionException {
     Deployment d = new Deployment(seed);
     try (RafeStore store = v.settings.apply(d.builder(3)).build()) {
@@ -420,8 +422,8 @@ public final class WriteCostBench {
   }
 
   /**
-   * The cost objective against the latency objective with p3 ten times cheaper: where the values
-   * go and what the bill is. Appends its target lines to {@code targets}.
+   * The cost objective against the latency objective with p3 ten times cheaper: where the values go
+   * and what the bill is. Appends its target lines to {@code targets}.
    */
   static String costObjective(int writes, int valueBytes, long seed, StringBuilder targets)
       throws ExecutionException {

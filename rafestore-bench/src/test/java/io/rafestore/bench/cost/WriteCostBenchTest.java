@@ -24,7 +24,15 @@ class WriteCostBenchTest {
     int code =
         WriteCostBench.run(
             new String[] {
-              "--writes", "200", "--writers", "16", "--keys", "2", "--cost-writes", "40", "--out",
+              "--writes",
+              "200",
+              "--writers",
+              "16",
+              "--keys",
+              "2",
+              "--cost-writes",
+              "40",
+              "--out",
               dir.toString()
             },
             new PrintStream(out, true, StandardCharsets.UTF_8),

@@ -24,9 +24,9 @@ class CostModelTest {
 
   /**
    * Configuration 2 (p0 metadata only; data clouds p1 315 ms, p2 750 ms, p3 1,200 ms), p3 priced
-   * ten times cheaper, 1 KB values as data objects: Condition 1 holds for {p1, p2} and for {p2,
-   * p3} (p3's upload ends before p2's plus readM), so the cost objective puts every value on p3 and
-   * the bill falls; the latency objective keeps the fastest pair and never touches p3's data.
+   * ten times cheaper, 1 KB values as data objects: Condition 1 holds for {p1, p2} and for {p2, p3}
+   * (p3's upload ends before p2's plus readM), so the cost objective puts every value on p3 and the
+   * bill falls; the latency objective keeps the fastest pair and never touches p3's data.
    */
   @Test
   void theCostObjectiveMovesDataToTheCheapCloudAndTheLatencyObjectiveDoesNot() throws Exception {
@@ -74,10 +74,7 @@ class CostModelTest {
     Harness h = new Harness(1, 4).rtts(Harness.table1());
     Pricing odd = new Pricing(1, 2, 3, 4, 5);
     try (RafeStore store =
-        h.builder(ProtocolMode.PAPER)
-            .pricing("p1", odd)
-            .pricing("p2", Pricing.FREE)
-            .build()) {
+        h.builder(ProtocolMode.PAPER).pricing("p1", odd).pricing("p2", Pricing.FREE).build()) {
       for (int i = 0; i < 5; i++) {
         h.run(store.write("k", PartsTest.random(4096, i)));
         h.run(store.read("k"));
@@ -87,8 +84,7 @@ class CostModelTest {
       CloudStats p1 = stats.get("p1");
       assertThat(p1.gets()).isPositive();
       assertThat(p1.requestDollars())
-          .isCloseTo(
-              p1.puts() * 1e-3 + p1.gets() * 2e-3 + p1.lists() * 3e-3, Offset.offset(1e-12));
+          .isCloseTo(p1.puts() * 1e-3 + p1.gets() * 2e-3 + p1.lists() * 3e-3, Offset.offset(1e-12));
       assertThat(p1.egressDollars()).isCloseTo(p1.bytesDown() * 4 / 1e9, Offset.offset(1e-15));
       assertThat(stats.get("p2").dollars()).isZero();
       CloudStats p0 = stats.get("p0");

@@ -78,11 +78,11 @@ class GroupCommitTest {
   }
 
   /**
-   * Ten writes at one instant: the first finds the key idle and goes at once (its round alone),
-   * the nine others queue behind it and share the next round. So 2 rounds, 2 x n metadata puts
-   * (values of a few bytes, far below the packing trigger: no data put), instead of 10 x n one
-   * round each; readM twice (PAPER) or once (FAST: the sole writer's second round knows its log).
-   * Each write has its own version, in call order; a reader finds all ten, each with its bytes.
+   * Ten writes at one instant: the first finds the key idle and goes at once (its round alone), the
+   * nine others queue behind it and share the next round. So 2 rounds, 2 x n metadata puts (values
+   * of a few bytes, far below the packing trigger: no data put), instead of 10 x n one round each;
+   * readM twice (PAPER) or once (FAST: the sole writer's second round knows its log). Each write
+   * has its own version, in call order; a reader finds all ten, each with its bytes.
    */
   @ParameterizedTest
   @EnumSource(
@@ -173,8 +173,7 @@ class GroupCommitTest {
   @EnumSource(
       value = ProtocolMode.class,
       names = {"PAPER", "FAST"})
-  void aFailedRoundFailsEveryWriteInItAndTheNextLogExtendsIt(ProtocolMode mode)
-      throws Exception {
+  void aFailedRoundFailsEveryWriteInItAndTheNextLogExtendsIt(ProtocolMode mode) throws Exception {
     Harness h = new Harness(1, 4).rtts(20, 60, 100, 140);
     FailedWriteMTest.Gate gate = new FailedWriteMTest.Gate(h.scheduler);
     RafeStore.Builder b =
@@ -209,7 +208,8 @@ class GroupCommitTest {
             .isInstanceOf(ExecutionException.class)
             .hasCauseInstanceOf(QuorumException.class);
       }
-      assertThat(((QuorumException) cause(failed.get(0))).phase()).isEqualTo("writeM of '" + KEY + "'");
+      assertThat(((QuorumException) cause(failed.get(0))).phase())
+          .isEqualTo("writeM of '" + KEY + "'");
       for (int i = 1; i < 3; i++) {
         assertThat(((QuorumException) cause(failed.get(i))).phase())
             .isEqualTo("writeM (group commit of 2 writes) of '" + KEY + "'");
@@ -257,14 +257,17 @@ class GroupCommitTest {
         h.run(w);
         for (int c = 0; c < 4; c++) {
           MetadataLog log = InlineTest.storedLog(h, c, KEY);
-          assertThat(Logs.inlineBytes(log)).as("inline bytes on p%d", c).isLessThanOrEqualTo(budget);
+          assertThat(Logs.inlineBytes(log))
+              .as("inline bytes on p%d", c)
+              .isLessThanOrEqualTo(budget);
         }
       }
       List<Long> timestamps = new ArrayList<>();
       for (int i = 0; i < 12; i++) {
         WriteReceipt r = writes.get(i).join();
         timestamps.add(r.version().timestamp());
-        assertThat(h.run(alice.read(KEY, r.version())).value()).isEqualTo(InlineTest.value(i, size));
+        assertThat(h.run(alice.read(KEY, r.version())).value())
+            .isEqualTo(InlineTest.value(i, size));
       }
       assertThat(timestamps).isSorted().doesNotHaveDuplicates();
     }

@@ -26,9 +26,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p><b>The round rule.</b> A key has at most one round started at a time. A write that finds none
  * starts one at once; a write that finds one waiting for its turn in the key's queue ({@link
- * Context#enterKey}: behind a delete, a packer's writeM, a write of a data object) joins it; a write
- * that finds one running waits for the next, which starts the moment the running one ends. A round
- * takes the writes waiting when its turn comes, in the order they were called, up to half the
+ * Context#enterKey}: behind a delete, a packer's writeM, a write of a data object) joins it; a
+ * write that finds one running waits for the next, which starts the moment the running one ends. A
+ * round takes the writes waiting when its turn comes, in the order they were called, up to half the
  * inline budget of stored bytes (at least one write), so the log with all of them fits the budget
  * once older values are packed. Nothing is on a timer: at low load every write finds the key idle
  * and goes at once, exactly as without group commit; under load the writes that queue behind a
@@ -187,7 +187,8 @@ public final class GroupCommit {
     CompletableFuture<View> readM;
     if (skipped) {
       // The only writer, and we know our log: nobody else can have advanced the key.
-      readM = CompletableFuture.completedFuture(new View(key, Map.of(writer, own), List.of(), true));
+      readM =
+          CompletableFuture.completedFuture(new View(key, Map.of(writer, own), List.of(), true));
     } else {
       batch.forEach(w -> w.trace.begin(Phase.READ_M));
       readM =
