@@ -163,7 +163,10 @@ class CaffeineValueCacheTest {
   }
 
   /** Four in-memory clouds, f = 1, on virtual time, with this cache. */
-  static RafeStore store(VirtualScheduler s, List<MemoryCloud> clouds, CaffeineValueCache cache,
+  static RafeStore store(
+      VirtualScheduler s,
+      List<MemoryCloud> clouds,
+      CaffeineValueCache cache,
       RafeStoreListener listener) {
     RafeStore.Builder b =
         RafeStore.builder()
@@ -188,8 +191,12 @@ class CaffeineValueCacheTest {
   @Test
   void aTamperedOrTruncatedCacheFileIsNeverServedAndIsReported() throws Exception {
     VirtualScheduler s = new VirtualScheduler();
-    List<MemoryCloud> clouds = List.of(
-        new MemoryCloud("p0"), new MemoryCloud("p1"), new MemoryCloud("p2"), new MemoryCloud("p3"));
+    List<MemoryCloud> clouds =
+        List.of(
+            new MemoryCloud("p0"),
+            new MemoryCloud("p1"),
+            new MemoryCloud("p2"),
+            new MemoryCloud("p3"));
     byte[] a = random(10_000, 1);
     byte[] b = random(10_000, 2);
     WriteReceipt wa;
@@ -212,7 +219,8 @@ class CaffeineValueCacheTest {
     assertThat(files).hasSize(2);
     for (Path p : files) {
       byte[] bytes = Files.readAllBytes(p);
-      if (new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1).contains("\u0000\u0001a")) {
+      if (new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1)
+          .contains("\u0000\u0001a")) {
         bytes[bytes.length - 1] ^= 1;
         Files.write(p, bytes);
       } else {
@@ -253,8 +261,12 @@ class CaffeineValueCacheTest {
   @Test
   void aRestartedClientReadsItsDiskCacheAfterOneReadM() throws Exception {
     VirtualScheduler s = new VirtualScheduler();
-    List<MemoryCloud> clouds = List.of(
-        new MemoryCloud("p0"), new MemoryCloud("p1"), new MemoryCloud("p2"), new MemoryCloud("p3"));
+    List<MemoryCloud> clouds =
+        List.of(
+            new MemoryCloud("p0"),
+            new MemoryCloud("p1"),
+            new MemoryCloud("p2"),
+            new MemoryCloud("p3"));
     byte[] a = random(20_000, 4);
     try (CaffeineValueCache cache =
             CaffeineValueCache.builder().maximumBytes(1 << 20).directory(dir, 1 << 20).build();
