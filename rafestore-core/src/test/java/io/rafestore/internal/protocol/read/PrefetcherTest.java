@@ -109,7 +109,8 @@ class PrefetcherTest {
         cache.clear();
         streamByRanges(h, store, "big", w.version(), value, thinks[t]);
         Prefetcher.Stream s =
-            ((io.rafestore.internal.protocol.Client) store).prefetcherForTests().stream("big", w.version());
+            ((io.rafestore.internal.protocol.Client) store)
+                .prefetcherForTests().stream("big", w.version());
         triggers[t] = s.trigger;
         assertThat(s.degree).isGreaterThan(s.trigger);
       }
@@ -183,8 +184,7 @@ class PrefetcherTest {
     // A budget of a few prefetches per minute (a 4 KiB get costs about $0.0000008 at list
     // prices): the bucket of a minute's worth runs dry and prefetching is throttled.
     misses.clear();
-    Run tight =
-        patternRun(Prefetch.of(Prefetch.Mode.HISTORY).withDollarsPerHour(0.0002), misses);
+    Run tight = patternRun(Prefetch.of(Prefetch.Mode.HISTORY).withDollarsPerHour(0.0002), misses);
     // Spent at most a minute's worth banked at the start plus the refill over the rounds (the
     // setup before them spent nothing: no prediction existed yet).
     double hours = tight.latency().toNanos() / 3.6e12;
