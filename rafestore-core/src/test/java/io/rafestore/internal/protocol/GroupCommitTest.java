@@ -272,4 +272,41 @@ class GroupCommitTest {
       assertThat(timestamps).isSorted().doesNotHaveDuplicates();
     }
   }
+
+  /**
+   * Sealed inline values (the confidentiality option) in one round: each cloud's envelope carries
+   * its share of every entry of the round, so a reader that never saw the shares reads each version
+   * from the clouds; no cloud stores a value in clear.
+   */
+  @Test
+  void sealedValuesInOneRoundEachKeepTheirKeyShares() throws Exception {
+    Harness h = new Harness(1, 4).rtts(Harness.table1());
+    try (RafeStore alice = h.inline(ProtocolMode.PAPER).encryptValues(true).build();
+        RafeStore reader =
+            h.build(
+                ProtocolMode.PAPER,
+                (i, c) -> CloudRole.DATA_AND_METADATA,
+                "bob",
+                Harness.BOB,
+                List.of("alice"),
+                List.of(Harness.ALICE))) {
+      List<CompletableFuture<WriteReceipt>> writes = new ArrayList<>();
+      for (int i = 0; i < 6; i++) {
+        writes.add(alice.write(KEY, utf8("confidential value " + i)));
+      }
+      List<WriteReceipt> receipts = all(h, writes);
+      h.scheduler.advance(Duration.ofSeconds(2));
+      assertThat(puts(alice)).as("metadata puts of 2 rounds").isEqualTo(2 * 4);
+      for (int i = 0; i < 6; i++) {
+        assertThat(h.run(reader.read(KEY, receipts.get(i).version())).utf8())
+            .isEqualTo("confidential value " + i);
+      }
+      for (io.rafestore.clouds.MemoryCloud m : h.stores) {
+        for (io.rafestore.spi.ObjectInfo o : h.run(m.list(""))) {
+          String stored = new String(h.run(m.get(o.key())), StandardCharsets.ISO_8859_1);
+          assertThat(stored).as(o.key().value()).doesNotContain("confidential");
+        }
+      }
+    }
+  }
 }
