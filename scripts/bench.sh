@@ -157,6 +157,23 @@ if ! reused "$WORK/trace/trace.md"; then
     || grep -q '^MISS ' "$WORK/trace.log" || { cat "$WORK/trace.log" >&2; die "TraceBench failed"; }
 fi
 
+# --- 5. Write cost -----------------------------------------------------------------------------
+# WriteCostBench: cloud requests and dollars per small write with and without group commit,
+# against DepSky-A, and the cost objective with one data cloud ten times cheaper (issue 18;
+# design.md section 5, "Group commit", and section 7, "The cost model"). Virtual time.
+# Quick: 1,000 writes and 200 for the cost objective, a few seconds.
+if ((QUICK)); then
+  COST_ARGS=(--quick --out "$WORK/cost")
+else
+  COST_ARGS=(--out "$WORK/cost")
+fi
+if ! reused "$WORK/cost/writecost.md"; then
+  say "WriteCostBench ${COST_ARGS[*]}"
+  # Exit 1 means a target line says MISS; the report shows it. Other failures stop the run.
+  "${JAVA[@]}" io.rafestore.bench.cost.WriteCostBench "${COST_ARGS[@]}" >"$WORK/cost.log" 2>&1 \
+    || grep -q '^MISS ' "$WORK/cost.log" || { cat "$WORK/cost.log" >&2; die "WriteCostBench failed"; }
+fi
+
 # --- Report -------------------------------------------------------------------------------------
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 ELAPSED=$((SECONDS - START))
@@ -224,6 +241,7 @@ PAPER_TARGETS="$(targets_of "$PAPER_DIR/results.md")"
 CPU_TARGETS="$(cpu_targets "$WORK/jmh-main.csv")"
 SCALE_TARGETS="$(grep -E '^(PASS|MISS)' "$WORK/scale/scale.md" || true)"
 TRACE_TARGETS="$(grep -E '^(PASS|MISS)' "$WORK/trace/trace.md" || true)"
+COST_TARGETS="$(grep -E '^(PASS|MISS)' "$WORK/cost/writecost.md" || true)"
 PAPER_HEADER="$(grep -m1 '^PaperBench: profile' "$PAPER_DIR/../paper.log" 2>/dev/null || grep -m1 '^Profile' "$PAPER_DIR/results.md" || true)"
 NOTES="$ROOT/rafestore-bench/report-notes.md"
 
@@ -259,13 +277,14 @@ REPORT="$OUT/benchmarks.md"
   echo "$JAVA_VERSION"
   echo '```'
   echo
-  echo "## Targets (issues 7, 16 and 21), each a ratio within one run"
+  echo "## Targets (issues 7, 16, 17, 18 and 21), each a ratio within one run"
   echo
   echo '```'
   [[ -n "$PAPER_TARGETS" ]] && echo "$PAPER_TARGETS"
   [[ -n "$CPU_TARGETS" ]] && echo "$CPU_TARGETS"
   [[ -n "$SCALE_TARGETS" ]] && echo "$SCALE_TARGETS"
   [[ -n "$TRACE_TARGETS" ]] && echo "$TRACE_TARGETS"
+  [[ -n "$COST_TARGETS" ]] && echo "$COST_TARGETS"
   echo '```'
   echo
   if [[ -f "$NOTES" ]]; then
@@ -316,6 +335,15 @@ REPORT="$OUT/benchmarks.md"
   echo "readM and the fetch. See design.md section 5, \"The read tier\"."
   echo
   cat "$WORK/trace/trace.md"
+  echo
+  echo "## 5. Write cost: group commit, DepSky-A and the cost objective (WriteCostBench)"
+  echo
+  echo "Command: \`java -cp rafestore-bench/target/benchmarks.jar io.rafestore.bench.cost.WriteCostBench ${COST_ARGS[*]/#$ROOT\//}\`"
+  echo "Virtual time: the WAN (Table 1 RTTs, bandwidth, jitter) is modelled, the client's CPU takes"
+  echo "no time. Requests and dollars are the client's \`stats()\` after it is idle. See design.md"
+  echo "section 5, \"Group commit\", and section 7, \"The cost model\"."
+  echo
+  cat "$WORK/cost/writecost.md"
 } >"$REPORT"
 
 if ((${#REUSED[@]} == 0)); then
@@ -327,3 +355,4 @@ echo "$PAPER_TARGETS"
 echo "$CPU_TARGETS"
 echo "$SCALE_TARGETS"
 echo "$TRACE_TARGETS"
+echo "$COST_TARGETS"

@@ -200,7 +200,8 @@ public interface RafeStore extends AutoCloseable {
   /**
    * Per-cloud request and byte counts since the client was built, keyed by cloud id, with the
    * reads' anticipated data fetches counted (started, kept, wasted) on the cloud whose log started
-   * each ({@link Builder#speculativeReads}).
+   * each ({@link Builder#speculativeReads}), and what each cloud has cost so far at its {@link
+   * Pricing} ({@link Builder#pricing}): {@link CloudStats#dollars()}, by requests and egress.
    */
   Map<String, CloudStats> stats();
 
@@ -520,8 +521,12 @@ public interface RafeStore extends AutoCloseable {
     }
 
     /**
-     * What cloud {@code cloudId} charges, for features that spend money on the store's behalf (the
-     * {@link Scrubber}'s dollar budget). Clouds without one are priced at {@link Pricing#DEFAULT}.
+     * What cloud {@code cloudId} charges (the cost model): the prices the layout chooser weighs
+     * against time under the {@link #objective} with {@link Layout#AUTO}, {@link RafeStore#stats()}
+     * reports each cloud's spend with, and features that spend money on the store's behalf (the
+     * {@link Scrubber}'s dollar budget) are bounded by. Clouds without one are priced at {@link
+     * Pricing#DEFAULT} (S3 Standard list prices, an assumption; see {@link Pricing} for the tables
+     * of other providers).
      *
      * @param cloudId the id of a configured cloud (checked in {@link #build()})
      */
@@ -566,6 +571,21 @@ public interface RafeStore extends AutoCloseable {
      */
     public Builder maxStaleness(Duration maxStaleness) {
       draft.maxStaleness = maxStaleness;
+      return this;
+    }
+
+    /**
+     * Group commit (default true): writes of this client to one key whose values go inline ({@link
+     * #inlineThreshold}) share one metadata round when they arrive while an earlier round of the
+     * key is in flight: one readM (unless {@link ProtocolMode#FAST} skips it) and one writeM of a
+     * signed log that carries all their entries, each write its own version in the order the writes
+     * were called, each caller its own receipt. A round starts as soon as the previous one of the
+     * key ends, never on a timer, so a write to an idle key goes at once and is not slower than
+     * without group commit; a failed round fails every write in it. {@code false} runs one round
+     * per write (the behaviour before group commit; the benchmark's baseline).
+     */
+    public Builder groupCommit(boolean on) {
+      draft.groupCommit = on;
       return this;
     }
 

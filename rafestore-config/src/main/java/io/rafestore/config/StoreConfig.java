@@ -313,6 +313,7 @@ public final class StoreConfig {
       for (int i = 0; i < clouds.size(); i++) {
         CloudConfig c = clouds.get(i);
         b.cloud(made.get(i), c.role(), c.expectedRtt().orElse(null));
+        b.pricing(c.id(), c.pricing());
       }
       writer.ifPresent(w -> b.writer(w.writerId(), w.keys()));
       trustedWriters.forEach(b::trustWriter);

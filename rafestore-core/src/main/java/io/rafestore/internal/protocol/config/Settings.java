@@ -52,7 +52,8 @@ public record Settings(
     Map<String, io.rafestore.Pricing> pricing,
     io.rafestore.ValueCache valueCache,
     io.rafestore.Prefetch prefetch,
-    Duration maxStaleness) {
+    Duration maxStaleness,
+    boolean groupCommit) {
 
   /** The longest accepted {@code maxStaleness}. */
   public static final Duration MAX_STALENESS = Duration.ofDays(1);
@@ -204,6 +205,9 @@ public record Settings(
     public io.rafestore.Prefetch prefetch = io.rafestore.Prefetch.off();
 
     public Duration maxStaleness = Duration.ZERO;
+
+    /** Whether concurrent inline writes of one key share one writeM round (group commit). */
+    public boolean groupCommit = true;
   }
 
   /**
@@ -516,7 +520,8 @@ public record Settings(
         pricing(draft, ids),
         draft.valueCache,
         draft.prefetch,
-        draft.maxStaleness);
+        draft.maxStaleness,
+        draft.groupCommit);
   }
 
   /** The read tier's settings: the cache, prefetching and the staleness bound. */

@@ -26,8 +26,8 @@ public final class Context implements LayoutChooser.Timing {
   public final MetadataCodec codec;
 
   /**
-   * The clouds' prices, for the layout chooser: list prices for every cloud until the public price
-   * setting is wired in here.
+   * The clouds' prices, for the layout chooser: {@code Builder.pricing} per cloud, else {@link
+   * io.rafestore.Pricing#DEFAULT}.
    */
   public final PriceBook prices;
 
