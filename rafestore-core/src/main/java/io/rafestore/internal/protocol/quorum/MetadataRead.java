@@ -81,8 +81,19 @@ public final class MetadataRead {
    */
   static final int MAX_LISTED_WRITERS = 1024;
 
+  /**
+   * Most writers named by the first listing page to arrive whose logs are then fetched at once from
+   * every other cloud too, before that cloud's own listing arrives: one round trip for a key this
+   * client did not expect writers of. A faulty cloud that answers first with invented names thus
+   * costs at most this many GETs on each other cloud per read.
+   */
+  public static final int ANTICIPATED = 8;
+
   private final Context ctx;
   private final String key;
+  private final List<CloudReply> clouds = new ArrayList<>();
+  private final java.util.concurrent.atomic.AtomicBoolean firstListing =
+      new java.util.concurrent.atomic.AtomicBoolean();
   private final boolean listing;
   private final CompletableFuture<View> result = new CompletableFuture<>();
   private final List<CompletableFuture<?>> inflight = new ArrayList<>();
@@ -149,7 +160,10 @@ public final class MetadataRead {
       first = List.copyOf(ctx.settings.trustedWriters().keySet());
     }
     for (Cloud cloud : ctx.clouds) {
-      new CloudReply(cloud).start(first);
+      clouds.add(new CloudReply(cloud));
+    }
+    for (CloudReply r : clouds) {
+      r.start(first);
     }
   }
 
@@ -209,6 +223,7 @@ public final class MetadataRead {
     private final Map<String, MetadataLog> logs = new HashMap<>();
     private final Map<String, Map<LogEntry.Id, byte[]>> sharesOf = new HashMap<>();
     private CloudFault fault;
+    private boolean complete;
 
     CloudReply(Cloud cloud) {
       this.cloud = cloud;
@@ -223,6 +238,21 @@ public final class MetadataRead {
       if (listing) {
         page("");
       }
+      done();
+    }
+
+    /**
+     * GETs {@code writer}'s log from this cloud because another cloud listed it first, unless this
+     * cloud's reply is already complete.
+     */
+    void anticipate(String writer) {
+      synchronized (this) {
+        if (complete) {
+          return;
+        }
+        pending++;
+      }
+      fetch(writer);
       done();
     }
 
@@ -282,6 +312,7 @@ public final class MetadataRead {
         return;
       }
       String last = startAfter;
+      List<String> named = new ArrayList<>();
       for (ObjectInfo o : page.objects()) {
         String name = o.key().value();
         if (!name.startsWith(prefix) || name.compareTo(startAfter) <= 0) {
@@ -295,8 +326,10 @@ public final class MetadataRead {
           continue;
         }
         boolean over;
+        boolean fresh;
         synchronized (this) {
-          over = !asked.contains(writer) && asked.size() >= MAX_LISTED_WRITERS;
+          fresh = !asked.contains(writer);
+          over = fresh && asked.size() >= MAX_LISTED_WRITERS;
         }
         if (over) {
           failed(
@@ -307,7 +340,22 @@ public final class MetadataRead {
           done();
           return;
         }
+        if (fresh && named.size() < ANTICIPATED) {
+          named.add(writer);
+        }
         fetch(writer);
+      }
+      if (startAfter.isEmpty() && !named.isEmpty() && firstListing.compareAndSet(false, true)) {
+        // The first listing to name writers not expected: they are likely the key's; ask the other
+        // clouds for them now rather than after their own listings (a bounded guess, once per
+        // read, never a decision).
+        for (CloudReply other : clouds) {
+          if (other != this) {
+            for (String w : named) {
+              other.anticipate(w);
+            }
+          }
+        }
       }
       if (page.more() && last.compareTo(startAfter) > 0) {
         int sent;
@@ -383,6 +431,7 @@ public final class MetadataRead {
         if (--pending > 0) {
           return;
         }
+        complete = true;
         f = fault;
         copy = Map.copyOf(logs);
         sharesCopy = Map.copyOf(sharesOf);
