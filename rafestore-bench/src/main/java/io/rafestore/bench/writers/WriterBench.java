@@ -319,6 +319,20 @@ public final class WriterBench {
               p1.dollarsPer10k(),
               Cell.mean(pHi.latencyWarmMs()),
               Cell.mean(p1.latencyWarmMs())));
+      Cell autoHi = WriterDiscovery.AUTO_PER_WRITER_MAX < hi ? large : pHi;
+      Cell autoLo = WriterDiscovery.AUTO_PER_WRITER_MAX < lo ? small : p1;
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "AUTO, the default (PER_WRITER up to %d trusted writers, LISTING above), W=%d vs W=%d:"
+                  + " %.1f vs %.1f requests per read, $%.4f vs $%.4f per 10,000 reads.%n",
+              WriterDiscovery.AUTO_PER_WRITER_MAX,
+              hi,
+              lo,
+              autoHi.requestsPerRead(),
+              autoLo.requestsPerRead(),
+              autoHi.dollarsPer10k(),
+              autoLo.dollarsPer10k()));
     }
     return md.toString();
   }
