@@ -19,8 +19,8 @@ public enum WriterDiscovery {
   PER_WRITER,
   /**
    * One listing of the key's log prefix per cloud, then a GET of each trusted writer it names
-   * (started together with the listing for the writers this client expects): about two requests
-   * per cloud whatever the number of trusted writers.
+   * (started together with the listing for the writers this client expects): about two requests per
+   * cloud whatever the number of trusted writers.
    */
   LISTING;
 

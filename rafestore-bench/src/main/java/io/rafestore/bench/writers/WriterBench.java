@@ -38,8 +38,8 @@ import java.util.concurrent.ExecutionException;
  * 1 profile (p0 5 ms and 100 Mbit/s; p1, p2, p3 315, 750 and 1,200 ms at 2 Mbit/s; 5 % jitter),
  * every cloud holding data and metadata, f = 1, mode FAST, on <b>virtual time</b> ({@link
  * VirtualScheduler}): round trips and transfers are modelled, the client's CPU takes no time. Each
- * of {@code --keys} keys is written once with a 1 KiB value (inline in the signed log, so a read
- * is readM alone and its requests are all readM's) by one writer drawn at random among the W; the
+ * of {@code --keys} keys is written once with a 1 KiB value (inline in the signed log, so a read is
+ * readM alone and its requests are all readM's) by one writer drawn at random among the W; the
  * reader, a read-only client trusting all W, then reads every key twice: <b>cold</b> (its first
  * read of the key: it expects no writer and learns them from the listings) and <b>warm</b> (it
  * fetches the writers it found last time together with the listing). 1 s between reads.

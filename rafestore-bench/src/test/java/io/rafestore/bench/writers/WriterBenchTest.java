@@ -32,8 +32,7 @@ class WriterBenchTest {
         .contains("LISTING warm read latency");
     // Explicit trust asks every cloud for every writer: at least 4 x 20 GETs per read at W = 20.
     WriterBench.Cell perWriter =
-        WriterBench.cell(
-            io.rafestore.WriterDiscovery.PER_WRITER, 20, 1, keys(20), 23);
+        WriterBench.cell(io.rafestore.WriterDiscovery.PER_WRITER, 20, 1, keys(20), 23);
     assertThat(perWriter.requestsPerRead()).isGreaterThanOrEqualTo(80);
     WriterBench.Cell listing =
         WriterBench.cell(io.rafestore.WriterDiscovery.LISTING, 20, 1, keys(20), 23);

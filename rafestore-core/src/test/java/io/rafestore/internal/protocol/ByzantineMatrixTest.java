@@ -54,8 +54,8 @@ class ByzantineMatrixTest {
     /** Inline values packed as soon as an older one exists (trigger 0): reads from packs. */
     PACKED,
     /**
-     * readM by listing each cloud's logs of the key ({@code WriterDiscovery.LISTING}) instead of one
-     * GET per trusted writer: the listing path under every fault behaviour.
+     * readM by listing each cloud's logs of the key ({@code WriterDiscovery.LISTING}) instead of
+     * one GET per trusted writer: the listing path under every fault behaviour.
      */
     LISTING;
 

@@ -125,8 +125,8 @@ class WriterListingTest {
                 TreeMap<String, ObjectInfo> names = new TreeMap<>();
                 for (ObjectInfo o : all) {
                   String writer = o.key().value().substring(prefix.length());
-                  boolean author = writer.equals(IDS.get(AUTHORS[0]))
-                      || writer.equals(IDS.get(AUTHORS[1]));
+                  boolean author =
+                      writer.equals(IDS.get(AUTHORS[0])) || writer.equals(IDS.get(AUTHORS[1]));
                   if ((l == Lie.HIDE || l == Lie.HIDE_AND_STALE) && author) {
                     continue;
                   }
@@ -273,8 +273,7 @@ class WriterListingTest {
                     IDS.get(AUTHORS[0]),
                     1_000_000,
                     0,
-                    List.of(
-                        LogEntry.replica(999, 0, "d/forged", 5, new byte[32], List.of("p0")))),
+                    List.of(LogEntry.replica(999, 0, "d/forged", 5, new byte[32], List.of("p0")))),
                 Harness.MALLORY.getPrivate());
     for (int i : placement) {
       liars.get(i).behave(lie, forgery);
@@ -316,17 +315,16 @@ class WriterListingTest {
         }
         if (round == 1) {
           // Warm: the authors were fetched with the listing.
-          assertThat(guesses)
-              .containsExactlyInAnyOrder(IDS.get(AUTHORS[0]), IDS.get(AUTHORS[1]));
+          assertThat(guesses).containsExactlyInAnyOrder(IDS.get(AUTHORS[0]), IDS.get(AUTHORS[1]));
         }
       }
     }
   }
 
   /**
-   * The quorum that matters: the newest log is on n - f clouds, one of which (the fastest) hides its
-   * writer from its listing, and the next fastest correct cloud lags (does not hold it); only the
-   * third cloud of the reader's quorum has it, and the read must still find it.
+   * The quorum that matters: the newest log is on n - f clouds, one of which (the fastest) hides
+   * its writer from its listing, and the next fastest correct cloud lags (does not hold it); only
+   * the third cloud of the reader's quorum has it, and the read must still find it.
    */
   @Test
   void aWriterHiddenByTheFastestCloudIsFoundOnTheOneCorrectHolderOfTheQuorum() throws Exception {
@@ -399,8 +397,7 @@ class WriterListingTest {
           assertThat(r.value()).isEqualTo(value);
         }
       }
-      assertThat(h.run(writers.get(0).history(KEY, Optional.empty(), 100)).versions())
-          .hasSize(18);
+      assertThat(h.run(writers.get(0).history(KEY, Optional.empty(), 100)).versions()).hasSize(18);
     } finally {
       for (RafeStore s : writers) {
         s.close();

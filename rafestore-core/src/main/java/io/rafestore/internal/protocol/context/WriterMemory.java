@@ -10,8 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>A guess only. A wrong guess costs one GET per cloud that answers "not found", a missed one is
  * fetched once a listing names it; what a read returns is decided by the listings and the logs,
- * never by this memory. (Guessing the writers found lately on other keys was tried and dropped:
- * for a key nobody expected, the first listing to arrive names its writers early enough, so such
+ * never by this memory. (Guessing the writers found lately on other keys was tried and dropped: for
+ * a key nobody expected, the first listing to arrive names its writers early enough, so such
  * guesses only added GETs.) Bounded: at most {@value #PER_KEY} writers per key and {@value #KEYS}
  * keys (all forgotten when full). Thread-safe.
  */

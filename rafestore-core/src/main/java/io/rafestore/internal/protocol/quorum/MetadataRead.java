@@ -2,6 +2,7 @@ package io.rafestore.internal.protocol.quorum;
 
 import io.rafestore.CloudFault;
 import io.rafestore.QuorumException;
+import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
@@ -10,9 +11,8 @@ import io.rafestore.internal.protocol.metadata.MalformedMetadataException;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
-import io.rafestore.spi.ByteRange;
-import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.util.Names;
+import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudException;
 import io.rafestore.spi.ListPage;
 import io.rafestore.spi.ObjectInfo;
@@ -283,8 +283,7 @@ public final class MetadataRead {
         pending++;
         pages++;
       }
-      CompletableFuture<ListPage> list =
-          send(() -> cloud.driver().list(prefix, startAfter, PAGE));
+      CompletableFuture<ListPage> list = send(() -> cloud.driver().list(prefix, startAfter, PAGE));
       if (list == null) {
         return;
       }
