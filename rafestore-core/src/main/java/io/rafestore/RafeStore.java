@@ -589,6 +589,17 @@ public interface RafeStore extends AutoCloseable {
       return this;
     }
 
+    /**
+     * How readM learns which writers have a log for a key (default {@link WriterDiscovery#AUTO}:
+     * one GET per trusted writer per cloud for up to {@value WriterDiscovery#AUTO_PER_WRITER_MAX}
+     * trusted writers, else one listing of the key's logs per cloud and GETs of the writers it
+     * names). Every choice returns the same results; only the requests differ.
+     */
+    public Builder writerDiscovery(WriterDiscovery discovery) {
+      draft.writerDiscovery = discovery;
+      return this;
+    }
+
     /** Whether {@link RafeStore#close()} closes the drivers (default true). */
     public Builder closeDrivers(boolean close) {
       draft.closeDrivers = close;

@@ -53,7 +53,8 @@ public record Settings(
     io.rafestore.ValueCache valueCache,
     io.rafestore.Prefetch prefetch,
     Duration maxStaleness,
-    boolean groupCommit) {
+    boolean groupCommit,
+    io.rafestore.WriterDiscovery writerDiscovery) {
 
   /** The longest accepted {@code maxStaleness}. */
   public static final Duration MAX_STALENESS = Duration.ofDays(1);
@@ -83,6 +84,28 @@ public record Settings(
   /** What cloud {@code id} charges ({@link io.rafestore.Pricing#DEFAULT} unless set). */
   public io.rafestore.Pricing pricing(String id) {
     return pricing.getOrDefault(id, io.rafestore.Pricing.DEFAULT);
+  }
+
+  /**
+   * Whether metadata signed as writer {@code writerId} can be verified by this client: the one
+   * question readM asks before it fetches a writer's log that a cloud listed (a name it cannot
+   * verify is never fetched). Today: an explicitly trusted writer ({@link #trustedWriters}).
+   */
+  public boolean trusts(String writerId) {
+    return trustedWriters.containsKey(writerId);
+  }
+
+  /**
+   * Whether readM lists each cloud's logs of a key ({@link io.rafestore.WriterDiscovery#LISTING})
+   * instead of asking for every trusted writer's: as set, or under {@code AUTO} when more than
+   * {@link io.rafestore.WriterDiscovery#AUTO_PER_WRITER_MAX} writers are trusted.
+   */
+  public boolean listsWriters() {
+    return switch (writerDiscovery) {
+      case LISTING -> true;
+      case PER_WRITER -> false;
+      case AUTO -> trustedWriters.size() > io.rafestore.WriterDiscovery.AUTO_PER_WRITER_MAX;
+    };
   }
 
   /** Whether this client may write. */
@@ -208,6 +231,9 @@ public record Settings(
 
     /** Whether concurrent inline writes of one key share one writeM round (group commit). */
     public boolean groupCommit = true;
+
+    /** How readM finds the writers of a key. */
+    public io.rafestore.WriterDiscovery writerDiscovery = io.rafestore.WriterDiscovery.AUTO;
   }
 
   /**
@@ -521,7 +547,16 @@ public record Settings(
         draft.valueCache,
         draft.prefetch,
         draft.maxStaleness,
-        draft.groupCommit);
+        draft.groupCommit,
+        writerDiscovery(draft.writerDiscovery));
+  }
+
+  private static io.rafestore.WriterDiscovery writerDiscovery(io.rafestore.WriterDiscovery d) {
+    if (d == null) {
+      throw new IllegalArgumentException(
+          "writerDiscovery must not be null (AUTO, PER_WRITER or LISTING)");
+    }
+    return d;
   }
 
   /** The read tier's settings: the cache, prefetching and the staleness bound. */

@@ -74,6 +74,9 @@ public final class Context implements LayoutChooser.Timing {
   /** Key shares of sealed values this client wrote (confidentiality option). */
   public final ShareMemory shareMemory;
 
+  /** The writers a listing readM fetches together with the listing (a guess, never a decision). */
+  public final WriterMemory writers;
+
   /** The client's foreground operations in flight, which background work gives way to. */
   public final Foreground foreground;
 
@@ -117,6 +120,7 @@ public final class Context implements LayoutChooser.Timing {
               p.storagePerGBMonth());
         };
     this.shareMemory = new ShareMemory();
+    this.writers = new WriterMemory();
     this.foreground = new Foreground();
     this.readTier = new ReadTier(settings, observer);
     this.requestLimit = settings.operationTimeout().dividedBy(2);
@@ -159,6 +163,7 @@ public final class Context implements LayoutChooser.Timing {
     this.model = base.model;
     this.prices = base.prices;
     this.shareMemory = base.shareMemory;
+    this.writers = base.writers;
     this.foreground = base.foreground;
     this.readTier = base.readTier;
     this.requestLimit = requestLimit;
