@@ -95,6 +95,18 @@ public final class Context implements LayoutChooser.Timing {
 
   private static final int OWN_LOG_LIMIT = 100_000;
 
+  /** What writeM waits for between signing and sending ({@link CommitGate}); open by default. */
+  private volatile CommitGate commitGate = CommitGate.OPEN;
+
+  public CommitGate commitGate() {
+    return commitGate;
+  }
+
+  /** Sets the gate (the write-back journal's), once, before the first write. */
+  public void commitGate(CommitGate gate) {
+    this.commitGate = java.util.Objects.requireNonNull(gate, "gate");
+  }
+
   /** Tail of the chain of metadata phases per key, so this client's appends never race. */
   private final ConcurrentHashMap<String, CompletableFuture<Void>> keyTails =
       new ConcurrentHashMap<>();
@@ -162,6 +174,7 @@ public final class Context implements LayoutChooser.Timing {
     this.foreground = base.foreground;
     this.readTier = base.readTier;
     this.requestLimit = requestLimit;
+    this.commitGate = base.commitGate;
     List<Cloud> list = new ArrayList<>();
     Map<String, Cloud> map = new LinkedHashMap<>();
     for (Cloud c : base.clouds) {

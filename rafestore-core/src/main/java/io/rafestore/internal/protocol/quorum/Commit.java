@@ -65,12 +65,20 @@ public final class Commit {
     byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
     // Reading this log back (readM of our own log) need not check the signature we just made.
     ctx.codec.rememberSigned(bytes, next, ctx.settings.writerKeys().getPublic());
-    // Remembered whether or not writeM reaches its quorum (see Context.rememberOwnLog).
-    ctx.rememberOwnLog(next);
-    java.util.function.Function<Cloud, byte[]> payloads =
-        KeyShares.payloads(ctx, view, next, bytes, sealed);
     CompletableFuture<WriteReceipt> result = new CompletableFuture<>();
-    QuorumPut.metadata(ctx, key, writer, payloads, "writeM")
+    // The write-back journal records the signed entry before any cloud may receive it (the gate
+    // is open for every other write). If the gate fails, nothing was sent and nothing is
+    // remembered: no cloud can hold this log.
+    ctx.commitGate()
+        .beforePut(key, next, signed, bytes)
+        .thenCompose(
+            x -> {
+              // Remembered whether or not writeM reaches its quorum (see Context.rememberOwnLog).
+              ctx.rememberOwnLog(next);
+              java.util.function.Function<Cloud, byte[]> payloads =
+                  KeyShares.payloads(ctx, view, next, bytes, sealed);
+              return QuorumPut.metadata(ctx, key, writer, payloads, "writeM");
+            })
         .whenComplete(
             (acks, e) -> {
               trace.end(Phase.WRITE_M);
