@@ -79,7 +79,7 @@ class JournalTest {
         ids.add(id);
         await(j.intent(id, "k", new byte[8192], i, true));
       }
-      assertThat(segments()).hasSizeGreaterThan(3);
+      assertThat(segments()).hasSizeGreaterThanOrEqualTo(3);
       for (String id : ids) {
         j.done(id);
       }
@@ -180,7 +180,8 @@ class JournalTest {
   void aBadFrameInAnOlderSegmentIsCorruption() throws Exception {
     twoIntents();
     Path seg = newestWithFrames();
-    // The reopen in twoIntents started a newer (empty) segment, so seg is not the newest now.
+    // A reopen starts a newer (empty) segment, so seg is not the newest now.
+    Journal.open(dir, 1 << 20, 100).close();
     assertThat(segments().get(segments().size() - 1)).isNotEqualTo(seg);
     byte[] all = Files.readAllBytes(seg);
     all[all.length - 3] ^= 1;

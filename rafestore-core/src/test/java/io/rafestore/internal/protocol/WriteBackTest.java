@@ -260,6 +260,7 @@ class WriteBackTest {
     assertThatThrownBy(
             () ->
                 RafeStore.builder()
+                    .trustWriter("alice", alice.getPublic())
                     .cloud(clouds.get(0))
                     .cloud(clouds.get(1))
                     .cloud(clouds.get(2))
