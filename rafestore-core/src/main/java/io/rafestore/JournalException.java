@@ -23,7 +23,9 @@ public class JournalException extends RafeStoreException {
      */
     CORRUPT,
     /** The client was closed (the journal keeps the write for the next client). */
-    CLOSED
+    CLOSED,
+    /** Another client (in this process or another) has the journal open. */
+    IN_USE
   }
 
   private final Reason reason;

@@ -140,9 +140,53 @@ public final class Journal implements AutoCloseable {
     } catch (IOException e) {
       throw new JournalException(Reason.IO, dir, "cannot create the directory: " + e, e);
     }
-    j.recover();
+    j.lock();
+    try {
+      j.recover();
+    } catch (JournalException | RuntimeException e) {
+      j.unlock();
+      throw e;
+    }
     j.writer.start();
     return j;
+  }
+
+  /** The lock that keeps a second client (in this process or another) off the directory. */
+  private FileChannel lockChannel;
+
+  private java.nio.channels.FileLock lock;
+
+  private void lock() throws JournalException {
+    Path file = dir.resolve("lock");
+    try {
+      lockChannel =
+          FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+      lock = lockChannel.tryLock();
+    } catch (java.nio.channels.OverlappingFileLockException e) {
+      lock = null;
+    } catch (IOException e) {
+      unlock();
+      throw new JournalException(
+          Reason.IO, file, "cannot create the lock file (read-only or full disk?): " + e, e);
+    }
+    if (lock == null) {
+      unlock();
+      throw new JournalException(
+          Reason.IN_USE, dir, "in use by another client (one client at a time per journal)");
+    }
+  }
+
+  private void unlock() {
+    try {
+      if (lock != null) {
+        lock.release();
+      }
+      if (lockChannel != null) {
+        lockChannel.close();
+      }
+    } catch (IOException e) {
+      // Closing the channel releases the lock whatever happens; the process's end does too.
+    }
   }
 
   /** The intents found on open that were not done, oldest first (each with its commit, if any). */
@@ -370,6 +414,7 @@ public final class Journal implements AutoCloseable {
       if (first == STOP) {
         closeFiles();
         failQueued();
+        unlock();
         return;
       }
       batch.clear();

@@ -252,6 +252,16 @@ class JournalTest {
   }
 
   @Test
+  void oneClientAtATimeMayOpenAJournal() throws Exception {
+    try (Journal j = Journal.open(dir, 1 << 20, 10)) {
+      assertThatThrownBy(() -> Journal.open(dir, 1 << 20, 10))
+          .isInstanceOfSatisfying(
+              JournalException.class, e -> assertThat(e.reason()).isEqualTo(Reason.IN_USE));
+    }
+    Journal.open(dir, 1 << 20, 10).close();
+  }
+
+  @Test
   void aDirectoryThatCannotBeCreatedIsReportedWithItsPath() throws Exception {
     Path file = Files.writeString(dir.resolve("a-file"), "x");
     Path under = file.resolve("journal");
