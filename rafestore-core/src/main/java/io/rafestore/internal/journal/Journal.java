@@ -713,17 +713,18 @@ public final class Journal implements AutoCloseable {
     }
     diskBytes = bytes;
     pendingIntents = open.size();
-    // Free what is done at once, and check that the directory can be written (a read-only or full
-    // disk is reported now, when the client is built, not at the first write).
+    // Free what is done first (on a full disk that may be what makes room), then check that the
+    // directory can be written: a read-only or full disk is reported now, when the client is
+    // built, not at the first write.
+    reclaim();
+    if (failed != null) {
+      throw failed;
+    }
     try {
       rotate();
     } catch (IOException e) {
       throw new JournalException(
           Reason.IO, dir, "cannot write a segment file (read-only or full disk?): " + e, e);
-    }
-    reclaim();
-    if (failed != null) {
-      throw failed;
     }
   }
 

@@ -254,6 +254,7 @@ class JournalTest {
   @Test
   void oneClientAtATimeMayOpenAJournal() throws Exception {
     try (Journal j = Journal.open(dir, 1 << 20, 10)) {
+      assertThat(j.recovered()).isEmpty();
       assertThatThrownBy(() -> Journal.open(dir, 1 << 20, 10))
           .isInstanceOfSatisfying(
               JournalException.class, e -> assertThat(e.reason()).isEqualTo(Reason.IN_USE));

@@ -582,7 +582,8 @@ public final class WriteBackQueue implements CommitGate {
               journal.directory(),
               "the client was closed before the write of '"
                   + in.key
-                  + "' reached the clouds; the journal keeps it for the next client"));
+                  + "' was known to be on the clouds; the journal keeps it, and the next client"
+                  + " with this journal writes it (once)"));
     }
     journal.close();
   }
