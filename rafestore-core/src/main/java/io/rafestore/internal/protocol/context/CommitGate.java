@@ -11,11 +11,13 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface CommitGate {
   /** No gate: the log is sent as soon as it is signed. */
-  CommitGate OPEN = (key, next, entry, bytes) -> CompletableFuture.completedFuture(null);
+  CommitGate OPEN = (key, next, entries, bytes) -> CompletableFuture.completedFuture(null);
 
   /**
-   * Completes when {@code next} (signed as {@code bytes}, its new entry {@code entry}) may be sent
-   * to the clouds; if it fails, the write fails and nothing is sent.
+   * Completes when {@code next} (signed as {@code bytes}, its new entries {@code entries}, as
+   * signed: one for a write, several for a round that carries several) may be sent to the clouds;
+   * if it fails, the writes fail and nothing is sent.
    */
-  CompletableFuture<Void> beforePut(String key, MetadataLog next, LogEntry entry, byte[] bytes);
+  CompletableFuture<Void> beforePut(
+      String key, MetadataLog next, java.util.List<LogEntry> entries, byte[] bytes);
 }

@@ -70,7 +70,7 @@ public final class Commit {
     // is open for every other write). If the gate fails, nothing was sent and nothing is
     // remembered: no cloud can hold this log.
     ctx.commitGate()
-        .beforePut(key, next, signed, bytes)
+        .beforePut(key, next, List.of(signed), bytes)
         .thenCompose(
             x -> {
               // Remembered whether or not writeM reaches its quorum (see Context.rememberOwnLog).

@@ -119,22 +119,25 @@ public final class WriteBackQueue implements CommitGate {
     }
   }
 
-  /** The entry a recovered commit record's signed log carries for its intent (its last entry). */
+  /** The entry a recovered commit record's signed log carries for its intent (by its name). */
   private LogEntry entryOf(Journal.Recovered r) throws JournalException {
     String writer = ctx.settings.writerId();
     try {
+      java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(r.commit());
+      byte[] name = new byte[Short.toUnsignedInt(b.getShort())];
+      b.get(name);
+      String dataObject = new String(name, java.nio.charset.StandardCharsets.US_ASCII);
+      byte[] bytes = new byte[b.remaining()];
+      b.get(bytes);
       MetadataLog log =
           ctx.codec.decode(
-              r.commit(),
-              r.key(),
-              writer,
-              ctx.settings.writerKeys().getPublic(),
-              Integer.MAX_VALUE);
-      LogEntry last = log.entries().get(log.entries().size() - 1);
-      if (last.kind() != LogEntry.Kind.VALUE) {
-        throw new IllegalArgumentException("its last entry is not a value");
+              bytes, r.key(), writer, ctx.settings.writerKeys().getPublic(), Integer.MAX_VALUE);
+      for (LogEntry e : log.entries()) {
+        if (e.kind() == LogEntry.Kind.VALUE && e.dataObject().equals(dataObject)) {
+          return e;
+        }
       }
-      return last;
+      throw new IllegalArgumentException("its log holds no entry named " + dataObject);
     } catch (MalformedMetadataException | RuntimeException e) {
       throw new JournalException(
           JournalException.Reason.CORRUPT,
@@ -293,34 +296,54 @@ public final class WriteBackQueue implements CommitGate {
    */
   @Override
   public CompletableFuture<Void> beforePut(
-      String key, MetadataLog next, LogEntry entry, byte[] bytes) {
-    Intent in;
-    boolean current;
-    synchronized (this) {
-      in = names.get(entry.dataObject());
-      current = in != null && entry.dataObject().equals(in.dataObject) && in.committed == null;
+      String key, MetadataLog next, List<LogEntry> entries, byte[] bytes) {
+    List<CompletableFuture<Void>> gates = new ArrayList<>();
+    for (LogEntry entry : entries) {
+      Intent in;
+      boolean current;
+      synchronized (this) {
+        in = names.get(entry.dataObject());
+        current = in != null && entry.dataObject().equals(in.dataObject) && in.committed == null;
+      }
+      if (in == null) {
+        continue;
+      }
+      if (!current) {
+        // An attempt that already ended (timed out) reached its writeM late: its entry must never
+        // reach a cloud, since the write is retried (or redone) under another name.
+        return CompletableFuture.failedFuture(
+            new RafeStoreException(
+                "a write-back attempt of '" + key + "' reached writeM after it had ended"));
+      }
+      // Several intents of one round share one frame, so one fsync (the journal's group commit).
+      CompletableFuture<Void> gate =
+          journal
+              .commit(in.id, commitRecord(entry.dataObject(), bytes))
+              .thenRunAsync(
+                  () -> {
+                    in.committed = entry;
+                    CRASH.at("commit-durable");
+                  },
+                  ctx.settings.executor());
+      in.gate = gate;
+      gates.add(gate);
     }
-    if (in == null) {
-      return CompletableFuture.completedFuture(null);
-    }
-    if (!current) {
-      // An attempt that already ended (timed out) reached its writeM late: its entry must never
-      // reach a cloud, since the write is retried (or redone) under another name.
-      return CompletableFuture.failedFuture(
-          new RafeStoreException(
-              "a write-back attempt of '" + key + "' reached writeM after it had ended"));
-    }
-    CompletableFuture<Void> gate =
-        journal
-            .commit(in.id, bytes)
-            .thenRunAsync(
-                () -> {
-                  in.committed = entry;
-                  CRASH.at("commit-durable");
-                },
-                ctx.settings.executor());
-    in.gate = gate;
-    return gate;
+    return gates.isEmpty()
+        ? CompletableFuture.completedFuture(null)
+        : CompletableFuture.allOf(gates.toArray(CompletableFuture<?>[]::new));
+  }
+
+  /**
+   * A commit record's body: the intent's data object name (which names its entry in the log, also
+   * when one log carries several new entries) and the signed log: {@code u16 + ASCII | bytes}.
+   */
+  static byte[] commitRecord(String dataObject, byte[] log) {
+    byte[] name = dataObject.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    return java.nio.ByteBuffer.allocate(2 + name.length + log.length)
+        .putShort((short) name.length)
+        .put(name)
+        .put(log)
+        .array();
   }
 
   /**
