@@ -471,11 +471,6 @@ public final class Journal implements AutoCloseable {
           segmentOf.put(op.id, active);
         }
       }
-      for (Op op : records) {
-        if (op.done != null) {
-          op.done.complete(null);
-        }
-      }
     }
     int finished = 0;
     for (String id : doneIds) {
@@ -491,6 +486,14 @@ public final class Journal implements AutoCloseable {
       }
     }
     reclaim();
+    // Completed last: once a record is durable, every done mark before it has freed its space.
+    if (failure == null) {
+      for (Op op : records) {
+        if (op.done != null) {
+          op.done.complete(null);
+        }
+      }
+    }
   }
 
   /** Writes one frame holding {@code records} and forces it; null on success. */
