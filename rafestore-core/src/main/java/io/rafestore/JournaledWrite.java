@@ -20,7 +20,8 @@ import java.util.concurrent.CompletableFuture;
  * @param onClouds completes with the receipt once the write is on the clouds; it fails only if the
  *     client is closed first ({@link JournalException.Reason#CLOSED}: the journal keeps the write,
  *     and the next client with this journal writes it) or the journal fails. Failed cloud attempts
- *     are retried in the background, never reported here
+ *     are retried in the background, never reported here. Each call returns a new future:
+ *     completing or cancelling it does not touch the write
  */
 public record JournaledWrite(
     String key,
@@ -32,6 +33,11 @@ public record JournaledWrite(
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(intent, "intent");
     Objects.requireNonNull(journaled, "journaled");
-    Objects.requireNonNull(onClouds, "onClouds");
+    onClouds = Objects.requireNonNull(onClouds, "onClouds").copy();
+  }
+
+  @Override
+  public CompletableFuture<WriteReceipt> onClouds() {
+    return onClouds.copy();
   }
 }

@@ -105,8 +105,8 @@ public interface RafeStore extends AutoCloseable {
    * Reads the latest version of {@code key} as this client last verified it, if it did so within
    * {@code maxStaleness} (a bounded-staleness read: it may miss writes completed in that time, and
    * answers without readM, from the cache or the version's holders); otherwise exactly as {@link
-   * #read(String)}. {@link Duration#ZERO} is a regular read. Overrides {@link
-   * Builder#maxStaleness} for this read.
+   * #read(String)}. {@link Duration#ZERO} is a regular read. Overrides {@link Builder#maxStaleness}
+   * for this read.
    *
    * @throws IllegalArgumentException if {@code maxStaleness} is negative
    */
@@ -593,9 +593,9 @@ public interface RafeStore extends AutoCloseable {
     /**
      * How old the metadata a read of the latest version may answer from is allowed to be (default
      * zero: never; every such read runs readM and is regular). With a positive bound, {@link
-     * RafeStore#read(String)} of a key this client verified (by a readM of a read, a history page or
-     * a metadata prefetch) within the bound answers from that verified view without readM: it may
-     * miss writes completed since, by at most that long. Bytes are always checked against the
+     * RafeStore#read(String)} of a key this client verified (by a readM of a read, a history page
+     * or a metadata prefetch) within the bound answers from that verified view without readM: it
+     * may miss writes completed since, by at most that long. Bytes are always checked against the
      * signed hash. Per read: {@link RafeStore#read(String, Duration)}. At most one day.
      */
     public Builder maxStaleness(Duration maxStaleness) {
@@ -606,11 +606,11 @@ public interface RafeStore extends AutoCloseable {
     /**
      * A local write-back journal (default none): enables {@link RafeStore#writeBack}, which
      * acknowledges a write once it is fsynced there and writes it to the clouds in the background.
-     * The client replays the journal when it is built: writes a crashed predecessor (same directory,
-     * same writer id and key) acknowledged are written to the clouds, each exactly once. One client
-     * at a time may use a directory. Needs a {@link #writer}, {@link ProtocolMode#PAPER} or {@link
-     * ProtocolMode#FAST}, and not {@link #encryptValues} (not supported yet: the key shares of a
-     * sealed value would have to be journaled too).
+     * The client replays the journal when it is built: writes a crashed predecessor (same
+     * directory, same writer id and key) acknowledged are written to the clouds, each exactly once.
+     * One client at a time may use a directory. Needs a {@link #writer}, {@link ProtocolMode#PAPER}
+     * or {@link ProtocolMode#FAST}, and not {@link #encryptValues} (not supported yet: the key
+     * shares of a sealed value would have to be journaled too).
      *
      * <p>{@link #build()} opens the journal and throws {@link java.io.UncheckedIOException} around
      * a {@link JournalException} (naming the path and cause) if the directory cannot be created or

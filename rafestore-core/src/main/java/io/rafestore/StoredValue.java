@@ -20,8 +20,8 @@ public record StoredValue(VersionInfo info, byte[] value, String servedBy) {
    * {@link #servedBy} of this client's own write-back write read before it reached the clouds
    * ({@link RafeStore#writeBack}): the bytes come from the local journal. Its version is final if
    * the write's metadata is already signed; otherwise it is provisional (the version the write
-   * would get if it were stored now), and the write's {@link JournaledWrite#onClouds()} receipt
-   * has the final one.
+   * would get if it were stored now), and the write's {@link JournaledWrite#onClouds()} receipt has
+   * the final one.
    */
   public static final String FROM_JOURNAL = "(journal)";
 

@@ -4,8 +4,8 @@ import java.nio.file.Path;
 import java.util.Objects;
 
 /**
- * Write-back settings for {@link RafeStore.Builder#writeBack}: where the local journal lives and how
- * much it may hold. Immutable; each wither returns a copy and checks its argument, naming the
+ * Write-back settings for {@link RafeStore.Builder#writeBack}: where the local journal lives and
+ * how much it may hold. Immutable; each wither returns a copy and checks its argument, naming the
  * setting and the accepted range.
  *
  * <p>With a journal, {@link RafeStore#writeBack} acknowledges a write once its value and intent are
@@ -17,9 +17,9 @@ import java.util.Objects;
  * <p>The bound counts the journal's files on disk ({@link #maxBytes}) and the writes not yet on the
  * clouds ({@link #maxEntries}). A write that does not fit waits for space ({@link WhenFull#WAIT},
  * the default) or fails at once with a {@link JournalException} of reason {@link
- * JournalException.Reason#FULL} ({@link WhenFull#FAIL}); nothing acknowledged is ever dropped.
- * The small records that mark a write's metadata phase and its end are never held back, so the
- * journal may exceed {@code maxBytes} by them (a few hundred bytes per write in flight).
+ * JournalException.Reason#FULL} ({@link WhenFull#FAIL}); nothing acknowledged is ever dropped. The
+ * small records that mark a write's metadata phase and its end are never held back, so the journal
+ * may exceed {@code maxBytes} by them (a few hundred bytes per write in flight).
  */
 public final class WriteBack {
   /** What a write-back write does when the journal is full. */

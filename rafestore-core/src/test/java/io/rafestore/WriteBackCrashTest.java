@@ -129,7 +129,11 @@ class WriteBackCrashTest {
     List<String> cp = new ArrayList<>();
     cp.add(
         Path.of(
-                WriteBackCrashMain.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+                WriteBackCrashMain.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI())
             .toString());
     String classPath = System.getProperty("java.class.path");
     if (classPath != null && !classPath.isEmpty()) {

@@ -359,7 +359,10 @@ final class ConfigParser {
       try {
         wb = wb.maxBytes(parseSize(bytes));
       } catch (IllegalArgumentException e) {
-        throw error(bytes.line, bytes.key, "must be between 64KiB and 2^50 bytes, was '" + bytes.value + "'");
+        throw error(
+            bytes.line,
+            bytes.key,
+            "must be between 64KiB and 2^50 bytes, was '" + bytes.value + "'");
       }
     }
     Entry count = entries.get("writeBack.maxEntries");

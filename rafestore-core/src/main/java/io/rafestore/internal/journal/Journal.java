@@ -26,8 +26,8 @@ import java.util.zip.CRC32C;
 /**
  * The write-back journal on local disk: segment files of checksummed frames, each frame one group
  * of records written and fsynced together (group commit: every record that arrives while an fsync
- * runs goes into the next frame). Knows nothing of the protocol: a record is an intent (a key and
- * a value), a commit (opaque bytes: the signed log that carries the intent's entry) or a done mark,
+ * runs goes into the next frame). Knows nothing of the protocol: a record is an intent (a key and a
+ * value), a commit (opaque bytes: the signed log that carries the intent's entry) or a done mark,
  * each named by a 16-byte intent id.
  *
  * <p>Format (big-endian), design.md "Write-back journal":
@@ -65,7 +65,9 @@ public final class Journal implements AutoCloseable {
   private static final byte[] SEGMENT_MAGIC = "RFWJ".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] FRAME_MAGIC = "RFWB".getBytes(StandardCharsets.US_ASCII);
 
-  /** Largest frame body the writer thread builds from several records (one record may be larger). */
+  /**
+   * Largest frame body the writer thread builds from several records (one record may be larger).
+   */
   private static final int BATCH_BYTES = 4 * 1024 * 1024;
 
   /** An intent found on open that is not done: to replay, in journal order. */
@@ -159,8 +161,7 @@ public final class Journal implements AutoCloseable {
   private void lock() throws JournalException {
     Path file = dir.resolve("lock");
     try {
-      lockChannel =
-          FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+      lockChannel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
       lock = lockChannel.tryLock();
     } catch (java.nio.channels.OverlappingFileLockException e) {
       lock = null;
@@ -381,7 +382,8 @@ public final class Journal implements AutoCloseable {
   private record Waiter(Op op, long need) {}
 
   /** A record for the writer thread; {@code reserved} is what admission counted for it. */
-  private record Op(byte type, String id, byte[] bytes, CompletableFuture<Void> done, long reserved) {
+  private record Op(
+      byte type, String id, byte[] bytes, CompletableFuture<Void> done, long reserved) {
     long reservation() {
       return type == INTENT ? bytes.length + FRAME_OVERHEAD : 0;
     }
@@ -623,7 +625,8 @@ public final class Journal implements AutoCloseable {
       try {
         rotate();
       } catch (IOException e) {
-        fail(new JournalException(Reason.IO, dir, "cannot start a new segment file: " + e, e), true);
+        fail(
+            new JournalException(Reason.IO, dir, "cannot start a new segment file: " + e, e), true);
       }
     }
     long freed = 0;
@@ -679,7 +682,8 @@ public final class Journal implements AutoCloseable {
     List<Long> numbers = new ArrayList<>();
     try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "segment-*.rfj")) {
       for (Path p : files) {
-        Long n = segmentNumber(p.getFileName().toString());
+        Path name = p.getFileName();
+        Long n = name == null ? null : segmentNumber(name.toString());
         if (n != null) {
           numbers.add(n);
         }
@@ -714,14 +718,17 @@ public final class Journal implements AutoCloseable {
     for (Segment s : segments.values()) {
       bytes += s.size;
     }
-    diskBytes = bytes;
-    pendingIntents = open.size();
+    synchronized (this) {
+      diskBytes = bytes;
+      pendingIntents = open.size();
+    }
     // Free what is done first (on a full disk that may be what makes room), then check that the
     // directory can be written: a read-only or full disk is reported now, when the client is
     // built, not at the first write.
     reclaim();
-    if (failed != null) {
-      throw failed;
+    JournalException failure = failure();
+    if (failure != null) {
+      throw failure;
     }
     try {
       rotate();

@@ -59,7 +59,9 @@ class JournalTest {
     }
     try (Journal j = Journal.open(dir, 1 << 20, 100)) {
       List<Journal.Recovered> r = j.recovered();
-      assertThat(r).extracting(Journal.Recovered::id).containsExactly(ids.get(1), ids.get(2), ids.get(4));
+      assertThat(r)
+          .extracting(Journal.Recovered::id)
+          .containsExactly(ids.get(1), ids.get(2), ids.get(4));
       assertThat(r.get(0).key()).isEqualTo("k1");
       assertThat(new String(r.get(0).value(), StandardCharsets.UTF_8)).isEqualTo("value 1");
       assertThat(r.get(0).createdAtMillis()).isEqualTo(1001);
@@ -300,7 +302,11 @@ class JournalTest {
     Journal.Opener full =
         p ->
             new LimitedChannel(
-                FileChannel.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, StandardOpenOption.READ),
+                FileChannel.open(
+                    p,
+                    StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.WRITE,
+                    StandardOpenOption.READ),
                 room);
     String kept = Journal.newId();
     try (Journal j = Journal.open(dir, 1 << 20, 100, full)) {

@@ -46,7 +46,11 @@ class WriteBackTest {
 
   private final KeyPair alice = SigningKeys.generate();
   private final List<MemoryCloud> clouds =
-      List.of(new MemoryCloud("c0"), new MemoryCloud("c1"), new MemoryCloud("c2"), new MemoryCloud("c3"));
+      List.of(
+          new MemoryCloud("c0"),
+          new MemoryCloud("c1"),
+          new MemoryCloud("c2"),
+          new MemoryCloud("c3"));
   private final List<RafeStore> open = new ArrayList<>();
 
   @AfterEach
@@ -316,7 +320,10 @@ class WriteBackTest {
       get(restarted.flush());
 
       List<VersionInfo> h = history(reader(), key);
-      assertThat(h).as("one version, not two").extracting(VersionInfo::version).containsExactly(signed);
+      assertThat(h)
+          .as("one version, not two")
+          .extracting(VersionInfo::version)
+          .containsExactly(signed);
       StoredValue read = reader().blocking().read(key);
       assertThat(read.value()).isEqualTo(value);
       assertThat(read.version()).as("the crashed client's own version").isEqualTo(signed);

@@ -40,10 +40,10 @@ import java.util.concurrent.TimeoutException;
  * <p><b>Exactly once.</b> Each intent gets at most one signed entry, ever: its first attempt's
  * writeM passes this queue's {@link CommitGate}, which fsyncs a commit record holding the signed
  * log before any cloud may receive it. An intent without a commit record was therefore never on any
- * cloud, and is written as a new version; an intent with one is <em>redone</em>: its recorded
- * entry (same version: timestamp and the signing incarnation) is carried into this client's log,
- * never signed anew, so a reader that also hears the log a crashed attempt left on a few clouds
- * merges one version (the union of a writer's logs, section 4). Retries follow the same rule.
+ * cloud, and is written as a new version; an intent with one is <em>redone</em>: its recorded entry
+ * (same version: timestamp and the signing incarnation) is carried into this client's log, never
+ * signed anew, so a reader that also hears the log a crashed attempt left on a few clouds merges
+ * one version (the union of a writer's logs, section 4). Retries follow the same rule.
  *
  * <p>Thread-safety: safe for concurrent use; mutable state is guarded by {@code this}, and no
  * driver or journal call is made holding it.
@@ -56,8 +56,10 @@ public final class WriteBackQueue implements CommitGate {
 
   // Guarded by "this".
   private final Map<String, ArrayDeque<Intent>> byKey = new HashMap<>();
+
   /** Every data object name an attempt of a write not yet on the clouds used, to its write. */
   private final Map<String, Intent> names = new HashMap<>();
+
   private boolean closed;
 
   /** Test hook: halt the JVM at a named point (crash tests), "point:n" = at the n-th passage. */
@@ -111,7 +113,11 @@ public final class WriteBackQueue implements CommitGate {
     for (Journal.Recovered r : journal.recovered()) {
       Intent in =
           new Intent(
-              r.id(), r.key(), r.value(), r.createdAtMillis(), CompletableFuture.completedFuture(null));
+              r.id(),
+              r.key(),
+              r.value(),
+              r.createdAtMillis(),
+              CompletableFuture.completedFuture(null));
       if (r.commit() != null) {
         in.committed = entryOf(r);
       }
@@ -170,8 +176,7 @@ public final class WriteBackQueue implements CommitGate {
       // Journal order is call order: the journal admits intents in the order they are handed over,
       // and the key's queue takes them in the same order under this lock.
       durable =
-          journal.intent(
-              id, key, value, created, config.whenFull() == WriteBack.WhenFull.WAIT);
+          journal.intent(id, key, value, created, config.whenFull() == WriteBack.WhenFull.WAIT);
       in = new Intent(id, key, value, created, durable);
       byKey.computeIfAbsent(key, k -> new ArrayDeque<>()).add(in);
     }
@@ -552,7 +557,9 @@ public final class WriteBackQueue implements CommitGate {
     return settle(all);
   }
 
-  /** Every one completed; a write that was never acknowledged (its journal record failed) counts. */
+  /**
+   * Every one completed; a write that was never acknowledged (its journal record failed) counts.
+   */
   private static CompletableFuture<Void> settle(List<CompletableFuture<WriteReceipt>> all) {
     List<CompletableFuture<?>> outcomes = new ArrayList<>();
     for (CompletableFuture<WriteReceipt> f : all) {
@@ -584,8 +591,8 @@ public final class WriteBackQueue implements CommitGate {
 
   /**
    * Stops: no new attempt starts, attempts running are left to end, and every write not yet on the
-   * clouds fails its {@code onClouds} with {@link JournalException.Reason#CLOSED}; the journal keeps
-   * them for the next client. Then closes the journal.
+   * clouds fails its {@code onClouds} with {@link JournalException.Reason#CLOSED}; the journal
+   * keeps them for the next client. Then closes the journal.
    */
   public void close() {
     List<Intent> left = new ArrayList<>();
