@@ -71,6 +71,15 @@ public final class Context implements LayoutChooser.Timing {
     return v;
   }
 
+  /**
+   * Becomes a new incarnation: after a log this client signed was abandoned unsent (the write-back
+   * journal's gate failed, {@link CommitGate}), so that no later log of this client can reuse its
+   * sequence or its entry's version. Readers merge incarnations as they do a restarted writer's.
+   */
+  public synchronized void renewIncarnation() {
+    incarnation = newIncarnation();
+  }
+
   /** Key shares of sealed values this client wrote (confidentiality option). */
   public final ShareMemory shareMemory;
 

@@ -69,9 +69,17 @@ public final class Commit {
     // The write-back journal records the signed entry before any cloud may receive it (the gate
     // is open for every other write). If the gate fails, nothing was sent and nothing is
     // remembered: no cloud can hold this log.
-    ctx.commitGate()
-        .beforePut(key, next, List.of(signed), bytes)
-        .thenCompose(
+    CompletableFuture<Void> gate = ctx.commitGate().beforePut(key, next, List.of(signed), bytes);
+    gate.whenComplete(
+        (x, e) -> {
+          if (e != null) {
+            // The signed log was never sent, but its commit record may have reached the journal's
+            // disk (a failed fsync), and the next client would then redo its entry: this client
+            // must never sign another log of this sequence, nor another entry of this version.
+            ctx.renewIncarnation();
+          }
+        });
+    gate.thenCompose(
             x -> {
               // Remembered whether or not writeM reaches its quorum (see Context.rememberOwnLog).
               ctx.rememberOwnLog(next);
