@@ -65,12 +65,28 @@ public final class Commit {
     byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
     // Reading this log back (readM of our own log) need not check the signature we just made.
     ctx.codec.rememberSigned(bytes, next, ctx.settings.writerKeys().getPublic());
-    // Remembered whether or not writeM reaches its quorum (see Context.rememberOwnLog).
-    ctx.rememberOwnLog(next);
-    java.util.function.Function<Cloud, byte[]> payloads =
-        KeyShares.payloads(ctx, view, next, bytes, sealed);
     CompletableFuture<WriteReceipt> result = new CompletableFuture<>();
-    QuorumPut.metadata(ctx, key, writer, payloads, "writeM")
+    // The write-back journal records the signed entry before any cloud may receive it (the gate
+    // is open for every other write). If the gate fails, nothing was sent and nothing is
+    // remembered: no cloud can hold this log.
+    CompletableFuture<Void> gate = ctx.commitGate().beforePut(key, next, List.of(signed), bytes);
+    gate.whenComplete(
+        (x, e) -> {
+          if (e != null) {
+            // The signed log was never sent, but its commit record may have reached the journal's
+            // disk (a failed fsync), and the next client would then redo its entry: this client
+            // must never sign another log of this sequence, nor another entry of this version.
+            ctx.renewIncarnation();
+          }
+        });
+    gate.thenCompose(
+            x -> {
+              // Remembered whether or not writeM reaches its quorum (see Context.rememberOwnLog).
+              ctx.rememberOwnLog(next);
+              java.util.function.Function<Cloud, byte[]> payloads =
+                  KeyShares.payloads(ctx, view, next, bytes, sealed);
+              return QuorumPut.metadata(ctx, key, writer, payloads, "writeM");
+            })
         .whenComplete(
             (acks, e) -> {
               trace.end(Phase.WRITE_M);
@@ -140,7 +156,6 @@ public final class Commit {
     List<LogEntry> signed = all.subList(all.size() - members.size(), all.size());
     byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
     ctx.codec.rememberSigned(bytes, next, ctx.settings.writerKeys().getPublic());
-    ctx.rememberOwnLog(next);
     // Every member's key shares but the last go into the client's memory first, where the envelope
     // of each cloud finds them as it finds those of older sealed entries; the last is passed on.
     KeyShares.Sealed fresh = null;
@@ -156,7 +171,22 @@ public final class Commit {
     String phase =
         members.size() == 1 ? "writeM" : "writeM (group commit of " + members.size() + " writes)";
     CompletableFuture<List<WriteReceipt>> result = new CompletableFuture<>();
-    QuorumPut.metadata(ctx, key, writer, payloads, phase)
+    // As in run: the write-back journal's commit record of every entry of the round goes to disk
+    // before any cloud may receive the log; a failed gate sent nothing, remembered nothing, and
+    // renews the incarnation so no other log of this sequence is ever signed by this client.
+    CompletableFuture<Void> gate = ctx.commitGate().beforePut(key, next, signed, bytes);
+    gate.whenComplete(
+        (x, e) -> {
+          if (e != null) {
+            ctx.renewIncarnation();
+          }
+        });
+    gate.thenCompose(
+            x -> {
+              // Remembered whether or not writeM reaches its quorum (see Context.rememberOwnLog).
+              ctx.rememberOwnLog(next);
+              return QuorumPut.metadata(ctx, key, writer, payloads, phase);
+            })
         .whenComplete(
             (acks, e) -> {
               for (Member m : members) {
