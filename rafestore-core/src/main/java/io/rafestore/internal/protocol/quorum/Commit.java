@@ -66,23 +66,9 @@ public final class Commit {
     // Reading this log back (readM of our own log) need not check the signature we just made.
     ctx.codec.rememberSigned(bytes, next, ctx.settings.writerKeys().getPublic());
     CompletableFuture<WriteReceipt> result = new CompletableFuture<>();
-    // The write-back journal records the signed entry before any cloud may receive it (the gate
-    // is open for every other write). If the gate fails, nothing was sent and nothing is
-    // remembered: no cloud can hold this log.
-    CompletableFuture<Void> gate = ctx.commitGate().beforePut(key, next, List.of(signed), bytes);
-    gate.whenComplete(
-        (x, e) -> {
-          if (e != null) {
-            // The signed log was never sent, but its commit record may have reached the journal's
-            // disk (a failed fsync), and the next client would then redo its entry: this client
-            // must never sign another log of this sequence, nor another entry of this version.
-            ctx.renewIncarnation();
-          }
-        });
-    gate.thenCompose(
+    throughGate(ctx, key, next, List.of(signed), bytes)
+        .thenCompose(
             x -> {
-              // Remembered whether or not writeM reaches its quorum (see Context.rememberOwnLog).
-              ctx.rememberOwnLog(next);
               java.util.function.Function<Cloud, byte[]> payloads =
                   KeyShares.payloads(ctx, view, next, bytes, sealed);
               return QuorumPut.metadata(ctx, key, writer, payloads, "writeM");
@@ -118,6 +104,28 @@ public final class Commit {
               result.complete(receipt);
             });
     return result;
+  }
+
+  /**
+   * Passes {@code next} (signed as {@code bytes}, its new entries {@code entries}) through the
+   * commit gate, then remembers it as this client's own log (whether or not writeM reaches its
+   * quorum: {@link Context#rememberOwnLog}). The write-back journal records the signed entries
+   * before any cloud may receive them; the gate is open for every other client. If the gate fails,
+   * nothing was sent and nothing is remembered, but the commit record may have reached the
+   * journal's disk (a failed fsync) and the next client would then redo its entries: this client
+   * renews its incarnation, so it never signs another log of this sequence nor another entry of
+   * these versions.
+   */
+  private static CompletableFuture<Void> throughGate(
+      Context ctx, String key, MetadataLog next, List<LogEntry> entries, byte[] bytes) {
+    CompletableFuture<Void> gate = ctx.commitGate().beforePut(key, next, entries, bytes);
+    gate.whenComplete(
+        (x, e) -> {
+          if (e != null) {
+            ctx.renewIncarnation();
+          }
+        });
+    return gate.thenRun(() -> ctx.rememberOwnLog(next));
   }
 
   /** One write of a group commit: its entry (not yet stamped), key shares, trace and choice. */
@@ -171,22 +179,8 @@ public final class Commit {
     String phase =
         members.size() == 1 ? "writeM" : "writeM (group commit of " + members.size() + " writes)";
     CompletableFuture<List<WriteReceipt>> result = new CompletableFuture<>();
-    // As in run: the write-back journal's commit record of every entry of the round goes to disk
-    // before any cloud may receive the log; a failed gate sent nothing, remembered nothing, and
-    // renews the incarnation so no other log of this sequence is ever signed by this client.
-    CompletableFuture<Void> gate = ctx.commitGate().beforePut(key, next, signed, bytes);
-    gate.whenComplete(
-        (x, e) -> {
-          if (e != null) {
-            ctx.renewIncarnation();
-          }
-        });
-    gate.thenCompose(
-            x -> {
-              // Remembered whether or not writeM reaches its quorum (see Context.rememberOwnLog).
-              ctx.rememberOwnLog(next);
-              return QuorumPut.metadata(ctx, key, writer, payloads, phase);
-            })
+    throughGate(ctx, key, next, signed, bytes)
+        .thenCompose(x -> QuorumPut.metadata(ctx, key, writer, payloads, phase))
         .whenComplete(
             (acks, e) -> {
               for (Member m : members) {
