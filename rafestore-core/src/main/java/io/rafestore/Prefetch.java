@@ -24,11 +24,16 @@ import java.util.Objects;
  * Prefetching is background work: at most {@code maxInFlight} prefetch requests at once, never more
  * than {@code maxBytesInFlight} bytes in flight, and no more than {@code dollarsPerHour} spent
  * (priced with {@link RafeStore.Builder#pricing}); a read that needs a unit being prefetched waits
- * for that request instead of sending its own. Closing the client cancels prefetches. Immutable.
+ * for that request instead of sending its own. A prefetched unit is held apart from the cache until
+ * its first read (then it enters the cache as a fetched unit does), at most {@code
+ * maxBytesInFlight} bytes of them, oldest dropped first: so memory for prefetching is at most twice
+ * {@code maxBytesInFlight} beside the cache's own bound. Closing the client cancels prefetches.
+ * Immutable.
  *
  * @param mode which prefetching
  * @param maxInFlight prefetch requests in flight at once (1 to 64)
- * @param maxBytesInFlight bytes of prefetch requests in flight at once (at least one part)
+ * @param maxBytesInFlight bytes of prefetch requests in flight at once, and bytes of prefetched
+ *     units kept until their first read (at least one part)
  * @param dollarsPerHour the most the prefetcher spends per hour (0 or more; 0 stops it)
  * @param graphNodes the most nodes the history graph keeps (least recently used dropped first)
  * @param minProbability the least likelihood of a graph prediction worth prefetching (0 to 1)

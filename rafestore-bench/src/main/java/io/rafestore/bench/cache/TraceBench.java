@@ -159,12 +159,14 @@ public final class TraceBench {
       md.append(
           String.format(
               Locale.ROOT,
-              "Trace: %d accesses (%s), data read %.1f MiB, cache %.1f MiB; Table 1 profile,"
+              "Trace: %d accesses (%s), data read %.1f MiB, cache %.1f MiB, prefetch budget"
+                  + " %.2f MiB in flight and as much kept until first read; Table 1 profile,"
                   + " Configuration 2, virtual time.%n%n",
               trace.size(),
               mix(trace),
               dataBytes(trace) / 1048576.0,
-              cacheBytes / 1048576.0));
+              cacheBytes / 1048576.0,
+              prefetchBytes(cacheBytes) / 1048576.0));
       md.append(
           "| mode | reads | misses | miss ratio | p50 ms | p90 ms | p99 ms | mean ms |"
               + " prefetched | accuracy | wasted MiB | wasted $ | saved $ |\n");
@@ -358,6 +360,14 @@ public final class TraceBench {
     return Math.max(256 * 1024, repeated / 3);
   }
 
+  /**
+   * The prefetcher's byte budget: an eighth of the cache in flight and as much again kept until
+   * first read, so prefetching modes use at most a quarter more memory than the cache alone.
+   */
+  static long prefetchBytes(long cacheBytes) {
+    return Math.max(PART, cacheBytes / 8);
+  }
+
   static byte[] bytes(String key) {
     byte[] b = new byte[valueSize(key)];
     new SplittableRandom(key.hashCode()).nextBytes(b);
@@ -432,7 +442,10 @@ public final class TraceBench {
     try (RafeStore reader =
         d.builder("reader", READER)
             .valueCache(cache)
-            .prefetch(mode == Prefetch.Mode.OFF ? Prefetch.off() : Prefetch.of(mode))
+            .prefetch(
+                mode == Prefetch.Mode.OFF
+                    ? Prefetch.off()
+                    : Prefetch.of(mode).withMaxBytesInFlight(prefetchBytes(cacheBytes)))
             .build()) {
       for (Access a : trace) {
         d.scheduler.advance(a.think());

@@ -97,6 +97,60 @@ class ReadTierTest {
   }
 
   @Test
+  void aKnownVersionWhoseBytesAreNotCachedIsFetchedWithoutReadM() throws Exception {
+    // Once readM decided a version's signed entry, a read of that version whose bytes are not
+    // cached (evicted, or never fetched) fetches them by that entry: no readM (750 ms on Table 1).
+    Harness h = AnticipatedReadTest.table1();
+    MapValueCache cache = new MapValueCache(1 << 20);
+    try (RafeStore store = h.builder(ProtocolMode.PAPER).valueCache(cache).build()) {
+      byte[] value = PartsTest.random(4096, 3);
+      WriteReceipt w = h.run(store.write(KEY, value));
+      cache.clear();
+      h.scheduler.advance(Duration.ofSeconds(5));
+      long gets = total(store, CloudStats::gets);
+      long start = h.scheduler.nanoTime();
+      StoredValue v = h.run(store.read(KEY, w.version()));
+      Duration took = Duration.ofNanos(h.scheduler.nanoTime() - start);
+      assertThat(v.value()).isEqualTo(value);
+      assertThat(v.fromCache()).isFalse();
+      // One data get from the nearest holder, no log get.
+      assertThat(total(store, CloudStats::gets) - gets).isEqualTo(1);
+      assertThat(took).isLessThan(QUORUM_RTT);
+      // A range too.
+      cache.clear();
+      gets = total(store, CloudStats::gets);
+      assertThat(h.run(store.read(KEY, w.version(), 10, 20)))
+          .isEqualTo(Arrays.copyOfRange(value, 10, 30));
+      assertThat(total(store, CloudStats::gets) - gets).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aKnownVersionCollectedMeanwhileIsReportedAsCollectedByReadM() throws Exception {
+    // The reader remembers alice's v1; alice writes v2 and collects v1 (its data object is
+    // deleted). The reader's fetch by the remembered entry fails, so the read runs readM, which
+    // reports the version as collected, as a read without the remembered entry would.
+    Harness h = AnticipatedReadTest.table1();
+    MapValueCache cache = new MapValueCache(1 << 20);
+    try (RafeStore alice = h.client(ProtocolMode.PAPER);
+        RafeStore bob =
+            h.builder(ProtocolMode.PAPER)
+                .writer("bob", Harness.BOB)
+                .trustWriter("alice", Harness.ALICE.getPublic())
+                .valueCache(cache)
+                .build()) {
+      WriteReceipt v1 = h.run(alice.write(KEY, PartsTest.random(4096, 4)));
+      assertThat(h.run(bob.read(KEY, v1.version())).version()).isEqualTo(v1.version());
+      cache.clear();
+      h.run(alice.write(KEY, PartsTest.random(4096, 5)));
+      h.run(alice.collect(KEY, io.rafestore.RetentionPolicy.keepLast(1)));
+      h.scheduler.advance(Duration.ofSeconds(5));
+      assertThatThrownBy(() -> h.run(bob.read(KEY, v1.version())))
+          .hasCauseInstanceOf(io.rafestore.VersionCollectedException.class);
+    }
+  }
+
+  @Test
   void aWarmReadOfTheLatestIsOneReadMRoundTripWithNoDataGet() throws Exception {
     Harness h = AnticipatedReadTest.table1();
     MapValueCache cache = new MapValueCache(1 << 20);

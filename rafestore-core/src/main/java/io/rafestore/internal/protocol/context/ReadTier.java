@@ -13,7 +13,9 @@ import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.spi.support.Futures;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -54,6 +56,17 @@ public final class ReadTier {
 
   /** Key to the last view readM verified for it, and when (scheduler nanos). */
   private final Map<String, Seen> views = lru(MEMORY_LIMIT);
+
+  /**
+   * Prefetched units not yet read, oldest first, bounded by the prefetch budget's bytes ({@link
+   * io.rafestore.Prefetch#maxBytesInFlight}). They enter the cache on their first read, not when
+   * they arrive: a scan-resistant cache admits a unit nobody has read yet only if it beats what it
+   * would evict, so prefetched parts put straight into a small cache were mostly dropped before the
+   * stream reached them. Guarded by itself.
+   */
+  private final Map<Unit, byte[]> staged = new LinkedHashMap<>();
+
+  private long stagedBytes;
 
   /** Units being prefetched: a read that needs one waits for it instead of asking a cloud. */
   private final ConcurrentHashMap<Unit, CompletableFuture<byte[]>> prefetching =
@@ -177,7 +190,15 @@ public final class ReadTier {
 
   /** Whether the cache holds {@code unit} now (no access counted, nothing loaded). */
   public boolean holds(Unit unit) {
-    return cache != null && cache.contains(unit);
+    if (cache == null) {
+      return false;
+    }
+    synchronized (staged) {
+      if (staged.containsKey(unit)) {
+        return true;
+      }
+    }
+    return cache.contains(unit);
   }
 
   /** Whether every unit of {@code entry} of {@code version} of {@code key} is held. */
@@ -206,6 +227,20 @@ public final class ReadTier {
       return Optional.empty();
     }
     Optional<byte[]> got = cache.get(unit);
+    if (got.isEmpty()) {
+      byte[] first;
+      synchronized (staged) {
+        first = staged.remove(unit);
+        if (first != null) {
+          stagedBytes -= first.length;
+        }
+      }
+      if (first != null) {
+        // A prefetched unit's first read: it enters the cache now, as a unit a read fetched does.
+        store(unit, first);
+        got = Optional.of(first);
+      }
+    }
     if (got.isEmpty()) {
       Prefetched p = settle(unit);
       if (p != null) {
@@ -320,7 +355,7 @@ public final class ReadTier {
       String holder,
       Object tag,
       double metadataDollars) {
-    if (cache == null || cache.contains(unit)) {
+    if (cache == null || holds(unit)) {
       return false;
     }
     CompletableFuture<byte[]> mine = new CompletableFuture<>();
@@ -339,7 +374,7 @@ public final class ReadTier {
     f.whenComplete(
         (b, e) -> {
           if (b != null) {
-            store(unit, b);
+            stage(unit, b);
           } else {
             Prefetched p = settle(unit);
             if (p != null) {
@@ -369,10 +404,44 @@ public final class ReadTier {
     return prefetching.get(unit);
   }
 
-  /** Cancels every prefetch in flight (the client is closing). */
+  /**
+   * Keeps a prefetched unit's verified bytes until a read uses them; the oldest staged units are
+   * dropped (wasted) beyond the budget.
+   */
+  private void stage(Unit unit, byte[] bytes) {
+    if (bytes.length != unit.size() || !Sha256.matches(bytes, unit.sha256())) {
+      discarded.incrementAndGet();
+      return;
+    }
+    long budget = settings.prefetch().maxBytesInFlight();
+    List<Unit> dropped = new ArrayList<>();
+    synchronized (staged) {
+      byte[] old = staged.put(unit, bytes);
+      stagedBytes += bytes.length - (old == null ? 0 : old.length);
+      var it = staged.entrySet().iterator();
+      while (stagedBytes > budget && it.hasNext()) {
+        Map.Entry<Unit, byte[]> e = it.next();
+        stagedBytes -= e.getValue().length;
+        dropped.add(e.getKey());
+        it.remove();
+      }
+    }
+    for (Unit u : dropped) {
+      Prefetched p = settle(u);
+      if (p != null) {
+        waste(u, p);
+      }
+    }
+  }
+
+  /** Cancels every prefetch in flight and drops the staged ones (the client is closing). */
   public void cancelPrefetches() {
     for (CompletableFuture<byte[]> f : prefetching.values()) {
       f.cancel(true);
+    }
+    synchronized (staged) {
+      staged.clear();
+      stagedBytes = 0;
     }
   }
 

@@ -72,6 +72,14 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
 
   private int inFlight;
   private long bytesInFlight;
+
+  /**
+   * Time between the accesses of this client's streams (moving average over every stream, -1 until
+   * one was measured): a stream that starts at a value's first part reads ahead with it before it
+   * has a gap of its own.
+   */
+  private double streamGapNanos = -1;
+
   private double tokens;
   private long refilledAt;
   private boolean closed;
@@ -180,18 +188,27 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
     long now = ctx.observer.nanoTime();
     StreamKey id = new StreamKey(key, version);
     Stream s = streams.get(id);
-    if (s == null || first < s.last || first > s.last + 1) {
-      // A new stream starts here; this access is not (yet) sequential.
+    boolean fresh = s == null || first < s.last || first > s.last + 1;
+    if (fresh) {
+      // A new stream starts here. Unless it starts at the value's first part, this access is not
+      // (yet) sequential; a read of the first part is taken as the start of a stream (as a file
+      // read from its start usually is) and reads ahead at once, with the time between accesses
+      // that this client's earlier streams showed.
       s = new Stream(id, entry, last, now);
       s.degree = ctx.settings.partsInFlight();
       streams.put(id, s);
-      return false;
+      if (first != 0 || last + 1 >= entry.partCount()) {
+        return false;
+      }
+      s.gapNanos = streamGapNanos;
+    } else {
+      long gap = now - s.lastNanos;
+      s.gapNanos = s.gapNanos < 0 ? gap : 0.7 * s.gapNanos + 0.3 * gap;
+      streamGapNanos = streamGapNanos < 0 ? gap : 0.9 * streamGapNanos + 0.1 * gap;
+      s.lastNanos = now;
+      s.last = Math.max(s.last, last);
+      s.prefetchedUpTo = Math.max(s.prefetchedUpTo, s.last);
     }
-    long gap = now - s.lastNanos;
-    s.gapNanos = s.gapNanos < 0 ? gap : 0.7 * s.gapNanos + 0.3 * gap;
-    s.lastNanos = now;
-    s.last = Math.max(s.last, last);
-    s.prefetchedUpTo = Math.max(s.prefetchedUpTo, s.last);
     int trigger;
     int degree;
     if (policy.mode() == Prefetch.Mode.SEQUENTIAL) {
@@ -205,10 +222,10 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
       trigger = s.trigger;
       degree = s.degree;
     }
-    if (s.prefetchedUpTo - s.last > trigger) {
+    if (!fresh && s.prefetchedUpTo - s.last > trigger) {
       return true;
     }
-    if (policy.mode() != Prefetch.Mode.SEQUENTIAL && s.prefetchedUpTo > last) {
+    if (!fresh && policy.mode() != Prefetch.Mode.SEQUENTIAL && s.prefetchedUpTo > last) {
       // The stream consumed the whole of the last batch up to its trigger: it can take more.
       s.degree = Math.min(MAX_DEGREE, s.degree + 1);
       degree = s.degree;
@@ -230,7 +247,9 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
       Stream tag = s;
       sends.add(() -> send(u, () -> unitFetch(key, version, entry, part), holder, tag, 0));
     }
-    return true;
+    // A stream's first access is still recorded in the history graph, as any access that does
+    // not continue a stream.
+    return !fresh;
   }
 
   /**

@@ -179,6 +179,22 @@ public final class ReadOp {
       return observed(
           ctx, trace, Layouts.of(known).read(ValueRead.ofEntry(ctx, key, version, known)));
     }
+    if (known != null && ctx.readTier.enabled() && !known.isSealed()) {
+      // The signed entry is known but some bytes are not cached: fetch them by that entry, with no
+      // readM (the entry of a version never changes); only if the fetch fails (the version was
+      // collected, or its holders do not answer) does the read run readM as below.
+      ctx.readTier.accessed(key, version, known, 0, known.size(), false);
+      return observed(
+          ctx,
+          trace,
+          Layouts.of(known)
+              .read(ValueRead.ofEntry(ctx, key, version, known))
+              .exceptionallyCompose(
+                  e -> {
+                    Speculation spec = Speculation.of(ctx, key, version, 0);
+                    return ended(spec, version(ctx, trace, spec, key, version));
+                  }));
+    }
     Speculation spec = Speculation.of(ctx, key, version, 0);
     return ended(spec, observed(ctx, trace, version(ctx, trace, spec, key, version)));
   }
@@ -243,18 +259,31 @@ public final class ReadOp {
       return trace.observe(
           Layouts.of(known).range(ValueRead.ofEntry(ctx, key, version, known), offset, length));
     }
+    if (known != null && ctx.readTier.enabled() && !known.isSealed()) {
+      // As a read of a known version (see version()): fetched by the known entry, readM only if
+      // that fails.
+      ctx.readTier.accessed(key, version, known, offset, length, false);
+      return trace.observe(
+          Layouts.of(known)
+              .range(ValueRead.ofEntry(ctx, key, version, known), offset, length)
+              .exceptionallyCompose(e -> rangeByReadM(ctx, trace, key, version, offset, length)));
+    }
+    return trace.observe(rangeByReadM(ctx, trace, key, version, offset, length));
+  }
+
+  /** A ranged read that finds the version by readM (not observed: the caller observes it). */
+  private static CompletableFuture<byte[]> rangeByReadM(
+      Context ctx, OpTrace trace, String key, Version version, long offset, int length) {
     Speculation spec = Speculation.of(ctx, key, version, offset);
     return ended(
         spec,
-        trace.observe(
-            resolve(ctx, trace, spec, key, Optional.of(version))
-                .thenCompose(
-                    found -> {
-                      ctx.readTier.accessed(
-                          key, version, found.read().entry(), offset, length, false);
-                      return trace.timed(
-                          Phase.DATA_FETCH, found.layout().range(found.read(), offset, length));
-                    })));
+        resolve(ctx, trace, spec, key, Optional.of(version))
+            .thenCompose(
+                found -> {
+                  ctx.readTier.accessed(key, version, found.read().entry(), offset, length, false);
+                  return trace.timed(
+                      Phase.DATA_FETCH, found.layout().range(found.read(), offset, length));
+                }));
   }
 
   /**

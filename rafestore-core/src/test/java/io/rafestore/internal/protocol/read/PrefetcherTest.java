@@ -68,8 +68,12 @@ class PrefetcherTest {
   record Run(Duration latency, ReadTierStats stats) {}
 
   static Run sequentialRun(Prefetch prefetch, Duration think) throws Exception {
+    return sequentialRun(prefetch, think, 64L << 20);
+  }
+
+  static Run sequentialRun(Prefetch prefetch, Duration think, long cacheBytes) throws Exception {
     Harness h = table1();
-    MapValueCache cache = new MapValueCache(64L << 20);
+    MapValueCache cache = new MapValueCache(cacheBytes);
     try (RafeStore store = config2(h, cache, prefetch).build()) {
       byte[] value = random(32 * PART, 1);
       WriteReceipt w = h.run(store.write("big", value));
@@ -92,6 +96,48 @@ class PrefetcherTest {
     assertThat(amp.latency()).isLessThan(seq.latency());
     assertThat(seq.latency().multipliedBy(2)).isLessThan(off.latency());
     assertThat(amp.stats().prefetchAccuracy()).isGreaterThan(0.9);
+  }
+
+  @Test
+  void prefetchedPartsWaitOutsideTheCacheUntilTheirFirstRead() throws Exception {
+    // A cache of two parts (LRU) and read-ahead of several: put into the cache as they arrived,
+    // the prefetched parts evicted one another before the stream reached them. Kept apart until
+    // their first read (within the prefetch budget), they are there when read.
+    Run amp =
+        sequentialRun(
+            Prefetch.of(Prefetch.Mode.ADAPTIVE_SEQUENTIAL), Duration.ofMillis(100), 2L * PART);
+    assertThat(amp.stats().prefetches()).isPositive();
+    assertThat(amp.stats().misses()).isLessThan(8);
+    assertThat(amp.stats().prefetchAccuracy()).isGreaterThan(0.9);
+    // A budget of one part keeps one prefetched part waiting: the older ones are dropped, wasted.
+    Run tight =
+        sequentialRun(
+            Prefetch.of(Prefetch.Mode.ADAPTIVE_SEQUENTIAL).withMaxBytesInFlight(PART),
+            Duration.ofMillis(100),
+            2L * PART);
+    assertThat(tight.stats().misses()).isGreaterThan(amp.stats().misses());
+  }
+
+  @Test
+  void aReadOfTheFirstPartStartsReadAheadAtOnce() throws Exception {
+    Harness h = table1();
+    MapValueCache cache = new MapValueCache(64L << 20);
+    try (RafeStore store =
+        config2(h, cache, Prefetch.of(Prefetch.Mode.ADAPTIVE_SEQUENTIAL)).build()) {
+      byte[] value = random(16 * PART, 7);
+      WriteReceipt w = h.run(store.write("big", value));
+      h.run(store.read("big", w.version(), 5 * PART, 1));
+      cache.clear();
+      assertThat(store.readTierStats().prefetches()).isZero();
+      // A read of the first part only: the stream has no second access yet, but it reads ahead.
+      h.run(store.read("big", w.version(), 0, PART));
+      assertThat(store.readTierStats().prefetches()).isPositive();
+      h.scheduler.advance(Duration.ofSeconds(2));
+      long misses = store.readTierStats().misses();
+      assertThat(h.run(store.read("big", w.version(), PART, PART)))
+          .isEqualTo(Arrays.copyOfRange(value, PART, 2 * PART));
+      assertThat(store.readTierStats().misses()).isEqualTo(misses);
+    }
   }
 
   @Test
