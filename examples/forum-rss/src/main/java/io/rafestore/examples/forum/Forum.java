@@ -231,7 +231,7 @@ final class Forum {
   TopicEntry createTopic(String id, String title, Post first)
       throws RafeStoreException, InterruptedIOException {
     TopicEntry entry = new TopicEntry(id, title);
-    WriteReceipt r = store.blocking().write(INDEX_KEY, entry.encode());
+    store.blocking().write(INDEX_KEY, entry.encode());
     post(entry, first);
     return entry;
   }
