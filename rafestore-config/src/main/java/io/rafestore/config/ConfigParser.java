@@ -5,6 +5,7 @@ import io.rafestore.Layout;
 import io.rafestore.Objective;
 import io.rafestore.ProtocolMode;
 import io.rafestore.SigningKeys;
+import io.rafestore.WriterCertificate;
 import io.rafestore.spi.CloudSpec;
 import java.io.IOException;
 import java.net.URI;
@@ -44,6 +45,9 @@ final class ConfigParser {
           "writer.id",
           "writer.key",
           "trusted.<id>",
+          "writer.certificate",
+          "operator.<id>",
+          "trustRefresh",
           "operationTimeout",
           "maxValueBytes",
           "dataCloudsInOrderAdded",
@@ -120,6 +124,7 @@ final class ConfigParser {
     // Group cloud.<id>.<field> entries by cloud, in order of first mention.
     Map<String, Map<String, Entry>> cloudEntries = new LinkedHashMap<>();
     Map<String, Entry> trustedEntries = new LinkedHashMap<>();
+    Map<String, Entry> operatorEntries = new LinkedHashMap<>();
     for (Entry e : entries.values()) {
       if (e.key.startsWith("cloud.")) {
         String rest = e.key.substring("cloud.".length());
@@ -139,6 +144,10 @@ final class ConfigParser {
         String id = e.key.substring("trusted.".length());
         checkId(e, id, "writer id");
         trustedEntries.put(id, e);
+      } else if (e.key.startsWith("operator.")) {
+        String id = e.key.substring("operator.".length());
+        checkId(e, id, "operator key id");
+        operatorEntries.put(id, e);
       }
     }
 
@@ -293,6 +302,24 @@ final class ConfigParser {
       }
       trusted.put(t.getKey(), key);
     }
+    Map<String, PublicKey> operators = new LinkedHashMap<>();
+    for (Map.Entry<String, Entry> o : operatorEntries.entrySet()) {
+      operators.put(o.getKey(), parseTrusted(o.getKey(), o.getValue()));
+    }
+    Optional<WriterCertificate> certificate =
+        parseCertificate(entries.get("writer.certificate"), writer);
+    Optional<Duration> trustRefresh = Optional.empty();
+    Entry refreshEntry = entries.get("trustRefresh");
+    if (refreshEntry != null) {
+      Duration d = parseDuration(refreshEntry);
+      if (d.isNegative() || d.compareTo(Duration.ofDays(1)) > 0) {
+        throw error(
+            refreshEntry.line,
+            refreshEntry.key,
+            "must be 0s (read on every operation) to 24h, was '" + refreshEntry.value + "'");
+      }
+      trustRefresh = Optional.of(d);
+    }
     return new StoreConfig(
         source,
         f,
@@ -312,7 +339,58 @@ final class ConfigParser {
         objective,
         inlineThreshold,
         inlineLogBudget,
-        fieldLines);
+        fieldLines,
+        operators,
+        certificate,
+        trustRefresh);
+  }
+
+  /**
+   * The writer's certificate file ({@code rafestore certify}): it must certify writer.id and the
+   * public half of writer.key. Its operator signature and period are checked by the client (a
+   * writer need not trust its operator; a certificate may start or end while it runs).
+   */
+  private Optional<WriterCertificate> parseCertificate(
+      Entry e, Optional<KeyFiles.WriterKey> writer) throws IOException {
+    if (e == null) {
+      return Optional.empty();
+    }
+    if (writer.isEmpty()) {
+      throw error(
+          e.line, e.key, "needs writer.id and writer.key: a certificate is a writer's to carry");
+    }
+    Path file = baseDirectory.resolve(e.value);
+    String text;
+    try {
+      text = java.nio.file.Files.readString(file, java.nio.charset.StandardCharsets.UTF_8);
+    } catch (NoSuchFileException ex) {
+      throw error(
+          e.line,
+          e.key,
+          "certificate file " + file + " does not exist (issue one with 'rafestore certify')");
+    } catch (java.nio.charset.CharacterCodingException ex) {
+      throw error(e.line, e.key, "certificate file " + file + " is not UTF-8 text");
+    }
+    WriterCertificate cert;
+    try {
+      cert = WriterCertificate.parseText(text);
+    } catch (io.rafestore.WriterTrustException ex) {
+      throw error(e.line, e.key, "certificate file " + file + ": " + ex.getMessage());
+    }
+    String id = writer.get().writerId();
+    if (!cert.writerId().equals(id)) {
+      throw error(
+          e.line,
+          e.key,
+          "certificate file " + file + " certifies writer " + cert.writerId() + ", not " + id);
+    }
+    if (!cert.certifies(writer.get().keys().getPublic())) {
+      throw error(
+          e.line,
+          e.key,
+          "certificate file " + file + " certifies another public key than writer.key's");
+    }
+    return Optional.of(cert);
   }
 
   /** An optional size where {@code 0} is allowed (it turns a feature off). */
@@ -382,7 +460,7 @@ final class ConfigParser {
       }
       return;
     }
-    if (key.startsWith("trusted.") || TOP_LEVEL.contains(key)) {
+    if (key.startsWith("trusted.") || key.startsWith("operator.") || TOP_LEVEL.contains(key)) {
       return;
     }
     throw error(line, key, "unknown key; known keys: " + TOP_LEVEL);

@@ -80,6 +80,9 @@ public final class StoreConfig {
   private final OptionalLong inlineLogBudget;
   // (cloud id + "." + field) -> line, to name the line of a field when a driver rejects it.
   private final Map<String, Integer> cloudFieldLines;
+  private final Map<String, PublicKey> operators;
+  private final Optional<io.rafestore.WriterCertificate> writerCertificate;
+  private final Optional<Duration> trustRefresh;
 
   StoreConfig(
       String source,
@@ -100,7 +103,13 @@ public final class StoreConfig {
       Optional<io.rafestore.Objective> objective,
       OptionalLong inlineThreshold,
       OptionalLong inlineLogBudget,
-      Map<String, Integer> cloudFieldLines) {
+      Map<String, Integer> cloudFieldLines,
+      Map<String, PublicKey> operators,
+      Optional<io.rafestore.WriterCertificate> writerCertificate,
+      Optional<Duration> trustRefresh) {
+    this.operators = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(operators));
+    this.writerCertificate = writerCertificate;
+    this.trustRefresh = trustRefresh;
     this.layout = layout;
     this.objective = objective;
     this.source = source;
@@ -187,6 +196,21 @@ public final class StoreConfig {
   /** This client's writer id and key pair; empty for a read-only client. */
   public Optional<KeyFiles.WriterKey> writer() {
     return writer;
+  }
+
+  /** The trusted operator keys by key id ({@code operator.<id>}). */
+  public Map<String, PublicKey> operators() {
+    return operators;
+  }
+
+  /** This writer's certificate ({@code writer.certificate}), if set. */
+  public Optional<io.rafestore.WriterCertificate> writerCertificate() {
+    return writerCertificate;
+  }
+
+  /** How old the revocation lists a read relies on may be ({@code trustRefresh}), if set. */
+  public Optional<Duration> trustRefresh() {
+    return trustRefresh;
   }
 
   /** The trusted writers' public keys by writer id (the own writer is trusted implicitly). */
@@ -316,6 +340,9 @@ public final class StoreConfig {
       }
       writer.ifPresent(w -> b.writer(w.writerId(), w.keys()));
       trustedWriters.forEach(b::trustWriter);
+      operators.forEach(b::trustOperator);
+      writerCertificate.ifPresent(b::writerCertificate);
+      trustRefresh.ifPresent(b::trustRefresh);
       operationTimeout.ifPresent(b::operationTimeout);
       maxValueBytes.ifPresent(b::maxValueBytes);
       partSize.ifPresent(b::partSize);

@@ -52,7 +52,25 @@ public record Settings(
     Map<String, io.rafestore.Pricing> pricing,
     io.rafestore.ValueCache valueCache,
     io.rafestore.Prefetch prefetch,
-    Duration maxStaleness) {
+    Duration maxStaleness,
+    Map<String, PublicKey> operators,
+    io.rafestore.WriterCertificate writerCertificate,
+    Duration trustRefresh) {
+
+  /** The default {@link #trustRefresh}: how old a reader's revocation lists may be. */
+  public static final Duration DEFAULT_TRUST_REFRESH = Duration.ofMinutes(1);
+
+  /** Most operator keys a client trusts. */
+  public static final int MAX_OPERATORS = 16;
+
+  /**
+   * Whether this client is the only writer any reader of it could trust: exactly one trusted writer
+   * (itself) and no operator key, so no certified writer can appear. FAST mode skips readM only
+   * then.
+   */
+  public boolean soleWriter() {
+    return trustedWriters.size() == 1 && operators.isEmpty();
+  }
 
   /** The longest accepted {@code maxStaleness}. */
   public static final Duration MAX_STALENESS = Duration.ofDays(1);
@@ -204,6 +222,15 @@ public record Settings(
     public io.rafestore.Prefetch prefetch = io.rafestore.Prefetch.off();
 
     public Duration maxStaleness = Duration.ZERO;
+
+    /** Trusted operator keys by key id, in the order they were trusted. */
+    public final Map<String, PublicKey> operators = new LinkedHashMap<>();
+
+    /** This writer's certificate, or null. */
+    public io.rafestore.WriterCertificate writerCertificate;
+
+    /** How old the revocation lists and certified writers a read relies on may be. */
+    public Duration trustRefresh = DEFAULT_TRUST_REFRESH;
   }
 
   /**
@@ -345,10 +372,12 @@ public record Settings(
       }
       trustedCopy.put(writerId, writerKeys.getPublic());
     }
-    if (trustedCopy.isEmpty()) {
+    Map<String, PublicKey> operators = trust(draft, writerId, writerKeys);
+    if (trustedCopy.isEmpty() && operators.isEmpty()) {
       throw new IllegalArgumentException(
-          "writer/trustWriter: no writer identity and no trusted writer; a client must trust at"
-              + " least one writer's public key to verify metadata");
+          "writer/trustWriter/trustOperator: no writer identity, no trusted writer and no operator"
+              + " key; a client must trust at least one writer's or operator's public key to"
+              + " verify metadata");
     }
     if (trustedCopy.size() > 1024) {
       throw new IllegalArgumentException(
@@ -516,7 +545,74 @@ public record Settings(
         pricing(draft, ids),
         draft.valueCache,
         draft.prefetch,
-        draft.maxStaleness);
+        draft.maxStaleness,
+        operators,
+        draft.writerCertificate,
+        draft.trustRefresh);
+  }
+
+  /**
+   * The operator keys, the writer's certificate and the refresh interval: each operator key id is
+   * a valid id and its key Ed25519 (and usable by the default signer); a writer's certificate names
+   * this writer and certifies its key (its signature and period are checked when it is used: the
+   * writer need not trust the operator, and a certificate may start or end while the client runs).
+   */
+  private static Map<String, PublicKey> trust(Draft draft, String writerId, KeyPair writerKeys) {
+    Map<String, PublicKey> ops = new LinkedHashMap<>();
+    for (Map.Entry<String, PublicKey> e : draft.operators.entrySet()) {
+      String setting = "trustOperator(" + e.getKey() + ")";
+      try {
+        Names.checkWriterId(e.getKey());
+      } catch (IllegalArgumentException ex) {
+        throw new IllegalArgumentException(
+            "trustOperator: key id: " + ex.getMessage().replace("writer id", "id"), ex);
+      }
+      if (e.getValue() == null) {
+        throw new IllegalArgumentException(setting + ": public key is null");
+      }
+      checkEd25519(e.getValue().getAlgorithm(), setting);
+      checkKey(e.getValue(), setting);
+      ops.put(e.getKey(), e.getValue());
+    }
+    if (ops.size() > MAX_OPERATORS) {
+      throw new IllegalArgumentException(
+          "trustOperator: at most " + MAX_OPERATORS + " operator keys, got " + ops.size());
+    }
+    io.rafestore.WriterCertificate cert = draft.writerCertificate;
+    if (cert != null) {
+      if (writerId == null || writerKeys == null) {
+        throw new IllegalArgumentException(
+            "writerCertificate: needs a writer identity (Builder.writer) to certify");
+      }
+      if (!cert.writerId().equals(writerId)) {
+        throw new IllegalArgumentException(
+            "writerCertificate: certifies writer '"
+                + cert.writerId()
+                + "', this client writes as '"
+                + writerId
+                + "' (WRONG_WRITER)");
+      }
+      if (!cert.certifies(writerKeys.getPublic())) {
+        throw new IllegalArgumentException(
+            "writerCertificate: certifies another public key than writer("
+                + writerId
+                + ")'s own (WRONG_KEY)");
+      }
+      PublicKey op = ops.get(cert.operatorKeyId());
+      if (op != null) {
+        try {
+          cert.verify(ops);
+        } catch (io.rafestore.WriterTrustException ex) {
+          throw new IllegalArgumentException("writerCertificate: " + ex.getMessage(), ex);
+        }
+      }
+    }
+    Duration refresh = draft.trustRefresh;
+    if (refresh == null || refresh.isNegative() || refresh.compareTo(Duration.ofDays(1)) > 0) {
+      throw new IllegalArgumentException(
+          "trustRefresh must be zero (read on every operation) to 1 day, was " + refresh);
+    }
+    return Map.copyOf(ops);
   }
 
   /** The read tier's settings: the cache, prefetching and the staleness bound. */

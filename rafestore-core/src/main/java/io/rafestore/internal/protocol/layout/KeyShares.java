@@ -393,7 +393,7 @@ public final class KeyShares {
                   bytes,
                   key,
                   writer,
-                  ctx.settings.trustedWriters().get(writer),
+                  ctx.trust.keyOf(writer),
                   ctx.settings.maxMetadataBytes());
           byte[] enc = env.shares().get(entry.id());
           if (enc != null && Sha256.matches(enc, entry.shareHashUnsafe(index))) {

@@ -2,6 +2,7 @@ package io.rafestore.internal.protocol.quorum;
 
 import io.rafestore.CloudFault;
 import io.rafestore.QuorumException;
+import io.rafestore.WriterTrustException;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
@@ -10,6 +11,7 @@ import io.rafestore.internal.protocol.metadata.MalformedMetadataException;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
+import io.rafestore.internal.protocol.trust.Verdict;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudException;
 import io.rafestore.spi.support.Futures;
@@ -23,7 +25,11 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Phase readM: fetch every trusted writer's log for a key from all n clouds and complete with the
- * merged {@link View} as soon as n - f clouds gave valid replies.
+ * merged {@link View} as soon as n - f clouds gave valid replies. The trusted writers and their keys
+ * come from the context's {@link io.rafestore.internal.protocol.trust.WriterTrust} (explicit, and
+ * certified when operator keys are configured); a certified writer's log whose newest entry was
+ * created after its certificate ended is ignored, reported to the listener, not counted against the
+ * cloud.
  *
  * <p>A cloud's reply is valid when every one of its per-writer answers is either a log that parses,
  * names the right key and writer and verifies under the writer's key, or "not found". A failed or
@@ -43,7 +49,15 @@ import java.util.concurrent.CompletableFuture;
 public final class MetadataRead {
   private final Context ctx;
   private final String key;
-  private final List<String> writers;
+
+  /** The writers asked for and their verdicts (every one trusted); set when readM starts. */
+  private List<String> writers = List.of();
+
+  private Map<String, Verdict> verdicts = Map.of();
+
+  /** Writers whose logs were refused under their certificates (reported once per readM). */
+  private final java.util.Set<String> refused =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final CompletableFuture<View> result = new CompletableFuture<>();
   private final List<CompletableFuture<byte[]>> inflight = new ArrayList<>();
   private final List<CloudFault> faults = new ArrayList<>();
@@ -76,7 +90,6 @@ public final class MetadataRead {
   private MetadataRead(Context ctx, String key, EarlyReply early) {
     this.ctx = ctx;
     this.key = key;
-    this.writers = List.copyOf(ctx.settings.trustedWriters().keySet());
     this.early = early;
   }
 
@@ -91,12 +104,35 @@ public final class MetadataRead {
    */
   public static CompletableFuture<View> run(Context ctx, String key, EarlyReply early) {
     MetadataRead r = new MetadataRead(ctx, key, early);
-    r.start();
+    // The writers this client trusts now (complete at once with explicit trust alone, or while the
+    // certified writers and revocation lists are fresh).
+    ctx.trust
+        .known()
+        .whenComplete(
+            (known, error) -> {
+              if (error != null) {
+                r.result.completeExceptionally(Futures.unwrap(error));
+              } else {
+                r.start(known);
+              }
+            });
     return r.result;
   }
 
-  private void start() {
+  private void start(Map<String, Verdict> known) {
+    if (result.isDone()) {
+      return;
+    }
+    this.verdicts = known;
+    this.writers = List.copyOf(known.keySet());
     result.whenComplete((v, e) -> cancelInflight());
+    if (writers.isEmpty()) {
+      // No writer is trusted now: every cloud's reply is the empty one.
+      for (Cloud cloud : ctx.clouds) {
+        cloudDone(cloud.id(), Map.of(), Map.of(), null);
+      }
+      return;
+    }
     Optional<ByteRange> bound = Optional.of(ByteRange.of(0, ctx.settings.maxMetadataBytes() + 1L));
     for (Cloud cloud : ctx.clouds) {
       CloudReply reply = new CloudReply(cloud.id(), writers.size());
@@ -156,12 +192,24 @@ public final class MetadataRead {
                   cloudId, CloudFault.Kind.ERROR, "readM " + writer + ": " + cause.getMessage());
         }
       } else {
-        PublicKey pk = ctx.settings.trustedWriters().get(writer);
+        Verdict verdict = verdicts.get(writer);
+        PublicKey pk = verdict.key();
         try {
           MetadataCodec.Envelope env =
               ctx.codec.decodeEnvelope(bytes, key, writer, pk, ctx.settings.maxMetadataBytes());
           log = env.log();
           logShares = env.shares();
+          WriterTrustException why = verdict.refuses(log);
+          if (why != null) {
+            // The writer's own doing (every correct cloud holds these signed bytes), not the
+            // cloud's: the log is ignored, as an untrusted writer's would be.
+            log = null;
+            logShares = Map.of();
+            if (refused.add(writer)) {
+              ctx.observer.writerRejected(key, why);
+              ctx.trust.suspect(writer);
+            }
+          }
         } catch (MalformedMetadataException e) {
           f = new CloudFault(cloudId, e.kind(), "log of " + writer + ": " + e.getMessage());
         }
