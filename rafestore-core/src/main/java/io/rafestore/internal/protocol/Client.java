@@ -114,7 +114,7 @@ public final class Client implements RafeStore {
   public CompletableFuture<WriteReceipt> write(String key, byte[] value) {
     Names.checkKey(key);
     Objects.requireNonNull(value, "value");
-    checkWriter("write");
+    requireWriter("write");
     if (value.length > ctx.settings.maxValueBytes()) {
       throw new IllegalArgumentException(
           "value is "
@@ -205,7 +205,7 @@ public final class Client implements RafeStore {
     if (size < 0) {
       throw new IllegalArgumentException("stream size must be >= 0, was " + size);
     }
-    checkWriter("write");
+    requireWriter("write");
     checkOpen();
     ProtocolMode mode = ctx.settings.mode();
     if (mode == ProtocolMode.DEPSKY_A || mode == ProtocolMode.DEPSKY_CA) {
@@ -289,7 +289,7 @@ public final class Client implements RafeStore {
   @Override
   public CompletableFuture<Void> delete(String key) {
     Names.checkKey(key);
-    checkWriter("delete");
+    requireWriter("delete");
     checkOpen();
     return bounded(
         traced(Kind.DELETE, key, t -> certified(() -> forgetting(key, DeleteOp.run(ctx, key, t)))),
@@ -300,7 +300,7 @@ public final class Client implements RafeStore {
   public CompletableFuture<CollectionReport> collect(String key, RetentionPolicy policy) {
     Names.checkKey(key);
     Objects.requireNonNull(policy, "policy");
-    checkWriter("collect");
+    requireWriter("collect");
     checkOpen();
     return bounded(
         traced(
@@ -337,7 +337,7 @@ public final class Client implements RafeStore {
   @Override
   public CompletableFuture<Map<String, Integer>> purge(String key) {
     Names.checkKey(key);
-    checkWriter("purge");
+    requireWriter("purge");
     checkOpen();
     return bounded(
         traced(Kind.PURGE, key, t -> Maintenance.purge(ctx, key)), "purge of '" + key + "'");
@@ -679,7 +679,7 @@ public final class Client implements RafeStore {
     }
   }
 
-  private void checkWriter(String what) {
+  private void requireWriter(String what) {
     if (!ctx.settings.canWrite()) {
       throw new IllegalStateException(
           "cannot " + what + ": this client has no writer identity (set Builder.writer)");
