@@ -42,6 +42,8 @@ final class ConfigLocator {
           "mode",
           "writer.id",
           "writer.key",
+          "writer.certificate",
+          "trustRefresh",
           "operationTimeout",
           "maxValueBytes",
           "dataCloudsInOrderAdded",

@@ -25,10 +25,13 @@ class CertifyCliTest {
   record Run(int code, String stdout, String stderr) {}
 
   private Run run(byte[] stdin, String... args) {
+    return run(stdin, Map.of(), args);
+  }
+
+  private Run run(byte[] stdin, Map<String, String> env, String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        Main.newCommandLine(new ByteArrayInputStream(stdin), out, err, Map.of()).execute(args);
+    int code = Main.newCommandLine(new ByteArrayInputStream(stdin), out, err, env).execute(args);
     return new Run(
         code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
@@ -140,12 +143,17 @@ class CertifyCliTest {
             "--not-after",
             "2020-02-01T00:00:00Z");
     assertThat(certify.code()).as(certify.stderr()).isZero();
-    Path carol =
-        config(
-            "carol.properties",
-            "writer.id = carol\nwriter.key = carol.key\nwriter.certificate = carol.cert\n");
-    Run put = run("x".getBytes(StandardCharsets.UTF_8), "--config", carol.toString(), "put", "k",
-        "-");
+    // The certificate comes from the environment, as each instance of a deployment would set it.
+    Path carol = config("carol.properties", "writer.id = carol\nwriter.key = carol.key\n");
+    Run put =
+        run(
+            "x".getBytes(StandardCharsets.UTF_8),
+            Map.of("RAFESTORE_WRITER_CERTIFICATE", "carol.cert"),
+            "--config",
+            carol.toString(),
+            "put",
+            "k",
+            "-");
     assertThat(put.code()).isEqualTo(ExitCodes.FAILED);
     assertThat(put.stderr()).contains("EXPIRED").contains("2020-02-01T00:00:00Z");
   }
