@@ -65,7 +65,7 @@ public final class RevocationList {
     this.operatorKeyId = operatorKeyId;
     this.sequence = sequence;
     this.issuedAt = issuedAt;
-    this.revoked = Collections.unmodifiableSortedSet(revoked);
+    this.revoked = revoked;
     this.encoded = encoded;
     this.bodyLength = bodyLength;
     this.signature = signature;
@@ -210,9 +210,9 @@ public final class RevocationList {
     return issuedAt;
   }
 
-  /** The revoked writer ids, sorted. */
+  /** The revoked writer ids, sorted (an unmodifiable view). */
   public SortedSet<String> revoked() {
-    return revoked;
+    return Collections.unmodifiableSortedSet(revoked);
   }
 
   /** Whether {@code writerId} is revoked by this list. */
