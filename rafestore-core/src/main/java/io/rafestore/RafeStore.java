@@ -71,8 +71,8 @@ public interface RafeStore extends AutoCloseable {
    * Reads the latest version of {@code key} as this client last verified it, if it did so within
    * {@code maxStaleness} (a bounded-staleness read: it may miss writes completed in that time, and
    * answers without readM, from the cache or the version's holders); otherwise exactly as {@link
-   * #read(String)}. {@link Duration#ZERO} is a regular read. Overrides {@link
-   * Builder#maxStaleness} for this read.
+   * #read(String)}. {@link Duration#ZERO} is a regular read. Overrides {@link Builder#maxStaleness}
+   * for this read.
    *
    * @throws IllegalArgumentException if {@code maxStaleness} is negative
    */
@@ -220,18 +220,18 @@ public interface RafeStore extends AutoCloseable {
 
   /**
    * Whether {@code writerId} may write now as this client judges it: completes normally if the
-   * writer is trusted explicitly ({@link Builder#trustWriter}), or holds a certificate on the clouds
-   * from a trusted operator key ({@link Builder#trustOperator}) that is valid now and not revoked;
-   * fails with {@link WriterTrustException} naming the reason otherwise (revoked, expired, not yet
-   * valid, forged, unknown operator, not certified), or with {@link QuorumException} if the
+   * writer is trusted explicitly ({@link Builder#trustWriter}), or holds a certificate on the
+   * clouds from a trusted operator key ({@link Builder#trustOperator}) that is valid now and not
+   * revoked; fails with {@link WriterTrustException} naming the reason otherwise (revoked, expired,
+   * not yet valid, forged, unknown operator, not certified), or with {@link QuorumException} if the
    * certificates or revocation lists cannot be read. Needs no writer identity.
    */
   CompletableFuture<Void> checkWriter(String writerId);
 
   /**
-   * Stores a writer certificate on the clouds ({@code c/<writer>}, completes once n - f have it), as
-   * a writer does with its own before its first write. Needs no writer identity: a certificate is
-   * checked by readers, not by who stores it.
+   * Stores a writer certificate on the clouds ({@code c/<writer>}, completes once n - f have it),
+   * as a writer does with its own before its first write. Needs no writer identity: a certificate
+   * is checked by readers, not by who stores it.
    */
   CompletableFuture<Void> publishCertificate(WriterCertificate certificate);
 
@@ -243,12 +243,12 @@ public interface RafeStore extends AutoCloseable {
   CompletableFuture<Optional<RevocationList>> revocations(String operatorKeyId);
 
   /**
-   * Publishes {@code list} ({@code r/<operator>}, completes once n - f clouds have it). Refused with
-   * {@link WriterTrustException} ({@link WriterTrustException.Reason#STALE}) unless its sequence is
-   * above the newest list of that operator on a quorum of clouds and it still revokes every writer
-   * that list revokes; and if its operator key is not trusted or its signature does not verify.
-   * Readers stop accepting a writer it revokes within {@link Builder#trustRefresh} of its
-   * completion (design.md section 4).
+   * Publishes {@code list} ({@code r/<operator>}, completes once n - f clouds have it). Refused
+   * with {@link WriterTrustException} ({@link WriterTrustException.Reason#STALE}) unless its
+   * sequence is above the newest list of that operator on a quorum of clouds and it still revokes
+   * every writer that list revokes; and if its operator key is not trusted or its signature does
+   * not verify. Readers stop accepting a writer it revokes within {@link Builder#trustRefresh} of
+   * its completion (design.md section 4).
    */
   CompletableFuture<Void> publishRevocations(RevocationList list);
 
@@ -593,9 +593,9 @@ public interface RafeStore extends AutoCloseable {
     /**
      * How old the metadata a read of the latest version may answer from is allowed to be (default
      * zero: never; every such read runs readM and is regular). With a positive bound, {@link
-     * RafeStore#read(String)} of a key this client verified (by a readM of a read, a history page or
-     * a metadata prefetch) within the bound answers from that verified view without readM: it may
-     * miss writes completed since, by at most that long. Bytes are always checked against the
+     * RafeStore#read(String)} of a key this client verified (by a readM of a read, a history page
+     * or a metadata prefetch) within the bound answers from that verified view without readM: it
+     * may miss writes completed since, by at most that long. Bytes are always checked against the
      * signed hash. Per read: {@link RafeStore#read(String, Duration)}. At most one day.
      */
     public Builder maxStaleness(Duration maxStaleness) {
@@ -604,10 +604,10 @@ public interface RafeStore extends AutoCloseable {
     }
 
     /**
-     * Trusts the operator (root) key {@code keyId}: writers holding a certificate it signed
-     * ({@link WriterCertificate}), stored on the clouds, are trusted without being configured here,
-     * unless an operator's revocation list names them (design.md section 4, "Writer certificates").
-     * At most 16 operator keys; explicit {@link #trustWriter} keeps working beside them.
+     * Trusts the operator (root) key {@code keyId}: writers holding a certificate it signed ({@link
+     * WriterCertificate}), stored on the clouds, are trusted without being configured here, unless
+     * an operator's revocation list names them (design.md section 4, "Writer certificates"). At
+     * most 16 operator keys; explicit {@link #trustWriter} keeps working beside them.
      */
     public Builder trustOperator(String keyId, PublicKey ed25519PublicKey) {
       draft.operators.put(Objects.requireNonNull(keyId, "operator key id"), ed25519PublicKey);

@@ -124,8 +124,7 @@ public final class RevocationList {
   }
 
   /**
-   * Parses an encoding (hostile bytes). Checks the form only; {@link #verify} checks the
-   * signature.
+   * Parses an encoding (hostile bytes). Checks the form only; {@link #verify} checks the signature.
    *
    * @throws WriterTrustException {@link Reason#MALFORMED}, saying what is wrong
    */
@@ -161,13 +160,11 @@ public final class RevocationList {
     }
     int body = in.position();
     byte[] sig = in.signature();
-    return new RevocationList(
-        op, seq, Instant.ofEpochMilli(issued), ids, bytes.clone(), body, sig);
+    return new RevocationList(op, seq, Instant.ofEpochMilli(issued), ids, bytes.clone(), body, sig);
   }
 
   /**
-   * Checks the operator's signature under the key {@code operators} maps {@link #operatorKeyId}
-   * to.
+   * Checks the operator's signature under the key {@code operators} maps {@link #operatorKeyId} to.
    *
    * @throws WriterTrustException {@link Reason#UNKNOWN_OPERATOR} or {@link Reason#BAD_SIGNATURE}
    */
@@ -177,15 +174,15 @@ public final class RevocationList {
       throw new WriterTrustException(
           Reason.UNKNOWN_OPERATOR,
           null,
-          "revocation list of operator key '" + operatorKeyId + "', which this client does not trust");
+          "revocation list of operator key '"
+              + operatorKeyId
+              + "', which this client does not trust");
     }
     if (!SignedForms.verify(encoded, bodyLength, signature, op)) {
       throw new WriterTrustException(
           Reason.BAD_SIGNATURE,
           null,
-          "revocation list's signature does not verify under operator key '"
-              + operatorKeyId
-              + "'");
+          "revocation list's signature does not verify under operator key '" + operatorKeyId + "'");
     }
   }
 

@@ -36,7 +36,12 @@ final class SignedForms {
     byte[] enc = key == null ? null : key.getEncoded();
     if (enc == null
         || enc.length != ED25519_X509_PREFIX.length + RAW_KEY_BYTES
-        || !Arrays.equals(enc, 0, ED25519_X509_PREFIX.length, ED25519_X509_PREFIX, 0,
+        || !Arrays.equals(
+            enc,
+            0,
+            ED25519_X509_PREFIX.length,
+            ED25519_X509_PREFIX,
+            0,
             ED25519_X509_PREFIX.length)) {
       throw new IllegalArgumentException(what + ": not an Ed25519 public key");
     }

@@ -184,8 +184,7 @@ public final class WriterCertificate {
   }
 
   /**
-   * Checks the operator's signature under the key {@code operators} maps {@link #operatorKeyId}
-   * to.
+   * Checks the operator's signature under the key {@code operators} maps {@link #operatorKeyId} to.
    *
    * @throws WriterTrustException {@link Reason#UNKNOWN_OPERATOR} if the id is not there, {@link
    *     Reason#BAD_SIGNATURE} if the signature does not verify

@@ -70,8 +70,7 @@ class WriterCertificateTest {
       WriterCertificate.decode(bytes).verify(TRUSTED);
       return true;
     } catch (WriterTrustException e) {
-      assertThat(e.reason())
-          .isIn(Reason.MALFORMED, Reason.BAD_SIGNATURE, Reason.UNKNOWN_OPERATOR);
+      assertThat(e.reason()).isIn(Reason.MALFORMED, Reason.BAD_SIGNATURE, Reason.UNKNOWN_OPERATOR);
       return false;
     }
   }

@@ -106,7 +106,8 @@ final class CertifyCommand implements Callable<Integer> {
             ? from.plus(days == null ? DEFAULT_VALIDITY : Duration.ofDays(days))
             : instant("--not-after", notAfter);
     if (!to.isAfter(from)) {
-      throw new UsageException("--not-after (" + to + ") must be after --not-before (" + from + ")");
+      throw new UsageException(
+          "--not-after (" + to + ") must be after --not-before (" + from + ")");
     }
     KeyFiles.WriterKey op = KeyFiles.readKeyPair(operatorKey);
     KeyFiles.TrustedKey writer =
@@ -122,9 +123,7 @@ final class CertifyCommand implements Callable<Integer> {
         WriterCertificate.issue(
             writer.writerId(), key, from, to, now, op.writerId(), op.keys().getPrivate());
     Path file =
-        out != null
-            ? out
-            : writerPub.toAbsolutePath().resolveSibling(writer.writerId() + ".cert");
+        out != null ? out : writerPub.toAbsolutePath().resolveSibling(writer.writerId() + ".cert");
     try {
       Files.writeString(
           file,

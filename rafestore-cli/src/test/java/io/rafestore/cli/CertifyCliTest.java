@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code keygen --operator}, {@code certify} and {@code revoke} in-process against four {@code
  * directory} clouds: a certified writer is read by a client that names only the operator key, a
- * revoked one is not, an expired certificate stops its writer, and configuration errors name
- * their line.
+ * revoked one is not, an expired certificate stops its writer, and configuration errors name their
+ * line.
  */
 class CertifyCliTest {
   @TempDir Path dir;
@@ -62,7 +62,8 @@ class CertifyCliTest {
 
   @Test
   void aCertifiedWriterIsReadUntilItIsRevoked() throws IOException {
-    Run ops = run("keygen", "--operator", "--id", "ops", "--out", dir.resolve("ops.key").toString());
+    Run ops =
+        run("keygen", "--operator", "--id", "ops", "--out", dir.resolve("ops.key").toString());
     assertThat(ops.code()).as(ops.stderr()).isZero();
     assertThat(ops.stdout()).contains("operator.ops = ops.pub").contains("rafestore certify");
     keygen("keygen", "--id", "bob", "--out", dir.resolve("bob.key").toString());
@@ -94,8 +95,14 @@ class CertifyCliTest {
         config(
             "bob.properties",
             "writer.id = bob\nwriter.key = bob.key\nwriter.certificate = bob.cert\n");
-    Run put = run("from bob".getBytes(StandardCharsets.UTF_8), "--config", bob.toString(), "put",
-        "shared", "-");
+    Run put =
+        run(
+            "from bob".getBytes(StandardCharsets.UTF_8),
+            "--config",
+            bob.toString(),
+            "put",
+            "shared",
+            "-");
     assertThat(put.code()).as(put.stderr()).isZero();
 
     // The reader names only the operator key, and reads revocation lists on every operation.
@@ -105,14 +112,23 @@ class CertifyCliTest {
     assertThat(get.stdout()).isEqualTo("from bob");
 
     Run none =
-        run("--config", reader.toString(), "revoke", "--operator-key",
+        run(
+            "--config",
+            reader.toString(),
+            "revoke",
+            "--operator-key",
             dir.resolve("ops.key").toString());
     assertThat(none.code()).as(none.stderr()).isZero();
     assertThat(none.stdout()).contains("no revocation list");
 
     Run revoke =
-        run("--config", reader.toString(), "revoke", "--operator-key",
-            dir.resolve("ops.key").toString(), "bob");
+        run(
+            "--config",
+            reader.toString(),
+            "revoke",
+            "--operator-key",
+            dir.resolve("ops.key").toString(),
+            "bob");
     assertThat(revoke.code()).as(revoke.stderr()).isZero();
     assertThat(revoke.stdout()).contains("sequence 1: bob");
 
@@ -120,7 +136,12 @@ class CertifyCliTest {
     assertThat(gone.code()).isEqualTo(ExitCodes.NOT_FOUND);
 
     Run list =
-        run("--config", reader.toString(), "--json", "revoke", "--operator-key",
+        run(
+            "--config",
+            reader.toString(),
+            "--json",
+            "revoke",
+            "--operator-key",
             dir.resolve("ops.key").toString());
     assertThat(MiniJson.object(list.stdout().strip()))
         .containsEntry("sequence", 1L)
@@ -189,8 +210,8 @@ class CertifyCliTest {
         config(
             "dave.properties",
             "writer.id = dave\nwriter.key = dave.key\nwriter.certificate = bob.cert\n");
-    Run put = run("x".getBytes(StandardCharsets.UTF_8), "--config", dave.toString(), "put", "k",
-        "-");
+    Run put =
+        run("x".getBytes(StandardCharsets.UTF_8), "--config", dave.toString(), "put", "k", "-");
     assertThat(put.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(put.stderr()).contains(":3: writer.certificate").contains("certifies writer bob");
     Path noOps = config("r.properties", "operator.ops = missing.pub\n");

@@ -350,8 +350,8 @@ final class ConfigParser {
    * public half of writer.key. Its operator signature and period are checked by the client (a
    * writer need not trust its operator; a certificate may start or end while it runs).
    */
-  private Optional<WriterCertificate> parseCertificate(
-      Entry e, Optional<KeyFiles.WriterKey> writer) throws IOException {
+  private Optional<WriterCertificate> parseCertificate(Entry e, Optional<KeyFiles.WriterKey> writer)
+      throws IOException {
     if (e == null) {
       return Optional.empty();
     }

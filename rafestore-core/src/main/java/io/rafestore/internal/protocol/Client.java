@@ -12,18 +12,18 @@ import io.rafestore.ProbeOptions;
 import io.rafestore.ProbeReport;
 import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
-import io.rafestore.RevocationList;
-import io.rafestore.WriterCertificate;
-import io.rafestore.WriterTrustException;
 import io.rafestore.RafeStoreException;
 import io.rafestore.RepairReport;
 import io.rafestore.RetentionPolicy;
+import io.rafestore.RevocationList;
 import io.rafestore.Scheduler;
 import io.rafestore.StoredValue;
 import io.rafestore.VerifyReport;
 import io.rafestore.Version;
 import io.rafestore.VersionInfo;
 import io.rafestore.WriteReceipt;
+import io.rafestore.WriterCertificate;
+import io.rafestore.WriterTrustException;
 import io.rafestore.internal.observe.OpTrace;
 import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.context.Cloud;
@@ -88,8 +88,9 @@ public final class Client implements RafeStore {
           new Context(
               settings,
               settings.operators().isEmpty()
-                  ? c -> io.rafestore.internal.protocol.trust.WriterTrust.explicit(
-                      settings.trustedWriters())
+                  ? c ->
+                      io.rafestore.internal.protocol.trust.WriterTrust.explicit(
+                          settings.trustedWriters())
                   : io.rafestore.internal.protocol.quorum.CertifiedTrust::new);
     } catch (IllegalStateException e) {
       // ValueCache.bind refuses a second client.
@@ -226,7 +227,9 @@ public final class Client implements RafeStore {
       }
       return await(write(key, value));
     }
-    await(bounded(certified(() -> CompletableFuture.completedFuture(null)), "write of '" + key + "'"));
+    await(
+        bounded(
+            certified(() -> CompletableFuture.completedFuture(null)), "write of '" + key + "'"));
     PartedPayload payload = Payload.ofStream(ctx, key, size);
     CompletableFuture<WriteReceipt> op =
         bounded(WriteOp.run(ctx, key, payload), "streaming write of '" + key + "'");
@@ -481,8 +484,8 @@ public final class Client implements RafeStore {
   }
 
   /** This writer's certificate stored on n - f clouds: set once, by the first certified write. */
-  private final java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>> ownCertificate =
-      new java.util.concurrent.atomic.AtomicReference<>();
+  private final java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>>
+      ownCertificate = new java.util.concurrent.atomic.AtomicReference<>();
 
   /**
    * Runs {@code op} as this writer: with a certificate, only within its validity period (else a
@@ -564,7 +567,8 @@ public final class Client implements RafeStore {
   @Override
   public CompletableFuture<Optional<RevocationList>> revocations(String operatorKeyId) {
     checkOpen();
-    return bounded(certifiedTrust(operatorKeyId).revocations(operatorKeyId),
+    return bounded(
+        certifiedTrust(operatorKeyId).revocations(operatorKeyId),
         "reading the revocation list of " + operatorKeyId);
   }
 
@@ -613,7 +617,9 @@ public final class Client implements RafeStore {
                     }
                   }
                   return io.rafestore.internal.protocol.quorum.CertifiedTrust.publish(
-                          ctx, "revocation list of " + op, Names.revocationObject(op),
+                          ctx,
+                          "revocation list of " + op,
+                          Names.revocationObject(op),
                           list.encoded())
                       .thenRun(() -> trust.remember(list));
                 }),

@@ -95,7 +95,8 @@ class CertifiedWritersTest {
   }
 
   static WriterCertificate cert(String writer, KeyPair keys, Instant from, Instant to) {
-    return WriterCertificate.issue(writer, keys.getPublic(), from, to, from, "ops", OPS.getPrivate());
+    return WriterCertificate.issue(
+        writer, keys.getPublic(), from, to, from, "ops", OPS.getPrivate());
   }
 
   RafeStore bob(WriterCertificate cert) {
@@ -154,8 +155,7 @@ class CertifiedWritersTest {
           h.run(reader.history("k", java.util.Optional.empty(), 10)).versions();
       assertThat(history).extracting(v -> v.version().writer()).containsExactly("bob", "alice");
       // A client without the operator key sees alice's version alone.
-      try (RafeStore old =
-          base().trustWriter("alice", Harness.ALICE.getPublic()).build()) {
+      try (RafeStore old = base().trustWriter("alice", Harness.ALICE.getPublic()).build()) {
         assertThat(h.run(old.read("k")).value()).isEqualTo(utf8("a"));
       }
     }
@@ -171,7 +171,8 @@ class CertifiedWritersTest {
       assertThat(failure(bob.write("k", utf8("too late"))))
           .isInstanceOf(WriterTrustException.class)
           .hasMessageContaining("EXPIRED")
-          .satisfies(e -> assertThat(((WriterTrustException) e).reason()).isEqualTo(Reason.EXPIRED));
+          .satisfies(
+              e -> assertThat(((WriterTrustException) e).reason()).isEqualTo(Reason.EXPIRED));
       assertThat(refusal(reader, "bob")).isEqualTo(Reason.EXPIRED);
       // Entries created within the period stay readable after it.
       assertThat(h.run(reader.read("k")).value()).isEqualTo(utf8("in time"));
@@ -191,8 +192,7 @@ class CertifiedWritersTest {
     try (RafeStore rogue = base().writer("bob", BOB).build();
         RafeStore reader = reader()) {
       h.run(rogue.write("k2", utf8("late")));
-      assertThat(failure(reader.read("k2")))
-          .isInstanceOf(KeyNotFoundException.class);
+      assertThat(failure(reader.read("k2"))).isInstanceOf(KeyNotFoundException.class);
       assertThat(rejected).extracting(WriterTrustException::reason).contains(Reason.EXPIRED);
       assertThat(rejected.get(0).getMessage()).contains("after its certificate expired");
     }
@@ -248,7 +248,8 @@ class CertifiedWritersTest {
       assertThat(refusal(reader, "frank")).isEqualTo(Reason.MALFORMED);
     }
     // A writer cannot carry another writer's certificate, nor one of another key.
-    assertThatThrownBy(() -> base().writer("bob", BOB).writerCertificate(cert("erin", BOB, T0, to)).build())
+    assertThatThrownBy(
+            () -> base().writer("bob", BOB).writerCertificate(cert("erin", BOB, T0, to)).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("WRONG_WRITER");
     assertThatThrownBy(
@@ -277,16 +278,18 @@ class CertifiedWritersTest {
       assertThat(failure(reader.read("k"))).isInstanceOf(KeyNotFoundException.class);
       assertThat(refusal(reader, "bob")).isEqualTo(Reason.REVOKED);
       // A list that is not newer, or that drops a revoked writer, is refused.
-      assertThat(failure(
-                      operator.publishRevocations(
-                          RevocationList.issue(
-                              "ops", 1, clock.instant(), List.of("bob", "x"), OPS.getPrivate()))))
+      assertThat(
+              failure(
+                  operator.publishRevocations(
+                      RevocationList.issue(
+                          "ops", 1, clock.instant(), List.of("bob", "x"), OPS.getPrivate()))))
           .isInstanceOf(WriterTrustException.class)
           .hasMessageContaining("STALE");
-      assertThat(failure(
-                      operator.publishRevocations(
-                          RevocationList.issue(
-                              "ops", 2, clock.instant(), List.of("x"), OPS.getPrivate()))))
+      assertThat(
+              failure(
+                  operator.publishRevocations(
+                      RevocationList.issue(
+                          "ops", 2, clock.instant(), List.of("x"), OPS.getPrivate()))))
           .hasMessageContaining("stays revoked");
     }
   }

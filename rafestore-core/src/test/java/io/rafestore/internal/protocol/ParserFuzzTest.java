@@ -639,8 +639,7 @@ class ParserFuzzTest {
   /** An operator key that signs the seed certificate and revocation list. */
   static final java.security.KeyPair OPERATOR = io.rafestore.SigningKeys.generate();
 
-  static final Map<String, java.security.PublicKey> OPERATORS =
-      Map.of("ops", OPERATOR.getPublic());
+  static final Map<String, java.security.PublicKey> OPERATORS = Map.of("ops", OPERATOR.getPublic());
 
   /** A writer certificate and a revocation list, as stored under c/ and r/. */
   static final List<byte[]> TRUST_FORMS =
@@ -674,6 +673,7 @@ class ParserFuzzTest {
         l.verify(OPERATORS);
         return l;
       };
+
   static final Parser PIECE = CodedPieces::split;
   static final Parser DECRYPT = in -> AEAD.decrypt(in, AD);
 

@@ -375,9 +375,9 @@ public record Settings(
     Map<String, PublicKey> operators = trust(draft, writerId, writerKeys);
     if (trustedCopy.isEmpty() && operators.isEmpty()) {
       throw new IllegalArgumentException(
-          "writer/trustWriter/trustOperator: no writer identity, no trusted writer and no operator"
-              + " key; a client must trust at least one writer's or operator's public key to"
-              + " verify metadata");
+          "writer/trustWriter: no writer identity and no trusted writer (nor an operator key,"
+              + " trustOperator); a client must trust at least one writer's or operator's public"
+              + " key to verify metadata");
     }
     if (trustedCopy.size() > 1024) {
       throw new IllegalArgumentException(
@@ -552,8 +552,8 @@ public record Settings(
   }
 
   /**
-   * The operator keys, the writer's certificate and the refresh interval: each operator key id is
-   * a valid id and its key Ed25519 (and usable by the default signer); a writer's certificate names
+   * The operator keys, the writer's certificate and the refresh interval: each operator key id is a
+   * valid id and its key Ed25519 (and usable by the default signer); a writer's certificate names
    * this writer and certifies its key (its signature and period are checked when it is used: the
    * writer need not trust the operator, and a certificate may start or end while the client runs).
    */

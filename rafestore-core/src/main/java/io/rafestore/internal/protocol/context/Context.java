@@ -107,13 +107,14 @@ public final class Context implements LayoutChooser.Timing {
 
   /** A context that trusts exactly the explicitly trusted writers. */
   public Context(Settings settings) {
-    this(settings, c -> io.rafestore.internal.protocol.trust.WriterTrust.explicit(
-        settings.trustedWriters()));
+    this(
+        settings,
+        c -> io.rafestore.internal.protocol.trust.WriterTrust.explicit(settings.trustedWriters()));
   }
 
   /**
-   * A context whose writer trust {@code trust} makes from it (once everything else is set up: it may
-   * keep the context to read certificates and revocation lists from the clouds).
+   * A context whose writer trust {@code trust} makes from it (once everything else is set up: it
+   * may keep the context to read certificates and revocation lists from the clouds).
    */
   public Context(
       Settings settings,

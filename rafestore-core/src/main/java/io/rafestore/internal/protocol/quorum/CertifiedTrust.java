@@ -250,7 +250,9 @@ public final class CertifiedTrust implements WriterTrust {
       return Verdict.refused(
           w,
           new WriterTrustException(
-              Reason.NOT_YET_VALID, w, "certificate valid from " + c.notBefore() + ", it is " + now));
+              Reason.NOT_YET_VALID,
+              w,
+              "certificate valid from " + c.notBefore() + ", it is " + now));
     }
     // An expired certificate still vouches for the entries created before it ended: the log check
     // (Verdict.refuses) applies the period to each log.

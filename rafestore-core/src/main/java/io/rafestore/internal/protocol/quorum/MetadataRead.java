@@ -25,9 +25,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Phase readM: fetch every trusted writer's log for a key from all n clouds and complete with the
- * merged {@link View} as soon as n - f clouds gave valid replies. The trusted writers and their keys
- * come from the context's {@link io.rafestore.internal.protocol.trust.WriterTrust} (explicit, and
- * certified when operator keys are configured); a certified writer's log whose newest entry was
+ * merged {@link View} as soon as n - f clouds gave valid replies. The trusted writers and their
+ * keys come from the context's {@link io.rafestore.internal.protocol.trust.WriterTrust} (explicit,
+ * and certified when operator keys are configured); a certified writer's log whose newest entry was
  * created after its certificate ended is ignored, reported to the listener, not counted against the
  * cloud.
  *
@@ -56,8 +56,8 @@ public final class MetadataRead {
   private Map<String, Verdict> verdicts = Map.of();
 
   /** Writers whose logs were refused under their certificates (reported once per readM). */
-  private final java.util.Set<String> refused =
-      java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final java.util.Set<String> refused = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   private final CompletableFuture<View> result = new CompletableFuture<>();
   private final List<CompletableFuture<byte[]>> inflight = new ArrayList<>();
   private final List<CloudFault> faults = new ArrayList<>();

@@ -44,8 +44,7 @@ public record Verdict(
 
   /** Refused: neither trusted explicitly nor certified. */
   public static Verdict notCertified(String writerId, String detail) {
-    return refused(
-        writerId, new WriterTrustException(Reason.NOT_CERTIFIED, writerId, detail));
+    return refused(writerId, new WriterTrustException(Reason.NOT_CERTIFIED, writerId, detail));
   }
 
   public boolean trusted() {
