@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark command. Builds rafestore-bench, runs the paper reproduction (PaperBench), the
-# JMH suites (client CPU per operation; hashing, signing, encryption, erasure coding) and the
-# scale suite (ScaleBench), and writes one report with the machine it ran on.
+# JMH suites (client CPU per operation; hashing, signing, encryption, erasure coding), the
+# scale suite (ScaleBench), the read tier (TraceBench), write cost (WriteCostBench) and readM with
+# many writers (WriterBench), and writes one report with the machine it ran on.
 #
 #   scripts/bench.sh            full run: regenerates docs/benchmarks.md and docs/img/*.svg
 #                               (about 40 minutes on a 2-core machine, run alone: PaperBench
@@ -157,6 +158,39 @@ if ! reused "$WORK/trace/trace.md"; then
     || grep -q '^MISS ' "$WORK/trace.log" || { cat "$WORK/trace.log" >&2; die "TraceBench failed"; }
 fi
 
+# --- 5. Write cost -----------------------------------------------------------------------------
+# WriteCostBench: cloud requests and dollars per small write with and without group commit,
+# against DepSky-A, and the cost objective with one data cloud ten times cheaper (issue 18;
+# design.md section 5, "Group commit", and section 7, "The cost model"). Virtual time.
+# Quick: 1,000 writes and 200 for the cost objective, a few seconds.
+if ((QUICK)); then
+  COST_ARGS=(--quick --out "$WORK/cost")
+else
+  COST_ARGS=(--out "$WORK/cost")
+fi
+if ! reused "$WORK/cost/writecost.md"; then
+  say "WriteCostBench ${COST_ARGS[*]}"
+  # Exit 1 means a target line says MISS; the report shows it. Other failures stop the run.
+  "${JAVA[@]}" io.rafestore.bench.cost.WriteCostBench "${COST_ARGS[@]}" >"$WORK/cost.log" 2>&1 \
+    || grep -q '^MISS ' "$WORK/cost.log" || { cat "$WORK/cost.log" >&2; die "WriteCostBench failed"; }
+fi
+
+# --- 6. Many writers -------------------------------------------------------------------------
+# WriterBench: a read of a key written by 1 of W writers, W = 1, 10, 100, 1,000, readM by listing
+# and by one GET per trusted writer; virtual time (design.md section 5, "readM with many writers").
+# Quick: 4 keys per cell, a few seconds.
+if ((QUICK)); then
+  WRITER_ARGS=(--quick --out "$WORK/writers")
+else
+  WRITER_ARGS=(--out "$WORK/writers")
+fi
+if ! reused "$WORK/writers/writers.md"; then
+  say "WriterBench ${WRITER_ARGS[*]}"
+  # Exit 1 means a target line says MISS; the report shows it. Other failures stop the run.
+  "${JAVA[@]}" io.rafestore.bench.writers.WriterBench "${WRITER_ARGS[@]}" >"$WORK/writers.log" 2>&1 \
+    || grep -q '^MISS ' "$WORK/writers.log" || { cat "$WORK/writers.log" >&2; die "WriterBench failed"; }
+fi
+
 # --- Report -------------------------------------------------------------------------------------
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 ELAPSED=$((SECONDS - START))
@@ -224,6 +258,8 @@ PAPER_TARGETS="$(targets_of "$PAPER_DIR/results.md")"
 CPU_TARGETS="$(cpu_targets "$WORK/jmh-main.csv")"
 SCALE_TARGETS="$(grep -E '^(PASS|MISS)' "$WORK/scale/scale.md" || true)"
 TRACE_TARGETS="$(grep -E '^(PASS|MISS)' "$WORK/trace/trace.md" || true)"
+COST_TARGETS="$(grep -E '^(PASS|MISS)' "$WORK/cost/writecost.md" || true)"
+WRITER_TARGETS="$(grep -E '^(PASS|MISS)' "$WORK/writers/writers.md" || true)"
 PAPER_HEADER="$(grep -m1 '^PaperBench: profile' "$PAPER_DIR/../paper.log" 2>/dev/null || grep -m1 '^Profile' "$PAPER_DIR/results.md" || true)"
 NOTES="$ROOT/rafestore-bench/report-notes.md"
 
@@ -259,13 +295,15 @@ REPORT="$OUT/benchmarks.md"
   echo "$JAVA_VERSION"
   echo '```'
   echo
-  echo "## Targets (issues 7, 16 and 21), each a ratio within one run"
+  echo "## Targets (issues 7, 16, 17, 18, 21 and 23), each a ratio within one run"
   echo
   echo '```'
   [[ -n "$PAPER_TARGETS" ]] && echo "$PAPER_TARGETS"
   [[ -n "$CPU_TARGETS" ]] && echo "$CPU_TARGETS"
   [[ -n "$SCALE_TARGETS" ]] && echo "$SCALE_TARGETS"
   [[ -n "$TRACE_TARGETS" ]] && echo "$TRACE_TARGETS"
+  [[ -n "$COST_TARGETS" ]] && echo "$COST_TARGETS"
+  [[ -n "$WRITER_TARGETS" ]] && echo "$WRITER_TARGETS"
   echo '```'
   echo
   if [[ -f "$NOTES" ]]; then
@@ -316,6 +354,24 @@ REPORT="$OUT/benchmarks.md"
   echo "readM and the fetch. See design.md section 5, \"The read tier\"."
   echo
   cat "$WORK/trace/trace.md"
+  echo
+  echo "## 5. Write cost: group commit, DepSky-A and the cost objective (WriteCostBench)"
+  echo
+  echo "Command: \`java -cp rafestore-bench/target/benchmarks.jar io.rafestore.bench.cost.WriteCostBench ${COST_ARGS[*]/#$ROOT\//}\`"
+  echo "Virtual time: the WAN (Table 1 RTTs, bandwidth, jitter) is modelled, the client's CPU takes"
+  echo "no time. Requests and dollars are the client's \`stats()\` after it is idle. See design.md"
+  echo "section 5, \"Group commit\", and section 7, \"The cost model\"."
+  echo
+  cat "$WORK/cost/writecost.md"
+  echo
+  echo "## 6. Many writers: readM by listing and by one GET per writer (WriterBench)"
+  echo
+  echo "Command: \`java -cp rafestore-bench/target/benchmarks.jar io.rafestore.bench.writers.WriterBench ${WRITER_ARGS[*]/#$ROOT\//}\`"
+  echo "Virtual time: the WAN (Table 1 RTTs, bandwidth, jitter) is modelled, the client's CPU takes"
+  echo "no time. LISTING is the mode certified writers need (a reader cannot enumerate them);"
+  echo "PER_WRITER is explicit trust as before. See design.md section 5, \"readM with many writers\"."
+  echo
+  cat "$WORK/writers/writers.md"
 } >"$REPORT"
 
 if ((${#REUSED[@]} == 0)); then
@@ -327,3 +383,5 @@ echo "$PAPER_TARGETS"
 echo "$CPU_TARGETS"
 echo "$SCALE_TARGETS"
 echo "$TRACE_TARGETS"
+echo "$COST_TARGETS"
+echo "$WRITER_TARGETS"

@@ -3,9 +3,9 @@ package io.rafestore;
 import java.util.Objects;
 
 /**
- * Something the read tier's cache found and did, reported to {@link
- * RafeStoreListener#cacheEvent}: a unit whose bytes did not match its signed hash, a file of the
- * cache directory that was truncated, corrupt or not a unit's, dropped and never served.
+ * Something the read tier's cache found and did, reported to {@link RafeStoreListener#cacheEvent}:
+ * a unit whose bytes did not match its signed hash, a file of the cache directory that was
+ * truncated, corrupt or not a unit's, dropped and never served.
  *
  * @param kind what happened
  * @param key the user key concerned, or empty if unknown (a file too damaged to name one)

@@ -28,6 +28,13 @@ import java.util.Objects;
  * @param scrubFindings problems the scrubbers found on this cloud
  * @param scrubRepairs problems the scrubbers repaired on this cloud (found before a repair, gone
  *     after it)
+ * @param requestDollars what the requests above cost at this cloud's {@link Pricing} (puts, gets
+ *     and lists; deletes are free), in US dollars; 0 in a snapshot not priced ({@link #priced})
+ * @param egressDollars what the bytes received above cost as the cloud's egress at its {@link
+ *     Pricing}, in US dollars. The bytes the client received: a get it cancelled while the answer
+ *     was on the way may have been billed for more. Stored bytes are not estimated here: the client
+ *     rewrites each metadata log in place and does not learn what a delete freed, so its bytes up
+ *     would overstate them many times.
  */
 public record CloudStats(
     String cloudId,
@@ -46,10 +53,53 @@ public record CloudStats(
     long scrubRequests,
     long scrubBytesDown,
     long scrubFindings,
-    long scrubRepairs) {
+    long scrubRepairs,
+    double requestDollars,
+    double egressDollars) {
 
   public CloudStats {
     Objects.requireNonNull(cloudId, "cloudId");
+  }
+
+  /** Counts not priced (no dollars). */
+  public CloudStats(
+      String cloudId,
+      long puts,
+      long gets,
+      long deletes,
+      long lists,
+      long bytesUp,
+      long bytesDown,
+      long cancelled,
+      long errors,
+      long speculations,
+      long speculationsKept,
+      long speculationsWasted,
+      long speculativeBytes,
+      long scrubRequests,
+      long scrubBytesDown,
+      long scrubFindings,
+      long scrubRepairs) {
+    this(
+        cloudId,
+        puts,
+        gets,
+        deletes,
+        lists,
+        bytesUp,
+        bytesDown,
+        cancelled,
+        errors,
+        speculations,
+        speculationsKept,
+        speculationsWasted,
+        speculativeBytes,
+        scrubRequests,
+        scrubBytesDown,
+        scrubFindings,
+        scrubRepairs,
+        0,
+        0);
   }
 
   /** Request counts of a cloud no read anticipated a fetch on. */
@@ -101,6 +151,39 @@ public record CloudStats(
         0);
   }
 
+  /** What this cloud has cost so far, in US dollars: requests and egress ({@link Pricing}). */
+  public double dollars() {
+    return requestDollars + egressDollars;
+  }
+
+  /**
+   * These counts priced at {@code pricing}: {@link #requestDollars()} and {@link #egressDollars()}
+   * computed from them.
+   */
+  public CloudStats priced(Pricing pricing) {
+    double requests = puts * pricing.perPut() + gets * pricing.perGet() + lists * pricing.perList();
+    return new CloudStats(
+        cloudId,
+        puts,
+        gets,
+        deletes,
+        lists,
+        bytesUp,
+        bytesDown,
+        cancelled,
+        errors,
+        speculations,
+        speculationsKept,
+        speculationsWasted,
+        speculativeBytes,
+        scrubRequests,
+        scrubBytesDown,
+        scrubFindings,
+        scrubRepairs,
+        requests,
+        pricing.egress(bytesDown));
+  }
+
   /** These counts with the scrubbers' on this cloud. */
   public CloudStats withScrub(long requests, long bytesDown, long findings, long repairs) {
     return new CloudStats(
@@ -120,7 +203,9 @@ public record CloudStats(
         requests,
         bytesDown,
         findings,
-        repairs);
+        repairs,
+        requestDollars,
+        egressDollars);
   }
 
   /** All requests started, of every kind. */
@@ -151,6 +236,8 @@ public record CloudStats(
         scrubRequests - earlier.scrubRequests,
         scrubBytesDown - earlier.scrubBytesDown,
         scrubFindings - earlier.scrubFindings,
-        scrubRepairs - earlier.scrubRepairs);
+        scrubRepairs - earlier.scrubRepairs,
+        requestDollars - earlier.requestDollars,
+        egressDollars - earlier.egressDollars);
   }
 }

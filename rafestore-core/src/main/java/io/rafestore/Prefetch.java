@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How the read tier fetches ahead of reads ({@link RafeStore.Builder#prefetch}), as Tombolo's
- * cloud gateway does; prefetched units enter the same verified {@link ValueCache}. Needs a cache.
+ * How the read tier fetches ahead of reads ({@link RafeStore.Builder#prefetch}), as Tombolo's cloud
+ * gateway does; prefetched units enter the same verified {@link ValueCache}. Needs a cache.
  *
  * <ul>
  *   <li>{@link Mode#SEQUENTIAL}: a ranged or streamed read of a value in parts that goes on from
@@ -21,8 +21,8 @@ import java.util.Objects;
  *       their edges.
  * </ul>
  *
- * Prefetching is background work: at most {@code maxInFlight} prefetch requests at once, never
- * more than {@code maxBytesInFlight} bytes in flight, and no more than {@code dollarsPerHour} spent
+ * Prefetching is background work: at most {@code maxInFlight} prefetch requests at once, never more
+ * than {@code maxBytesInFlight} bytes in flight, and no more than {@code dollarsPerHour} spent
  * (priced with {@link RafeStore.Builder#pricing}); a read that needs a unit being prefetched waits
  * for that request instead of sending its own. Closing the client cancels prefetches. Immutable.
  *

@@ -200,7 +200,8 @@ public interface RafeStore extends AutoCloseable {
   /**
    * Per-cloud request and byte counts since the client was built, keyed by cloud id, with the
    * reads' anticipated data fetches counted (started, kept, wasted) on the cloud whose log started
-   * each ({@link Builder#speculativeReads}).
+   * each ({@link Builder#speculativeReads}), and what each cloud has cost so far at its {@link
+   * Pricing} ({@link Builder#pricing}): {@link CloudStats#dollars()}, by requests and egress.
    */
   Map<String, CloudStats> stats();
 
@@ -554,8 +555,12 @@ public interface RafeStore extends AutoCloseable {
     }
 
     /**
-     * What cloud {@code cloudId} charges, for features that spend money on the store's behalf (the
-     * {@link Scrubber}'s dollar budget). Clouds without one are priced at {@link Pricing#DEFAULT}.
+     * What cloud {@code cloudId} charges (the cost model): the prices the layout chooser weighs
+     * against time under the {@link #objective} with {@link Layout#AUTO}, {@link RafeStore#stats()}
+     * reports each cloud's spend with, and features that spend money on the store's behalf (the
+     * {@link Scrubber}'s dollar budget) are bounded by. Clouds without one are priced at {@link
+     * Pricing#DEFAULT} (S3 Standard list prices, an assumption; see {@link Pricing} for the tables
+     * of other providers).
      *
      * @param cloudId the id of a configured cloud (checked in {@link #build()})
      */
@@ -615,6 +620,21 @@ public interface RafeStore extends AutoCloseable {
     }
 
     /**
+     * Group commit (default true): writes of this client to one key whose values go inline ({@link
+     * #inlineThreshold}) share one metadata round when they arrive while an earlier round of the
+     * key is in flight: one readM (unless {@link ProtocolMode#FAST} skips it) and one writeM of a
+     * signed log that carries all their entries, each write its own version in the order the writes
+     * were called, each caller its own receipt. A round starts as soon as the previous one of the
+     * key ends, never on a timer, so a write to an idle key goes at once and is not slower than
+     * without group commit; a failed round fails every write in it. {@code false} runs one round
+     * per write (the behaviour before group commit; the benchmark's baseline).
+     */
+    public Builder groupCommit(boolean on) {
+      draft.groupCommit = on;
+      return this;
+    }
+
+    /**
      * This writer's certificate (from an operator, {@code rafestore certify}): it must name this
      * writer's id and public key. The client stores it on the clouds before its first write and
      * refuses to write outside its validity period ({@link WriterTrustException}).
@@ -631,6 +651,17 @@ public interface RafeStore extends AutoCloseable {
      */
     public Builder trustRefresh(Duration refresh) {
       draft.trustRefresh = refresh;
+      return this;
+    }
+
+    /**
+     * How readM learns which writers have a log for a key (default {@link WriterDiscovery#AUTO}:
+     * one GET per trusted writer per cloud for up to {@value WriterDiscovery#AUTO_PER_WRITER_MAX}
+     * trusted writers, else one listing of the key's logs per cloud and GETs of the writers it
+     * names). Every choice returns the same results; only the requests differ.
+     */
+    public Builder writerDiscovery(WriterDiscovery discovery) {
+      draft.writerDiscovery = discovery;
       return this;
     }
 

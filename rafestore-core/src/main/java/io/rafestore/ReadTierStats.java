@@ -6,9 +6,9 @@ package io.rafestore;
  * RafeStore#readTierStats()}. A snapshot; counters only grow. All zero without a cache.
  *
  * <p>A <em>unit</em> is what the cache keeps: a whole stored value or one stored part. Values
- * carried inline in their writer's log are not units (a read fetches no data for them). Dollars
- * are priced with {@link RafeStore.Builder#pricing} (a get and its egress at the price of the
- * holder that would have served, or did serve, the unit).
+ * carried inline in their writer's log are not units (a read fetches no data for them). Dollars are
+ * priced with {@link RafeStore.Builder#pricing} (a get and its egress at the price of the holder
+ * that would have served, or did serve, the unit).
  *
  * @param hits units a read needed and found in the cache (checked against the signed hash)
  * @param misses units a read needed and fetched from a cloud (or took from a prefetch still in

@@ -12,12 +12,12 @@ import java.util.function.Consumer;
  * SHA-256 of the bytes). A version names exactly one signed entry and its stored bytes never
  * change, so a unit can never stand for another version's bytes.
  *
- * <p>The client checks every byte a cache returns against the unit's signed SHA-256 and size
- * before it uses it, and drops (and reports, {@link CacheEvent}) a unit that does not match; so
- * a cache implementation cannot make a read return wrong bytes, whatever it does. It only puts
- * bytes that it checked against the signed hash itself. An implementation decides where units
- * live (memory, a directory) and which to evict; {@code io.rafestore.cache.CaffeineValueCache} in
- * the {@code rafestore-cache} module is the one RafeStore ships.
+ * <p>The client checks every byte a cache returns against the unit's signed SHA-256 and size before
+ * it uses it, and drops (and reports, {@link CacheEvent}) a unit that does not match; so a cache
+ * implementation cannot make a read return wrong bytes, whatever it does. It only puts bytes that
+ * it checked against the signed hash itself. An implementation decides where units live (memory, a
+ * directory) and which to evict; {@code io.rafestore.cache.CaffeineValueCache} in the {@code
+ * rafestore-cache} module is the one RafeStore ships.
  *
  * <p>Implementations must be thread-safe: the client calls them from its executor's threads. A
  * cache serves one client ({@link #bind}); its methods must not block on the network.

@@ -47,12 +47,12 @@ import java.util.stream.Stream;
  * CacheEvent.Kind#TRUNCATED}. When a unit is loaded its bytes are checked against the signed
  * SHA-256 its header and the caller's unit both carry ({@link CacheEvent.Kind#CORRUPT} if not).
  * Every such file is deleted and reported to the client's listener, never served (and the client
- * checks every byte it gets from any cache once more). The directory is locked ({@code .lock}):
- * one process at a time.
+ * checks every byte it gets from any cache once more). The directory is locked ({@code .lock}): one
+ * process at a time.
  *
  * <p>Memory puts are synchronous: after {@link #put} returns, the memory tier is within its bound
- * (Caffeine's maintenance runs on the caller's thread). Disk writes run on one background thread
- * of this cache and never delay a read; a unit is on disk (and counted there) once written.
+ * (Caffeine's maintenance runs on the caller's thread). Disk writes run on one background thread of
+ * this cache and never delay a read; a unit is on disk (and counted there) once written.
  *
  * <p>Thread-safe. Serves one client ({@link #bind} refuses a second). {@link #close} stops the disk
  * writer and releases the directory's lock.
@@ -323,9 +323,7 @@ public final class CaffeineValueCache implements ValueCache, AutoCloseable {
     }
   }
 
-  /**
-   * The settings of a {@link CaffeineValueCache}; {@link #build} checks them. Not thread-safe.
-   */
+  /** The settings of a {@link CaffeineValueCache}; {@link #build} checks them. Not thread-safe. */
   public static final class Builder {
     private long maximumBytes = 64L * 1024 * 1024;
     private Path directory;
@@ -363,7 +361,9 @@ public final class CaffeineValueCache implements ValueCache, AutoCloseable {
       }
       if (directory != null && maximumDiskBytes < 1024) {
         throw new IllegalArgumentException(
-            "directory " + directory + ": maximumDiskBytes must be at least 1024, was "
+            "directory "
+                + directory
+                + ": maximumDiskBytes must be at least 1024, was "
                 + maximumDiskBytes);
       }
       try {

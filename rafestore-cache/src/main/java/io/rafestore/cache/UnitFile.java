@@ -26,9 +26,9 @@ import java.util.HexFormat;
  * incarnation i64 | part i32 (-1: whole) | sha256 [32] | size i64 | the unit's stored bytes [size]
  * </pre>
  *
- * named {@code <hex SHA-256 of the header up to size>.unit}. Every field is bounded before
- * anything is allocated; a file is served only if its header names the unit asked for, its length
- * is the header's plus {@code size}, and the bytes hash to the header's {@code sha256}. Stateless.
+ * named {@code <hex SHA-256 of the header up to size>.unit}. Every field is bounded before anything
+ * is allocated; a file is served only if its header names the unit asked for, its length is the
+ * header's plus {@code size}, and the bytes hash to the header's {@code sha256}. Stateless.
  */
 final class UnitFile {
   static final byte[] MAGIC = {'R', 'F', 'S', 'C'};
@@ -87,15 +87,16 @@ final class UnitFile {
 
   /** Writes {@code unit}'s file: to a temporary name, then moved into place atomically. */
   static void write(Path file, Unit unit, byte[] bytes) throws IOException {
-    Path tmp = file.resolveSibling(file.getFileName() + "." + Thread.currentThread().getId() + TEMP_SUFFIX);
+    Path tmp =
+        file.resolveSibling(
+            file.getFileName() + "." + Thread.currentThread().getId() + TEMP_SUFFIX);
     byte[] header = header(unit);
     try (var out = Files.newOutputStream(tmp)) {
       out.write(header);
       out.write(bytes);
     }
     try {
-      Files.move(
-          tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } catch (IOException e) {
       Files.deleteIfExists(tmp);
       throw e;
@@ -139,7 +140,9 @@ final class UnitFile {
     }
     if (!h.unit().equals(unit)) {
       throw new BadFileException(
-          CacheEvent.Kind.FOREIGN, unit.key(), file.getFileName() + " holds " + h.unit() + ", not " + unit);
+          CacheEvent.Kind.FOREIGN,
+          unit.key(),
+          file.getFileName() + " holds " + h.unit() + ", not " + unit);
     }
     if (all.length != h.length() + unit.size()) {
       throw new BadFileException(
@@ -202,8 +205,7 @@ final class UnitFile {
       }
       return new Header(unit, 4 + 1 + 2 + keyLength + 8 + 1 + writerLength + 8 + 4 + 32 + 8);
     } catch (EOFException e) {
-      throw new BadFileException(
-          CacheEvent.Kind.TRUNCATED, "", name + " ends inside its header");
+      throw new BadFileException(CacheEvent.Kind.TRUNCATED, "", name + " ends inside its header");
     }
   }
 

@@ -44,6 +44,7 @@ final class ConfigLocator {
           "writer.key",
           "writer.certificate",
           "trustRefresh",
+          "writerDiscovery",
           "operationTimeout",
           "maxValueBytes",
           "dataCloudsInOrderAdded",

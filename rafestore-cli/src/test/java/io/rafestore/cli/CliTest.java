@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.Base64;
 import java.util.HashMap;
@@ -215,6 +216,7 @@ class CliTest {
   @Test
   @SuppressWarnings("unchecked")
   void verifyFindsALostCloudAndRepairMakesItCleanAgain() throws IOException {
+    dataObjectsOnly();
     for (String v : List.of("one", "two", "three")) {
       assertThat(rafestoreIn(utf8(v), "put", "thread", "-").code()).isZero();
     }
@@ -266,6 +268,7 @@ class CliTest {
 
   @Test
   void verifyFlagsAValueOneFaultFromLoss() throws IOException {
+    dataObjectsOnly();
     assertThat(rafestoreIn(utf8("precious"), "put", "gem", "-").code()).isZero();
     // Every holder of the value but one loses its copy.
     List<String> holders = new java.util.ArrayList<>();
@@ -288,6 +291,14 @@ class CliTest {
     assertThat(risky.stdout())
         .contains("problem(s), survives 0 more faults (ONE FAULT FROM LOSS)")
         .contains("survives 0 more faults [the value: 1 valid copy] ONE FAULT FROM LOSS");
+  }
+
+  /**
+   * Values this small would travel inside the signed logs (inline values); the tests that lose a
+   * data cloud's objects need them stored as data objects.
+   */
+  private void dataObjectsOnly() throws IOException {
+    Files.writeString(config, "inlineThreshold = 0\n", StandardOpenOption.APPEND);
   }
 
   @Test

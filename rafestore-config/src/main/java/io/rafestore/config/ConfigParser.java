@@ -35,6 +35,7 @@ import java.util.stream.Collectors;
  */
 final class ConfigParser {
   private static final Pattern ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+  private static final Pattern DOLLARS = Pattern.compile("[0-9]{1,9}(\\.[0-9]{1,12})?");
   private static final Pattern ENV_REF = Pattern.compile("env:[A-Za-z_][A-Za-z0-9_]*");
   // A profile of the shared AWS files (~/.aws/config, ~/.aws/credentials): type s3 only.
   private static final Pattern PROFILE_REF = Pattern.compile("profile:[A-Za-z0-9_.@+/-]{1,128}");
@@ -48,6 +49,7 @@ final class ConfigParser {
           "writer.certificate",
           "operator.<id>",
           "trustRefresh",
+          "writerDiscovery",
           "operationTimeout",
           "maxValueBytes",
           "dataCloudsInOrderAdded",
@@ -63,7 +65,27 @@ final class ConfigParser {
           "cloud.<id>.<field>");
   private static final List<String> CLOUD_FIELDS =
       List.of(
-          "type", "endpoint", "bucket", "region", "credentials", "role", "rtt", "option.<name>");
+          "type",
+          "endpoint",
+          "bucket",
+          "region",
+          "credentials",
+          "role",
+          "rtt",
+          "price",
+          "price.putsPer1000",
+          "price.getsPer1000",
+          "price.listsPer1000",
+          "price.egressPerGB",
+          "price.storagePerGBMonth",
+          "option.<name>");
+  // The built-in price tables by name (cloud.<id>.price); the default is the driver type's.
+  private static final Map<String, io.rafestore.Pricing> PRICE_TABLES =
+      Map.of(
+          "s3", io.rafestore.Pricing.S3_STANDARD,
+          "azure", io.rafestore.Pricing.AZURE_BLOB_HOT,
+          "gcs", io.rafestore.Pricing.GCS_STANDARD,
+          "free", io.rafestore.Pricing.FREE);
   // Which fields the built-in driver types cannot do without; a third-party type checks its own.
   private static final Map<String, List<String>> REQUIRED_BY_TYPE =
       Map.of(
@@ -320,6 +342,11 @@ final class ConfigParser {
       }
       trustRefresh = Optional.of(d);
     }
+    Entry discoveryEntry = entries.get("writerDiscovery");
+    Optional<io.rafestore.WriterDiscovery> writerDiscovery =
+        discoveryEntry == null
+            ? Optional.empty()
+            : Optional.of(parseEnum(discoveryEntry, io.rafestore.WriterDiscovery.class));
     return new StoreConfig(
         source,
         f,
@@ -342,7 +369,8 @@ final class ConfigParser {
         fieldLines,
         operators,
         certificate,
-        trustRefresh);
+        trustRefresh,
+        writerDiscovery);
   }
 
   /**
@@ -585,7 +613,61 @@ final class ConfigParser {
                 + "); each cloud must be a separate store, or one failure would count as several");
       }
     }
-    return new CloudConfig(spec, role, rtt, firstLine);
+    return new CloudConfig(spec, role, rtt, firstLine, parsePricing(id, type, fields));
+  }
+
+  /**
+   * The cloud's prices: the table {@code price} names (s3, azure, gcs, free), else its driver
+   * type's ({@link io.rafestore.Pricing#forDriverType}), with each {@code price.<field>} given
+   * replacing that one number.
+   */
+  private io.rafestore.Pricing parsePricing(String id, String type, Map<String, Entry> fields)
+      throws ConfigException {
+    io.rafestore.Pricing base = io.rafestore.Pricing.forDriverType(type);
+    Entry table = fields.get("price");
+    if (table != null) {
+      base = PRICE_TABLES.get(table.value.toLowerCase(Locale.ROOT));
+      if (base == null) {
+        throw error(
+            table.line,
+            table.key,
+            "unknown price table '"
+                + table.value
+                + "'; known tables: azure, free, gcs, s3 (or set cloud."
+                + id
+                + ".price.<field> for each number)");
+      }
+    }
+    double[] v = {
+      base.putsPer1000(),
+      base.getsPer1000(),
+      base.listsPer1000(),
+      base.egressPerGB(),
+      base.storagePerGBMonth()
+    };
+    String[] names = {
+      "putsPer1000", "getsPer1000", "listsPer1000", "egressPerGB", "storagePerGBMonth"
+    };
+    for (int i = 0; i < names.length; i++) {
+      Entry e = fields.get("price." + names[i]);
+      if (e != null) {
+        v[i] = parseDollars(e);
+      }
+    }
+    return new io.rafestore.Pricing(v[0], v[1], v[2], v[3], v[4]);
+  }
+
+  /** A price in US dollars: a finite decimal number >= 0 (no currency sign). */
+  private double parseDollars(Entry e) throws ConfigException {
+    if (!DOLLARS.matcher(e.value).matches()) {
+      throw error(
+          e.line,
+          e.key,
+          "must be a number of US dollars >= 0 such as 0.005 (digits and one point), was '"
+              + e.value
+              + "'");
+    }
+    return Double.parseDouble(e.value);
   }
 
   private void checkEndpoint(Entry e) throws ConfigException {

@@ -83,6 +83,7 @@ public final class StoreConfig {
   private final Map<String, PublicKey> operators;
   private final Optional<io.rafestore.WriterCertificate> writerCertificate;
   private final Optional<Duration> trustRefresh;
+  private final Optional<io.rafestore.WriterDiscovery> writerDiscovery;
 
   StoreConfig(
       String source,
@@ -106,7 +107,9 @@ public final class StoreConfig {
       Map<String, Integer> cloudFieldLines,
       Map<String, PublicKey> operators,
       Optional<io.rafestore.WriterCertificate> writerCertificate,
-      Optional<Duration> trustRefresh) {
+      Optional<Duration> trustRefresh,
+      Optional<io.rafestore.WriterDiscovery> writerDiscovery) {
+    this.writerDiscovery = writerDiscovery;
     this.operators = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(operators));
     this.writerCertificate = writerCertificate;
     this.trustRefresh = trustRefresh;
@@ -211,6 +214,14 @@ public final class StoreConfig {
   /** How old the revocation lists a read relies on may be ({@code trustRefresh}), if set. */
   public Optional<Duration> trustRefresh() {
     return trustRefresh;
+  }
+
+  /**
+   * How readM finds the writers of a key ({@code writerDiscovery}: {@code AUTO}, {@code
+   * PER_WRITER} or {@code LISTING}), if set.
+   */
+  public Optional<io.rafestore.WriterDiscovery> writerDiscovery() {
+    return writerDiscovery;
   }
 
   /** The trusted writers' public keys by writer id (the own writer is trusted implicitly). */
@@ -337,12 +348,14 @@ public final class StoreConfig {
       for (int i = 0; i < clouds.size(); i++) {
         CloudConfig c = clouds.get(i);
         b.cloud(made.get(i), c.role(), c.expectedRtt().orElse(null));
+        b.pricing(c.id(), c.pricing());
       }
       writer.ifPresent(w -> b.writer(w.writerId(), w.keys()));
       trustedWriters.forEach(b::trustWriter);
       operators.forEach(b::trustOperator);
       writerCertificate.ifPresent(b::writerCertificate);
       trustRefresh.ifPresent(b::trustRefresh);
+      writerDiscovery.ifPresent(b::writerDiscovery);
       operationTimeout.ifPresent(b::operationTimeout);
       maxValueBytes.ifPresent(b::maxValueBytes);
       partSize.ifPresent(b::partSize);

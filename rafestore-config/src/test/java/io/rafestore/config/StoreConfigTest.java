@@ -168,6 +168,77 @@ class StoreConfigTest {
     assertThat(none.objective()).isEmpty();
   }
 
+  /**
+   * The cost model: each cloud's prices default to its driver type's table (directory: free), a
+   * named table replaces them, and each number can be set alone; an opened store bills with them.
+   */
+  @Test
+  void pricesDefaultToTheDriverTypesTableAndEachNumberCanBeSet() throws Exception {
+    StoreConfig d = StoreConfig.load(write(FOUR_CLOUDS));
+    assertThat(d.clouds()).allMatch(cc -> cc.pricing().equals(io.rafestore.Pricing.FREE));
+    StoreConfig c =
+        StoreConfig.load(
+            write(
+                "writer.id = alice\nwriter.key = alice.key\n"
+                    + FOUR_CLOUDS
+                    + "cloud.a.price = s3\n"
+                    + "cloud.b.price = azure\n"
+                    + "cloud.b.price.putsPer1000 = 0.01\n"
+                    + "cloud.c.price.egressPerGB = 0.05\n"
+                    + "cloud.c.price.storagePerGBMonth = 0.004\n"
+                    + "cloud.d.price = gcs\n"));
+    assertThat(c.clouds().get(0).pricing()).isEqualTo(io.rafestore.Pricing.S3_STANDARD);
+    assertThat(c.clouds().get(1).pricing())
+        .isEqualTo(
+            new io.rafestore.Pricing(
+                0.01,
+                io.rafestore.Pricing.AZURE_BLOB_HOT.getsPer1000(),
+                io.rafestore.Pricing.AZURE_BLOB_HOT.listsPer1000(),
+                io.rafestore.Pricing.AZURE_BLOB_HOT.egressPerGB(),
+                io.rafestore.Pricing.AZURE_BLOB_HOT.storagePerGBMonth()));
+    assertThat(c.clouds().get(2).pricing())
+        .isEqualTo(new io.rafestore.Pricing(0, 0, 0, 0.05, 0.004));
+    assertThat(c.clouds().get(3).pricing()).isEqualTo(io.rafestore.Pricing.GCS_STANDARD);
+    try (RafeStore store = c.open()) {
+      store.blocking().write("k", "v1".getBytes(StandardCharsets.UTF_8));
+      Map<String, io.rafestore.CloudStats> stats = store.stats();
+      io.rafestore.CloudStats a = stats.get("a");
+      assertThat(a.puts()).isPositive();
+      assertThat(a.requestDollars())
+          .isCloseTo(
+              a.puts() * 0.005 / 1000 + a.gets() * 0.0004 / 1000 + a.lists() * 0.005 / 1000,
+              org.assertj.core.data.Offset.offset(1e-12));
+      assertThat(stats.get("c").requestDollars()).isZero();
+      assertThat(stats.get("d").dollars()).isPositive();
+    }
+  }
+
+  /** How readM finds a key's writers: left out (the builder's AUTO), or one of the three. */
+  @Test
+  void writerDiscoveryIsOneOfTheThreeAndReachesTheStore() throws Exception {
+    assertThat(StoreConfig.load(write(FOUR_CLOUDS)).writerDiscovery()).isEmpty();
+    assertThat(StoreConfig.load(write("writerDiscovery = per-writer\n" + FOUR_CLOUDS)).writerDiscovery())
+        .contains(io.rafestore.WriterDiscovery.PER_WRITER);
+    StoreConfig c =
+        StoreConfig.load(
+            write(
+                "writerDiscovery = LISTING\nwriter.id = alice\nwriter.key = alice.key\n"
+                    + FOUR_CLOUDS));
+    assertThat(c.writerDiscovery()).contains(io.rafestore.WriterDiscovery.LISTING);
+    try (RafeStore store = c.open()) {
+      store.blocking().write("k", "v1".getBytes(StandardCharsets.UTF_8));
+      long before = store.stats().values().stream().mapToLong(io.rafestore.CloudStats::lists).sum();
+      assertThat(store.blocking().read("k").utf8()).isEqualTo("v1");
+      // A listing read lists the key's logs on the clouds (a PER_WRITER read would not).
+      assertThat(store.stats().values().stream().mapToLong(io.rafestore.CloudStats::lists).sum())
+          .isGreaterThan(before);
+    }
+    ConfigException e = fails("writerDiscovery = sometimes\n" + FOUR_CLOUDS);
+    assertThat(e.line()).isEqualTo(1);
+    assertThat(e.field()).contains("writerDiscovery");
+    assertThat(e.getMessage()).contains("AUTO").contains("PER_WRITER").contains("LISTING");
+  }
+
   @Test
   void speculativeReadLimitZeroTurnsAnticipationOff() throws IOException {
     StoreConfig c = StoreConfig.load(write("speculativeReadLimit = 0\n" + FOUR_CLOUDS));
@@ -500,7 +571,31 @@ class StoreConfigTest {
             11,
             "not the public key of writer.key"),
         Arguments.of(
-            "line continuation", "mode = PAPER \\\n" + FOUR_CLOUDS, "mode", 1, "not supported"));
+            "line continuation", "mode = PAPER \\\n" + FOUR_CLOUDS, "mode", 1, "not supported"),
+        Arguments.of(
+            "unknown price table",
+            FOUR_CLOUDS + "cloud.a.price = aws\n",
+            "cloud.a.price",
+            9,
+            "unknown price table 'aws'"),
+        Arguments.of(
+            "price not a number",
+            FOUR_CLOUDS + "cloud.b.price.getsPer1000 = $0.0004\n",
+            "cloud.b.price.getsPer1000",
+            9,
+            "must be a number of US dollars"),
+        Arguments.of(
+            "negative price",
+            FOUR_CLOUDS + "cloud.b.price.egressPerGB = -1\n",
+            "cloud.b.price.egressPerGB",
+            9,
+            "must be a number of US dollars >= 0"),
+        Arguments.of(
+            "unknown price field",
+            FOUR_CLOUDS + "cloud.b.price.puts = 1\n",
+            "cloud.b.price.puts",
+            9,
+            "unknown cloud field 'price.puts'"));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -47,6 +47,9 @@ class RafeStoreMetricsTest {
             .executor(Runnable::run)
             .scheduler(scheduler)
             .writer("alice", SigningKeys.generate())
+            // The meters under test are the data clouds' (writeDf, a corrupt data get): values
+            // this small would otherwise travel inside the signed log and touch no data cloud.
+            .inlineThreshold(0)
             .listener(metrics.listener());
     for (int i = 0; i < CLOUDS.size(); i++) {
       ByzantineCloud liar = new ByzantineCloud(new MemoryCloud(CLOUDS.get(i)), 100 + i);

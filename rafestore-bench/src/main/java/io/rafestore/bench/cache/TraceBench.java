@@ -35,28 +35,27 @@ import java.util.concurrent.ExecutionException;
  * modes ({@link Prefetch.Mode}: none, sequential, adaptive sequential, history graph plus adaptive
  * sequential), each on a fresh deployment with the same trace.
  *
- * <p><b>Deployment.</b> Four in-memory clouds behind the {@link WanEmulator} with the paper's
- * Table 1 profile (p0 5 ms and 100 Mbit/s; p1, p2, p3 315, 750 and 1,200 ms at 2 Mbit/s; 5 %
- * jitter) in Configuration 2 (data on p1 and p2, p3 writeDf's extra, p0 metadata only), f = 1,
- * PAPER, on <b>virtual time</b> ({@link VirtualScheduler}): the WAN's round trips and transfers
- * are modelled, the client's own CPU takes no time, so a cache hit costs 0 ms. Values are stored
- * as data objects (inline values off): large values in 16 parts of 16 KiB, small ones of 4 KiB. A
- * writer client stores the data set; the reader (the client measured) has a {@link
- * CaffeineValueCache} a few times smaller than the data it reads.
+ * <p><b>Deployment.</b> Four in-memory clouds behind the {@link WanEmulator} with the paper's Table
+ * 1 profile (p0 5 ms and 100 Mbit/s; p1, p2, p3 315, 750 and 1,200 ms at 2 Mbit/s; 5 % jitter) in
+ * Configuration 2 (data on p1 and p2, p3 writeDf's extra, p0 metadata only), f = 1, PAPER, on
+ * <b>virtual time</b> ({@link VirtualScheduler}): the WAN's round trips and transfers are modelled,
+ * the client's own CPU takes no time, so a cache hit costs 0 ms. Values are stored as data objects
+ * (inline values off): large values in 16 parts of 16 KiB, small ones of 4 KiB. A writer client
+ * stores the data set; the reader (the client measured) has a {@link CaffeineValueCache} a few
+ * times smaller than the data it reads.
  *
- * <p><b>Trace.</b> Episodes are drawn at random so that accesses come out in the mix: a stream
- * over a large value read once (its 16 parts by range, 50 ms apart), a small value read once (80 %
- * of them written by the reader shortly before, write-through, as in the seed's traces where
- * writes precede most random-once reads), a stream over one of 24 large values read again and
- * again, or one of 12 groups of 10 small values read in the group's fixed order. Between episodes
- * the reader thinks 1 s, between reads of a group 500 ms. Every read is of a version the reader
- * knows ({@code read(key, version)} or a range of it): a hit is a read whose units were all in the
- * cache (no request at all), a miss pays readM (750 ms, Table 1's third-fastest cloud) and the
- * fetch.
+ * <p><b>Trace.</b> Episodes are drawn at random so that accesses come out in the mix: a stream over
+ * a large value read once (its 16 parts by range, 50 ms apart), a small value read once (80 % of
+ * them written by the reader shortly before, write-through, as in the seed's traces where writes
+ * precede most random-once reads), a stream over one of 24 large values read again and again, or
+ * one of 12 groups of 10 small values read in the group's fixed order. Between episodes the reader
+ * thinks 1 s, between reads of a group 500 ms. Every read is of a version the reader knows ({@code
+ * read(key, version)} or a range of it): a hit is a read whose units were all in the cache (no
+ * request at all), a miss pays readM (750 ms, Table 1's third-fastest cloud) and the fetch.
  *
  * <p><b>Graph memory.</b> Separately, {@code --graph-accesses} (1,000,000 by default) random range
- * reads over 1,000 values of 64 parts of 1 KiB, all cached (so no cloud is asked), feed the
- * history graph; its nodes, edges and estimated bytes are printed every tenth of the way.
+ * reads over 1,000 values of 64 parts of 1 KiB, all cached (so no cloud is asked), feed the history
+ * graph; its nodes, edges and estimated bytes are printed every tenth of the way.
  *
  * <pre>
  * java -cp rafestore-bench/target/benchmarks.jar io.rafestore.bench.cache.TraceBench --out DIR
@@ -92,7 +91,8 @@ public final class TraceBench {
    * when {@code length} is 0), after {@code think}; {@code writeFirst}: the reader writes the value
    * just before.
    */
-  record Access(Pattern pattern, String key, long offset, int length, Duration think, boolean writeFirst) {}
+  record Access(
+      Pattern pattern, String key, long offset, int length, Duration think, boolean writeFirst) {}
 
   /** What one mode measured. */
   record Result(
@@ -168,7 +168,8 @@ public final class TraceBench {
       md.append(
           "| mode | reads | misses | miss ratio | p50 ms | p90 ms | p99 ms | mean ms |"
               + " prefetched | accuracy | wasted MiB | wasted $ | saved $ |\n");
-      md.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+      md.append(
+          "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
       Map<Prefetch.Mode, Result> results = new HashMap<>();
       for (Prefetch.Mode mode : Prefetch.Mode.values()) {
         Result r = replay(trace, mode, cacheBytes, seed);
@@ -230,7 +231,9 @@ public final class TraceBench {
                       + " lower (target >= 10 x)",
                   p90h,
                   p90s,
-                  p90h == 0 ? "unbounded (hits cost 0 ms on virtual time)" : String.format(Locale.ROOT, "%.1f", p90s / p90h))));
+                  p90h == 0
+                      ? "unbounded (hits cost 0 ms on virtual time)"
+                      : String.format(Locale.ROOT, "%.1f", p90s / p90h))));
       md.append(graphMemory(graphAccesses, seed));
       String report = md.toString();
       out.print(report);
@@ -291,7 +294,8 @@ public final class TraceBench {
                     episodeThink,
                     rnd.nextDouble() < 0.8));
         case SEQ_REPEATED ->
-            stream(out, Pattern.SEQ_REPEATED, "sr/" + rnd.nextInt(SEQ_REPEATED_VALUES), episodeThink);
+            stream(
+                out, Pattern.SEQ_REPEATED, "sr/" + rnd.nextInt(SEQ_REPEATED_VALUES), episodeThink);
         case RAND_REPEATED -> {
           int g = rnd.nextInt(GROUPS);
           // Each group's fixed order: a permutation of its keys drawn from the group's number.
@@ -334,8 +338,7 @@ public final class TraceBench {
         b.append(", ");
       }
       b.append(
-          String.format(
-              Locale.ROOT, "%s %.0f %%", p, 100.0 * n.getOrDefault(p, 0) / trace.size()));
+          String.format(Locale.ROOT, "%s %.0f %%", p, 100.0 * n.getOrDefault(p, 0) / trace.size()));
     }
     return b.toString();
   }
@@ -392,7 +395,8 @@ public final class TraceBench {
               .inlineThreshold(0)
               .partSize(PART)
               .writer(writer, keys)
-              .trustWriter(writer.equals("writer") ? "reader" : "writer",
+              .trustWriter(
+                  writer.equals("writer") ? "reader" : "writer",
                   (writer.equals("writer") ? READER : WRITER).getPublic());
       long[] rtt = {5, 315, 750, 1200};
       for (int i = 0; i < 4; i++) {

@@ -42,6 +42,7 @@ import io.rafestore.internal.protocol.read.Prefetcher;
 import io.rafestore.internal.protocol.read.ReadOp;
 import io.rafestore.internal.protocol.write.DeleteOp;
 import io.rafestore.internal.protocol.write.DepSkyWriteOp;
+import io.rafestore.internal.protocol.write.GroupCommit;
 import io.rafestore.internal.protocol.write.InlineWriteOp;
 import io.rafestore.internal.protocol.write.Packer;
 import io.rafestore.internal.protocol.write.WriteOp;
@@ -97,6 +98,7 @@ public final class Client implements RafeStore {
       throw new IllegalArgumentException("valueCache: " + e.getMessage(), e);
     }
     this.packer = new Packer(ctx);
+    this.groups = settings.groupCommit() ? new GroupCommit(ctx, packer) : null;
     this.prefetcher = Prefetcher.start(ctx);
   }
 
@@ -110,6 +112,9 @@ public final class Client implements RafeStore {
 
   /** Packs this writer's older inline values in the background. */
   private final Packer packer;
+
+  /** Rounds of inline writes shared per key (null with {@code groupCommit(false)}). */
+  private final GroupCommit groups;
 
   @Override
   public CompletableFuture<WriteReceipt> write(String key, byte[] value) {
@@ -131,9 +136,12 @@ public final class Client implements RafeStore {
                 switch (ctx.settings.mode()) {
                   case PAPER, FAST -> {
                     Payload payload = Payload.of(ctx, key, copy);
-                    yield payload instanceof InlinePayload inline
-                        ? InlineWriteOp.run(ctx, packer, key, inline)
-                        : WriteOp.run(ctx, key, payload);
+                    if (!(payload instanceof InlinePayload inline)) {
+                      yield WriteOp.run(ctx, key, payload);
+                    }
+                    yield groups != null
+                        ? groups.write(key, inline)
+                        : InlineWriteOp.run(ctx, packer, key, inline);
                   }
                   case DEPSKY_A, DEPSKY_CA -> DepSkyWriteOp.run(ctx, key, copy);
                 });
@@ -459,7 +467,12 @@ public final class Client implements RafeStore {
     Map<String, CloudStats> out = new LinkedHashMap<>();
     for (Cloud c : ctx.clouds) {
       long[] scrub = scrubTotals.of(c.id());
-      out.put(c.id(), c.accounting().snapshot().withScrub(scrub[0], scrub[1], scrub[2], scrub[3]));
+      out.put(
+          c.id(),
+          c.accounting()
+              .snapshot()
+              .withScrub(scrub[0], scrub[1], scrub[2], scrub[3])
+              .priced(ctx.settings.pricing(c.id())));
     }
     return out;
   }

@@ -52,7 +52,12 @@ class ByzantineMatrixTest {
     /** Sealed inline values: ciphertext in the log, the key's shares in the envelopes. */
     INLINE_SEALED,
     /** Inline values packed as soon as an older one exists (trigger 0): reads from packs. */
-    PACKED;
+    PACKED,
+    /**
+     * readM by listing each cloud's logs of the key ({@code WriterDiscovery.LISTING}) instead of
+     * one GET per trusted writer: the listing path under every fault behaviour.
+     */
+    LISTING;
 
     boolean inline() {
       return this == INLINE || this == INLINE_SEALED || this == PACKED;
@@ -74,6 +79,9 @@ class ByzantineMatrixTest {
       }
       if (this == PARTED_ENCRYPTED || this == CODED_PARTS) {
         b.partSize(1024);
+      }
+      if (this == LISTING) {
+        b.writerDiscovery(io.rafestore.WriterDiscovery.LISTING);
       }
       if (this == CODED || this == CODED_ENCRYPTED || this == CODED_PARTS) {
         b.erasureCoding(f + 1);
@@ -106,6 +114,7 @@ class ByzantineMatrixTest {
               out.add(Arguments.of(f, placement, b, mode, Variant.INLINE));
               out.add(Arguments.of(f, placement, b, mode, Variant.INLINE_SEALED));
               out.add(Arguments.of(f, placement, b, mode, Variant.PACKED));
+              out.add(Arguments.of(f, placement, b, mode, Variant.LISTING));
             }
             if (mode == ProtocolMode.PAPER) {
               out.add(Arguments.of(f, placement, b, mode, Variant.CODED_ENCRYPTED));
@@ -287,7 +296,12 @@ class ByzantineMatrixTest {
       for (FirstLog lie : FirstLog.values()) {
         for (ProtocolMode mode : List.of(ProtocolMode.PAPER, ProtocolMode.FAST)) {
           for (Variant v :
-              List.of(Variant.PLAIN, Variant.ENCRYPTED, Variant.CODED, Variant.PARTED_ENCRYPTED)) {
+              List.of(
+                  Variant.PLAIN,
+                  Variant.ENCRYPTED,
+                  Variant.CODED,
+                  Variant.PARTED_ENCRYPTED,
+                  Variant.LISTING)) {
             out.add(Arguments.of(f, lie, mode, v));
           }
         }

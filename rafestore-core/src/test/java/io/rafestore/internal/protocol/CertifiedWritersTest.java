@@ -141,6 +141,45 @@ class CertifiedWritersTest {
   }
 
   @Test
+  void aWriterCertifiedAfterTheReadersSnapshotIsReadAtOnceByAListingRead() throws Exception {
+    try (RafeStore reader = reader();
+        RafeStore perWriter =
+            base()
+                .trustOperator("ops", OPS.getPublic())
+                .writerDiscovery(io.rafestore.WriterDiscovery.PER_WRITER)
+                .build()) {
+      // Both readers take their snapshot of the certified writers now: bob has none yet.
+      assertThat(failure(reader.read("k"))).isInstanceOf(KeyNotFoundException.class);
+      assertThat(failure(perWriter.read("k"))).isInstanceOf(KeyNotFoundException.class);
+      try (RafeStore bob = bob(cert("bob", BOB, T0, T0.plus(Duration.ofDays(90))))) {
+        h.run(bob.write("k", utf8("new writer")));
+      }
+      // Within the refresh interval: the listing read (AUTO with an operator key) checks the
+      // listed, unknown writer's certificate at once and reads its write.
+      assertThat(h.run(reader.read("k")).value()).isEqualTo(utf8("new writer"));
+      assertThat(h.run(reader.read("k")).info().version().writer()).isEqualTo("bob");
+      // An explicit PER_WRITER read knows only the snapshot's writers until the next refresh.
+      assertThat(failure(perWriter.read("k"))).isInstanceOf(KeyNotFoundException.class);
+      h.scheduler.advance(REFRESH);
+      assertThat(h.run(perWriter.read("k")).value()).isEqualTo(utf8("new writer"));
+    }
+  }
+
+  @Test
+  void aListedWriterWithoutACertificateIsNeverFetched() throws Exception {
+    try (RafeStore rogue = base().writer("carol", Harness.MALLORY).build();
+        RafeStore bob = bob(cert("bob", BOB, T0, T0.plus(Duration.ofDays(90))));
+        RafeStore reader = reader()) {
+      h.run(bob.write("k", utf8("certified")));
+      h.scheduler.advance(Duration.ofSeconds(1));
+      // An uncertified writer's log under the key, newer than bob's: listed, checked, refused.
+      h.run(rogue.write("k", utf8("uncertified")));
+      assertThat(h.run(reader.read("k")).value()).isEqualTo(utf8("certified"));
+      assertThat(refusal(reader, "carol")).isEqualTo(Reason.NOT_CERTIFIED);
+    }
+  }
+
+  @Test
   void explicitTrustKeepsWorkingBesideCertifiedWriters() throws Exception {
     try (RafeStore alice = h.builder(ProtocolMode.PAPER).clock(clock).build();
         RafeStore bob = bob(cert("bob", BOB, T0, T0.plus(Duration.ofDays(90))));

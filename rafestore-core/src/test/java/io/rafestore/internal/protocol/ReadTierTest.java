@@ -30,9 +30,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The read tier's cache on virtual time with the paper's Table 1 RTTs: a warm read of a known
- * version costs no cloud request, a warm read of the latest version is one readM round trip with
- * no data get, a cache that lies is never believed, and under concurrent writers no cached entry
- * ever answers for another version.
+ * version costs no cloud request, a warm read of the latest version is one readM round trip with no
+ * data get, a cache that lies is never believed, and under concurrent writers no cached entry ever
+ * answers for another version.
  */
 class ReadTierTest {
   static final String KEY = "feed/item";
@@ -204,8 +204,7 @@ class ReadTierTest {
   }
 
   @Test
-  void aBoundedStalenessReadAnswersFromVerifiedMetadataAndOnlyWithinItsBound()
-      throws Exception {
+  void aBoundedStalenessReadAnswersFromVerifiedMetadataAndOnlyWithinItsBound() throws Exception {
     Harness h = AnticipatedReadTest.table1();
     try (RafeStore store =
         h.builder(ProtocolMode.PAPER)
@@ -350,7 +349,9 @@ class ReadTierTest {
       }
       h.scheduler.advance(Duration.ofMillis(rnd.nextInt(1500)));
     }
-    h.run(CompletableFuture.allOf(all.stream().map(f -> f.handle((x, e) -> null)).toArray(CompletableFuture[]::new)));
+    h.run(
+        CompletableFuture.allOf(
+            all.stream().map(f -> f.handle((x, e) -> null)).toArray(CompletableFuture[]::new)));
     // Every version once more, from a warm cache where it is still cached.
     for (Map.Entry<Version, byte[]> e : written.entrySet()) {
       StoredValue v = h.run(reader.read(KEY, e.getKey()));

@@ -40,8 +40,9 @@ import java.util.concurrent.TimeoutException;
  * <p><b>Caches.</b> A version's bytes never change (its SHA-256 is in signed metadata), so the
  * store's read tier keeps them ({@code RafeStore.Builder.valueCache}): a page view reads each
  * version it shows by its version, from the cache when it is there (no cloud asked; the bytes
- * checked against the signed hash again), and each post shows where its bytes came from. Receipts of writes made by this process are kept
- * (bounded) for the status panel; posts by other processes have none.
+ * checked against the signed hash again), and each post shows where its bytes came from. Receipts
+ * of writes made by this process are kept (bounded) for the status panel; posts by other processes
+ * have none.
  *
  * <p>Thread-safe.
  */
@@ -119,11 +120,10 @@ final class Forum {
   }
 
   /**
-   * @param readBack the client the faults page reads back through (one with no cache, so that
-   *     what the clouds answer is seen)
+   * @param readBack the client the faults page reads back through (one with no cache, so that what
+   *     the clouds answer is seen)
    */
-  Forum(
-      RafeStore store, Duration timeout, Optional<RequestRecorder> recorder, RafeStore readBack) {
+  Forum(RafeStore store, Duration timeout, Optional<RequestRecorder> recorder, RafeStore readBack) {
     this.readBack = Objects.requireNonNull(readBack, "readBack");
     this.store = Objects.requireNonNull(store, "store");
     this.timeout = Objects.requireNonNull(timeout, "timeout");
@@ -205,7 +205,12 @@ final class Forum {
       } else {
         posts.add(
             new PostView(
-                number, info, Optional.empty(), (String) value, receipt, timeline,
+                number,
+                info,
+                Optional.empty(),
+                (String) value,
+                receipt,
+                timeline,
                 read.servedBy()));
       }
     }

@@ -55,7 +55,9 @@ public record Settings(
     Duration maxStaleness,
     Map<String, PublicKey> operators,
     io.rafestore.WriterCertificate writerCertificate,
-    Duration trustRefresh) {
+    Duration trustRefresh,
+    boolean groupCommit,
+    io.rafestore.WriterDiscovery writerDiscovery) {
 
   /** The default {@link #trustRefresh}: how old a reader's revocation lists may be. */
   public static final Duration DEFAULT_TRUST_REFRESH = Duration.ofMinutes(1);
@@ -100,6 +102,25 @@ public record Settings(
   /** What cloud {@code id} charges ({@link io.rafestore.Pricing#DEFAULT} unless set). */
   public io.rafestore.Pricing pricing(String id) {
     return pricing.getOrDefault(id, io.rafestore.Pricing.DEFAULT);
+  }
+
+  /**
+   * Whether readM lists each cloud's logs of a key ({@link io.rafestore.WriterDiscovery#LISTING})
+   * instead of asking for every trusted writer's: as set, or under {@code AUTO} when operator keys
+   * are configured (certified writers cannot be enumerated by a reader: asking only for the ones
+   * it has seen would miss a writer certified since) or more than {@link
+   * io.rafestore.WriterDiscovery#AUTO_PER_WRITER_MAX} writers are trusted explicitly. An explicit
+   * {@code PER_WRITER} is kept with operator keys too: readM then asks for the writers the trust
+   * knows (certified ones as of its last refresh).
+   */
+  public boolean listsWriters() {
+    return switch (writerDiscovery) {
+      case LISTING -> true;
+      case PER_WRITER -> false;
+      case AUTO ->
+          !operators.isEmpty()
+              || trustedWriters.size() > io.rafestore.WriterDiscovery.AUTO_PER_WRITER_MAX;
+    };
   }
 
   /** Whether this client may write. */
@@ -231,6 +252,12 @@ public record Settings(
 
     /** How old the revocation lists and certified writers a read relies on may be. */
     public Duration trustRefresh = DEFAULT_TRUST_REFRESH;
+
+    /** Whether concurrent inline writes of one key share one writeM round (group commit). */
+    public boolean groupCommit = true;
+
+    /** How readM finds the writers of a key. */
+    public io.rafestore.WriterDiscovery writerDiscovery = io.rafestore.WriterDiscovery.AUTO;
   }
 
   /**
@@ -548,7 +575,9 @@ public record Settings(
         draft.maxStaleness,
         operators,
         draft.writerCertificate,
-        draft.trustRefresh);
+        draft.trustRefresh,
+        draft.groupCommit,
+        writerDiscovery(draft.writerDiscovery));
   }
 
   /**
@@ -613,6 +642,14 @@ public record Settings(
           "trustRefresh must be zero (read on every operation) to 1 day, was " + refresh);
     }
     return Map.copyOf(ops);
+  }
+
+  private static io.rafestore.WriterDiscovery writerDiscovery(io.rafestore.WriterDiscovery d) {
+    if (d == null) {
+      throw new IllegalArgumentException(
+          "writerDiscovery must not be null (AUTO, PER_WRITER or LISTING)");
+    }
+    return d;
   }
 
   /** The read tier's settings: the cache, prefetching and the staleness bound. */

@@ -26,8 +26,8 @@ public final class Context implements LayoutChooser.Timing {
   public final MetadataCodec codec;
 
   /**
-   * The clouds' prices, for the layout chooser: list prices for every cloud until the public price
-   * setting is wired in here.
+   * The clouds' prices, for the layout chooser: {@code Builder.pricing} per cloud, else {@link
+   * io.rafestore.Pricing#DEFAULT}.
    */
   public final PriceBook prices;
 
@@ -73,6 +73,9 @@ public final class Context implements LayoutChooser.Timing {
 
   /** Key shares of sealed values this client wrote (confidentiality option). */
   public final ShareMemory shareMemory;
+
+  /** The writers a listing readM fetches together with the listing (a guess, never a decision). */
+  public final WriterMemory writers;
 
   /** The client's foreground operations in flight, which background work gives way to. */
   public final Foreground foreground;
@@ -137,6 +140,7 @@ public final class Context implements LayoutChooser.Timing {
               p.storagePerGBMonth());
         };
     this.shareMemory = new ShareMemory();
+    this.writers = new WriterMemory();
     this.foreground = new Foreground();
     this.readTier = new ReadTier(settings, observer);
     this.requestLimit = settings.operationTimeout().dividedBy(2);
@@ -180,6 +184,7 @@ public final class Context implements LayoutChooser.Timing {
     this.model = base.model;
     this.prices = base.prices;
     this.shareMemory = base.shareMemory;
+    this.writers = base.writers;
     this.foreground = base.foreground;
     this.readTier = base.readTier;
     this.trust = base.trust;

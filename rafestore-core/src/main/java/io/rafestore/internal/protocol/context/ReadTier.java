@@ -24,20 +24,20 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * The client's read tier around its {@link ValueCache}: the one place that reads from and writes
- * to the cache, and so the one place that keeps it from lying. Every unit (a whole stored value,
- * or one stored part) is named by key, version, part and the signed SHA-256 its entry gives
- * ({@link #unit}); bytes are checked against that hash and size when they enter ({@link #store})
- * and every time they come out ({@link #lookup}), so whatever the cache implementation does, a
- * read only ever uses the bytes the version's signed entry names. A unit whose bytes do not match
- * is removed and reported ({@link CacheEvent.Kind#CORRUPT}).
+ * The client's read tier around its {@link ValueCache}: the one place that reads from and writes to
+ * the cache, and so the one place that keeps it from lying. Every unit (a whole stored value, or
+ * one stored part) is named by key, version, part and the signed SHA-256 its entry gives ({@link
+ * #unit}); bytes are checked against that hash and size when they enter ({@link #store}) and every
+ * time they come out ({@link #lookup}), so whatever the cache implementation does, a read only ever
+ * uses the bytes the version's signed entry names. A unit whose bytes do not match is removed and
+ * reported ({@link CacheEvent.Kind#CORRUPT}).
  *
- * <p>Beside the bytes it remembers, bounded, what readM verified: the signed entry of each
- * version a read decided ({@link #remember}), so that a later read of that very version can be
- * answered from the cache without a cloud, and the view of each key with the time it was verified
- * ({@link #rememberView}), for bounded-staleness reads. A delete or collection by this client
- * forgets the key's entries and view ({@link #forget}); what other clients delete is not seen
- * until readM runs again (section 5 of design.md, "The read tier").
+ * <p>Beside the bytes it remembers, bounded, what readM verified: the signed entry of each version
+ * a read decided ({@link #remember}), so that a later read of that very version can be answered
+ * from the cache without a cloud, and the view of each key with the time it was verified ({@link
+ * #rememberView}), for bounded-staleness reads. A delete or collection by this client forgets the
+ * key's entries and view ({@link #forget}); what other clients delete is not seen until readM runs
+ * again (section 5 of design.md, "The read tier").
  *
  * <p>Counts what it does for {@link ReadTierStats}. Thread-safe.
  */
@@ -198,8 +198,8 @@ public final class ReadTier {
 
   /**
    * {@code unit}'s bytes, checked against its signed hash and size, if the cache holds them (a hit,
-   * counted); empty otherwise (not counted: the caller counts a miss when it fetches). Bytes that do
-   * not match are removed from the cache and reported, and are a miss.
+   * counted); empty otherwise (not counted: the caller counts a miss when it fetches). Bytes that
+   * do not match are removed from the cache and reported, and are a miss.
    */
   public Optional<byte[]> lookup(Unit unit) {
     if (cache == null) {
@@ -309,8 +309,8 @@ public final class ReadTier {
 
   /**
    * Registers a prefetch of {@code unit} ({@code fetch}: its verified bytes), unless the unit is
-   * cached or being prefetched already; its bytes are stored when they arrive, and a read that needs
-   * the unit meanwhile waits for it. {@code metadataDollars} is what finding the unit cost (a
+   * cached or being prefetched already; its bytes are stored when they arrive, and a read that
+   * needs the unit meanwhile waits for it. {@code metadataDollars} is what finding the unit cost (a
    * metadata prefetch's readM), {@code tag} what {@link Feedback} is told. Returns whether it
    * started.
    */

@@ -1,7 +1,5 @@
 package io.rafestore.internal.protocol.layout;
 
-import io.rafestore.internal.protocol.context.ReadTier;
-
 import io.rafestore.IntegrityException;
 import io.rafestore.RafeStoreException;
 import io.rafestore.Scheduler;
@@ -10,6 +8,7 @@ import io.rafestore.VersionInfo;
 import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.protocol.context.Combine;
 import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.context.ReadTier;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.spi.support.Futures;
 import java.io.IOException;
@@ -387,8 +386,7 @@ final class PartedRead {
         int i = requested++;
         // Relayed, so that close() and a timeout cancel the fetches themselves.
         if (parted) {
-          window.add(
-              Futures.relay(cachedPart(read, i, spread, parts), DataFetch.Fetched::bytes));
+          window.add(Futures.relay(cachedPart(read, i, spread, parts), DataFetch.Fetched::bytes));
         } else {
           window.add(Futures.relay(whole.get(), StoredValue::value));
         }

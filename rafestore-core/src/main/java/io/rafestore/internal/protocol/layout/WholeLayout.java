@@ -1,16 +1,15 @@
 package io.rafestore.internal.protocol.layout;
 
-import io.rafestore.ValueCache;
-import io.rafestore.internal.protocol.context.ReadTier;
-import io.rafestore.spi.support.Futures;
-
 import io.rafestore.IntegrityException;
 import io.rafestore.StoredValue;
+import io.rafestore.ValueCache;
 import io.rafestore.Version;
 import io.rafestore.VersionInfo;
 import io.rafestore.internal.protocol.context.Combine;
 import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.context.ReadTier;
 import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.spi.support.Futures;
 import java.io.InputStream;
 import java.util.List;
 import java.util.Optional;

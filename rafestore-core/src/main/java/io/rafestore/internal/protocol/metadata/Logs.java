@@ -62,6 +62,35 @@ public final class Logs {
         previous.key(), previous.writer(), previous.sequence() + 1, incarnation, kept);
   }
 
+  /**
+   * The writer's next log carrying several new entries at once (group commit): as {@link #append}
+   * of each in turn, but one log, so its sequence grows by one, not by the number of entries. The
+   * entries must be value entries whose timestamps strictly increase, all above {@code previous}'s
+   * (each is then appended after the one before, and the log's entries keep strictly increasing by
+   * (timestamp, incarnation)).
+   *
+   * @throws IllegalArgumentException if {@code unstamped} is empty, holds a tombstone or watermark,
+   *     or its timestamps do not strictly increase
+   */
+  public static MetadataLog appendAll(
+      MetadataLog previous, View view, List<LogEntry> unstamped, long incarnation) {
+    if (unstamped.isEmpty()) {
+      throw new IllegalArgumentException("a group commit appends at least one entry");
+    }
+    MetadataLog next = previous;
+    long last = Long.MIN_VALUE;
+    for (LogEntry e : unstamped) {
+      if (e.kind() != LogEntry.Kind.VALUE || e.timestamp() <= last) {
+        throw new IllegalArgumentException(
+            "a group commit appends value entries of strictly increasing timestamps");
+      }
+      last = e.timestamp();
+      next = append(next, view, e, incarnation);
+    }
+    return new MetadataLog(
+        previous.key(), previous.writer(), previous.sequence() + 1, incarnation, next.entries());
+  }
+
   /** The stored bytes of {@code log}'s inline values: what the inline log budget bounds. */
   public static long inlineBytes(MetadataLog log) {
     long total = 0;

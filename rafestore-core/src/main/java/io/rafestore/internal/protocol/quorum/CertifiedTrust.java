@@ -67,6 +67,13 @@ public final class CertifiedTrust implements WriterTrust {
   private final Map<String, RevocationList> lists = new HashMap<>();
 
   private Snapshot snapshot;
+
+  /**
+   * Certified writers trusted by a {@link #check} since the snapshot was taken (a writer certified
+   * after it, found by a listing readM): known like the snapshot's until the next refresh, which
+   * judges them again.
+   */
+  private final Map<String, Verdict> checked = new ConcurrentHashMap<>();
   private CompletableFuture<Snapshot> refreshing;
 
   /** What one refresh found. */
@@ -105,7 +112,16 @@ public final class CertifiedTrust implements WriterTrust {
 
   @Override
   public CompletableFuture<Map<String, Verdict>> known() {
-    return current().thenApply(Snapshot::known);
+    return current()
+        .thenApply(
+            s -> {
+              if (checked.isEmpty()) {
+                return s.known();
+              }
+              Map<String, Verdict> all = new LinkedHashMap<>(s.known());
+              checked.forEach(all::putIfAbsent);
+              return Map.copyOf(all);
+            });
   }
 
   @Override
@@ -118,10 +134,32 @@ public final class CertifiedTrust implements WriterTrust {
         .thenCompose(
             s -> {
               Verdict known = s.known.get(writerId);
+              if (known == null) {
+                known = checked.get(writerId);
+              }
               if (known != null && !suspects.contains(writerId)) {
                 return CompletableFuture.completedFuture(known);
               }
-              return certificateOf(writerId).thenApply(c -> judge(writerId, c, s.revoked));
+              if (s.revoked.contains(writerId)) {
+                // Refused whatever its certificate: no read (a revoked writer's logs stay listed).
+                return CompletableFuture.completedFuture(
+                    judge(writerId, Optional.empty(), s.revoked));
+              }
+              return certificateOf(writerId)
+                  .thenApply(
+                      c -> {
+                        Verdict judged = judge(writerId, c, s.revoked);
+                        synchronized (this) {
+                          // Judged against this snapshot's revocations: kept only while it is the
+                          // current one.
+                          if (judged.trusted() && snapshot == s) {
+                            checked.put(writerId, judged);
+                          } else {
+                            checked.remove(writerId);
+                          }
+                        }
+                        return judged;
+                      });
             });
   }
 
@@ -162,6 +200,7 @@ public final class CertifiedTrust implements WriterTrust {
                 }
                 if (s != null) {
                   snapshot = s;
+                  checked.clear();
                 }
               }
               if (e != null) {

@@ -103,4 +103,91 @@ public final class Commit {
             });
     return result;
   }
+
+  /** One write of a group commit: its entry (not yet stamped), key shares, trace and choice. */
+  public record Member(
+      LogEntry entry,
+      KeyShares.Sealed sealed,
+      OpTrace trace,
+      java.util.Optional<io.rafestore.LayoutChoice> choice) {}
+
+  /**
+   * writeM of a group commit: one log carrying every member's entry ({@link Logs#appendAll}: one
+   * sequence, the entries in the members' order), signed once, remembered before its puts as every
+   * log this client signs ({@link Context#rememberOwnLog}: a failed round's log is built on by the
+   * next, never forked), put to all n clouds, n - f acknowledgements. Completes with one receipt
+   * per member, in order, each with its own version, trace and phases; fails, for every member,
+   * with the round's failure.
+   */
+  public static CompletableFuture<List<WriteReceipt>> group(
+      Context ctx,
+      String key,
+      View view,
+      List<Member> members,
+      List<String> dataCloudsContacted,
+      boolean readMSkipped) {
+    for (Member m : members) {
+      m.trace().begin(Phase.WRITE_M);
+    }
+    String writer = ctx.settings.writerId();
+    List<LogEntry> entries = new java.util.ArrayList<>(members.size());
+    for (Member m : members) {
+      entries.add(m.entry());
+    }
+    MetadataLog next = Logs.appendAll(view.logOf(writer), view, entries, ctx.incarnation());
+    // The entries as signed: stamped with this client's incarnation, the last ones of the log.
+    List<LogEntry> all = next.entries();
+    List<LogEntry> signed = all.subList(all.size() - members.size(), all.size());
+    byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
+    ctx.codec.rememberSigned(bytes, next, ctx.settings.writerKeys().getPublic());
+    ctx.rememberOwnLog(next);
+    // Every member's key shares but the last go into the client's memory first, where the envelope
+    // of each cloud finds them as it finds those of older sealed entries; the last is passed on.
+    KeyShares.Sealed fresh = null;
+    for (int i = 0; i < members.size(); i++) {
+      KeyShares.Sealed s = members.get(i).sealed();
+      if (s != null) {
+        KeyShares.remember(ctx, signed.get(i), s.shares());
+        fresh = s;
+      }
+    }
+    java.util.function.Function<Cloud, byte[]> payloads =
+        KeyShares.payloads(ctx, view, next, bytes, fresh);
+    String phase =
+        members.size() == 1 ? "writeM" : "writeM (group commit of " + members.size() + " writes)";
+    CompletableFuture<List<WriteReceipt>> result = new CompletableFuture<>();
+    QuorumPut.metadata(ctx, key, writer, payloads, phase)
+        .whenComplete(
+            (acks, e) -> {
+              for (Member m : members) {
+                m.trace().end(Phase.WRITE_M);
+              }
+              if (e != null) {
+                result.completeExceptionally(Futures.unwrap(e));
+                return;
+              }
+              List<WriteReceipt> receipts = new java.util.ArrayList<>(members.size());
+              for (int i = 0; i < members.size(); i++) {
+                Member m = members.get(i);
+                LogEntry entry = signed.get(i);
+                VersionInfo info = entry.info(key, writer);
+                ctx.readTier.remember(key, new View.Item(info.version(), entry));
+                WriteReceipt receipt =
+                    new WriteReceipt(
+                        info,
+                        dataCloudsContacted,
+                        false,
+                        acks,
+                        readMSkipped,
+                        m.trace().elapsed(),
+                        ctx.f(),
+                        m.trace().phases(),
+                        m.choice());
+                ctx.observer.writeCompleted(m.trace(), receipt);
+                receipts.add(receipt);
+              }
+              result.complete(receipts);
+            });
+    return result;
+  }
 }

@@ -3,6 +3,7 @@ package io.rafestore.internal.protocol.quorum;
 import io.rafestore.CloudFault;
 import io.rafestore.QuorumException;
 import io.rafestore.WriterTrustException;
+import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
@@ -12,34 +13,60 @@ import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.trust.Verdict;
+import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudException;
+import io.rafestore.spi.ListPage;
+import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.support.Futures;
 import java.security.PublicKey;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * Phase readM: fetch every trusted writer's log for a key from all n clouds and complete with the
- * merged {@link View} as soon as n - f clouds gave valid replies. The trusted writers and their
- * keys come from the context's {@link io.rafestore.internal.protocol.trust.WriterTrust} (explicit,
- * and certified when operator keys are configured); a certified writer's log whose newest entry was
- * created after its certificate ended is ignored, reported to the listener, not counted against the
- * cloud.
+ * merged {@link View} as soon as n - f clouds gave valid replies. Which writers are trusted, and
+ * under which keys, is the context's {@link io.rafestore.internal.protocol.trust.WriterTrust}'s
+ * answer (explicit trust, and certified writers when operator keys are configured): readM starts
+ * once it knows the writers the trust knows now ({@code known()}), and a writer a listing names
+ * that it does not know is checked ({@code check(w)}: for a certified writer, its certificate read
+ * from a quorum) before its log is fetched. A certified writer's log whose newest entry was created
+ * after its certificate ended is ignored, reported to the listener, not counted against the cloud.
+ *
+ * <p>How a cloud is asked for the logs ({@link Settings#listsWriters}): either one GET per trusted
+ * writer ({@link io.rafestore.WriterDiscovery#PER_WRITER}), or a listing of the key's log prefix
+ * {@code m/<key>/} and one GET of each trusted writer it names ({@link
+ * io.rafestore.WriterDiscovery#LISTING}), the writers this client expects ({@link
+ * io.rafestore.internal.protocol.context.WriterMemory}) fetched together with the listing so that
+ * the common case stays one round trip. Either way a cloud's reply is the set of logs it gave for
+ * the key, and "not found" for every other trusted writer.
  *
  * <p>A cloud's reply is valid when every one of its per-writer answers is either a log that parses,
- * names the right key and writer and verifies under the writer's key, or "not found". A failed or
- * invalid answer makes the whole cloud's reply invalid: it never counts toward the quorum. If more
- * than f clouds are invalid the phase fails with {@link QuorumException}. Requests still out when
- * the quorum is reached are useless and are cancelled.
+ * names the right key and writer and verifies under the writer's key, or "not found" (and, when
+ * listing, its listing pages came back). A failed or invalid answer makes the whole cloud's reply
+ * invalid: it never counts toward the quorum. If more than f clouds are invalid the phase fails
+ * with {@link QuorumException}. Requests still out when the quorum is reached are useless and are
+ * cancelled.
  *
  * <p>Why n - f suffices: a write completed only after its log reached n - f clouds, so any n - f
  * replies share at least n - 2f >= f + 1 clouds with it, one of them correct; that correct cloud
- * returns the log (or a newer one), and the highest sequence wins the merge.
+ * returns the log (or a newer one), and the highest sequence wins the merge. When listing, the
+ * correct cloud lists every log it holds (a listing is as strongly consistent as a GET on the
+ * supported stores), so it is asked for the writer's log. A faulty cloud that hides a writer from
+ * its listing gives what it could give by answering "not found"; one that lists invented writers
+ * costs one GET on itself per invented name that this client trusts, never more than {@link
+ * #MAX_LISTED_WRITERS} and never a request to another cloud, and names it cannot verify are never
+ * fetched. With operator keys, a listed writer id that is neither known nor certified costs one
+ * certificate read (one GET per cloud) per read, at most {@link #MAX_LISTED_WRITERS} per listing
+ * cloud (design.md section 5, "readM with many writers").
  *
  * <p>A caller may also be told of each valid reply that arrives before the quorum ({@link
  * EarlyReply}): a read anticipates its data fetch on the first that names a version it can use.
@@ -47,19 +74,49 @@ import java.util.concurrent.CompletableFuture;
  * signed) log; it decides nothing, and only {@link #run}'s view does.
  */
 public final class MetadataRead {
+  /** Names per listing page: S3's largest page. */
+  static final int PAGE = 1000;
+
+  /**
+   * Listing pages per cloud per read. A cloud whose listing goes on past them (more than {@code
+   * PAGE x MAX_PAGES} objects under one key's log prefix: a faulty cloud inventing names, or a key
+   * with that many writers' logs) is asked instead for every trusted writer after the last name
+   * listed, one GET each, as in {@link io.rafestore.WriterDiscovery#PER_WRITER}.
+   */
+  static final int MAX_PAGES = 4;
+
+  /**
+   * Most writers' logs one cloud's listing may have a read fetch; a listing that names more makes
+   * that cloud's reply invalid. The limit of trusted writers, so explicitly trusted writers never
+   * reach it; a trust that cannot be enumerated (writer certificates) is bounded by it.
+   */
+  static final int MAX_LISTED_WRITERS = 1024;
+
+  /**
+   * Most writers named by the first listing page to arrive whose logs are then fetched at once from
+   * every other cloud too, before that cloud's own listing arrives: one round trip for a key this
+   * client did not expect writers of. A faulty cloud that answers first with invented names thus
+   * costs at most this many GETs on each other cloud per read.
+   */
+  public static final int ANTICIPATED = 8;
+
   private final Context ctx;
   private final String key;
+  private final List<CloudReply> clouds = new ArrayList<>();
+  private final java.util.concurrent.atomic.AtomicBoolean firstListing =
+      new java.util.concurrent.atomic.AtomicBoolean();
+  private final boolean listing;
 
-  /** The writers asked for and their verdicts (every one trusted); set when readM starts. */
-  private List<String> writers = List.of();
+  /** The trust's verdicts this read holds: the known writers at start, then each one checked. */
+  private final Map<String, Verdict> verdicts = new ConcurrentHashMap<>();
 
-  private Map<String, Verdict> verdicts = Map.of();
+  /** Checks of listed writers the trust did not know at start: one per writer per read. */
+  private final Map<String, CompletableFuture<Verdict>> checks = new ConcurrentHashMap<>();
 
   /** Writers whose logs were refused under their certificates (reported once per readM). */
-  private final java.util.Set<String> refused = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
+  private final Set<String> refused = ConcurrentHashMap.newKeySet();
   private final CompletableFuture<View> result = new CompletableFuture<>();
-  private final List<CompletableFuture<byte[]>> inflight = new ArrayList<>();
+  private final List<CompletableFuture<?>> inflight = new ArrayList<>();
   private final List<CloudFault> faults = new ArrayList<>();
 
   /** Valid replies: cloud id to (writer to log); a missing writer means "not found". */
@@ -90,6 +147,7 @@ public final class MetadataRead {
   private MetadataRead(Context ctx, String key, EarlyReply early) {
     this.ctx = ctx;
     this.key = key;
+    this.listing = ctx.settings.listsWriters();
     this.early = early;
   }
 
@@ -123,60 +181,340 @@ public final class MetadataRead {
     if (result.isDone()) {
       return;
     }
-    this.verdicts = known;
-    this.writers = List.copyOf(known.keySet());
+    verdicts.putAll(known);
     result.whenComplete((v, e) -> cancelInflight());
-    if (writers.isEmpty()) {
-      // No writer is trusted now: every cloud's reply is the empty one.
-      for (Cloud cloud : ctx.clouds) {
-        cloudDone(cloud.id(), Map.of(), Map.of(), null);
-      }
-      return;
-    }
-    Optional<ByteRange> bound = Optional.of(ByteRange.of(0, ctx.settings.maxMetadataBytes() + 1L));
-    for (Cloud cloud : ctx.clouds) {
-      CloudReply reply = new CloudReply(cloud.id(), writers.size());
-      for (String writer : writers) {
-        CompletableFuture<byte[]> get =
-            cloud.driver().get(io.rafestore.internal.util.Names.metadataObject(key, writer), bound);
-        synchronized (this) {
-          inflight.add(get);
+    List<String> first;
+    if (listing) {
+      first = new ArrayList<>();
+      for (String w : ctx.writers.guesses(key, ctx.settings.writerId())) {
+        if (trusted(w)) {
+          first.add(w);
         }
-        get.handleAsync(
-            (bytes, error) -> {
-              reply.answer(writer, bytes, error);
-              return null;
-            },
-            ctx.settings.executor());
       }
+    } else {
+      first = List.copyOf(known.keySet());
+    }
+    for (Cloud cloud : ctx.clouds) {
+      clouds.add(new CloudReply(cloud));
+    }
+    for (CloudReply r : clouds) {
+      r.start(first);
     }
   }
 
+  /** Whether this read holds a verdict that trusts {@code writer}. */
+  private boolean trusted(String writer) {
+    Verdict v = verdicts.get(writer);
+    return v != null && v.trusted();
+  }
+
+  /**
+   * The trust's verdict on {@code writer}, a listing named and this read does not know: one check
+   * per writer per read, however many clouds list it.
+   */
+  private CompletableFuture<Verdict> check(String writer) {
+    return checks.computeIfAbsent(
+        writer,
+        w -> {
+          CompletableFuture<Verdict> c;
+          try {
+            c = ctx.trust.check(w);
+          } catch (RuntimeException e) {
+            c = CompletableFuture.failedFuture(e);
+          }
+          return c.thenApply(
+              v -> {
+                verdicts.putIfAbsent(w, v);
+                return verdicts.get(w);
+              });
+        });
+  }
+
+  /** Fails readM with {@code cause} (the trust data could not be read), unless it is over. */
+  private void abort(Throwable cause) {
+    synchronized (this) {
+      if (finished) {
+        return;
+      }
+      finished = true;
+    }
+    result.completeExceptionally(cause);
+  }
+
+  /** Sends {@code request} unless readM is over, tracking it for cancellation; null if not sent. */
+  private <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> request) {
+    synchronized (this) {
+      if (finished) {
+        return null;
+      }
+    }
+    CompletableFuture<T> f;
+    try {
+      f = request.get();
+    } catch (RuntimeException e) {
+      f = CompletableFuture.failedFuture(e);
+    }
+    boolean late;
+    synchronized (this) {
+      late = finished;
+      if (!late) {
+        inflight.add(f);
+      }
+    }
+    if (late) {
+      f.cancel(true);
+    }
+    return f;
+  }
+
   private void cancelInflight() {
-    List<CompletableFuture<byte[]>> copy;
+    List<CompletableFuture<?>> copy;
     synchronized (this) {
       copy = new ArrayList<>(inflight);
       inflight.clear();
     }
-    for (CompletableFuture<byte[]> f : copy) {
+    for (CompletableFuture<?> f : copy) {
       f.cancel(true);
     }
   }
 
-  /** Collects one cloud's per-writer answers. */
+  /**
+   * Collects one cloud's answers: per-writer GETs, and when listing, the listing pages and the GETs
+   * of the writers they name. The reply is complete when no request of it is out and the listing
+   * (if any) has ended; every request, and the start itself, holds one count of {@code pending}
+   * until its handler has sent what it leads to, so a driver that answers at once cannot complete
+   * the reply early.
+   */
   private final class CloudReply {
+    private final Cloud cloud;
     private final String cloudId;
-    private int remaining;
+    private final String prefix;
+    private final Optional<ByteRange> bound =
+        Optional.of(ByteRange.of(0, ctx.settings.maxMetadataBytes() + 1L));
+    private int pending = 1;
+    private int pages;
+    private final Set<String> asked = new HashSet<>();
+    private final Set<String> checking = new HashSet<>();
     private final Map<String, MetadataLog> logs = new HashMap<>();
     private final Map<String, Map<LogEntry.Id, byte[]>> sharesOf = new HashMap<>();
     private CloudFault fault;
+    private boolean complete;
 
-    CloudReply(String cloudId, int writers) {
-      this.cloudId = cloudId;
-      this.remaining = writers;
+    CloudReply(Cloud cloud) {
+      this.cloud = cloud;
+      this.cloudId = cloud.id();
+      this.prefix = Names.METADATA_PREFIX + Names.encodeKey(key) + "/";
     }
 
-    void answer(String writer, byte[] bytes, Throwable error) {
+    void start(List<String> writers) {
+      for (String w : writers) {
+        fetch(w);
+      }
+      if (listing) {
+        page("");
+      }
+      done();
+    }
+
+    /**
+     * GETs {@code writer}'s log from this cloud because another cloud listed it first, unless this
+     * cloud's reply is already complete.
+     */
+    void anticipate(String writer) {
+      synchronized (this) {
+        if (complete) {
+          return;
+        }
+        pending++;
+      }
+      fetch(writer);
+      done();
+    }
+
+    /** GETs {@code writer}'s log from this cloud, once per read. */
+    private void fetch(String writer) {
+      synchronized (this) {
+        if (!asked.add(writer)) {
+          return;
+        }
+        pending++;
+      }
+      CompletableFuture<byte[]> get =
+          send(() -> cloud.driver().get(Names.metadataObject(key, writer), bound));
+      if (get == null) {
+        return;
+      }
+      get.handleAsync(
+          (bytes, error) -> {
+            answer(writer, bytes, error);
+            return null;
+          },
+          ctx.settings.executor());
+    }
+
+    /** Lists the page of the key's logs after {@code startAfter}. */
+    private void page(String startAfter) {
+      synchronized (this) {
+        pending++;
+        pages++;
+      }
+      CompletableFuture<ListPage> list = send(() -> cloud.driver().list(prefix, startAfter, PAGE));
+      if (list == null) {
+        return;
+      }
+      list.handleAsync(
+          (page, error) -> {
+            listed(startAfter, page, error);
+            return null;
+          },
+          ctx.settings.executor());
+    }
+
+    /**
+     * One listing page: GETs of the trusted writers it names (untrusted names and names that are
+     * not a writer's log of this key are skipped: never fetched), then the next page, or after
+     * {@link #MAX_PAGES} a GET of every trusted writer after the last name listed.
+     */
+    private void listed(String startAfter, ListPage page, Throwable error) {
+      if (error != null) {
+        Throwable cause = Futures.unwrap(error);
+        if (Futures.isCancellation(cause)) {
+          return;
+        }
+        failed(new CloudFault(cloudId, CloudFault.Kind.ERROR, "readM list: " + cause.getMessage()));
+        done();
+        return;
+      }
+      String last = startAfter;
+      List<String> named = new ArrayList<>();
+      for (ObjectInfo o : page.objects()) {
+        String name = o.key().value();
+        if (!name.startsWith(prefix) || name.compareTo(startAfter) <= 0) {
+          continue;
+        }
+        if (name.compareTo(last) > 0) {
+          last = name;
+        }
+        String writer = name.substring(prefix.length());
+        if (!validWriterId(writer)) {
+          continue;
+        }
+        if (!verdicts.containsKey(writer)) {
+          if (!ctx.trust.certifies()) {
+            // Explicit trust knows every writer it trusts: not one, never fetched.
+            continue;
+          }
+          // Not known to the trust at start (a writer certified since its last refresh, or a name
+          // invented by this cloud): its verdict first, its log only if trusted. The pending count
+          // is held across the check, so the reply waits for it; the names checked count toward
+          // the cloud's MAX_LISTED_WRITERS.
+          boolean over;
+          synchronized (this) {
+            over =
+                !checking.contains(writer)
+                    && asked.size() + checking.size() >= MAX_LISTED_WRITERS;
+            if (!over) {
+              checking.add(writer);
+            }
+          }
+          if (over) {
+            failed(
+                new CloudFault(
+                    cloudId,
+                    CloudFault.Kind.MALFORMED_METADATA,
+                    "readM list: names over " + MAX_LISTED_WRITERS + " writers' logs of the key"));
+            done();
+            return;
+          }
+          checkThenFetch(writer);
+          continue;
+        }
+        if (!trusted(writer)) {
+          continue;
+        }
+        boolean over;
+        boolean fresh;
+        synchronized (this) {
+          fresh = !asked.contains(writer);
+          over = fresh && asked.size() >= MAX_LISTED_WRITERS;
+        }
+        if (over) {
+          failed(
+              new CloudFault(
+                  cloudId,
+                  CloudFault.Kind.MALFORMED_METADATA,
+                  "readM list: names over " + MAX_LISTED_WRITERS + " writers' logs of the key"));
+          done();
+          return;
+        }
+        if (fresh && named.size() < ANTICIPATED) {
+          named.add(writer);
+        }
+        fetch(writer);
+      }
+      if (startAfter.isEmpty() && !named.isEmpty() && firstListing.compareAndSet(false, true)) {
+        // The first listing to name writers not expected: they are likely the key's; ask the other
+        // clouds for them now rather than after their own listings (a bounded guess, once per
+        // read, never a decision).
+        for (CloudReply other : clouds) {
+          if (other != this) {
+            for (String w : named) {
+              other.anticipate(w);
+            }
+          }
+        }
+      }
+      if (page.more() && last.compareTo(startAfter) > 0) {
+        int sent;
+        synchronized (this) {
+          sent = pages;
+        }
+        if (sent < MAX_PAGES) {
+          page(last);
+        } else {
+          // Too long a listing: the rest of the writers the trust knows, one GET each, bounded by
+          // them.
+          for (String w : List.copyOf(verdicts.keySet())) {
+            if (!trusted(w)) {
+              continue;
+            }
+            if ((prefix + w).compareTo(last) > 0) {
+              fetch(w);
+            }
+          }
+        }
+      }
+      done();
+    }
+
+    /**
+     * Checks {@code writer} with the trust, then fetches its log from this cloud if it is trusted; a
+     * failed check (the trust data unreadable: more than f clouds failed) fails readM.
+     */
+    private void checkThenFetch(String writer) {
+      synchronized (this) {
+        pending++;
+      }
+      check(writer)
+          .whenComplete(
+              (v, error) -> {
+                if (error != null) {
+                  Throwable cause = Futures.unwrap(error);
+                  if (!Futures.isCancellation(cause)) {
+                    abort(cause);
+                  }
+                } else if (v.trusted()) {
+                  // Counted once: by asked from now on.
+                  synchronized (this) {
+                    checking.remove(writer);
+                  }
+                  fetch(writer);
+                }
+                done();
+              });
+    }
+
+    private void answer(String writer, byte[] bytes, Throwable error) {
       MetadataLog log = null;
       Map<LogEntry.Id, byte[]> logShares = Map.of();
       CloudFault f = null;
@@ -214,7 +552,6 @@ public final class MetadataRead {
           f = new CloudFault(cloudId, e.kind(), "log of " + writer + ": " + e.getMessage());
         }
       }
-      boolean complete;
       synchronized (this) {
         if (f != null && fault == null) {
           fault = f;
@@ -225,23 +562,41 @@ public final class MetadataRead {
             sharesOf.put(writer, logShares);
           }
         }
-        complete = --remaining == 0;
       }
-      if (complete) {
-        allAnswered();
+      done();
+    }
+
+    private synchronized void failed(CloudFault f) {
+      if (fault == null) {
+        fault = f;
       }
     }
 
-    private void allAnswered() {
+    /** One request (or the start) has been handled; the last completes the reply. */
+    private void done() {
       CloudFault f;
       Map<String, MetadataLog> copy;
       Map<String, Map<LogEntry.Id, byte[]>> sharesCopy;
       synchronized (this) {
+        if (--pending > 0) {
+          return;
+        }
+        complete = true;
         f = fault;
         copy = Map.copyOf(logs);
         sharesCopy = Map.copyOf(sharesOf);
       }
       MetadataRead.this.cloudDone(cloudId, copy, sharesCopy, f);
+    }
+  }
+
+  /** Whether a listed name's last segment can be a writer id ({@link Names#checkWriterId}). */
+  private static boolean validWriterId(String s) {
+    try {
+      Names.checkWriterId(s);
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
     }
   }
 
@@ -297,8 +652,30 @@ public final class MetadataRead {
       result.completeExceptionally(failure);
     } else if (view != null) {
       ctx.reportAll(key, stale);
+      if (listing) {
+        learn(view);
+      }
       result.complete(view);
     }
+  }
+
+  /**
+   * Remembers the writers whose logs {@code view} holds, the most recently active (newest entry)
+   * first, as the writers the next listing readM of the key fetches at once.
+   */
+  private void learn(View view) {
+    List<MetadataLog> found = new ArrayList<>(view.logs.values());
+    found.sort(
+        java.util.Comparator.comparingLong(
+                (MetadataLog l) ->
+                    l.entries().isEmpty() ? 0 : l.entries().get(l.entries().size() - 1).timestamp())
+            .reversed()
+            .thenComparing(MetadataLog::writer));
+    List<String> writers = new ArrayList<>(found.size());
+    for (MetadataLog l : found) {
+      writers.add(l.writer());
+    }
+    ctx.writers.learned(key, writers);
   }
 
   /**

@@ -23,9 +23,9 @@ import java.util.Set;
  * small and its predictions about the random part of a workload.
  *
  * <p>{@link #predict} traverses it by balanced expansion: a priority queue of candidate nodes
- * ordered by the product of the likelihoods along the path that reached them, always expanding
- * the most likely first (not breadth- nor depth-first), until the wanted number of nodes or the
- * least likelihood worth prefetching is reached.
+ * ordered by the product of the likelihoods along the path that reached them, always expanding the
+ * most likely first (not breadth- nor depth-first), until the wanted number of nodes or the least
+ * likelihood worth prefetching is reached.
  *
  * <p>Wrong predictions are remembered: a prediction that no access used within {@link #WINDOW}
  * later recorded accesses halves its edge's count ({@link #record}); so does a prefetch the cache
@@ -192,8 +192,7 @@ final class HistoryGraph {
       return out;
     }
     record Candidate(NodeId via, NodeId node, double p) {}
-    PriorityQueue<Candidate> queue =
-        new PriorityQueue<>((a, b) -> Double.compare(b.p(), a.p()));
+    PriorityQueue<Candidate> queue = new PriorityQueue<>((a, b) -> Double.compare(b.p(), a.p()));
     Set<NodeId> seen = new HashSet<>();
     seen.add(from);
     push(queue, from, 1.0, minProbability, Candidate::new);
@@ -244,8 +243,8 @@ final class HistoryGraph {
   }
 
   /**
-   * An estimate of the graph's memory in bytes: per node its map entry, record, key string and
-   * edge map, per edge its map entry and counter (64-bit JVM with compressed references).
+   * An estimate of the graph's memory in bytes: per node its map entry, record, key string and edge
+   * map, per edge its map entry and counter (64-bit JVM with compressed references).
    */
   long bytes() {
     return 200L * nodes.size() + 2 * keyChars + 80 * edges;

@@ -41,11 +41,11 @@ import java.util.concurrent.CompletableFuture;
  * {@code maxBytesInFlight} bytes at once (a prefetch that does not fit is not sent: a stream's
  * trigger fires again on its next access), and a token bucket of dollars refilled at {@code
  * dollarsPerHour} on the client's scheduler (at most a minute's worth banked) pays for each at the
- * holder's price (and the readM of a metadata prefetch); nothing is sent without the money.
- * Closing the client cancels every prefetch in flight.
+ * holder's price (and the readM of a metadata prefetch); nothing is sent without the money. Closing
+ * the client cancels every prefetch in flight.
  *
- * <p>Thread-safe: one lock guards the streams, the graph and the budgets; no request is sent
- * while it is held.
+ * <p>Thread-safe: one lock guards the streams, the graph and the budgets; no request is sent while
+ * it is held.
  */
 public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
   /** Sequential streams followed at once. */
@@ -88,7 +88,6 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
     int trigger;
     long lastNanos;
     double gapNanos = -1;
-    boolean sequential;
 
     Stream(StreamKey id, LogEntry entry, int last, long now) {
       this.id = id;
@@ -192,7 +191,6 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
     s.gapNanos = s.gapNanos < 0 ? gap : 0.7 * s.gapNanos + 0.3 * gap;
     s.lastNanos = now;
     s.last = Math.max(s.last, last);
-    s.sequential = true;
     s.prefetchedUpTo = Math.max(s.prefetchedUpTo, s.last);
     int trigger;
     int degree;
@@ -329,8 +327,7 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
               ctx.readTier.rememberView(key, view);
               if (!view.visible.isEmpty()) {
                 View.Item item = view.visible.get(0);
-                queueUnits(
-                    key, item.version(), item.entry(), range, tag, readMDollars, sends);
+                queueUnits(key, item.version(), item.entry(), range, tag, readMDollars, sends);
               }
             }
           }
@@ -369,7 +366,9 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
     if (known.isEmpty()) {
       return null;
     }
-    return ctx.model.fastestFirst(known, entry.isParted() ? entry.storedPartSize(0) : entry.storedSize()).get(0);
+    return ctx.model
+        .fastestFirst(known, entry.isParted() ? entry.storedPartSize(0) : entry.storedSize())
+        .get(0);
   }
 
   /**

@@ -91,8 +91,7 @@ public final class ReadOp {
     if (!ctx.readTier.enabled() || entry.isSealed()) {
       return false;
     }
-    return entry.coding() == LogEntry.Coding.INLINE
-        || ctx.readTier.holdsAll(key, version, entry);
+    return entry.coding() == LogEntry.Coding.INLINE || ctx.readTier.holdsAll(key, version, entry);
   }
 
   /**

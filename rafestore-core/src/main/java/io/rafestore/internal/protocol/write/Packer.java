@@ -205,6 +205,16 @@ public final class Packer {
    * would fail as well).
    */
   CompletableFuture<List<String>> makeRoom(String key, View view, LogEntry entry) {
+    return makeRoom(key, view, List.of(entry));
+  }
+
+  /**
+   * As {@link #makeRoom(String, View, LogEntry)} for the entries of one group commit, appended
+   * together ({@link Logs#appendAll}): the values packed here to make room are the log's older
+   * inline values, never the group's own. The caller keeps a group's own stored bytes within the
+   * budget, so packing every older value always makes room.
+   */
+  CompletableFuture<List<String>> makeRoom(String key, View view, List<LogEntry> entries) {
     CompletableFuture<WriteOp.Uploaded> inFlight = null;
     List<LogEntry> candidates = null;
     List<Pack> stale;
@@ -215,7 +225,7 @@ public final class Packer {
       }
       stale = dropStale(key);
       MetadataLog own = Logs.replace(view.logOf(ctx.settings.writerId()), ready(key));
-      MetadataLog projected = Logs.append(own, view, entry, ctx.incarnation());
+      MetadataLog projected = Logs.appendAll(own, view, entries, ctx.incarnation());
       if (Logs.inlineBytes(projected) <= ctx.settings.inlineLogBudget()) {
         // The usual case: no wait at all.
         return CompletableFuture.completedFuture(List.of());
@@ -226,12 +236,12 @@ public final class Packer {
         }
       }
       if (inFlight == null) {
-        candidates = older(projected, packed(key));
+        candidates = older(projected, packed(key), entries.size());
       }
     }
     stale.forEach(this::discard);
     if (inFlight != null) {
-      return inFlight.handle((r, e) -> null).thenCompose(x -> makeRoom(key, view, entry));
+      return inFlight.handle((r, e) -> null).thenCompose(x -> makeRoom(key, view, entries));
     }
     if (candidates.isEmpty()) {
       return CompletableFuture.completedFuture(List.of());
@@ -331,9 +341,14 @@ public final class Packer {
 
   /** Inline entries of {@code log} other than its newest entry, not in a pack yet. */
   private static List<LogEntry> older(MetadataLog log, Set<LogEntry.Id> inPacks) {
+    return older(log, inPacks, 1);
+  }
+
+  /** Inline entries of {@code log} other than its {@code newest} newest, not in a pack yet. */
+  private static List<LogEntry> older(MetadataLog log, Set<LogEntry.Id> inPacks, int newest) {
     List<LogEntry> out = new ArrayList<>();
     List<LogEntry> entries = log.entries();
-    for (int i = 0; i < entries.size() - 1; i++) {
+    for (int i = 0; i < entries.size() - newest; i++) {
       LogEntry e = entries.get(i);
       if (e.coding() == LogEntry.Coding.INLINE && !inPacks.contains(e.id())) {
         out.add(e);

@@ -1,0 +1,512 @@
+package io.rafestore.bench.cost;
+
+import io.rafestore.CloudRole;
+import io.rafestore.CloudStats;
+import io.rafestore.Layout;
+import io.rafestore.Objective;
+import io.rafestore.Pricing;
+import io.rafestore.ProtocolMode;
+import io.rafestore.RafeStore;
+import io.rafestore.SigningKeys;
+import io.rafestore.WriteReceipt;
+import io.rafestore.clouds.MemoryCloud;
+import io.rafestore.clouds.VirtualScheduler;
+import io.rafestore.clouds.WanEmulator;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.function.UnaryOperator;
+
+/**
+ * What a small write costs in cloud requests and dollars (issue 18): many concurrent writers of 1
+ * KB values with and without group commit, against DepSky-A, in one run; and where the cost
+ * objective puts data when one data cloud is ten times cheaper.
+ *
+ * <p><b>Deployment.</b> Four in-memory clouds behind the {@link WanEmulator} with the paper's Table
+ * 1 profile (p0 5 ms and 100 Mbit/s; p1, p2, p3 315, 750 and 1,200 ms at 2 Mbit/s; 5 % jitter), f =
+ * 1, mode PAPER, on <b>virtual time</b> ({@link VirtualScheduler}): round trips and transfers are
+ * modelled, the client's CPU takes no time. Each variant runs on a fresh deployment with the same
+ * workload.
+ *
+ * <p><b>Group commit.</b> {@code --writers} (64) writers, each a closed loop (its next write when
+ * the last completed), write {@code --writes} (10,000) values of {@code --value-bytes} (1 KB) in
+ * all; writer i writes key {@code thread/(i mod --keys)} (8 keys: a forum with eight active
+ * threads, eight posters on each). Configuration 1 (p3 metadata only). Variants: DepSky-A (the
+ * baseline the dollars are compared with), write-through (RafeStore's defaults: inline values and
+ * packing, one metadata round per write: {@code groupCommit(false)}) and write-through with group
+ * commit. Counted after the client is idle (lingering metadata puts and packing done): cloud
+ * requests per write and dollars per write from {@link RafeStore#stats()} at every cloud's {@link
+ * Pricing#DEFAULT} (S3 Standard list prices, an assumption: requests and egress as the client
+ * counted them; storage is not in the figure: a month of DepSky-A's four 1 KB copies is about
+ * $10^-7 per write, against its requests' $4 x 10^-5).
+ *
+ * <p><b>Cost objective.</b> Configuration 2 (p0 metadata only; data on p1, p2, p3), mode FAST,
+ * {@link Layout#AUTO}, values as data objects (inline off, so that placement is visible), p3 priced
+ * at a tenth of the others; {@code --cost-writes} (1,000) writes of 1 KB by 16 writers to keys of
+ * their own, under {@link Objective#latency()} and {@link Objective#cost()}. Condition 1 holds for
+ * the fastest pair {p1, p2} and for {p2, p3}. Reported: the share of values with a copy on p3, the
+ * bill (requests and egress from {@code stats()}, plus a month of the data objects' storage at each
+ * holder's price) and the write latency.
+ *
+ * <pre>
+ * java -cp rafestore-bench/target/benchmarks.jar io.rafestore.bench.cost.WriteCostBench --out DIR
+ * java -cp ... io.rafestore.bench.cost.WriteCostBench --quick
+ * </pre>
+ *
+ * <p>Prints target lines (PASS/MISS): group commit at least 5 x fewer cloud requests per write than
+ * write-through, at most 0.2 x DepSky-A's dollars per write; the cost objective moves the data to
+ * the cheap cloud and the bill drops, the latency objective does not move it. The issue's first
+ * target is stated for write-back with group commit; write-back (the journal) is another branch,
+ * and this bench measures write-through with group commit. A command-line tool; not thread-safe.
+ */
+public final class WriteCostBench {
+  static final KeyPair WRITER = SigningKeys.generate();
+  static final long[] RTT_MS = {5, 315, 750, 1200};
+  static final long[] BITS_PER_S = {100_000_000, 2_000_000, 2_000_000, 2_000_000};
+
+  private WriteCostBench() {}
+
+  /** The write paths compared. */
+  enum Variant {
+    DEPSKY_A("DepSky-A", b -> b.mode(ProtocolMode.DEPSKY_A)),
+    WRITE_THROUGH("write-through", b -> b.groupCommit(false)),
+    GROUP_COMMIT("write-through + group commit", b -> b.groupCommit(true));
+
+    final String label;
+    final UnaryOperator<RafeStore.Builder> settings;
+
+    Variant(String label, UnaryOperator<RafeStore.Builder> settings) {
+      this.label = label;
+      this.settings = settings;
+    }
+  }
+
+  /** What one variant measured. */
+  record Result(
+      String label,
+      int writes,
+      int failures,
+      long requests,
+      double dollars,
+      double[] latenciesMs,
+      Duration elapsed,
+      Map<String, CloudStats> stats) {
+    double requestsPerWrite() {
+      return writes == 0 ? 0 : (double) requests / writes;
+    }
+
+    double dollarsPerWrite() {
+      return writes == 0 ? 0 : dollars / writes;
+    }
+
+    double percentile(double p) {
+      double[] s = latenciesMs.clone();
+      Arrays.sort(s);
+      if (s.length == 0) {
+        return 0;
+      }
+      int i = (int) Math.ceil(p * s.length) - 1;
+      return s[Math.max(0, Math.min(s.length - 1, i))];
+    }
+  }
+
+  public static void main(String[] args) {
+    int code = run(args, System.out, System.err);
+    if (code != 0) {
+      System.exit(code);
+    }
+  }
+
+  /** Runs the bench; returns the exit code (1 if a target line says MISS). */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
+    int writes = 10_000;
+    int writers = 64;
+    int keys = 8;
+    int valueBytes = 1000;
+    int costWrites = 1_000;
+    long seed = 18;
+    Path outDir = null;
+    boolean quick = false;
+    try {
+      for (int i = 0; i < args.length; i++) {
+        String a = args[i];
+        switch (a) {
+          case "--quick" -> quick = true;
+          case "--writes" -> writes = Integer.parseInt(value(args, ++i, a));
+          case "--writers" -> writers = Integer.parseInt(value(args, ++i, a));
+          case "--keys" -> keys = Integer.parseInt(value(args, ++i, a));
+          case "--value-bytes" -> valueBytes = Integer.parseInt(value(args, ++i, a));
+          case "--cost-writes" -> costWrites = Integer.parseInt(value(args, ++i, a));
+          case "--seed" -> seed = Long.parseLong(value(args, ++i, a));
+          case "--out" -> outDir = Path.of(value(args, ++i, a));
+          default -> {
+            err.println(
+                "usage: WriteCostBench [--quick] [--writes N] [--writers N] [--keys N]"
+                    + " [--value-bytes N] [--cost-writes N] [--seed S] [--out DIR]");
+            return 2;
+          }
+        }
+      }
+      if (quick) {
+        writes = Math.min(writes, 1_000);
+        costWrites = Math.min(costWrites, 200);
+      }
+      if (writes < 1 || writers < 1 || keys < 1 || valueBytes < 0 || costWrites < 1) {
+        err.println("WriteCostBench: counts must be >= 1 and --value-bytes >= 0");
+        return 2;
+      }
+      StringBuilder md = new StringBuilder();
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "Group commit: %,d writes of %,d bytes by %d writers (closed loops) over %d keys;"
+                  + " Table 1 profile, Configuration 1, PAPER, f = 1, virtual time; dollars at"
+                  + " S3 Standard list prices (an assumption; requests and egress).%n%n",
+              writes,
+              valueBytes,
+              writers,
+              keys));
+      md.append(
+          "| variant | writes | failed | requests / write | $ / write | x DepSky-A $ |"
+              + " p50 ms | p99 ms | run (virtual) s |\n");
+      md.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+      List<Result> results = new ArrayList<>();
+      for (Variant v : Variant.values()) {
+        results.add(groupRun(v, writes, writers, keys, valueBytes, seed));
+      }
+      Result depsky = results.get(Variant.DEPSKY_A.ordinal());
+      for (Result r : results) {
+        md.append(
+            String.format(
+                Locale.ROOT,
+                "| %s | %,d | %d | %.2f | %.3g | %.3f | %.0f | %.0f | %.0f |%n",
+                r.label(),
+                r.writes(),
+                r.failures(),
+                r.requestsPerWrite(),
+                r.dollarsPerWrite(),
+                r.dollarsPerWrite() / depsky.dollarsPerWrite(),
+                r.percentile(0.5),
+                r.percentile(0.99),
+                r.elapsed().toMillis() / 1000.0));
+      }
+      md.append("\nRequests per write by cloud (puts / gets):\n\n| variant |");
+      for (String c : depsky.stats().keySet()) {
+        md.append(' ').append(c).append(" |");
+      }
+      md.append("\n| --- |");
+      depsky.stats().keySet().forEach(c -> md.append(" ---: |"));
+      md.append('\n');
+      for (Result r : results) {
+        md.append("| ").append(r.label()).append(" |");
+        for (CloudStats s : r.stats().values()) {
+          md.append(
+              String.format(
+                  Locale.ROOT,
+                  " %.2f / %.2f |",
+                  (double) s.puts() / r.writes(),
+                  (double) s.gets() / r.writes()));
+        }
+        md.append('\n');
+      }
+      Result plain = results.get(Variant.WRITE_THROUGH.ordinal());
+      Result group = results.get(Variant.GROUP_COMMIT.ordinal());
+      StringBuilder targets = new StringBuilder();
+      double fewer =
+          group.requestsPerWrite() == 0 ? 0 : plain.requestsPerWrite() / group.requestsPerWrite();
+      targets.append(
+          target(
+              fewer >= 5 && group.failures() == 0,
+              String.format(
+                  Locale.ROOT,
+                  "cloud requests per 1 KB write, %d writers over %d keys: group commit %.2f vs"
+                      + " write-through %.2f, %.1f x fewer (target >= 5 x; issue 18 states it for"
+                      + " write-back with group commit, measured here write-through with group"
+                      + " commit)",
+                  writers,
+                  keys,
+                  group.requestsPerWrite(),
+                  plain.requestsPerWrite(),
+                  fewer)));
+      double ratio = group.dollarsPerWrite() / depsky.dollarsPerWrite();
+      targets.append(
+          target(
+              ratio <= 0.2 && group.failures() == 0,
+              String.format(
+                  Locale.ROOT,
+                  "dollars per write: group commit $%.3g vs DepSky-A $%.3g, %.3f x (target <= 0.2"
+                      + " x; write-through alone %.3f x)",
+                  group.dollarsPerWrite(),
+                  depsky.dollarsPerWrite(),
+                  ratio,
+                  plain.dollarsPerWrite() / depsky.dollarsPerWrite())));
+      md.append('\n').append(costObjective(costWrites, valueBytes, seed, targets));
+      md.append("\n").append(targets);
+      String report = md.toString();
+      out.print(report);
+      if (outDir != null) {
+        Files.createDirectories(outDir);
+        Files.writeString(outDir.resolve("writecost.md"), report, StandardCharsets.UTF_8);
+      }
+      return report.contains("MISS ") ? 1 : 0;
+    } catch (IOException | ExecutionException | RuntimeException e) {
+      err.println("WriteCostBench failed: " + e);
+      e.printStackTrace(err);
+      return 1;
+    }
+  }
+
+  private static String target(boolean met, String what) {
+    return (met ? "PASS " : "MISS ") + what + "\n";
+  }
+
+  private static String value(String[] args, int i, String option) {
+    if (i >= args.length) {
+      throw new IllegalArgumentException(option + " needs a value");
+    }
+    return args[i];
+  }
+
+  static byte[] bytes(long seed, int size) {
+    byte[] b = new byte[size];
+    new SplittableRandom(seed).nextBytes(b);
+    return b;
+  }
+
+  /** Four in-memory clouds behind the Table 1 WAN on virtual time. */
+  static final class Deployment {
+    final VirtualScheduler scheduler = new VirtualScheduler();
+    final List<WanEmulator.EmulatedCloud> clouds = new ArrayList<>();
+
+    Deployment(long seed) {
+      WanEmulator wan = WanEmulator.builder(scheduler).seed(seed).build();
+      for (int i = 0; i < 4; i++) {
+        clouds.add(
+            wan.wrap(
+                new MemoryCloud("p" + i),
+                WanEmulator.Link.rtt(Duration.ofMillis(RTT_MS[i]))
+                    .bandwidthBitsPerSecond(BITS_PER_S[i])
+                    .jitter(0.05)));
+      }
+    }
+
+    /** f = 1, PAPER, metadata-only cloud {@code metadataOnly}, callbacks on the timer thread. */
+    RafeStore.Builder builder(int metadataOnly) {
+      RafeStore.Builder b =
+          RafeStore.builder()
+              .faultsTolerated(1)
+              .mode(ProtocolMode.PAPER)
+              .executor(Runnable::run)
+              .scheduler(scheduler)
+              .closeDrivers(false)
+              .writer("writer", WRITER);
+      for (int i = 0; i < 4; i++) {
+        b.cloud(
+            clouds.get(i),
+            i == metadataOnly ? CloudRole.METADATA_ONLY : CloudRole.DATA_AND_METADATA,
+            Duration.ofMillis(RTT_MS[i]));
+      }
+      return b;
+    }
+  }
+
+  /** Closed-loop writers on virtual time: each starts its next write when its last completed. */
+  static final class Writers {
+    final RafeStore store;
+    final VirtualScheduler scheduler;
+    final int total;
+
+    /** The key of a writer's (first argument) n-th write of the run (second). */
+    final java.util.function.BiFunction<Integer, Integer, String> keyOf;
+
+    final int valueBytes;
+    final long seed;
+    final CompletableFuture<Void> done = new CompletableFuture<>();
+    final List<Double> latencies = new ArrayList<>();
+    final List<WriteReceipt> receipts = new ArrayList<>();
+    int issued;
+    int completed;
+    int failures;
+    int running;
+
+    Writers(
+        RafeStore store,
+        VirtualScheduler scheduler,
+        int total,
+        java.util.function.BiFunction<Integer, Integer, String> keyOf,
+        int valueBytes,
+        long seed) {
+      this.store = store;
+      this.scheduler = scheduler;
+      this.total = total;
+      this.keyOf = keyOf;
+      this.valueBytes = valueBytes;
+      this.seed = seed;
+    }
+
+    void start(int writers) {
+      running = writers;
+      for (int w = 0; w < writers; w++) {
+        next(w);
+      }
+    }
+
+    private void next(int writer) {
+      if (issued >= total) {
+        if (--running == 0) {
+          done.complete(null);
+        }
+        return;
+      }
+      int n = issued++;
+      long start = scheduler.nanoTime();
+      store
+          .write(keyOf.apply(writer, n), bytes(seed * 1_000_003L + n, valueBytes))
+          .whenComplete(
+              (r, e) -> {
+                completed++;
+                if (e != null) {
+                  failures++;
+                } else {
+                  latencies.add((scheduler.nanoTime() - start) / 1e6);
+                  receipts.add(r);
+                }
+                next(writer);
+              });
+    }
+  }
+
+  /** One variant of the group-commit experiment on a fresh deployment. */
+  static Result groupRun(Variant v, int writes, int writers, int keys, int valueBytes, long seed)
+      throws ExecutionException {
+    Deployment d = new Deployment(seed);
+    try (RafeStore store = v.settings.apply(d.builder(3)).build()) {
+      Writers w =
+          new Writers(
+              store, d.scheduler, writes, (i, n) -> "thread/" + (i % keys), valueBytes, seed);
+      long start = d.scheduler.nanoTime();
+      w.start(writers);
+      d.scheduler.runUntilDone(w.done);
+      Duration elapsed = Duration.ofNanos(d.scheduler.nanoTime() - start);
+      // Idle: metadata puts lingering after their quorum and the packer's work have ended.
+      d.scheduler.advance(Duration.ofSeconds(90));
+      Map<String, CloudStats> stats = store.stats();
+      long requests = 0;
+      double dollars = 0;
+      for (CloudStats s : stats.values()) {
+        requests += s.requests();
+        dollars += s.dollars();
+      }
+      return new Result(
+          v.label,
+          w.completed - w.failures,
+          w.failures,
+          requests,
+          dollars,
+          w.latencies.stream().mapToDouble(Double::doubleValue).toArray(),
+          elapsed,
+          stats);
+    }
+  }
+
+  /**
+   * The cost objective against the latency objective with p3 ten times cheaper: where the values go
+   * and what the bill is. Appends its target lines to {@code targets}.
+   */
+  static String costObjective(int writes, int valueBytes, long seed, StringBuilder targets)
+      throws ExecutionException {
+    Pricing cheap = Pricing.DEFAULT.times(0.1);
+    StringBuilder md = new StringBuilder();
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "Cost objective: %,d writes of %,d bytes by 16 writers to keys of their own;"
+                + " Configuration 2 (p0 metadata only), FAST, layout auto, values as data objects,"
+                + " p3 priced at 0.1 x S3 list prices, the others at 1 x.%n%n"
+                + "| objective | values with a copy on p3 | data clouds used | bill / 1,000 writes"
+                + " (requests + egress + a month of data) | p50 ms | p99 ms |%n"
+                + "| --- | ---: | --- | ---: | ---: | ---: |%n",
+            writes,
+            valueBytes));
+    double[] bill = new double[2];
+    double[] onP3 = new double[2];
+    Objective[] objectives = {Objective.latency(), Objective.cost()};
+    for (int o = 0; o < 2; o++) {
+      Deployment d = new Deployment(seed + 1);
+      try (RafeStore store =
+          d.builder(0)
+              .mode(ProtocolMode.FAST)
+              .inlineThreshold(0)
+              .layout(Layout.AUTO)
+              .objective(objectives[o])
+              .pricing("p3", cheap)
+              .build()) {
+        // Keys of their own: each write a new key, so every write places a new value.
+        Writers keyed =
+            new Writers(store, d.scheduler, writes, (i, n) -> "c/" + n, valueBytes, seed);
+        keyed.start(16);
+        d.scheduler.runUntilDone(keyed.done);
+        d.scheduler.advance(Duration.ofSeconds(90));
+        double dollars = 0;
+        for (CloudStats s : store.stats().values()) {
+          dollars += s.dollars();
+        }
+        long withP3 = 0;
+        java.util.Map<String, Long> used = new java.util.TreeMap<>();
+        for (WriteReceipt r : keyed.receipts) {
+          List<String> holders = r.info().dataClouds();
+          if (holders.contains("p3")) {
+            withP3++;
+          }
+          for (String h : holders) {
+            used.merge(h, 1L, Long::sum);
+            Pricing p = h.equals("p3") ? cheap : Pricing.DEFAULT;
+            dollars += p.storage(r.info().size(), 1);
+          }
+        }
+        int ok = keyed.receipts.size();
+        bill[o] = ok == 0 ? 0 : dollars / ok * 1000;
+        onP3[o] = ok == 0 ? 0 : (double) withP3 / ok;
+        double[] lat = keyed.latencies.stream().mapToDouble(Double::doubleValue).toArray();
+        Arrays.sort(lat);
+        md.append(
+            String.format(
+                Locale.ROOT,
+                "| %s | %.0f %% | %s | $%.5f | %.0f | %.0f |%n",
+                o == 0 ? "latency" : "cost",
+                100 * onP3[o],
+                used,
+                bill[o],
+                lat.length == 0 ? 0 : lat[lat.length / 2],
+                lat.length == 0 ? 0 : lat[Math.max(0, (int) Math.ceil(0.99 * lat.length) - 1)]));
+        if (keyed.failures > 0) {
+          md.append("(").append(keyed.failures).append(" writes failed)\n");
+        }
+      }
+    }
+    targets.append(
+        target(
+            onP3[1] >= 0.9 && onP3[0] <= 0.1 && bill[1] < bill[0],
+            String.format(
+                Locale.ROOT,
+                "one data cloud 10 x cheaper, Condition 1 holding either way: the cost objective"
+                    + " puts %.0f %% of values on it and the bill drops to %.2f x the latency"
+                    + " objective's, which puts %.0f %% there",
+                100 * onP3[1],
+                bill[0] == 0 ? 0 : bill[1] / bill[0],
+                100 * onP3[0])));
+    return md.toString();
+  }
+}

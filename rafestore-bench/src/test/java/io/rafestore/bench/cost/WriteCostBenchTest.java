@@ -1,0 +1,49 @@
+package io.rafestore.bench.cost;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs WriteCostBench small (virtual time: its counts do not depend on the machine) and checks its
+ * report: every variant wrote everything, DepSky-A paid its 3 x n requests per write, and the three
+ * target lines are there (whether they pass is the full run's business, not a unit test's).
+ */
+class WriteCostBenchTest {
+
+  @Test
+  void aSmallRunWritesItsReportWithTheTargetLines(@TempDir Path dir) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        WriteCostBench.run(
+            new String[] {
+              "--writes",
+              "200",
+              "--writers",
+              "16",
+              "--keys",
+              "2",
+              "--cost-writes",
+              "40",
+              "--out",
+              dir.toString()
+            },
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    String report = Files.readString(dir.resolve("writecost.md"), StandardCharsets.UTF_8);
+    assertThat(code).as(err.toString(StandardCharsets.UTF_8) + report).isBetween(0, 1);
+    assertThat(report)
+        .contains("| DepSky-A | 200 | 0 | 12.00 |")
+        .contains("| write-through | 200 | 0 |")
+        .contains("| write-through + group commit | 200 | 0 |");
+    assertThat(report.lines().filter(l -> l.startsWith("PASS ") || l.startsWith("MISS ")).count())
+        .isEqualTo(3);
+  }
+}

@@ -1,0 +1,248 @@
+package io.rafestore.internal.protocol.write;
+
+import io.rafestore.Phase;
+import io.rafestore.ProtocolMode;
+import io.rafestore.WriteReceipt;
+import io.rafestore.internal.observe.OpTrace;
+import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.layout.InlinePayload;
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.metadata.MetadataLog;
+import io.rafestore.internal.protocol.metadata.View;
+import io.rafestore.internal.protocol.quorum.Commit;
+import io.rafestore.internal.protocol.quorum.MetadataRead;
+import io.rafestore.spi.support.Futures;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Group commit of inline writes, per key: writes of this client to one key that arrive while a
+ * round of the key is in flight share the next round, one readM (unless FAST skips it) and one
+ * writeM of a log that carries all their entries.
+ *
+ * <p><b>The round rule.</b> A key has at most one round started at a time. A write that finds none
+ * starts one at once; a write that finds one waiting for its turn in the key's queue ({@link
+ * Context#enterKey}: behind a delete, a packer's writeM, a write of a data object) joins it; a
+ * write that finds one running waits for the next, which starts the moment the running one ends. A
+ * round takes the writes waiting when its turn comes, in the order they were called, up to half the
+ * inline budget of stored bytes (at least one write), so the log with all of them fits the budget
+ * once older values are packed. Nothing is on a timer: at low load every write finds the key idle
+ * and goes at once, exactly as without group commit; under load the writes that queue behind a
+ * round (as they queued behind each other's rounds before) share the next one.
+ *
+ * <p><b>Versions.</b> A round's entries take the timestamps max + 1, max + 2, ... (max the highest
+ * readM saw, merged with this client's own last log) in the order the writes were called, so each
+ * write has its own version, later calls later versions; every one is above every write that
+ * completed before the round's readM, which is the regularity argument of a single write.
+ *
+ * <p><b>Why the per-writer log's invariants hold.</b> A round is one metadata phase in the key's
+ * queue, as a single write is: one log, the next sequence, signed once ({@link Commit#group}), its
+ * entries strictly increasing; it is remembered as soon as it is signed ({@link
+ * Context#rememberOwnLog}) and the next round builds on readM's view merged with it ({@link
+ * Context#ownView}), so a round whose writeM failed after its log reached a few clouds is extended,
+ * never forked: the next log has a higher sequence, higher timestamps and carries the failed
+ * round's entries (which, as any write whose caller saw an error, may thus take effect). A failed
+ * round fails every write in it with the round's error.
+ *
+ * <p>Thread-safe: the waiting writes per key under this object's lock, callouts outside it.
+ */
+public final class GroupCommit {
+  private final Context ctx;
+  private final Packer packer;
+
+  /** Per key with a round started: the writes waiting for a round. Guarded by this. */
+  private final Map<String, ArrayDeque<Waiting>> keys = new HashMap<>();
+
+  /** A write waiting for its round. */
+  private record Waiting(
+      InlinePayload payload, OpTrace trace, CompletableFuture<WriteReceipt> result) {}
+
+  public GroupCommit(Context ctx, Packer packer) {
+    this.ctx = ctx;
+    this.packer = packer;
+  }
+
+  /** Writes {@code payload} as the next version of {@code key}, in the key's next round. */
+  public CompletableFuture<WriteReceipt> write(String key, InlinePayload payload) {
+    OpTrace trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE);
+    Waiting w = new Waiting(payload, trace, new CompletableFuture<>());
+    boolean start;
+    synchronized (this) {
+      ArrayDeque<Waiting> q = keys.get(key);
+      start = q == null;
+      if (start) {
+        q = new ArrayDeque<>();
+        keys.put(key, q);
+      }
+      q.add(w);
+    }
+    if (start) {
+      startRound(key);
+    }
+    return trace.observe(w.result);
+  }
+
+  /**
+   * Runs the key's rounds one after another until no write waits. A trampoline: a round that
+   * completes at once (a driver that answers synchronously) is followed in this loop, not in a
+   * nested callback, so the stack does not grow with the number of rounds.
+   */
+  private void startRound(String key) {
+    while (true) {
+      CompletableFuture<Boolean> round = oneRound(key);
+      if (!round.isDone()) {
+        round.thenAccept(
+            again -> {
+              if (again) {
+                startRound(key);
+              }
+            });
+        return;
+      }
+      if (!round.join()) {
+        return;
+      }
+    }
+  }
+
+  /**
+   * One round of the key: it takes its writes when its turn in the key's queue comes. Completes
+   * with whether writes wait for another round (else the key is idle again).
+   */
+  private CompletableFuture<Boolean> oneRound(String key) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    CompletableFuture<Void> turn = ctx.enterKey(key, done);
+    return turn.thenCompose(
+            x -> {
+              List<Waiting> batch = take(key);
+              if (batch.isEmpty()) {
+                return CompletableFuture.completedFuture(false);
+              }
+              try {
+                return run(key, batch).handle((r, e) -> e == null);
+              } catch (RuntimeException e) {
+                // A bug's exception before the round's futures exist: its writes fail with it.
+                batch.forEach(w -> w.result.completeExceptionally(e));
+                return CompletableFuture.completedFuture(false);
+              }
+            })
+        .handle(
+            (ok, e) -> {
+              done.complete(null);
+              if (Boolean.TRUE.equals(ok)) {
+                packer.afterCommit(key);
+              }
+              synchronized (this) {
+                ArrayDeque<Waiting> q = keys.get(key);
+                boolean again = q != null && !q.isEmpty();
+                if (!again) {
+                  keys.remove(key);
+                }
+                return again;
+              }
+            });
+  }
+
+  /**
+   * The writes a round takes: those waiting, in call order, skipping any whose caller's future is
+   * already done (timed out or cancelled before its round began: it is not written), up to half the
+   * inline budget of stored bytes, and at least one.
+   */
+  private List<Waiting> take(String key) {
+    long room = Math.max(1, ctx.settings.inlineLogBudget() / 2);
+    List<Waiting> out = new ArrayList<>();
+    synchronized (this) {
+      ArrayDeque<Waiting> q = keys.get(key);
+      long bytes = 0;
+      while (q != null && !q.isEmpty()) {
+        Waiting w = q.peek();
+        if (w.result.isDone()) {
+          // Its trace ended with its future (OpTrace.observe).
+          q.poll();
+          continue;
+        }
+        long size = w.payload.storedSize();
+        if (!out.isEmpty() && bytes + size > room) {
+          break;
+        }
+        bytes += size;
+        out.add(q.poll());
+      }
+    }
+    return out;
+  }
+
+  /** One round: readM (or its skip), room in the budget, the ready packs carried, one writeM. */
+  private CompletableFuture<Void> run(String key, List<Waiting> batch) {
+    String writer = ctx.settings.writerId();
+    MetadataLog own = ctx.ownLog(key);
+    boolean skipped =
+        ctx.settings.mode() == ProtocolMode.FAST
+            && own != null
+            && ctx.settings.soleWriter();
+    CompletableFuture<View> readM;
+    if (skipped) {
+      // The only writer, and we know our log: nobody else can have advanced the key.
+      readM =
+          CompletableFuture.completedFuture(new View(key, Map.of(writer, own), List.of(), true));
+    } else {
+      batch.forEach(w -> w.trace.begin(Phase.READ_M));
+      readM =
+          MetadataRead.run(ctx, key)
+              .whenComplete((v, e) -> batch.forEach(w -> w.trace.end(Phase.READ_M)))
+              .thenApply(v -> ctx.ownView(key, v));
+    }
+    CompletableFuture<List<WriteReceipt>> receipts =
+        readM.thenComposeAsync(
+            view -> {
+              long now = ctx.settings.clock().millis();
+              List<LogEntry> entries = new ArrayList<>(batch.size());
+              for (int i = 0; i < batch.size(); i++) {
+                entries.add(batch.get(i).payload.entry(view.maxTimestamp + 1 + i, now));
+              }
+              CompletableFuture<List<String>> room = packer.makeRoom(key, view, entries);
+              if (!room.isDone()) {
+                // Timed only if the round has to wait for packing: the usual one has no writeDo.
+                batch.forEach(w -> w.trace.begin(Phase.WRITE_DO));
+                room = room.whenComplete((r, e) -> batch.forEach(w -> w.trace.end(Phase.WRITE_DO)));
+              }
+              return room.thenCompose(
+                  contacted -> {
+                    Packer.Carried carried = packer.carry(key, view);
+                    List<Commit.Member> members = new ArrayList<>(batch.size());
+                    for (int i = 0; i < batch.size(); i++) {
+                      Waiting w = batch.get(i);
+                      members.add(
+                          new Commit.Member(
+                              entries.get(i),
+                              w.payload.sealed(),
+                              w.trace,
+                              w.payload.placement().choice()));
+                    }
+                    return Commit.group(ctx, key, carried.view(), members, contacted, skipped)
+                        .thenApply(
+                            r -> {
+                              packer.landed(key, carried.packs());
+                              return r;
+                            });
+                  });
+            },
+            ctx.settings.executor());
+    return receipts.handle(
+        (r, e) -> {
+          if (e != null) {
+            Throwable cause = Futures.unwrap(e);
+            batch.forEach(w -> w.result.completeExceptionally(cause));
+            throw new java.util.concurrent.CompletionException(cause);
+          }
+          for (int i = 0; i < batch.size(); i++) {
+            batch.get(i).result.complete(r.get(i));
+          }
+          return null;
+        });
+  }
+}
