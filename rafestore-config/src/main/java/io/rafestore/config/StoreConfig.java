@@ -217,8 +217,8 @@ public final class StoreConfig {
   }
 
   /**
-   * How readM finds the writers of a key ({@code writerDiscovery}: {@code AUTO}, {@code
-   * PER_WRITER} or {@code LISTING}), if set.
+   * How readM finds the writers of a key ({@code writerDiscovery}: {@code AUTO}, {@code PER_WRITER}
+   * or {@code LISTING}), if set.
    */
   public Optional<io.rafestore.WriterDiscovery> writerDiscovery() {
     return writerDiscovery;

@@ -217,7 +217,9 @@ class StoreConfigTest {
   @Test
   void writerDiscoveryIsOneOfTheThreeAndReachesTheStore() throws Exception {
     assertThat(StoreConfig.load(write(FOUR_CLOUDS)).writerDiscovery()).isEmpty();
-    assertThat(StoreConfig.load(write("writerDiscovery = per-writer\n" + FOUR_CLOUDS)).writerDiscovery())
+    assertThat(
+            StoreConfig.load(write("writerDiscovery = per-writer\n" + FOUR_CLOUDS))
+                .writerDiscovery())
         .contains(io.rafestore.WriterDiscovery.PER_WRITER);
     StoreConfig c =
         StoreConfig.load(

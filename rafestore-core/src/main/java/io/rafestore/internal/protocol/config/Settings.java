@@ -107,8 +107,8 @@ public record Settings(
   /**
    * Whether readM lists each cloud's logs of a key ({@link io.rafestore.WriterDiscovery#LISTING})
    * instead of asking for every trusted writer's: as set, or under {@code AUTO} when operator keys
-   * are configured (certified writers cannot be enumerated by a reader: asking only for the ones
-   * it has seen would miss a writer certified since) or more than {@link
+   * are configured (certified writers cannot be enumerated by a reader: asking only for the ones it
+   * has seen would miss a writer certified since) or more than {@link
    * io.rafestore.WriterDiscovery#AUTO_PER_WRITER_MAX} writers are trusted explicitly. An explicit
    * {@code PER_WRITER} is kept with operator keys too: readM then asks for the writers the trust
    * knows (certified ones as of its last refresh).

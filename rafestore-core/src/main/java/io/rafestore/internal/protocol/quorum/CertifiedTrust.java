@@ -74,6 +74,7 @@ public final class CertifiedTrust implements WriterTrust {
    * judges them again.
    */
   private final Map<String, Verdict> checked = new ConcurrentHashMap<>();
+
   private CompletableFuture<Snapshot> refreshing;
 
   /** What one refresh found. */

@@ -115,6 +115,7 @@ public final class MetadataRead {
 
   /** Writers whose logs were refused under their certificates (reported once per readM). */
   private final Set<String> refused = ConcurrentHashMap.newKeySet();
+
   private final CompletableFuture<View> result = new CompletableFuture<>();
   private final List<CompletableFuture<?>> inflight = new ArrayList<>();
   private final List<CloudFault> faults = new ArrayList<>();
@@ -411,8 +412,7 @@ public final class MetadataRead {
           boolean over;
           synchronized (this) {
             over =
-                !checking.contains(writer)
-                    && asked.size() + checking.size() >= MAX_LISTED_WRITERS;
+                !checking.contains(writer) && asked.size() + checking.size() >= MAX_LISTED_WRITERS;
             if (!over) {
               checking.add(writer);
             }
@@ -488,8 +488,8 @@ public final class MetadataRead {
     }
 
     /**
-     * Checks {@code writer} with the trust, then fetches its log from this cloud if it is trusted; a
-     * failed check (the trust data unreadable: more than f clouds failed) fails readM.
+     * Checks {@code writer} with the trust, then fetches its log from this cloud if it is trusted;
+     * a failed check (the trust data unreadable: more than f clouds failed) fails readM.
      */
     private void checkThenFetch(String writer) {
       synchronized (this) {
