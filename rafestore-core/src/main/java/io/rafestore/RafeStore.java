@@ -657,8 +657,10 @@ public interface RafeStore extends AutoCloseable {
     /**
      * How readM learns which writers have a log for a key (default {@link WriterDiscovery#AUTO}:
      * one GET per trusted writer per cloud for up to {@value WriterDiscovery#AUTO_PER_WRITER_MAX}
-     * trusted writers, else one listing of the key's logs per cloud and GETs of the writers it
-     * names). Every choice returns the same results; only the requests differ.
+     * trusted writers and no {@link #trustOperator} key, else one listing of the key's logs per
+     * cloud and GETs of the writers it names). Every choice returns the same results and only the
+     * requests differ, except that {@link WriterDiscovery#PER_WRITER} with operator keys reads a
+     * newly certified writer only from the next {@link #trustRefresh} on.
      */
     public Builder writerDiscovery(WriterDiscovery discovery) {
       draft.writerDiscovery = discovery;
