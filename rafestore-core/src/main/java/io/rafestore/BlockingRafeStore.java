@@ -13,6 +13,13 @@ public interface BlockingRafeStore {
   WriteReceipt write(String key, byte[] value)
       throws RafeStoreException, java.io.InterruptedIOException;
 
+  /** See {@link RafeStore#writeBack}: returns once the write is durable in the local journal. */
+  JournaledWrite writeBack(String key, byte[] value)
+      throws RafeStoreException, java.io.InterruptedIOException;
+
+  /** See {@link RafeStore#flush}. */
+  void flush() throws RafeStoreException, java.io.InterruptedIOException;
+
   /** See {@link RafeStore#read(String)}. */
   StoredValue read(String key) throws RafeStoreException, java.io.InterruptedIOException;
 

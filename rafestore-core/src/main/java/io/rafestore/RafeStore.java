@@ -64,6 +64,40 @@ public interface RafeStore extends AutoCloseable {
   /** Writes a new version of {@code key} holding {@code value} (a blind write). */
   CompletableFuture<WriteReceipt> write(String key, byte[] value);
 
+  /**
+   * Writes a new version of {@code key} <em>write-back</em>: completes once the value and the
+   * write's intent are fsynced to the local journal ({@link Builder#writeBack}), and the client
+   * then writes it to the clouds in the background with the normal protocol. The {@link
+   * JournaledWrite} reports both moments: durable locally (when it completes) and durable on the
+   * clouds ({@link JournaledWrite#onClouds()}, with the version). Failed cloud attempts are retried
+   * in the background; a crashed client's acknowledged writes are written by the next client built
+   * with the same journal and writer, each exactly once (design.md, "Write-back journal").
+   *
+   * <p>Writes of one client to one key, write-back or not, reach the clouds in call order: a {@link
+   * #write}, {@link #delete} or {@link #collect} of a key waits for this client's journaled writes
+   * of that key. {@link #read(String)} returns this client's newest journaled write of the key
+   * while it is not on the clouds ({@link StoredValue#FROM_JOURNAL}), unless the clouds hold a
+   * newer version.
+   *
+   * <p>Fails with {@link JournalException}: {@link JournalException.Reason#FULL} at once if the
+   * journal is full and {@link WriteBack.WhenFull#FAIL} was chosen (with {@link
+   * WriteBack.WhenFull#WAIT} it waits for space, within the operation timeout), {@link
+   * JournalException.Reason#IO} at once if the journal's disk fails (full, read-only). A write that
+   * failed so was not acknowledged and is never written. Only {@link ProtocolMode#PAPER} and {@link
+   * ProtocolMode#FAST} write back.
+   *
+   * @throws IllegalStateException if the client has no write-back journal or no writer identity
+   */
+  CompletableFuture<JournaledWrite> writeBack(String key, byte[] value);
+
+  /**
+   * Completes when every write-back write journaled before this call, including those a crashed
+   * predecessor left in the journal, is on the clouds (at once without a journal). It waits while
+   * cloud attempts are retried, within the operation timeout; a write is never dropped to make a
+   * flush complete.
+   */
+  CompletableFuture<Void> flush();
+
   /** Reads the latest version of {@code key}; fails with {@link KeyNotFoundException} if none. */
   CompletableFuture<StoredValue> read(String key);
 
@@ -667,6 +701,24 @@ public interface RafeStore extends AutoCloseable {
       return this;
     }
 
+    /**
+     * A local write-back journal (default none): enables {@link RafeStore#writeBack}, which
+     * acknowledges a write once it is fsynced there and writes it to the clouds in the background.
+     * The client replays the journal when it is built: writes a crashed predecessor (same
+     * directory, same writer id and key) acknowledged are written to the clouds, each exactly once.
+     * One client at a time may use a directory. Needs a {@link #writer}, {@link ProtocolMode#PAPER}
+     * or {@link ProtocolMode#FAST}, and not {@link #encryptValues} (not supported yet: the key
+     * shares of a sealed value would have to be journaled too).
+     *
+     * <p>{@link #build()} opens the journal and throws {@link java.io.UncheckedIOException} around
+     * a {@link JournalException} (naming the path and cause) if the directory cannot be created or
+     * written (read-only, full) or holds a corrupt record that is not the torn tail of a crash.
+     */
+    public Builder writeBack(WriteBack writeBack) {
+      draft.writeBack = Objects.requireNonNull(writeBack, "writeBack");
+      return this;
+    }
+
     /** Whether {@link RafeStore#close()} closes the drivers (default true). */
     public Builder closeDrivers(boolean close) {
       draft.closeDrivers = close;
@@ -677,10 +729,12 @@ public interface RafeStore extends AutoCloseable {
      * Validates every setting and builds the client.
      *
      * @throws IllegalArgumentException naming the first invalid setting and what is accepted
+     * @throws java.io.UncheckedIOException around a {@link JournalException} if the {@link
+     *     #writeBack} journal cannot be opened
      */
     public RafeStore build() {
       Settings settings = Settings.validate(draft);
-      return new Client(settings);
+      return new Client(settings, draft.writeBack);
     }
   }
 }

@@ -133,7 +133,7 @@ public final class CaffeineValueCache implements ValueCache, AutoCloseable {
   private void index() throws IOException {
     try (Stream<Path> files = Files.list(directory)) {
       for (Path p : (Iterable<Path>) files::iterator) {
-        String name = p.getFileName().toString();
+        String name = String.valueOf(p.getFileName());
         if (name.equals(".lock")) {
           continue;
         }
@@ -292,7 +292,10 @@ public final class CaffeineValueCache implements ValueCache, AutoCloseable {
     } catch (java.util.concurrent.RejectedExecutionException e) {
       return;
     }
-    done.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    if (!done.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+      // The writes still queued finish later; flush promises only to wait up to the timeout.
+      return;
+    }
   }
 
   /** Finishes queued disk writes (up to 10 s), stops the writer, releases the directory. */

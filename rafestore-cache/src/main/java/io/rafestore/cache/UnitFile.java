@@ -118,7 +118,8 @@ final class UnitFile {
                 + " bytes; its header says "
                 + (h.length() + h.unit().size()));
       }
-      if (!file.equals(path(file.getParent(), h.unit()))) {
+      if (!file.equals(
+          path(java.util.Objects.requireNonNull(file.getParent(), "parent"), h.unit()))) {
         throw new BadFileException(
             CacheEvent.Kind.FOREIGN,
             h.unit().key(),
@@ -167,7 +168,7 @@ final class UnitFile {
   }
 
   private static Header parse(DataInputStream in, Path file) throws IOException {
-    String name = file.getFileName().toString();
+    String name = String.valueOf(file.getFileName());
     try {
       byte[] magic = new byte[4];
       in.readFully(magic);

@@ -297,9 +297,10 @@ class CaffeineValueCacheTest {
       StoredValue v = s.runUntilDone(store.read("a"));
       assertThat(v.value()).isEqualTo(a);
       assertThat(v.fromCache()).isTrue();
-      // readM only: one log get per cloud.
+      s.runUntilIdle();
+      // readM only: at most one log get per cloud, at least the n - f it needs; no data get.
       assertThat(store.stats().values().stream().mapToLong(CloudStats::gets).sum() - gets)
-          .isEqualTo(4);
+          .isBetween(3L, 4L);
       assertThat(Optional.of(store.readTierStats().hits())).contains(1L);
     }
   }

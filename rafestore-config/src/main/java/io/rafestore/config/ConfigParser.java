@@ -62,6 +62,10 @@ final class ConfigParser {
           "objective",
           "inlineThreshold",
           "inlineLogBudget",
+          "writeBack.journal",
+          "writeBack.maxBytes",
+          "writeBack.maxEntries",
+          "writeBack.whenFull",
           "cloud.<id>.<field>");
   private static final List<String> CLOUD_FIELDS =
       List.of(
@@ -311,6 +315,7 @@ final class ConfigParser {
 
     Optional<KeyFiles.WriterKey> writer =
         parseWriter(entries.get("writer.id"), entries.get("writer.key"));
+    Optional<io.rafestore.WriteBack> writeBack = parseWriteBack(entries, mode, encrypt, writer);
     Map<String, PublicKey> trusted = new LinkedHashMap<>();
     for (Map.Entry<String, Entry> t : trustedEntries.entrySet()) {
       PublicKey key = parseTrusted(t.getKey(), t.getValue());
@@ -366,6 +371,7 @@ final class ConfigParser {
         objective,
         inlineThreshold,
         inlineLogBudget,
+        writeBack,
         fieldLines,
         operators,
         certificate,
@@ -419,6 +425,61 @@ final class ConfigParser {
           "certificate file " + file + " certifies another public key than writer.key's");
     }
     return Optional.of(cert);
+  }
+
+  /**
+   * The write-back journal ({@code writeBack.journal}, a directory relative to the file's, and its
+   * bound and policy), checked here against the settings it needs so that the error names a line.
+   */
+  private Optional<io.rafestore.WriteBack> parseWriteBack(
+      Map<String, Entry> entries,
+      ProtocolMode mode,
+      boolean encrypt,
+      Optional<KeyFiles.WriterKey> writer)
+      throws ConfigException {
+    Entry dirEntry = entries.get("writeBack.journal");
+    if (dirEntry == null) {
+      for (String k : List.of("writeBack.maxBytes", "writeBack.maxEntries", "writeBack.whenFull")) {
+        Entry e = entries.get(k);
+        if (e != null) {
+          throw error(e.line, e.key, "needs writeBack.journal (the journal's directory)");
+        }
+      }
+      return Optional.empty();
+    }
+    if (writer.isEmpty()) {
+      throw error(dirEntry.line, dirEntry.key, "write-back needs a writer (writer.id, writer.key)");
+    }
+    if (mode != ProtocolMode.PAPER && mode != ProtocolMode.FAST) {
+      throw error(
+          dirEntry.line, dirEntry.key, "only modes PAPER and FAST write back; mode is " + mode);
+    }
+    if (encrypt) {
+      throw error(
+          dirEntry.line, dirEntry.key, "write-back is not supported with encryptValues yet");
+    }
+    io.rafestore.WriteBack wb =
+        io.rafestore.WriteBack.journal(baseDirectory.resolve(dirEntry.value).normalize());
+    Entry bytes = entries.get("writeBack.maxBytes");
+    if (bytes != null) {
+      try {
+        wb = wb.maxBytes(parseSize(bytes));
+      } catch (IllegalArgumentException e) {
+        throw error(
+            bytes.line,
+            bytes.key,
+            "must be between 64KiB and 2^50 bytes, was '" + bytes.value + "'");
+      }
+    }
+    Entry count = entries.get("writeBack.maxEntries");
+    if (count != null) {
+      wb = wb.maxEntries(parseInt(count, 1, Integer.MAX_VALUE));
+    }
+    Entry full = entries.get("writeBack.whenFull");
+    if (full != null) {
+      wb = wb.whenFull(parseEnum(full, io.rafestore.WriteBack.WhenFull.class));
+    }
+    return Optional.of(wb);
   }
 
   /** An optional size where {@code 0} is allowed (it turns a feature off). */

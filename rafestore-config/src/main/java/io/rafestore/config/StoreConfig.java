@@ -78,6 +78,7 @@ public final class StoreConfig {
   private final Optional<io.rafestore.Objective> objective;
   private final OptionalLong inlineThreshold;
   private final OptionalLong inlineLogBudget;
+  private final Optional<io.rafestore.WriteBack> writeBack;
   // (cloud id + "." + field) -> line, to name the line of a field when a driver rejects it.
   private final Map<String, Integer> cloudFieldLines;
   private final Map<String, PublicKey> operators;
@@ -104,11 +105,13 @@ public final class StoreConfig {
       Optional<io.rafestore.Objective> objective,
       OptionalLong inlineThreshold,
       OptionalLong inlineLogBudget,
+      Optional<io.rafestore.WriteBack> writeBack,
       Map<String, Integer> cloudFieldLines,
       Map<String, PublicKey> operators,
       Optional<io.rafestore.WriterCertificate> writerCertificate,
       Optional<Duration> trustRefresh,
       Optional<io.rafestore.WriterDiscovery> writerDiscovery) {
+    this.writeBack = writeBack;
     this.writerDiscovery = writerDiscovery;
     this.operators = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(operators));
     this.writerCertificate = writerCertificate;
@@ -297,6 +300,11 @@ public final class StoreConfig {
     return inlineThreshold;
   }
 
+  /** The write-back journal ({@code writeBack.*}), if the file sets one. */
+  public Optional<io.rafestore.WriteBack> writeBack() {
+    return writeBack;
+  }
+
   /**
    * The most inline bytes one writer's log of one key may hold, if set ({@code
    * RafeStore.Builder.inlineLogBudget}).
@@ -364,12 +372,18 @@ public final class StoreConfig {
       objective.ifPresent(b::objective);
       inlineThreshold.ifPresent(b::inlineThreshold);
       inlineLogBudget.ifPresent(b::inlineLogBudget);
+      writeBack.ifPresent(b::writeBack);
       customizer.accept(b);
       RafeStore store;
       try {
         store = b.build();
       } catch (IllegalArgumentException e) {
         throw new ConfigException(source, 0, null, e.getMessage(), e);
+      } catch (java.io.UncheckedIOException e) {
+        // The write-back journal could not be opened (read-only, full, corrupt): its message
+        // names the path and the cause.
+        throw new ConfigException(
+            source, 0, "writeBack.journal", e.getCause().getMessage(), e.getCause());
       }
       built = true;
       return store;

@@ -259,6 +259,50 @@ class StoreConfigTest {
   }
 
   @Test
+  void writeBackSettingsMakeAJournalRelativeToTheFile() throws Exception {
+    StoreConfig c =
+        StoreConfig.load(
+            write(
+                "writer.id = alice\nwriter.key = alice.key\nwriteBack.journal = wb\n"
+                    + "writeBack.maxBytes = 1MiB\nwriteBack.maxEntries = 10\n"
+                    + "writeBack.whenFull = fail\n"
+                    + FOUR_CLOUDS));
+    io.rafestore.WriteBack wb = c.writeBack().orElseThrow();
+    assertThat(wb.directory()).isEqualTo(dir.resolve("wb"));
+    assertThat(wb.maxBytes()).isEqualTo(1L << 20);
+    assertThat(wb.maxEntries()).isEqualTo(10);
+    assertThat(wb.whenFull()).isEqualTo(io.rafestore.WriteBack.WhenFull.FAIL);
+    try (RafeStore store = c.open()) {
+      store.blocking().writeBack("k", "v".getBytes(StandardCharsets.UTF_8));
+      store.blocking().flush();
+      assertThat(store.blocking().read("k").utf8()).isEqualTo("v");
+    }
+    assertThat(StoreConfig.load(write(FOUR_CLOUDS)).writeBack()).isEmpty();
+  }
+
+  @Test
+  void writeBackSettingsAreCheckedWithTheirLine() throws IOException {
+    ConfigException noJournal = fails("writeBack.maxEntries = 5\n" + FOUR_CLOUDS);
+    assertThat(noJournal.line()).isEqualTo(1);
+    assertThat(noJournal.getMessage()).contains("needs writeBack.journal");
+    ConfigException noWriter = fails(FOUR_CLOUDS + "writeBack.journal = wb\n");
+    assertThat(noWriter.line()).isEqualTo(9);
+    assertThat(noWriter.getMessage()).contains("needs a writer");
+    ConfigException tooSmall =
+        fails(
+            "writer.id = alice\nwriter.key = alice.key\nwriteBack.journal = wb\n"
+                + "writeBack.maxBytes = 1KiB\n"
+                + FOUR_CLOUDS);
+    assertThat(tooSmall.line()).isEqualTo(4);
+    ConfigException policy =
+        fails(
+            "writer.id = alice\nwriter.key = alice.key\nwriteBack.journal = wb\n"
+                + "writeBack.whenFull = drop\n"
+                + FOUR_CLOUDS);
+    assertThat(policy.getMessage()).contains("WAIT, FAIL");
+  }
+
+  @Test
   void opensAStoreThatWritesAndReads() throws Exception {
     StoreConfig c =
         StoreConfig.load(write("writer.id = alice\nwriter.key = alice.key\n" + FOUR_CLOUDS));

@@ -195,9 +195,9 @@ public final class WriterBench {
           // Requests cancelled after the quorum are counted: they were sent, and billed.
           d.scheduler.runUntilIdle();
           Map<String, CloudStats> after = reader.stats();
-          for (String c : after.keySet()) {
-            CloudStats a = after.get(c);
-            CloudStats b = before.get(c);
+          for (Map.Entry<String, CloudStats> e : after.entrySet()) {
+            CloudStats a = e.getValue();
+            CloudStats b = before.get(e.getKey());
             long g = a.gets() - b.gets();
             long l = a.lists() - b.lists();
             long bytes = a.bytesDown() - b.bytesDown();

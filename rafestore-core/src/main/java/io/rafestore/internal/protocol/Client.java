@@ -45,6 +45,7 @@ import io.rafestore.internal.protocol.write.DepSkyWriteOp;
 import io.rafestore.internal.protocol.write.GroupCommit;
 import io.rafestore.internal.protocol.write.InlineWriteOp;
 import io.rafestore.internal.protocol.write.Packer;
+import io.rafestore.internal.protocol.write.WriteBackQueue;
 import io.rafestore.internal.protocol.write.WriteOp;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.support.Futures;
@@ -84,6 +85,17 @@ public final class Client implements RafeStore {
   }
 
   public Client(Settings settings) {
+    this(settings, null);
+  }
+
+  /**
+   * A client with the write-back journal {@code writeBack} (null for none), opened and replayed
+   * here.
+   *
+   * @throws java.io.UncheckedIOException around the {@link io.rafestore.JournalException} if the
+   *     journal cannot be opened or holds a corrupt record
+   */
+  public Client(Settings settings, io.rafestore.WriteBack writeBack) {
     try {
       this.ctx =
           new Context(
@@ -97,9 +109,111 @@ public final class Client implements RafeStore {
       // ValueCache.bind refuses a second client.
       throw new IllegalArgumentException("valueCache: " + e.getMessage(), e);
     }
+    io.rafestore.internal.journal.Journal journal = null;
+    if (writeBack != null) {
+      try {
+        journal =
+            io.rafestore.internal.journal.Journal.open(
+                writeBack.directory(), writeBack.maxBytes(), writeBack.maxEntries());
+      } catch (io.rafestore.JournalException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
     this.packer = new Packer(ctx);
     this.groups = settings.groupCommit() ? new GroupCommit(ctx, packer) : null;
     this.prefetcher = Prefetcher.start(ctx);
+    if (journal == null) {
+      this.writeBack = null;
+      return;
+    }
+    this.writeBack = new WriteBackQueue(ctx, packer, journal, writeBack);
+    ctx.commitGate(this.writeBack);
+    try {
+      // The crashed predecessor's acknowledged writes go first, before any new write of this one.
+      this.writeBack.replay();
+    } catch (io.rafestore.JournalException e) {
+      this.writeBack.close();
+      packer.close();
+      prefetcher.close();
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** Write-back (the local journal and the background writes), or null without a journal. */
+  private final WriteBackQueue writeBack;
+
+  @Override
+  public CompletableFuture<io.rafestore.JournaledWrite> writeBack(String key, byte[] value) {
+    Names.checkKey(key);
+    Objects.requireNonNull(value, "value");
+    requireWriter("writeBack");
+    if (writeBack == null) {
+      throw new IllegalStateException(
+          "cannot writeBack: this client has no write-back journal (set Builder.writeBack)");
+    }
+    checkSize(value);
+    checkOpen();
+    byte[] copy = value.clone();
+    // A certified writer's certificate is on n - f clouds before its first journaled write is
+    // acknowledged (once per client), so the background writes never precede it.
+    CompletableFuture<io.rafestore.JournaledWrite> op =
+        certified(() -> writeBack.submit(key, copy));
+    if (ctx.readTier.enabled()) {
+      op.thenAccept(
+          w -> w.onClouds().thenAccept(r -> ctx.readTier.written(key, r.version(), copy)));
+    }
+    return bounded(op, "write-back of '" + key + "'");
+  }
+
+  @Override
+  public CompletableFuture<Void> flush() {
+    checkOpen();
+    if (writeBack == null) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return bounded(writeBack.flush(), "flush of the write-back journal");
+  }
+
+  /**
+   * {@code op} started once this client's write-back writes of {@code key} are on the clouds, so
+   * that writes, deletes and collections of a key reach the clouds in call order.
+   */
+  private <T> CompletableFuture<T> afterWriteBack(
+      String key, java.util.function.Supplier<CompletableFuture<T>> op) {
+    if (writeBack == null) {
+      return op.get();
+    }
+    CompletableFuture<Void> settled = writeBack.settled(key);
+    return settled.isDone() ? op.get() : settled.thenCompose(x -> op.get());
+  }
+
+  /**
+   * Read-your-writes: {@code read}, a read of the latest version of {@code key}, answered with this
+   * client's newest write-back write of the key not yet on the clouds, unless the clouds' version
+   * is newer than that write's (signed) version. An unsigned write counts as newer: it will be
+   * placed above whatever its readM sees. If the cloud read fails, the journaled write is returned.
+   */
+  private CompletableFuture<StoredValue> readingOwn(
+      String key, CompletableFuture<StoredValue> read) {
+    if (writeBack == null) {
+      return read;
+    }
+    Optional<WriteBackQueue.Pending> pending = writeBack.pending(key);
+    if (pending.isEmpty()) {
+      return read;
+    }
+    WriteBackQueue.Pending p = pending.get();
+    return Futures.relayTranslating(
+        read.handle(
+            (v, e) -> {
+              Optional<Version> signed = p.version();
+              if (v != null && signed.isPresent() && v.version().compareTo(signed.get()) > 0) {
+                return v;
+              }
+              long above = v == null ? 0 : v.version().timestamp();
+              return p.asStored(key, ctx.incarnation(), above);
+            }),
+        e -> e);
   }
 
   /** Fetches ahead of reads into the read tier's cache (nothing without prefetching). */
@@ -121,6 +235,14 @@ public final class Client implements RafeStore {
     Names.checkKey(key);
     Objects.requireNonNull(value, "value");
     requireWriter("write");
+    checkSize(value);
+    checkOpen();
+    byte[] copy = value.clone();
+    CompletableFuture<WriteReceipt> op = afterWriteBack(key, () -> startWrite(key, copy));
+    return bounded(op, "write of '" + key + "'");
+  }
+
+  private void checkSize(byte[] value) {
     if (value.length > ctx.settings.maxValueBytes()) {
       throw new IllegalArgumentException(
           "value is "
@@ -128,8 +250,9 @@ public final class Client implements RafeStore {
               + " bytes, over maxValueBytes "
               + ctx.settings.maxValueBytes());
     }
-    checkOpen();
-    byte[] copy = value.clone();
+  }
+
+  private CompletableFuture<WriteReceipt> startWrite(String key, byte[] copy) {
     CompletableFuture<WriteReceipt> op =
         certified(
             () ->
@@ -156,14 +279,14 @@ public final class Client implements RafeStore {
                 return r;
               });
     }
-    return bounded(op, "write of '" + key + "'");
+    return op;
   }
 
   @Override
   public CompletableFuture<StoredValue> read(String key) {
     Names.checkKey(key);
     checkOpen();
-    CompletableFuture<StoredValue> op = ReadOp.latest(ctx, key);
+    CompletableFuture<StoredValue> op = readingOwn(key, ReadOp.latest(ctx, key));
     return bounded(op, "read of '" + key + "'");
   }
 
@@ -172,7 +295,7 @@ public final class Client implements RafeStore {
     Names.checkKey(key);
     Settings.checkStaleness(maxStaleness, "read maxStaleness");
     checkOpen();
-    CompletableFuture<StoredValue> op = ReadOp.latest(ctx, key, maxStaleness);
+    CompletableFuture<StoredValue> op = readingOwn(key, ReadOp.latest(ctx, key, maxStaleness));
     return bounded(op, "read of '" + key + "'");
   }
 
@@ -303,7 +426,12 @@ public final class Client implements RafeStore {
     requireWriter("delete");
     checkOpen();
     return bounded(
-        traced(Kind.DELETE, key, t -> certified(() -> forgetting(key, DeleteOp.run(ctx, key, t)))),
+        traced(
+            Kind.DELETE,
+            key,
+            t ->
+                certified(
+                    () -> forgetting(key, afterWriteBack(key, () -> DeleteOp.run(ctx, key, t))))),
         "delete of '" + key + "'");
   }
 
@@ -317,7 +445,12 @@ public final class Client implements RafeStore {
         traced(
             Kind.COLLECT,
             key,
-            t -> certified(() -> forgetting(key, Maintenance.collect(ctx, key, policy, t)))),
+            t ->
+                certified(
+                    () ->
+                        forgetting(
+                            key,
+                            afterWriteBack(key, () -> Maintenance.collect(ctx, key, policy, t))))),
         "collection of '" + key + "'");
   }
 
@@ -351,7 +484,8 @@ public final class Client implements RafeStore {
     requireWriter("purge");
     checkOpen();
     return bounded(
-        traced(Kind.PURGE, key, t -> Maintenance.purge(ctx, key)), "purge of '" + key + "'");
+        traced(Kind.PURGE, key, t -> afterWriteBack(key, () -> Maintenance.purge(ctx, key))),
+        "purge of '" + key + "'");
   }
 
   @Override
@@ -664,7 +798,12 @@ public final class Client implements RafeStore {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    // Scrubbers first: they send no request after this.
+    // Write-back first: no background write starts after this, and the journal keeps what is not
+    // on the clouds yet for the next client.
+    if (writeBack != null) {
+      writeBack.close();
+    }
+    // Scrubbers next: they send no request after this.
     for (io.rafestore.Scrubber s : scrubbers) {
       s.stop();
     }
@@ -785,6 +924,17 @@ public final class Client implements RafeStore {
     public WriteReceipt write(String key, byte[] value)
         throws RafeStoreException, InterruptedIOException {
       return await(Client.this.write(key, value));
+    }
+
+    @Override
+    public io.rafestore.JournaledWrite writeBack(String key, byte[] value)
+        throws RafeStoreException, InterruptedIOException {
+      return await(Client.this.writeBack(key, value));
+    }
+
+    @Override
+    public void flush() throws RafeStoreException, InterruptedIOException {
+      await(Client.this.flush());
     }
 
     @Override

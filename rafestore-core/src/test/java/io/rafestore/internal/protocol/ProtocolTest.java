@@ -305,6 +305,24 @@ class ProtocolTest {
   }
 
   @Test
+  void uploadsThatBeatTheirPredictionStartReadMAtOnce() throws Exception {
+    // Nothing measured yet, so an 8 MB upload is predicted at the model's default bandwidth
+    // (100 Mbit/s: about 670 ms) and readM is delayed to end with it. The clouds are on a fast
+    // LAN (5 ms, 10 Gbit/s), so writeDo is acknowledged after about 12 ms; readM must start then,
+    // not when the delay runs out (a 1 GiB stream to local disks once idled 80 s this way).
+    Harness h = new Harness(1, 4).rtts(5, 5, 5, 5);
+    for (TestCloud c : h.clouds) {
+      c.bandwidth(10_000_000_000L);
+    }
+    try (RafeStore store = h.client(ProtocolMode.FAST)) {
+      byte[] value = new byte[8 << 20];
+      WriteReceipt r = h.run(store.write("big", value));
+      assertThat(r.latency()).isLessThan(java.time.Duration.ofMillis(100));
+      assertThat(h.run(store.read("big")).value()).isEqualTo(value);
+    }
+  }
+
+  @Test
   void depSkyCaKeepsPlaintextAndKeyFromEveryCloud() throws Exception {
     Harness h = new Harness(1, 4).rtts(TABLE1);
     byte[] secret = utf8("the secret recipe: " + "x".repeat(2000) + " END");

@@ -258,6 +258,31 @@ public record Settings(
 
     /** How readM finds the writers of a key. */
     public io.rafestore.WriterDiscovery writerDiscovery = io.rafestore.WriterDiscovery.AUTO;
+
+    /** The write-back journal; null for none. Handed to the client beside the settings. */
+    public io.rafestore.WriteBack writeBack;
+  }
+
+  /**
+   * The write-back journal's rules that depend on other settings (its own ranges are checked by
+   * {@link io.rafestore.WriteBack}'s withers): a writer, a RafeStore mode, no sealed values.
+   */
+  private static void writeBack(Draft draft, ProtocolMode mode) {
+    if (draft.writeBack == null) {
+      return;
+    }
+    if (draft.writerId == null) {
+      throw new IllegalArgumentException("writeBack: needs a writer identity (set writer)");
+    }
+    if (mode != ProtocolMode.PAPER && mode != ProtocolMode.FAST) {
+      throw new IllegalArgumentException(
+          "writeBack: needs mode PAPER or FAST; " + mode + " is a baseline without write-back");
+    }
+    if (draft.encryptValues) {
+      throw new IllegalArgumentException(
+          "writeBack: not supported with encryptValues yet (the key shares of a sealed value would"
+              + " have to be journaled as well)");
+    }
   }
 
   /**
@@ -541,6 +566,7 @@ public record Settings(
       }
     }
     readTier(draft, mode, partSize);
+    writeBack(draft, mode);
     // The one construction of Settings: every component checked above.
     return new Settings(
         List.copyOf(new ArrayList<>(clouds)),

@@ -71,6 +71,15 @@ public final class Context implements LayoutChooser.Timing {
     return v;
   }
 
+  /**
+   * Becomes a new incarnation: after a log this client signed was abandoned unsent (the write-back
+   * journal's gate failed, {@link CommitGate}), so that no later log of this client can reuse its
+   * sequence or its entry's version. Readers merge incarnations as they do a restarted writer's.
+   */
+  public synchronized void renewIncarnation() {
+    incarnation = newIncarnation();
+  }
+
   /** Key shares of sealed values this client wrote (confidentiality option). */
   public final ShareMemory shareMemory;
 
@@ -97,6 +106,18 @@ public final class Context implements LayoutChooser.Timing {
   private final ConcurrentHashMap<String, MetadataLog> ownLogs = new ConcurrentHashMap<>();
 
   private static final int OWN_LOG_LIMIT = 100_000;
+
+  /** What writeM waits for between signing and sending ({@link CommitGate}); open by default. */
+  private volatile CommitGate commitGate = CommitGate.OPEN;
+
+  public CommitGate commitGate() {
+    return commitGate;
+  }
+
+  /** Sets the gate (the write-back journal's), once, before the first write. */
+  public void commitGate(CommitGate gate) {
+    this.commitGate = java.util.Objects.requireNonNull(gate, "gate");
+  }
 
   /** Tail of the chain of metadata phases per key, so this client's appends never race. */
   private final ConcurrentHashMap<String, CompletableFuture<Void>> keyTails =
@@ -189,6 +210,7 @@ public final class Context implements LayoutChooser.Timing {
     this.readTier = base.readTier;
     this.trust = base.trust;
     this.requestLimit = requestLimit;
+    this.commitGate = base.commitGate;
     List<Cloud> list = new ArrayList<>();
     Map<String, Cloud> map = new LinkedHashMap<>();
     for (Cloud c : base.clouds) {

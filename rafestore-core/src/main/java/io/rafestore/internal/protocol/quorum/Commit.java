@@ -65,12 +65,14 @@ public final class Commit {
     byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
     // Reading this log back (readM of our own log) need not check the signature we just made.
     ctx.codec.rememberSigned(bytes, next, ctx.settings.writerKeys().getPublic());
-    // Remembered whether or not writeM reaches its quorum (see Context.rememberOwnLog).
-    ctx.rememberOwnLog(next);
-    java.util.function.Function<Cloud, byte[]> payloads =
-        KeyShares.payloads(ctx, view, next, bytes, sealed);
     CompletableFuture<WriteReceipt> result = new CompletableFuture<>();
-    QuorumPut.metadata(ctx, key, writer, payloads, "writeM")
+    throughGate(ctx, key, next, List.of(signed), bytes)
+        .thenCompose(
+            x -> {
+              java.util.function.Function<Cloud, byte[]> payloads =
+                  KeyShares.payloads(ctx, view, next, bytes, sealed);
+              return QuorumPut.metadata(ctx, key, writer, payloads, "writeM");
+            })
         .whenComplete(
             (acks, e) -> {
               trace.end(Phase.WRITE_M);
@@ -102,6 +104,28 @@ public final class Commit {
               result.complete(receipt);
             });
     return result;
+  }
+
+  /**
+   * Passes {@code next} (signed as {@code bytes}, its new entries {@code entries}) through the
+   * commit gate, then remembers it as this client's own log (whether or not writeM reaches its
+   * quorum: {@link Context#rememberOwnLog}). The write-back journal records the signed entries
+   * before any cloud may receive them; the gate is open for every other client. If the gate fails,
+   * nothing was sent and nothing is remembered, but the commit record may have reached the
+   * journal's disk (a failed fsync) and the next client would then redo its entries: this client
+   * renews its incarnation, so it never signs another log of this sequence nor another entry of
+   * these versions.
+   */
+  private static CompletableFuture<Void> throughGate(
+      Context ctx, String key, MetadataLog next, List<LogEntry> entries, byte[] bytes) {
+    CompletableFuture<Void> gate = ctx.commitGate().beforePut(key, next, entries, bytes);
+    gate.whenComplete(
+        (x, e) -> {
+          if (e != null) {
+            ctx.renewIncarnation();
+          }
+        });
+    return gate.thenRun(() -> ctx.rememberOwnLog(next));
   }
 
   /** One write of a group commit: its entry (not yet stamped), key shares, trace and choice. */
@@ -140,7 +164,6 @@ public final class Commit {
     List<LogEntry> signed = all.subList(all.size() - members.size(), all.size());
     byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
     ctx.codec.rememberSigned(bytes, next, ctx.settings.writerKeys().getPublic());
-    ctx.rememberOwnLog(next);
     // Every member's key shares but the last go into the client's memory first, where the envelope
     // of each cloud finds them as it finds those of older sealed entries; the last is passed on.
     KeyShares.Sealed fresh = null;
@@ -156,7 +179,8 @@ public final class Commit {
     String phase =
         members.size() == 1 ? "writeM" : "writeM (group commit of " + members.size() + " writes)";
     CompletableFuture<List<WriteReceipt>> result = new CompletableFuture<>();
-    QuorumPut.metadata(ctx, key, writer, payloads, phase)
+    throughGate(ctx, key, next, signed, bytes)
+        .thenCompose(x -> QuorumPut.metadata(ctx, key, writer, payloads, phase))
         .whenComplete(
             (acks, e) -> {
               for (Member m : members) {

@@ -355,6 +355,7 @@ public final class WriteOp {
         sendData(sends);
       }
       readMDelayPassed = noDelay;
+      keyTurn = turn;
     }
     // The slowest upload first: it decides when the last needed acknowledgement arrives.
     java.util.Collections.reverse(sends);
@@ -362,20 +363,40 @@ public final class WriteOp {
     if (noDelay) {
       afterDelay(turn);
     } else {
-      Scheduler.Cancellable timer =
-          ctx.settings
-              .scheduler()
-              .schedule(
-                  delay,
-                  () -> {
-                    synchronized (this) {
-                      readMDelayPassed = true;
-                    }
-                    afterDelay(turn);
-                  });
+      Scheduler.Cancellable timer = ctx.settings.scheduler().schedule(delay, this::endDelay);
+      synchronized (this) {
+        delayTimer = timer;
+      }
       result.whenComplete((r, e) -> timer.cancel());
     }
   }
+
+  /**
+   * Ends readM's anticipation delay: when its timer fires, or earlier when writeDo already has
+   * every acknowledgement it needs (the uploads beat their prediction: waiting out the rest of the
+   * delay would only idle, since nothing else can start writeM). Runs once.
+   */
+  private void endDelay() {
+    CompletableFuture<Void> turn;
+    Scheduler.Cancellable timer;
+    synchronized (this) {
+      if (readMDelayPassed) {
+        return;
+      }
+      readMDelayPassed = true;
+      turn = keyTurn;
+      timer = delayTimer;
+    }
+    if (timer != null) {
+      timer.cancel();
+    }
+    afterDelay(turn);
+  }
+
+  /** The key's turn, kept while readM's delay runs ({@link #endDelay}). */
+  private CompletableFuture<Void> keyTurn;
+
+  private Scheduler.Cancellable delayTimer;
 
   private void afterDelay(CompletableFuture<Void> turn) {
     if (ctx.settings.mode() == ProtocolMode.FAST || uploadOnly != null) {
@@ -436,6 +457,7 @@ public final class WriteOp {
     List<Runnable> sends = new ArrayList<>();
     boolean startReadM = false;
     boolean startWriteM = false;
+    boolean endDelayNow = false;
     RafeStoreException failure = null;
     CloudFault fault = null;
     synchronized (this) {
@@ -459,6 +481,11 @@ public final class WriteOp {
         if (view != null && missing() <= 0) {
           writeMStarted = true;
           startWriteM = true;
+        }
+        if (view == null && !readMDelayPassed && keyTurn != null && missing() <= 0) {
+          // Every upload acknowledged before readM's anticipation delay ended (they beat their
+          // prediction, e.g. a fast disk or LAN): readM goes now instead of when the timer fires.
+          endDelayNow = true;
         }
       } else {
         if (Futures.isCancellation(error)) {
@@ -493,6 +520,9 @@ public final class WriteOp {
     }
     if (startWriteM) {
       startWriteM();
+    }
+    if (endDelayNow) {
+      endDelay();
     }
   }
 

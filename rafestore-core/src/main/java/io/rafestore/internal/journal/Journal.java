@@ -1,0 +1,922 @@
+package io.rafestore.internal.journal;
+
+import io.rafestore.JournalException;
+import io.rafestore.JournalException.Reason;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.zip.CRC32C;
+
+/**
+ * The write-back journal on local disk: segment files of checksummed frames, each frame one group
+ * of records written and fsynced together (group commit: every record that arrives while an fsync
+ * runs goes into the next frame). Knows nothing of the protocol: a record is an intent (a key and a
+ * value), a commit (opaque bytes: the signed log that carries the intent's entry) or a done mark,
+ * each named by a 16-byte intent id.
+ *
+ * <p>Format (big-endian), design.md "Write-back journal":
+ *
+ * <pre>
+ * segment file "segment-&lt;16 digits&gt;.rfj":
+ *   header: "RFWJ" | format u8 = 1 | segment number i64 | crc32c u32 (of the 13 bytes before)
+ *   frames: "RFWB" | body length u32 | crc32c u32 (of the body) | body = records
+ * record: type u8 (1 intent, 2 commit, 3 done) | intent id [16] |
+ *   intent: createdAtMillis i64 | key u16 + UTF-8 | value u32 + bytes
+ *   commit: u32 + bytes
+ *   done:   nothing
+ * </pre>
+ *
+ * <p>Durability: a record is reported durable only after its frame was written and {@link
+ * FileChannel#force} returned; a new segment's header is forced, and the directory fsynced, before
+ * any frame goes into it. A crash can therefore tear only frames that were never reported durable,
+ * and only at the end of the newest segment: on open, a frame that fails its checksum (or is cut
+ * short) in the newest segment, with no valid frame after it, is that torn tail and is cut off; any
+ * other bad frame is reported ({@link Reason#CORRUPT}), never skipped.
+ *
+ * <p>Space: segments are deleted oldest first, each only when every intent in it is done and every
+ * older segment is gone (the directory fsynced after each), so a commit record (always in the same
+ * or a later segment than its intent) outlives its intent's record. Thread-safety: every method may
+ * be called from any thread; one writer thread does all file work.
+ */
+public final class Journal implements AutoCloseable {
+  static final byte INTENT = 1;
+  static final byte COMMIT = 2;
+  static final byte DONE = 3;
+
+  static final int HEADER_BYTES = 17;
+  static final int FRAME_OVERHEAD = 12;
+  static final int ID_BYTES = 16;
+  private static final byte[] SEGMENT_MAGIC = "RFWJ".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] FRAME_MAGIC = "RFWB".getBytes(StandardCharsets.US_ASCII);
+
+  /**
+   * Largest frame body the writer thread builds from several records (one record may be larger).
+   */
+  private static final int BATCH_BYTES = 4 * 1024 * 1024;
+
+  /** An intent found on open that is not done: to replay, in journal order. */
+  public record Recovered(
+      String id, String key, byte[] value, long createdAtMillis, byte[] commit) {}
+
+  private final Path dir;
+  private final long maxBytes;
+  private final int maxEntries;
+  private final long segmentBytes;
+  private final List<Recovered> recovered;
+
+  // Guarded by "this": the admission state.
+  private long diskBytes;
+  private int pendingIntents;
+  private final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
+  private JournalException failed;
+  private boolean closed;
+
+  // Owned by the writer thread (and by open, before it starts).
+  private final TreeMap<Long, Segment> segments = new TreeMap<>();
+  private final Map<String, Segment> segmentOf = new HashMap<>();
+  private Segment active;
+  private long nextSegment;
+
+  private final LinkedBlockingQueue<Op> queue = new LinkedBlockingQueue<>();
+  private final Thread writer;
+
+  private static final Op STOP = new Op(DONE, "", new byte[0], null, 0);
+
+  /** Opens a new segment file for writing (a seam for tests that make the disk fail). */
+  interface Opener {
+    FileChannel create(Path path) throws IOException;
+  }
+
+  private final Opener opener;
+
+  private Journal(Path dir, long maxBytes, int maxEntries, Opener opener) {
+    this.opener = opener;
+    this.dir = dir;
+    this.maxBytes = maxBytes;
+    this.maxEntries = maxEntries;
+    // Small enough that a full journal frees space segment by segment, large enough that rotation
+    // (a file creation and two fsyncs) is rare.
+    this.segmentBytes = Math.max(64 * 1024, Math.min(64L * 1024 * 1024, maxBytes / 8));
+    this.recovered = new ArrayList<>();
+    this.writer = new Thread(this::writeLoop, "rafestore-journal " + dir.getFileName());
+    this.writer.setDaemon(true);
+  }
+
+  /**
+   * Opens (or creates) the journal in {@code dir}: reads every segment, cuts off a torn tail,
+   * deletes segments whose intents are all done, and starts a fresh segment.
+   *
+   * @throws JournalException naming the file and cause if the directory cannot be created, read or
+   *     written (read-only, full) or a record that may have been acknowledged is corrupt
+   */
+  public static Journal open(Path dir, long maxBytes, int maxEntries) throws JournalException {
+    return open(
+        dir,
+        maxBytes,
+        maxEntries,
+        p -> FileChannel.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE));
+  }
+
+  /** As above, new segment files opened by {@code opener}. */
+  static Journal open(Path dir, long maxBytes, int maxEntries, Opener opener)
+      throws JournalException {
+    Journal j = new Journal(dir, maxBytes, maxEntries, opener);
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new JournalException(Reason.IO, dir, "cannot create the directory: " + e, e);
+    }
+    j.lock();
+    try {
+      j.recover();
+    } catch (JournalException | RuntimeException e) {
+      j.unlock();
+      throw e;
+    }
+    j.writer.start();
+    return j;
+  }
+
+  /** The lock that keeps a second client (in this process or another) off the directory. */
+  private FileChannel lockChannel;
+
+  private java.nio.channels.FileLock lock;
+
+  private void lock() throws JournalException {
+    Path file = dir.resolve("lock");
+    try {
+      lockChannel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+      lock = lockChannel.tryLock();
+    } catch (java.nio.channels.OverlappingFileLockException e) {
+      lock = null;
+    } catch (IOException e) {
+      unlock();
+      throw new JournalException(
+          Reason.IO, file, "cannot create the lock file (read-only or full disk?): " + e, e);
+    }
+    if (lock == null) {
+      unlock();
+      throw new JournalException(
+          Reason.IN_USE, dir, "in use by another client (one client at a time per journal)");
+    }
+  }
+
+  private void unlock() {
+    try {
+      if (lock != null) {
+        lock.release();
+      }
+      if (lockChannel != null) {
+        lockChannel.close();
+      }
+    } catch (IOException e) {
+      // Closing the channel releases the lock whatever happens; the process's end does too.
+    }
+  }
+
+  /** The intents found on open that were not done, oldest first (each with its commit, if any). */
+  public List<Recovered> recovered() {
+    return List.copyOf(recovered);
+  }
+
+  public Path directory() {
+    return dir;
+  }
+
+  /** Bytes of the journal's files (and records admitted but not written yet). */
+  public synchronized long diskBytes() {
+    return diskBytes;
+  }
+
+  /** Why the journal stopped for good (its disk failed), or null. */
+  public synchronized JournalException failure() {
+    return failed;
+  }
+
+  /** Intents admitted and not yet done. */
+  public synchronized int pendingIntents() {
+    return pendingIntents;
+  }
+
+  /**
+   * Appends an intent record and completes once it is fsynced. If the journal is full, waits for
+   * space (in call order) when {@code waitForSpace}, else fails at once with {@link Reason#FULL}.
+   * Intents are written in the order this method is called in, as far as they are admitted in that
+   * order (a waiting intent keeps later ones waiting behind it). Cancelling the returned future
+   * while it waits for space withdraws the intent.
+   */
+  public CompletableFuture<Void> intent(
+      String id, String key, byte[] value, long createdAtMillis, boolean waitForSpace) {
+    byte[] k = key.getBytes(StandardCharsets.UTF_8);
+    ByteBuffer b = ByteBuffer.allocate(1 + ID_BYTES + 8 + 2 + k.length + 4 + value.length);
+    b.put(INTENT).put(idBytes(id)).putLong(createdAtMillis);
+    b.putShort((short) k.length).put(k).putInt(value.length).put(value);
+    Op op = new Op(INTENT, id, b.array(), new CompletableFuture<>(), b.capacity());
+    long need = op.bytes.length + FRAME_OVERHEAD;
+    synchronized (this) {
+      JournalException refused = refusal();
+      if (refused != null) {
+        op.done.completeExceptionally(refused);
+        return op.done;
+      }
+      if (need + HEADER_BYTES > maxBytes) {
+        op.done.completeExceptionally(
+            new JournalException(
+                Reason.FULL,
+                dir,
+                "a value of "
+                    + value.length
+                    + " bytes does not fit a journal bounded at maxBytes "
+                    + maxBytes));
+        return op.done;
+      }
+      if (waiting.isEmpty() && fits(need)) {
+        admit(op, need);
+      } else if (!waitForSpace) {
+        op.done.completeExceptionally(full());
+        return op.done;
+      } else {
+        Waiter w = new Waiter(op, need);
+        waiting.add(w);
+        op.done.whenComplete(
+            (r, e) -> {
+              synchronized (this) {
+                waiting.remove(w);
+              }
+            });
+        // Space may have been freed by a rotation only: ask the writer to rotate an idle segment.
+        queue.add(new Op((byte) 0, "", new byte[0], null, 0));
+      }
+    }
+    return op.done;
+  }
+
+  /**
+   * Appends a commit record for intent {@code id} ({@code bytes}: what the protocol needs to redo
+   * the intent's metadata phase exactly) and completes once it is fsynced. Never waits for space.
+   */
+  public CompletableFuture<Void> commit(String id, byte[] bytes) {
+    ByteBuffer b = ByteBuffer.allocate(1 + ID_BYTES + 4 + bytes.length);
+    b.put(COMMIT).put(idBytes(id)).putInt(bytes.length).put(bytes);
+    Op op = new Op(COMMIT, id, b.array(), new CompletableFuture<>(), 0);
+    synchronized (this) {
+      JournalException refused = refusal();
+      if (refused != null) {
+        op.done.completeExceptionally(refused);
+        return op.done;
+      }
+    }
+    queue.add(op);
+    return op.done;
+  }
+
+  /**
+   * Marks intent {@code id} done (on the clouds): its space is freed once its segment and every
+   * older one are done. The mark is written with the next frame and not waited for: an intent
+   * replayed after a crash because its mark was lost is redone exactly once all the same.
+   */
+  public void done(String id) {
+    ByteBuffer b = ByteBuffer.allocate(1 + ID_BYTES);
+    b.put(DONE).put(idBytes(id));
+    synchronized (this) {
+      if (closed || failed != null) {
+        return;
+      }
+    }
+    queue.add(new Op(DONE, id, b.array(), null, 0));
+  }
+
+  /** Stops the writer thread after the records queued so far; later calls fail. Idempotent. */
+  @Override
+  public void close() {
+    List<Waiter> dropped;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      dropped = new ArrayList<>(waiting);
+      waiting.clear();
+    }
+    for (Waiter w : dropped) {
+      w.op.done.completeExceptionally(closedError());
+    }
+    queue.add(STOP);
+    try {
+      writer.join(10_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private JournalException refusal() {
+    if (failed != null) {
+      return failed;
+    }
+    return closed ? closedError() : null;
+  }
+
+  private JournalException closedError() {
+    return new JournalException(Reason.CLOSED, dir, "the client is closed");
+  }
+
+  private JournalException full() {
+    return new JournalException(
+        Reason.FULL,
+        dir,
+        "full: "
+            + pendingIntents
+            + " writes not yet on the clouds (maxEntries "
+            + maxEntries
+            + "), "
+            + diskBytes
+            + " bytes on disk (maxBytes "
+            + maxBytes
+            + ")");
+  }
+
+  /** Caller holds the lock. */
+  private boolean fits(long need) {
+    return pendingIntents < maxEntries && diskBytes + need <= maxBytes;
+  }
+
+  /** Caller holds the lock. */
+  private void admit(Op op, long need) {
+    diskBytes += need;
+    pendingIntents++;
+    queue.add(op);
+  }
+
+  /** Admits waiting intents that now fit, in order. Caller holds the lock. */
+  private void admitWaiting() {
+    while (!waiting.isEmpty()) {
+      Waiter w = waiting.peek();
+      if (w.op.done.isDone()) {
+        waiting.poll();
+        continue;
+      }
+      if (!fits(w.need)) {
+        return;
+      }
+      waiting.poll();
+      admit(w.op, w.need);
+    }
+  }
+
+  private record Waiter(Op op, long need) {}
+
+  /** A record for the writer thread; {@code reserved} is what admission counted for it. */
+  private record Op(
+      byte type, String id, byte[] bytes, CompletableFuture<Void> done, long reserved) {
+    long reservation() {
+      return type == INTENT ? bytes.length + FRAME_OVERHEAD : 0;
+    }
+  }
+
+  private static final class Segment {
+    final long number;
+    final Path path;
+    long size;
+    final Set<String> pending = new HashSet<>();
+    FileChannel channel;
+
+    Segment(long number, Path path) {
+      this.number = number;
+      this.path = path;
+    }
+  }
+
+  // ---------------------------------------------------------------- writer thread
+
+  private void writeLoop() {
+    List<Op> batch = new ArrayList<>();
+    while (true) {
+      Op first;
+      try {
+        first = queue.take();
+      } catch (InterruptedException e) {
+        return;
+      }
+      if (first == STOP) {
+        closeFiles();
+        failQueued();
+        unlock();
+        return;
+      }
+      batch.clear();
+      batch.add(first);
+      int bytes = first.bytes.length;
+      Op next;
+      while (bytes < BATCH_BYTES && (next = queue.peek()) != null && next != STOP) {
+        queue.poll();
+        batch.add(next);
+        bytes += next.bytes.length;
+      }
+      writeBatch(batch);
+    }
+  }
+
+  private void writeBatch(List<Op> batch) {
+    List<Op> records = new ArrayList<>();
+    List<String> doneIds = new ArrayList<>();
+    for (Op op : batch) {
+      if (op.type == DONE) {
+        doneIds.add(op.id);
+      }
+      if (op.type != 0) {
+        records.add(op);
+      }
+    }
+    JournalException failure;
+    synchronized (this) {
+      failure = failed;
+    }
+    if (failure == null && !records.isEmpty()) {
+      failure = writeFrame(records);
+    }
+    if (failure != null) {
+      long release = 0;
+      int intents = 0;
+      for (Op op : records) {
+        release += op.reservation();
+        intents += op.type == INTENT ? 1 : 0;
+      }
+      synchronized (this) {
+        diskBytes -= release;
+        pendingIntents -= intents;
+      }
+      for (Op op : records) {
+        if (op.done != null) {
+          op.done.completeExceptionally(failure);
+        }
+      }
+    } else {
+      for (Op op : records) {
+        if (op.type == INTENT) {
+          active.pending.add(op.id);
+          segmentOf.put(op.id, active);
+        }
+      }
+    }
+    int finished = 0;
+    for (String id : doneIds) {
+      Segment s = segmentOf.remove(id);
+      if (s != null) {
+        s.pending.remove(id);
+        finished++;
+      }
+    }
+    if (finished > 0) {
+      synchronized (this) {
+        pendingIntents -= finished;
+      }
+    }
+    reclaim();
+    // Completed last: once a record is durable, every done mark before it has freed its space.
+    if (failure == null) {
+      for (Op op : records) {
+        if (op.done != null) {
+          op.done.complete(null);
+        }
+      }
+    }
+  }
+
+  /** Writes one frame holding {@code records} and forces it; null on success. */
+  private JournalException writeFrame(List<Op> records) {
+    int body = 0;
+    for (Op op : records) {
+      body += op.bytes.length;
+    }
+    ByteBuffer frame = ByteBuffer.allocate(FRAME_OVERHEAD + body);
+    CRC32C crc = new CRC32C();
+    for (Op op : records) {
+      crc.update(op.bytes);
+    }
+    frame.put(FRAME_MAGIC).putInt(body).putInt((int) crc.getValue());
+    for (Op op : records) {
+      frame.put(op.bytes);
+    }
+    frame.flip();
+    try {
+      if (active == null
+          || (active.size > HEADER_BYTES && active.size + frame.remaining() > segmentBytes)) {
+        rotate();
+      }
+    } catch (IOException e) {
+      return fail(
+          new JournalException(Reason.IO, dir, "cannot start a new segment file: " + e, e), true);
+    }
+    long start = active.size;
+    try {
+      while (frame.hasRemaining()) {
+        active.channel.write(frame, start + frame.position());
+      }
+    } catch (IOException e) {
+      // A full disk: take the partial frame back so that later frames do not follow a bad one
+      // (which replay would rightly call corruption). If that fails too, the journal stops.
+      JournalException err =
+          new JournalException(Reason.IO, active.path, "write failed (disk full?): " + e, e);
+      try {
+        active.channel.truncate(start);
+        active.channel.force(true);
+        return err;
+      } catch (IOException again) {
+        return fail(err, true);
+      }
+    }
+    try {
+      active.channel.force(true);
+    } catch (IOException e) {
+      // After a failed fsync the page cache cannot be trusted to reach the disk: stop for good.
+      return fail(new JournalException(Reason.IO, active.path, "fsync failed: " + e, e), true);
+    }
+    long written = FRAME_OVERHEAD + (long) body;
+    active.size += written;
+    long reserved = 0;
+    for (Op op : records) {
+      reserved += op.reservation();
+    }
+    synchronized (this) {
+      diskBytes += written - reserved;
+    }
+    return null;
+  }
+
+  private JournalException fail(JournalException e, boolean permanent) {
+    if (permanent) {
+      List<Waiter> dropped;
+      synchronized (this) {
+        if (failed == null) {
+          failed = e;
+        }
+        dropped = new ArrayList<>(waiting);
+        waiting.clear();
+      }
+      for (Waiter w : dropped) {
+        w.op.done.completeExceptionally(e);
+      }
+    }
+    return e;
+  }
+
+  /** Starts a new segment: header written and forced, then the directory fsynced. */
+  private void rotate() throws IOException {
+    long number = nextSegment++;
+    Path path = dir.resolve(segmentName(number));
+    FileChannel ch = opener.create(path);
+    try {
+      ByteBuffer h = ByteBuffer.allocate(HEADER_BYTES);
+      h.put(SEGMENT_MAGIC).put((byte) 1).putLong(number);
+      CRC32C crc = new CRC32C();
+      crc.update(h.array(), 0, 13);
+      h.putInt((int) crc.getValue());
+      h.flip();
+      while (h.hasRemaining()) {
+        ch.write(h, h.position());
+      }
+      ch.force(true);
+      syncDirectory();
+    } catch (IOException e) {
+      ch.close();
+      Files.deleteIfExists(path);
+      throw e;
+    }
+    Segment s = new Segment(number, path);
+    s.size = HEADER_BYTES;
+    s.channel = ch;
+    if (active != null) {
+      active.channel.close();
+      active.channel = null;
+    }
+    active = s;
+    segments.put(number, s);
+    synchronized (this) {
+      diskBytes += HEADER_BYTES;
+    }
+  }
+
+  /**
+   * Deletes done segments, oldest first, each only when every older one is gone, fsyncing the
+   * directory after each; rotates an idle active segment if writes wait for space.
+   */
+  private void reclaim() {
+    boolean waiters;
+    synchronized (this) {
+      waiters = !waiting.isEmpty();
+    }
+    if (waiters && active != null && active.pending.isEmpty() && active.size > HEADER_BYTES) {
+      try {
+        rotate();
+      } catch (IOException e) {
+        fail(
+            new JournalException(Reason.IO, dir, "cannot start a new segment file: " + e, e), true);
+      }
+    }
+    long freed = 0;
+    while (!segments.isEmpty()) {
+      Segment oldest = segments.firstEntry().getValue();
+      if (oldest == active || !oldest.pending.isEmpty()) {
+        break;
+      }
+      try {
+        Files.deleteIfExists(oldest.path);
+        syncDirectory();
+      } catch (IOException e) {
+        fail(new JournalException(Reason.IO, oldest.path, "cannot delete: " + e, e), true);
+        break;
+      }
+      segments.remove(oldest.number);
+      freed += oldest.size;
+    }
+    synchronized (this) {
+      diskBytes -= freed;
+      admitWaiting();
+    }
+  }
+
+  private void syncDirectory() throws IOException {
+    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+      d.force(true);
+    }
+  }
+
+  private void closeFiles() {
+    if (active != null && active.channel != null) {
+      try {
+        active.channel.close();
+      } catch (IOException e) {
+        // Closing after the last force: nothing acknowledged depends on it.
+      }
+    }
+  }
+
+  private void failQueued() {
+    Op op;
+    while ((op = queue.poll()) != null) {
+      if (op.done != null) {
+        op.done.completeExceptionally(closedError());
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- recovery
+
+  private void recover() throws JournalException {
+    List<Long> numbers = new ArrayList<>();
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "segment-*.rfj")) {
+      for (Path p : files) {
+        Path name = p.getFileName();
+        Long n = name == null ? null : segmentNumber(name.toString());
+        if (n != null) {
+          numbers.add(n);
+        }
+      }
+    } catch (IOException e) {
+      throw new JournalException(Reason.IO, dir, "cannot list the directory: " + e, e);
+    }
+    numbers.sort(Long::compare);
+    LinkedHashMap<String, Recovered> open = new LinkedHashMap<>();
+    Map<String, Segment> where = new HashMap<>();
+    for (int i = 0; i < numbers.size(); i++) {
+      long n = numbers.get(i);
+      boolean newest = i == numbers.size() - 1;
+      Path path = dir.resolve(segmentName(n));
+      Segment s = new Segment(n, path);
+      long valid = readSegment(s, newest, open, where);
+      s.size = valid;
+      if (valid == 0) {
+        // The newest segment's header itself was torn: it never held an acknowledged record.
+        deleteQuietly(path);
+        continue;
+      }
+      segments.put(n, s);
+      nextSegment = n + 1;
+    }
+    for (Map.Entry<String, Segment> e : where.entrySet()) {
+      e.getValue().pending.add(e.getKey());
+      segmentOf.put(e.getKey(), e.getValue());
+    }
+    recovered.addAll(open.values());
+    long bytes = 0;
+    for (Segment s : segments.values()) {
+      bytes += s.size;
+    }
+    synchronized (this) {
+      diskBytes = bytes;
+      pendingIntents = open.size();
+    }
+    // Free what is done first (on a full disk that may be what makes room), then check that the
+    // directory can be written: a read-only or full disk is reported now, when the client is
+    // built, not at the first write.
+    reclaim();
+    JournalException failure = failure();
+    if (failure != null) {
+      throw failure;
+    }
+    try {
+      rotate();
+    } catch (IOException e) {
+      throw new JournalException(
+          Reason.IO, dir, "cannot write a segment file (read-only or full disk?): " + e, e);
+    }
+  }
+
+  /**
+   * Reads one segment into {@code open}; returns the length of its valid prefix (0 if even the
+   * header of the newest segment is torn). A torn tail of the newest segment is cut off the file.
+   */
+  private long readSegment(
+      Segment s, boolean newest, LinkedHashMap<String, Recovered> open, Map<String, Segment> where)
+      throws JournalException {
+    byte[] all;
+    try {
+      all = Files.readAllBytes(s.path);
+    } catch (IOException e) {
+      throw new JournalException(Reason.IO, s.path, "cannot read: " + e, e);
+    }
+    if (!headerValid(all, s.number)) {
+      if (newest && all.length <= HEADER_BYTES) {
+        return 0;
+      }
+      throw new JournalException(Reason.CORRUPT, s.path, "bad segment header");
+    }
+    int pos = HEADER_BYTES;
+    while (pos < all.length) {
+      int body = frameAt(all, pos);
+      if (body < 0) {
+        if (newest && !anyFrameAfter(all, pos + 1)) {
+          truncate(s.path, pos);
+          return pos;
+        }
+        throw new JournalException(
+            Reason.CORRUPT,
+            s.path,
+            "frame at offset "
+                + pos
+                + " fails its checksum or is cut short, and is not the torn tail of a crash");
+      }
+      try {
+        readRecords(ByteBuffer.wrap(all, pos + FRAME_OVERHEAD, body), s, open, where);
+      } catch (RuntimeException e) {
+        throw new JournalException(
+            Reason.CORRUPT, s.path, "frame at offset " + pos + " holds a malformed record", e);
+      }
+      pos += FRAME_OVERHEAD + body;
+    }
+    return pos;
+  }
+
+  private static void readRecords(
+      ByteBuffer b, Segment s, LinkedHashMap<String, Recovered> open, Map<String, Segment> where) {
+    while (b.hasRemaining()) {
+      byte type = b.get();
+      byte[] idb = new byte[ID_BYTES];
+      b.get(idb);
+      String id = java.util.HexFormat.of().formatHex(idb);
+      switch (type) {
+        case INTENT -> {
+          long created = b.getLong();
+          byte[] k = new byte[Short.toUnsignedInt(b.getShort())];
+          b.get(k);
+          int len = b.getInt();
+          if (len < 0 || len > b.remaining()) {
+            throw new IllegalArgumentException("value length " + len);
+          }
+          byte[] v = new byte[len];
+          b.get(v);
+          open.put(id, new Recovered(id, new String(k, StandardCharsets.UTF_8), v, created, null));
+          where.put(id, s);
+        }
+        case COMMIT -> {
+          int len = b.getInt();
+          if (len < 0 || len > b.remaining()) {
+            throw new IllegalArgumentException("commit length " + len);
+          }
+          byte[] c = new byte[len];
+          b.get(c);
+          Recovered r = open.get(id);
+          if (r != null) {
+            open.put(id, new Recovered(r.id(), r.key(), r.value(), r.createdAtMillis(), c));
+          }
+        }
+        case DONE -> {
+          open.remove(id);
+          where.remove(id);
+        }
+        default -> throw new IllegalArgumentException("record type " + type);
+      }
+    }
+  }
+
+  private static boolean headerValid(byte[] all, long number) {
+    if (all.length < HEADER_BYTES) {
+      return false;
+    }
+    ByteBuffer h = ByteBuffer.wrap(all, 0, HEADER_BYTES);
+    byte[] magic = new byte[4];
+    h.get(magic);
+    CRC32C crc = new CRC32C();
+    crc.update(all, 0, 13);
+    return java.util.Arrays.equals(magic, SEGMENT_MAGIC)
+        && h.get() == 1
+        && h.getLong() == number
+        && h.getInt() == (int) crc.getValue();
+  }
+
+  /** The body length of a valid frame at {@code pos}, or -1. */
+  private static int frameAt(byte[] all, int pos) {
+    if (pos + FRAME_OVERHEAD > all.length) {
+      return -1;
+    }
+    for (int i = 0; i < 4; i++) {
+      if (all[pos + i] != FRAME_MAGIC[i]) {
+        return -1;
+      }
+    }
+    ByteBuffer b = ByteBuffer.wrap(all, pos + 4, 8);
+    int body = b.getInt();
+    int sum = b.getInt();
+    if (body < 0 || body > all.length - pos - FRAME_OVERHEAD) {
+      return -1;
+    }
+    CRC32C crc = new CRC32C();
+    crc.update(all, pos + FRAME_OVERHEAD, body);
+    return (int) crc.getValue() == sum ? body : -1;
+  }
+
+  /** Whether a valid frame starts anywhere at or after {@code from}. */
+  private static boolean anyFrameAfter(byte[] all, int from) {
+    for (int p = from; p + FRAME_OVERHEAD <= all.length; p++) {
+      if (all[p] == FRAME_MAGIC[0] && frameAt(all, p) >= 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void truncate(Path path, long length) throws JournalException {
+    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE)) {
+      ch.truncate(length);
+      ch.force(true);
+    } catch (IOException e) {
+      throw new JournalException(Reason.IO, path, "cannot cut off the torn tail: " + e, e);
+    }
+  }
+
+  private static void deleteQuietly(Path path) throws JournalException {
+    try {
+      Files.deleteIfExists(path);
+    } catch (IOException e) {
+      throw new JournalException(Reason.IO, path, "cannot delete a torn segment: " + e, e);
+    }
+  }
+
+  static String segmentName(long number) {
+    return String.format("segment-%016d.rfj", number);
+  }
+
+  private static Long segmentNumber(String name) {
+    if (!name.startsWith("segment-") || !name.endsWith(".rfj") || name.length() != 28) {
+      return null;
+    }
+    try {
+      return Long.parseLong(name.substring(8, 24));
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
+  /** A fresh random intent id, 32 hex digits. */
+  public static String newId() {
+    byte[] b = new byte[ID_BYTES];
+    IDS.nextBytes(b);
+    return java.util.HexFormat.of().formatHex(b);
+  }
+
+  private static final java.security.SecureRandom IDS = new java.security.SecureRandom();
+
+  private static byte[] idBytes(String id) {
+    byte[] b = java.util.HexFormat.of().parseHex(id);
+    if (b.length != ID_BYTES) {
+      throw new IllegalArgumentException("intent id must be 32 hex digits: " + id);
+    }
+    return b;
+  }
+}

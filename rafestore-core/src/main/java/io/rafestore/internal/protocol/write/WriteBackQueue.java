@@ -1,0 +1,647 @@
+package io.rafestore.internal.protocol.write;
+
+import io.rafestore.JournalException;
+import io.rafestore.JournaledWrite;
+import io.rafestore.RafeStoreException;
+import io.rafestore.Scheduler;
+import io.rafestore.Version;
+import io.rafestore.VersionInfo;
+import io.rafestore.WriteBack;
+import io.rafestore.WriteReceipt;
+import io.rafestore.internal.codec.Sha256;
+import io.rafestore.internal.journal.Journal;
+import io.rafestore.internal.protocol.context.CommitGate;
+import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.layout.InlinePayload;
+import io.rafestore.internal.protocol.layout.KeyShares;
+import io.rafestore.internal.protocol.layout.Payload;
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.metadata.MalformedMetadataException;
+import io.rafestore.internal.protocol.metadata.MetadataLog;
+import io.rafestore.internal.protocol.metadata.View;
+import io.rafestore.internal.protocol.quorum.MetadataRead;
+import io.rafestore.internal.protocol.quorum.QuorumPut;
+import io.rafestore.spi.support.Futures;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Write-back: writes acknowledged from the local {@link Journal} and written to the clouds in the
+ * background by the normal protocol, one at a time per key in journal order, keys in parallel
+ * (design.md, "Write-back journal").
+ *
+ * <p><b>Exactly once.</b> Each intent gets at most one signed entry, ever: its first attempt's
+ * writeM passes this queue's {@link CommitGate}, which fsyncs a commit record holding the signed
+ * log before any cloud may receive it. An intent without a commit record was therefore never on any
+ * cloud, and is written as a new version; an intent with one is <em>redone</em>: its recorded entry
+ * (same version: timestamp and the signing incarnation) is carried into this client's log, never
+ * signed anew, so a reader that also hears the log a crashed attempt left on a few clouds merges
+ * one version (the union of a writer's logs, section 4). Retries follow the same rule.
+ *
+ * <p>Thread-safety: safe for concurrent use; mutable state is guarded by {@code this}, and no
+ * driver or journal call is made holding it.
+ */
+public final class WriteBackQueue implements CommitGate {
+  private final Context ctx;
+  private final Packer packer;
+  private final Journal journal;
+  private final WriteBack config;
+
+  // Guarded by "this".
+  private final Map<String, ArrayDeque<Intent>> byKey = new HashMap<>();
+
+  /** Every data object name an attempt of a write not yet on the clouds used, to its write. */
+  private final Map<String, Intent> names = new HashMap<>();
+
+  private boolean closed;
+
+  /** Test hook: halt the JVM at a named point (crash tests), "point:n" = at the n-th passage. */
+  private static final CrashPoint CRASH = CrashPoint.fromProperty();
+
+  /** One acknowledged (or being journaled) write. */
+  private static final class Intent {
+    final String id;
+    final String key;
+    final byte[] value;
+    final long createdAtMillis;
+    final CompletableFuture<Void> durable;
+    final CompletableFuture<WriteReceipt> onClouds = new CompletableFuture<>();
+
+    /** The entry its writeM signed, once the commit record is durable; then it is only redone. */
+    volatile LogEntry committed;
+
+    /** The data object the current attempt names (matched by the gate); null between attempts. */
+    String dataObject;
+
+    /** Every name its attempts used (guarded by the queue). */
+    final List<String> used = new ArrayList<>();
+
+    /** The gate of the current attempt, so a retry never overtakes its commit record. */
+    volatile CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
+
+    int attempts;
+
+    Intent(String id, String key, byte[] value, long createdAtMillis, CompletableFuture<Void> d) {
+      this.id = id;
+      this.key = key;
+      this.value = value;
+      this.createdAtMillis = createdAtMillis;
+      this.durable = d;
+    }
+  }
+
+  public WriteBackQueue(Context ctx, Packer packer, Journal journal, WriteBack config) {
+    this.ctx = ctx;
+    this.packer = packer;
+    this.journal = journal;
+    this.config = config;
+  }
+
+  /**
+   * Queues the journal's recovered intents (in journal order) before any new write: redone if they
+   * have a commit record, else written as new versions. Completes nothing for callers; {@link
+   * #flush} waits for them.
+   */
+  public void replay() throws JournalException {
+    for (Journal.Recovered r : journal.recovered()) {
+      Intent in =
+          new Intent(
+              r.id(),
+              r.key(),
+              r.value(),
+              r.createdAtMillis(),
+              CompletableFuture.completedFuture(null));
+      if (r.commit() != null) {
+        in.committed = entryOf(r);
+      }
+      enqueue(in);
+    }
+  }
+
+  /** The entry a recovered commit record's signed log carries for its intent (by its name). */
+  private LogEntry entryOf(Journal.Recovered r) throws JournalException {
+    String writer = ctx.settings.writerId();
+    try {
+      java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(r.commit());
+      byte[] name = new byte[Short.toUnsignedInt(b.getShort())];
+      b.get(name);
+      String dataObject = new String(name, java.nio.charset.StandardCharsets.US_ASCII);
+      byte[] bytes = new byte[b.remaining()];
+      b.get(bytes);
+      MetadataLog log =
+          ctx.codec.decode(
+              bytes, r.key(), writer, ctx.settings.writerKeys().getPublic(), Integer.MAX_VALUE);
+      for (LogEntry e : log.entries()) {
+        if (e.kind() == LogEntry.Kind.VALUE && e.dataObject().equals(dataObject)) {
+          return e;
+        }
+      }
+      throw new IllegalArgumentException("its log holds no entry named " + dataObject);
+    } catch (MalformedMetadataException | RuntimeException e) {
+      throw new JournalException(
+          JournalException.Reason.CORRUPT,
+          journal.directory(),
+          "the commit record of intent "
+              + r.id()
+              + " of '"
+              + r.key()
+              + "' is not a log signed by this writer ("
+              + e.getMessage()
+              + "): was the journal written by another writer key?",
+          e);
+    }
+  }
+
+  /**
+   * Journals a write and completes once it is fsynced: the acknowledgement. Its {@link
+   * JournaledWrite#onClouds()} completes when the background write reached the clouds.
+   */
+  public CompletableFuture<JournaledWrite> submit(String key, byte[] value) {
+    long started = ctx.settings.scheduler().nanoTime();
+    String id = Journal.newId();
+    long created = ctx.settings.clock().millis();
+    CompletableFuture<Void> durable;
+    Intent in;
+    synchronized (this) {
+      if (closed) {
+        throw new IllegalStateException("this RafeStore client is closed");
+      }
+      // Journal order is call order: the journal admits intents in the order they are handed over,
+      // and the key's queue takes them in the same order under this lock.
+      durable =
+          journal.intent(id, key, value, created, config.whenFull() == WriteBack.WhenFull.WAIT);
+      in = new Intent(id, key, value, created, durable);
+      byKey.computeIfAbsent(key, k -> new ArrayDeque<>()).add(in);
+    }
+    durable.whenComplete(
+        (r, e) -> {
+          if (e != null) {
+            // Never acknowledged: it leaves the key's queue and is never written.
+            drop(in, Futures.unwrap(e));
+          } else {
+            CRASH.at("intent-durable");
+          }
+          kick(key);
+        });
+    // The caller's continuation runs on the executor, not on the journal's writer thread.
+    return durable.thenApplyAsync(
+        x ->
+            new JournaledWrite(
+                key,
+                id,
+                value.length,
+                Duration.ofNanos(ctx.settings.scheduler().nanoTime() - started),
+                in.onClouds),
+        ctx.settings.executor());
+  }
+
+  private void enqueue(Intent in) {
+    synchronized (this) {
+      byKey.computeIfAbsent(in.key, k -> new ArrayDeque<>()).add(in);
+    }
+    kick(in.key);
+  }
+
+  private void drop(Intent in, Throwable e) {
+    synchronized (this) {
+      ArrayDeque<Intent> q = byKey.get(in.key);
+      if (q != null) {
+        q.remove(in);
+        if (q.isEmpty()) {
+          byKey.remove(in.key);
+        }
+      }
+    }
+    in.onClouds.completeExceptionally(e);
+  }
+
+  /** Which key is being written right now (one attempt per key at a time). */
+  private final java.util.Set<String> running = new java.util.HashSet<>();
+
+  /** Starts the key's head intent if nothing of the key is running and it is durable. */
+  private void kick(String key) {
+    Intent head;
+    synchronized (this) {
+      ArrayDeque<Intent> q = byKey.get(key);
+      if (closed || q == null || q.isEmpty() || running.contains(key)) {
+        return;
+      }
+      head = q.peek();
+      if (!head.durable.isDone() || head.durable.isCompletedExceptionally()) {
+        return;
+      }
+      running.add(key);
+    }
+    // The previous attempt's gate has ended (a retry never overtakes its commit record).
+    // On the executor: the journal's writer thread completes these futures and must not run a
+    // write.
+    head.gate.handle((r, e) -> null).thenRunAsync(() -> attempt(head), ctx.settings.executor());
+  }
+
+  private void attempt(Intent in) {
+    CompletableFuture<WriteReceipt> op;
+    try {
+      op = in.committed != null ? redo(in, in.committed) : write(in);
+    } catch (RuntimeException e) {
+      op = CompletableFuture.failedFuture(e);
+    }
+    bound(op);
+    op.whenComplete(
+        (receipt, e) -> {
+          synchronized (this) {
+            in.dataObject = null;
+          }
+          if (e == null) {
+            CRASH.at("on-clouds");
+            journal.done(in.id);
+            synchronized (this) {
+              ArrayDeque<Intent> q = byKey.get(in.key);
+              q.remove(in);
+              if (q.isEmpty()) {
+                byKey.remove(in.key);
+              }
+              running.remove(in.key);
+              for (String name : in.used) {
+                names.remove(name);
+              }
+            }
+            in.onClouds.complete(receipt);
+            kick(in.key);
+          } else {
+            retryLater(in, Futures.unwrap(e));
+          }
+        });
+  }
+
+  /** The intent's first (or a later, never committed) attempt: a new version. */
+  private CompletableFuture<WriteReceipt> write(Intent in) {
+    Payload payload = Payload.of(ctx, in.key, in.value);
+    String name = payload.dataObject().value();
+    synchronized (this) {
+      in.dataObject = name;
+      in.used.add(name);
+      names.put(name, in);
+    }
+    return payload instanceof InlinePayload inline
+        ? InlineWriteOp.run(ctx, packer, in.key, inline)
+        : WriteOp.run(ctx, in.key, payload);
+  }
+
+  /**
+   * The gate of this client's writeM: if the log carries the entry of the intent this key is
+   * writing, records it (the signed log) in the journal and waits for the fsync; only then may a
+   * cloud receive it. Every other log passes at once.
+   */
+  @Override
+  public CompletableFuture<Void> beforePut(
+      String key, MetadataLog next, List<LogEntry> entries, byte[] bytes) {
+    List<CompletableFuture<Void>> gates = new ArrayList<>();
+    for (LogEntry entry : entries) {
+      Intent in;
+      boolean current;
+      synchronized (this) {
+        in = names.get(entry.dataObject());
+        current = in != null && entry.dataObject().equals(in.dataObject) && in.committed == null;
+      }
+      if (in == null) {
+        continue;
+      }
+      if (!current) {
+        // An attempt that already ended (timed out) reached its writeM late: its entry must never
+        // reach a cloud, since the write is retried (or redone) under another name.
+        return CompletableFuture.failedFuture(
+            new RafeStoreException(
+                "a write-back attempt of '" + key + "' reached writeM after it had ended"));
+      }
+      // Several intents of one round share one frame, so one fsync (the journal's group commit).
+      CompletableFuture<Void> gate =
+          journal
+              .commit(in.id, commitRecord(entry.dataObject(), bytes))
+              .thenRunAsync(
+                  () -> {
+                    in.committed = entry;
+                    CRASH.at("commit-durable");
+                  },
+                  ctx.settings.executor());
+      in.gate = gate;
+      gates.add(gate);
+    }
+    return gates.isEmpty()
+        ? CompletableFuture.completedFuture(null)
+        : CompletableFuture.allOf(gates.toArray(CompletableFuture<?>[]::new));
+  }
+
+  /**
+   * A commit record's body: the intent's data object name (which names its entry in the log, also
+   * when one log carries several new entries) and the signed log: {@code u16 + ASCII | bytes}.
+   */
+  static byte[] commitRecord(String dataObject, byte[] log) {
+    byte[] name = dataObject.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    return java.nio.ByteBuffer.allocate(2 + name.length + log.length)
+        .putShort((short) name.length)
+        .put(name)
+        .put(log)
+        .array();
+  }
+
+  /**
+   * Redoes an intent whose entry was signed (by this client or a crashed predecessor): readM, then
+   * this writer's log with that very entry (inserted in order if no log readM heard holds it) is
+   * signed with the next sequence and stored on n - f clouds. Never a new version: the entry keeps
+   * its timestamp and incarnation.
+   */
+  private CompletableFuture<WriteReceipt> redo(Intent in, LogEntry entry) {
+    String key = in.key;
+    String writer = ctx.settings.writerId();
+    long started = ctx.settings.scheduler().nanoTime();
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    CompletableFuture<Void> turn = ctx.enterKey(key, done);
+    CompletableFuture<WriteReceipt> result =
+        turn.thenCompose(x -> MetadataRead.run(ctx, key))
+            .thenApply(v -> ctx.ownView(key, v))
+            .thenComposeAsync(
+                view -> {
+                  MetadataLog next = carried(view, writer, entry, ctx.incarnation());
+                  byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
+                  ctx.codec.rememberSigned(bytes, next, ctx.settings.writerKeys().getPublic());
+                  ctx.rememberOwnLog(next);
+                  return QuorumPut.metadata(
+                          ctx,
+                          key,
+                          writer,
+                          KeyShares.payloads(ctx, view, next, bytes, null),
+                          "writeM (write-back redo)")
+                      .thenApply(
+                          acks -> {
+                            VersionInfo info = entry.info(key, writer);
+                            ctx.readTier.remember(key, new View.Item(info.version(), entry));
+                            return new WriteReceipt(
+                                info,
+                                entry.holders(),
+                                false,
+                                acks,
+                                false,
+                                Duration.ofNanos(ctx.settings.scheduler().nanoTime() - started),
+                                ctx.f(),
+                                List.of());
+                          });
+                },
+                ctx.settings.executor());
+    result.whenComplete((r, e) -> done.complete(null));
+    return result;
+  }
+
+  /**
+   * This writer's next log: its merged log as readM (and this client's memory) gave it, with {@code
+   * entry} in its place by (timestamp, incarnation) unless the log already holds it in some form or
+   * a tombstone or watermark covers it; the next sequence, signed by this incarnation.
+   */
+  static MetadataLog carried(View view, String writer, LogEntry entry, long incarnation) {
+    MetadataLog cur = view.logOf(writer);
+    List<LogEntry> entries = new ArrayList<>(cur.entries());
+    Version v = entry.version(writer);
+    boolean covered =
+        (view.tombstone != null && v.compareTo(view.tombstone) <= 0)
+            || (view.collected != null && v.compareTo(view.collected) <= 0);
+    boolean held = false;
+    for (LogEntry e : entries) {
+      if (e.id().equals(entry.id())) {
+        held = true;
+        break;
+      }
+    }
+    if (!held && !covered) {
+      int at = 0;
+      while (at < entries.size() && entries.get(at).id().compareTo(entry.id()) < 0) {
+        at++;
+      }
+      entries.add(at, entry);
+    }
+    return new MetadataLog(cur.key(), writer, cur.sequence() + 1, incarnation, entries);
+  }
+
+  private void retryLater(Intent in, Throwable cause) {
+    int n;
+    synchronized (this) {
+      n = ++in.attempts;
+      running.remove(in.key);
+      if (closed) {
+        return;
+      }
+    }
+    if (cause instanceof JournalException je
+        && je.reason() != JournalException.Reason.FULL
+        && journalFailed()) {
+      // The journal stopped (its disk failed): nothing more is written to the clouds by this
+      // client; the next one with this journal replays what is durable.
+      in.onClouds.completeExceptionally(cause);
+      return;
+    }
+    System.getLogger("io.rafestore")
+        .log(
+            System.Logger.Level.WARNING,
+            "write-back of '" + in.key + "' failed (attempt " + n + "), retried later: " + cause);
+    // 1 s, 2 s, 4 s ... up to one minute: a cloud outage does not turn into a request storm.
+    Duration wait = Duration.ofSeconds(Math.min(60, 1L << Math.min(6, n - 1)));
+    ctx.settings.scheduler().schedule(wait, () -> kick(in.key));
+  }
+
+  private boolean journalFailed() {
+    return journal.failure() != null;
+  }
+
+  /** Fails {@code op} after the operation timeout, so a hung attempt is retried. */
+  private void bound(CompletableFuture<WriteReceipt> op) {
+    Duration timeout = ctx.settings.operationTimeout();
+    Scheduler.Cancellable timer =
+        ctx.settings
+            .scheduler()
+            .schedule(
+                timeout,
+                () ->
+                    op.completeExceptionally(
+                        new RafeStoreException(
+                            "write-back attempt did not finish within " + timeout,
+                            new TimeoutException())));
+    op.whenComplete((r, e) -> timer.cancel());
+  }
+
+  /**
+   * The newest acknowledged write of {@code key} not yet on the clouds, if any: its value, and its
+   * version if its entry is already signed.
+   */
+  public Optional<Pending> pending(String key) {
+    synchronized (this) {
+      ArrayDeque<Intent> q = byKey.get(key);
+      if (q == null) {
+        return Optional.empty();
+      }
+      java.util.Iterator<Intent> it = q.descendingIterator();
+      while (it.hasNext()) {
+        Intent in = it.next();
+        if (in.durable.isDone() && !in.durable.isCompletedExceptionally()) {
+          return Optional.of(new Pending(in, ctx.settings.writerId()));
+        }
+      }
+      return Optional.empty();
+    }
+  }
+
+  /** A journaled write of a key not yet on the clouds (for read-your-writes). */
+  public static final class Pending {
+    private final Intent in;
+    private final String writer;
+
+    private Pending(Intent in, String writer) {
+      this.in = in;
+      this.writer = writer;
+    }
+
+    /** Its version, once its entry is signed (and recorded); empty before. */
+    public Optional<Version> version() {
+      LogEntry c = in.committed;
+      return c == null ? Optional.empty() : Optional.of(c.version(writer));
+    }
+
+    /**
+     * As a value read back: with its version if signed, else a provisional one (one timestamp above
+     * {@code above}, this incarnation), and the signed entry's data clouds if known.
+     */
+    public io.rafestore.StoredValue asStored(String key, long incarnation, long above) {
+      LogEntry c = in.committed;
+      Version v = c != null ? c.version(writer) : new Version(above + 1, writer, incarnation);
+      return new io.rafestore.StoredValue(
+          new VersionInfo(
+              key,
+              v,
+              in.value.length,
+              Sha256.hash(in.value),
+              c == null ? List.of() : c.holders(),
+              java.time.Instant.ofEpochMilli(in.createdAtMillis)),
+          in.value,
+          io.rafestore.StoredValue.FROM_JOURNAL);
+    }
+  }
+
+  /** Completes when every write of {@code key} journaled before this call is on the clouds. */
+  public CompletableFuture<Void> settled(String key) {
+    List<CompletableFuture<WriteReceipt>> all = new ArrayList<>();
+    synchronized (this) {
+      ArrayDeque<Intent> q = byKey.get(key);
+      if (q != null) {
+        for (Intent in : q) {
+          all.add(in.onClouds);
+        }
+      }
+    }
+    return settle(all);
+  }
+
+  /** Completes when every write journaled before this call (and replayed) is on the clouds. */
+  public CompletableFuture<Void> flush() {
+    List<CompletableFuture<WriteReceipt>> all = new ArrayList<>();
+    synchronized (this) {
+      for (ArrayDeque<Intent> q : byKey.values()) {
+        for (Intent in : q) {
+          all.add(in.onClouds);
+        }
+      }
+    }
+    return settle(all);
+  }
+
+  /**
+   * Every one completed; a write that was never acknowledged (its journal record failed) counts.
+   */
+  private static CompletableFuture<Void> settle(List<CompletableFuture<WriteReceipt>> all) {
+    List<CompletableFuture<?>> outcomes = new ArrayList<>();
+    for (CompletableFuture<WriteReceipt> f : all) {
+      outcomes.add(f.handle((r, e) -> e));
+    }
+    return CompletableFuture.allOf(outcomes.toArray(CompletableFuture<?>[]::new))
+        .thenCompose(
+            x -> {
+              for (CompletableFuture<?> o : outcomes) {
+                Object e = o.join();
+                if (e instanceof JournalException je
+                    && je.reason() != JournalException.Reason.FULL
+                    && je.reason() != JournalException.Reason.IO) {
+                  return CompletableFuture.failedFuture(je);
+                }
+              }
+              return CompletableFuture.completedFuture(null);
+            });
+  }
+
+  /** Writes not yet on the clouds. */
+  public synchronized int size() {
+    int n = 0;
+    for (ArrayDeque<Intent> q : byKey.values()) {
+      n += q.size();
+    }
+    return n;
+  }
+
+  /**
+   * Stops: no new attempt starts, attempts running are left to end, and every write not yet on the
+   * clouds fails its {@code onClouds} with {@link JournalException.Reason#CLOSED}; the journal
+   * keeps them for the next client. Then closes the journal.
+   */
+  public void close() {
+    List<Intent> left = new ArrayList<>();
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      for (ArrayDeque<Intent> q : byKey.values()) {
+        left.addAll(q);
+      }
+    }
+    for (Intent in : left) {
+      in.onClouds.completeExceptionally(
+          new JournalException(
+              JournalException.Reason.CLOSED,
+              journal.directory(),
+              "the client was closed before the write of '"
+                  + in.key
+                  + "' was known to be on the clouds; the journal keeps it, and the next client"
+                  + " with this journal writes it (once)"));
+    }
+    journal.close();
+  }
+
+  /** The test hook's state: a named point and the passage at which the JVM halts. */
+  private static final class CrashPoint {
+    private final String point;
+    private final java.util.concurrent.atomic.AtomicInteger left;
+
+    private CrashPoint(String point, int n) {
+      this.point = point;
+      this.left = new java.util.concurrent.atomic.AtomicInteger(n);
+    }
+
+    static CrashPoint fromProperty() {
+      String v = System.getProperty("io.rafestore.writeback.crashAt", "");
+      int colon = v.indexOf(':');
+      if (colon < 0) {
+        return new CrashPoint("", 0);
+      }
+      return new CrashPoint(v.substring(0, colon), Integer.parseInt(v.substring(colon + 1)));
+    }
+
+    void at(String name) {
+      if (!point.isEmpty() && point.equals(name) && left.decrementAndGet() == 0) {
+        // As kill -9: no shutdown hooks, no flushing, nothing after this line runs.
+        Runtime.getRuntime().halt(137);
+      }
+    }
+  }
+}

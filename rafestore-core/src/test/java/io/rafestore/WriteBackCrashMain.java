@@ -1,0 +1,150 @@
+package io.rafestore;
+
+import io.rafestore.clouds.DirectoryCloud;
+import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.ForwardingCloud;
+import io.rafestore.spi.ObjectKey;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The child JVM of {@link WriteBackCrashTest}: write-back writes on four directory clouds, one line
+ * {@code ACK key sha256 END} per acknowledgement, until it is killed (or halts itself: at a named
+ * point of write-back, {@code -Dio.rafestore.writeback.crashAt=point:n}, or after the n-th data or
+ * metadata put landed, {@code -Dcrash.dataPut=n}, {@code -Dcrash.metadataPut=n}). With {@code
+ * verify} it replays the journal, flushes, and prints every version of every key: {@code VERSION
+ * key version sha256 END}.
+ *
+ * <p>Arguments: root directory, {@code work} or {@code verify}, run number.
+ */
+public final class WriteBackCrashMain {
+  static final int KEYS = 3;
+
+  private WriteBackCrashMain() {}
+
+  public static void main(String[] args) throws Exception {
+    Path root = Path.of(args[0]);
+    String mode = args[1];
+    int run = Integer.parseInt(args[2]);
+    List<String> keyLines = Files.readAllLines(root.resolve("keys"));
+    KeyPair keys =
+        new KeyPair(
+            SigningKeys.decodePublic(keyLines.get(0)), SigningKeys.decodePrivate(keyLines.get(1)));
+    AtomicInteger dataPuts = new AtomicInteger(Integer.getInteger("crash.dataPut", 0));
+    AtomicInteger metadataPuts = new AtomicInteger(Integer.getInteger("crash.metadataPut", 0));
+    // What the crashed predecessor left (the test reports it, to show that each replay path ran).
+    try (io.rafestore.internal.journal.Journal j =
+        io.rafestore.internal.journal.Journal.open(root.resolve("journal"), 1L << 40, 1 << 30)) {
+      long commits = j.recovered().stream().filter(r -> r.commit() != null).count();
+      System.out.println("RECOVERED " + j.recovered().size() + " " + commits + " END");
+    }
+    RafeStore.Builder b =
+        RafeStore.builder()
+            .writer("w", keys)
+            .operationTimeout(Duration.ofSeconds(30))
+            .writeBack(WriteBack.journal(root.resolve("journal")));
+    for (int i = 0; i < 4; i++) {
+      CloudDriver c = DirectoryCloud.open("c" + i, root.resolve("clouds").resolve("c" + i));
+      b.cloud(halting(c, dataPuts, metadataPuts));
+    }
+    try (RafeStore s = b.build()) {
+      if (mode.equals("verify")) {
+        s.blocking().flush();
+        for (int k = 0; k < KEYS; k++) {
+          String key = "k" + k;
+          HistoryPage h;
+          try {
+            h = s.blocking().history(key, Optional.empty(), 10_000);
+          } catch (KeyNotFoundException e) {
+            continue;
+          }
+          for (VersionInfo v : h.versions()) {
+            byte[] value = s.blocking().read(key, v.version()).value();
+            System.out.println("VERSION " + key + " " + v.version() + " " + sha(value) + " END");
+          }
+        }
+        System.out.flush();
+        return;
+      }
+      System.out.println("READY");
+      System.out.flush();
+      Random random = new Random(run * 7919L);
+      // Two writers, so that writes of several keys are in flight together.
+      CompletableFuture<?>[] writers = new CompletableFuture<?>[2];
+      AtomicInteger next = new AtomicInteger();
+      for (int w = 0; w < writers.length; w++) {
+        writers[w] =
+            CompletableFuture.runAsync(
+                () -> {
+                  while (true) {
+                    int i = next.getAndIncrement();
+                    String key = "k" + (i % KEYS);
+                    byte[] value = value(run, i, random);
+                    try {
+                      s.blocking().writeBack(key, value);
+                    } catch (Exception e) {
+                      System.out.println("ERROR " + e);
+                      return;
+                    }
+                    synchronized (System.out) {
+                      System.out.println("ACK " + key + " " + sha(value) + " END");
+                      System.out.flush();
+                    }
+                  }
+                });
+      }
+      CompletableFuture.allOf(writers).join();
+    }
+  }
+
+  /** Unique bytes: the run and index, then padding (inline or whole, by size). */
+  static byte[] value(int run, int i, Random random) {
+    int size;
+    synchronized (random) {
+      int r = random.nextInt(10);
+      size = r < 6 ? 20 + random.nextInt(2000) : r < 9 ? 70_000 + random.nextInt(50_000) : 300_000;
+    }
+    byte[] v = new byte[size];
+    byte[] tag = ("run " + run + " write " + i + " ").getBytes(StandardCharsets.UTF_8);
+    System.arraycopy(tag, 0, v, 0, Math.min(tag.length, v.length));
+    for (int j = tag.length; j < v.length; j++) {
+      v[j] = (byte) (j * 31 + i);
+    }
+    return v;
+  }
+
+  static String sha(byte[] b) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** {@code c}, halting the JVM (as kill -9) once the n-th data or metadata put has landed. */
+  static CloudDriver halting(CloudDriver c, AtomicInteger dataPuts, AtomicInteger metadataPuts) {
+    return new ForwardingCloud(c) {
+      @Override
+      public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
+        AtomicInteger left = key.value().startsWith("m/") ? metadataPuts : dataPuts;
+        return super.put(key, data)
+            .thenRun(
+                () -> {
+                  if (left.get() > 0 && left.decrementAndGet() == 0) {
+                    Runtime.getRuntime().halt(137);
+                  }
+                });
+      }
+    };
+  }
+}

@@ -1,0 +1,442 @@
+package io.rafestore.internal.journal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rafestore.JournalException;
+import io.rafestore.JournalException.Reason;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.WritableByteChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The journal's files: what is acknowledged survives a reopen, done intents are not recovered, a
+ * torn tail is cut off and anything else corrupt is reported, the bound makes intents wait or fail,
+ * and a failing disk is reported at once.
+ */
+class JournalTest {
+  @TempDir Path dir;
+
+  static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  static void await(CompletableFuture<?> f) throws Exception {
+    f.get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void acknowledgedIntentsAndCommitsSurviveAReopenInOrderAndDoneOnesDoNot() throws Exception {
+    List<String> ids = new ArrayList<>();
+    try (Journal j = Journal.open(dir, 1 << 20, 100)) {
+      for (int i = 0; i < 5; i++) {
+        String id = Journal.newId();
+        ids.add(id);
+        await(j.intent(id, "k" + (i % 2), bytes("value " + i), 1000 + i, true));
+      }
+      await(j.commit(ids.get(1), bytes("signed log 1")));
+      j.done(ids.get(0));
+      j.done(ids.get(3));
+      // done is written with the next frame: this commit's fsync covers it.
+      await(j.commit(ids.get(4), bytes("signed log 4")));
+    }
+    try (Journal j = Journal.open(dir, 1 << 20, 100)) {
+      List<Journal.Recovered> r = j.recovered();
+      assertThat(r)
+          .extracting(Journal.Recovered::id)
+          .containsExactly(ids.get(1), ids.get(2), ids.get(4));
+      assertThat(r.get(0).key()).isEqualTo("k1");
+      assertThat(new String(r.get(0).value(), StandardCharsets.UTF_8)).isEqualTo("value 1");
+      assertThat(r.get(0).createdAtMillis()).isEqualTo(1001);
+      assertThat(new String(r.get(0).commit(), StandardCharsets.UTF_8)).isEqualTo("signed log 1");
+      assertThat(r.get(1).commit()).isNull();
+      assertThat(j.pendingIntents()).isEqualTo(3);
+    }
+  }
+
+  @Test
+  void segmentsWhoseIntentsAreAllDoneAreDeleted() throws Exception {
+    try (Journal j = Journal.open(dir, 1 << 20, 1000)) {
+      // 64 KiB segments: 40 values of 8 KiB fill several.
+      List<String> ids = new ArrayList<>();
+      for (int i = 0; i < 40; i++) {
+        String id = Journal.newId();
+        ids.add(id);
+        await(j.intent(id, "k", new byte[8192], i, true));
+      }
+      assertThat(segments()).hasSizeGreaterThanOrEqualTo(3);
+      for (String id : ids) {
+        j.done(id);
+      }
+      await(j.commit(Journal.newId(), bytes("x")));
+      assertThat(segments()).hasSize(1);
+      assertThat(j.pendingIntents()).isZero();
+    }
+    try (Journal j = Journal.open(dir, 1 << 20, 1000)) {
+      assertThat(j.recovered()).isEmpty();
+    }
+  }
+
+  private List<Path> segments() throws IOException {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.filter(p -> p.getFileName().toString().endsWith(".rfj")).sorted().toList();
+    }
+  }
+
+  /** Writes two acknowledged intents, then returns the newest segment file. */
+  private List<String> twoIntents() throws Exception {
+    List<String> ids = List.of(Journal.newId(), Journal.newId());
+    try (Journal j = Journal.open(dir, 1 << 20, 100)) {
+      await(j.intent(ids.get(0), "a", bytes("first"), 1, true));
+      await(j.intent(ids.get(1), "b", bytes("second"), 2, true));
+    }
+    return ids;
+  }
+
+  private Path newestWithFrames() throws IOException {
+    Path newest = null;
+    for (Path p : segments()) {
+      if (Files.size(p) > Journal.HEADER_BYTES) {
+        newest = p;
+      }
+    }
+    return newest;
+  }
+
+  @Test
+  void aTornTailIsCutOffAndTheAcknowledgedRecordsAreKept() throws Exception {
+    List<String> ids = twoIntents();
+    Path seg = newestWithFrames();
+    // Delete the empty segment the reopen started, so the torn file is the newest, as after a
+    // crash during a write to it.
+    for (Path p : segments()) {
+      if (!p.equals(seg)) {
+        Files.delete(p);
+      }
+    }
+    long good = Files.size(seg);
+    // A crash tore the next frame: its header and part of its body reached the disk.
+    byte[] torn = ByteBuffer.allocate(30).put(bytes("RFWB")).putInt(200).putInt(12345).array();
+    Files.write(seg, torn, StandardOpenOption.APPEND);
+    try (Journal j = Journal.open(dir, 1 << 20, 100)) {
+      assertThat(j.recovered()).extracting(Journal.Recovered::id).containsExactlyElementsOf(ids);
+    }
+    assertThat(Files.size(seg)).isEqualTo(good);
+  }
+
+  @Test
+  void aTornFrameInTheMiddleOfTheNewestSegmentIsCut() throws Exception {
+    List<String> ids = twoIntents();
+    Path seg = newestWithFrames();
+    for (Path p : segments()) {
+      if (!p.equals(seg)) {
+        Files.delete(p);
+      }
+    }
+    // Flip a byte of the last frame (the second intent): the tail, never acknowledged as far as the
+    // file can tell, so it is cut and the first intent stays.
+    byte[] all = Files.readAllBytes(seg);
+    all[all.length - 3] ^= 1;
+    Files.write(seg, all);
+    try (Journal j = Journal.open(dir, 1 << 20, 100)) {
+      assertThat(j.recovered()).extracting(Journal.Recovered::id).containsExactly(ids.get(0));
+    }
+  }
+
+  @Test
+  void aBadFrameFollowedByAGoodOneIsCorruptionNotATornTail() throws Exception {
+    twoIntents();
+    Path seg = newestWithFrames();
+    byte[] all = Files.readAllBytes(seg);
+    // The first frame's body: flipping one of its bytes leaves the second frame valid after it.
+    all[Journal.HEADER_BYTES + Journal.FRAME_OVERHEAD + 3] ^= 1;
+    Files.write(seg, all);
+    assertThatThrownBy(() -> Journal.open(dir, 1 << 20, 100))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(Reason.CORRUPT);
+              assertThat(e.path()).isEqualTo(seg);
+              assertThat(e.getMessage()).contains(seg.toString()).contains("offset 17");
+            });
+  }
+
+  @Test
+  void aBadFrameInAnOlderSegmentIsCorruption() throws Exception {
+    twoIntents();
+    Path seg = newestWithFrames();
+    // A reopen starts a newer (empty) segment, so seg is not the newest now.
+    Journal.open(dir, 1 << 20, 100).close();
+    assertThat(segments().get(segments().size() - 1)).isNotEqualTo(seg);
+    byte[] all = Files.readAllBytes(seg);
+    all[all.length - 3] ^= 1;
+    Files.write(seg, all);
+    assertThatThrownBy(() -> Journal.open(dir, 1 << 20, 100))
+        .isInstanceOfSatisfying(
+            JournalException.class, e -> assertThat(e.reason()).isEqualTo(Reason.CORRUPT));
+  }
+
+  @Test
+  void aFullJournalFailsAtOnceOrMakesTheIntentWaitForSpace() throws Exception {
+    try (Journal j = Journal.open(dir, 1 << 20, 2)) {
+      String a = Journal.newId();
+      await(j.intent(a, "k", bytes("a"), 1, false));
+      await(j.intent(Journal.newId(), "k", bytes("b"), 2, false));
+      CompletableFuture<Void> refused = j.intent(Journal.newId(), "k", bytes("c"), 3, false);
+      assertThatThrownBy(() -> refused.get(10, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class)
+          .cause()
+          .isInstanceOfSatisfying(
+              JournalException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(Reason.FULL);
+                assertThat(e.getMessage()).contains("maxEntries 2").contains(dir.toString());
+              });
+      CompletableFuture<Void> waits = j.intent(Journal.newId(), "k", bytes("d"), 4, true);
+      Thread.sleep(200);
+      assertThat(waits).isNotDone();
+      j.done(a);
+      await(waits);
+    }
+  }
+
+  @Test
+  void theByteBoundCountsTheFilesAndIsFreedAsSegmentsAreDone() throws Exception {
+    try (Journal j = Journal.open(dir, 256 * 1024, 1000)) {
+      List<String> ids = new ArrayList<>();
+      List<CompletableFuture<Void>> acks = new ArrayList<>();
+      for (int i = 0; i < 12; i++) {
+        String id = Journal.newId();
+        ids.add(id);
+        acks.add(j.intent(id, "k", new byte[30 * 1024], i, true));
+      }
+      Thread.sleep(300);
+      long acked = acks.stream().filter(f -> f.isDone()).count();
+      assertThat(acked).isBetween(6L, 8L);
+      assertThat(j.diskBytes()).isLessThanOrEqualTo(256 * 1024);
+      for (String id : ids) {
+        j.done(id);
+      }
+      for (CompletableFuture<Void> f : acks) {
+        await(f);
+      }
+      assertThat(j.diskBytes()).isLessThanOrEqualTo(256 * 1024);
+    }
+  }
+
+  @Test
+  void aValueLargerThanTheBoundIsRefusedAtOnce() throws Exception {
+    try (Journal j = Journal.open(dir, 64 * 1024, 10)) {
+      CompletableFuture<Void> f = j.intent(Journal.newId(), "k", new byte[70 * 1024], 1, true);
+      assertThat(f).isCompletedExceptionally();
+      assertThatThrownBy(f::join)
+          .cause()
+          .isInstanceOfSatisfying(
+              JournalException.class, e -> assertThat(e.reason()).isEqualTo(Reason.FULL));
+    }
+  }
+
+  @Test
+  void oneClientAtATimeMayOpenAJournal() throws Exception {
+    try (Journal j = Journal.open(dir, 1 << 20, 10)) {
+      assertThat(j.recovered()).isEmpty();
+      assertThatThrownBy(() -> Journal.open(dir, 1 << 20, 10))
+          .isInstanceOfSatisfying(
+              JournalException.class, e -> assertThat(e.reason()).isEqualTo(Reason.IN_USE));
+    }
+    Journal.open(dir, 1 << 20, 10).close();
+  }
+
+  @Test
+  void aDirectoryThatCannotBeCreatedIsReportedWithItsPath() throws Exception {
+    Path file = Files.writeString(dir.resolve("a-file"), "x");
+    Path under = file.resolve("journal");
+    assertThatThrownBy(() -> Journal.open(under, 1 << 20, 10))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(Reason.IO);
+              assertThat(e.getMessage()).contains(under.toString());
+            });
+  }
+
+  @Test
+  void aReadOnlyDirectoryIsReportedWhenOpened() throws Exception {
+    Path ro = Files.createDirectory(dir.resolve("ro"));
+    ro.toFile().setWritable(false, false);
+    try {
+      org.junit.jupiter.api.Assumptions.assumeFalse(
+          Files.isWritable(ro), "running as root: a read-only mode does not stop writes");
+      assertThatThrownBy(() -> Journal.open(ro, 1 << 20, 10))
+          .isInstanceOfSatisfying(
+              JournalException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(Reason.IO);
+                assertThat(e.getMessage()).contains(ro.toString()).contains("read-only");
+              });
+    } finally {
+      ro.toFile().setWritable(true, false);
+    }
+  }
+
+  @Test
+  void aFullDiskFailsTheWriteAtOnceAndLeavesTheJournalUsable() throws Exception {
+    AtomicLong room = new AtomicLong(Long.MAX_VALUE);
+    Journal.Opener full =
+        p ->
+            new LimitedChannel(
+                FileChannel.open(
+                    p,
+                    StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.WRITE,
+                    StandardOpenOption.READ),
+                room);
+    String kept = Journal.newId();
+    try (Journal j = Journal.open(dir, 1 << 20, 100, full)) {
+      await(j.intent(kept, "k", bytes("fits"), 1, true));
+      room.set(100);
+      CompletableFuture<Void> f = j.intent(Journal.newId(), "k", new byte[1000], 2, true);
+      assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS))
+          .cause()
+          .isInstanceOfSatisfying(
+              JournalException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(Reason.IO);
+                assertThat(e.getMessage()).contains(dir.toString()).contains("No space left");
+              });
+      room.set(Long.MAX_VALUE);
+      await(j.intent(Journal.newId(), "k", bytes("after"), 3, true));
+    }
+    try (Journal j = Journal.open(dir, 1 << 20, 100)) {
+      // The failed frame was taken back: the file reads cleanly, without the refused value.
+      assertThat(j.recovered()).hasSize(2);
+      assertThat(j.recovered().get(0).id()).isEqualTo(kept);
+    }
+  }
+
+  /** A file channel on a disk with {@code room} bytes left: a write past it fails part-way. */
+  static final class LimitedChannel extends FileChannel {
+    private final FileChannel d;
+    private final AtomicLong room;
+
+    LimitedChannel(FileChannel d, AtomicLong room) {
+      this.d = d;
+      this.room = room;
+    }
+
+    @Override
+    public int write(ByteBuffer src, long position) throws IOException {
+      long left = room.get();
+      if (src.remaining() > left) {
+        ByteBuffer part = src.duplicate();
+        part.limit(part.position() + (int) Math.max(0, left / 2));
+        int n = d.write(part, position);
+        src.position(src.position() + n);
+        throw new IOException("No space left on device");
+      }
+      room.addAndGet(-src.remaining());
+      return d.write(src, position);
+    }
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+      return d.read(dst);
+    }
+
+    @Override
+    public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
+      return d.read(dsts, offset, length);
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+      return d.write(src);
+    }
+
+    @Override
+    public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+      return d.write(srcs, offset, length);
+    }
+
+    @Override
+    public long position() throws IOException {
+      return d.position();
+    }
+
+    @Override
+    public FileChannel position(long newPosition) throws IOException {
+      d.position(newPosition);
+      return this;
+    }
+
+    @Override
+    public long size() throws IOException {
+      return d.size();
+    }
+
+    @Override
+    public FileChannel truncate(long size) throws IOException {
+      d.truncate(size);
+      return this;
+    }
+
+    @Override
+    public void force(boolean metaData) throws IOException {
+      d.force(metaData);
+    }
+
+    @Override
+    public long transferTo(long position, long count, WritableByteChannel target)
+        throws IOException {
+      return d.transferTo(position, count, target);
+    }
+
+    @Override
+    public long transferFrom(ReadableByteChannel src, long position, long count)
+        throws IOException {
+      return d.transferFrom(src, position, count);
+    }
+
+    @Override
+    public int read(ByteBuffer dst, long position) throws IOException {
+      return d.read(dst, position);
+    }
+
+    @Override
+    public MappedByteBuffer map(MapMode mode, long position, long size) throws IOException {
+      return d.map(mode, position, size);
+    }
+
+    @Override
+    public FileLock lock(long position, long size, boolean shared) throws IOException {
+      return d.lock(position, size, shared);
+    }
+
+    @Override
+    public FileLock tryLock(long position, long size, boolean shared) throws IOException {
+      return d.tryLock(position, size, shared);
+    }
+
+    @Override
+    protected void implCloseChannel() throws IOException {
+      d.close();
+    }
+  }
+}

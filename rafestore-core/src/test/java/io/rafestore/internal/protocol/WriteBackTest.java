@@ -1,0 +1,365 @@
+package io.rafestore.internal.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rafestore.HistoryPage;
+import io.rafestore.JournalException;
+import io.rafestore.JournaledWrite;
+import io.rafestore.ProtocolMode;
+import io.rafestore.RafeStore;
+import io.rafestore.SigningKeys;
+import io.rafestore.StoredValue;
+import io.rafestore.VersionInfo;
+import io.rafestore.WriteBack;
+import io.rafestore.WriteReceipt;
+import io.rafestore.clouds.MemoryCloud;
+import io.rafestore.internal.journal.Journal;
+import io.rafestore.internal.util.Names;
+import io.rafestore.spi.ByteRange;
+import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.ForwardingCloud;
+import io.rafestore.spi.ObjectKey;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Write-back through the client, on in-memory clouds in real time (the journal fsyncs real files):
+ * acknowledgement then the clouds, read-your-writes, flush, call order with write-through writes,
+ * the full journal, and the replay after a crash: a write whose writeM reached one cloud is redone
+ * as the same version, a write that never reached writeM is written once.
+ */
+class WriteBackTest {
+  @TempDir Path dir;
+
+  private final KeyPair alice = SigningKeys.generate();
+  private final List<MemoryCloud> clouds =
+      List.of(
+          new MemoryCloud("c0"),
+          new MemoryCloud("c1"),
+          new MemoryCloud("c2"),
+          new MemoryCloud("c3"));
+  private final List<RafeStore> open = new ArrayList<>();
+
+  @AfterEach
+  void closeAll() {
+    for (RafeStore s : open) {
+      s.close();
+    }
+  }
+
+  /**
+   * One client's view of a cloud: its metadata or data puts can be held (until a future completes,
+   * or forever), its metadata gets withheld (never answered).
+   */
+  static final class Switched extends ForwardingCloud {
+    volatile CompletableFuture<Void> metadataPuts = CompletableFuture.completedFuture(null);
+    volatile CompletableFuture<Void> dataPuts = CompletableFuture.completedFuture(null);
+    volatile boolean withholdMetadata;
+
+    Switched(CloudDriver d) {
+      super(d);
+    }
+
+    @Override
+    public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
+      CompletableFuture<Void> gate = key.value().startsWith("m/") ? metadataPuts : dataPuts;
+      return gate.thenCompose(x -> super.put(key, data));
+    }
+
+    @Override
+    public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
+      if (withholdMetadata && key.value().startsWith("m/")) {
+        return new CompletableFuture<>();
+      }
+      return super.get(key, range);
+    }
+  }
+
+  private List<Switched> switched() {
+    List<Switched> out = new ArrayList<>();
+    for (MemoryCloud c : clouds) {
+      out.add(new Switched(c));
+    }
+    return out;
+  }
+
+  private RafeStore client(List<? extends CloudDriver> drivers, WriteBack wb, ProtocolMode mode) {
+    RafeStore.Builder b = RafeStore.builder().writer("alice", alice).mode(mode);
+    for (CloudDriver d : drivers) {
+      b.cloud(d);
+    }
+    b.closeDrivers(false);
+    if (wb != null) {
+      b.writeBack(wb);
+    }
+    RafeStore s = b.build();
+    open.add(s);
+    return s;
+  }
+
+  /** A reader that hears every cloud (and so both logs of a fork). */
+  private RafeStore reader() {
+    RafeStore.Builder b = RafeStore.builder().trustWriter("alice", alice.getPublic());
+    for (MemoryCloud c : clouds) {
+      b.cloud(c);
+    }
+    RafeStore s = b.closeDrivers(false).build();
+    open.add(s);
+    return s;
+  }
+
+  private WriteBack journal() {
+    return WriteBack.journal(dir.resolve("journal"));
+  }
+
+  static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  static <T> T get(CompletableFuture<T> f) throws Exception {
+    return f.get(20, TimeUnit.SECONDS);
+  }
+
+  private static List<VersionInfo> history(RafeStore s, String key) throws Exception {
+    HistoryPage p = s.blocking().history(key, Optional.empty(), 1000);
+    return p.versions();
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = ProtocolMode.class,
+      names = {"PAPER", "FAST"})
+  void acknowledgedWritesReachTheCloudsOnceEachInCallOrder(ProtocolMode mode) throws Exception {
+    RafeStore s = client(clouds, journal(), mode);
+    List<CompletableFuture<JournaledWrite>> acks = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      // Large and small values: whole uploads and inline ones.
+      byte[] v = i % 3 == 0 ? new byte[200_000] : utf8("value " + i);
+      if (v.length > 100) {
+        v[0] = (byte) i;
+      }
+      acks.add(s.writeBack("k" + (i % 3), v));
+    }
+    List<JournaledWrite> done = new ArrayList<>();
+    for (CompletableFuture<JournaledWrite> a : acks) {
+      done.add(get(a));
+    }
+    get(s.flush());
+    for (int k = 0; k < 3; k++) {
+      List<VersionInfo> h = history(reader(), "k" + k);
+      assertThat(h).hasSize(10);
+      // Newest first; the writes of one key in call order.
+      List<io.rafestore.Version> expected = new ArrayList<>();
+      for (int i = 27 + k; i >= 0; i -= 3) {
+        WriteReceipt r = done.get(i).onClouds().getNow(null);
+        assertThat(r).isNotNull();
+        expected.add(r.version());
+      }
+      assertThat(h).extracting(VersionInfo::version).containsExactlyElementsOf(expected);
+    }
+    StoredValue latest = reader().blocking().read("k1");
+    assertThat(latest.utf8()).isEqualTo("value 28");
+    s.close();
+    try (Journal j = Journal.open(dir.resolve("journal"), 1 << 20, 10)) {
+      assertThat(j.recovered()).as("every intent marked done").isEmpty();
+    }
+  }
+
+  @Test
+  void theClientReadsItsJournaledWriteUntilItIsOnTheCloudsAndWritesKeepCallOrder()
+      throws Exception {
+    List<Switched> sw = switched();
+    CompletableFuture<Void> release = new CompletableFuture<>();
+    RafeStore s = client(sw, journal(), ProtocolMode.PAPER);
+    s.blocking().write("k", utf8("old"));
+    for (Switched c : sw) {
+      c.metadataPuts = release;
+    }
+    JournaledWrite w = s.blocking().writeBack("k", utf8("journaled"));
+    StoredValue own = s.blocking().read("k");
+    assertThat(own.servedBy()).isEqualTo(StoredValue.FROM_JOURNAL);
+    assertThat(own.utf8()).isEqualTo("journaled");
+    assertThat(reader().blocking().read("k").utf8()).as("not on the clouds yet").isEqualTo("old");
+    // A write-through write of the key waits for the journaled one: call order.
+    CompletableFuture<WriteReceipt> later = s.write("k", utf8("later"));
+    CompletableFuture<Void> flushed = s.flush();
+    Thread.sleep(100);
+    assertThat(flushed).isNotDone();
+    assertThat(later).isNotDone();
+    release.complete(null);
+    get(flushed);
+    WriteReceipt onClouds = get(w.onClouds());
+    WriteReceipt after = get(later);
+    assertThat(after.version()).isGreaterThan(onClouds.version());
+    List<VersionInfo> h = history(reader(), "k");
+    assertThat(h).extracting(VersionInfo::version).startsWith(after.version(), onClouds.version());
+    assertThat(s.blocking().read("k").servedBy()).isNotEqualTo(StoredValue.FROM_JOURNAL);
+    assertThat(s.blocking().read("k").utf8()).isEqualTo("later");
+  }
+
+  @Test
+  void aFullJournalFailsAtOnceOrMakesTheWriteWait() throws Exception {
+    List<Switched> sw = switched();
+    CompletableFuture<Void> release = new CompletableFuture<>();
+    for (Switched c : sw) {
+      c.metadataPuts = release;
+    }
+    RafeStore failing =
+        client(sw, journal().maxEntries(1).whenFull(WriteBack.WhenFull.FAIL), ProtocolMode.PAPER);
+    get(failing.writeBack("k", utf8("one")));
+    assertThatThrownBy(() -> failing.blocking().writeBack("k", utf8("two")))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.FULL);
+              assertThat(e.getMessage()).contains(dir.resolve("journal").toString());
+            });
+    failing.close();
+
+    RafeStore waiting = client(sw, journal().maxEntries(1), ProtocolMode.PAPER);
+    // The replayed "one" fills the journal again.
+    CompletableFuture<JournaledWrite> two = waiting.writeBack("k", utf8("two"));
+    Thread.sleep(200);
+    assertThat(two).as("waits for space").isNotDone();
+    release.complete(null);
+    get(get(two).onClouds());
+    assertThat(history(reader(), "k")).hasSize(2);
+    assertThat(reader().blocking().read("k").utf8()).isEqualTo("two");
+  }
+
+  @Test
+  void aJournalThatCannotBeWrittenIsReportedWhenTheClientIsBuilt() throws Exception {
+    Path file = Files.writeString(dir.resolve("not-a-directory"), "x");
+    Path bad = file.resolve("journal");
+    assertThatThrownBy(() -> client(clouds, WriteBack.journal(bad), ProtocolMode.PAPER))
+        .isInstanceOf(java.io.UncheckedIOException.class)
+        .cause()
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
+              assertThat(e.getMessage()).contains(bad.toString());
+            });
+  }
+
+  @Test
+  void writeBackNeedsAJournalAWriterAndARafeStoreMode() {
+    RafeStore plain = client(clouds, null, ProtocolMode.PAPER);
+    assertThatThrownBy(() -> plain.writeBack("k", utf8("v")))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("Builder.writeBack");
+    assertThatThrownBy(
+            () ->
+                RafeStore.builder()
+                    .trustWriter("alice", alice.getPublic())
+                    .cloud(clouds.get(0))
+                    .cloud(clouds.get(1))
+                    .cloud(clouds.get(2))
+                    .cloud(clouds.get(3))
+                    .writeBack(journal())
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("writeBack: needs a writer");
+    assertThatThrownBy(() -> client(clouds, journal(), ProtocolMode.DEPSKY_A))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("writeBack: needs mode PAPER or FAST");
+  }
+
+  /**
+   * The hard case: the crashed client's writeM signed the entry and its log reached c0 only. The
+   * next client does not hear c0 (withheld) and must not write the value as a second version: it
+   * carries the recorded entry into its own log, so a reader that hears both logs merges one
+   * version with the crashed write's own version.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = ProtocolMode.class,
+      names = {"PAPER", "FAST"})
+  void aWriteWhoseWriteMReachedOneCloudIsRedoneAsTheSameVersion(ProtocolMode mode)
+      throws Exception {
+    for (boolean inline : new boolean[] {false, true}) {
+      String key = "k-" + inline;
+      byte[] value = inline ? utf8("small " + mode) : new byte[100_000];
+      value[0] = 42;
+      List<Switched> a = switched();
+      for (int i = 1; i < 4; i++) {
+        a.get(i).metadataPuts = new CompletableFuture<>(); // never
+      }
+      RafeStore crashed = client(a, journal(), mode);
+      JournaledWrite w = get(crashed.writeBack(key, value));
+      ObjectKey log = Names.metadataObject(key, "alice");
+      waitUntil(
+          () -> {
+            CompletableFuture<byte[]> got = clouds.get(0).get(log, Optional.empty());
+            return got.isDone() && !got.isCompletedExceptionally();
+          });
+      assertThat(w.onClouds()).isNotDone();
+      // Its entry is signed: the crashed client reads its own write under its final version.
+      StoredValue own = crashed.blocking().read(key);
+      assertThat(own.servedBy()).isEqualTo(StoredValue.FROM_JOURNAL);
+      io.rafestore.Version signed = own.version();
+      crashed.close(); // as a crash for the journal: intent and commit kept, no done mark
+
+      List<Switched> b = switched();
+      b.get(0).withholdMetadata = true;
+      b.get(0).metadataPuts = new CompletableFuture<>(); // c0 keeps the crashed client's log
+      RafeStore restarted = client(b, journal(), mode);
+      get(restarted.flush());
+
+      List<VersionInfo> h = history(reader(), key);
+      assertThat(h)
+          .as("one version, not two")
+          .extracting(VersionInfo::version)
+          .containsExactly(signed);
+      StoredValue read = reader().blocking().read(key);
+      assertThat(read.value()).isEqualTo(value);
+      assertThat(read.version()).as("the crashed client's own version").isEqualTo(signed);
+      assertThat(restarted.blocking().read(key).version()).isEqualTo(signed);
+      restarted.close();
+    }
+  }
+
+  /** A crash before writeM (the data upload never finished): the next client writes it once. */
+  @Test
+  void aWriteThatNeverReachedWriteMIsWrittenOnceByTheNextClient() throws Exception {
+    List<Switched> a = switched();
+    for (Switched c : a) {
+      c.dataPuts = new CompletableFuture<>(); // never
+    }
+    RafeStore crashed = client(a, journal(), ProtocolMode.PAPER);
+    byte[] value = new byte[100_000];
+    value[7] = 7;
+    get(crashed.writeBack("k", value));
+    crashed.close();
+    RafeStore restarted = client(clouds, journal(), ProtocolMode.PAPER);
+    assertThat(restarted.blocking().read("k").value())
+        .as("read-your-writes after the restart, before the replay lands")
+        .isEqualTo(value);
+    get(restarted.flush());
+    assertThat(history(reader(), "k")).hasSize(1);
+    assertThat(reader().blocking().read("k").value()).isEqualTo(value);
+  }
+
+  private static void waitUntil(java.util.function.BooleanSupplier done) throws Exception {
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (!done.getAsBoolean()) {
+      if (System.nanoTime() > end) {
+        throw new AssertionError("condition not reached within 20 s");
+      }
+      Thread.sleep(5);
+    }
+  }
+}
