@@ -113,16 +113,7 @@ public final class CertifiedTrust implements WriterTrust {
 
   @Override
   public CompletableFuture<Map<String, Verdict>> known() {
-    return current()
-        .thenApply(
-            s -> {
-              if (checked.isEmpty()) {
-                return s.known();
-              }
-              Map<String, Verdict> all = new LinkedHashMap<>(s.known());
-              checked.forEach(all::putIfAbsent);
-              return Map.copyOf(all);
-            });
+    return current().thenApply(this::knownOf);
   }
 
   @Override
@@ -182,15 +173,23 @@ public final class CertifiedTrust implements WriterTrust {
       if (snapshot != null && now - snapshot.startedNanos < refreshNanos && suspects.isEmpty()) {
         return CompletableFuture.completedFuture(snapshot);
       }
+    }
+    return refreshNow(now);
+  }
+
+  /**
+   * The refresh under way, or one begun now. Not called under the lock: the reads call the
+   * drivers, whose callbacks may take it.
+   */
+  private CompletableFuture<Snapshot> refreshNow(long now) {
+    CompletableFuture<Snapshot> r;
+    synchronized (this) {
       if (refreshing != null) {
         return refreshing;
       }
-      refreshing = new CompletableFuture<>();
-    }
-    // Outside the lock: the reads call the drivers, whose callbacks may take it.
-    CompletableFuture<Snapshot> r;
-    synchronized (this) {
-      r = refreshing;
+      r = new CompletableFuture<>();
+      refreshing = r;
+      refreshingStarted = now;
     }
     refresh(now)
         .whenComplete(
@@ -211,6 +210,99 @@ public final class CertifiedTrust implements WriterTrust {
               }
             });
     return r;
+  }
+
+  /** When the refresh under way began (scheduler nanos); meaningful while {@code refreshing}. */
+  private long refreshingStarted;
+
+  /** When the last refresh forced by {@link #knownAfter} began, if any. */
+  private long forcedAt;
+
+  private boolean forcedOnce;
+
+  /** The snapshot's writers and those checked since, as {@link #known} gives them. */
+  private Map<String, Verdict> knownOf(Snapshot s) {
+    if (checked.isEmpty()) {
+      return s.known();
+    }
+    Map<String, Verdict> all = new LinkedHashMap<>(s.known());
+    checked.forEach(all::putIfAbsent);
+    return Map.copyOf(all);
+  }
+
+  @Override
+  public Verdict held(String writerId) {
+    Verdict v = explicit.get(writerId);
+    if (v != null) {
+      return v;
+    }
+    Snapshot s;
+    synchronized (this) {
+      s = snapshot;
+    }
+    if (s == null || suspects.contains(writerId)) {
+      return null;
+    }
+    v = s.known.get(writerId);
+    if (v == null) {
+      v = checked.get(writerId);
+    }
+    if (v == null && s.revoked.contains(writerId)) {
+      v = judge(writerId, Optional.empty(), s.revoked);
+    }
+    return v;
+  }
+
+  @Override
+  public CompletableFuture<Map<String, Verdict>> knownAfter(long nanos) {
+    long now = ctx.settings.scheduler().nanoTime();
+    Snapshot fresh = null;
+    CompletableFuture<Snapshot> running;
+    boolean runningAfter = false;
+    long delay = 0;
+    synchronized (this) {
+      if (snapshot != null && snapshot.startedNanos - nanos >= 0) {
+        fresh = snapshot;
+      }
+      running = refreshing;
+      if (running != null) {
+        runningAfter = refreshingStarted - nanos >= 0;
+      } else if (fresh == null) {
+        long gap = Math.min(refreshNanos, FORCED_REFRESH_GAP.toNanos());
+        delay = forcedOnce ? Math.max(0, forcedAt + gap - now) : 0;
+        if (delay == 0) {
+          forcedOnce = true;
+          forcedAt = now;
+        }
+      }
+    }
+    if (fresh != null) {
+      return CompletableFuture.completedFuture(knownOf(fresh));
+    }
+    if (running != null) {
+      return runningAfter
+          ? running.thenApply(this::knownOf)
+          : running.thenCompose(s -> knownAfter(nanos));
+    }
+    if (delay > 0) {
+      CompletableFuture<Map<String, Verdict>> later = new CompletableFuture<>();
+      ctx.settings
+          .scheduler()
+          .schedule(
+              Duration.ofNanos(delay),
+              () ->
+                  knownAfter(nanos)
+                      .whenComplete(
+                          (m, e) -> {
+                            if (e != null) {
+                              later.completeExceptionally(Futures.unwrap(e));
+                            } else {
+                              later.complete(m);
+                            }
+                          }));
+      return later;
+    }
+    return refreshNow(now).thenCompose(s -> knownAfter(nanos));
   }
 
   private CompletableFuture<Snapshot> refresh(long startedNanos) {

@@ -64,9 +64,12 @@ import java.util.function.Supplier;
  * its listing gives what it could give by answering "not found"; one that lists invented writers
  * costs one GET on itself per invented name that this client trusts, never more than {@link
  * #MAX_LISTED_WRITERS} and never a request to another cloud, and names it cannot verify are never
- * fetched. With operator keys, a listed writer id that is neither known nor certified costs one
- * certificate read (one GET per cloud) per read, at most {@link #MAX_LISTED_WRITERS} per listing
- * cloud (design.md section 5, "readM with many writers").
+ * fetched. With operator keys, a listed writer id the trust
+ * holds no verdict on costs one certificate read (one GET per cloud) for at most {@link
+ * #CHECKS_PER_CLOUD} ids per listing cloud per read; the cloud's other such ids wait for a reading
+ * of the trust data begun after its listing arrived (forced at most once per {@link
+ * io.rafestore.internal.protocol.trust.WriterTrust#FORCED_REFRESH_GAP}), which knows every writer
+ * certified before it (design.md section 5, "readM with many writers").
  *
  * <p>A caller may also be told of each valid reply that arrives before the quorum ({@link
  * EarlyReply}): a read anticipates its data fetch on the first that names a version it can use.
@@ -91,6 +94,18 @@ public final class MetadataRead {
    * reach it; a trust that cannot be enumerated (writer certificates) is bounded by it.
    */
   static final int MAX_LISTED_WRITERS = 1024;
+
+  /**
+   * Most writers a cloud's listing may have checked one by one per read ({@code trust.check}: for a
+   * certified writer, one certificate read, a GET on every cloud) when the trust knows nothing of
+   * them yet: names the trust neither knows nor has refused. The other unknown names that cloud
+   * lists wait for a reading of the trust data begun after its listing arrived ({@code
+   * trust.knownAfter}), which knows every writer certified before; those it does not know are
+   * skipped. So a faulty cloud listing invented names costs at most this many certificate reads
+   * per read, and a writer whose completed write one cloud lists is never skipped (design.md
+   * section 5, "readM with many writers").
+   */
+  public static final int CHECKS_PER_CLOUD = 8;
 
   /**
    * Most writers named by the first listing page to arrive whose logs are then fetched at once from
@@ -296,6 +311,12 @@ public final class MetadataRead {
     private int pages;
     private final Set<String> asked = new HashSet<>();
     private final Set<String> checking = new HashSet<>();
+
+    /** Unknown names this cloud listed past its {@link #CHECKS_PER_CLOUD}: waiting for the trust. */
+    private final Set<String> parked = new HashSet<>();
+
+    /** Checks this cloud's listing started ({@link #CHECKS_PER_CLOUD} at most). */
+    private int checksStarted;
     private final Map<String, MetadataLog> logs = new HashMap<>();
     private final Map<String, Map<LogEntry.Id, byte[]>> sharesOf = new HashMap<>();
     private CloudFault fault;
@@ -386,6 +407,8 @@ public final class MetadataRead {
         done();
         return;
       }
+      long arrived = ctx.settings.scheduler().nanoTime();
+      List<String> waiting = new ArrayList<>();
       String last = startAfter;
       List<String> named = new ArrayList<>();
       for (ObjectInfo o : page.objects()) {
@@ -405,29 +428,54 @@ public final class MetadataRead {
             // Explicit trust knows every writer it trusts: not one, never fetched.
             continue;
           }
-          // Not known to the trust at start (a writer certified since its last refresh, or a name
-          // invented by this cloud): its verdict first, its log only if trusted. The pending count
-          // is held across the check, so the reply waits for it; the names checked count toward
-          // the cloud's MAX_LISTED_WRITERS.
-          boolean over;
-          synchronized (this) {
-            over =
-                !checking.contains(writer) && asked.size() + checking.size() >= MAX_LISTED_WRITERS;
-            if (!over) {
-              checking.add(writer);
+          Verdict held = ctx.trust.held(writer);
+          if (held != null) {
+            // Judged without a read (revoked, or trusted by a check since this read began).
+            verdicts.putIfAbsent(writer, held);
+          } else {
+            // Not known to the trust (a writer certified since its last refresh, or a name invented
+            // by this cloud): its verdict first, its log only if trusted. Up to CHECKS_PER_CLOUD
+            // names of this cloud are checked one by one; the others wait for the trust read
+            // again after this listing arrived. Every such name counts toward the cloud's
+            // MAX_LISTED_WRITERS.
+            boolean over;
+            boolean check = false;
+            synchronized (this) {
+              boolean counted = checking.contains(writer) || parked.contains(writer);
+              over =
+                  !counted && asked.size() + checking.size() + parked.size() >= MAX_LISTED_WRITERS;
+              if (!over && !counted) {
+                if (checks.containsKey(writer)) {
+                  // Another cloud's listing is having it checked: no cost to this one.
+                  check = true;
+                } else if (checksStarted < CHECKS_PER_CLOUD) {
+                  checksStarted++;
+                  check = true;
+                }
+                if (check) {
+                  checking.add(writer);
+                } else {
+                  parked.add(writer);
+                  waiting.add(writer);
+                }
+              }
             }
+            if (over) {
+              failed(
+                  new CloudFault(
+                      cloudId,
+                      CloudFault.Kind.MALFORMED_METADATA,
+                      "readM list: names over "
+                          + MAX_LISTED_WRITERS
+                          + " writers' logs of the key"));
+              done();
+              return;
+            }
+            if (check) {
+              checkThenFetch(writer);
+            }
+            continue;
           }
-          if (over) {
-            failed(
-                new CloudFault(
-                    cloudId,
-                    CloudFault.Kind.MALFORMED_METADATA,
-                    "readM list: names over " + MAX_LISTED_WRITERS + " writers' logs of the key"));
-            done();
-            return;
-          }
-          checkThenFetch(writer);
-          continue;
         }
         if (!trusted(writer)) {
           continue;
@@ -464,6 +512,9 @@ public final class MetadataRead {
           }
         }
       }
+      if (!waiting.isEmpty()) {
+        awaitTrust(List.copyOf(waiting), arrived);
+      }
       if (page.more() && last.compareTo(startAfter) > 0) {
         int sent;
         synchronized (this) {
@@ -485,6 +536,47 @@ public final class MetadataRead {
         }
       }
       done();
+    }
+
+    /**
+     * Fetches from this cloud the logs of those of {@code writers} (listed by it past its {@link
+     * #CHECKS_PER_CLOUD}) that a reading of the trust data begun at or after {@code listedAt} trusts:
+     * a writer certified before this cloud listed it is in that reading; the others are skipped. A
+     * failed reading (the trust data unreadable) fails readM.
+     */
+    private void awaitTrust(List<String> writers, long listedAt) {
+      synchronized (this) {
+        pending++;
+      }
+      CompletableFuture<Map<String, Verdict>> known;
+      try {
+        known = ctx.trust.knownAfter(listedAt);
+      } catch (RuntimeException e) {
+        known = CompletableFuture.failedFuture(e);
+      }
+      known.whenComplete(
+          (k, error) -> {
+            if (error != null) {
+              Throwable cause = Futures.unwrap(error);
+              if (!Futures.isCancellation(cause)) {
+                abort(cause);
+              }
+            } else {
+              for (String w : writers) {
+                Verdict v = k.get(w);
+                synchronized (this) {
+                  parked.remove(w);
+                }
+                if (v != null && v.trusted()) {
+                  verdicts.putIfAbsent(w, v);
+                  if (trusted(w)) {
+                    fetch(w);
+                  }
+                }
+              }
+            }
+            done();
+          });
     }
 
     /**

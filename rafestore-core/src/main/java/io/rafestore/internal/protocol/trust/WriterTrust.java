@@ -20,6 +20,30 @@ public interface WriterTrust {
   CompletableFuture<Verdict> check(String writerId);
 
   /**
+   * The verdict on {@code writerId} this trust holds without reading anything (an explicit writer,
+   * one its current snapshot certifies or revokes, one a {@link #check} trusted since), or null if
+   * finding it needs a read of the clouds.
+   */
+  default Verdict held(String writerId) {
+    return null;
+  }
+
+  /**
+   * {@link #known}, as of a reading of the trust data begun at or after {@code nanos} (on the
+   * settings' scheduler's clock): every writer certified before then is in it. Starts such a
+   * reading if none is under way or done; these forced readings begin at most one per {@link
+   * #FORCED_REFRESH_GAP} (or per refresh interval, if shorter), so the caller may wait up to that
+   * long. What a listing readM waits for when one cloud lists more unknown writers than it may
+   * check one by one (design.md section 5, "readM with many writers").
+   */
+  default CompletableFuture<Map<String, Verdict>> knownAfter(long nanos) {
+    return known();
+  }
+
+  /** The least time between two readings of the trust data forced by {@link #knownAfter}. */
+  java.time.Duration FORCED_REFRESH_GAP = java.time.Duration.ofSeconds(1);
+
+  /**
    * Every writer trusted now that this client knows of without listing a key (the explicitly
    * trusted ones, and the certified ones whose certificates are on the clouds), with its verdict.
    * Completes at once unless the certified writers are due to be read again.
