@@ -302,7 +302,9 @@ class CertifiedListingByzantineTest {
    */
   @Test
   void moreNewWritersThanAListingMayCheckAreAllFound() throws Exception {
-    int writers = MetadataRead.CHECKS_PER_CLOUD + 4;
+    // More than every cloud's checks together: whatever the order the listings arrive in, the
+    // last ids are past the checks of every cloud.
+    int writers = MetadataRead.CHECKS_PER_CLOUD * h.clouds.size() + 4;
     try (RafeStore reader = base(h.clouds).build()) {
       Context ctx = new Context(Harness.settings(reader), CertifiedTrust::new);
       // The trust snapshot: no certified writer yet.
@@ -316,7 +318,7 @@ class CertifiedListingByzantineTest {
         }
       }
       h.scheduler.runUntilIdle();
-      // Every cloud lists all of them, the newest (the last id) past its checks: all are found.
+      // Every cloud lists all of them, the newest (the last id) past the checks: all are found.
       View view = h.run(MetadataRead.run(ctx, KEY));
       assertThat(view.logs.keySet()).containsExactlyInAnyOrderElementsOf(ids);
       assertThat(view.visible.get(0).version().writer()).isEqualTo(ids.get(writers - 1));
