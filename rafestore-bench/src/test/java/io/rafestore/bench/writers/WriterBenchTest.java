@@ -36,8 +36,7 @@ class WriterBenchTest {
     WriterBench.Cell perWriter =
         WriterBench.cell(WriterBench.Setup.PER_WRITER, 20, 1, keys(20), 23);
     assertThat(perWriter.requestsPerRead()).isGreaterThanOrEqualTo(80);
-    WriterBench.Cell listing =
-        WriterBench.cell(WriterBench.Setup.LISTING, 20, 1, keys(20), 23);
+    WriterBench.Cell listing = WriterBench.cell(WriterBench.Setup.LISTING, 20, 1, keys(20), 23);
     assertThat(listing.requestsPerRead()).isLessThan(20);
     // A reader with the operator key alone: as few requests per read as explicit listing; its
     // start read the 20 certificates (one GET per cloud each) and listed c/ on every cloud.

@@ -57,7 +57,9 @@ class CertifiedListingByzantineTest {
   enum Lie {
     /** Its listing of the key's logs omits the newest writer's log (it serves it if asked). */
     HIDE,
-    /** Its listing of the key's logs adds 1,000 invented writer ids, sorted before the real ones. */
+    /**
+     * Its listing of the key's logs adds 1,000 invented writer ids, sorted before the real ones.
+     */
     INVENT,
     /** It serves the operator's first revocation list instead of the newest. */
     REPLAY

@@ -178,8 +178,8 @@ public final class CertifiedTrust implements WriterTrust {
   }
 
   /**
-   * The refresh under way, or one begun now. Not called under the lock: the reads call the
-   * drivers, whose callbacks may take it.
+   * The refresh under way, or one begun now. Not called under the lock: the reads call the drivers,
+   * whose callbacks may take it.
    */
   private CompletableFuture<Snapshot> refreshNow(long now) {
     CompletableFuture<Snapshot> r;

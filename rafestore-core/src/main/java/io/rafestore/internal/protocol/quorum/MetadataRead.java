@@ -64,10 +64,10 @@ import java.util.function.Supplier;
  * its listing gives what it could give by answering "not found"; one that lists invented writers
  * costs one GET on itself per invented name that this client trusts, never more than {@link
  * #MAX_LISTED_WRITERS} and never a request to another cloud, and names it cannot verify are never
- * fetched. With operator keys, a listed writer id the trust
- * holds no verdict on costs one certificate read (one GET per cloud) for at most {@link
- * #CHECKS_PER_CLOUD} ids per listing cloud per read; the cloud's other such ids wait for a reading
- * of the trust data begun after its listing arrived (forced at most once per {@link
+ * fetched. With operator keys, a listed writer id the trust holds no verdict on costs one
+ * certificate read (one GET per cloud) for at most {@link #CHECKS_PER_CLOUD} ids per listing cloud
+ * per read; the cloud's other such ids wait for a reading of the trust data begun after its listing
+ * arrived (forced at most once per {@link
  * io.rafestore.internal.protocol.trust.WriterTrust#FORCED_REFRESH_GAP}), which knows every writer
  * certified before it (design.md section 5, "readM with many writers").
  *
@@ -101,9 +101,9 @@ public final class MetadataRead {
    * them yet: names the trust neither knows nor has refused. The other unknown names that cloud
    * lists wait for a reading of the trust data begun after its listing arrived ({@code
    * trust.knownAfter}), which knows every writer certified before; those it does not know are
-   * skipped. So a faulty cloud listing invented names costs at most this many certificate reads
-   * per read, and a writer whose completed write one cloud lists is never skipped (design.md
-   * section 5, "readM with many writers").
+   * skipped. So a faulty cloud listing invented names costs at most this many certificate reads per
+   * read, and a writer whose completed write one cloud lists is never skipped (design.md section 5,
+   * "readM with many writers").
    */
   public static final int CHECKS_PER_CLOUD = 8;
 
@@ -312,11 +312,14 @@ public final class MetadataRead {
     private final Set<String> asked = new HashSet<>();
     private final Set<String> checking = new HashSet<>();
 
-    /** Unknown names this cloud listed past its {@link #CHECKS_PER_CLOUD}: waiting for the trust. */
+    /**
+     * Unknown names this cloud listed past its {@link #CHECKS_PER_CLOUD}: waiting for the trust.
+     */
     private final Set<String> parked = new HashSet<>();
 
     /** Checks this cloud's listing started ({@link #CHECKS_PER_CLOUD} at most). */
     private int checksStarted;
+
     private final Map<String, MetadataLog> logs = new HashMap<>();
     private final Map<String, Map<LogEntry.Id, byte[]>> sharesOf = new HashMap<>();
     private CloudFault fault;
@@ -540,9 +543,9 @@ public final class MetadataRead {
 
     /**
      * Fetches from this cloud the logs of those of {@code writers} (listed by it past its {@link
-     * #CHECKS_PER_CLOUD}) that a reading of the trust data begun at or after {@code listedAt} trusts:
-     * a writer certified before this cloud listed it is in that reading; the others are skipped. A
-     * failed reading (the trust data unreadable) fails readM.
+     * #CHECKS_PER_CLOUD}) that a reading of the trust data begun at or after {@code listedAt}
+     * trusts: a writer certified before this cloud listed it is in that reading; the others are
+     * skipped. A failed reading (the trust data unreadable) fails readM.
      */
     private void awaitTrust(List<String> writers, long listedAt) {
       synchronized (this) {
