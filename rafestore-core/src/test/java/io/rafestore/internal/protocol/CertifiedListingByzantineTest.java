@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rafestore.CloudRole;
 import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
+import io.rafestore.RafeStoreListener;
 import io.rafestore.RevocationList;
 import io.rafestore.SigningKeys;
 import io.rafestore.WriterCertificate;
 import io.rafestore.WriterDiscovery;
+import io.rafestore.WriterTrustException;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.quorum.CertifiedTrust;
@@ -30,6 +32,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -42,7 +45,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * "readM with many writers"; section 4, "Writer certificates"): a reader that trusts only the
  * operator key reads a key whose writers were certified after its trust snapshot, while one cloud
  * (each placement in turn, n = 4, f = 1) hides the newest writer's log from its listing, lists
- * 1,000 invented writers, or replays an older revocation list. The read returns what an honest
+ * 1,000 invented writers, replays an older revocation list, or serves a forged certificate of the
+ * newest writer. The read returns what an honest
  * deployment gives, and the invented writers cost at most {@link MetadataRead#CHECKS_PER_CLOUD}
  * certificate reads of the faulty cloud per read. On in-memory clouds and virtual time.
  */
@@ -62,7 +66,12 @@ class CertifiedListingByzantineTest {
      */
     INVENT,
     /** It serves the operator's first revocation list instead of the newest. */
-    REPLAY
+    REPLAY,
+    /**
+     * It serves, as bob's certificate, one for another key issued later, signed by a key that is
+     * not the operator's (it names the operator): were it believed, bob's logs would not verify.
+     */
+    FORGE
   }
 
   final Harness h = new Harness(1, 4).rtts(10, 50, 90, 130);
@@ -90,6 +99,7 @@ class CertifiedListingByzantineTest {
     volatile Lie lie;
     volatile String hidden;
     volatile byte[] oldList;
+    volatile byte[] forged;
     final AtomicInteger certificateGets = new AtomicInteger();
     final AtomicInteger logGets = new AtomicInteger();
     final AtomicInteger certificateLists = new AtomicInteger();
@@ -111,6 +121,9 @@ class CertifiedListingByzantineTest {
       String k = key.value();
       if (k.startsWith(Names.CERTIFICATE_PREFIX)) {
         certificateGets.incrementAndGet();
+        if (lie == Lie.FORGE && k.equals(Names.certificateObject(hidden).value())) {
+          return CompletableFuture.completedFuture(forged.clone());
+        }
       } else if (k.startsWith(Names.METADATA_PREFIX)) {
         logGets.incrementAndGet();
       } else if (lie == Lie.REPLAY && k.equals(Names.revocationObject("ops").value())) {
@@ -222,7 +235,19 @@ class CertifiedListingByzantineTest {
     // Hiding and inventing: a reader whose trust snapshot predates every writer, so that the read
     // checks the writers its listings name. Replaying: a fresh reader, which reads the lists from
     // the clouds with the faulty one among them.
-    RafeStore early = lie == Lie.REPLAY ? null : base(clouds).build();
+    List<WriterTrustException> rejected = new CopyOnWriteArrayList<>();
+    RafeStore early =
+        lie == Lie.REPLAY
+            ? null
+            : base(clouds)
+                .listener(
+                    new RafeStoreListener() {
+                      @Override
+                      public void writerRejected(String key, WriterTrustException why) {
+                        rejected.add(why);
+                      }
+                    })
+                .build();
     try {
       if (early != null) {
         snapshot(early);
@@ -256,12 +281,28 @@ class CertifiedListingByzantineTest {
       liar.lie = lie;
       liar.hidden = "bob";
       liar.oldList = one.encoded();
+      liar.forged =
+          WriterCertificate.issue(
+                  "bob",
+                  Harness.MALLORY.getPublic(),
+                  T0,
+                  T0.plus(Duration.ofDays(30)),
+                  clock.instant(),
+                  "ops",
+                  Harness.MALLORY.getPrivate())
+              .encoded();
       clouds.forEach(Faulty::reset);
       try (RafeStore reader = early != null ? early : base(clouds).build()) {
         assertThat(h.run(reader.read(KEY)).value())
             .as("read with p%d %s", faulty, lie)
             .isEqualTo(utf8("b2"));
         h.scheduler.runUntilIdle();
+      }
+      if (lie == Lie.FORGE && faulty == 0) {
+        // The fastest cloud's forgery is among the answers the check waited for: named.
+        assertThat(rejected)
+            .extracting(WriterTrustException::reason)
+            .contains(WriterTrustException.Reason.BAD_SIGNATURE);
       }
       int certificateGets = clouds.stream().mapToInt(c -> c.certificateGets.get()).sum();
       int certificateLists = clouds.stream().mapToInt(c -> c.certificateLists.get()).sum();
