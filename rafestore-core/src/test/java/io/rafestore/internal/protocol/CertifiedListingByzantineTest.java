@@ -46,9 +46,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * operator key reads a key whose writers were certified after its trust snapshot, while one cloud
  * (each placement in turn, n = 4, f = 1) hides the newest writer's log from its listing, lists
  * 1,000 invented writers, replays an older revocation list, or serves a forged certificate of the
- * newest writer. The read returns what an honest
- * deployment gives, and the invented writers cost at most {@link MetadataRead#CHECKS_PER_CLOUD}
- * certificate reads of the faulty cloud per read. On in-memory clouds and virtual time.
+ * newest writer. The read returns what an honest deployment gives, and the invented writers cost at
+ * most {@link MetadataRead#CHECKS_PER_CLOUD} certificate reads of the faulty cloud per read. On
+ * in-memory clouds and virtual time.
  */
 class CertifiedListingByzantineTest {
   static final KeyPair OPS = SigningKeys.generate();
