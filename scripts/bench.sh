@@ -187,8 +187,9 @@ if ! reused "$WORK/cost/writecost.md"; then
 fi
 
 # --- 6. Many writers -------------------------------------------------------------------------
-# WriterBench: a read of a key written by 1 of W writers, W = 1, 10, 100, 1,000, readM by listing
-# and by one GET per trusted writer; virtual time (design.md section 5, "readM with many writers").
+# WriterBench: a read of a key written by 1 of W writers, W = 1, 10, 100, 1,000: certified writers
+# (the reader holds the operator key alone) and explicit trust, readM by listing and by one GET per
+# trusted writer; virtual time (design.md section 5, "readM with many writers").
 # Quick: 4 keys per cell, a few seconds.
 if ((QUICK)); then
   WRITER_ARGS=(--quick --out "$WORK/writers")

@@ -39,6 +39,11 @@ final class AllListeners implements RafeStoreListener {
   }
 
   @Override
+  public void writerRejected(String key, WriterTrustException why) {
+    each(l -> l.writerRejected(key, why));
+  }
+
+  @Override
   public void writeCompleted(WriteReceipt receipt) {
     each(l -> l.writeCompleted(receipt));
   }

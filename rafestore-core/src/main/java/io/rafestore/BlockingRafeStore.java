@@ -38,6 +38,21 @@ public interface BlockingRafeStore {
   CollectionReport collect(String key, RetentionPolicy policy)
       throws RafeStoreException, java.io.InterruptedIOException;
 
+  /** See {@link RafeStore#checkWriter}. */
+  void checkWriter(String writerId) throws RafeStoreException, java.io.InterruptedIOException;
+
+  /** See {@link RafeStore#publishCertificate}. */
+  void publishCertificate(WriterCertificate certificate)
+      throws RafeStoreException, java.io.InterruptedIOException;
+
+  /** See {@link RafeStore#revocations}. */
+  Optional<RevocationList> revocations(String operatorKeyId)
+      throws RafeStoreException, java.io.InterruptedIOException;
+
+  /** See {@link RafeStore#publishRevocations}. */
+  void publishRevocations(RevocationList list)
+      throws RafeStoreException, java.io.InterruptedIOException;
+
   /** See {@link RafeStore#collectOrphans}. */
   OrphanReport collectOrphans(String key, java.time.Duration grace)
       throws RafeStoreException, java.io.InterruptedIOException;

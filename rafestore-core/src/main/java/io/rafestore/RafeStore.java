@@ -253,6 +253,40 @@ public interface RafeStore extends AutoCloseable {
    */
   Scrubber scrubber(ScrubOptions options);
 
+  /**
+   * Whether {@code writerId} may write now as this client judges it: completes normally if the
+   * writer is trusted explicitly ({@link Builder#trustWriter}), or holds a certificate on the
+   * clouds from a trusted operator key ({@link Builder#trustOperator}) that is valid now and not
+   * revoked; fails with {@link WriterTrustException} naming the reason otherwise (revoked, expired,
+   * not yet valid, forged, unknown operator, not certified), or with {@link QuorumException} if the
+   * certificates or revocation lists cannot be read. Needs no writer identity.
+   */
+  CompletableFuture<Void> checkWriter(String writerId);
+
+  /**
+   * Stores a writer certificate on the clouds ({@code c/<writer>}, completes once n - f have it),
+   * as a writer does with its own before its first write. Needs no writer identity: a certificate
+   * is checked by readers, not by who stores it.
+   */
+  CompletableFuture<Void> publishCertificate(WriterCertificate certificate);
+
+  /**
+   * The newest revocation list of {@code operatorKeyId} this client has seen, read again now from a
+   * quorum of clouds (empty if the operator never published one). Needs {@code operatorKeyId} to be
+   * trusted ({@link Builder#trustOperator}).
+   */
+  CompletableFuture<Optional<RevocationList>> revocations(String operatorKeyId);
+
+  /**
+   * Publishes {@code list} ({@code r/<operator>}, completes once n - f clouds have it). Refused
+   * with {@link WriterTrustException} ({@link WriterTrustException.Reason#STALE}) unless its
+   * sequence is above the newest list of that operator on a quorum of clouds and it still revokes
+   * every writer that list revokes; and if its operator key is not trusted or its signature does
+   * not verify. Readers stop accepting a writer it revokes within {@link Builder#trustRefresh} of
+   * its completion (design.md section 4).
+   */
+  CompletableFuture<Void> publishRevocations(RevocationList list);
+
   /** f, the number of faulty clouds tolerated. */
   int faultsTolerated();
 
@@ -609,6 +643,17 @@ public interface RafeStore extends AutoCloseable {
     }
 
     /**
+     * Trusts the operator (root) key {@code keyId}: writers holding a certificate it signed ({@link
+     * WriterCertificate}), stored on the clouds, are trusted without being configured here, unless
+     * an operator's revocation list names them (design.md section 4, "Writer certificates"). At
+     * most 16 operator keys; explicit {@link #trustWriter} keeps working beside them.
+     */
+    public Builder trustOperator(String keyId, PublicKey ed25519PublicKey) {
+      draft.operators.put(Objects.requireNonNull(keyId, "operator key id"), ed25519PublicKey);
+      return this;
+    }
+
+    /**
      * Group commit (default true): writes of this client to one key whose values go inline ({@link
      * #inlineThreshold}) share one metadata round when they arrive while an earlier round of the
      * key is in flight: one readM (unless {@link ProtocolMode#FAST} skips it) and one writeM of a
@@ -624,10 +669,32 @@ public interface RafeStore extends AutoCloseable {
     }
 
     /**
+     * This writer's certificate (from an operator, {@code rafestore certify}): it must name this
+     * writer's id and public key. The client stores it on the clouds before its first write and
+     * refuses to write outside its validity period ({@link WriterTrustException}).
+     */
+    public Builder writerCertificate(WriterCertificate certificate) {
+      draft.writerCertificate = certificate;
+      return this;
+    }
+
+    /**
+     * How old the revocation lists and the set of certified writers a read relies on may be
+     * (default 1 minute; zero to 1 day; zero reads them on every operation): the bound on how long
+     * after a revocation completed this client can still accept the revoked writer's new writes.
+     */
+    public Builder trustRefresh(Duration refresh) {
+      draft.trustRefresh = refresh;
+      return this;
+    }
+
+    /**
      * How readM learns which writers have a log for a key (default {@link WriterDiscovery#AUTO}:
      * one GET per trusted writer per cloud for up to {@value WriterDiscovery#AUTO_PER_WRITER_MAX}
-     * trusted writers, else one listing of the key's logs per cloud and GETs of the writers it
-     * names). Every choice returns the same results; only the requests differ.
+     * trusted writers and no {@link #trustOperator} key, else one listing of the key's logs per
+     * cloud and GETs of the writers it names). Every choice returns the same results and only the
+     * requests differ, except that {@link WriterDiscovery#PER_WRITER} with operator keys reads a
+     * newly certified writer only from the next {@link #trustRefresh} on.
      */
     public Builder writerDiscovery(WriterDiscovery discovery) {
       draft.writerDiscovery = discovery;

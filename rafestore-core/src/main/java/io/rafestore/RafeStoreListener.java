@@ -37,6 +37,14 @@ public interface RafeStoreListener {
    */
   default void cloudFault(String key, CloudFault fault) {}
 
+  /**
+   * A read ignored a writer's logs of {@code key} (or, with {@code key} null, a certificate or a
+   * revocation list), and why ({@link WriterTrustException#reason}: revoked, a certificate that is
+   * forged, unknown, not yet valid, or expired before the log's newest entry). Not a cloud's fault:
+   * every correct cloud holds the same signed bytes.
+   */
+  default void writerRejected(String key, WriterTrustException why) {}
+
   /** A write completed; its receipt carries the latency and the phases' timings. */
   default void writeCompleted(WriteReceipt receipt) {}
 

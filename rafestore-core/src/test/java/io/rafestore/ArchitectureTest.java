@@ -26,6 +26,7 @@ class ArchitectureTest {
   static final List<String> LAYERS =
       List.of(
           "metadata",
+          "trust",
           "config",
           "selection",
           "context",

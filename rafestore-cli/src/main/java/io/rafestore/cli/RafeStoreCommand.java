@@ -64,6 +64,8 @@ public final class RafeStoreCommand implements Callable<Integer> {
             HistoryCommand.class,
             RmCommand.class,
             KeygenCommand.class,
+            CertifyCommand.class,
+            RevokeCommand.class,
             InitCommand.class,
             VerifyCommand.class,
             ScrubCommand.class,

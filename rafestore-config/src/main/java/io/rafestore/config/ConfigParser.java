@@ -5,6 +5,7 @@ import io.rafestore.Layout;
 import io.rafestore.Objective;
 import io.rafestore.ProtocolMode;
 import io.rafestore.SigningKeys;
+import io.rafestore.WriterCertificate;
 import io.rafestore.spi.CloudSpec;
 import java.io.IOException;
 import java.net.URI;
@@ -45,6 +46,10 @@ final class ConfigParser {
           "writer.id",
           "writer.key",
           "trusted.<id>",
+          "writer.certificate",
+          "operator.<id>",
+          "trustRefresh",
+          "writerDiscovery",
           "operationTimeout",
           "maxValueBytes",
           "dataCloudsInOrderAdded",
@@ -145,6 +150,7 @@ final class ConfigParser {
     // Group cloud.<id>.<field> entries by cloud, in order of first mention.
     Map<String, Map<String, Entry>> cloudEntries = new LinkedHashMap<>();
     Map<String, Entry> trustedEntries = new LinkedHashMap<>();
+    Map<String, Entry> operatorEntries = new LinkedHashMap<>();
     for (Entry e : entries.values()) {
       if (e.key.startsWith("cloud.")) {
         String rest = e.key.substring("cloud.".length());
@@ -164,6 +170,10 @@ final class ConfigParser {
         String id = e.key.substring("trusted.".length());
         checkId(e, id, "writer id");
         trustedEntries.put(id, e);
+      } else if (e.key.startsWith("operator.")) {
+        String id = e.key.substring("operator.".length());
+        checkId(e, id, "operator key id");
+        operatorEntries.put(id, e);
       }
     }
 
@@ -319,6 +329,29 @@ final class ConfigParser {
       }
       trusted.put(t.getKey(), key);
     }
+    Map<String, PublicKey> operators = new LinkedHashMap<>();
+    for (Map.Entry<String, Entry> o : operatorEntries.entrySet()) {
+      operators.put(o.getKey(), parseTrusted(o.getKey(), o.getValue()));
+    }
+    Optional<WriterCertificate> certificate =
+        parseCertificate(entries.get("writer.certificate"), writer);
+    Optional<Duration> trustRefresh = Optional.empty();
+    Entry refreshEntry = entries.get("trustRefresh");
+    if (refreshEntry != null) {
+      Duration d = parseDuration(refreshEntry);
+      if (d.isNegative() || d.compareTo(Duration.ofDays(1)) > 0) {
+        throw error(
+            refreshEntry.line,
+            refreshEntry.key,
+            "must be 0s (read on every operation) to 24h, was '" + refreshEntry.value + "'");
+      }
+      trustRefresh = Optional.of(d);
+    }
+    Entry discoveryEntry = entries.get("writerDiscovery");
+    Optional<io.rafestore.WriterDiscovery> writerDiscovery =
+        discoveryEntry == null
+            ? Optional.empty()
+            : Optional.of(parseEnum(discoveryEntry, io.rafestore.WriterDiscovery.class));
     return new StoreConfig(
         source,
         f,
@@ -339,7 +372,59 @@ final class ConfigParser {
         inlineThreshold,
         inlineLogBudget,
         writeBack,
-        fieldLines);
+        fieldLines,
+        operators,
+        certificate,
+        trustRefresh,
+        writerDiscovery);
+  }
+
+  /**
+   * The writer's certificate file ({@code rafestore certify}): it must certify writer.id and the
+   * public half of writer.key. Its operator signature and period are checked by the client (a
+   * writer need not trust its operator; a certificate may start or end while it runs).
+   */
+  private Optional<WriterCertificate> parseCertificate(Entry e, Optional<KeyFiles.WriterKey> writer)
+      throws IOException {
+    if (e == null) {
+      return Optional.empty();
+    }
+    if (writer.isEmpty()) {
+      throw error(
+          e.line, e.key, "needs writer.id and writer.key: a certificate is a writer's to carry");
+    }
+    Path file = baseDirectory.resolve(e.value);
+    String text;
+    try {
+      text = java.nio.file.Files.readString(file, java.nio.charset.StandardCharsets.UTF_8);
+    } catch (NoSuchFileException ex) {
+      throw error(
+          e.line,
+          e.key,
+          "certificate file " + file + " does not exist (issue one with 'rafestore certify')");
+    } catch (java.nio.charset.CharacterCodingException ex) {
+      throw error(e.line, e.key, "certificate file " + file + " is not UTF-8 text");
+    }
+    WriterCertificate cert;
+    try {
+      cert = WriterCertificate.parseText(text);
+    } catch (io.rafestore.WriterTrustException ex) {
+      throw error(e.line, e.key, "certificate file " + file + ": " + ex.getMessage());
+    }
+    String id = writer.get().writerId();
+    if (!cert.writerId().equals(id)) {
+      throw error(
+          e.line,
+          e.key,
+          "certificate file " + file + " certifies writer " + cert.writerId() + ", not " + id);
+    }
+    if (!cert.certifies(writer.get().keys().getPublic())) {
+      throw error(
+          e.line,
+          e.key,
+          "certificate file " + file + " certifies another public key than writer.key's");
+    }
+    return Optional.of(cert);
   }
 
   /**
@@ -464,7 +549,7 @@ final class ConfigParser {
       }
       return;
     }
-    if (key.startsWith("trusted.") || TOP_LEVEL.contains(key)) {
+    if (key.startsWith("trusted.") || key.startsWith("operator.") || TOP_LEVEL.contains(key)) {
       return;
     }
     throw error(line, key, "unknown key; known keys: " + TOP_LEVEL);

@@ -81,6 +81,10 @@ public final class StoreConfig {
   private final Optional<io.rafestore.WriteBack> writeBack;
   // (cloud id + "." + field) -> line, to name the line of a field when a driver rejects it.
   private final Map<String, Integer> cloudFieldLines;
+  private final Map<String, PublicKey> operators;
+  private final Optional<io.rafestore.WriterCertificate> writerCertificate;
+  private final Optional<Duration> trustRefresh;
+  private final Optional<io.rafestore.WriterDiscovery> writerDiscovery;
 
   StoreConfig(
       String source,
@@ -102,8 +106,16 @@ public final class StoreConfig {
       OptionalLong inlineThreshold,
       OptionalLong inlineLogBudget,
       Optional<io.rafestore.WriteBack> writeBack,
-      Map<String, Integer> cloudFieldLines) {
+      Map<String, Integer> cloudFieldLines,
+      Map<String, PublicKey> operators,
+      Optional<io.rafestore.WriterCertificate> writerCertificate,
+      Optional<Duration> trustRefresh,
+      Optional<io.rafestore.WriterDiscovery> writerDiscovery) {
     this.writeBack = writeBack;
+    this.writerDiscovery = writerDiscovery;
+    this.operators = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(operators));
+    this.writerCertificate = writerCertificate;
+    this.trustRefresh = trustRefresh;
     this.layout = layout;
     this.objective = objective;
     this.source = source;
@@ -190,6 +202,29 @@ public final class StoreConfig {
   /** This client's writer id and key pair; empty for a read-only client. */
   public Optional<KeyFiles.WriterKey> writer() {
     return writer;
+  }
+
+  /** The trusted operator keys by key id ({@code operator.<id>}). */
+  public Map<String, PublicKey> operators() {
+    return operators;
+  }
+
+  /** This writer's certificate ({@code writer.certificate}), if set. */
+  public Optional<io.rafestore.WriterCertificate> writerCertificate() {
+    return writerCertificate;
+  }
+
+  /** How old the revocation lists a read relies on may be ({@code trustRefresh}), if set. */
+  public Optional<Duration> trustRefresh() {
+    return trustRefresh;
+  }
+
+  /**
+   * How readM finds the writers of a key ({@code writerDiscovery}: {@code AUTO}, {@code PER_WRITER}
+   * or {@code LISTING}), if set.
+   */
+  public Optional<io.rafestore.WriterDiscovery> writerDiscovery() {
+    return writerDiscovery;
   }
 
   /** The trusted writers' public keys by writer id (the own writer is trusted implicitly). */
@@ -325,6 +360,10 @@ public final class StoreConfig {
       }
       writer.ifPresent(w -> b.writer(w.writerId(), w.keys()));
       trustedWriters.forEach(b::trustWriter);
+      operators.forEach(b::trustOperator);
+      writerCertificate.ifPresent(b::writerCertificate);
+      trustRefresh.ifPresent(b::trustRefresh);
+      writerDiscovery.ifPresent(b::writerDiscovery);
       operationTimeout.ifPresent(b::operationTimeout);
       maxValueBytes.ifPresent(b::maxValueBytes);
       partSize.ifPresent(b::partSize);

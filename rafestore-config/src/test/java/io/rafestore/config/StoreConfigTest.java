@@ -213,6 +213,34 @@ class StoreConfigTest {
     }
   }
 
+  /** How readM finds a key's writers: left out (the builder's AUTO), or one of the three. */
+  @Test
+  void writerDiscoveryIsOneOfTheThreeAndReachesTheStore() throws Exception {
+    assertThat(StoreConfig.load(write(FOUR_CLOUDS)).writerDiscovery()).isEmpty();
+    assertThat(
+            StoreConfig.load(write("writerDiscovery = per-writer\n" + FOUR_CLOUDS))
+                .writerDiscovery())
+        .contains(io.rafestore.WriterDiscovery.PER_WRITER);
+    StoreConfig c =
+        StoreConfig.load(
+            write(
+                "writerDiscovery = LISTING\nwriter.id = alice\nwriter.key = alice.key\n"
+                    + FOUR_CLOUDS));
+    assertThat(c.writerDiscovery()).contains(io.rafestore.WriterDiscovery.LISTING);
+    try (RafeStore store = c.open()) {
+      store.blocking().write("k", "v1".getBytes(StandardCharsets.UTF_8));
+      long before = store.stats().values().stream().mapToLong(io.rafestore.CloudStats::lists).sum();
+      assertThat(store.blocking().read("k").utf8()).isEqualTo("v1");
+      // A listing read lists the key's logs on the clouds (a PER_WRITER read would not).
+      assertThat(store.stats().values().stream().mapToLong(io.rafestore.CloudStats::lists).sum())
+          .isGreaterThan(before);
+    }
+    ConfigException e = fails("writerDiscovery = sometimes\n" + FOUR_CLOUDS);
+    assertThat(e.line()).isEqualTo(1);
+    assertThat(e.field()).contains("writerDiscovery");
+    assertThat(e.getMessage()).contains("AUTO").contains("PER_WRITER").contains("LISTING");
+  }
+
   @Test
   void speculativeReadLimitZeroTurnsAnticipationOff() throws IOException {
     StoreConfig c = StoreConfig.load(write("speculativeReadLimit = 0\n" + FOUR_CLOUDS));

@@ -26,17 +26,23 @@ class WriterBenchTest {
     assertThat(code).as(err.toString(StandardCharsets.UTF_8) + report).isIn(0, 1);
     assertThat(report)
         .contains("| mode | W | requests/read |")
+        .contains("| CERTIFIED | 20 |")
         .contains("| LISTING | 20 |")
         .contains("| PER_WRITER | 20 |")
+        .contains("CERTIFIED requests per read W=20 vs W=1")
         .contains("LISTING requests per read W=20 vs W=1")
         .contains("LISTING warm read latency");
     // Explicit trust asks every cloud for every writer: at least 4 x 20 GETs per read at W = 20.
     WriterBench.Cell perWriter =
-        WriterBench.cell(io.rafestore.WriterDiscovery.PER_WRITER, 20, 1, keys(20), 23);
+        WriterBench.cell(WriterBench.Setup.PER_WRITER, 20, 1, keys(20), 23);
     assertThat(perWriter.requestsPerRead()).isGreaterThanOrEqualTo(80);
-    WriterBench.Cell listing =
-        WriterBench.cell(io.rafestore.WriterDiscovery.LISTING, 20, 1, keys(20), 23);
+    WriterBench.Cell listing = WriterBench.cell(WriterBench.Setup.LISTING, 20, 1, keys(20), 23);
     assertThat(listing.requestsPerRead()).isLessThan(20);
+    // A reader with the operator key alone: as few requests per read as explicit listing; its
+    // start read the 20 certificates (one GET per cloud each) and listed c/ on every cloud.
+    WriterBench.Cell certified = WriterBench.cell(WriterBench.Setup.CERTIFIED, 20, 1, keys(20), 23);
+    assertThat(certified.requestsPerRead()).isLessThan(20);
+    assertThat(certified.startRequests()).isGreaterThanOrEqualTo(4 * 20 + 4);
   }
 
   private static java.util.List<java.security.KeyPair> keys(int n) {

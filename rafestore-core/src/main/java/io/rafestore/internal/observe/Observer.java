@@ -100,6 +100,14 @@ public final class Observer {
     tell(l -> l.cloudFault(key, fault));
   }
 
+  /** A read ignored a writer's logs (or a certificate, a revocation list), and why. */
+  public void writerRejected(String key, io.rafestore.WriterTrustException why) {
+    if (LOG.isLoggable(Level.DEBUG)) {
+      LOG.log(Level.DEBUG, "writer rejected" + (key == null ? "" : " for " + key) + ": " + why);
+    }
+    tell(l -> l.writerRejected(key, why));
+  }
+
   /** A request to a cloud ended. */
   public void request(CloudRequest request) {
     if (jfrActive()) {

@@ -15,12 +15,15 @@ import io.rafestore.RafeStore;
 import io.rafestore.RafeStoreException;
 import io.rafestore.RepairReport;
 import io.rafestore.RetentionPolicy;
+import io.rafestore.RevocationList;
 import io.rafestore.Scheduler;
 import io.rafestore.StoredValue;
 import io.rafestore.VerifyReport;
 import io.rafestore.Version;
 import io.rafestore.VersionInfo;
 import io.rafestore.WriteReceipt;
+import io.rafestore.WriterCertificate;
+import io.rafestore.WriterTrustException;
 import io.rafestore.internal.observe.OpTrace;
 import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.context.Cloud;
@@ -94,7 +97,14 @@ public final class Client implements RafeStore {
    */
   public Client(Settings settings, io.rafestore.WriteBack writeBack) {
     try {
-      this.ctx = new Context(settings);
+      this.ctx =
+          new Context(
+              settings,
+              settings.operators().isEmpty()
+                  ? c ->
+                      io.rafestore.internal.protocol.trust.WriterTrust.explicit(
+                          settings.trustedWriters())
+                  : io.rafestore.internal.protocol.quorum.CertifiedTrust::new);
     } catch (IllegalStateException e) {
       // ValueCache.bind refuses a second client.
       throw new IllegalArgumentException("valueCache: " + e.getMessage(), e);
@@ -136,7 +146,7 @@ public final class Client implements RafeStore {
   public CompletableFuture<io.rafestore.JournaledWrite> writeBack(String key, byte[] value) {
     Names.checkKey(key);
     Objects.requireNonNull(value, "value");
-    checkWriter("writeBack");
+    requireWriter("writeBack");
     if (writeBack == null) {
       throw new IllegalStateException(
           "cannot writeBack: this client has no write-back journal (set Builder.writeBack)");
@@ -144,7 +154,10 @@ public final class Client implements RafeStore {
     checkSize(value);
     checkOpen();
     byte[] copy = value.clone();
-    CompletableFuture<io.rafestore.JournaledWrite> op = writeBack.submit(key, copy);
+    // A certified writer's certificate is on n - f clouds before its first journaled write is
+    // acknowledged (once per client), so the background writes never precede it.
+    CompletableFuture<io.rafestore.JournaledWrite> op =
+        certified(() -> writeBack.submit(key, copy));
     if (ctx.readTier.enabled()) {
       op.thenAccept(
           w -> w.onClouds().thenAccept(r -> ctx.readTier.written(key, r.version(), copy)));
@@ -221,7 +234,7 @@ public final class Client implements RafeStore {
   public CompletableFuture<WriteReceipt> write(String key, byte[] value) {
     Names.checkKey(key);
     Objects.requireNonNull(value, "value");
-    checkWriter("write");
+    requireWriter("write");
     checkSize(value);
     checkOpen();
     byte[] copy = value.clone();
@@ -241,18 +254,20 @@ public final class Client implements RafeStore {
 
   private CompletableFuture<WriteReceipt> startWrite(String key, byte[] copy) {
     CompletableFuture<WriteReceipt> op =
-        switch (ctx.settings.mode()) {
-          case PAPER, FAST -> {
-            Payload payload = Payload.of(ctx, key, copy);
-            if (!(payload instanceof InlinePayload inline)) {
-              yield WriteOp.run(ctx, key, payload);
-            }
-            yield groups != null
-                ? groups.write(key, inline)
-                : InlineWriteOp.run(ctx, packer, key, inline);
-          }
-          case DEPSKY_A, DEPSKY_CA -> DepSkyWriteOp.run(ctx, key, copy);
-        };
+        certified(
+            () ->
+                switch (ctx.settings.mode()) {
+                  case PAPER, FAST -> {
+                    Payload payload = Payload.of(ctx, key, copy);
+                    if (!(payload instanceof InlinePayload inline)) {
+                      yield WriteOp.run(ctx, key, payload);
+                    }
+                    yield groups != null
+                        ? groups.write(key, inline)
+                        : InlineWriteOp.run(ctx, packer, key, inline);
+                  }
+                  case DEPSKY_A, DEPSKY_CA -> DepSkyWriteOp.run(ctx, key, copy);
+                });
     if (ctx.readTier.enabled()) {
       // Write-through: the read tier keeps the bytes of this client's own versions, checked
       // against the entry its writeM signed.
@@ -322,7 +337,7 @@ public final class Client implements RafeStore {
     if (size < 0) {
       throw new IllegalArgumentException("stream size must be >= 0, was " + size);
     }
-    checkWriter("write");
+    requireWriter("write");
     checkOpen();
     ProtocolMode mode = ctx.settings.mode();
     if (mode == ProtocolMode.DEPSKY_A || mode == ProtocolMode.DEPSKY_CA) {
@@ -343,6 +358,9 @@ public final class Client implements RafeStore {
       }
       return await(write(key, value));
     }
+    await(
+        bounded(
+            certified(() -> CompletableFuture.completedFuture(null)), "write of '" + key + "'"));
     PartedPayload payload = Payload.ofStream(ctx, key, size);
     CompletableFuture<WriteReceipt> op =
         bounded(WriteOp.run(ctx, key, payload), "streaming write of '" + key + "'");
@@ -405,13 +423,15 @@ public final class Client implements RafeStore {
   @Override
   public CompletableFuture<Void> delete(String key) {
     Names.checkKey(key);
-    checkWriter("delete");
+    requireWriter("delete");
     checkOpen();
     return bounded(
         traced(
             Kind.DELETE,
             key,
-            t -> forgetting(key, afterWriteBack(key, () -> DeleteOp.run(ctx, key, t)))),
+            t ->
+                certified(
+                    () -> forgetting(key, afterWriteBack(key, () -> DeleteOp.run(ctx, key, t))))),
         "delete of '" + key + "'");
   }
 
@@ -419,15 +439,18 @@ public final class Client implements RafeStore {
   public CompletableFuture<CollectionReport> collect(String key, RetentionPolicy policy) {
     Names.checkKey(key);
     Objects.requireNonNull(policy, "policy");
-    checkWriter("collect");
+    requireWriter("collect");
     checkOpen();
     return bounded(
         traced(
             Kind.COLLECT,
             key,
             t ->
-                forgetting(
-                    key, afterWriteBack(key, () -> Maintenance.collect(ctx, key, policy, t)))),
+                certified(
+                    () ->
+                        forgetting(
+                            key,
+                            afterWriteBack(key, () -> Maintenance.collect(ctx, key, policy, t))))),
         "collection of '" + key + "'");
   }
 
@@ -458,7 +481,7 @@ public final class Client implements RafeStore {
   @Override
   public CompletableFuture<Map<String, Integer>> purge(String key) {
     Names.checkKey(key);
-    checkWriter("purge");
+    requireWriter("purge");
     checkOpen();
     return bounded(
         traced(Kind.PURGE, key, t -> afterWriteBack(key, () -> Maintenance.purge(ctx, key))),
@@ -607,6 +630,159 @@ public final class Client implements RafeStore {
     return s;
   }
 
+  /** This writer's certificate stored on n - f clouds: set once, by the first certified write. */
+  private final java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>>
+      ownCertificate = new java.util.concurrent.atomic.AtomicReference<>();
+
+  /**
+   * Runs {@code op} as this writer: with a certificate, only within its validity period (else a
+   * {@link WriterTrustException} naming the reason, before anything is written) and after the
+   * certificate is on n - f clouds, so that every reader that finds one of its logs can find the
+   * certificate too (published once per client; a failed publication is tried again by the next
+   * write).
+   */
+  private <T> CompletableFuture<T> certified(java.util.function.Supplier<CompletableFuture<T>> op) {
+    WriterCertificate cert = ctx.settings.writerCertificate();
+    if (cert == null) {
+      return op.get();
+    }
+    try {
+      cert.checkValidAt(ctx.settings.clock().instant());
+    } catch (WriterTrustException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    CompletableFuture<Void> published = ownCertificate.get();
+    if (published == null || published.isCompletedExceptionally()) {
+      CompletableFuture<Void> next = new CompletableFuture<>();
+      if (ownCertificate.compareAndSet(published, next)) {
+        io.rafestore.internal.protocol.quorum.CertifiedTrust.publish(
+                ctx,
+                "certificate of " + cert.writerId(),
+                Names.certificateObject(cert.writerId()),
+                cert.encoded())
+            .whenComplete(
+                (v, e) -> {
+                  if (e != null) {
+                    next.completeExceptionally(e);
+                  } else {
+                    next.complete(null);
+                  }
+                });
+      }
+      published = ownCertificate.get();
+    }
+    return published.thenCompose(x -> op.get());
+  }
+
+  @Override
+  public CompletableFuture<Void> checkWriter(String writerId) {
+    Names.checkWriterId(writerId);
+    checkOpen();
+    return bounded(
+        ctx.trust
+            .check(writerId)
+            .thenCompose(
+                v -> {
+                  if (!v.trusted()) {
+                    return CompletableFuture.<Void>failedFuture(v.refusal());
+                  }
+                  if (v.certificate() != null) {
+                    try {
+                      v.certificate().checkValidAt(ctx.settings.clock().instant());
+                    } catch (WriterTrustException e) {
+                      return CompletableFuture.<Void>failedFuture(e);
+                    }
+                  }
+                  return CompletableFuture.completedFuture((Void) null);
+                }),
+        "check of writer " + writerId);
+  }
+
+  @Override
+  public CompletableFuture<Void> publishCertificate(WriterCertificate certificate) {
+    Objects.requireNonNull(certificate, "certificate");
+    checkOpen();
+    return bounded(
+        io.rafestore.internal.protocol.quorum.CertifiedTrust.publish(
+            ctx,
+            "certificate of " + certificate.writerId(),
+            Names.certificateObject(certificate.writerId()),
+            certificate.encoded()),
+        "publication of the certificate of " + certificate.writerId());
+  }
+
+  @Override
+  public CompletableFuture<Optional<RevocationList>> revocations(String operatorKeyId) {
+    checkOpen();
+    return bounded(
+        certifiedTrust(operatorKeyId).revocations(operatorKeyId),
+        "reading the revocation list of " + operatorKeyId);
+  }
+
+  @Override
+  public CompletableFuture<Void> publishRevocations(RevocationList list) {
+    Objects.requireNonNull(list, "list");
+    checkOpen();
+    String op = list.operatorKeyId();
+    io.rafestore.internal.protocol.quorum.CertifiedTrust trust = certifiedTrust(op);
+    try {
+      list.verify(ctx.settings.operators());
+    } catch (WriterTrustException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return bounded(
+        trust
+            .revocations(op)
+            .thenCompose(
+                held -> {
+                  if (held.isPresent()) {
+                    RevocationList h = held.get();
+                    if (list.sequence() <= h.sequence()) {
+                      return CompletableFuture.<Void>failedFuture(
+                          new WriterTrustException(
+                              WriterTrustException.Reason.STALE,
+                              null,
+                              "revocation list of "
+                                  + op
+                                  + " has sequence "
+                                  + list.sequence()
+                                  + ", not above the newest on the clouds, "
+                                  + h.sequence()));
+                    }
+                    if (!list.revoked().containsAll(h.revoked())) {
+                      java.util.Set<String> dropped = new java.util.TreeSet<>(h.revoked());
+                      dropped.removeAll(list.revoked());
+                      return CompletableFuture.<Void>failedFuture(
+                          new WriterTrustException(
+                              WriterTrustException.Reason.STALE,
+                              null,
+                              "revocation list of "
+                                  + op
+                                  + " drops writers the list on the clouds revokes: "
+                                  + dropped
+                                  + " (a revoked writer stays revoked)"));
+                    }
+                  }
+                  return io.rafestore.internal.protocol.quorum.CertifiedTrust.publish(
+                          ctx,
+                          "revocation list of " + op,
+                          Names.revocationObject(op),
+                          list.encoded())
+                      .thenRun(() -> trust.remember(list));
+                }),
+        "publication of the revocation list of " + op);
+  }
+
+  /** The certified trust, for an operator key this client trusts. */
+  private io.rafestore.internal.protocol.quorum.CertifiedTrust certifiedTrust(String op) {
+    if (!(ctx.trust instanceof io.rafestore.internal.protocol.quorum.CertifiedTrust t)
+        || !ctx.settings.operators().containsKey(op)) {
+      throw new IllegalArgumentException(
+          "operator key '" + op + "' is not trusted by this client (Builder.trustOperator)");
+    }
+    return t;
+  }
+
   @Override
   public int faultsTolerated() {
     return ctx.f();
@@ -661,7 +837,7 @@ public final class Client implements RafeStore {
     }
   }
 
-  private void checkWriter(String what) {
+  private void requireWriter(String what) {
     if (!ctx.settings.canWrite()) {
       throw new IllegalStateException(
           "cannot " + what + ": this client has no writer identity (set Builder.writer)");
@@ -799,6 +975,29 @@ public final class Client implements RafeStore {
     public Map<String, Integer> purge(String key)
         throws RafeStoreException, InterruptedIOException {
       return await(Client.this.purge(key));
+    }
+
+    @Override
+    public void checkWriter(String writerId) throws RafeStoreException, InterruptedIOException {
+      await(Client.this.checkWriter(writerId));
+    }
+
+    @Override
+    public void publishCertificate(WriterCertificate certificate)
+        throws RafeStoreException, InterruptedIOException {
+      await(Client.this.publishCertificate(certificate));
+    }
+
+    @Override
+    public Optional<RevocationList> revocations(String operatorKeyId)
+        throws RafeStoreException, InterruptedIOException {
+      return await(Client.this.revocations(operatorKeyId));
+    }
+
+    @Override
+    public void publishRevocations(RevocationList list)
+        throws RafeStoreException, InterruptedIOException {
+      await(Client.this.publishRevocations(list));
     }
 
     @Override

@@ -208,4 +208,20 @@ public final class Names {
     java.util.concurrent.ThreadLocalRandom.current().nextBytes(nonce);
     return dataObject(key, writer, java.util.HexFormat.of().formatHex(nonce));
   }
+
+  /** Prefix of every writer certificate object. */
+  public static final String CERTIFICATE_PREFIX = "c/";
+
+  /** Prefix of every revocation list object. */
+  public static final String REVOCATION_PREFIX = "r/";
+
+  /** {@code writer}'s certificate, written by the writer (or the operator): {@code c/<writer>}. */
+  public static ObjectKey certificateObject(String writer) {
+    return ObjectKey.of(CERTIFICATE_PREFIX + checkWriterId(writer));
+  }
+
+  /** The revocation list of an operator key: {@code r/<operator key id>}. */
+  public static ObjectKey revocationObject(String operatorKeyId) {
+    return ObjectKey.of(REVOCATION_PREFIX + checkWriterId(operatorKeyId));
+  }
 }

@@ -78,6 +78,29 @@ class GroupCommitTest {
   }
 
   /**
+   * FAST skips a group's readM only for a sole writer (Settings.soleWriter): with an operator key
+   * configured a certified writer may appear at any time, so every round runs readM, and the second
+   * round ends a readM and a writeM (1,500 ms) after the first instead of a writeM (750 ms).
+   */
+  @Test
+  void fastRunsEveryRoundsReadMWhenOperatorKeysAreConfigured() throws Exception {
+    for (boolean operator : new boolean[] {false, true}) {
+      Harness h = new Harness(1, 4).rtts(Harness.table1());
+      RafeStore.Builder b =
+          h.inline(ProtocolMode.FAST).writerDiscovery(io.rafestore.WriterDiscovery.PER_WRITER);
+      if (operator) {
+        b.trustOperator("ops", io.rafestore.SigningKeys.generate().getPublic());
+      }
+      try (RafeStore alice = b.build()) {
+        List<WriteReceipt> receipts = all(h, burst(alice, KEY, 10));
+        assertThat(receipts.get(9).latency().minus(receipts.get(0).latency()))
+            .as("second round after the first, operator key: %s", operator)
+            .isEqualTo(Duration.ofMillis(operator ? 1500 : 750));
+      }
+    }
+  }
+
+  /**
    * Ten writes at one instant: the first finds the key idle and goes at once (its round alone), the
    * nine others queue behind it and share the next round. So 2 rounds, 2 x n metadata puts (values
    * of a few bytes, far below the packing trigger: no data put), instead of 10 x n one round each;

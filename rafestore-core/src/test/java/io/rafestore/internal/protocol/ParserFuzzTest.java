@@ -635,6 +635,45 @@ class ParserFuzzTest {
   static final Parser ENVELOPE =
       in -> CODEC.decodeEnvelope(in, "k", "alice", Harness.ALICE.getPublic(), MAX);
   static final Parser SHARE = Shamir.Share::parse;
+
+  /** An operator key that signs the seed certificate and revocation list. */
+  static final java.security.KeyPair OPERATOR = io.rafestore.SigningKeys.generate();
+
+  static final Map<String, java.security.PublicKey> OPERATORS = Map.of("ops", OPERATOR.getPublic());
+
+  /** A writer certificate and a revocation list, as stored under c/ and r/. */
+  static final List<byte[]> TRUST_FORMS =
+      List.of(
+          io.rafestore.WriterCertificate.issue(
+                  "bob",
+                  Harness.BOB.getPublic(),
+                  java.time.Instant.ofEpochMilli(1_000),
+                  java.time.Instant.ofEpochMilli(2_000_000),
+                  java.time.Instant.ofEpochMilli(1_000),
+                  "ops",
+                  OPERATOR.getPrivate())
+              .encoded(),
+          io.rafestore.RevocationList.issue(
+                  "ops",
+                  7,
+                  java.time.Instant.ofEpochMilli(5),
+                  List.of("bob", "carol", "x"),
+                  OPERATOR.getPrivate())
+              .encoded());
+
+  /** A certificate (magic "RFSC") or a revocation list, parsed and verified as a reader does. */
+  static final Parser TRUST_FORM =
+      in -> {
+        if (in.length >= 4 && in[3] == 'C') {
+          io.rafestore.WriterCertificate c = io.rafestore.WriterCertificate.decode(in);
+          c.verify(OPERATORS);
+          return c;
+        }
+        io.rafestore.RevocationList l = io.rafestore.RevocationList.decode(in);
+        l.verify(OPERATORS);
+        return l;
+      };
+
   static final Parser PIECE = CodedPieces::split;
   static final Parser DECRYPT = in -> AEAD.decrypt(in, AD);
 
@@ -714,6 +753,30 @@ class ParserFuzzTest {
                 ENVELOPE,
                 withMagic,
                 MalformedMetadataException.class))
+        .isNull();
+  }
+
+  /** An operator-signed form is accepted only unchanged (every reason is a trust refusal). */
+  static void aTrustFormIsRejectedUnlessUnchanged(Mutant m) {
+    byte[] in = m.bytes();
+    Object form =
+        check(
+            "WriterCertificate/RevocationList.decode",
+            TRUST_FORM,
+            in,
+            io.rafestore.WriterTrustException.class);
+    assertThat(form == null || isSeed(TRUST_FORMS, in))
+        .as("accepted a modified operator-signed form")
+        .isTrue();
+  }
+
+  static void arbitraryBytesAreNotATrustForm(Bytes in) {
+    assertThat(
+            check(
+                "WriterCertificate/RevocationList.decode",
+                TRUST_FORM,
+                in.bytes(),
+                io.rafestore.WriterTrustException.class))
         .isNull();
   }
 
@@ -859,7 +922,15 @@ class ParserFuzzTest {
         prop(
             "aListedNameDecodesToAKeyThatEncodesBackOrToNothing",
             ParserFuzzTest::listedName,
-            ParserFuzzTest::aListedNameDecodesToAKeyThatEncodesBackOrToNothing));
+            ParserFuzzTest::aListedNameDecodesToAKeyThatEncodesBackOrToNothing),
+        prop(
+            "aTrustFormIsRejectedUnlessUnchanged",
+            c -> mutant(c, TRUST_FORMS),
+            ParserFuzzTest::aTrustFormIsRejectedUnlessUnchanged),
+        prop(
+            "arbitraryBytesAreNotATrustForm",
+            c -> arbitrary(c, 1024),
+            ParserFuzzTest::arbitraryBytesAreNotATrustForm));
   }
 
   // ---------------------------------------------------------------- the two runs

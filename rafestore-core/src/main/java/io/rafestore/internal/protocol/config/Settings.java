@@ -53,8 +53,26 @@ public record Settings(
     io.rafestore.ValueCache valueCache,
     io.rafestore.Prefetch prefetch,
     Duration maxStaleness,
+    Map<String, PublicKey> operators,
+    io.rafestore.WriterCertificate writerCertificate,
+    Duration trustRefresh,
     boolean groupCommit,
     io.rafestore.WriterDiscovery writerDiscovery) {
+
+  /** The default {@link #trustRefresh}: how old a reader's revocation lists may be. */
+  public static final Duration DEFAULT_TRUST_REFRESH = Duration.ofMinutes(1);
+
+  /** Most operator keys a client trusts. */
+  public static final int MAX_OPERATORS = 16;
+
+  /**
+   * Whether this client is the only writer any reader of it could trust: exactly one trusted writer
+   * (itself) and no operator key, so no certified writer can appear. FAST mode skips readM only
+   * then.
+   */
+  public boolean soleWriter() {
+    return trustedWriters.size() == 1 && operators.isEmpty();
+  }
 
   /** The longest accepted {@code maxStaleness}. */
   public static final Duration MAX_STALENESS = Duration.ofDays(1);
@@ -87,24 +105,21 @@ public record Settings(
   }
 
   /**
-   * Whether metadata signed as writer {@code writerId} can be verified by this client: the one
-   * question readM asks before it fetches a writer's log that a cloud listed (a name it cannot
-   * verify is never fetched). Today: an explicitly trusted writer ({@link #trustedWriters}).
-   */
-  public boolean trusts(String writerId) {
-    return trustedWriters.containsKey(writerId);
-  }
-
-  /**
    * Whether readM lists each cloud's logs of a key ({@link io.rafestore.WriterDiscovery#LISTING})
-   * instead of asking for every trusted writer's: as set, or under {@code AUTO} when more than
-   * {@link io.rafestore.WriterDiscovery#AUTO_PER_WRITER_MAX} writers are trusted.
+   * instead of asking for every trusted writer's: as set, or under {@code AUTO} when operator keys
+   * are configured (certified writers cannot be enumerated by a reader: asking only for the ones it
+   * has seen would miss a writer certified since) or more than {@link
+   * io.rafestore.WriterDiscovery#AUTO_PER_WRITER_MAX} writers are trusted explicitly. An explicit
+   * {@code PER_WRITER} is kept with operator keys too: readM then asks for the writers the trust
+   * knows (certified ones as of its last refresh).
    */
   public boolean listsWriters() {
     return switch (writerDiscovery) {
       case LISTING -> true;
       case PER_WRITER -> false;
-      case AUTO -> trustedWriters.size() > io.rafestore.WriterDiscovery.AUTO_PER_WRITER_MAX;
+      case AUTO ->
+          !operators.isEmpty()
+              || trustedWriters.size() > io.rafestore.WriterDiscovery.AUTO_PER_WRITER_MAX;
     };
   }
 
@@ -228,6 +243,15 @@ public record Settings(
     public io.rafestore.Prefetch prefetch = io.rafestore.Prefetch.off();
 
     public Duration maxStaleness = Duration.ZERO;
+
+    /** Trusted operator keys by key id, in the order they were trusted. */
+    public final Map<String, PublicKey> operators = new LinkedHashMap<>();
+
+    /** This writer's certificate, or null. */
+    public io.rafestore.WriterCertificate writerCertificate;
+
+    /** How old the revocation lists and certified writers a read relies on may be. */
+    public Duration trustRefresh = DEFAULT_TRUST_REFRESH;
 
     /** Whether concurrent inline writes of one key share one writeM round (group commit). */
     public boolean groupCommit = true;
@@ -400,10 +424,12 @@ public record Settings(
       }
       trustedCopy.put(writerId, writerKeys.getPublic());
     }
-    if (trustedCopy.isEmpty()) {
+    Map<String, PublicKey> operators = trust(draft, writerId, writerKeys);
+    if (trustedCopy.isEmpty() && operators.isEmpty()) {
       throw new IllegalArgumentException(
-          "writer/trustWriter: no writer identity and no trusted writer; a client must trust at"
-              + " least one writer's public key to verify metadata");
+          "writer/trustWriter: no writer identity and no trusted writer (nor an operator key,"
+              + " trustOperator); a client must trust at least one writer's or operator's public"
+              + " key to verify metadata");
     }
     if (trustedCopy.size() > 1024) {
       throw new IllegalArgumentException(
@@ -573,8 +599,75 @@ public record Settings(
         draft.valueCache,
         draft.prefetch,
         draft.maxStaleness,
+        operators,
+        draft.writerCertificate,
+        draft.trustRefresh,
         draft.groupCommit,
         writerDiscovery(draft.writerDiscovery));
+  }
+
+  /**
+   * The operator keys, the writer's certificate and the refresh interval: each operator key id is a
+   * valid id and its key Ed25519 (and usable by the default signer); a writer's certificate names
+   * this writer and certifies its key (its signature and period are checked when it is used: the
+   * writer need not trust the operator, and a certificate may start or end while the client runs).
+   */
+  private static Map<String, PublicKey> trust(Draft draft, String writerId, KeyPair writerKeys) {
+    Map<String, PublicKey> ops = new LinkedHashMap<>();
+    for (Map.Entry<String, PublicKey> e : draft.operators.entrySet()) {
+      String setting = "trustOperator(" + e.getKey() + ")";
+      try {
+        Names.checkWriterId(e.getKey());
+      } catch (IllegalArgumentException ex) {
+        throw new IllegalArgumentException(
+            "trustOperator: key id: " + ex.getMessage().replace("writer id", "id"), ex);
+      }
+      if (e.getValue() == null) {
+        throw new IllegalArgumentException(setting + ": public key is null");
+      }
+      checkEd25519(e.getValue().getAlgorithm(), setting);
+      checkKey(e.getValue(), setting);
+      ops.put(e.getKey(), e.getValue());
+    }
+    if (ops.size() > MAX_OPERATORS) {
+      throw new IllegalArgumentException(
+          "trustOperator: at most " + MAX_OPERATORS + " operator keys, got " + ops.size());
+    }
+    io.rafestore.WriterCertificate cert = draft.writerCertificate;
+    if (cert != null) {
+      if (writerId == null || writerKeys == null) {
+        throw new IllegalArgumentException(
+            "writerCertificate: needs a writer identity (Builder.writer) to certify");
+      }
+      if (!cert.writerId().equals(writerId)) {
+        throw new IllegalArgumentException(
+            "writerCertificate: certifies writer '"
+                + cert.writerId()
+                + "', this client writes as '"
+                + writerId
+                + "' (WRONG_WRITER)");
+      }
+      if (!cert.certifies(writerKeys.getPublic())) {
+        throw new IllegalArgumentException(
+            "writerCertificate: certifies another public key than writer("
+                + writerId
+                + ")'s own (WRONG_KEY)");
+      }
+      PublicKey op = ops.get(cert.operatorKeyId());
+      if (op != null) {
+        try {
+          cert.verify(ops);
+        } catch (io.rafestore.WriterTrustException ex) {
+          throw new IllegalArgumentException("writerCertificate: " + ex.getMessage(), ex);
+        }
+      }
+    }
+    Duration refresh = draft.trustRefresh;
+    if (refresh == null || refresh.isNegative() || refresh.compareTo(Duration.ofDays(1)) > 0) {
+      throw new IllegalArgumentException(
+          "trustRefresh must be zero (read on every operation) to 1 day, was " + refresh);
+    }
+    return Map.copyOf(ops);
   }
 
   private static io.rafestore.WriterDiscovery writerDiscovery(io.rafestore.WriterDiscovery d) {

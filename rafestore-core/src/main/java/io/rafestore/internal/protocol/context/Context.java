@@ -123,7 +123,27 @@ public final class Context implements LayoutChooser.Timing {
   private final ConcurrentHashMap<String, CompletableFuture<Void>> keyTails =
       new ConcurrentHashMap<>();
 
+  /**
+   * Which writers' logs this client accepts, and under which keys: explicit trust, and certified
+   * writers when operator keys are configured (design.md section 4, "Writer certificates").
+   */
+  public final io.rafestore.internal.protocol.trust.WriterTrust trust;
+
+  /** A context that trusts exactly the explicitly trusted writers. */
   public Context(Settings settings) {
+    this(
+        settings,
+        c -> io.rafestore.internal.protocol.trust.WriterTrust.explicit(settings.trustedWriters()));
+  }
+
+  /**
+   * A context whose writer trust {@code trust} makes from it (once everything else is set up: it
+   * may keep the context to read certificates and revocation lists from the clouds).
+   */
+  public Context(
+      Settings settings,
+      java.util.function.Function<Context, io.rafestore.internal.protocol.trust.WriterTrust>
+          trust) {
     this.settings = settings;
     this.codec = new MetadataCodec(settings.signatureProvider());
     this.observer = new Observer(settings.listener(), settings.scheduler());
@@ -159,6 +179,7 @@ public final class Context implements LayoutChooser.Timing {
     this.clouds = List.copyOf(list);
     this.byId = Map.copyOf(map);
     this.dataCloudIds = List.copyOf(data);
+    this.trust = trust.apply(this);
   }
 
   /**
@@ -187,6 +208,7 @@ public final class Context implements LayoutChooser.Timing {
     this.writers = base.writers;
     this.foreground = base.foreground;
     this.readTier = base.readTier;
+    this.trust = base.trust;
     this.requestLimit = requestLimit;
     this.commitGate = base.commitGate;
     List<Cloud> list = new ArrayList<>();

@@ -390,11 +390,7 @@ public final class KeyShares {
         try {
           MetadataCodec.Envelope env =
               ctx.codec.decodeEnvelope(
-                  bytes,
-                  key,
-                  writer,
-                  ctx.settings.trustedWriters().get(writer),
-                  ctx.settings.maxMetadataBytes());
+                  bytes, key, writer, ctx.trust.keyOf(writer), ctx.settings.maxMetadataBytes());
           byte[] enc = env.shares().get(entry.id());
           if (enc != null && Sha256.matches(enc, entry.shareHashUnsafe(index))) {
             share = parse(enc, index);

@@ -46,7 +46,7 @@ public record Placement(boolean inline, int k, List<String> order, Optional<Layo
     // What the holders store: sealing adds a nonce and a tag (per part above the part size).
     long stored = s.encryptValues() ? size + Aead.OVERHEAD : size;
     boolean readMSkipped =
-        s.mode() == ProtocolMode.FAST && s.trustedWriters().size() == 1 && ctx.ownLog(key) != null;
+        s.mode() == ProtocolMode.FAST && s.soleWriter() && ctx.ownLog(key) != null;
     List<String> all = new ArrayList<>();
     for (Cloud c : ctx.clouds) {
       all.add(c.id());

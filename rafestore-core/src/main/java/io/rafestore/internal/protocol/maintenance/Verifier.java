@@ -124,7 +124,22 @@ public final class Verifier {
   /** Clouds that did not answer within the grace after a quorum (reported, not asked again). */
   private final Set<String> late = new HashSet<>();
 
+  /** The writers whose logs verify checks, with their keys: every writer trusted now. */
+  private Map<String, PublicKey> writerKeys = Map.of();
+
   private CompletableFuture<VerifyReport> run() {
+    return ctx.trust
+        .known()
+        .thenCompose(
+            known -> {
+              Map<String, PublicKey> keys = new LinkedHashMap<>();
+              known.forEach((w, v) -> keys.put(w, v.key()));
+              writerKeys = keys;
+              return runWithWriters();
+            });
+  }
+
+  private CompletableFuture<VerifyReport> runWithWriters() {
     Optional<ByteRange> bound = Optional.of(ByteRange.of(0, ctx.settings.maxMetadataBytes() + 1L));
     int quorum = QuorumGather.quorumOf(ctx, ctx.clouds);
     return QuorumGather.run(
@@ -134,7 +149,7 @@ public final class Verifier {
             c -> {
               // One cloud's answer is its logs of every trusted writer; errors become answers.
               List<CompletableFuture<Answer>> gets = new ArrayList<>();
-              for (String w : ctx.settings.trustedWriters().keySet()) {
+              for (String w : writerKeys.keySet()) {
                 gets.add(
                     timed(c.driver().get(Names.metadataObject(key, w), bound), c.id() + " metadata")
                         .handle((b, e) -> new Answer(c.id(), w, b, e)));
@@ -185,7 +200,7 @@ public final class Verifier {
         }
         continue;
       }
-      PublicKey pk = ctx.settings.trustedWriters().get(a.writer);
+      PublicKey pk = writerKeys.get(a.writer);
       try {
         MetadataCodec.Envelope env =
             ctx.codec.decodeEnvelope(a.bytes, key, a.writer, pk, ctx.settings.maxMetadataBytes());

@@ -2,6 +2,7 @@ package io.rafestore.internal.protocol.quorum;
 
 import io.rafestore.CloudFault;
 import io.rafestore.QuorumException;
+import io.rafestore.WriterTrustException;
 import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
@@ -11,6 +12,7 @@ import io.rafestore.internal.protocol.metadata.MalformedMetadataException;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
+import io.rafestore.internal.protocol.trust.Verdict;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudException;
@@ -26,11 +28,18 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
  * Phase readM: fetch every trusted writer's log for a key from all n clouds and complete with the
- * merged {@link View} as soon as n - f clouds gave valid replies.
+ * merged {@link View} as soon as n - f clouds gave valid replies. Which writers are trusted, and
+ * under which keys, is the context's {@link io.rafestore.internal.protocol.trust.WriterTrust}'s
+ * answer (explicit trust, and certified writers when operator keys are configured): readM starts
+ * once it knows the writers the trust knows now ({@code known()}), and a writer a listing names
+ * that it does not know is checked ({@code check(w)}: for a certified writer, its certificate read
+ * from a quorum) before its log is fetched. A certified writer's log whose newest entry was created
+ * after its certificate ended is ignored, reported to the listener, not counted against the cloud.
  *
  * <p>How a cloud is asked for the logs ({@link Settings#listsWriters}): either one GET per trusted
  * writer ({@link io.rafestore.WriterDiscovery#PER_WRITER}), or a listing of the key's log prefix
@@ -55,7 +64,12 @@ import java.util.function.Supplier;
  * its listing gives what it could give by answering "not found"; one that lists invented writers
  * costs one GET on itself per invented name that this client trusts, never more than {@link
  * #MAX_LISTED_WRITERS} and never a request to another cloud, and names it cannot verify are never
- * fetched (design.md section 5, "readM with many writers").
+ * fetched. With operator keys, a listed writer id the trust holds no verdict on costs one
+ * certificate read (one GET per cloud) for at most {@link #CHECKS_PER_CLOUD} ids per listing cloud
+ * per read; the cloud's other such ids wait for a reading of the trust data begun after its listing
+ * arrived (forced at most once per {@link
+ * io.rafestore.internal.protocol.trust.WriterTrust#FORCED_REFRESH_GAP}), which knows every writer
+ * certified before it (design.md section 5, "readM with many writers").
  *
  * <p>A caller may also be told of each valid reply that arrives before the quorum ({@link
  * EarlyReply}): a read anticipates its data fetch on the first that names a version it can use.
@@ -82,6 +96,18 @@ public final class MetadataRead {
   static final int MAX_LISTED_WRITERS = 1024;
 
   /**
+   * Most writers a cloud's listing may have checked one by one per read ({@code trust.check}: for a
+   * certified writer, one certificate read, a GET on every cloud) when the trust knows nothing of
+   * them yet: names the trust neither knows nor has refused. The other unknown names that cloud
+   * lists wait for a reading of the trust data begun after its listing arrived ({@code
+   * trust.knownAfter}), which knows every writer certified before; those it does not know are
+   * skipped. So a faulty cloud listing invented names costs at most this many certificate reads per
+   * read, and a writer whose completed write one cloud lists is never skipped (design.md section 5,
+   * "readM with many writers").
+   */
+  public static final int CHECKS_PER_CLOUD = 8;
+
+  /**
    * Most writers named by the first listing page to arrive whose logs are then fetched at once from
    * every other cloud too, before that cloud's own listing arrives: one round trip for a key this
    * client did not expect writers of. A faulty cloud that answers first with invented names thus
@@ -95,6 +121,16 @@ public final class MetadataRead {
   private final java.util.concurrent.atomic.AtomicBoolean firstListing =
       new java.util.concurrent.atomic.AtomicBoolean();
   private final boolean listing;
+
+  /** The trust's verdicts this read holds: the known writers at start, then each one checked. */
+  private final Map<String, Verdict> verdicts = new ConcurrentHashMap<>();
+
+  /** Checks of listed writers the trust did not know at start: one per writer per read. */
+  private final Map<String, CompletableFuture<Verdict>> checks = new ConcurrentHashMap<>();
+
+  /** Writers whose logs were refused under their certificates (reported once per readM). */
+  private final Set<String> refused = ConcurrentHashMap.newKeySet();
+
   private final CompletableFuture<View> result = new CompletableFuture<>();
   private final List<CompletableFuture<?>> inflight = new ArrayList<>();
   private final List<CloudFault> faults = new ArrayList<>();
@@ -142,22 +178,37 @@ public final class MetadataRead {
    */
   public static CompletableFuture<View> run(Context ctx, String key, EarlyReply early) {
     MetadataRead r = new MetadataRead(ctx, key, early);
-    r.start();
+    // The writers this client trusts now (complete at once with explicit trust alone, or while the
+    // certified writers and revocation lists are fresh).
+    ctx.trust
+        .known()
+        .whenComplete(
+            (known, error) -> {
+              if (error != null) {
+                r.result.completeExceptionally(Futures.unwrap(error));
+              } else {
+                r.start(known);
+              }
+            });
     return r.result;
   }
 
-  private void start() {
+  private void start(Map<String, Verdict> known) {
+    if (result.isDone()) {
+      return;
+    }
+    verdicts.putAll(known);
     result.whenComplete((v, e) -> cancelInflight());
     List<String> first;
     if (listing) {
       first = new ArrayList<>();
       for (String w : ctx.writers.guesses(key, ctx.settings.writerId())) {
-        if (ctx.settings.trusts(w)) {
+        if (trusted(w)) {
           first.add(w);
         }
       }
     } else {
-      first = List.copyOf(ctx.settings.trustedWriters().keySet());
+      first = List.copyOf(known.keySet());
     }
     for (Cloud cloud : ctx.clouds) {
       clouds.add(new CloudReply(cloud));
@@ -165,6 +216,45 @@ public final class MetadataRead {
     for (CloudReply r : clouds) {
       r.start(first);
     }
+  }
+
+  /** Whether this read holds a verdict that trusts {@code writer}. */
+  private boolean trusted(String writer) {
+    Verdict v = verdicts.get(writer);
+    return v != null && v.trusted();
+  }
+
+  /**
+   * The trust's verdict on {@code writer}, a listing named and this read does not know: one check
+   * per writer per read, however many clouds list it.
+   */
+  private CompletableFuture<Verdict> check(String writer) {
+    return checks.computeIfAbsent(
+        writer,
+        w -> {
+          CompletableFuture<Verdict> c;
+          try {
+            c = ctx.trust.check(w);
+          } catch (RuntimeException e) {
+            c = CompletableFuture.failedFuture(e);
+          }
+          return c.thenApply(
+              v -> {
+                verdicts.putIfAbsent(w, v);
+                return verdicts.get(w);
+              });
+        });
+  }
+
+  /** Fails readM with {@code cause} (the trust data could not be read), unless it is over. */
+  private void abort(Throwable cause) {
+    synchronized (this) {
+      if (finished) {
+        return;
+      }
+      finished = true;
+    }
+    result.completeExceptionally(cause);
   }
 
   /** Sends {@code request} unless readM is over, tracking it for cancellation; null if not sent. */
@@ -220,6 +310,16 @@ public final class MetadataRead {
     private int pending = 1;
     private int pages;
     private final Set<String> asked = new HashSet<>();
+    private final Set<String> checking = new HashSet<>();
+
+    /**
+     * Unknown names this cloud listed past its {@link #CHECKS_PER_CLOUD}: waiting for the trust.
+     */
+    private final Set<String> parked = new HashSet<>();
+
+    /** Checks this cloud's listing started ({@link #CHECKS_PER_CLOUD} at most). */
+    private int checksStarted;
+
     private final Map<String, MetadataLog> logs = new HashMap<>();
     private final Map<String, Map<LogEntry.Id, byte[]>> sharesOf = new HashMap<>();
     private CloudFault fault;
@@ -310,6 +410,8 @@ public final class MetadataRead {
         done();
         return;
       }
+      long arrived = ctx.settings.scheduler().nanoTime();
+      List<String> waiting = new ArrayList<>();
       String last = startAfter;
       List<String> named = new ArrayList<>();
       for (ObjectInfo o : page.objects()) {
@@ -321,7 +423,64 @@ public final class MetadataRead {
           last = name;
         }
         String writer = name.substring(prefix.length());
-        if (!validWriterId(writer) || !ctx.settings.trusts(writer)) {
+        if (!validWriterId(writer)) {
+          continue;
+        }
+        if (!verdicts.containsKey(writer)) {
+          if (!ctx.trust.certifies()) {
+            // Explicit trust knows every writer it trusts: not one, never fetched.
+            continue;
+          }
+          Verdict held = ctx.trust.held(writer);
+          if (held != null) {
+            // Judged without a read (revoked, or trusted by a check since this read began).
+            verdicts.putIfAbsent(writer, held);
+          } else {
+            // Not known to the trust (a writer certified since its last refresh, or a name invented
+            // by this cloud): its verdict first, its log only if trusted. Up to CHECKS_PER_CLOUD
+            // names of this cloud are checked one by one; the others wait for the trust read
+            // again after this listing arrived. Every such name counts toward the cloud's
+            // MAX_LISTED_WRITERS.
+            boolean over;
+            boolean check = false;
+            synchronized (this) {
+              boolean counted = checking.contains(writer) || parked.contains(writer);
+              over =
+                  !counted && asked.size() + checking.size() + parked.size() >= MAX_LISTED_WRITERS;
+              if (!over && !counted) {
+                if (checks.containsKey(writer)) {
+                  // Another cloud's listing is having it checked: no cost to this one.
+                  check = true;
+                } else if (checksStarted < CHECKS_PER_CLOUD) {
+                  checksStarted++;
+                  check = true;
+                }
+                if (check) {
+                  checking.add(writer);
+                } else {
+                  parked.add(writer);
+                  waiting.add(writer);
+                }
+              }
+            }
+            if (over) {
+              failed(
+                  new CloudFault(
+                      cloudId,
+                      CloudFault.Kind.MALFORMED_METADATA,
+                      "readM list: names over "
+                          + MAX_LISTED_WRITERS
+                          + " writers' logs of the key"));
+              done();
+              return;
+            }
+            if (check) {
+              checkThenFetch(writer);
+            }
+            continue;
+          }
+        }
+        if (!trusted(writer)) {
           continue;
         }
         boolean over;
@@ -356,6 +515,9 @@ public final class MetadataRead {
           }
         }
       }
+      if (!waiting.isEmpty()) {
+        awaitTrust(List.copyOf(waiting), arrived);
+      }
       if (page.more() && last.compareTo(startAfter) > 0) {
         int sent;
         synchronized (this) {
@@ -364,8 +526,12 @@ public final class MetadataRead {
         if (sent < MAX_PAGES) {
           page(last);
         } else {
-          // Too long a listing: the rest of the trusted writers, one GET each, bounded by them.
-          for (String w : ctx.settings.trustedWriters().keySet()) {
+          // Too long a listing: the rest of the writers the trust knows, one GET each, bounded by
+          // them.
+          for (String w : List.copyOf(verdicts.keySet())) {
+            if (!trusted(w)) {
+              continue;
+            }
             if ((prefix + w).compareTo(last) > 0) {
               fetch(w);
             }
@@ -373,6 +539,74 @@ public final class MetadataRead {
         }
       }
       done();
+    }
+
+    /**
+     * Fetches from this cloud the logs of those of {@code writers} (listed by it past its {@link
+     * #CHECKS_PER_CLOUD}) that a reading of the trust data begun at or after {@code listedAt}
+     * trusts: a writer certified before this cloud listed it is in that reading; the others are
+     * skipped. A failed reading (the trust data unreadable) fails readM.
+     */
+    private void awaitTrust(List<String> writers, long listedAt) {
+      synchronized (this) {
+        pending++;
+      }
+      CompletableFuture<Map<String, Verdict>> known;
+      try {
+        known = ctx.trust.knownAfter(listedAt);
+      } catch (RuntimeException e) {
+        known = CompletableFuture.failedFuture(e);
+      }
+      known.whenComplete(
+          (k, error) -> {
+            if (error != null) {
+              Throwable cause = Futures.unwrap(error);
+              if (!Futures.isCancellation(cause)) {
+                abort(cause);
+              }
+            } else {
+              for (String w : writers) {
+                Verdict v = k.get(w);
+                synchronized (this) {
+                  parked.remove(w);
+                }
+                if (v != null && v.trusted()) {
+                  verdicts.putIfAbsent(w, v);
+                  if (trusted(w)) {
+                    fetch(w);
+                  }
+                }
+              }
+            }
+            done();
+          });
+    }
+
+    /**
+     * Checks {@code writer} with the trust, then fetches its log from this cloud if it is trusted;
+     * a failed check (the trust data unreadable: more than f clouds failed) fails readM.
+     */
+    private void checkThenFetch(String writer) {
+      synchronized (this) {
+        pending++;
+      }
+      check(writer)
+          .whenComplete(
+              (v, error) -> {
+                if (error != null) {
+                  Throwable cause = Futures.unwrap(error);
+                  if (!Futures.isCancellation(cause)) {
+                    abort(cause);
+                  }
+                } else if (v.trusted()) {
+                  // Counted once: by asked from now on.
+                  synchronized (this) {
+                    checking.remove(writer);
+                  }
+                  fetch(writer);
+                }
+                done();
+              });
     }
 
     private void answer(String writer, byte[] bytes, Throwable error) {
@@ -391,12 +625,24 @@ public final class MetadataRead {
                   cloudId, CloudFault.Kind.ERROR, "readM " + writer + ": " + cause.getMessage());
         }
       } else {
-        PublicKey pk = ctx.settings.trustedWriters().get(writer);
+        Verdict verdict = verdicts.get(writer);
+        PublicKey pk = verdict.key();
         try {
           MetadataCodec.Envelope env =
               ctx.codec.decodeEnvelope(bytes, key, writer, pk, ctx.settings.maxMetadataBytes());
           log = env.log();
           logShares = env.shares();
+          WriterTrustException why = verdict.refuses(log);
+          if (why != null) {
+            // The writer's own doing (every correct cloud holds these signed bytes), not the
+            // cloud's: the log is ignored, as an untrusted writer's would be.
+            log = null;
+            logShares = Map.of();
+            if (refused.add(writer)) {
+              ctx.observer.writerRejected(key, why);
+              ctx.trust.suspect(writer);
+            }
+          }
         } catch (MalformedMetadataException e) {
           f = new CloudFault(cloudId, e.kind(), "log of " + writer + ": " + e.getMessage());
         }

@@ -181,9 +181,7 @@ public final class GroupCommit {
     String writer = ctx.settings.writerId();
     MetadataLog own = ctx.ownLog(key);
     boolean skipped =
-        ctx.settings.mode() == ProtocolMode.FAST
-            && own != null
-            && ctx.settings.trustedWriters().size() == 1;
+        ctx.settings.mode() == ProtocolMode.FAST && own != null && ctx.settings.soleWriter();
     CompletableFuture<View> readM;
     if (skipped) {
       // The only writer, and we know our log: nobody else can have advanced the key.

@@ -46,7 +46,7 @@ public final class InlineWriteOp {
                   MetadataLog own = ctx.ownLog(key);
                   if (ctx.settings.mode() == ProtocolMode.FAST
                       && own != null
-                      && ctx.settings.trustedWriters().size() == 1) {
+                      && ctx.settings.soleWriter()) {
                     // The only writer, and we know our log: nobody else can have advanced the key.
                     skipped[0] = true;
                     return CompletableFuture.completedFuture(

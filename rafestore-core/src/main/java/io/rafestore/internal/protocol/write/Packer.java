@@ -524,7 +524,7 @@ public final class Packer {
                   MetadataLog own = ctx.ownLog(key);
                   if (ctx.settings.mode() == ProtocolMode.FAST
                       && own != null
-                      && ctx.settings.trustedWriters().size() == 1) {
+                      && ctx.settings.soleWriter()) {
                     return CompletableFuture.completedFuture(
                         new View(key, Map.of(writer, own), List.of(), true));
                   }

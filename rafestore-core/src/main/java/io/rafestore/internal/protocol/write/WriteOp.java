@@ -320,7 +320,7 @@ public final class WriteOp {
    */
   private boolean readMSkippable() {
     return ctx.settings.mode() == ProtocolMode.FAST
-        && ctx.settings.trustedWriters().size() == 1
+        && ctx.settings.soleWriter()
         && ctx.ownLog(key) != null;
   }
 
@@ -540,7 +540,7 @@ public final class WriteOp {
         m = CompletableFuture.completedFuture(new View(key, Map.of(), List.of(), true));
       } else if (ctx.settings.mode() == ProtocolMode.FAST
           && own != null
-          && ctx.settings.trustedWriters().size() == 1) {
+          && ctx.settings.soleWriter()) {
         // The only writer, and we know our log: nobody else can have advanced the key.
         readMSkipped = true;
         m =
