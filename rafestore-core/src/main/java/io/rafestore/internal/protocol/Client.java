@@ -116,7 +116,7 @@ public final class Client implements RafeStore {
       this.writeBack = null;
       return;
     }
-    this.writeBack = new WriteBackQueue(ctx, packer, journal, writeBack);
+    this.writeBack = new WriteBackQueue(ctx, packer, groups, journal, writeBack);
     ctx.commitGate(this.writeBack);
     try {
       // The crashed predecessor's acknowledged writes go first, before any new write of this one.
