@@ -81,6 +81,11 @@ public final class Client implements RafeStore {
     return ctx.settings;
   }
 
+  /** The protocol context (for tests of this package: its commit gate and incarnation). */
+  Context contextForTests() {
+    return ctx;
+  }
+
   public Client(Settings settings) {
     this(settings, null);
   }
