@@ -57,6 +57,7 @@ final class ConfigParser {
           "objective",
           "inlineThreshold",
           "inlineLogBudget",
+          "groupCommit",
           "writeBack.journal",
           "writeBack.maxBytes",
           "writeBack.maxEntries",
@@ -302,6 +303,9 @@ final class ConfigParser {
 
     OptionalLong inlineThreshold = zeroOrSize(entries.get("inlineThreshold"));
     OptionalLong inlineLogBudget = zeroOrSize(entries.get("inlineLogBudget"));
+    Entry groupEntry = entries.get("groupCommit");
+    // Default on, as RafeStore.Builder.groupCommit.
+    boolean groupCommit = groupEntry == null || parseBoolean(groupEntry);
 
     Optional<KeyFiles.WriterKey> writer =
         parseWriter(entries.get("writer.id"), entries.get("writer.key"));
@@ -338,6 +342,7 @@ final class ConfigParser {
         objective,
         inlineThreshold,
         inlineLogBudget,
+        groupCommit,
         writeBack,
         fieldLines);
   }
