@@ -253,9 +253,9 @@ class StoreConfigTest {
   }
 
   /**
-   * {@code groupCommit} reaches the client: ten write-back writes of one key handed over at once are
-   * uploaded in one round per write with {@code false} (at least n - f metadata puts each), and in
-   * a few shared rounds by default (the first alone, the rest, journaled meanwhile, together).
+   * {@code groupCommit} reaches the client: ten write-back writes of one key handed over at once
+   * are uploaded in one round per write with {@code false} (at least n - f metadata puts each), and
+   * in a few shared rounds by default (the first alone, the rest, journaled meanwhile, together).
    */
   @Test
   void groupCommitIsOnByDefaultAndFalseGivesOneRoundPerWrite() throws Exception {
@@ -264,7 +264,9 @@ class StoreConfigTest {
     assertThat(on.groupCommit()).isTrue();
     StoreConfig off = StoreConfig.load(write("groupCommit = false\n" + writer + FOUR_CLOUDS));
     assertThat(off.groupCommit()).isFalse();
-    assertThat(metadataPutsOfTenWriteBacks(off)).as("one round per write").isGreaterThanOrEqualTo(30);
+    assertThat(metadataPutsOfTenWriteBacks(off))
+        .as("one round per write")
+        .isGreaterThanOrEqualTo(30);
     assertThat(metadataPutsOfTenWriteBacks(on)).as("shared rounds").isLessThanOrEqualTo(20);
     ConfigException bad = fails("groupCommit = sometimes\n" + FOUR_CLOUDS);
     assertThat(bad.line()).isEqualTo(1);

@@ -65,13 +65,13 @@ import java.util.function.UnaryOperator;
  * java -cp ... io.rafestore.bench.cost.WriteCostBench --quick
  * </pre>
  *
- * <p><b>Write-back with group commit</b> (the issue's first target): the same writers and keys, each
- * starting its next write when the last was <em>acknowledged</em> (fsynced in the local journal),
- * the uploads in the background sharing group-commit rounds; then {@code flush()}. This variant
- * runs on <b>real time</b>, since its journal's fsyncs are real: the same WAN profile on the system
- * scheduler, the client on its default executor. Its journal goes in a fresh directory under
- * {@code --journal} (default: the {@code --out} directory, else {@code java.io.tmpdir}), where the
- * bench first times {@code --fsyncs} (200) 1 KB appends each forced with {@code
+ * <p><b>Write-back with group commit</b> (the issue's first target): the same writers and keys,
+ * each starting its next write when the last was <em>acknowledged</em> (fsynced in the local
+ * journal), the uploads in the background sharing group-commit rounds; then {@code flush()}. This
+ * variant runs on <b>real time</b>, since its journal's fsyncs are real: the same WAN profile on
+ * the system scheduler, the client on its default executor. Its journal goes in a fresh directory
+ * under {@code --journal} (default: the {@code --out} directory, else {@code java.io.tmpdir}),
+ * where the bench first times {@code --fsyncs} (200) 1 KB appends each forced with {@code
  * FileChannel.force(true)}, as the journal forces a frame: the disk's baseline, in the same run on
  * the same directory.
  *
@@ -172,12 +172,7 @@ public final class WriteCostBench {
         writes = Math.min(writes, 1_000);
         costWrites = Math.min(costWrites, 200);
       }
-      if (writes < 1
-          || writers < 1
-          || keys < 1
-          || valueBytes < 0
-          || costWrites < 1
-          || fsyncs < 1) {
+      if (writes < 1 || writers < 1 || keys < 1 || valueBytes < 0 || costWrites < 1 || fsyncs < 1) {
         err.println("WriteCostBench: counts must be >= 1 and --value-bytes >= 0");
         return 2;
       }
@@ -204,8 +199,7 @@ public final class WriteCostBench {
       for (Variant v : Variant.values()) {
         results.add(groupRun(v, writes, writers, keys, valueBytes, seed));
       }
-      WriteBackRun wb =
-          writeBackRun(writes, writers, keys, valueBytes, seed, journalBase, fsyncs);
+      WriteBackRun wb = writeBackRun(writes, writers, keys, valueBytes, seed, journalBase, fsyncs);
       Result back = wb.result();
       results.add(back);
       Result depsky = results.get(Variant.DEPSKY_A.ordinal());
@@ -537,9 +531,12 @@ public final class WriteCostBench {
         .writeBack(io.rafestore.WriteBack.journal(journal.resolve("journal")));
     try (RafeStore store = b.build()) {
       double[] ack = new double[writes];
-      java.util.concurrent.atomic.AtomicInteger issued = new java.util.concurrent.atomic.AtomicInteger();
-      java.util.concurrent.atomic.AtomicInteger acked = new java.util.concurrent.atomic.AtomicInteger();
-      java.util.concurrent.atomic.AtomicInteger failed = new java.util.concurrent.atomic.AtomicInteger();
+      java.util.concurrent.atomic.AtomicInteger issued =
+          new java.util.concurrent.atomic.AtomicInteger();
+      java.util.concurrent.atomic.AtomicInteger acked =
+          new java.util.concurrent.atomic.AtomicInteger();
+      java.util.concurrent.atomic.AtomicInteger failed =
+          new java.util.concurrent.atomic.AtomicInteger();
       CompletableFuture<Void> done = new CompletableFuture<>();
       long start = System.nanoTime();
       java.util.function.IntConsumer[] next = new java.util.function.IntConsumer[1];

@@ -113,7 +113,9 @@ class CommitGateRenewalTest {
         assertThat(ctx.incarnation()).as("renewed, " + context).isNotEqualTo(before);
         assertThat(w1.version().incarnation()).as(context).isEqualTo(ctx.incarnation());
         assertThat(w1.version().timestamp())
-            .as("the next round takes w0's timestamp again (w0's log was not remembered), %s", context)
+            .as(
+                "the next round takes w0's timestamp again (w0's log was not remembered), %s",
+                context)
             .isEqualTo(w0Version.timestamp());
         assertThat(w2.version()).isGreaterThan(w1.version());
         assertThat(h.run(reader.history(KEY, Optional.empty(), 100)).versions())

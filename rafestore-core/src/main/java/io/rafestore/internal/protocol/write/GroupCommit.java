@@ -59,7 +59,8 @@ public final class GroupCommit {
 
   /**
    * A write waiting for its round. {@code unit} is the number of writes, this one first, that must
-   * share one round ({@link #writeAll}); 0 for the later members of such a unit, 1 for a lone write.
+   * share one round ({@link #writeAll}); 0 for the later members of such a unit, 1 for a lone
+   * write.
    */
   private record Waiting(
       InlinePayload payload, OpTrace trace, CompletableFuture<WriteReceipt> result, int unit) {}
@@ -85,8 +86,7 @@ public final class GroupCommit {
    * one. The caller keeps their stored bytes within half the inline budget. Completes with one
    * future per payload, in order.
    */
-  public List<CompletableFuture<WriteReceipt>> writeAll(
-      String key, List<InlinePayload> payloads) {
+  public List<CompletableFuture<WriteReceipt>> writeAll(String key, List<InlinePayload> payloads) {
     if (payloads.isEmpty()) {
       return List.of();
     }
@@ -94,7 +94,8 @@ public final class GroupCommit {
     for (int i = 0; i < payloads.size(); i++) {
       OpTrace trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE);
       unit.add(
-          new Waiting(payloads.get(i), trace, new CompletableFuture<>(), i == 0 ? payloads.size() : 0));
+          new Waiting(
+              payloads.get(i), trace, new CompletableFuture<>(), i == 0 ? payloads.size() : 0));
     }
     enqueue(key, unit);
     List<CompletableFuture<WriteReceipt>> out = new ArrayList<>(unit.size());

@@ -42,8 +42,8 @@ import java.util.concurrent.TimeoutException;
  * client's {@link GroupCommit} as one unit, so they share one round (one readM, one writeM of a log
  * with an entry each), up to half the inline budget; a value written as a data object goes alone.
  * The next attempt starts when this one ends (no timer), with whatever was journaled meanwhile. A
- * round succeeds or fails as a whole, and a failed one is retried before anything behind it, so
- * the key's versions keep journal order.
+ * round succeeds or fails as a whole, and a failed one is retried before anything behind it, so the
+ * key's versions keep journal order.
  *
  * <p><b>Exactly once.</b> Each intent gets at most one signed entry, ever: its first attempt's
  * writeM passes this queue's {@link CommitGate}, which fsyncs a commit record holding the signed
@@ -317,7 +317,9 @@ public final class WriteBackQueue implements CommitGate {
     bound(ops);
     List<CompletableFuture<WriteReceipt>> results = ops;
     CompletableFuture.allOf(
-            results.stream().map(f -> f.handle((r, e) -> null)).toArray(CompletableFuture<?>[]::new))
+            results.stream()
+                .map(f -> f.handle((r, e) -> null))
+                .toArray(CompletableFuture<?>[]::new))
         .thenRun(() -> finish(taken, results));
   }
 
@@ -368,9 +370,9 @@ public final class WriteBackQueue implements CommitGate {
 
   /**
    * The first (or a later, never committed) attempt of the key's head and, with group commit, of
-   * the inline intents right behind it: new versions. Inline ones go to the group commit as one unit
-   * (one round, up to half the inline budget, as a foreground round takes); a value written as a
-   * data object goes alone. Adds the intents written to {@code taken}; one future per intent.
+   * the inline intents right behind it: new versions. Inline ones go to the group commit as one
+   * unit (one round, up to half the inline budget, as a foreground round takes); a value written as
+   * a data object goes alone. Adds the intents written to {@code taken}; one future per intent.
    */
   private List<CompletableFuture<WriteReceipt>> write(List<Intent> batch, List<Intent> taken) {
     Intent head = batch.get(0);
