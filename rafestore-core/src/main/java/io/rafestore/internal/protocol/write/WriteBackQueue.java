@@ -86,6 +86,24 @@ public final class WriteBackQueue implements CommitGate {
     final CompletableFuture<Void> durable;
     final CompletableFuture<WriteReceipt> onClouds = new CompletableFuture<>();
 
+    /**
+     * As {@link #onClouds}, completed only once {@code onClouds.complete} has returned, that is
+     * once every copy a caller holds ({@link JournaledWrite#onClouds()}) is complete: flush and
+     * settled wait for this one, so a caller that sees flush done sees its write's future done (a
+     * copy is a dependent of onClouds, which may be fired after flush's own dependent would be).
+     */
+    final CompletableFuture<WriteReceipt> outcome = new CompletableFuture<>();
+
+    void succeed(WriteReceipt r) {
+      onClouds.complete(r);
+      outcome.complete(r);
+    }
+
+    void fail(Throwable e) {
+      onClouds.completeExceptionally(e);
+      outcome.completeExceptionally(e);
+    }
+
     /** The entry its writeM signed, once the commit record is durable; then it is only redone. */
     volatile LogEntry committed;
 
@@ -237,7 +255,7 @@ public final class WriteBackQueue implements CommitGate {
         }
       }
     }
-    in.onClouds.completeExceptionally(e);
+    in.fail(e);
   }
 
   /** Which key is being written right now (one attempt per key at a time). */
@@ -346,7 +364,7 @@ public final class WriteBackQueue implements CommitGate {
       journal.done(in.id);
       // Completed before it leaves the queue: a flush that no longer finds it in the queue finds
       // it on the clouds.
-      in.onClouds.complete(receipt);
+      in.succeed(receipt);
       synchronized (this) {
         ArrayDeque<Intent> q = byKey.get(in.key);
         q.remove(in);
@@ -595,7 +613,7 @@ public final class WriteBackQueue implements CommitGate {
       // The journal stopped (its disk failed): nothing more is written to the clouds by this
       // client; the next one with this journal replays what is durable.
       for (Intent in : failed) {
-        in.onClouds.completeExceptionally(cause);
+        in.fail(cause);
       }
       return;
     }
@@ -708,7 +726,7 @@ public final class WriteBackQueue implements CommitGate {
       ArrayDeque<Intent> q = byKey.get(key);
       if (q != null) {
         for (Intent in : q) {
-          all.add(in.onClouds);
+          all.add(in.outcome);
         }
       }
     }
@@ -721,7 +739,7 @@ public final class WriteBackQueue implements CommitGate {
     synchronized (this) {
       for (ArrayDeque<Intent> q : byKey.values()) {
         for (Intent in : q) {
-          all.add(in.onClouds);
+          all.add(in.outcome);
         }
       }
     }
@@ -777,7 +795,7 @@ public final class WriteBackQueue implements CommitGate {
       }
     }
     for (Intent in : left) {
-      in.onClouds.completeExceptionally(
+      in.fail(
           new JournalException(
               JournalException.Reason.CLOSED,
               journal.directory(),
