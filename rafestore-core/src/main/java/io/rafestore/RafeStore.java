@@ -660,7 +660,9 @@ public interface RafeStore extends AutoCloseable {
      * signed log that carries all their entries, each write its own version in the order the writes
      * were called, each caller its own receipt. A round starts as soon as the previous one of the
      * key ends, never on a timer, so a write to an idle key goes at once and is not slower than
-     * without group commit; a failed round fails every write in it. {@code false} runs one round
+     * without group commit; a failed round fails every write in it. The background uploads of
+     * write-back writes ({@link #writeBack}) share rounds the same way: a key's journaled inline
+     * writes waiting when its previous upload ends go up in one round. {@code false} runs one round
      * per write (the behaviour before group commit; the benchmark's baseline).
      */
     public Builder groupCommit(boolean on) {

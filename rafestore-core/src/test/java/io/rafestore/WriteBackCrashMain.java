@@ -46,7 +46,20 @@ public final class WriteBackCrashMain {
     try (io.rafestore.internal.journal.Journal j =
         io.rafestore.internal.journal.Journal.open(root.resolve("journal"), 1L << 40, 1 << 30)) {
       long commits = j.recovered().stream().filter(r -> r.commit() != null).count();
-      System.out.println("RECOVERED " + j.recovered().size() + " " + commits + " END");
+      // Commit records of a round that carried several intents hold the same signed log.
+      java.util.Map<String, Integer> byLog = new java.util.HashMap<>();
+      for (io.rafestore.internal.journal.Journal.Recovered r : j.recovered()) {
+        if (r.commit() != null) {
+          java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(r.commit());
+          b.position(2 + Short.toUnsignedInt(b.getShort()));
+          byte[] log = new byte[b.remaining()];
+          b.get(log);
+          byLog.merge(HexFormat.of().formatHex(log), 1, Integer::sum);
+        }
+      }
+      long grouped = byLog.values().stream().filter(n -> n > 1).mapToLong(n -> n).sum();
+      System.out.println(
+          "RECOVERED " + j.recovered().size() + " " + commits + " " + grouped + " END");
     }
     RafeStore.Builder b =
         RafeStore.builder()

@@ -28,8 +28,10 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Kill points: at random times (before or after a journal fsync, during uploads or writeM), by
  * {@link Process#destroyForcibly()} (SIGKILL), and at named points where the child halts itself as
  * kill -9 would: after an intent's fsync before its acknowledgement, after a commit record's fsync
- * before any cloud got the log, after writeM before the done mark, and after the n-th data or
- * metadata put landed (a writeM that reached only some clouds).
+ * before any cloud got the log, after the commit records of a round of several writes (group
+ * commit) before any cloud got its log (forced in runs 1 to 3, so that the grouped redo runs every
+ * time), after writeM before the done mark, and after the n-th data or metadata put landed (a
+ * writeM that reached only some clouds).
  */
 class WriteBackCrashTest {
   @TempDir Path root;
@@ -38,6 +40,7 @@ class WriteBackCrashTest {
     "-Dio.rafestore.writeback.crashAt=intent-durable:",
     "-Dio.rafestore.writeback.crashAt=commit-durable:",
     "-Dio.rafestore.writeback.crashAt=on-clouds:",
+    "-Dio.rafestore.writeback.crashAt=group-commit-durable:",
     "-Dcrash.dataPut=",
     "-Dcrash.metadataPut=",
   };
@@ -58,9 +61,14 @@ class WriteBackCrashTest {
     int runs = 0;
     int recoveredIntents = 0;
     int recoveredCommits = 0;
+    int recoveredGrouped = 0;
     while (runs < 40 && (runs < 8 || System.nanoTime() < end)) {
       String option = null;
-      if (random.nextInt(3) > 0) {
+      if (runs >= 1 && runs <= 3) {
+        // A round of several journaled writes, its commit records durable, no cloud has its log:
+        // the next run redoes them together (the grouped path, every time the test runs).
+        option = "-Dio.rafestore.writeback.crashAt=group-commit-durable:1";
+      } else if (random.nextInt(3) > 0) {
         String named = NAMED[random.nextInt(NAMED.length)];
         option = named + (1 + random.nextInt(named.contains("Put") ? 12 : 4));
       }
@@ -78,9 +86,10 @@ class WriteBackCrashTest {
         if (f.length == 4 && f[0].equals("ACK") && f[3].equals("END")) {
           acked.put(f[2], f[1]);
         }
-        if (f.length == 4 && f[0].equals("RECOVERED") && f[3].equals("END")) {
+        if (f.length == 5 && f[0].equals("RECOVERED") && f[4].equals("END")) {
           recoveredIntents += Integer.parseInt(f[1]);
           recoveredCommits += Integer.parseInt(f[2]);
+          recoveredGrouped += Integer.parseInt(f[3]);
         }
         assertThat(line).as("run %d (%s) output", runs, how.get(runs)).doesNotStartWith("ERROR");
       }
@@ -103,8 +112,17 @@ class WriteBackCrashTest {
     // Evidence that the kills hit every replay path (new writes and redone ones), for the log.
     System.out.printf(
         "WriteBackCrashTest: %d runs, %d acknowledged, %d versions, %d intents replayed (%d with a"
-            + " commit record, redone), seed %d%n",
-        runs, acked.size(), seen.size(), recoveredIntents, recoveredCommits, seed);
+            + " commit record, redone; %d of them from rounds of several writes), seed %d%n",
+        runs,
+        acked.size(),
+        seen.size(),
+        recoveredIntents,
+        recoveredCommits,
+        recoveredGrouped,
+        seed);
+    assertThat(recoveredGrouped)
+        .as("commit records of rounds that carried several writes, replayed (%s)", context)
+        .isPositive();
     assertThat(acked).as("acknowledged writes, " + context).hasSizeGreaterThan(runs);
     for (Map.Entry<String, String> a : acked.entrySet()) {
       assertThat(seen.getOrDefault(a.getKey(), 0))

@@ -62,6 +62,7 @@ final class ConfigParser {
           "objective",
           "inlineThreshold",
           "inlineLogBudget",
+          "groupCommit",
           "writeBack.journal",
           "writeBack.maxBytes",
           "writeBack.maxEntries",
@@ -312,6 +313,9 @@ final class ConfigParser {
 
     OptionalLong inlineThreshold = zeroOrSize(entries.get("inlineThreshold"));
     OptionalLong inlineLogBudget = zeroOrSize(entries.get("inlineLogBudget"));
+    Entry groupEntry = entries.get("groupCommit");
+    // Default on, as RafeStore.Builder.groupCommit.
+    boolean groupCommit = groupEntry == null || parseBoolean(groupEntry);
 
     Optional<KeyFiles.WriterKey> writer =
         parseWriter(entries.get("writer.id"), entries.get("writer.key"));
@@ -371,6 +375,7 @@ final class ConfigParser {
         objective,
         inlineThreshold,
         inlineLogBudget,
+        groupCommit,
         writeBack,
         fieldLines,
         operators,

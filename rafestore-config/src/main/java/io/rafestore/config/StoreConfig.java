@@ -78,6 +78,7 @@ public final class StoreConfig {
   private final Optional<io.rafestore.Objective> objective;
   private final OptionalLong inlineThreshold;
   private final OptionalLong inlineLogBudget;
+  private final boolean groupCommit;
   private final Optional<io.rafestore.WriteBack> writeBack;
   // (cloud id + "." + field) -> line, to name the line of a field when a driver rejects it.
   private final Map<String, Integer> cloudFieldLines;
@@ -105,12 +106,14 @@ public final class StoreConfig {
       Optional<io.rafestore.Objective> objective,
       OptionalLong inlineThreshold,
       OptionalLong inlineLogBudget,
+      boolean groupCommit,
       Optional<io.rafestore.WriteBack> writeBack,
       Map<String, Integer> cloudFieldLines,
       Map<String, PublicKey> operators,
       Optional<io.rafestore.WriterCertificate> writerCertificate,
       Optional<Duration> trustRefresh,
       Optional<io.rafestore.WriterDiscovery> writerDiscovery) {
+    this.groupCommit = groupCommit;
     this.writeBack = writeBack;
     this.writerDiscovery = writerDiscovery;
     this.operators = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(operators));
@@ -300,6 +303,14 @@ public final class StoreConfig {
     return inlineThreshold;
   }
 
+  /**
+   * Whether concurrent inline writes of one key share metadata rounds, write-back uploads included
+   * ({@code RafeStore.Builder.groupCommit}; {@code groupCommit}, default true).
+   */
+  public boolean groupCommit() {
+    return groupCommit;
+  }
+
   /** The write-back journal ({@code writeBack.*}), if the file sets one. */
   public Optional<io.rafestore.WriteBack> writeBack() {
     return writeBack;
@@ -351,6 +362,7 @@ public final class StoreConfig {
               .dataCloudsInOrderAdded(dataCloudsInOrderAdded)
               .encryptValues(encryptValues)
               .erasureCoding(erasureCodingK)
+              .groupCommit(groupCommit)
               .layout(layout);
       made.addAll(createDrivers());
       for (int i = 0; i < clouds.size(); i++) {

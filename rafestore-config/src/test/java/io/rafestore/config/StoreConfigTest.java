@@ -280,6 +280,43 @@ class StoreConfigTest {
     assertThat(StoreConfig.load(write(FOUR_CLOUDS)).writeBack()).isEmpty();
   }
 
+  /**
+   * {@code groupCommit} reaches the client: ten write-back writes of one key handed over at once
+   * are uploaded in one round per write with {@code false} (at least n - f metadata puts each), and
+   * in a few shared rounds by default (the first alone, the rest, journaled meanwhile, together).
+   */
+  @Test
+  void groupCommitIsOnByDefaultAndFalseGivesOneRoundPerWrite() throws Exception {
+    String writer = "writer.id = alice\nwriter.key = alice.key\nwriteBack.journal = wb\n";
+    StoreConfig on = StoreConfig.load(write(writer + FOUR_CLOUDS));
+    assertThat(on.groupCommit()).isTrue();
+    StoreConfig off = StoreConfig.load(write("groupCommit = false\n" + writer + FOUR_CLOUDS));
+    assertThat(off.groupCommit()).isFalse();
+    assertThat(metadataPutsOfTenWriteBacks(off))
+        .as("one round per write")
+        .isGreaterThanOrEqualTo(30);
+    assertThat(metadataPutsOfTenWriteBacks(on)).as("shared rounds").isLessThanOrEqualTo(20);
+    ConfigException bad = fails("groupCommit = sometimes\n" + FOUR_CLOUDS);
+    assertThat(bad.line()).isEqualTo(1);
+    assertThat(bad.getMessage()).contains("groupCommit").contains("true, false");
+  }
+
+  private static long metadataPutsOfTenWriteBacks(StoreConfig c) throws Exception {
+    try (RafeStore store = c.open()) {
+      String key = "k" + System.nanoTime();
+      List<java.util.concurrent.CompletableFuture<?>> acks = new java.util.ArrayList<>();
+      for (int i = 0; i < 10; i++) {
+        acks.add(store.writeBack(key, ("v" + i).getBytes(StandardCharsets.UTF_8)));
+      }
+      for (java.util.concurrent.CompletableFuture<?> a : acks) {
+        a.get(20, java.util.concurrent.TimeUnit.SECONDS);
+      }
+      store.blocking().flush();
+      assertThat(store.blocking().read(key).utf8()).isEqualTo("v9");
+      return store.stats().values().stream().mapToLong(io.rafestore.CloudStats::puts).sum();
+    }
+  }
+
   @Test
   void writeBackSettingsAreCheckedWithTheirLine() throws IOException {
     ConfigException noJournal = fails("writeBack.maxEntries = 5\n" + FOUR_CLOUDS);

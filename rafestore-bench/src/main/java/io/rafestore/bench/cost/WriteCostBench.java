@@ -65,11 +65,21 @@ import java.util.function.UnaryOperator;
  * java -cp ... io.rafestore.bench.cost.WriteCostBench --quick
  * </pre>
  *
- * <p>Prints target lines (PASS/MISS): group commit at least 5 x fewer cloud requests per write than
- * write-through, at most 0.2 x DepSky-A's dollars per write; the cost objective moves the data to
- * the cheap cloud and the bill drops, the latency objective does not move it. The issue's first
- * target is stated for write-back with group commit; write-back (the journal) is another branch,
- * and this bench measures write-through with group commit. A command-line tool; not thread-safe.
+ * <p><b>Write-back with group commit</b> (the issue's first target): the same writers and keys,
+ * each starting its next write when the last was <em>acknowledged</em> (fsynced in the local
+ * journal), the uploads in the background sharing group-commit rounds; then {@code flush()}. This
+ * variant runs on <b>real time</b>, since its journal's fsyncs are real: the same WAN profile on
+ * the system scheduler, the client on its default executor. Its journal goes in a fresh directory
+ * under {@code --journal} (default: the {@code --out} directory, else {@code java.io.tmpdir}),
+ * where the bench first times {@code --fsyncs} (200) 1 KB appends each forced with {@code
+ * FileChannel.force(true)}, as the journal forces a frame: the disk's baseline, in the same run on
+ * the same directory.
+ *
+ * <p>Prints target lines (PASS/MISS): write-through with group commit, and write-back with group
+ * commit, each at least 5 x fewer cloud requests per write than write-through and at most 0.2 x
+ * DepSky-A's dollars per write; the write-back acknowledgement's p99 within 3 x of the median
+ * fsync; the cost objective moves the data to the cheap cloud and the bill drops, the latency
+ * objective does not move it. A command-line tool; not thread-safe.
  */
 public final class WriteCostBench {
   static final KeyPair WRITER = SigningKeys.generate();
@@ -112,13 +122,7 @@ public final class WriteCostBench {
     }
 
     double percentile(double p) {
-      double[] s = latenciesMs.clone();
-      Arrays.sort(s);
-      if (s.length == 0) {
-        return 0;
-      }
-      int i = (int) Math.ceil(p * s.length) - 1;
-      return s[Math.max(0, Math.min(s.length - 1, i))];
+      return WriteCostBench.percentile(latenciesMs, p);
     }
   }
 
@@ -138,6 +142,8 @@ public final class WriteCostBench {
     int costWrites = 1_000;
     long seed = 18;
     Path outDir = null;
+    Path journalBase = null;
+    int fsyncs = 200;
     boolean quick = false;
     try {
       for (int i = 0; i < args.length; i++) {
@@ -151,10 +157,13 @@ public final class WriteCostBench {
           case "--cost-writes" -> costWrites = Integer.parseInt(value(args, ++i, a));
           case "--seed" -> seed = Long.parseLong(value(args, ++i, a));
           case "--out" -> outDir = Path.of(value(args, ++i, a));
+          case "--journal" -> journalBase = Path.of(value(args, ++i, a));
+          case "--fsyncs" -> fsyncs = Integer.parseInt(value(args, ++i, a));
           default -> {
             err.println(
                 "usage: WriteCostBench [--quick] [--writes N] [--writers N] [--keys N]"
-                    + " [--value-bytes N] [--cost-writes N] [--seed S] [--out DIR]");
+                    + " [--value-bytes N] [--cost-writes N] [--seed S] [--out DIR]"
+                    + " [--journal DIR] [--fsyncs N]");
             return 2;
           }
         }
@@ -163,9 +172,13 @@ public final class WriteCostBench {
         writes = Math.min(writes, 1_000);
         costWrites = Math.min(costWrites, 200);
       }
-      if (writes < 1 || writers < 1 || keys < 1 || valueBytes < 0 || costWrites < 1) {
+      if (writes < 1 || writers < 1 || keys < 1 || valueBytes < 0 || costWrites < 1 || fsyncs < 1) {
         err.println("WriteCostBench: counts must be >= 1 and --value-bytes >= 0");
         return 2;
+      }
+      if (journalBase == null) {
+        // The journal's disk: the report's directory if given, else the temporary directory.
+        journalBase = outDir != null ? outDir : Path.of(System.getProperty("java.io.tmpdir"));
       }
       StringBuilder md = new StringBuilder();
       md.append(
@@ -180,26 +193,29 @@ public final class WriteCostBench {
               keys));
       md.append(
           "| variant | writes | failed | requests / write | $ / write | x DepSky-A $ |"
-              + " p50 ms | p99 ms | run (virtual) s |\n");
+              + " p50 ms | p99 ms | run s |\n");
       md.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
       List<Result> results = new ArrayList<>();
       for (Variant v : Variant.values()) {
         results.add(groupRun(v, writes, writers, keys, valueBytes, seed));
       }
+      WriteBackRun wb = writeBackRun(writes, writers, keys, valueBytes, seed, journalBase, fsyncs);
+      Result back = wb.result();
+      results.add(back);
       Result depsky = results.get(Variant.DEPSKY_A.ordinal());
       for (Result r : results) {
         md.append(
             String.format(
                 Locale.ROOT,
-                "| %s | %,d | %d | %.2f | %.3g | %.3f | %.0f | %.0f | %.0f |%n",
+                "| %s | %,d | %d | %.2f | %.3g | %.3f | %s | %s | %.0f |%n",
                 r.label(),
                 r.writes(),
                 r.failures(),
                 r.requestsPerWrite(),
                 r.dollarsPerWrite(),
                 r.dollarsPerWrite() / depsky.dollarsPerWrite(),
-                r.percentile(0.5),
-                r.percentile(0.99),
+                ms(r.percentile(0.5)),
+                ms(r.percentile(0.99)),
                 r.elapsed().toMillis() / 1000.0));
       }
       md.append("\nRequests per write by cloud (puts / gets):\n\n| variant |");
@@ -231,10 +247,9 @@ public final class WriteCostBench {
               fewer >= 5 && group.failures() == 0,
               String.format(
                   Locale.ROOT,
-                  "cloud requests per 1 KB write, %d writers over %d keys: group commit %.2f vs"
-                      + " write-through %.2f, %.1f x fewer (target >= 5 x; issue 18 states it for"
-                      + " write-back with group commit, measured here write-through with group"
-                      + " commit)",
+                  "cloud requests per 1 KB write, %d writers over %d keys: write-through with"
+                      + " group commit %.2f vs write-through %.2f, %.1f x fewer (target >= 5 x, as"
+                      + " for write-back below)",
                   writers,
                   keys,
                   group.requestsPerWrite(),
@@ -246,12 +261,68 @@ public final class WriteCostBench {
               ratio <= 0.2 && group.failures() == 0,
               String.format(
                   Locale.ROOT,
-                  "dollars per write: group commit $%.3g vs DepSky-A $%.3g, %.3f x (target <= 0.2"
-                      + " x; write-through alone %.3f x)",
+                  "dollars per write: write-through with group commit $%.3g vs DepSky-A $%.3g,"
+                      + " %.3f x (target <= 0.2 x; write-through alone %.3f x)",
                   group.dollarsPerWrite(),
                   depsky.dollarsPerWrite(),
                   ratio,
                   plain.dollarsPerWrite() / depsky.dollarsPerWrite())));
+      // The issue's first target: write-back with group commit against write-through, same run.
+      double backFewer =
+          back.requestsPerWrite() == 0 ? 0 : plain.requestsPerWrite() / back.requestsPerWrite();
+      targets.append(
+          target(
+              backFewer >= 5 && back.failures() == 0,
+              String.format(
+                  Locale.ROOT,
+                  "cloud requests per 1 KB write, %d writers over %d keys: write-back with group"
+                      + " commit %.2f vs write-through %.2f, %.1f x fewer (target >= 5 x)",
+                  writers,
+                  keys,
+                  back.requestsPerWrite(),
+                  plain.requestsPerWrite(),
+                  backFewer)));
+      double backRatio = back.dollarsPerWrite() / depsky.dollarsPerWrite();
+      targets.append(
+          target(
+              backRatio <= 0.2 && back.failures() == 0,
+              String.format(
+                  Locale.ROOT,
+                  "dollars per write: write-back with group commit $%.3g vs DepSky-A $%.3g, %.3f x"
+                      + " (target <= 0.2 x)",
+                  back.dollarsPerWrite(),
+                  depsky.dollarsPerWrite(),
+                  backRatio)));
+      double ackP99 = percentile(wb.ackMs(), 0.99);
+      double fsyncP50 = percentile(wb.fsyncMs(), 0.5);
+      double ackRatio = fsyncP50 == 0 ? Double.POSITIVE_INFINITY : ackP99 / fsyncP50;
+      targets.append(
+          target(
+              ackRatio <= 3 && back.failures() == 0,
+              String.format(
+                  Locale.ROOT,
+                  "write-back acknowledgement p99 %.2f ms (p50 %.2f ms) vs one fsync of the"
+                      + " journal disk %.2f ms (median of %d 1 KB appends + force, p99 %.2f ms,"
+                      + " same directory, same run): %.1f x (target <= 3 x)",
+                  ackP99,
+                  percentile(wb.ackMs(), 0.5),
+                  fsyncP50,
+                  wb.fsyncMs().length,
+                  percentile(wb.fsyncMs(), 0.99),
+                  ackRatio)));
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "%nWrite-back + group commit runs on real time (its journal fsyncs are real; the"
+                  + " WAN's round trips are real waits on the system scheduler): its p50 and p99"
+                  + " are the acknowledgement's (the write fsynced in the journal), its run the"
+                  + " time until flush() returned. Journal in %s (file system %s); %,d fsyncs of"
+                  + " a 1 KB append there: p50 %.2f ms, p99 %.2f ms.%n",
+              wb.journal().getParent(),
+              wb.fs(),
+              wb.fsyncMs().length,
+              fsyncP50,
+              percentile(wb.fsyncMs(), 0.99)));
       md.append('\n').append(costObjective(costWrites, valueBytes, seed, targets));
       md.append("\n").append(targets);
       String report = md.toString();
@@ -266,6 +337,11 @@ public final class WriteCostBench {
       e.printStackTrace(err);
       return 1;
     }
+  }
+
+  /** Milliseconds: whole above 100, else two decimals (a write-back acknowledgement). */
+  private static String ms(double ms) {
+    return String.format(Locale.ROOT, ms >= 100 ? "%.0f" : "%.2f", ms);
   }
 
   private static String target(boolean met, String what) {
@@ -287,11 +363,19 @@ public final class WriteCostBench {
 
   /** Four in-memory clouds behind the Table 1 WAN on virtual time. */
   static final class Deployment {
-    final VirtualScheduler scheduler = new VirtualScheduler();
+    final VirtualScheduler scheduler;
+    final io.rafestore.Scheduler timer;
     final List<WanEmulator.EmulatedCloud> clouds = new ArrayList<>();
 
     Deployment(long seed) {
-      WanEmulator wan = WanEmulator.builder(scheduler).seed(seed).build();
+      this(seed, new VirtualScheduler());
+    }
+
+    /** On virtual time ({@code virtual}), or on real time if it is null (the system scheduler). */
+    Deployment(long seed, VirtualScheduler virtual) {
+      this.scheduler = virtual;
+      this.timer = virtual != null ? virtual : io.rafestore.Scheduler.system();
+      WanEmulator wan = WanEmulator.builder(timer).seed(seed).build();
       for (int i = 0; i < 4; i++) {
         clouds.add(
             wan.wrap(
@@ -309,7 +393,7 @@ public final class WriteCostBench {
               .faultsTolerated(1)
               .mode(ProtocolMode.PAPER)
               .executor(Runnable::run)
-              .scheduler(scheduler)
+              .scheduler(timer)
               .closeDrivers(false)
               .writer("writer", WRITER);
       for (int i = 0; i < 4; i++) {
@@ -419,6 +503,166 @@ public final class WriteCostBench {
           elapsed,
           stats);
     }
+  }
+
+  /** What the write-back variant measured, besides the counts of {@link Result}. */
+  record WriteBackRun(Result result, double[] ackMs, double[] fsyncMs, Path journal, String fs) {}
+
+  /**
+   * Write-back with group commit on a fresh deployment, on <b>real time</b>: the journal's fsyncs
+   * are real, so the WAN runs on the system scheduler (same Table 1 profile) and the client on its
+   * default executor. The same closed-loop writers and keys as {@link #groupRun}, each starting its
+   * next write when the last was acknowledged (fsynced in the journal); then {@code flush()}, and
+   * the client is left until its request count has not moved for 3 s (lingering puts, packing).
+   * Before it, {@code fsyncs} fsyncs of a 1 KB append in the journal's directory give the disk's
+   * baseline.
+   */
+  static WriteBackRun writeBackRun(
+      int writes, int writers, int keys, int valueBytes, long seed, Path journalBase, int fsyncs)
+      throws IOException, ExecutionException {
+    Files.createDirectories(journalBase);
+    Path journal = Files.createTempDirectory(journalBase, "writecost-journal-");
+    String fs = Files.getFileStore(journal).type();
+    double[] fsync = fsyncBaseline(journal, fsyncs);
+    Deployment d = new Deployment(seed, null);
+    RafeStore.Builder b = d.builder(3);
+    b.executor(java.util.concurrent.ForkJoinPool.commonPool())
+        .groupCommit(true)
+        .writeBack(io.rafestore.WriteBack.journal(journal.resolve("journal")));
+    try (RafeStore store = b.build()) {
+      double[] ack = new double[writes];
+      java.util.concurrent.atomic.AtomicInteger issued =
+          new java.util.concurrent.atomic.AtomicInteger();
+      java.util.concurrent.atomic.AtomicInteger acked =
+          new java.util.concurrent.atomic.AtomicInteger();
+      java.util.concurrent.atomic.AtomicInteger failed =
+          new java.util.concurrent.atomic.AtomicInteger();
+      CompletableFuture<Void> done = new CompletableFuture<>();
+      long start = System.nanoTime();
+      java.util.function.IntConsumer[] next = new java.util.function.IntConsumer[1];
+      next[0] =
+          writer -> {
+            int n = issued.getAndIncrement();
+            if (n >= writes) {
+              return;
+            }
+            long t0 = System.nanoTime();
+            CompletableFuture<io.rafestore.JournaledWrite> w;
+            try {
+              w =
+                  store.writeBack(
+                      "thread/" + (writer % keys), bytes(seed * 1_000_003L + n, valueBytes));
+            } catch (RuntimeException e) {
+              w = CompletableFuture.failedFuture(e);
+            }
+            w.whenComplete(
+                (r, e) -> {
+                  ack[n] = (System.nanoTime() - t0) / 1e6;
+                  if (e != null) {
+                    failed.incrementAndGet();
+                  }
+                  if (acked.incrementAndGet() == writes) {
+                    done.complete(null);
+                  }
+                  next[0].accept(writer);
+                });
+          };
+      for (int w = 0; w < writers; w++) {
+        next[0].accept(w);
+      }
+      try {
+        done.get(10, java.util.concurrent.TimeUnit.MINUTES);
+        store.flush().get(30, java.util.concurrent.TimeUnit.MINUTES);
+        Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+        // Idle: lingering metadata puts and the packer's work (its commit waits 1 s) have ended
+        // once the request count stays put for 3 s.
+        long last = -1;
+        int still = 0;
+        while (still < 6) {
+          Thread.sleep(500);
+          long now = 0;
+          for (CloudStats s : store.stats().values()) {
+            now += s.requests();
+          }
+          still = now == last ? still + 1 : 0;
+          last = now;
+        }
+        Map<String, CloudStats> stats = store.stats();
+        long requests = 0;
+        double dollars = 0;
+        for (CloudStats s : stats.values()) {
+          requests += s.requests();
+          dollars += s.dollars();
+        }
+        Result r =
+            new Result(
+                "write-back + group commit",
+                writes - failed.get(),
+                failed.get(),
+                requests,
+                dollars,
+                ack,
+                elapsed,
+                stats);
+        return new WriteBackRun(r, ack, fsync, journal, fs);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      } catch (java.util.concurrent.TimeoutException e) {
+        throw new IllegalStateException("write-back run did not finish: " + e, e);
+      }
+    } finally {
+      deleteTree(journal);
+    }
+  }
+
+  /**
+   * {@code count} times: append 1 KB to a file in {@code dir} and {@code FileChannel.force(true)}
+   * it, as the journal forces a frame; the milliseconds of each write + force.
+   */
+  static double[] fsyncBaseline(Path dir, int count) throws IOException {
+    Path probe = dir.resolve("fsync-probe");
+    double[] ms = new double[count];
+    byte[] record = bytes(7, 1024);
+    try (java.nio.channels.FileChannel ch =
+        java.nio.channels.FileChannel.open(
+            probe,
+            java.nio.file.StandardOpenOption.CREATE_NEW,
+            java.nio.file.StandardOpenOption.WRITE)) {
+      for (int i = 0; i < count; i++) {
+        long t0 = System.nanoTime();
+        java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(record);
+        while (buf.hasRemaining()) {
+          ch.write(buf);
+        }
+        ch.force(true);
+        ms[i] = (System.nanoTime() - t0) / 1e6;
+      }
+    } finally {
+      Files.deleteIfExists(probe);
+    }
+    return ms;
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (java.util.stream.Stream<Path> walk = Files.walk(root)) {
+      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+
+  static double percentile(double[] values, double p) {
+    double[] s = values.clone();
+    Arrays.sort(s);
+    if (s.length == 0) {
+      return 0;
+    }
+    int i = (int) Math.ceil(p * s.length) - 1;
+    return s[Math.max(0, Math.min(s.length - 1, i))];
   }
 
   /**

@@ -12,8 +12,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Runs WriteCostBench small (virtual time: its counts do not depend on the machine) and checks its
- * report: every variant wrote everything, DepSky-A paid its 3 x n requests per write, and the three
- * target lines are there (whether they pass is the full run's business, not a unit test's).
+ * report: every variant wrote everything (write-back too, on real time, its journal under the
+ * report's directory), DepSky-A paid its 3 x n requests per write, and the six target lines are
+ * there (whether they pass is the full run's business, not a unit test's).
  */
 class WriteCostBenchTest {
 
@@ -32,6 +33,8 @@ class WriteCostBenchTest {
               "2",
               "--cost-writes",
               "40",
+              "--fsyncs",
+              "20",
               "--out",
               dir.toString()
             },
@@ -42,8 +45,10 @@ class WriteCostBenchTest {
     assertThat(report)
         .contains("| DepSky-A | 200 | 0 | 12.00 |")
         .contains("| write-through | 200 | 0 |")
-        .contains("| write-through + group commit | 200 | 0 |");
+        .contains("| write-through + group commit | 200 | 0 |")
+        .contains("| write-back + group commit | 200 | 0 |")
+        .contains("fsyncs of a 1 KB append there");
     assertThat(report.lines().filter(l -> l.startsWith("PASS ") || l.startsWith("MISS ")).count())
-        .isEqualTo(3);
+        .isEqualTo(6);
   }
 }

@@ -84,6 +84,11 @@ public final class Client implements RafeStore {
     return ctx.settings;
   }
 
+  /** The protocol context (for tests of this package: its commit gate and incarnation). */
+  Context contextForTests() {
+    return ctx;
+  }
+
   public Client(Settings settings) {
     this(settings, null);
   }
@@ -126,7 +131,7 @@ public final class Client implements RafeStore {
       this.writeBack = null;
       return;
     }
-    this.writeBack = new WriteBackQueue(ctx, packer, journal, writeBack);
+    this.writeBack = new WriteBackQueue(ctx, packer, groups, journal, writeBack);
     ctx.commitGate(this.writeBack);
     try {
       // The crashed predecessor's acknowledged writes go first, before any new write of this one.

@@ -57,9 +57,13 @@ public final class GroupCommit {
   /** Per key with a round started: the writes waiting for a round. Guarded by this. */
   private final Map<String, ArrayDeque<Waiting>> keys = new HashMap<>();
 
-  /** A write waiting for its round. */
+  /**
+   * A write waiting for its round. {@code unit} is the number of writes, this one first, that must
+   * share one round ({@link #writeAll}); 0 for the later members of such a unit, 1 for a lone
+   * write.
+   */
   private record Waiting(
-      InlinePayload payload, OpTrace trace, CompletableFuture<WriteReceipt> result) {}
+      InlinePayload payload, OpTrace trace, CompletableFuture<WriteReceipt> result, int unit) {}
 
   public GroupCommit(Context ctx, Packer packer) {
     this.ctx = ctx;
@@ -69,7 +73,40 @@ public final class GroupCommit {
   /** Writes {@code payload} as the next version of {@code key}, in the key's next round. */
   public CompletableFuture<WriteReceipt> write(String key, InlinePayload payload) {
     OpTrace trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE);
-    Waiting w = new Waiting(payload, trace, new CompletableFuture<>());
+    Waiting w = new Waiting(payload, trace, new CompletableFuture<>(), 1);
+    enqueue(key, List.of(w));
+    return trace.observe(w.result);
+  }
+
+  /**
+   * Writes {@code payloads} as the next versions of {@code key}, in call order, all in one round
+   * (the key's next one that has room for them, with any lone writes waiting before them): the
+   * write-back queue's uploads of a key's journaled writes ({@code WriteBackQueue}), which must
+   * succeed or fail together, so that a retry never places an earlier journaled write above a later
+   * one. The caller keeps their stored bytes within half the inline budget. Completes with one
+   * future per payload, in order.
+   */
+  public List<CompletableFuture<WriteReceipt>> writeAll(String key, List<InlinePayload> payloads) {
+    if (payloads.isEmpty()) {
+      return List.of();
+    }
+    List<Waiting> unit = new ArrayList<>(payloads.size());
+    for (int i = 0; i < payloads.size(); i++) {
+      OpTrace trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE);
+      unit.add(
+          new Waiting(
+              payloads.get(i), trace, new CompletableFuture<>(), i == 0 ? payloads.size() : 0));
+    }
+    enqueue(key, unit);
+    List<CompletableFuture<WriteReceipt>> out = new ArrayList<>(unit.size());
+    for (Waiting w : unit) {
+      out.add(w.trace.observe(w.result));
+    }
+    return out;
+  }
+
+  /** Queues {@code ws} (contiguously) for the key's rounds, starting one if none is. */
+  private void enqueue(String key, List<Waiting> ws) {
     boolean start;
     synchronized (this) {
       ArrayDeque<Waiting> q = keys.get(key);
@@ -78,12 +115,11 @@ public final class GroupCommit {
         q = new ArrayDeque<>();
         keys.put(key, q);
       }
-      q.add(w);
+      q.addAll(ws);
     }
     if (start) {
       startRound(key);
     }
-    return trace.observe(w.result);
   }
 
   /**
@@ -150,7 +186,8 @@ public final class GroupCommit {
   /**
    * The writes a round takes: those waiting, in call order, skipping any whose caller's future is
    * already done (timed out or cancelled before its round began: it is not written), up to half the
-   * inline budget of stored bytes, and at least one.
+   * inline budget of stored bytes, and at least one. A unit of {@link #writeAll} is taken whole or
+   * not at all (if it does not fit behind the writes already taken, it opens the next round).
    */
   private List<Waiting> take(String key) {
     long room = Math.max(1, ctx.settings.inlineLogBudget() / 2);
@@ -160,17 +197,24 @@ public final class GroupCommit {
       long bytes = 0;
       while (q != null && !q.isEmpty()) {
         Waiting w = q.peek();
-        if (w.result.isDone()) {
-          // Its trace ended with its future (OpTrace.observe).
-          q.poll();
-          continue;
+        int n = Math.max(1, w.unit);
+        long size = 0;
+        java.util.Iterator<Waiting> it = q.iterator();
+        for (int i = 0; i < n; i++) {
+          size += it.next().payload.storedSize();
         }
-        long size = w.payload.storedSize();
         if (!out.isEmpty() && bytes + size > room) {
           break;
         }
         bytes += size;
-        out.add(q.poll());
+        for (int i = 0; i < n; i++) {
+          Waiting m = q.poll();
+          // One whose caller's future already ended is dropped: its trace ended with its future
+          // (OpTrace.observe).
+          if (!m.result.isDone()) {
+            out.add(m);
+          }
+        }
       }
     }
     return out;

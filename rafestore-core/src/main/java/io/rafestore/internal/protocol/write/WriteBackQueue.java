@@ -34,8 +34,16 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Write-back: writes acknowledged from the local {@link Journal} and written to the clouds in the
- * background by the normal protocol, one at a time per key in journal order, keys in parallel
- * (design.md, "Write-back journal").
+ * background by the normal protocol, per key in journal order, keys in parallel (design.md,
+ * "Write-back journal").
+ *
+ * <p><b>Rounds.</b> A key has one attempt at a time. It takes the key's head and the acknowledged
+ * intents right behind it: intents to redo go together in one writeM; new inline values go to the
+ * client's {@link GroupCommit} as one unit, so they share one round (one readM, one writeM of a log
+ * with an entry each), up to half the inline budget; a value written as a data object goes alone.
+ * The next attempt starts when this one ends (no timer), with whatever was journaled meanwhile. A
+ * round succeeds or fails as a whole, and a failed one is retried before anything behind it, so the
+ * key's versions keep journal order.
  *
  * <p><b>Exactly once.</b> Each intent gets at most one signed entry, ever: its first attempt's
  * writeM passes this queue's {@link CommitGate}, which fsyncs a commit record holding the signed
@@ -51,6 +59,10 @@ import java.util.concurrent.TimeoutException;
 public final class WriteBackQueue implements CommitGate {
   private final Context ctx;
   private final Packer packer;
+
+  /** The key's rounds, which the uploads of journaled inline writes share; null without. */
+  private final GroupCommit groups;
+
   private final Journal journal;
   private final WriteBack config;
 
@@ -73,6 +85,24 @@ public final class WriteBackQueue implements CommitGate {
     final long createdAtMillis;
     final CompletableFuture<Void> durable;
     final CompletableFuture<WriteReceipt> onClouds = new CompletableFuture<>();
+
+    /**
+     * As {@link #onClouds}, completed only once {@code onClouds.complete} has returned, that is
+     * once every copy a caller holds ({@link JournaledWrite#onClouds()}) is complete: flush and
+     * settled wait for this one, so a caller that sees flush done sees its write's future done (a
+     * copy is a dependent of onClouds, which may be fired after flush's own dependent would be).
+     */
+    final CompletableFuture<WriteReceipt> outcome = new CompletableFuture<>();
+
+    void succeed(WriteReceipt r) {
+      onClouds.complete(r);
+      outcome.complete(r);
+    }
+
+    void fail(Throwable e) {
+      onClouds.completeExceptionally(e);
+      outcome.completeExceptionally(e);
+    }
 
     /** The entry its writeM signed, once the commit record is durable; then it is only redone. */
     volatile LogEntry committed;
@@ -97,9 +127,15 @@ public final class WriteBackQueue implements CommitGate {
     }
   }
 
-  public WriteBackQueue(Context ctx, Packer packer, Journal journal, WriteBack config) {
+  /**
+   * A queue writing through {@code packer}'s inline writes, in {@code groups}' rounds (null: one
+   * round per write, {@code groupCommit(false)}).
+   */
+  public WriteBackQueue(
+      Context ctx, Packer packer, GroupCommit groups, Journal journal, WriteBack config) {
     this.ctx = ctx;
     this.packer = packer;
+    this.groups = groups;
     this.journal = journal;
     this.config = config;
   }
@@ -219,79 +255,182 @@ public final class WriteBackQueue implements CommitGate {
         }
       }
     }
-    in.onClouds.completeExceptionally(e);
+    in.fail(e);
   }
 
   /** Which key is being written right now (one attempt per key at a time). */
   private final java.util.Set<String> running = new java.util.HashSet<>();
 
-  /** Starts the key's head intent if nothing of the key is running and it is durable. */
+  /** Most intents one attempt considers (a round takes fewer if the inline budget says so). */
+  private static final int MAX_BATCH = 1024;
+
+  /**
+   * Starts the key's next attempt if nothing of the key is running and its head is durable: the
+   * head and the durable intents right behind it of the same kind (all redone, or all new), which
+   * {@link #attempt} writes together where it can.
+   */
   private void kick(String key) {
-    Intent head;
+    List<Intent> batch = new ArrayList<>();
     synchronized (this) {
       ArrayDeque<Intent> q = byKey.get(key);
       if (closed || q == null || q.isEmpty() || running.contains(key)) {
         return;
       }
-      head = q.peek();
-      if (!head.durable.isDone() || head.durable.isCompletedExceptionally()) {
+      Intent head = q.peek();
+      if (!acknowledged(head)) {
         return;
+      }
+      boolean redo = head.committed != null;
+      for (Intent in : q) {
+        if (batch.size() == MAX_BATCH
+            || !acknowledged(in)
+            || (in.committed != null) != redo
+            || (!redo && groups == null && !batch.isEmpty())) {
+          break;
+        }
+        batch.add(in);
       }
       running.add(key);
     }
-    // The previous attempt's gate has ended (a retry never overtakes its commit record).
+    // The previous attempts' gates have ended (a retry never overtakes its commit record).
     // On the executor: the journal's writer thread completes these futures and must not run a
     // write.
-    head.gate.handle((r, e) -> null).thenRunAsync(() -> attempt(head), ctx.settings.executor());
-  }
-
-  private void attempt(Intent in) {
-    CompletableFuture<WriteReceipt> op;
-    try {
-      op = in.committed != null ? redo(in, in.committed) : write(in);
-    } catch (RuntimeException e) {
-      op = CompletableFuture.failedFuture(e);
+    List<CompletableFuture<Void>> gates = new ArrayList<>(batch.size());
+    for (Intent in : batch) {
+      gates.add(in.gate.handle((r, e) -> null));
     }
-    bound(op);
-    op.whenComplete(
-        (receipt, e) -> {
-          synchronized (this) {
-            in.dataObject = null;
-          }
-          if (e == null) {
-            CRASH.at("on-clouds");
-            journal.done(in.id);
-            synchronized (this) {
-              ArrayDeque<Intent> q = byKey.get(in.key);
-              q.remove(in);
-              if (q.isEmpty()) {
-                byKey.remove(in.key);
-              }
-              running.remove(in.key);
-              for (String name : in.used) {
-                names.remove(name);
-              }
-            }
-            in.onClouds.complete(receipt);
-            kick(in.key);
-          } else {
-            retryLater(in, Futures.unwrap(e));
-          }
-        });
+    CompletableFuture.allOf(gates.toArray(CompletableFuture<?>[]::new))
+        .thenRunAsync(() -> attempt(batch), ctx.settings.executor());
   }
 
-  /** The intent's first (or a later, never committed) attempt: a new version. */
-  private CompletableFuture<WriteReceipt> write(Intent in) {
-    Payload payload = Payload.of(ctx, in.key, in.value);
+  private static boolean acknowledged(Intent in) {
+    return in.durable.isDone() && !in.durable.isCompletedExceptionally();
+  }
+
+  /**
+   * One attempt of the key's next intents: redone together if their entries are signed, else
+   * written as new versions, several in one group-commit round when they are inline (and group
+   * commit is on). Each intent that reached the clouds is done; the others are retried later, the
+   * key's order kept (a round succeeds or fails as a whole).
+   */
+  private void attempt(List<Intent> batch) {
+    List<Intent> taken = new ArrayList<>();
+    List<CompletableFuture<WriteReceipt>> ops;
+    try {
+      if (batch.get(0).committed != null) {
+        taken.addAll(batch);
+        ops = redo(batch);
+      } else {
+        ops = write(batch, taken);
+      }
+    } catch (RuntimeException e) {
+      if (taken.isEmpty()) {
+        taken.add(batch.get(0));
+      }
+      ops = new ArrayList<>();
+      for (int i = 0; i < taken.size(); i++) {
+        ops.add(CompletableFuture.failedFuture(e));
+      }
+    }
+    bound(ops);
+    List<CompletableFuture<WriteReceipt>> results = ops;
+    CompletableFuture.allOf(
+            results.stream()
+                .map(f -> f.handle((r, e) -> null))
+                .toArray(CompletableFuture<?>[]::new))
+        .thenRun(() -> finish(taken, results));
+  }
+
+  /** After an attempt: the intents on the clouds are done, the rest retried (in order). */
+  private void finish(List<Intent> taken, List<CompletableFuture<WriteReceipt>> results) {
+    String key = taken.get(0).key;
+    List<Intent> failed = new ArrayList<>();
+    Throwable cause = null;
+    for (int i = 0; i < taken.size(); i++) {
+      Intent in = taken.get(i);
+      synchronized (this) {
+        in.dataObject = null;
+      }
+      CompletableFuture<WriteReceipt> f = results.get(i);
+      if (f.isCompletedExceptionally()) {
+        failed.add(in);
+        if (cause == null) {
+          cause = Futures.unwrap(f.handle((r, e) -> e).join());
+        }
+        continue;
+      }
+      WriteReceipt receipt = f.join();
+      CRASH.at("on-clouds");
+      journal.done(in.id);
+      // Completed before it leaves the queue: a flush that no longer finds it in the queue finds
+      // it on the clouds.
+      in.succeed(receipt);
+      synchronized (this) {
+        ArrayDeque<Intent> q = byKey.get(in.key);
+        q.remove(in);
+        if (q.isEmpty()) {
+          byKey.remove(in.key);
+        }
+        for (String name : in.used) {
+          names.remove(name);
+        }
+      }
+    }
+    if (failed.isEmpty()) {
+      synchronized (this) {
+        running.remove(key);
+      }
+      kick(key);
+    } else {
+      retryLater(failed, cause);
+    }
+  }
+
+  /**
+   * The first (or a later, never committed) attempt of the key's head and, with group commit, of
+   * the inline intents right behind it: new versions. Inline ones go to the group commit as one
+   * unit (one round, up to half the inline budget, as a foreground round takes); a value written as
+   * a data object goes alone. Adds the intents written to {@code taken}; one future per intent.
+   */
+  private List<CompletableFuture<WriteReceipt>> write(List<Intent> batch, List<Intent> taken) {
+    Intent head = batch.get(0);
+    Payload first = Payload.of(ctx, head.key, head.value);
+    if (!(first instanceof InlinePayload firstInline)) {
+      named(head, first);
+      taken.add(head);
+      return List.of(WriteOp.run(ctx, head.key, first));
+    }
+    if (groups == null) {
+      named(head, first);
+      taken.add(head);
+      return List.of(InlineWriteOp.run(ctx, packer, head.key, firstInline));
+    }
+    long room = Math.max(1, ctx.settings.inlineLogBudget() / 2);
+    List<InlinePayload> payloads = new ArrayList<>();
+    long bytes = 0;
+    for (Intent in : batch) {
+      Payload p = in == head ? first : Payload.of(ctx, in.key, in.value);
+      if (!(p instanceof InlinePayload inline)
+          || (!payloads.isEmpty() && bytes + inline.storedSize() > room)) {
+        // Written by a later attempt (the payload's fresh name was never used).
+        break;
+      }
+      bytes += inline.storedSize();
+      named(in, inline);
+      taken.add(in);
+      payloads.add(inline);
+    }
+    return groups.writeAll(head.key, payloads);
+  }
+
+  /** Records the data object name {@code in}'s current attempt uses, for the gate. */
+  private void named(Intent in, Payload payload) {
     String name = payload.dataObject().value();
     synchronized (this) {
       in.dataObject = name;
       in.used.add(name);
       names.put(name, in);
     }
-    return payload instanceof InlinePayload inline
-        ? InlineWriteOp.run(ctx, packer, in.key, inline)
-        : WriteOp.run(ctx, in.key, payload);
   }
 
   /**
@@ -302,7 +441,10 @@ public final class WriteBackQueue implements CommitGate {
   @Override
   public CompletableFuture<Void> beforePut(
       String key, MetadataLog next, List<LogEntry> entries, byte[] bytes) {
-    List<CompletableFuture<Void>> gates = new ArrayList<>();
+    // First every entry is checked, then the records are written: a log with one stale entry sends
+    // nothing, and no record is written for it.
+    List<Intent> ins = new ArrayList<>();
+    List<LogEntry> theirs = new ArrayList<>();
     for (LogEntry entry : entries) {
       Intent in;
       boolean current;
@@ -320,7 +462,18 @@ public final class WriteBackQueue implements CommitGate {
             new RafeStoreException(
                 "a write-back attempt of '" + key + "' reached writeM after it had ended"));
       }
-      // Several intents of one round share one frame, so one fsync (the journal's group commit).
+      ins.add(in);
+      theirs.add(entry);
+    }
+    if (ins.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    CompletableFuture<?>[] gates = new CompletableFuture<?>[ins.size()];
+    for (int i = 0; i < ins.size(); i++) {
+      Intent in = ins.get(i);
+      LogEntry entry = theirs.get(i);
+      // The intents of one round are handed over together, so the journal's writer puts them in
+      // one frame, behind one fsync, unless an fsync starts between them (then two).
       CompletableFuture<Void> gate =
           journal
               .commit(in.id, commitRecord(entry.dataObject(), bytes))
@@ -331,11 +484,14 @@ public final class WriteBackQueue implements CommitGate {
                   },
                   ctx.settings.executor());
       in.gate = gate;
-      gates.add(gate);
+      gates[i] = gate;
     }
-    return gates.isEmpty()
-        ? CompletableFuture.completedFuture(null)
-        : CompletableFuture.allOf(gates.toArray(CompletableFuture<?>[]::new));
+    CompletableFuture<Void> all = CompletableFuture.allOf(gates);
+    if (ins.size() > 1) {
+      // Test hook: a round of several journaled writes, all its commit records durable.
+      return all.thenRun(() -> CRASH.at("group-commit-durable"));
+    }
+    return all;
   }
 
   /**
@@ -352,86 +508,101 @@ public final class WriteBackQueue implements CommitGate {
   }
 
   /**
-   * Redoes an intent whose entry was signed (by this client or a crashed predecessor): readM, then
-   * this writer's log with that very entry (inserted in order if no log readM heard holds it) is
-   * signed with the next sequence and stored on n - f clouds. Never a new version: the entry keeps
-   * its timestamp and incarnation.
+   * Redoes intents whose entries were signed (by this client or a crashed predecessor), the key's
+   * next ones, together: readM, then this writer's log with those very entries (each inserted in
+   * order if no log readM heard holds it) is signed with the next sequence and stored on n - f
+   * clouds, one writeM for all of them. Never a new version: each entry keeps its timestamp and
+   * incarnation. One future per intent, all completing together.
    */
-  private CompletableFuture<WriteReceipt> redo(Intent in, LogEntry entry) {
-    String key = in.key;
+  private List<CompletableFuture<WriteReceipt>> redo(List<Intent> batch) {
+    String key = batch.get(0).key;
     String writer = ctx.settings.writerId();
     long started = ctx.settings.scheduler().nanoTime();
+    List<LogEntry> entries = new ArrayList<>(batch.size());
+    for (Intent in : batch) {
+      entries.add(in.committed);
+    }
+    String phase =
+        batch.size() == 1
+            ? "writeM (write-back redo)"
+            : "writeM (write-back redo of " + batch.size() + " writes)";
     CompletableFuture<Void> done = new CompletableFuture<>();
     CompletableFuture<Void> turn = ctx.enterKey(key, done);
-    CompletableFuture<WriteReceipt> result =
+    CompletableFuture<List<String>> acked =
         turn.thenCompose(x -> MetadataRead.run(ctx, key))
             .thenApply(v -> ctx.ownView(key, v))
             .thenComposeAsync(
                 view -> {
-                  MetadataLog next = carried(view, writer, entry, ctx.incarnation());
+                  MetadataLog next = carried(view, writer, entries, ctx.incarnation());
                   byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
                   ctx.codec.rememberSigned(bytes, next, ctx.settings.writerKeys().getPublic());
                   ctx.rememberOwnLog(next);
                   return QuorumPut.metadata(
-                          ctx,
-                          key,
-                          writer,
-                          KeyShares.payloads(ctx, view, next, bytes, null),
-                          "writeM (write-back redo)")
-                      .thenApply(
-                          acks -> {
-                            VersionInfo info = entry.info(key, writer);
-                            ctx.readTier.remember(key, new View.Item(info.version(), entry));
-                            return new WriteReceipt(
-                                info,
-                                entry.holders(),
-                                false,
-                                acks,
-                                false,
-                                Duration.ofNanos(ctx.settings.scheduler().nanoTime() - started),
-                                ctx.f(),
-                                List.of());
-                          });
+                      ctx, key, writer, KeyShares.payloads(ctx, view, next, bytes, null), phase);
                 },
                 ctx.settings.executor());
-    result.whenComplete((r, e) -> done.complete(null));
-    return result;
+    acked.whenComplete((r, e) -> done.complete(null));
+    List<CompletableFuture<WriteReceipt>> out = new ArrayList<>(batch.size());
+    for (LogEntry entry : entries) {
+      out.add(
+          acked.thenApply(
+              acks -> {
+                VersionInfo info = entry.info(key, writer);
+                ctx.readTier.remember(key, new View.Item(info.version(), entry));
+                return new WriteReceipt(
+                    info,
+                    entry.holders(),
+                    false,
+                    acks,
+                    false,
+                    Duration.ofNanos(ctx.settings.scheduler().nanoTime() - started),
+                    ctx.f(),
+                    List.of());
+              }));
+    }
+    return out;
   }
 
   /**
-   * This writer's next log: its merged log as readM (and this client's memory) gave it, with {@code
-   * entry} in its place by (timestamp, incarnation) unless the log already holds it in some form or
-   * a tombstone or watermark covers it; the next sequence, signed by this incarnation.
+   * This writer's next log: its merged log as readM (and this client's memory) gave it, with each
+   * of {@code redone} in its place by (timestamp, incarnation) unless the log already holds it in
+   * some form or a tombstone or watermark covers it; the next sequence, signed by this incarnation.
    */
-  static MetadataLog carried(View view, String writer, LogEntry entry, long incarnation) {
+  static MetadataLog carried(View view, String writer, List<LogEntry> redone, long incarnation) {
     MetadataLog cur = view.logOf(writer);
     List<LogEntry> entries = new ArrayList<>(cur.entries());
-    Version v = entry.version(writer);
-    boolean covered =
-        (view.tombstone != null && v.compareTo(view.tombstone) <= 0)
-            || (view.collected != null && v.compareTo(view.collected) <= 0);
-    boolean held = false;
-    for (LogEntry e : entries) {
-      if (e.id().equals(entry.id())) {
-        held = true;
-        break;
+    for (LogEntry entry : redone) {
+      Version v = entry.version(writer);
+      boolean covered =
+          (view.tombstone != null && v.compareTo(view.tombstone) <= 0)
+              || (view.collected != null && v.compareTo(view.collected) <= 0);
+      boolean held = false;
+      for (LogEntry e : entries) {
+        if (e.id().equals(entry.id())) {
+          held = true;
+          break;
+        }
       }
-    }
-    if (!held && !covered) {
-      int at = 0;
-      while (at < entries.size() && entries.get(at).id().compareTo(entry.id()) < 0) {
-        at++;
+      if (!held && !covered) {
+        int at = 0;
+        while (at < entries.size() && entries.get(at).id().compareTo(entry.id()) < 0) {
+          at++;
+        }
+        entries.add(at, entry);
       }
-      entries.add(at, entry);
     }
     return new MetadataLog(cur.key(), writer, cur.sequence() + 1, incarnation, entries);
   }
 
-  private void retryLater(Intent in, Throwable cause) {
+  private void retryLater(List<Intent> failed, Throwable cause) {
+    Intent head = failed.get(0);
     int n;
     synchronized (this) {
-      n = ++in.attempts;
-      running.remove(in.key);
+      for (Intent in : failed) {
+        in.attempts++;
+      }
+      n = head.attempts;
+      running.remove(head.key);
       if (closed) {
         return;
       }
@@ -441,36 +612,54 @@ public final class WriteBackQueue implements CommitGate {
         && journalFailed()) {
       // The journal stopped (its disk failed): nothing more is written to the clouds by this
       // client; the next one with this journal replays what is durable.
-      in.onClouds.completeExceptionally(cause);
+      for (Intent in : failed) {
+        in.fail(cause);
+      }
       return;
     }
     System.getLogger("io.rafestore")
         .log(
             System.Logger.Level.WARNING,
-            "write-back of '" + in.key + "' failed (attempt " + n + "), retried later: " + cause);
+            "write-back of "
+                + (failed.size() == 1 ? "" : failed.size() + " writes of ")
+                + "'"
+                + head.key
+                + "' failed (attempt "
+                + n
+                + "), retried later: "
+                + cause);
     // 1 s, 2 s, 4 s ... up to one minute: a cloud outage does not turn into a request storm.
     Duration wait = Duration.ofSeconds(Math.min(60, 1L << Math.min(6, n - 1)));
-    ctx.settings.scheduler().schedule(wait, () -> kick(in.key));
+    ctx.settings.scheduler().schedule(wait, () -> kick(head.key));
   }
 
   private boolean journalFailed() {
     return journal.failure() != null;
   }
 
-  /** Fails {@code op} after the operation timeout, so a hung attempt is retried. */
-  private void bound(CompletableFuture<WriteReceipt> op) {
+  /** Fails each of {@code ops} after the operation timeout, so a hung attempt is retried. */
+  private void bound(List<CompletableFuture<WriteReceipt>> ops) {
     Duration timeout = ctx.settings.operationTimeout();
+    CompletableFuture<Void> all =
+        CompletableFuture.allOf(
+            ops.stream().map(f -> f.handle((r, e) -> null)).toArray(CompletableFuture<?>[]::new));
+    if (all.isDone()) {
+      return;
+    }
     Scheduler.Cancellable timer =
         ctx.settings
             .scheduler()
             .schedule(
                 timeout,
-                () ->
+                () -> {
+                  for (CompletableFuture<WriteReceipt> op : ops) {
                     op.completeExceptionally(
                         new RafeStoreException(
                             "write-back attempt did not finish within " + timeout,
-                            new TimeoutException())));
-    op.whenComplete((r, e) -> timer.cancel());
+                            new TimeoutException()));
+                  }
+                });
+    all.whenComplete((r, e) -> timer.cancel());
   }
 
   /**
@@ -537,7 +726,7 @@ public final class WriteBackQueue implements CommitGate {
       ArrayDeque<Intent> q = byKey.get(key);
       if (q != null) {
         for (Intent in : q) {
-          all.add(in.onClouds);
+          all.add(in.outcome);
         }
       }
     }
@@ -550,7 +739,7 @@ public final class WriteBackQueue implements CommitGate {
     synchronized (this) {
       for (ArrayDeque<Intent> q : byKey.values()) {
         for (Intent in : q) {
-          all.add(in.onClouds);
+          all.add(in.outcome);
         }
       }
     }
@@ -606,7 +795,7 @@ public final class WriteBackQueue implements CommitGate {
       }
     }
     for (Intent in : left) {
-      in.onClouds.completeExceptionally(
+      in.fail(
           new JournalException(
               JournalException.Reason.CLOSED,
               journal.directory(),
