@@ -36,10 +36,12 @@ import java.util.zip.CRC32C;
  * segment file "segment-&lt;16 digits&gt;.rfj":
  *   header: "RFWJ" | format u8 = 1 | segment number i64 | crc32c u32 (of the 13 bytes before)
  *   frames: "RFWB" | body length u32 | crc32c u32 (of the body) | body = records
- * record: type u8 (1 intent, 2 commit, 3 done) | intent id [16] |
- *   intent: createdAtMillis i64 | key u16 + UTF-8 | value u32 + bytes
- *   commit: u32 + bytes
- *   done:   nothing
+ * record: type u8 (1 intent, 2 commit, 3 done, 4 commits) | intent id [16] |
+ *   intent:  createdAtMillis i64 | key u16 + UTF-8 | value u32 + bytes
+ *   commit:  u32 + bytes
+ *   done:    nothing
+ *   commits: (id: random, names no intent) shared u32 + bytes | count u16 |
+ *            count x (intent id [16] | own u32 + bytes): each intent's commit is own + shared
  * </pre>
  *
  * <p>Durability: a record is reported durable only after its frame was written and {@link
@@ -58,6 +60,7 @@ public final class Journal implements AutoCloseable {
   static final byte INTENT = 1;
   static final byte COMMIT = 2;
   static final byte DONE = 3;
+  static final byte COMMITS = 4;
 
   static final int HEADER_BYTES = 17;
   static final int FRAME_OVERHEAD = 12;
@@ -275,6 +278,47 @@ public final class Journal implements AutoCloseable {
     ByteBuffer b = ByteBuffer.allocate(1 + ID_BYTES + 4 + bytes.length);
     b.put(COMMIT).put(idBytes(id)).putInt(bytes.length).put(bytes);
     Op op = new Op(COMMIT, id, b.array(), new CompletableFuture<>(), 0);
+    synchronized (this) {
+      JournalException refused = refusal();
+      if (refused != null) {
+        op.done.completeExceptionally(refused);
+        return op.done;
+      }
+    }
+    queue.add(op);
+    return op.done;
+  }
+
+  /**
+   * Appends the commit records of several intents that share most of their bytes (the intents of
+   * one round share its signed log): intent {@code ids.get(i)}'s commit is {@code own.get(i)}
+   * followed by {@code shared}, as {@link #commit} would record it, but {@code shared} is written
+   * once, in one record for all of them (with a single id, a plain commit record). Completes once
+   * that record is fsynced; never waits for space. On open each listed intent not done is recovered
+   * with its own + shared bytes.
+   */
+  public CompletableFuture<Void> commitAll(List<String> ids, List<byte[]> own, byte[] shared) {
+    if (ids.size() != own.size() || ids.isEmpty() || ids.size() > 0xFFFF) {
+      throw new IllegalArgumentException(ids.size() + " ids, " + own.size() + " own parts");
+    }
+    if (ids.size() == 1) {
+      byte[] one = own.get(0);
+      byte[] bytes = new byte[one.length + shared.length];
+      System.arraycopy(one, 0, bytes, 0, one.length);
+      System.arraycopy(shared, 0, bytes, one.length, shared.length);
+      return commit(ids.get(0), bytes);
+    }
+    int size = 1 + ID_BYTES + 4 + shared.length + 2;
+    for (byte[] o : own) {
+      size += ID_BYTES + 4 + o.length;
+    }
+    ByteBuffer b = ByteBuffer.allocate(size);
+    b.put(COMMITS).put(idBytes(newId())).putInt(shared.length).put(shared);
+    b.putShort((short) ids.size());
+    for (int i = 0; i < ids.size(); i++) {
+      b.put(idBytes(ids.get(i))).putInt(own.get(i).length).put(own.get(i));
+    }
+    Op op = new Op(COMMITS, "", b.array(), new CompletableFuture<>(), 0);
     synchronized (this) {
       JournalException refused = refusal();
       if (refused != null) {
@@ -819,6 +863,31 @@ public final class Journal implements AutoCloseable {
         case DONE -> {
           open.remove(id);
           where.remove(id);
+        }
+        case COMMITS -> {
+          int len = b.getInt();
+          if (len < 0 || len > b.remaining()) {
+            throw new IllegalArgumentException("shared commit length " + len);
+          }
+          byte[] shared = new byte[len];
+          b.get(shared);
+          int count = Short.toUnsignedInt(b.getShort());
+          for (int i = 0; i < count; i++) {
+            byte[] ib = new byte[ID_BYTES];
+            b.get(ib);
+            String intent = java.util.HexFormat.of().formatHex(ib);
+            int ownLen = b.getInt();
+            if (ownLen < 0 || ownLen > b.remaining()) {
+              throw new IllegalArgumentException("commit length " + ownLen);
+            }
+            byte[] c = new byte[ownLen + shared.length];
+            b.get(c, 0, ownLen);
+            System.arraycopy(shared, 0, c, ownLen, shared.length);
+            Recovered r = open.get(intent);
+            if (r != null) {
+              open.put(intent, new Recovered(r.id(), r.key(), r.value(), r.createdAtMillis(), c));
+            }
+          }
         }
         default -> throw new IllegalArgumentException("record type " + type);
       }

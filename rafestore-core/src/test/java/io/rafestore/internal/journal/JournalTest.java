@@ -72,6 +72,46 @@ class JournalTest {
   }
 
   @Test
+  void aRoundsCommitsWriteTheSharedLogOnceAndEachIntentRecoversItsOwnPartAndTheLog()
+      throws Exception {
+    List<String> ids = new ArrayList<>();
+    byte[] log = new byte[64 * 1024];
+    new java.util.Random(7).nextBytes(log);
+    long before;
+    long after;
+    try (Journal j = Journal.open(dir, 8 << 20, 100)) {
+      for (int i = 0; i < 5; i++) {
+        String id = Journal.newId();
+        ids.add(id);
+        await(j.intent(id, "k", bytes("value " + i), i, true));
+      }
+      before = j.diskBytes();
+      // The round of intents 1 to 3 (their own parts: the names); intent 4 has a commit alone.
+      await(j.commitAll(ids.subList(1, 4), List.of(bytes("n1"), bytes("n2"), bytes("n3")), log));
+      after = j.diskBytes();
+      await(j.commitAll(List.of(ids.get(4)), List.of(bytes("n4")), bytes("alone")));
+      j.done(ids.get(2));
+      await(j.commit(Journal.newId(), bytes("x")));
+    }
+    // Written once: a commit record per intent would add three copies of the log.
+    assertThat(after - before).isLessThan(log.length + 1024L);
+    try (Journal j = Journal.open(dir, 8 << 20, 100)) {
+      List<Journal.Recovered> r = j.recovered();
+      assertThat(r)
+          .extracting(Journal.Recovered::id)
+          .containsExactly(ids.get(0), ids.get(1), ids.get(3), ids.get(4));
+      assertThat(r.get(0).commit()).isNull();
+      for (int i : new int[] {1, 2}) {
+        byte[] c = r.get(i).commit();
+        String own = i == 1 ? "n1" : "n3";
+        assertThat(java.util.Arrays.copyOfRange(c, 0, 2)).isEqualTo(bytes(own));
+        assertThat(java.util.Arrays.copyOfRange(c, 2, c.length)).isEqualTo(log);
+      }
+      assertThat(new String(r.get(3).commit(), StandardCharsets.UTF_8)).isEqualTo("n4alone");
+    }
+  }
+
+  @Test
   void segmentsWhoseIntentsAreAllDoneAreDeleted() throws Exception {
     try (Journal j = Journal.open(dir, 1 << 20, 1000)) {
       // 64 KiB segments: 40 values of 8 KiB fill several.

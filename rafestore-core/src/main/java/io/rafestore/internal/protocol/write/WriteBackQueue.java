@@ -468,21 +468,27 @@ public final class WriteBackQueue implements CommitGate {
     if (ins.isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
+    // One record for the round: its signed log written once, each intent's data object name beside
+    // it (a commit record each would write the log once per intent: G copies of a log of about G
+    // values for a round of G, and acknowledgements would wait behind those bytes).
+    List<String> ids = new ArrayList<>(ins.size());
+    List<byte[]> own = new ArrayList<>(ins.size());
+    for (int i = 0; i < ins.size(); i++) {
+      ids.add(ins.get(i).id);
+      own.add(commitName(theirs.get(i).dataObject()));
+    }
+    CompletableFuture<Void> durable = journal.commitAll(ids, own, bytes);
     CompletableFuture<?>[] gates = new CompletableFuture<?>[ins.size()];
     for (int i = 0; i < ins.size(); i++) {
       Intent in = ins.get(i);
       LogEntry entry = theirs.get(i);
-      // The intents of one round are handed over together, so the journal's writer puts them in
-      // one frame, behind one fsync, unless an fsync starts between them (then two).
       CompletableFuture<Void> gate =
-          journal
-              .commit(in.id, commitRecord(entry.dataObject(), bytes))
-              .thenRunAsync(
-                  () -> {
-                    in.committed = entry;
-                    CRASH.at("commit-durable");
-                  },
-                  ctx.settings.executor());
+          durable.thenRunAsync(
+              () -> {
+                in.committed = entry;
+                CRASH.at("commit-durable");
+              },
+              ctx.settings.executor());
       in.gate = gate;
       gates[i] = gate;
     }
@@ -495,15 +501,15 @@ public final class WriteBackQueue implements CommitGate {
   }
 
   /**
-   * A commit record's body: the intent's data object name (which names its entry in the log, also
-   * when one log carries several new entries) and the signed log: {@code u16 + ASCII | bytes}.
+   * The part of a commit record's body that is the intent's own: its data object name, which names
+   * its entry in the log (also when one log carries several new entries), {@code u16 + ASCII}; the
+   * signed log follows it ({@link Journal#commitAll} writes a round's log once for all of them).
    */
-  static byte[] commitRecord(String dataObject, byte[] log) {
+  static byte[] commitName(String dataObject) {
     byte[] name = dataObject.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    return java.nio.ByteBuffer.allocate(2 + name.length + log.length)
+    return java.nio.ByteBuffer.allocate(2 + name.length)
         .putShort((short) name.length)
         .put(name)
-        .put(log)
         .array();
   }
 
