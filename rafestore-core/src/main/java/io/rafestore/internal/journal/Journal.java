@@ -277,7 +277,11 @@ public final class Journal implements AutoCloseable {
   public CompletableFuture<Void> commit(String id, byte[] bytes) {
     ByteBuffer b = ByteBuffer.allocate(1 + ID_BYTES + 4 + bytes.length);
     b.put(COMMIT).put(idBytes(id)).putInt(bytes.length).put(bytes);
-    Op op = new Op(COMMIT, id, b.array(), new CompletableFuture<>(), 0);
+    return enqueueUnlessRefused(new Op(COMMIT, id, b.array(), new CompletableFuture<>(), 0));
+  }
+
+  /** Queues a commit record for the writer thread, or fails it at once if the journal refuses. */
+  private CompletableFuture<Void> enqueueUnlessRefused(Op op) {
     synchronized (this) {
       JournalException refused = refusal();
       if (refused != null) {
@@ -318,16 +322,7 @@ public final class Journal implements AutoCloseable {
     for (int i = 0; i < ids.size(); i++) {
       b.put(idBytes(ids.get(i))).putInt(own.get(i).length).put(own.get(i));
     }
-    Op op = new Op(COMMITS, "", b.array(), new CompletableFuture<>(), 0);
-    synchronized (this) {
-      JournalException refused = refusal();
-      if (refused != null) {
-        op.done.completeExceptionally(refused);
-        return op.done;
-      }
-    }
-    queue.add(op);
-    return op.done;
+    return enqueueUnlessRefused(new Op(COMMITS, "", b.array(), new CompletableFuture<>(), 0));
   }
 
   /**

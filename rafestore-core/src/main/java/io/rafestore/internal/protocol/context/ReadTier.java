@@ -227,19 +227,15 @@ public final class ReadTier {
       return Optional.empty();
     }
     Optional<byte[]> got = cache.get(unit);
+    byte[] first = null;
     if (got.isEmpty()) {
-      byte[] first;
       synchronized (staged) {
         first = staged.remove(unit);
         if (first != null) {
           stagedBytes -= first.length;
         }
       }
-      if (first != null) {
-        // A prefetched unit's first read: it enters the cache now, as a unit a read fetched does.
-        store(unit, first);
-        got = Optional.of(first);
-      }
+      got = Optional.ofNullable(first);
     }
     if (got.isEmpty()) {
       Prefetched p = settle(unit);
@@ -264,6 +260,11 @@ public final class ReadTier {
                   + unit.size()
                   + "; dropped"));
       return Optional.empty();
+    }
+    if (first != null) {
+      // A prefetched unit's first read: checked just above, it enters the cache now, as a unit a
+      // read fetched does.
+      cache.put(unit, first);
     }
     hits.incrementAndGet();
     bytesSaved.addAndGet(bytes.length);
