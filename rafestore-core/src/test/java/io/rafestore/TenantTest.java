@@ -136,6 +136,36 @@ class TenantTest {
   }
 
   @Test
+  void writeBackUploadsActForTheViewsTenant() throws Exception {
+    java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("tenant-journal");
+    RafeStore.Builder b =
+        RafeStore.builder()
+            .writer("alice", SigningKeys.generate())
+            .writeBack(WriteBack.journal(dir.resolve("journal")))
+            .listener(
+                new RafeStoreListener() {
+                  @Override
+                  public void cloudRequest(CloudRequest request) {
+                    if (request.kind() == CloudRequest.Kind.PUT) {
+                      requestTenants.add(request.tenant());
+                    }
+                  }
+                });
+    for (int i = 0; i < 4; i++) {
+      b.cloud(new MemoryCloud("c" + i));
+    }
+    try (RafeStore s = b.build()) {
+      RafeStore batch = s.forTenant("batch");
+      JournaledWrite w = batch.blocking().writeBack("k", new byte[100_000]);
+      batch.blocking().writeBack("small", new byte[10]);
+      batch.blocking().flush();
+      assertThat(w.onClouds()).isCompleted();
+      assertThat(requestTenants).containsExactly("batch");
+      assertThat(s.tenantStats().get("batch").bytesWritten()).isGreaterThanOrEqualTo(100_000);
+    }
+  }
+
+  @Test
   void badTenantIdsAreRefusedNamingTheId() {
     try (RafeStore s = store(Fairness.off())) {
       assertThatThrownBy(() -> s.forTenant(""))
