@@ -94,11 +94,31 @@ public final class FairQueue {
       long cap,
       Supplier<CompletableFuture<T>> start,
       ToLongFunction<T> actual) {
+    return submit(tenant, bytes, cap, false, start, actual);
+  }
+
+  /**
+   * As {@link #submit(String, long, long, Supplier, ToLongFunction)}; {@code data} tells a get of
+   * unknown size of a data object (a whole value) from one of metadata (a log, a certificate), each
+   * estimated by its own running average, so that large whole values never make a tenant's metadata
+   * gets look large.
+   */
+  public <T> CompletableFuture<T> submit(
+      String tenant,
+      long bytes,
+      long cap,
+      boolean data,
+      Supplier<CompletableFuture<T>> start,
+      ToLongFunction<T> actual) {
     Entry<T> e = new Entry<>(start, actual, bytes < 0);
+    e.sizeClass = data ? 0 : 1;
     synchronized (this) {
       Tenant t = tenants.computeIfAbsent(tenant, Tenant::new);
       e.tenant = t;
-      e.bytes = bytes >= 0 ? bytes : Math.min(Math.max(0, cap), Math.round(t.averageGet));
+      e.bytes =
+          bytes >= 0
+              ? bytes
+              : Math.min(Math.max(0, cap), Math.round(t.averageGet[e.sizeClass]));
       e.enqueuedAt = scheduler.nanoTime();
       if (t.queue.isEmpty()) {
         activate(t, e.enqueuedAt);
@@ -299,7 +319,7 @@ public final class FairQueue {
       t.inFlight--;
       t.bytesInFlight -= e.bytes;
       if (e.unknownSize && actualBytes >= 0) {
-        t.averageGet = 0.8 * t.averageGet + 0.2 * actualBytes;
+        t.averageGet[e.sizeClass] = 0.8 * t.averageGet[e.sizeClass] + 0.2 * actualBytes;
       }
     }
     pump();
@@ -315,8 +335,11 @@ public final class FairQueue {
     int inFlight;
     long bytesInFlight;
 
-    /** Running average of this tenant's gets of unknown size here (starts at 4 KiB). */
-    double averageGet = 4096;
+    /**
+     * Running averages of this tenant's gets of unknown size here, of data objects [0] and of
+     * metadata [1] (each starts at 4 KiB).
+     */
+    final double[] averageGet = {4096, 4096};
 
     Tenant(String id) {
       this.id = id;
@@ -327,6 +350,7 @@ public final class FairQueue {
     final Supplier<CompletableFuture<T>> start;
     final ToLongFunction<T> actual;
     final boolean unknownSize;
+    int sizeClass;
     final CompletableFuture<T> out = new CompletableFuture<>();
     Tenant tenant;
     long bytes;

@@ -65,12 +65,24 @@ public final class TenantDoor extends ForwardingCloud {
   }
 
   private <T> CompletableFuture<T> enter(
-      long bytes, long cap, Supplier<CompletableFuture<T>> call, java.util.function.ToLongFunction<T> actual) {
+      long bytes,
+      long cap,
+      Supplier<CompletableFuture<T>> call,
+      java.util.function.ToLongFunction<T> actual) {
+    return enter(bytes, cap, false, call, actual);
+  }
+
+  private <T> CompletableFuture<T> enter(
+      long bytes,
+      long cap,
+      boolean data,
+      Supplier<CompletableFuture<T>> call,
+      java.util.function.ToLongFunction<T> actual) {
     Supplier<CompletableFuture<T>> tagged = () -> RequestTenant.as(tenant, call);
     if (queue == null) {
       return tagged.get();
     }
-    return queue.submit(tenant, bytes, cap, tagged, actual);
+    return queue.submit(tenant, bytes, cap, data, tagged, actual);
   }
 
   private static <T> long none(T r) {
@@ -84,9 +96,10 @@ public final class TenantDoor extends ForwardingCloud {
 
   @Override
   public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
-    boolean exact = range.isPresent() && key.value().startsWith("d/");
+    boolean data = key.value().startsWith("d/");
+    boolean exact = range.isPresent() && data;
     long cap = range.map(ByteRange::length).orElse(Long.MAX_VALUE);
-    return enter(exact ? cap : -1, cap, () -> below.get(key, range), b -> b.length);
+    return enter(exact ? cap : -1, cap, data, () -> below.get(key, range), b -> b.length);
   }
 
   @Override

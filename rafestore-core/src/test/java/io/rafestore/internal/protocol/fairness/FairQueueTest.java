@@ -263,4 +263,31 @@ class FairQueueTest {
     assertEquals(before.size(), inner.size(), "16 MiB of data waits for the tenant's bytes");
     assertFalse(tenancy.queue("p0").queued() == 0);
   }
+
+  @Test
+  void largeWholeValuesDoNotMakeMetadataGetsLookLarge() {
+    Fairness fairness = Fairness.on().withTenantBytesInFlight(16L << 20);
+    Tenancy tenancy = new Tenancy(fairness, t -> TenantShare.DEFAULT, clock);
+    List<CompletableFuture<byte[]>> held = new ArrayList<>();
+    io.rafestore.spi.CloudDriver cloud =
+        new io.rafestore.spi.ForwardingCloud(new io.rafestore.clouds.MemoryCloud("p0")) {
+          @Override
+          public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
+            if (key.value().startsWith("d/")) {
+              return CompletableFuture.completedFuture(new byte[8 << 20]);
+            }
+            CompletableFuture<byte[]> f = new CompletableFuture<>();
+            held.add(f);
+            return f;
+          }
+        };
+    TenantDoor door = TenantDoor.of(cloud, tenancy, "a");
+    for (int i = 0; i < 20; i++) {
+      door.get(ObjectKey.of("d/k/w-" + i), Optional.empty()).join();
+    }
+    for (int i = 0; i < 10; i++) {
+      door.get(ObjectKey.of("m/k" + i + "/w"), Optional.of(ByteRange.of(0, (8 << 20) + 1)));
+    }
+    assertEquals(10, held.size(), "metadata gets are estimated apart from whole values");
+  }
 }
