@@ -15,8 +15,8 @@ import java.util.Objects;
  * @param duration from the request's start to its end, on the client's scheduler
  * @param outcome how it ended
  * @param tenant the tenant on whose behalf the request was made ({@link RafeStore#forTenant});
- *     {@value #DEFAULT_TENANT} for the client itself and for requests no tenant caused (maintenance,
- *     writes replayed from the journal after a restart)
+ *     {@value #DEFAULT_TENANT} for the client itself and for requests no tenant caused
+ *     (maintenance, writes replayed from the journal after a restart)
  */
 public record CloudRequest(
     String cloudId, Kind kind, long bytes, Duration duration, Outcome outcome, String tenant) {

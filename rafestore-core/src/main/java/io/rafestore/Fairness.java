@@ -7,8 +7,8 @@ package io.rafestore;
  * <p>{@link #off()}, the default, sends every request to its cloud at once, exactly as a client
  * without tenants does: no queue, no wrapper, no cost. {@link #on()} puts a fair queue in front of
  * each cloud (design.md section 6, "Tenants and fair scheduling"): at most {@link
- * #cloudConcurrency()} requests and {@link #cloudBytesInFlight()} bytes in flight per cloud, at most
- * {@link #tenantBytesInFlight()} bytes of one tenant per cloud, and among the tenants waiting,
+ * #cloudConcurrency()} requests and {@link #cloudBytesInFlight()} bytes in flight per cloud, at
+ * most {@link #tenantBytesInFlight()} bytes of one tenant per cloud, and among the tenants waiting,
  * reservations first, then proportional shares by weight under each tenant's limit, counted in cost
  * units of {@code 1 + bytes / costUnitBytes}. A single request larger than a byte bound still goes
  * when nothing else of its tenant is in flight (so nothing starves).
@@ -90,8 +90,7 @@ public final class Fairness {
 
   /** This setting with at most {@code requests} dispatched per cloud, in [1, 65536]. */
   public Fairness withCloudConcurrency(int requests) {
-    return new Fairness(
-        enabled, requests, cloudBytesInFlight, tenantBytesInFlight, costUnitBytes);
+    return new Fairness(enabled, requests, cloudBytesInFlight, tenantBytesInFlight, costUnitBytes);
   }
 
   /** This setting with at most {@code bytes} in flight per cloud, {@code >= 1}. */
@@ -106,8 +105,7 @@ public final class Fairness {
 
   /** This setting with a cost unit of {@code bytes}, {@code >= 1}. */
   public Fairness withCostUnitBytes(long bytes) {
-    return new Fairness(
-        enabled, cloudConcurrency, cloudBytesInFlight, tenantBytesInFlight, bytes);
+    return new Fairness(enabled, cloudConcurrency, cloudBytesInFlight, tenantBytesInFlight, bytes);
   }
 
   /** The cost of a request of {@code bytes} payload bytes, in units. */

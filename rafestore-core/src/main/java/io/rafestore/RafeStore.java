@@ -308,7 +308,9 @@ public interface RafeStore extends AutoCloseable {
    */
   RafeStore forTenant(String tenant);
 
-  /** The tenant this client or view acts for ({@value CloudRequest#DEFAULT_TENANT} for a client). */
+  /**
+   * The tenant this client or view acts for ({@value CloudRequest#DEFAULT_TENANT} for a client).
+   */
   String tenant();
 
   /**

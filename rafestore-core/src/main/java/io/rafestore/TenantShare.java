@@ -6,8 +6,8 @@ package io.rafestore;
  * }{@link Fairness#costUnitBytes()} units, so they count requests and bytes.
  *
  * <ul>
- *   <li>{@code weight}: the tenant's proportional share of a cloud beyond reservations, relative
- *       to the other backlogged tenants' weights; {@code > 0} and finite. Default 1.
+ *   <li>{@code weight}: the tenant's proportional share of a cloud beyond reservations, relative to
+ *       the other backlogged tenants' weights; {@code > 0} and finite. Default 1.
  *   <li>{@code reservationOpsPerSecond}: cost units per second per cloud the tenant gets before any
  *       proportional sharing, while the cloud has capacity; {@code 0} means no reservation.
  *   <li>{@code limitOpsPerSecond}: most cost units per second per cloud the tenant gets even when
@@ -19,8 +19,7 @@ package io.rafestore;
  * @param reservationOpsPerSecond cost units per second reserved per cloud, {@code >= 0}
  * @param limitOpsPerSecond cost units per second at most per cloud, {@code >= 0} (0: none)
  */
-public record TenantShare(
-    double weight, double reservationOpsPerSecond, double limitOpsPerSecond) {
+public record TenantShare(double weight, double reservationOpsPerSecond, double limitOpsPerSecond) {
 
   /** Weight 1, no reservation, no limit: what a tenant without a share configured gets. */
   public static final TenantShare DEFAULT = new TenantShare(1, 0, 0);

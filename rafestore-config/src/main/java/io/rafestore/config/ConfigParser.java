@@ -174,7 +174,9 @@ final class ConfigParser {
                   + " and <field> one of "
                   + TENANT_FIELDS);
         }
-        tenantEntries.computeIfAbsent(id, k -> new LinkedHashMap<>()).put(rest.substring(dot + 1), e);
+        tenantEntries
+            .computeIfAbsent(id, k -> new LinkedHashMap<>())
+            .put(rest.substring(dot + 1), e);
       }
       if (e.key.startsWith("cloud.")) {
         String rest = e.key.substring("cloud.".length());
@@ -423,7 +425,8 @@ final class ConfigParser {
       if (v.equals("on") || v.equals("true")) {
         on = true;
       } else if (!v.equals("off") && !v.equals("false")) {
-        throw error(onOff.line, onOff.key, "'" + onOff.value + "' is not allowed; allowed: on, off");
+        throw error(
+            onOff.line, onOff.key, "'" + onOff.value + "' is not allowed; allowed: on, off");
       }
     }
     io.rafestore.Fairness f = io.rafestore.Fairness.on();
@@ -464,7 +467,9 @@ final class ConfigParser {
       int i = TENANT_FIELDS.indexOf(f.getKey());
       if (i < 0) {
         throw error(
-            e.line, e.key, "unknown tenant field '" + f.getKey() + "'; known fields: " + TENANT_FIELDS);
+            e.line,
+            e.key,
+            "unknown tenant field '" + f.getKey() + "'; known fields: " + TENANT_FIELDS);
       }
       double d;
       try {
@@ -476,7 +481,9 @@ final class ConfigParser {
         throw error(
             e.line,
             e.key,
-            i == 0 ? "must be > 0, was '" + e.value + "'" : "must be >= 0 (0: none), was '" + e.value + "'");
+            i == 0
+                ? "must be > 0, was '" + e.value + "'"
+                : "must be >= 0 (0: none), was '" + e.value + "'");
       }
       v[i] = d;
       last = e;

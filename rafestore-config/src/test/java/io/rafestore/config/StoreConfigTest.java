@@ -463,8 +463,7 @@ class StoreConfigTest {
                 .withCostUnitBytes(16L << 10));
     assertThat(c.tenants())
         .containsEntry("web", io.rafestore.TenantShare.weight(2))
-        .containsEntry(
-            "batch.jobs", new io.rafestore.TenantShare(0.5, 10, 200));
+        .containsEntry("batch.jobs", new io.rafestore.TenantShare(0.5, 10, 200));
     assertThat(StoreConfig.load(write(FOUR_CLOUDS)).fairness())
         .isEqualTo(io.rafestore.Fairness.off());
   }

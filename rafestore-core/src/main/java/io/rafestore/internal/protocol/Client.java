@@ -697,8 +697,7 @@ public final class Client implements RafeStore {
   }
 
   /** This writer's certificate stored on n - f clouds: set once, by the first certified write. */
-  private final java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>>
-      ownCertificate;
+  private final java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>> ownCertificate;
 
   /**
    * Runs {@code op} as this writer: with a certificate, only within its validity period (else a

@@ -109,7 +109,9 @@ public final class Names {
   public static String checkTenant(String id) {
     if (id == null || id.isEmpty()) {
       throw new IllegalArgumentException(
-          "tenant id must not be " + (id == null ? "null" : "empty") + " (1 to 64 of A-Z a-z 0-9 - _ .)");
+          "tenant id must not be "
+              + (id == null ? "null" : "empty")
+              + " (1 to 64 of A-Z a-z 0-9 - _ .)");
     }
     if (id.length() > MAX_TENANT_ID) {
       throw new IllegalArgumentException(

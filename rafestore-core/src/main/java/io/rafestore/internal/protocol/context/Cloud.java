@@ -36,6 +36,8 @@ public record Cloud(
         setting.role(),
         setting.driver(),
         accounting,
-        tenancy.enabled() ? TenantDoor.of(measured, tenancy, CloudRequest.DEFAULT_TENANT) : measured);
+        tenancy.enabled()
+            ? TenantDoor.of(measured, tenancy, CloudRequest.DEFAULT_TENANT)
+            : measured);
   }
 }

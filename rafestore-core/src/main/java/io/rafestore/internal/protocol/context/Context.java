@@ -47,8 +47,8 @@ public final class Context implements LayoutChooser.Timing {
   public final String tenant;
 
   /**
-   * The tenants' shared state: their stats, the fair queue of each cloud (when fairness is on).
-   * One per client, shared by every context made from its context.
+   * The tenants' shared state: their stats, the fair queue of each cloud (when fairness is on). One
+   * per client, shared by every context made from its context.
    */
   public final io.rafestore.internal.protocol.fairness.Tenancy tenancy;
 

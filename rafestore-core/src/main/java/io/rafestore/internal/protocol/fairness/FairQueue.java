@@ -21,8 +21,8 @@ import java.util.function.ToLongFunction;
  *
  * <p><b>Tags.</b> Each tenant has three tags, in nanoseconds of the client's scheduler: R (its
  * reservation: the head may go by reservation once {@code R <= now}; each request so dispatched
- * moves R on by {@code cost / reservation}), L (its limit: the head may go at all only once {@code L
- * <= now}; each dispatch moves L on by {@code cost / limit}) and P (its proportional share: each
+ * moves R on by {@code cost / reservation}), L (its limit: the head may go at all only once {@code
+ * L <= now}; each dispatch moves L on by {@code cost / limit}) and P (its proportional share: each
  * request dispatched by share moves P on by {@code cost / weight}, in virtual nanoseconds). Costs
  * are units of {@code 1 + bytes / costUnitBytes}.
  *
@@ -33,10 +33,10 @@ import java.util.function.ToLongFunction;
  *
  * <p><b>Room.</b> A request is dispatched while fewer than {@code cloudConcurrency} are in flight,
  * its bytes fit under {@code cloudBytesInFlight} (or nothing is in flight: an oversize request
- * waits for the cloud to drain, then goes alone) and under its tenant's {@code
- * tenantBytesInFlight} (or nothing of the tenant is in flight). A tenant whose head does not fit its
- * own bound is passed over; a head that does not fit the cloud's bound stops dispatching until
- * requests end, so large requests are not starved by small ones.
+ * waits for the cloud to drain, then goes alone) and under its tenant's {@code tenantBytesInFlight}
+ * (or nothing of the tenant is in flight). A tenant whose head does not fit its own bound is passed
+ * over; a head that does not fit the cloud's bound stops dispatching until requests end, so large
+ * requests are not starved by small ones.
  *
  * <p><b>Bytes.</b> A request reserves its estimated bytes when dispatched and holds them until it
  * ends; a get of unknown size (a metadata log, a whole object: its range only a cap) is estimated
@@ -47,7 +47,9 @@ import java.util.function.ToLongFunction;
  * thread at a time (a drain loop), so a driver that completes at once does not recurse.
  */
 public final class FairQueue {
-  /** Most idle tenants' tags kept per cloud; beyond, the idle ones with no tag ahead are dropped. */
+  /**
+   * Most idle tenants' tags kept per cloud; beyond, the idle ones with no tag ahead are dropped.
+   */
   static final int MAX_IDLE_TENANTS = 4096;
 
   private final Fairness fairness;
@@ -116,9 +118,7 @@ public final class FairQueue {
       Tenant t = tenants.computeIfAbsent(tenant, Tenant::new);
       e.tenant = t;
       e.bytes =
-          bytes >= 0
-              ? bytes
-              : Math.min(Math.max(0, cap), Math.round(t.averageGet[e.sizeClass]));
+          bytes >= 0 ? bytes : Math.min(Math.max(0, cap), Math.round(t.averageGet[e.sizeClass]));
       e.enqueuedAt = scheduler.nanoTime();
       if (t.queue.isEmpty()) {
         activate(t, e.enqueuedAt);
@@ -276,8 +276,7 @@ public final class FairQueue {
 
   private boolean fitsTenant(Tenant t) {
     Entry<?> head = t.queue.peek();
-    return t.bytesInFlight == 0
-        || t.bytesInFlight + head.bytes <= fairness.tenantBytesInFlight();
+    return t.bytesInFlight == 0 || t.bytesInFlight + head.bytes <= fairness.tenantBytesInFlight();
   }
 
   private void armTimer(long at, long now) {

@@ -16,8 +16,8 @@ import java.util.function.Supplier;
 
 /**
  * The door through which one tenant's requests reach one cloud: above the accounting and the
- * latency measurement (so the latency model never counts time spent queued), it starts each
- * request as the tenant's ({@link RequestTenant}, so the accounting stamps the tenant on its {@link
+ * latency measurement (so the latency model never counts time spent queued), it starts each request
+ * as the tenant's ({@link RequestTenant}, so the accounting stamps the tenant on its {@link
  * io.rafestore.CloudRequest}) and, with a queue (fairness on), only when the cloud's {@link
  * FairQueue} dispatches it. Without a queue (fairness off, a tenant's view) it only tags.
  *

@@ -126,7 +126,8 @@ public final class ReadOp {
 
   /** Tells the read tier (its prefetcher) that a read used the whole of {@code item}. */
   private static void accessed(Context ctx, String key, View.Item item) {
-    ctx.readTier.accessed(ctx.tenant, key, item.version(), item.entry(), 0, item.entry().size(), false);
+    ctx.readTier.accessed(
+        ctx.tenant, key, item.version(), item.entry(), 0, item.entry().size(), false);
   }
 
   /**
@@ -280,7 +281,8 @@ public final class ReadOp {
         resolve(ctx, trace, spec, key, Optional.of(version))
             .thenCompose(
                 found -> {
-                  ctx.readTier.accessed(ctx.tenant, key, version, found.read().entry(), offset, length, false);
+                  ctx.readTier.accessed(
+                      ctx.tenant, key, version, found.read().entry(), offset, length, false);
                   return trace.timed(
                       Phase.DATA_FETCH, found.layout().range(found.read(), offset, length));
                 }));

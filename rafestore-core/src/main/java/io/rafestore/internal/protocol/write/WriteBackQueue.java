@@ -212,8 +212,8 @@ public final class WriteBackQueue implements CommitGate {
   }
 
   /**
-   * As {@link #submit(String, byte[])}, on behalf of {@code op}'s tenant: the background writes
-   * of this intent are made in {@code op} (design.md section 6, "Tenants and fair scheduling").
+   * As {@link #submit(String, byte[])}, on behalf of {@code op}'s tenant: the background writes of
+   * this intent are made in {@code op} (design.md section 6, "Tenants and fair scheduling").
    */
   public CompletableFuture<JournaledWrite> submit(Context op, String key, byte[] value) {
     long started = ctx.settings.scheduler().nanoTime();

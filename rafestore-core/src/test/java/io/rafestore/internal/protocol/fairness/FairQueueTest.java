@@ -152,8 +152,7 @@ class FairQueueTest {
 
   @Test
   void bytesInFlightAreBoundedPerTenant() {
-    FairQueue q =
-        queue(Fairness.on().withCloudConcurrency(16).withTenantBytesInFlight(1 << 20));
+    FairQueue q = queue(Fairness.on().withCloudConcurrency(16).withTenantBytesInFlight(1 << 20));
     List<CompletableFuture<Void>> inner = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
       hold(q, "a", 512 << 10, inner);
@@ -187,10 +186,7 @@ class FairQueueTest {
   @Test
   void anOversizeRequestStillRunsAlone() {
     FairQueue q =
-        queue(
-            Fairness.on()
-                .withCloudBytesInFlight(2 << 20)
-                .withTenantBytesInFlight(1 << 20));
+        queue(Fairness.on().withCloudBytesInFlight(2 << 20).withTenantBytesInFlight(1 << 20));
     List<CompletableFuture<Void>> inner = new ArrayList<>();
     hold(q, "a", 4 << 20, inner);
     assertEquals(1, started("a"), "a request over both bounds runs when nothing else does");
