@@ -119,6 +119,28 @@ class PrefetcherTest {
   }
 
   @Test
+  void readAheadActsForTheTenantWhoseReadCausedIt() throws Exception {
+    Harness h = table1();
+    MapValueCache cache = new MapValueCache(64L << 20);
+    try (RafeStore client =
+        config2(h, cache, Prefetch.of(Prefetch.Mode.ADAPTIVE_SEQUENTIAL)).build()) {
+      RafeStore store = client.forTenant("streamer");
+      byte[] value = random(16 * PART, 3);
+      WriteReceipt w = h.run(store.write("big", value));
+      h.run(store.read("big", w.version(), 5 * PART, 1));
+      cache.clear();
+      streamByRanges(h, store, "big", w.version(), value, Duration.ofMillis(100));
+      assertThat(client.readTierStats().prefetches()).isPositive();
+      io.rafestore.TenantStats other = client.tenantStats().get("default");
+      assertThat(other == null ? 0 : other.bytesRead())
+          .as("no read-ahead is done as the client's own")
+          .isZero();
+      assertThat(client.tenantStats().get("streamer").bytesRead())
+          .isGreaterThanOrEqualTo(16L * PART);
+    }
+  }
+
+  @Test
   void aReadOfTheFirstPartStartsReadAheadAtOnce() throws Exception {
     Harness h = table1();
     MapValueCache cache = new MapValueCache(64L << 20);
