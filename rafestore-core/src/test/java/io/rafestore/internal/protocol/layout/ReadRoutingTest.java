@@ -175,10 +175,12 @@ class ReadRoutingTest {
 
   @Test
   void anIdleHolderStealsFromABusyOneAndWins() throws Exception {
-    Value small = stealSetUp(0, 1);
+    Value small = stealSetUp(0, 1, 2);
     StoredValue got = h.run(pending);
     assertThat(got.value()).isEqualTo(small.bytes());
     assertThat(got.servedBy()).isEqualTo("p1");
+    // The steal stood in for the hedge: p2 was never asked (the hedge at 25 ms would have).
+    assertThat(stats(2).gets()).isZero();
     // Stolen at p0's predicted answer (~10 ms), answered by p1 50 ms later; a hedge would have
     // waited until 25 ms.
     assertThat(h.scheduler.nanoTime()).isLessThan(Duration.ofMillis(70).toNanos());
