@@ -247,19 +247,19 @@ public final class AccountingCloud extends ForwardingCloud {
   /** The counts so far. */
   public CloudStats snapshot() {
     return new CloudStats(
-        delegate().id(),
-        puts.sum(),
-        gets.sum(),
-        deletes.sum(),
-        lists.sum(),
-        bytesUp.sum(),
-        bytesDown.sum(),
-        cancelled.sum(),
-        errors.sum(),
-        speculations.sum(),
-        speculationsKept.sum(),
-        speculationsWasted.sum(),
-        speculativeBytes.sum())
+            delegate().id(),
+            puts.sum(),
+            gets.sum(),
+            deletes.sum(),
+            lists.sum(),
+            bytesUp.sum(),
+            bytesDown.sum(),
+            cancelled.sum(),
+            errors.sum(),
+            speculations.sum(),
+            speculationsKept.sum(),
+            speculationsWasted.sum(),
+            speculativeBytes.sum())
         .withRouting(
             routedSmall.sum(), routedBulk.sum(), steals.sum(), stealsWon.sum(), stealsWasted.sum());
   }

@@ -34,11 +34,11 @@ import java.util.concurrent.CompletableFuture;
  * wins, the other request being cancelled.
  *
  * <p><b>Steal.</b> While only the first holder has been asked, an idle holder (no request in
- * flight) predicted to answer much sooner ({@link ReadRouting#thief}) is asked too: checked when the
- * first request is sent and once more when the first holder was predicted to answer. At most one
- * steal per fetch, and it stands in for the hedge: once a thief is asked the hedge timer restarts
- * from the thief's prediction, and no steal follows a hedge. The thief's answer is checked like any
- * other; a wrong one is reported and discarded and the read goes on with the first holder.
+ * flight) predicted to answer much sooner ({@link ReadRouting#thief}) is asked too: checked when
+ * the first request is sent and once more when the first holder was predicted to answer. At most
+ * one steal per fetch, and it stands in for the hedge: once a thief is asked the hedge timer
+ * restarts from the thief's prediction, and no steal follows a hedge. The thief's answer is checked
+ * like any other; a wrong one is reported and discarded and the read goes on with the first holder.
  *
  * <p>State is guarded by this object's lock; drivers are called only outside it (requests are
  * planned under the lock, each with a placeholder future in {@link #inflight}, then sent).
@@ -102,7 +102,7 @@ final class DataFetch {
     if (!routed) {
       ordered = new ArrayList<>(ctx.model.fastestFirst(known, expectedSize));
     } else if (first != null && known.contains(first)) {
-      ordered = ReadRouting.byPrediction(ctx.model, known, expectedSize);
+      ordered = ReadRouting.byPrediction(ctx.model, known, expectedSize, false);
       ordered.remove(first);
       ordered.add(0, first);
     } else {
@@ -252,8 +252,8 @@ final class DataFetch {
   }
 
   /**
-   * Plans a request to the next holder and (re)arms the hedge timer. Caller holds the lock.
-   * Returns null if no holder is left.
+   * Plans a request to the next holder and (re)arms the hedge timer. Caller holds the lock. Returns
+   * null if no holder is left.
    */
   private Send planNext() {
     if (next >= order.size()) {
@@ -309,7 +309,10 @@ final class DataFetch {
     }
     String t =
         ReadRouting.thief(
-            ctx.model, askedNanos, new ArrayList<>(order.subList(next, order.size())), expectedSize);
+            ctx.model,
+            askedNanos,
+            new ArrayList<>(order.subList(next, order.size())),
+            expectedSize);
     if (t == null) {
       return null;
     }

@@ -31,9 +31,9 @@ import java.util.Map;
  * <p>Until a cloud has been measured its configured hint (or, without one, a neutral default with
  * the configured order as tie-break) stands in.
  *
- * <p><b>Queues.</b> Beside the estimates the model counts, per cloud, the requests and payload bytes
- * the client has in flight to it ({@link #sent}, {@link #ended}; {@link MeasuredCloud} calls them
- * around every put, part and get, a get counting the bytes its caller expects). {@link
+ * <p><b>Queues.</b> Beside the estimates the model counts, per cloud, the requests and payload
+ * bytes the client has in flight to it ({@link #sent}, {@link #ended}; {@link MeasuredCloud} calls
+ * them around every put, part and get, a get counting the bytes its caller expects). {@link
  * #predictQueued} adds that queue to the prediction: RTT + (bytes in flight + my bytes) /
  * bandwidth, i.e. the time the link needs to deliver everything ahead of a request plus the request
  * itself, one round trip after it is sent. Uploads and downloads are counted together, as the one
@@ -199,7 +199,9 @@ public final class LatencyModel {
     }
   }
 
-  /** A request expected to move {@code bytes} was sent to {@code cloud}. Pair with {@link #ended}. */
+  /**
+   * A request expected to move {@code bytes} was sent to {@code cloud}. Pair with {@link #ended}.
+   */
   public void sent(String cloud, long bytes) {
     Estimate e = estimates.get(cloud);
     if (e == null) {

@@ -18,10 +18,10 @@ import java.util.function.Function;
  *
  * <p>It also keeps the model's count of requests and bytes in flight to the cloud ({@link
  * LatencyModel#sent}, {@link LatencyModel#ended}): counted when a put, part or get is handed to the
- * driver, uncounted exactly once when its future ends, whether answered, failed or cancelled, or
- * at once if the driver throws instead of returning a future. A put counts its data; a get the
- * bytes its range asks for, or those the caller expects ({@link #get(CloudDriver, ObjectKey,
- * Optional, long)}), else none.
+ * driver, uncounted exactly once when its future ends, whether answered, failed or cancelled, or at
+ * once if the driver throws instead of returning a future. A put counts its data; a get the bytes
+ * its range asks for, or those the caller expects ({@link #get(CloudDriver, ObjectKey, Optional,
+ * long)}), else none.
  */
 public final class MeasuredCloud extends ForwardingCloud {
   private final LatencyModel model;

@@ -66,12 +66,7 @@ class ReadRoutingTest {
     }
     VersionInfo info =
         new VersionInfo(
-            "k",
-            new Version(objects, "alice", 0),
-            size,
-            Sha256.hash(bytes),
-            ids,
-            Instant.EPOCH);
+            "k", new Version(objects, "alice", 0), size, Sha256.hash(bytes), ids, Instant.EPOCH);
     return new Value(info, object, bytes);
   }
 
