@@ -102,6 +102,11 @@ public final class ReadRouting {
     return out;
   }
 
+  /** Whether {@code holder} served a small read within {@link #SMALL_READ_MEMORY}. */
+  public static boolean servedSmallReads(LatencyModel model, String holder) {
+    return model.smallReadWithin(holder, SMALL_READ_MEMORY);
+  }
+
   /**
    * {@code holders} by prediction for {@code bytes}, queue-aware if {@code queued}, ties in
    * configured order.
