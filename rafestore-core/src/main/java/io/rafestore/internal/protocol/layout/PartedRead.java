@@ -250,12 +250,11 @@ final class PartedRead {
    * cloud's bandwidth is shared by the requests in flight on it (a real link's is, and {@link
    * io.rafestore.clouds.WanEmulator}'s), so a part sent to a holder that already serves {@code l}
    * parts is predicted to arrive after its round trip plus {@code l + 1} transfer times; each part
-   * goes to the holder predicted to deliver it soonest, ties to the fastest; a holder that served
-   * a small read in the last 2 s counts {@link ReadRouting#BULK_TOLERANCE} times slower, as
-   * {@link ReadRouting} keeps bulk reads off it. With one holder, or
-   * equal predictions and parts one at a time, every part goes to the fastest holder, as before.
-   * Only the first request is placed: a late or faulty holder is still hedged and replaced by
-   * {@link DataFetch}. Thread-safe.
+   * goes to the holder predicted to deliver it soonest, ties to the fastest; a holder that served a
+   * small read in the last 2 s counts {@link ReadRouting#BULK_TOLERANCE} times slower, as {@link
+   * ReadRouting} keeps bulk reads off it. With one holder, or equal predictions and parts one at a
+   * time, every part goes to the fastest holder, as before. Only the first request is placed: a
+   * late or faulty holder is still hedged and replaced by {@link DataFetch}. Thread-safe.
    */
   static final class Spread {
     private final Context ctx;
