@@ -35,6 +35,15 @@ import java.util.Objects;
  *     was on the way may have been billed for more. Stored bytes are not estimated here: the client
  *     rewrites each metadata log in place and does not learn what a delete freed, so its bytes up
  *     would overstate them many times.
+ * @param routedSmall small reads of a whole copy routed to this cloud first (below {@code
+ *     ReadRouting.SMALL_READ}, 1 MiB; the holder predicted fastest, queue included)
+ * @param routedBulk large or part-by-part reads routed to this cloud first (kept off the holder
+ *     small reads use when another is not much slower)
+ * @param steals reads this cloud was also asked for because it was idle while the holder first
+ *     asked was predicted much later (at most one per fetch)
+ * @param stealsWon of those, the ones this cloud answered first with verified bytes
+ * @param stealsWasted of those, the ones whose answer lost the race (cancelled) or was wrong or
+ *     failed; each cost a request and perhaps its egress
  */
 public record CloudStats(
     String cloudId,
@@ -55,10 +64,63 @@ public record CloudStats(
     long scrubFindings,
     long scrubRepairs,
     double requestDollars,
-    double egressDollars) {
+    double egressDollars,
+    long routedSmall,
+    long routedBulk,
+    long steals,
+    long stealsWon,
+    long stealsWasted) {
 
   public CloudStats {
     Objects.requireNonNull(cloudId, "cloudId");
+  }
+
+  /** Counts and dollars of a cloud no read was routed to. */
+  public CloudStats(
+      String cloudId,
+      long puts,
+      long gets,
+      long deletes,
+      long lists,
+      long bytesUp,
+      long bytesDown,
+      long cancelled,
+      long errors,
+      long speculations,
+      long speculationsKept,
+      long speculationsWasted,
+      long speculativeBytes,
+      long scrubRequests,
+      long scrubBytesDown,
+      long scrubFindings,
+      long scrubRepairs,
+      double requestDollars,
+      double egressDollars) {
+    this(
+        cloudId,
+        puts,
+        gets,
+        deletes,
+        lists,
+        bytesUp,
+        bytesDown,
+        cancelled,
+        errors,
+        speculations,
+        speculationsKept,
+        speculationsWasted,
+        speculativeBytes,
+        scrubRequests,
+        scrubBytesDown,
+        scrubFindings,
+        scrubRepairs,
+        requestDollars,
+        egressDollars,
+        0,
+        0,
+        0,
+        0,
+        0);
   }
 
   /** Counts not priced (no dollars). */
@@ -181,7 +243,12 @@ public record CloudStats(
         scrubFindings,
         scrubRepairs,
         requests,
-        pricing.egress(bytesDown));
+        pricing.egress(bytesDown),
+        routedSmall,
+        routedBulk,
+        steals,
+        stealsWon,
+        stealsWasted);
   }
 
   /** These counts with the scrubbers' on this cloud. */
@@ -205,7 +272,42 @@ public record CloudStats(
         findings,
         repairs,
         requestDollars,
-        egressDollars);
+        egressDollars,
+        routedSmall,
+        routedBulk,
+        steals,
+        stealsWon,
+        stealsWasted);
+  }
+
+  /** These counts with the given read routing counts (see the record's parameters). */
+  public CloudStats withRouting(
+      long routedSmall, long routedBulk, long steals, long stealsWon, long stealsWasted) {
+    return new CloudStats(
+        cloudId,
+        puts,
+        gets,
+        deletes,
+        lists,
+        bytesUp,
+        bytesDown,
+        cancelled,
+        errors,
+        speculations,
+        speculationsKept,
+        speculationsWasted,
+        speculativeBytes,
+        scrubRequests,
+        scrubBytesDown,
+        scrubFindings,
+        scrubRepairs,
+        requestDollars,
+        egressDollars,
+        routedSmall,
+        routedBulk,
+        steals,
+        stealsWon,
+        stealsWasted);
   }
 
   /** All requests started, of every kind. */
@@ -238,6 +340,11 @@ public record CloudStats(
         scrubFindings - earlier.scrubFindings,
         scrubRepairs - earlier.scrubRepairs,
         requestDollars - earlier.requestDollars,
-        egressDollars - earlier.egressDollars);
+        egressDollars - earlier.egressDollars,
+        routedSmall - earlier.routedSmall,
+        routedBulk - earlier.routedBulk,
+        steals - earlier.steals,
+        stealsWon - earlier.stealsWon,
+        stealsWasted - earlier.stealsWasted);
   }
 }

@@ -619,7 +619,9 @@ public final class PaperBench {
               c.speculations(),
               c.speculationsKept(),
               c.speculationsWasted(),
-              c.speculativeBytes()));
+              c.speculativeBytes())
+          .withRouting(
+              c.routedSmall(), c.routedBulk(), c.steals(), c.stealsWon(), c.stealsWasted()));
     }
     return out;
   }

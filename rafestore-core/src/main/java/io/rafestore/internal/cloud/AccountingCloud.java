@@ -55,6 +55,11 @@ public final class AccountingCloud extends ForwardingCloud {
   private final LongAdder speculationsKept = new LongAdder();
   private final LongAdder speculationsWasted = new LongAdder();
   private final LongAdder speculativeBytes = new LongAdder();
+  private final LongAdder routedSmall = new LongAdder();
+  private final LongAdder routedBulk = new LongAdder();
+  private final LongAdder steals = new LongAdder();
+  private final LongAdder stealsWon = new LongAdder();
+  private final LongAdder stealsWasted = new LongAdder();
   private final LongSupplier clock;
   private final Consumer<CloudRequest> sink;
 
@@ -227,22 +232,39 @@ public final class AccountingCloud extends ForwardingCloud {
     (kept ? speculationsKept : speculationsWasted).increment();
   }
 
+  /** Counts a read routed to this cloud first: a small one, or a large or part-by-part one. */
+  public void routed(boolean small) {
+    (small ? routedSmall : routedBulk).increment();
+  }
+
+  /** Counts a read this cloud was also asked for because it was idle (a steal). */
+  public void stealStarted() {
+    steals.increment();
+  }
+
+  /** Counts how a steal on this cloud ended: its verified answer won, or it was wasted. */
+  public void stealSettled(boolean won) {
+    (won ? stealsWon : stealsWasted).increment();
+  }
+
   /** The counts so far. */
   public CloudStats snapshot() {
     return new CloudStats(
-        delegate().id(),
-        puts.sum(),
-        gets.sum(),
-        deletes.sum(),
-        lists.sum(),
-        bytesUp.sum(),
-        bytesDown.sum(),
-        cancelled.sum(),
-        errors.sum(),
-        speculations.sum(),
-        speculationsKept.sum(),
-        speculationsWasted.sum(),
-        speculativeBytes.sum());
+            delegate().id(),
+            puts.sum(),
+            gets.sum(),
+            deletes.sum(),
+            lists.sum(),
+            bytesUp.sum(),
+            bytesDown.sum(),
+            cancelled.sum(),
+            errors.sum(),
+            speculations.sum(),
+            speculationsKept.sum(),
+            speculationsWasted.sum(),
+            speculativeBytes.sum())
+        .withRouting(
+            routedSmall.sum(), routedBulk.sum(), steals.sum(), stealsWon.sum(), stealsWasted.sum());
   }
 
   @Override

@@ -8,6 +8,8 @@ import io.rafestore.VersionInfo;
 import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.selection.MeasuredCloud;
+import io.rafestore.internal.protocol.selection.ReadRouting;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudException;
 import io.rafestore.spi.ObjectKey;
@@ -24,10 +26,22 @@ import java.util.concurrent.CompletableFuture;
  * Fetches a version's value from its holders and verifies it against the signed size and SHA-256;
  * never returns bytes that do not match.
  *
- * <p>Holders are tried fastest first (by predicted time for the value's size). A holder that fails,
- * lacks the object or returns wrong bytes is reported and the next is asked at once; a holder that
- * is merely late (past twice its predicted time) gets a hedge: the next holder is asked too and the
- * first verified answer wins, the other request being cancelled.
+ * <p>Holders are asked in the order {@link ReadRouting} gives for the read's kind (a small read:
+ * the holder predicted fastest with its queue; a large value or a part: preferably not the holder
+ * small reads use), or the given holder first. A holder that fails, lacks the object or returns
+ * wrong bytes is reported and the next is asked at once; a holder that is merely late (past twice
+ * its predicted time) gets a hedge: the next holder is asked too and the first verified answer
+ * wins, the other request being cancelled.
+ *
+ * <p><b>Steal.</b> While only the first holder has been asked, an idle holder (no request in
+ * flight) predicted to answer much sooner ({@link ReadRouting#thief}) is asked too: checked when
+ * the first request is sent and once more when the first holder was predicted to answer. At most
+ * one steal per fetch, and it stands in for the hedge: once a thief is asked the hedge timer
+ * restarts from the thief's prediction, and no steal follows a hedge. The thief's answer is checked
+ * like any other; a wrong one is reported and discarded and the read goes on with the first holder.
+ *
+ * <p>State is guarded by this object's lock; drivers are called only outside it (requests are
+ * planned under the lock, each with a placeholder future in {@link #inflight}, then sent).
  */
 final class DataFetch {
   private final Context ctx;
@@ -41,17 +55,24 @@ final class DataFetch {
   private final long expectedSize;
   private final byte[] expectedHash;
   private final List<String> order;
+  private final boolean routed;
   private final CompletableFuture<Fetched> result = new CompletableFuture<>();
   private final Map<String, CompletableFuture<byte[]>> inflight = new HashMap<>();
   private final List<CloudFault> faults = new ArrayList<>();
   private int next;
   private Scheduler.Cancellable hedge;
+  private Scheduler.Cancellable stealCheck;
+  private String thief;
+  private boolean stealSettled;
 
   /** Verified bytes and the holder that served them. */
   record Fetched(byte[] bytes, String cloud) {}
 
   /** The object a holder keeps the wanted bytes in, and the range of it (empty for all of it). */
   record Where(ObjectKey object, Optional<ByteRange> range) {}
+
+  /** A request planned under the lock, to be sent outside it. */
+  private record Send(String cloud, Where at, CompletableFuture<byte[]> slot) {}
 
   private DataFetch(
       Context ctx,
@@ -61,7 +82,8 @@ final class DataFetch {
       java.util.function.Function<String, Where> where,
       long expectedSize,
       byte[] expectedHash,
-      String first) {
+      String first,
+      ReadRouting.Kind kind) {
     this.ctx = ctx;
     this.key = key;
     this.info = info;
@@ -75,11 +97,21 @@ final class DataFetch {
         known.add(h);
       }
     }
-    List<String> ordered = new ArrayList<>(ctx.model.fastestFirst(known, expectedSize));
-    if (first != null && ordered.remove(first)) {
+    this.routed = ctx.settings.mode() != io.rafestore.ProtocolMode.DEPSKY_A;
+    List<String> ordered;
+    if (!routed) {
+      ordered = new ArrayList<>(ctx.model.fastestFirst(known, expectedSize));
+    } else if (first != null && known.contains(first)) {
+      ordered = ReadRouting.byPrediction(ctx.model, known, expectedSize, false);
+      ordered.remove(first);
       ordered.add(0, first);
+    } else {
+      ordered = new ArrayList<>(ReadRouting.route(ctx.model, known, expectedSize, kind));
     }
     this.order = ordered;
+    if (routed && !ordered.isEmpty()) {
+      ctx.byId.get(ordered.get(0)).accounting().routed(kind == ReadRouting.Kind.SMALL);
+    }
   }
 
   /**
@@ -91,7 +123,16 @@ final class DataFetch {
     // relay, not thenApply: cancelling the value (a wasted anticipated fetch, say) must cancel the
     // fetch itself, its requests and its hedge timer.
     return Futures.relay(
-        fetch(ctx, key, info, dataObject, null, info.size(), info.sha256(), null),
+        fetch(
+            ctx,
+            key,
+            info,
+            dataObject,
+            null,
+            info.size(),
+            info.sha256(),
+            null,
+            ReadRouting.kind(info.size(), false)),
         f -> new StoredValue(info, f.bytes(), f.cloud()));
   }
 
@@ -103,7 +144,16 @@ final class DataFetch {
   static CompletableFuture<StoredValue> packed(
       Context ctx, String key, VersionInfo info, String pack, long offset) {
     Where at = new Where(ObjectKey.of(pack), Optional.of(ByteRange.of(offset, info.size())));
-    return fetch(ctx, key, info, pack, holder -> at, info.size(), info.sha256(), null)
+    return fetch(
+            ctx,
+            key,
+            info,
+            pack,
+            holder -> at,
+            info.size(),
+            info.sha256(),
+            null,
+            ReadRouting.kind(info.size(), false))
         .thenApply(f -> new StoredValue(info, f.bytes(), f.cloud()));
   }
 
@@ -120,7 +170,8 @@ final class DataFetch {
 
   /**
    * As {@link #part(Context, String, VersionInfo, LogEntry, int)}, asking holder {@code first}
-   * before the others (null: the fastest predicted), the others then fastest first.
+   * before the others (null: as {@link ReadRouting} routes a bulk read), the others then by
+   * prediction. A part is a bulk read: the parts of a value are read one after another.
    */
   static CompletableFuture<Fetched> part(
       Context ctx, String key, VersionInfo info, LogEntry entry, int i, String first) {
@@ -142,7 +193,8 @@ final class DataFetch {
         where,
         entry.storedPartSize(i),
         entry.pieceHashUnsafe(i),
-        first);
+        first,
+        ReadRouting.Kind.BULK);
   }
 
   private static CompletableFuture<Fetched> fetch(
@@ -153,68 +205,184 @@ final class DataFetch {
       java.util.function.Function<String, Where> where,
       long expectedSize,
       byte[] expectedHash,
-      String first) {
+      String first,
+      ReadRouting.Kind kind) {
     DataFetch d =
-        new DataFetch(ctx, key, info, dataObject, where, expectedSize, expectedHash, first);
-    d.result.whenComplete((r, e) -> d.cancelAll());
+        new DataFetch(ctx, key, info, dataObject, where, expectedSize, expectedHash, first, kind);
+    d.result.whenComplete((r, e) -> d.finish(r));
+    List<Send> sends = new ArrayList<>();
+    boolean none;
     synchronized (d) {
-      if (ctx.settings.mode() == io.rafestore.ProtocolMode.DEPSKY_A) {
+      if (!d.routed) {
         // DepSky-A asks every holder at once and takes the first value whose hash matches.
         while (d.next < d.order.size() - 1) {
-          d.launchNext();
+          sends.add(d.planNext());
         }
       }
-      if (!d.launchNext()) {
-        d.result.completeExceptionally(
-            new IntegrityException(
-                "version "
-                    + info.version()
-                    + " of '"
-                    + key
-                    + "' names no configured data cloud"
-                    + " among its holders "
-                    + info.dataClouds(),
-                List.of()));
+      Send firstSend = d.planNext();
+      none = firstSend == null;
+      if (!none) {
+        sends.add(firstSend);
+        if (d.routed) {
+          // Before the first request is sent its queue-aware prediction counts it as "mine".
+          Duration asked = ctx.model.predictQueued(firstSend.cloud(), expectedSize);
+          Send steal = d.planSteal(asked.toNanos());
+          if (steal != null) {
+            sends.add(steal);
+          } else {
+            d.scheduleStealCheck(firstSend.cloud(), asked);
+          }
+        }
       }
     }
+    if (none) {
+      d.result.completeExceptionally(
+          new IntegrityException(
+              "version "
+                  + info.version()
+                  + " of '"
+                  + key
+                  + "' names no configured data cloud"
+                  + " among its holders "
+                  + info.dataClouds(),
+              List.of()));
+    }
+    d.sendAll(sends);
     return d.result;
   }
 
-  /** Asks the next holder. Caller holds the lock. Returns false if none is left. */
-  private boolean launchNext() {
+  /**
+   * Plans a request to the next holder and (re)arms the hedge timer. Caller holds the lock. Returns
+   * null if no holder is left.
+   */
+  private Send planNext() {
     if (next >= order.size()) {
-      return false;
+      return null;
     }
     String id = order.get(next++);
+    Send s = plan(id);
+    armHedge(id);
+    return s;
+  }
+
+  /** Registers a placeholder for a request to {@code id}. Caller holds the lock. */
+  private Send plan(String id) {
     Where at = where == null ? new Where(object, Optional.empty()) : where.apply(id);
-    CompletableFuture<byte[]> get = ctx.byId.get(id).driver().get(at.object(), at.range());
-    inflight.put(id, get);
-    get.handleAsync(
-        (bytes, error) -> {
-          onReply(id, bytes, error);
-          return null;
-        },
-        ctx.settings.executor());
+    CompletableFuture<byte[]> slot = new CompletableFuture<>();
+    inflight.put(id, slot);
+    return new Send(id, at, slot);
+  }
+
+  /** Hedges {@code id} at twice its predicted time (plus 5 ms), if a holder is left to ask. */
+  private void armHedge(String id) {
+    if (hedge != null) {
+      hedge.cancel();
+      hedge = null;
+    }
     if (next < order.size()) {
       Duration expected = ctx.model.predict(id, expectedSize);
       Duration wait = expected.multipliedBy(2).plusMillis(5);
-      if (hedge != null) {
-        hedge.cancel();
-      }
       hedge =
           ctx.settings
               .scheduler()
               .schedule(
                   wait,
                   () -> {
+                    Send s = null;
                     synchronized (DataFetch.this) {
                       if (!result.isDone()) {
-                        launchNext();
+                        s = planNext();
                       }
                     }
+                    send(s);
                   });
     }
-    return true;
+  }
+
+  /**
+   * Plans a steal if only the first holder has been asked and an idle holder not asked yet is
+   * predicted to answer well before {@code askedNanos} from now. Caller holds the lock.
+   */
+  private Send planSteal(long askedNanos) {
+    if (!routed || thief != null || next != 1 || result.isDone()) {
+      return null;
+    }
+    String t =
+        ReadRouting.thief(
+            ctx.model,
+            askedNanos,
+            new ArrayList<>(order.subList(next, order.size())),
+            expectedSize);
+    if (t == null) {
+      return null;
+    }
+    thief = t;
+    order.remove(t);
+    order.add(next++, t);
+    ctx.byId.get(t).accounting().stealStarted();
+    // The steal stands in for the hedge: the next hedge waits for the thief's own prediction.
+    armHedge(t);
+    return plan(t);
+  }
+
+  /** Checks once more for a steal when {@code first} was predicted to answer. Caller holds lock. */
+  private void scheduleStealCheck(String first, Duration at) {
+    if (order.size() < 2) {
+      return;
+    }
+    stealCheck =
+        ctx.settings
+            .scheduler()
+            .schedule(
+                at,
+                () -> {
+                  Send s = null;
+                  synchronized (DataFetch.this) {
+                    if (!result.isDone() && inflight.containsKey(first)) {
+                      // Now the first request is among the bytes in flight: what is left of the
+                      // queue it is in, as the model sees it.
+                      s = planSteal(ctx.model.predictQueued(first, 0).toNanos());
+                    }
+                  }
+                  send(s);
+                });
+  }
+
+  private void sendAll(List<Send> sends) {
+    for (Send s : sends) {
+      send(s);
+    }
+  }
+
+  /** Sends a planned request (outside the lock) and relays its answer to its placeholder. */
+  private void send(Send s) {
+    if (s == null || s.slot().isDone()) {
+      return;
+    }
+    CompletableFuture<byte[]> get;
+    try {
+      get =
+          MeasuredCloud.get(
+              ctx.byId.get(s.cloud()).driver(), s.at().object(), s.at().range(), expectedSize);
+    } catch (RuntimeException e) {
+      get = CompletableFuture.failedFuture(e);
+    }
+    CompletableFuture<byte[]> request = get;
+    s.slot()
+        .whenComplete(
+            (b, e) -> {
+              if (s.slot().isCancelled()) {
+                request.cancel(true);
+              }
+            });
+    request.whenComplete(Futures.completer(s.slot()));
+    s.slot()
+        .handleAsync(
+            (bytes, error) -> {
+              onReply(s.cloud(), bytes, error);
+              return null;
+            },
+            ctx.settings.executor());
   }
 
   private void onReply(String id, byte[] bytes, Throwable error) {
@@ -247,13 +415,18 @@ final class DataFetch {
     }
     ctx.report(key, fault);
     IntegrityException failure = null;
+    Send s = null;
     synchronized (this) {
       inflight.remove(id);
       faults.add(fault);
+      if (id.equals(thief)) {
+        settleSteal(false);
+      }
       if (result.isDone()) {
         return;
       }
-      if (!launchNext() && inflight.isEmpty()) {
+      s = planNext();
+      if (s == null && inflight.isEmpty()) {
         failure =
             new IntegrityException(
                 "no holder of '"
@@ -264,8 +437,17 @@ final class DataFetch {
                 faults);
       }
     }
+    send(s);
     if (failure != null) {
       result.completeExceptionally(failure);
+    }
+  }
+
+  /** Counts how the steal ended, once. Caller holds the lock. */
+  private void settleSteal(boolean won) {
+    if (thief != null && !stealSettled) {
+      stealSettled = true;
+      ctx.byId.get(thief).accounting().stealSettled(won);
     }
   }
 
@@ -279,13 +461,18 @@ final class DataFetch {
         object + ": " + cause.getMessage());
   }
 
-  private void cancelAll() {
+  /** The result is in: settle the steal, cancel what is still in flight and the timers. */
+  private void finish(Fetched fetched) {
     List<CompletableFuture<byte[]>> copy;
     synchronized (this) {
+      settleSteal(fetched != null && fetched.cloud().equals(thief));
       copy = new ArrayList<>(inflight.values());
       inflight.clear();
       if (hedge != null) {
         hedge.cancel();
+      }
+      if (stealCheck != null) {
+        stealCheck.cancel();
       }
     }
     for (CompletableFuture<byte[]> f : copy) {

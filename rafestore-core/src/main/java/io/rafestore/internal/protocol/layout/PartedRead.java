@@ -10,6 +10,7 @@ import io.rafestore.internal.protocol.context.Combine;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.context.ReadTier;
 import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.selection.ReadRouting;
 import io.rafestore.spi.support.Futures;
 import java.io.IOException;
 import java.io.InputStream;
@@ -249,10 +250,11 @@ final class PartedRead {
    * cloud's bandwidth is shared by the requests in flight on it (a real link's is, and {@link
    * io.rafestore.clouds.WanEmulator}'s), so a part sent to a holder that already serves {@code l}
    * parts is predicted to arrive after its round trip plus {@code l + 1} transfer times; each part
-   * goes to the holder predicted to deliver it soonest, ties to the fastest. With one holder, or
-   * equal predictions and parts one at a time, every part goes to the fastest holder, as before.
-   * Only the first request is placed: a late or faulty holder is still hedged and replaced by
-   * {@link DataFetch}. Thread-safe.
+   * goes to the holder predicted to deliver it soonest, ties to the fastest; a holder that served a
+   * small read in the last 2 s counts {@link ReadRouting#BULK_TOLERANCE} times slower, as {@link
+   * ReadRouting} keeps bulk reads off it. With one holder, or equal predictions and parts one at a
+   * time, every part goes to the fastest holder, as before. Only the first request is placed: a
+   * late or faulty holder is still hedged and replaced by {@link DataFetch}. Thread-safe.
    */
   static final class Spread {
     private final Context ctx;
@@ -281,6 +283,11 @@ final class PartedRead {
         long rtt = ctx.model.predict(h, 0).toNanos();
         long transfer = Math.max(0, ctx.model.predict(h, bytes).toNanos() - rtt);
         long t = rtt + (load.getOrDefault(h, 0) + 1) * transfer;
+        if (ReadRouting.servedSmallReads(ctx.model, h)) {
+          // Parts are bulk reads: they keep off the holder small reads use unless every other
+          // holder is predicted more than BULK_TOLERANCE slower (issue 19).
+          t = (long) (t * ReadRouting.BULK_TOLERANCE);
+        }
         if (t < bestNanos) {
           best = h;
           bestNanos = t;

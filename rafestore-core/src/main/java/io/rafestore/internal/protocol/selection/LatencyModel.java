@@ -31,6 +31,19 @@ import java.util.Map;
  * <p>Until a cloud has been measured its configured hint (or, without one, a neutral default with
  * the configured order as tie-break) stands in.
  *
+ * <p><b>Queues.</b> Beside the estimates the model counts, per cloud, the requests and payload
+ * bytes the client has in flight to it ({@link #sent}, {@link #ended}; {@link MeasuredCloud} calls
+ * them around every put, part and get, a get counting the bytes its caller expects). {@link
+ * #predictQueued} adds that queue to the prediction: RTT + (bytes in flight + my bytes) /
+ * bandwidth, i.e. the time the link needs to deliver everything ahead of a request plus the request
+ * itself, one round trip after it is sent. Uploads and downloads are counted together, as the one
+ * bandwidth estimate measures both. It is an upper bound when the link is shared fairly (a flow
+ * already part-way counts whole, and a small request does not wait for the whole of a large one),
+ * and exact for a first-come first-served link: deliberately pessimistic about a busy cloud, which
+ * is what a read that can go elsewhere wants. {@link #predict} is unchanged and still orders writes
+ * and layouts: a write must reach f+1 clouds whatever their queues, and the layout chooser compares
+ * steady-state costs.
+ *
  * <p>Thread-safe: each estimate is updated under its own lock.
  */
 public final class LatencyModel {
@@ -69,6 +82,10 @@ public final class LatencyModel {
     final long[] window = new long[WINDOW];
     int windowCount;
     int windowNext;
+    long requestsInFlight;
+    long bytesInFlight;
+    boolean smallRead;
+    long smallReadAt;
 
     Estimate(int order, double rttNanos) {
       this.order = order;
@@ -163,6 +180,102 @@ public final class LatencyModel {
     synchronized (e) {
       return Duration.ofNanos((long) (rtt(e, now) + bytes / bandwidth(e, now)));
     }
+  }
+
+  /**
+   * Predicted completion of a request moving {@code bytes} to or from {@code cloud} sent now,
+   * behind the bytes already in flight to it: RTT + (bytes in flight + {@code bytes}) / bandwidth.
+   * Equals {@link #predict} for an idle cloud.
+   */
+  public Duration predictQueued(String cloud, long bytes) {
+    Estimate e = estimates.get(cloud);
+    if (e == null) {
+      return Duration.ofMillis(100);
+    }
+    long now = scheduler.nanoTime();
+    synchronized (e) {
+      return Duration.ofNanos(
+          (long) (rtt(e, now) + (e.bytesInFlight + Math.max(0, bytes)) / bandwidth(e, now)));
+    }
+  }
+
+  /**
+   * A request expected to move {@code bytes} was sent to {@code cloud}. Pair with {@link #ended}.
+   */
+  public void sent(String cloud, long bytes) {
+    Estimate e = estimates.get(cloud);
+    if (e == null) {
+      return;
+    }
+    synchronized (e) {
+      e.requestsInFlight++;
+      e.bytesInFlight += Math.max(0, bytes);
+    }
+  }
+
+  /** A request {@link #sent} with {@code bytes} ended (answered, failed or cancelled). */
+  public void ended(String cloud, long bytes) {
+    Estimate e = estimates.get(cloud);
+    if (e == null) {
+      return;
+    }
+    synchronized (e) {
+      e.requestsInFlight--;
+      e.bytesInFlight -= Math.max(0, bytes);
+    }
+  }
+
+  /** Requests the client has in flight to {@code cloud} now (0 for an unknown cloud). */
+  public long requestsInFlight(String cloud) {
+    Estimate e = estimates.get(cloud);
+    if (e == null) {
+      return 0;
+    }
+    synchronized (e) {
+      return e.requestsInFlight;
+    }
+  }
+
+  /** Payload bytes the client has in flight to or from {@code cloud} now. */
+  public long bytesInFlight(String cloud) {
+    Estimate e = estimates.get(cloud);
+    if (e == null) {
+      return 0;
+    }
+    synchronized (e) {
+      return e.bytesInFlight;
+    }
+  }
+
+  /** A small read was routed to {@code cloud} now ({@link ReadRouting}). */
+  void smallReadRouted(String cloud) {
+    Estimate e = estimates.get(cloud);
+    if (e == null) {
+      return;
+    }
+    long now = scheduler.nanoTime();
+    synchronized (e) {
+      e.smallRead = true;
+      e.smallReadAt = now;
+    }
+  }
+
+  /** Whether a small read was routed to {@code cloud} within the last {@code window}. */
+  boolean smallReadWithin(String cloud, Duration window) {
+    Estimate e = estimates.get(cloud);
+    if (e == null) {
+      return false;
+    }
+    long now = scheduler.nanoTime();
+    synchronized (e) {
+      return e.smallRead && now - e.smallReadAt < window.toNanos();
+    }
+  }
+
+  /** The configured position of {@code cloud} (tie-break), or a large number if unknown. */
+  int order(String cloud) {
+    Estimate e = estimates.get(cloud);
+    return e != null ? e.order : 1 << 20;
   }
 
   /** The bandwidth estimate of {@code cloud} in bytes per second (decayed if stale). */

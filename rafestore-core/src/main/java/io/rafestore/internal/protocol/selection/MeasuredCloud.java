@@ -15,6 +15,13 @@ import java.util.function.Function;
  * cancelled as useless (its upload loses to writeDf's extra, its read to a hedge), and ignoring
  * them would keep its estimate optimistic forever. Such a request took at least that long, so the
  * elapsed time is recorded as a (conservative) sample.
+ *
+ * <p>It also keeps the model's count of requests and bytes in flight to the cloud ({@link
+ * LatencyModel#sent}, {@link LatencyModel#ended}): counted when a put, part or get is handed to the
+ * driver, uncounted exactly once when its future ends, whether answered, failed or cancelled, or at
+ * once if the driver throws instead of returning a future. A put counts its data; a get the bytes
+ * its range asks for, or those the caller expects ({@link #get(CloudDriver, ObjectKey, Optional,
+ * long)}), else none.
  */
 public final class MeasuredCloud extends ForwardingCloud {
   private final LatencyModel model;
@@ -29,13 +36,53 @@ public final class MeasuredCloud extends ForwardingCloud {
     return measured(data, bytes -> delegate().put(key, bytes));
   }
 
+  /** The bytes a caller on this thread expects from the get it is making through a decorator. */
+  private static final ThreadLocal<Long> EXPECTED = new ThreadLocal<>();
+
   @Override
   public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
+    Long hint = EXPECTED.get();
+    return get(key, range, range.map(r -> r.length()).orElse(hint == null ? 0L : hint));
+  }
+
+  /**
+   * A get of {@code key} through {@code driver}, telling a {@link MeasuredCloud} that about {@code
+   * expectedBytes} will come back (a whole object's size is known to the caller from its signed
+   * entry, not to the driver), so they count as in flight; any other driver gets a plain get.
+   */
+  public static CompletableFuture<byte[]> get(
+      CloudDriver driver, ObjectKey key, Optional<ByteRange> range, long expectedBytes) {
+    if (driver instanceof MeasuredCloud m) {
+      return m.get(key, range, range.map(r -> r.length()).orElse(expectedBytes));
+    }
+    // A decorator above the measurement (a background context's pacer): the hint reaches it if the
+    // decorator calls through on this thread; one that defers the call counts the request only.
+    Long previous = EXPECTED.get();
+    EXPECTED.set(expectedBytes);
+    try {
+      return driver.get(key, range);
+    } finally {
+      if (previous == null) {
+        EXPECTED.remove();
+      } else {
+        EXPECTED.set(previous);
+      }
+    }
+  }
+
+  private CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range, long expected) {
     long start = model.scheduler().nanoTime();
-    CompletableFuture<byte[]> f = Futures.relay(delegate().get(key, range));
-    long expected = range.map(r -> r.length()).orElse(0L);
+    model.sent(id(), expected);
+    CompletableFuture<byte[]> f;
+    try {
+      f = Futures.relay(delegate().get(key, range));
+    } catch (RuntimeException | Error e) {
+      model.ended(id(), expected);
+      throw e;
+    }
     f.whenComplete(
         (b, e) -> {
+          model.ended(id(), expected);
           if (e == null) {
             model.record(id(), b.length, model.scheduler().nanoTime() - start);
           } else {
@@ -77,8 +124,19 @@ public final class MeasuredCloud extends ForwardingCloud {
   private CompletableFuture<Void> measured(
       byte[] data, Function<byte[], CompletableFuture<Void>> call) {
     long start = model.scheduler().nanoTime();
-    CompletableFuture<Void> f = Futures.relay(call.apply(data));
-    f.whenComplete((r, e) -> measure(f, data.length, start));
+    model.sent(id(), data.length);
+    CompletableFuture<Void> f;
+    try {
+      f = Futures.relay(call.apply(data));
+    } catch (RuntimeException | Error e) {
+      model.ended(id(), data.length);
+      throw e;
+    }
+    f.whenComplete(
+        (r, e) -> {
+          model.ended(id(), data.length);
+          measure(f, data.length, start);
+        });
     return f;
   }
 }

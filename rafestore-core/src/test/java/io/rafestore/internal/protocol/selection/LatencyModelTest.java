@@ -91,4 +91,122 @@ class LatencyModelTest {
     m.record("p0", 16, ms(500));
     assertThat(m.predict("p0", 0).toMillis()).isEqualTo(185);
   }
+
+  @Test
+  void queueAwarePredictionAddsTheBytesInFlight() {
+    LatencyModel m = model(5);
+    m.record("p0", 16, ms(5));
+    m.record("p0", 1_000_000, ms(5 + 1000)); // 1 MB/s
+    // Idle: the same as predict.
+    assertThat(m.predictQueued("p0", 1000)).isEqualTo(m.predict("p0", 1000));
+    m.sent("p0", 2_000_000);
+    m.sent("p0", 16);
+    assertThat(m.requestsInFlight("p0")).isEqualTo(2);
+    assertThat(m.bytesInFlight("p0")).isEqualTo(2_000_016);
+    // RTT + (bytes ahead + mine) / bandwidth = 5 ms + (2,000,016 + 1,000) B / (1 MB/s).
+    assertThat(m.predictQueued("p0", 1000).toNanos()).isEqualTo(ms(5) + 2_001_016_000L);
+    // The plain prediction (writes, layouts) ignores the queue.
+    assertThat(m.predict("p0", 1000).toNanos()).isEqualTo(ms(5) + 1_000_000L);
+    m.ended("p0", 2_000_000);
+    m.ended("p0", 16);
+    assertThat(m.requestsInFlight("p0")).isZero();
+    assertThat(m.predictQueued("p0", 1000)).isEqualTo(m.predict("p0", 1000));
+  }
+
+  /** A driver whose every get and put returns the next future the test hands it, or throws. */
+  static final class Controlled extends io.rafestore.spi.ForwardingCloud {
+    final java.util.ArrayDeque<java.util.concurrent.CompletableFuture<?>> answers =
+        new java.util.ArrayDeque<>();
+    boolean throwNext;
+
+    Controlled() {
+      super(new MemoryCloud("p0"));
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> java.util.concurrent.CompletableFuture<T> next() {
+      if (throwNext) {
+        throwNext = false;
+        throw new IllegalStateException("driver threw");
+      }
+      return (java.util.concurrent.CompletableFuture<T>) answers.removeFirst();
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<byte[]> get(
+        io.rafestore.spi.ObjectKey key, java.util.Optional<io.rafestore.spi.ByteRange> range) {
+      return next();
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<Void> put(
+        io.rafestore.spi.ObjectKey key, byte[] data) {
+      return next();
+    }
+  }
+
+  @Test
+  void requestsInFlightAreCountedUntilAnsweredFailedOrCancelledWithoutLeaks() {
+    LatencyModel m = model(5);
+    Controlled driver = new Controlled();
+    MeasuredCloud cloud = new MeasuredCloud(driver, m);
+    io.rafestore.spi.ObjectKey k = io.rafestore.spi.ObjectKey.of("d/x");
+    var ok = new java.util.concurrent.CompletableFuture<byte[]>();
+    var failing = new java.util.concurrent.CompletableFuture<byte[]>();
+    var hanging = new java.util.concurrent.CompletableFuture<byte[]>();
+    var putting = new java.util.concurrent.CompletableFuture<Void>();
+    driver.answers.add(ok);
+    driver.answers.add(failing);
+    driver.answers.add(hanging);
+    driver.answers.add(putting);
+
+    var a = MeasuredCloud.get(cloud, k, java.util.Optional.empty(), 1000);
+    var b = cloud.get(k, java.util.Optional.of(io.rafestore.spi.ByteRange.of(0, 300)));
+    var c = MeasuredCloud.get(cloud, k, java.util.Optional.empty(), 5000);
+    var d = cloud.put(k, new byte[70]);
+    assertThat(m.requestsInFlight("p0")).isEqualTo(4);
+    assertThat(m.bytesInFlight("p0")).isEqualTo(1000 + 300 + 5000 + 70);
+
+    ok.complete(new byte[1000]);
+    assertThat(m.requestsInFlight("p0")).isEqualTo(3);
+    failing.completeExceptionally(new RuntimeException("500"));
+    assertThat(m.requestsInFlight("p0")).isEqualTo(2);
+    assertThat(m.bytesInFlight("p0")).isEqualTo(5070);
+    c.cancel(true); // the caller gives up: counted out at once, and the driver's request cancelled
+    assertThat(hanging).isCancelled();
+    assertThat(m.requestsInFlight("p0")).isEqualTo(1);
+    d.cancel(true);
+    assertThat(m.requestsInFlight("p0")).isZero();
+    assertThat(m.bytesInFlight("p0")).isZero();
+    assertThat(a).isCompleted();
+    assertThat(b).isCompletedExceptionally();
+
+    // A driver that throws instead of returning a future leaves nothing counted.
+    driver.throwNext = true;
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> MeasuredCloud.get(cloud, k, java.util.Optional.empty(), 9))
+        .isInstanceOf(IllegalStateException.class);
+    driver.throwNext = true;
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> cloud.put(k, new byte[9]))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(m.requestsInFlight("p0")).isZero();
+    assertThat(m.bytesInFlight("p0")).isZero();
+  }
+
+  @Test
+  void aDecoratorAboveTheMeasurementStillPassesTheExpectedSize() {
+    LatencyModel m = model(5);
+    Controlled driver = new Controlled();
+    MeasuredCloud cloud = new MeasuredCloud(driver, m);
+    var hanging = new java.util.concurrent.CompletableFuture<byte[]>();
+    driver.answers.add(hanging);
+    io.rafestore.spi.CloudDriver above = new io.rafestore.spi.ForwardingCloud(cloud) {};
+    var f =
+        MeasuredCloud.get(
+            above, io.rafestore.spi.ObjectKey.of("d/x"), java.util.Optional.empty(), 4096);
+    assertThat(m.bytesInFlight("p0")).isEqualTo(4096);
+    f.cancel(true);
+    assertThat(m.bytesInFlight("p0")).isZero();
+    assertThat(m.requestsInFlight("p0")).isZero();
+  }
 }
