@@ -140,7 +140,7 @@ public final class InterferenceBench {
   }
 
   /** One run: its label, whether fairness was on, and each tenant's result in order. */
-  record Run(String label, boolean fair, Map<String, TenantResult> tenants) {}
+  record Run(String label, boolean fair, Map<String, TenantResult> tenants, double wallSeconds) {}
 
   public static void main(String[] args) {
     int code = run(args, System.out, System.err);
@@ -191,11 +191,11 @@ public final class InterferenceBench {
         }
       }
       if (quick) {
-        seconds = Math.min(seconds, 150);
-        warmup = Math.min(warmup, 30);
+        seconds = Math.min(seconds, 100);
+        warmup = Math.min(warmup, 20);
         largeBytes = Math.min(largeBytes, 1 << 20);
         chunkBytes = Math.min(chunkBytes, 256 << 10);
-        keys = Math.min(keys, 200);
+        keys = Math.min(keys, 100);
       }
       if (!(seconds > warmup) || warmup < 0 || outstanding < 1 || backlog < 1 || keys < 1) {
         err.println("InterferenceBench: need --seconds > --warmup >= 0 and counts >= 1");
@@ -456,7 +456,14 @@ public final class InterferenceBench {
   }
 
   private static String describe(Run r, Params p) {
-    StringBuilder s = new StringBuilder(r.label() + (r.fair() ? " [on]" : " [off]") + ":");
+    StringBuilder s =
+        new StringBuilder(
+            String.format(
+                Locale.ROOT,
+                "%s [%s] (%.1f s):",
+                r.label(),
+                r.fair() ? "on" : "off",
+                r.wallSeconds()));
     for (TenantResult t : r.tenants().values()) {
       s.append(
           String.format(
@@ -513,6 +520,7 @@ public final class InterferenceBench {
   /** A fresh deployment, its data written, then the tenants' closed loops for the run's length. */
   static Run run(Params p, boolean fair, String label, List<Tenant> tenants)
       throws ExecutionException {
+    long wallStart = System.nanoTime();
     VirtualScheduler clock = new VirtualScheduler();
     WanEmulator wan =
         WanEmulator.builder(clock)
@@ -571,7 +579,7 @@ public final class InterferenceBench {
       for (Loop loop : loops) {
         results.put(loop.tenant.id(), loop.result());
       }
-      return new Run(label, fair, results);
+      return new Run(label, fair, results, (System.nanoTime() - wallStart) / 1e9);
     }
   }
 
