@@ -210,7 +210,8 @@ fi
 # InterferenceBench: four kinds of tenant (small random reads, large sequential reads, small and
 # large writes) on one client, alone and together, fair scheduling off and on; weights 2:1; a
 # reservation (issue 19, seed 001). Virtual time; clouds of limited parallelism (8 requests each).
-# Quick: 100 s of virtual time per run (80 measured), 1 MiB large values, under 10 s.
+# Quick: 60 s of virtual time per run (50 measured), 1 MiB large values, 50 keys: about 9 s of
+# CPU, numbers not meaningful.
 if ((QUICK)); then
   FAIR_ARGS=(--quick --out "$WORK/fairness")
 else

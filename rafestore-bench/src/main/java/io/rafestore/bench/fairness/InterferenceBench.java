@@ -191,11 +191,11 @@ public final class InterferenceBench {
         }
       }
       if (quick) {
-        seconds = Math.min(seconds, 100);
-        warmup = Math.min(warmup, 20);
+        seconds = Math.min(seconds, 60);
+        warmup = Math.min(warmup, 10);
         largeBytes = Math.min(largeBytes, 1 << 20);
         chunkBytes = Math.min(chunkBytes, 256 << 10);
-        keys = Math.min(keys, 100);
+        keys = Math.min(keys, 50);
       }
       if (!(seconds > warmup) || warmup < 0 || outstanding < 1 || backlog < 1 || keys < 1) {
         err.println("InterferenceBench: need --seconds > --warmup >= 0 and counts >= 1");
