@@ -14,9 +14,20 @@ import java.util.Objects;
  * @param bytes payload bytes sent (a put) or received (a get that succeeded); 0 otherwise
  * @param duration from the request's start to its end, on the client's scheduler
  * @param outcome how it ended
+ * @param tenant the tenant on whose behalf the request was made ({@link RafeStore#forTenant});
+ *     {@value #DEFAULT_TENANT} for the client itself and for requests no tenant caused (maintenance,
+ *     writes replayed from the journal after a restart)
  */
 public record CloudRequest(
-    String cloudId, Kind kind, long bytes, Duration duration, Outcome outcome) {
+    String cloudId, Kind kind, long bytes, Duration duration, Outcome outcome, String tenant) {
+
+  /** The tenant of a client not viewed through {@link RafeStore#forTenant}. */
+  public static final String DEFAULT_TENANT = "default";
+
+  /** A request of the {@value #DEFAULT_TENANT} tenant. */
+  public CloudRequest(String cloudId, Kind kind, long bytes, Duration duration, Outcome outcome) {
+    this(cloudId, kind, bytes, duration, outcome, DEFAULT_TENANT);
+  }
 
   /** What a request asked for. */
   public enum Kind {
@@ -47,5 +58,6 @@ public record CloudRequest(
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(duration, "duration");
     Objects.requireNonNull(outcome, "outcome");
+    Objects.requireNonNull(tenant, "tenant");
   }
 }

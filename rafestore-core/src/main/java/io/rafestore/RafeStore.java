@@ -294,6 +294,31 @@ public interface RafeStore extends AutoCloseable {
   BlockingRafeStore blocking();
 
   /**
+   * A view of this client whose every operation, and the background work it causes (write-back
+   * uploads, prefetches), is done on behalf of {@code tenant}: same clouds, keys, caches, journal
+   * and per-key order as this client (two views writing one key serialize as one client does); with
+   * {@link Builder#fairness} on, its requests are scheduled by the tenant's {@link TenantShare}.
+   * Views are cached (at most 1,024; beyond that a new view object is made each time, equally
+   * valid). {@code forTenant(t).blocking()} is the blocking view of it. Closing a view does
+   * nothing: close the client. A view of a view is a view of the client.
+   *
+   * @param tenant 1 to 64 characters of {@code A-Z a-z 0-9 - _ .}; {@value
+   *     CloudRequest#DEFAULT_TENANT} is the client itself
+   * @throws IllegalArgumentException naming the bad id
+   */
+  RafeStore forTenant(String tenant);
+
+  /** The tenant this client or view acts for ({@value CloudRequest#DEFAULT_TENANT} for a client). */
+  String tenant();
+
+  /**
+   * Per-tenant operations, bytes, latency percentiles and received share since the client was
+   * built, keyed by tenant id (the same map from every view). At most 4,096 tenants are tracked
+   * apart; the requests and operations of further tenants are counted under {@code "(other)"}.
+   */
+  Map<String, TenantStats> tenantStats();
+
+  /**
    * Closes the client and the drivers it owns. Idempotent. A write completes once n - f clouds
    * acknowledged its log; the puts to the remaining clouds go on after it (they bring those clouds
    * up to date). close() waits up to {@link Builder#closeGrace} for them (none by default), then
@@ -718,6 +743,26 @@ public interface RafeStore extends AutoCloseable {
      */
     public Builder writeBack(WriteBack writeBack) {
       draft.writeBack = Objects.requireNonNull(writeBack, "writeBack");
+      return this;
+    }
+
+    /**
+     * Fair scheduling of requests among tenants (default {@link Fairness#off()}: none, at no cost).
+     */
+    public Builder fairness(Fairness fairness) {
+      draft.fairness = Objects.requireNonNull(fairness, "fairness");
+      return this;
+    }
+
+    /**
+     * The share of {@code tenant} at each cloud when {@link #fairness} is on (tenants without one
+     * get {@link TenantShare#DEFAULT}, weight 1). The tenant id is checked here.
+     *
+     * @throws IllegalArgumentException naming the bad tenant id
+     */
+    public Builder tenant(String tenant, TenantShare share) {
+      io.rafestore.internal.util.Names.checkTenant(tenant);
+      draft.tenants.put(tenant, Objects.requireNonNull(share, "share of tenant " + tenant));
       return this;
     }
 

@@ -28,6 +28,7 @@ class ArchitectureTest {
           "metadata",
           "trust",
           "config",
+          "fairness",
           "selection",
           "context",
           "layout",

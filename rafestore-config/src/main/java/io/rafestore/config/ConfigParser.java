@@ -67,7 +67,15 @@ final class ConfigParser {
           "writeBack.maxBytes",
           "writeBack.maxEntries",
           "writeBack.whenFull",
+          "fairness",
+          "fairness.cloudConcurrency",
+          "fairness.cloudBytesInFlight",
+          "fairness.tenantBytesInFlight",
+          "fairness.costUnitBytes",
+          "tenant.<id>.<field>",
           "cloud.<id>.<field>");
+  private static final List<String> TENANT_FIELDS = List.of("weight", "reservation", "limit");
+  private static final Pattern TENANT_ID = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
   private static final List<String> CLOUD_FIELDS =
       List.of(
           "type",
@@ -152,7 +160,22 @@ final class ConfigParser {
     Map<String, Map<String, Entry>> cloudEntries = new LinkedHashMap<>();
     Map<String, Entry> trustedEntries = new LinkedHashMap<>();
     Map<String, Entry> operatorEntries = new LinkedHashMap<>();
+    Map<String, Map<String, Entry>> tenantEntries = new LinkedHashMap<>();
     for (Entry e : entries.values()) {
+      if (e.key.startsWith("tenant.")) {
+        String rest = e.key.substring("tenant.".length());
+        int dot = rest.lastIndexOf('.');
+        String id = dot <= 0 ? "" : rest.substring(0, dot);
+        if (!TENANT_ID.matcher(id).matches()) {
+          throw error(
+              e.line,
+              e.key,
+              "a tenant key has the form tenant.<id>.<field>, <id> 1 to 64 of A-Z a-z 0-9 - _ ."
+                  + " and <field> one of "
+                  + TENANT_FIELDS);
+        }
+        tenantEntries.computeIfAbsent(id, k -> new LinkedHashMap<>()).put(rest.substring(dot + 1), e);
+      }
       if (e.key.startsWith("cloud.")) {
         String rest = e.key.substring("cloud.".length());
         int dot = rest.indexOf('.');
@@ -356,6 +379,11 @@ final class ConfigParser {
         discoveryEntry == null
             ? Optional.empty()
             : Optional.of(parseEnum(discoveryEntry, io.rafestore.WriterDiscovery.class));
+    io.rafestore.Fairness fairness = parseFairness(entries);
+    Map<String, io.rafestore.TenantShare> tenants = new LinkedHashMap<>();
+    for (Map.Entry<String, Map<String, Entry>> t : tenantEntries.entrySet()) {
+      tenants.put(t.getKey(), parseTenant(t.getValue()));
+    }
     return new StoreConfig(
         source,
         f,
@@ -381,7 +409,83 @@ final class ConfigParser {
         operators,
         certificate,
         trustRefresh,
-        writerDiscovery);
+        writerDiscovery,
+        fairness,
+        tenants);
+  }
+
+  /** {@code fairness = on|off} and its tunables (which need {@code fairness = on}). */
+  private io.rafestore.Fairness parseFairness(Map<String, Entry> entries) throws ConfigException {
+    Entry onOff = entries.get("fairness");
+    boolean on = false;
+    if (onOff != null) {
+      String v = onOff.value.trim().toLowerCase(Locale.ROOT);
+      if (v.equals("on") || v.equals("true")) {
+        on = true;
+      } else if (!v.equals("off") && !v.equals("false")) {
+        throw error(onOff.line, onOff.key, "'" + onOff.value + "' is not allowed; allowed: on, off");
+      }
+    }
+    io.rafestore.Fairness f = io.rafestore.Fairness.on();
+    String[] tunables = {
+      "fairness.cloudConcurrency",
+      "fairness.cloudBytesInFlight",
+      "fairness.tenantBytesInFlight",
+      "fairness.costUnitBytes"
+    };
+    for (String key : tunables) {
+      Entry e = entries.get(key);
+      if (e == null) {
+        continue;
+      }
+      if (!on) {
+        throw error(e.line, e.key, "needs fairness = on");
+      }
+      try {
+        switch (key) {
+          case "fairness.cloudConcurrency" -> f = f.withCloudConcurrency(parseInt(e, 1, 65_536));
+          case "fairness.cloudBytesInFlight" -> f = f.withCloudBytesInFlight(parseSize(e));
+          case "fairness.tenantBytesInFlight" -> f = f.withTenantBytesInFlight(parseSize(e));
+          default -> f = f.withCostUnitBytes(parseSize(e));
+        }
+      } catch (IllegalArgumentException ex) {
+        throw error(e.line, e.key, ex.getMessage());
+      }
+    }
+    return on ? f : io.rafestore.Fairness.off();
+  }
+
+  /** A tenant's {@code weight}, {@code reservation} and {@code limit} (cost units per second). */
+  private io.rafestore.TenantShare parseTenant(Map<String, Entry> fields) throws ConfigException {
+    double[] v = {1, 0, 0};
+    Entry last = null;
+    for (Map.Entry<String, Entry> f : fields.entrySet()) {
+      Entry e = f.getValue();
+      int i = TENANT_FIELDS.indexOf(f.getKey());
+      if (i < 0) {
+        throw error(
+            e.line, e.key, "unknown tenant field '" + f.getKey() + "'; known fields: " + TENANT_FIELDS);
+      }
+      double d;
+      try {
+        d = Double.parseDouble(e.value.trim());
+      } catch (NumberFormatException ex) {
+        throw error(e.line, e.key, "'" + e.value + "' is not a number");
+      }
+      if (Double.isNaN(d) || d < 0 || (i == 0 && !(d > 0))) {
+        throw error(
+            e.line,
+            e.key,
+            i == 0 ? "must be > 0, was '" + e.value + "'" : "must be >= 0 (0: none), was '" + e.value + "'");
+      }
+      v[i] = d;
+      last = e;
+    }
+    try {
+      return new io.rafestore.TenantShare(v[0], v[1], v[2]);
+    } catch (IllegalArgumentException ex) {
+      throw error(last.line, last.key, ex.getMessage());
+    }
   }
 
   /**
@@ -554,7 +658,10 @@ final class ConfigParser {
       }
       return;
     }
-    if (key.startsWith("trusted.") || key.startsWith("operator.") || TOP_LEVEL.contains(key)) {
+    if (key.startsWith("trusted.")
+        || key.startsWith("operator.")
+        || key.startsWith("tenant.")
+        || TOP_LEVEL.contains(key)) {
       return;
     }
     throw error(line, key, "unknown key; known keys: " + TOP_LEVEL);

@@ -86,6 +86,18 @@ public final class StoreConfig {
   private final Optional<io.rafestore.WriterCertificate> writerCertificate;
   private final Optional<Duration> trustRefresh;
   private final Optional<io.rafestore.WriterDiscovery> writerDiscovery;
+  private final io.rafestore.Fairness fairness;
+  private final Map<String, io.rafestore.TenantShare> tenants;
+
+  /** Fair scheduling among tenants ({@code fairness = on|off} and {@code fairness.*}). */
+  public io.rafestore.Fairness fairness() {
+    return fairness;
+  }
+
+  /** The tenants' shares ({@code tenant.<id>.weight|reservation|limit}), in file order. */
+  public Map<String, io.rafestore.TenantShare> tenants() {
+    return tenants;
+  }
 
   StoreConfig(
       String source,
@@ -112,7 +124,11 @@ public final class StoreConfig {
       Map<String, PublicKey> operators,
       Optional<io.rafestore.WriterCertificate> writerCertificate,
       Optional<Duration> trustRefresh,
-      Optional<io.rafestore.WriterDiscovery> writerDiscovery) {
+      Optional<io.rafestore.WriterDiscovery> writerDiscovery,
+      io.rafestore.Fairness fairness,
+      Map<String, io.rafestore.TenantShare> tenants) {
+    this.fairness = fairness;
+    this.tenants = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(tenants));
     this.groupCommit = groupCommit;
     this.writeBack = writeBack;
     this.writerDiscovery = writerDiscovery;
@@ -385,6 +401,8 @@ public final class StoreConfig {
       inlineThreshold.ifPresent(b::inlineThreshold);
       inlineLogBudget.ifPresent(b::inlineLogBudget);
       writeBack.ifPresent(b::writeBack);
+      b.fairness(fairness);
+      tenants.forEach(b::tenant);
       customizer.accept(b);
       RafeStore store;
       try {

@@ -159,6 +159,8 @@ public final class AccountingCloud extends ForwardingCloud {
   private <T> CompletableFuture<T> watch(
       CloudRequest.Kind kind, long bytes, CompletableFuture<T> inner) {
     long start = sink == null ? 0 : clock.getAsLong();
+    // Read while the request is being started, on the thread that starts it (RequestTenant).
+    String tenant = sink == null ? null : RequestTenant.current();
     CompletableFuture<T> outer = Futures.relay(inner);
     outer.whenComplete(
         (r, e) -> {
@@ -180,7 +182,8 @@ public final class AccountingCloud extends ForwardingCloud {
                     kind,
                     size,
                     java.time.Duration.ofNanos(Math.max(0, clock.getAsLong() - start)),
-                    outcome));
+                    outcome,
+                    tenant));
           }
         });
     return outer;

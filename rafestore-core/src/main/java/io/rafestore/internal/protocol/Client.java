@@ -67,17 +67,71 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /** The {@link RafeStore} implementation: validates arguments and runs the protocol operations. */
 public final class Client implements RafeStore {
+  /** The context of this client or view: a view's carries its tenant, all else shared. */
   private final Context ctx;
-  private final AtomicBoolean closed = new AtomicBoolean();
+
+  /** The client itself: this, or the client a tenant view ({@link #forTenant}) views. */
+  private final Client root;
+
+  private final AtomicBoolean closed;
   private final BlockingRafeStore blocking = new Blocking();
-  private final Maintenance.OrphanMemory orphans = new Maintenance.OrphanMemory();
+  private final Maintenance.OrphanMemory orphans;
 
   /** The scrubbers made by this client (stopped by close), and their per-cloud counts. */
-  private final java.util.Set<io.rafestore.Scrubber> scrubbers =
-      java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final java.util.Set<io.rafestore.Scrubber> scrubbers;
 
-  private final io.rafestore.internal.protocol.maintenance.Scrub.Totals scrubTotals =
-      new io.rafestore.internal.protocol.maintenance.Scrub.Totals();
+  private final io.rafestore.internal.protocol.maintenance.Scrub.Totals scrubTotals;
+
+  /** Most tenant views kept ({@link #forTenant}); beyond, views are made afresh each time. */
+  static final int MAX_VIEWS = 1024;
+
+  /** The tenant views made so far, by tenant (the root's map, shared by its views). */
+  private final java.util.concurrent.ConcurrentHashMap<String, Client> views;
+
+  /**
+   * A view of {@code base} acting for {@code tenant}: every field shared with the client, the
+   * context a view of the client's ({@link Context#forTenant}).
+   */
+  private Client(Client base, String tenant) {
+    this.root = base;
+    this.ctx = base.ctx.forTenant(tenant);
+    this.closed = base.closed;
+    this.orphans = base.orphans;
+    this.scrubbers = base.scrubbers;
+    this.scrubTotals = base.scrubTotals;
+    this.views = base.views;
+    this.writeBack = base.writeBack;
+    this.prefetcher = base.prefetcher;
+    this.packer = base.packer;
+    this.groups = base.groups;
+    this.ownCertificate = base.ownCertificate;
+  }
+
+  @Override
+  public RafeStore forTenant(String tenant) {
+    Names.checkTenant(tenant);
+    if (tenant.equals(io.rafestore.CloudRequest.DEFAULT_TENANT)) {
+      return root;
+    }
+    Client v = views.get(tenant);
+    if (v != null) {
+      return v;
+    }
+    if (views.size() >= MAX_VIEWS) {
+      return new Client(root, tenant);
+    }
+    return views.computeIfAbsent(tenant, t -> new Client(root, t));
+  }
+
+  @Override
+  public String tenant() {
+    return ctx.tenant;
+  }
+
+  @Override
+  public Map<String, io.rafestore.TenantStats> tenantStats() {
+    return ctx.tenancy.stats();
+  }
 
   /** The validated settings (for tests). */
   Settings settings() {
@@ -101,6 +155,13 @@ public final class Client implements RafeStore {
    *     journal cannot be opened or holds a corrupt record
    */
   public Client(Settings settings, io.rafestore.WriteBack writeBack) {
+    this.root = this;
+    this.closed = new AtomicBoolean();
+    this.orphans = new Maintenance.OrphanMemory();
+    this.scrubbers = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    this.scrubTotals = new io.rafestore.internal.protocol.maintenance.Scrub.Totals();
+    this.views = new java.util.concurrent.ConcurrentHashMap<>();
+    this.ownCertificate = new java.util.concurrent.atomic.AtomicReference<>();
     try {
       this.ctx =
           new Context(
@@ -637,7 +698,7 @@ public final class Client implements RafeStore {
 
   /** This writer's certificate stored on n - f clouds: set once, by the first certified write. */
   private final java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>>
-      ownCertificate = new java.util.concurrent.atomic.AtomicReference<>();
+      ownCertificate;
 
   /**
    * Runs {@code op} as this writer: with a certificate, only within its validity period (else a
@@ -800,6 +861,10 @@ public final class Client implements RafeStore {
 
   @Override
   public void close() {
+    if (root != this) {
+      // A tenant view: the client is closed by its owner, not through a view.
+      return;
+    }
     if (!closed.compareAndSet(false, true)) {
       return;
     }
@@ -876,6 +941,7 @@ public final class Client implements RafeStore {
   private <T> CompletableFuture<T> bounded(CompletableFuture<T> op, String what) {
     CompletableFuture<T> out = guarded(what, op);
     ctx.foreground.track(out);
+    ctx.tenancy.operationStarted(ctx.tenant, out);
     Duration timeout = ctx.settings.operationTimeout();
     Scheduler.Cancellable timer =
         ctx.settings

@@ -98,6 +98,37 @@ public final class Names {
     return id;
   }
 
+  /** Longest tenant id. */
+  public static final int MAX_TENANT_ID = 64;
+
+  /**
+   * Checks a tenant id: 1 to 64 characters of {@code A-Z a-z 0-9 - _ .}.
+   *
+   * @throws IllegalArgumentException naming the bad id and what is allowed
+   */
+  public static String checkTenant(String id) {
+    if (id == null || id.isEmpty()) {
+      throw new IllegalArgumentException(
+          "tenant id must not be " + (id == null ? "null" : "empty") + " (1 to 64 of A-Z a-z 0-9 - _ .)");
+    }
+    if (id.length() > MAX_TENANT_ID) {
+      throw new IllegalArgumentException(
+          "tenant id '" + id + "' is longer than " + MAX_TENANT_ID + " characters");
+    }
+    for (int i = 0; i < id.length(); i++) {
+      char c = id.charAt(i);
+      if (!plain(c) && c != '.') {
+        throw new IllegalArgumentException(
+            "tenant id '"
+                + id
+                + "' has forbidden character '"
+                + c
+                + "' (allowed: A-Z a-z 0-9 - _ .)");
+      }
+    }
+    return id;
+  }
+
   private static boolean plain(char c) {
     return (c >= 'a' && c <= 'z')
         || (c >= 'A' && c <= 'Z')

@@ -57,7 +57,9 @@ public record Settings(
     io.rafestore.WriterCertificate writerCertificate,
     Duration trustRefresh,
     boolean groupCommit,
-    io.rafestore.WriterDiscovery writerDiscovery) {
+    io.rafestore.WriterDiscovery writerDiscovery,
+    io.rafestore.Fairness fairness,
+    Map<String, io.rafestore.TenantShare> tenants) {
 
   /** The default {@link #trustRefresh}: how old a reader's revocation lists may be. */
   public static final Duration DEFAULT_TRUST_REFRESH = Duration.ofMinutes(1);
@@ -258,6 +260,12 @@ public record Settings(
 
     /** How readM finds the writers of a key. */
     public io.rafestore.WriterDiscovery writerDiscovery = io.rafestore.WriterDiscovery.AUTO;
+
+    /** Fair scheduling among tenants. */
+    public io.rafestore.Fairness fairness = io.rafestore.Fairness.off();
+
+    /** Tenants' shares by id, in the order they were set. */
+    public final Map<String, io.rafestore.TenantShare> tenants = new LinkedHashMap<>();
 
     /** The write-back journal; null for none. Handed to the client beside the settings. */
     public io.rafestore.WriteBack writeBack;
@@ -603,7 +611,14 @@ public record Settings(
         draft.writerCertificate,
         draft.trustRefresh,
         draft.groupCommit,
-        writerDiscovery(draft.writerDiscovery));
+        writerDiscovery(draft.writerDiscovery),
+        draft.fairness,
+        Map.copyOf(draft.tenants));
+  }
+
+  /** The share of {@code tenant}: as set, else {@link io.rafestore.TenantShare#DEFAULT}. */
+  public io.rafestore.TenantShare share(String tenant) {
+    return tenants.getOrDefault(tenant, io.rafestore.TenantShare.DEFAULT);
   }
 
   /**

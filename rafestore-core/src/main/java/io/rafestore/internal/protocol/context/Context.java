@@ -38,8 +38,27 @@ public final class Context implements LayoutChooser.Timing {
    * Clouds that did not answer a maintenance request within its grace the last time (the quorum
    * gather of maintenance reads); cleared by any answer.
    */
-  public final java.util.Set<String> lateClouds =
-      java.util.concurrent.ConcurrentHashMap.newKeySet();
+  public final java.util.Set<String> lateClouds;
+
+  /**
+   * The tenant whose operations this context runs ({@link io.rafestore.RafeStore#forTenant}):
+   * {@code "default"} for the client's own context.
+   */
+  public final String tenant;
+
+  /**
+   * The tenants' shared state: their stats, the fair queue of each cloud (when fairness is on).
+   * One per client, shared by every context made from its context.
+   */
+  public final io.rafestore.internal.protocol.fairness.Tenancy tenancy;
+
+  /**
+   * The context whose key state this one shares: {@code this}, or for a tenant's view ({@link
+   * #forTenant}) the client's context, to which the per-key state (own logs, key tails,
+   * incarnation, commit gate, loops, lingering puts) is delegated, so that views never fork a
+   * writer's log.
+   */
+  private final Context root;
 
   /**
    * This client's incarnation: a random nonzero 64-bit number drawn when the client is built and
@@ -58,7 +77,7 @@ public final class Context implements LayoutChooser.Timing {
    * under one (timestamp, incarnation).
    */
   public long incarnation() {
-    return incarnation;
+    return root == this ? incarnation : root.incarnation();
   }
 
   private static final java.security.SecureRandom INCARNATIONS = new java.security.SecureRandom();
@@ -76,8 +95,14 @@ public final class Context implements LayoutChooser.Timing {
    * journal's gate failed, {@link CommitGate}), so that no later log of this client can reuse its
    * sequence or its entry's version. Readers merge incarnations as they do a restarted writer's.
    */
-  public synchronized void renewIncarnation() {
-    incarnation = newIncarnation();
+  public void renewIncarnation() {
+    if (root != this) {
+      root.renewIncarnation();
+      return;
+    }
+    synchronized (this) {
+      incarnation = newIncarnation();
+    }
   }
 
   /** Key shares of sealed values this client wrote (confidentiality option). */
@@ -111,11 +136,15 @@ public final class Context implements LayoutChooser.Timing {
   private volatile CommitGate commitGate = CommitGate.OPEN;
 
   public CommitGate commitGate() {
-    return commitGate;
+    return root == this ? commitGate : root.commitGate();
   }
 
   /** Sets the gate (the write-back journal's), once, before the first write. */
   public void commitGate(CommitGate gate) {
+    if (root != this) {
+      root.commitGate(gate);
+      return;
+    }
     this.commitGate = java.util.Objects.requireNonNull(gate, "gate");
   }
 
@@ -145,8 +174,14 @@ public final class Context implements LayoutChooser.Timing {
       java.util.function.Function<Context, io.rafestore.internal.protocol.trust.WriterTrust>
           trust) {
     this.settings = settings;
+    this.root = this;
+    this.tenant = io.rafestore.CloudRequest.DEFAULT_TENANT;
+    this.lateClouds = ConcurrentHashMap.newKeySet();
     this.codec = new MetadataCodec(settings.signatureProvider());
     this.observer = new Observer(settings.listener(), settings.scheduler());
+    this.tenancy =
+        new io.rafestore.internal.protocol.fairness.Tenancy(
+            settings.fairness(), settings::share, settings.scheduler());
     this.model = new LatencyModel(settings.scheduler(), settings.clouds());
     // The clouds' prices as the layout chooser reads them: Builder.pricing, else Pricing.DEFAULT.
     java.util.Map<String, io.rafestore.Pricing> pricing = settings.pricing();
@@ -169,7 +204,7 @@ public final class Context implements LayoutChooser.Timing {
     Map<String, Cloud> map = new LinkedHashMap<>();
     List<String> data = new ArrayList<>();
     for (Settings.CloudSetting s : settings.clouds()) {
-      Cloud c = Cloud.of(s, model, observer);
+      Cloud c = Cloud.of(s, model, observer, tenancy);
       list.add(c);
       map.put(c.id(), c);
       if (c.role().holdsData()) {
@@ -200,6 +235,10 @@ public final class Context implements LayoutChooser.Timing {
       java.util.function.Function<Cloud, io.rafestore.spi.CloudDriver> wrap,
       java.time.Duration requestLimit) {
     this.settings = base.settings;
+    this.root = this;
+    this.tenant = base.tenant;
+    this.tenancy = base.tenancy;
+    this.lateClouds = ConcurrentHashMap.newKeySet();
     this.codec = base.codec;
     this.observer = base.observer;
     this.model = base.model;
@@ -210,11 +249,56 @@ public final class Context implements LayoutChooser.Timing {
     this.readTier = base.readTier;
     this.trust = base.trust;
     this.requestLimit = requestLimit;
-    this.commitGate = base.commitGate;
+    this.commitGate = base.commitGate();
     List<Cloud> list = new ArrayList<>();
     Map<String, Cloud> map = new LinkedHashMap<>();
     for (Cloud c : base.clouds) {
       Cloud w = new Cloud(c.id(), c.role(), c.raw(), c.accounting(), wrap.apply(c));
+      list.add(w);
+      map.put(w.id(), w);
+    }
+    this.clouds = List.copyOf(list);
+    this.byId = Map.copyOf(map);
+    this.dataCloudIds = base.dataCloudIds;
+  }
+
+  /**
+   * This context acting for {@code tenant}: the same settings, clouds, caches, memories and per-key
+   * state (delegated to the client's context), each cloud's driver the tenant's door ({@link
+   * io.rafestore.internal.protocol.fairness.TenantDoor}), which tags the tenant's requests and,
+   * with fairness on, queues them fairly.
+   */
+  public Context forTenant(String tenant) {
+    Context base = root;
+    return tenant.equals(base.tenant) ? base : new Context(base, tenant);
+  }
+
+  private Context(Context base, String tenant) {
+    this.settings = base.settings;
+    this.root = base;
+    this.tenant = tenant;
+    this.tenancy = base.tenancy;
+    this.lateClouds = base.lateClouds;
+    this.codec = base.codec;
+    this.observer = base.observer;
+    this.model = base.model;
+    this.prices = base.prices;
+    this.shareMemory = base.shareMemory;
+    this.writers = base.writers;
+    this.foreground = base.foreground;
+    this.readTier = base.readTier;
+    this.trust = base.trust;
+    this.requestLimit = base.requestLimit;
+    List<Cloud> list = new ArrayList<>();
+    Map<String, Cloud> map = new LinkedHashMap<>();
+    for (Cloud c : base.clouds) {
+      Cloud w =
+          new Cloud(
+              c.id(),
+              c.role(),
+              c.raw(),
+              c.accounting(),
+              io.rafestore.internal.protocol.fairness.TenantDoor.forTenant(c.driver(), tenant));
       list.add(w);
       map.put(w.id(), w);
     }
@@ -279,6 +363,9 @@ public final class Context implements LayoutChooser.Timing {
   }
 
   public MetadataLog ownLog(String key) {
+    if (root != this) {
+      return root.ownLog(key);
+    }
     return ownLogs.get(key);
   }
 
@@ -288,7 +375,17 @@ public final class Context implements LayoutChooser.Timing {
    * some), the client's next log of the key extends this one ({@link #ownView}), never a second log
    * of the same sequence with other entries.
    */
-  public synchronized void rememberOwnLog(MetadataLog log) {
+  public void rememberOwnLog(MetadataLog log) {
+    if (root != this) {
+      root.rememberOwnLog(log);
+      return;
+    }
+    synchronized (this) {
+      rememberOwn(log);
+    }
+  }
+
+  private void rememberOwn(MetadataLog log) {
     if (ownLogs.size() >= OWN_LOG_LIMIT && !ownLogs.containsKey(log.key())) {
       // Forgetting the logs it signed would let the client sign another log of a sequence it used
       // (its next readM need not hear a log that reached few clouds): it becomes a new incarnation
@@ -328,6 +425,9 @@ public final class Context implements LayoutChooser.Timing {
    * (successfully or not).
    */
   public CompletableFuture<Void> enterKey(String key, CompletableFuture<Void> done) {
+    if (root != this) {
+      return root.enterKey(key, done);
+    }
     CompletableFuture<Void> previous = keyTails.put(key, done);
     done.whenComplete((r, e) -> keyTails.remove(key, done));
     return previous == null
@@ -345,6 +445,10 @@ public final class Context implements LayoutChooser.Timing {
    * it: after close no further request is sent for it. A loop started after close fails at once.
    */
   void track(CompletableFuture<?> loop) {
+    if (root != this) {
+      root.track(loop);
+      return;
+    }
     loops.add(loop);
     loop.whenComplete((r, e) -> loops.remove(loop));
     if (closed) {
@@ -360,6 +464,10 @@ public final class Context implements LayoutChooser.Timing {
    * it leaves the set when it completes.
    */
   public void linger(CompletableFuture<?> put) {
+    if (root != this) {
+      root.linger(put);
+      return;
+    }
     if (put.isDone()) {
       return;
     }
@@ -372,6 +480,10 @@ public final class Context implements LayoutChooser.Timing {
    * Returns early if the thread is interrupted (the flag restored).
    */
   public void drain(java.time.Duration grace) {
+    if (root != this) {
+      root.drain(grace);
+      return;
+    }
     if (grace.isZero() || lingering.isEmpty()) {
       return;
     }
@@ -391,6 +503,10 @@ public final class Context implements LayoutChooser.Timing {
 
   /** Stops every loop still running: they fail with "client closed" and start no new request. */
   public void close() {
+    if (root != this) {
+      // A tenant's view: the client's context is closed by the client.
+      return;
+    }
     closed = true;
     for (CompletableFuture<?> loop : List.copyOf(loops)) {
       loop.completeExceptionally(closedError());
