@@ -1,14 +1,26 @@
 package io.rafestore.bench.fairness;
 
+import io.rafestore.Fairness;
 import io.rafestore.RafeStore;
+import io.rafestore.TenantShare;
 import java.util.List;
+import java.util.Locale;
 
 /**
- * How InterferenceBench gives its tenants to the client: their shares in the builder, fair
- * scheduling on or off, and each tenant's view. Stateless.
+ * How InterferenceBench gives its tenants to the client: fair scheduling on or off, each tenant's
+ * share in the builder, and each tenant's {@code forTenant} view. Stateless.
  */
 final class Tenancy {
   private Tenancy() {}
+
+  /**
+   * The fairness setting of "on": {@link Fairness#on()} with the client's requests in flight per
+   * cloud bounded as the clouds are ({@code --max-concurrent}), so that the queue forms in the
+   * client's fair queue and not in the cloud's first-in-first-out one; its other defaults.
+   */
+  static Fairness on(InterferenceBench.Params p) {
+    return Fairness.on().withCloudConcurrency(p.maxConcurrent());
+  }
 
   /** Fair scheduling on or off, with each tenant's share. */
   static void configure(
@@ -16,16 +28,30 @@ final class Tenancy {
       boolean fair,
       List<InterferenceBench.Tenant> tenants,
       InterferenceBench.Params p) {
-    // Not available in this build: every run is a run with fairness off.
+    b.fairness(fair ? on(p) : Fairness.off());
+    for (InterferenceBench.Tenant t : tenants) {
+      InterferenceBench.Share s = t.share();
+      b.tenant(t.id(), new TenantShare(s.weight(), s.reservation(), s.limit()));
+    }
   }
 
   /** The client as seen by {@code tenant}. */
   static RafeStore view(RafeStore store, String tenant) {
-    return store;
+    return store.forTenant(tenant);
   }
 
-  /** What "fairness on" means in this build, for the report. */
+  /** What "fairness on" means, for the report. */
   static String describeOn(InterferenceBench.Params p) {
-    return "not available in this build (runs marked on are off)";
+    Fairness f = on(p);
+    return String.format(
+        Locale.ROOT,
+        "Fairness.on() with at most %d requests in flight per cloud (as many as the clouds serve at"
+            + " once), %d MiB per cloud, %d MiB per tenant per cloud, cost unit %d KiB; a"
+            + " reservation is given in cost units per second per cloud (a 1 KB read costs about"
+            + " 1 at each cloud it asks)",
+        f.cloudConcurrency(),
+        f.cloudBytesInFlight() >> 20,
+        f.tenantBytesInFlight() >> 20,
+        f.costUnitBytes() >> 10);
   }
 }
