@@ -49,6 +49,10 @@ import java.util.concurrent.ExecutionException;
  * <i>large-write</i> writes 4 MiB values to 4 keys of its own in turn. Backlogged tenants (weights
  * and reservation runs) are small readers with {@code --backlog} (32) operations outstanding.
  *
+ * <p><b>Fairness on</b> is {@link io.rafestore.Fairness#on()} with the client's requests in flight
+ * per cloud bounded as the clouds are ({@code --max-concurrent}) and, if {@code --tenant-bytes} is
+ * given, that many bytes of one tenant in flight per cloud (by default Fairness.on()'s).
+ *
  * <p><b>Measured</b> over {@code --seconds} (600) of virtual time after {@code --warmup} (60):
  * operations completed in that window per second, their payload bytes per second, and the p99 of
  * their latencies. A tenant's slowdown is its throughput alone (same fairness setting, same client
@@ -102,6 +106,7 @@ public final class InterferenceBench {
       int keys,
       int largeValues,
       int maxConcurrent,
+      long tenantBytes,
       long seed) {
     double window() {
       return seconds - warmup;
@@ -161,6 +166,7 @@ public final class InterferenceBench {
     int keys = 1000;
     int largeValues = 4;
     int maxConcurrent = 8;
+    long tenantBytes = 0;
     long seed = 19;
     Path outDir = null;
     boolean quick = false;
@@ -179,13 +185,15 @@ public final class InterferenceBench {
           case "--keys" -> keys = Integer.parseInt(value(args, ++i, a));
           case "--large-values" -> largeValues = Integer.parseInt(value(args, ++i, a));
           case "--max-concurrent" -> maxConcurrent = Integer.parseInt(value(args, ++i, a));
+          case "--tenant-bytes" -> tenantBytes = Long.parseLong(value(args, ++i, a));
           case "--seed" -> seed = Long.parseLong(value(args, ++i, a));
           case "--out" -> outDir = Path.of(value(args, ++i, a));
           default -> {
             err.println(
                 "usage: InterferenceBench [--quick] [--seconds S] [--warmup S] [--outstanding N]"
-                    + " [--backlog N] [--small-bytes N] [--large-bytes N] [--chunk-bytes N]"
-                    + " [--keys N] [--large-values N] [--max-concurrent N] [--seed S] [--out DIR]");
+                    + " [--backlog N] [--small-bytes N] [--large-bytes N] [--chunk-bytes N] [--keys"
+                    + " N] [--large-values N] [--max-concurrent N] [--tenant-bytes N] [--seed S]"
+                    + " [--out DIR]");
             return 2;
           }
         }
@@ -207,8 +215,10 @@ public final class InterferenceBench {
                 + " --large-bytes >= --chunk-bytes");
         return 2;
       }
-      if (maxConcurrent < 1) {
-        err.println("InterferenceBench: --max-concurrent must be >= 1");
+      if (maxConcurrent < 1 || tenantBytes < 0) {
+        err.println(
+            "InterferenceBench: --max-concurrent must be >= 1, --tenant-bytes >= 0 (0: the"
+                + " default of Fairness.on())");
         return 2;
       }
       Params p =
@@ -223,6 +233,7 @@ public final class InterferenceBench {
               keys,
               largeValues,
               maxConcurrent,
+              tenantBytes,
               seed);
       Report report = experiment(p, err);
       out.print(report.markdown);

@@ -16,10 +16,12 @@ final class Tenancy {
   /**
    * The fairness setting of "on": {@link Fairness#on()} with the client's requests in flight per
    * cloud bounded as the clouds are ({@code --max-concurrent}), so that the queue forms in the
-   * client's fair queue and not in the cloud's first-in-first-out one; its other defaults.
+   * client's fair queue and not in the cloud's first-in-first-out one; {@code --tenant-bytes} per
+   * tenant per cloud if given; its other defaults.
    */
   static Fairness on(InterferenceBench.Params p) {
-    return Fairness.on().withCloudConcurrency(p.maxConcurrent());
+    Fairness on = Fairness.on().withCloudConcurrency(p.maxConcurrent());
+    return p.tenantBytes() > 0 ? on.withTenantBytesInFlight(p.tenantBytes()) : on;
   }
 
   /** Fair scheduling on or off, with each tenant's share. */
@@ -46,12 +48,12 @@ final class Tenancy {
     return String.format(
         Locale.ROOT,
         "Fairness.on() with at most %d requests in flight per cloud (as many as the clouds serve at"
-            + " once), %d MiB per cloud, %d MiB per tenant per cloud, cost unit %d KiB; a"
+            + " once), %d MiB per cloud, %.2f MiB per tenant per cloud, cost unit %d KiB; a"
             + " reservation is given in cost units per second per cloud (a 1 KB read costs about"
             + " 1 at each cloud it asks)",
         f.cloudConcurrency(),
         f.cloudBytesInFlight() >> 20,
-        f.tenantBytesInFlight() >> 20,
+        f.tenantBytesInFlight() / 1048576.0,
         f.costUnitBytes() >> 10);
   }
 }
