@@ -25,10 +25,10 @@ class InterferenceBenchTest {
     int code =
         InterferenceBench.run(
             new String[] {
-              "--seconds", "40",
-              "--warmup", "10",
-              "--keys", "20",
-              "--backlog", "8",
+              "--seconds", "30",
+              "--warmup", "5",
+              "--keys", "10",
+              "--backlog", "6",
               "--large-bytes", "65536",
               "--chunk-bytes", "16384",
               "--large-values", "2",
