@@ -438,6 +438,38 @@ class StoreConfigTest {
   }
 
   @Test
+  void readsFairnessAndTenants() throws IOException {
+    StoreConfig c =
+        StoreConfig.load(
+            write(
+                FOUR_CLOUDS
+                    + """
+                    fairness = on
+                    fairness.cloudConcurrency = 8
+                    fairness.cloudBytesInFlight = 32MiB
+                    fairness.tenantBytesInFlight = 4MiB
+                    fairness.costUnitBytes = 16KiB
+                    tenant.web.weight = 2
+                    tenant.batch.jobs.weight = 0.5
+                    tenant.batch.jobs.reservation = 10
+                    tenant.batch.jobs.limit = 200
+                    """));
+    assertThat(c.fairness())
+        .isEqualTo(
+            io.rafestore.Fairness.on()
+                .withCloudConcurrency(8)
+                .withCloudBytesInFlight(32L << 20)
+                .withTenantBytesInFlight(4L << 20)
+                .withCostUnitBytes(16L << 10));
+    assertThat(c.tenants())
+        .containsEntry("web", io.rafestore.TenantShare.weight(2))
+        .containsEntry(
+            "batch.jobs", new io.rafestore.TenantShare(0.5, 10, 200));
+    assertThat(StoreConfig.load(write(FOUR_CLOUDS)).fairness())
+        .isEqualTo(io.rafestore.Fairness.off());
+  }
+
+  @Test
   void knowsTheBuiltInDriverTypes() {
     assertThat(StoreConfig.knownDriverTypes()).contains("memory", "directory");
   }
@@ -446,6 +478,50 @@ class StoreConfigTest {
   static Stream<Arguments> badFiles() {
     String pub = SigningKeys.encodePublic(SigningKeys.generate().getPublic());
     return Stream.of(
+        Arguments.of(
+            "bad fairness", "fairness = maybe\n" + FOUR_CLOUDS, "fairness", 1, "allowed: on, off"),
+        Arguments.of(
+            "fairness tunable without fairness",
+            "fairness.cloudConcurrency = 8\n" + FOUR_CLOUDS,
+            "fairness.cloudConcurrency",
+            1,
+            "needs fairness = on"),
+        Arguments.of(
+            "fairness concurrency out of range",
+            "fairness = on\nfairness.cloudConcurrency = 0\n" + FOUR_CLOUDS,
+            "fairness.cloudConcurrency",
+            2,
+            "between 1 and 65536"),
+        Arguments.of(
+            "tenant weight zero",
+            FOUR_CLOUDS + "tenant.web.weight = 0\n",
+            "tenant.web.weight",
+            9,
+            "must be > 0"),
+        Arguments.of(
+            "tenant weight not a number",
+            FOUR_CLOUDS + "tenant.web.weight = lots\n",
+            "tenant.web.weight",
+            9,
+            "not a number"),
+        Arguments.of(
+            "unknown tenant field",
+            FOUR_CLOUDS + "tenant.web.wieght = 2\n",
+            "tenant.web.wieght",
+            9,
+            "unknown tenant field 'wieght'"),
+        Arguments.of(
+            "tenant limit below its reservation",
+            FOUR_CLOUDS + "tenant.web.reservation = 100\ntenant.web.limit = 10\n",
+            "tenant.web.limit",
+            10,
+            "below its reservation"),
+        Arguments.of(
+            "bad tenant id",
+            FOUR_CLOUDS + "tenant.weight = 2\n",
+            "tenant.weight",
+            9,
+            "tenant.<id>.<field>"),
         Arguments.of("unknown key", "fauts = 1\n" + FOUR_CLOUDS, "fauts", 1, "unknown key"),
         Arguments.of(
             "unknown cloud field",

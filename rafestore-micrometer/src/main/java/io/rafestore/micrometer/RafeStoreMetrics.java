@@ -40,6 +40,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *       <td>payload bytes sent ({@code up}) and received ({@code down})</td></tr>
  *   <tr><td>{@code rafestore.cloud.latency}</td><td>timer</td><td>cloud, kind</td>
  *       <td>time of each answered request (ok or not_found)</td></tr>
+ *   <tr><td>{@code rafestore.tenant.requests}</td><td>counter</td><td>tenant, kind</td>
+ *       <td>requests made on behalf of each tenant ({@code RafeStore.forTenant}; {@code default}
+ *       for the client itself), over all clouds</td></tr>
+ *   <tr><td>{@code rafestore.tenant.bytes}</td><td>counter (bytes)</td><td>tenant, direction</td>
+ *       <td>payload bytes each tenant's requests sent ({@code up}) and received ({@code
+ *       down})</td></tr>
  *   <tr><td>{@code rafestore.cloud.faults}</td><td>counter</td><td>cloud, kind</td>
  *       <td>faults the protocol saw on each cloud ({@link CloudFault.Kind}: error, corrupt_data,
  *       bad_signature, ...); registered at zero for every kind when a cloud is first seen</td></tr>
@@ -125,6 +131,17 @@ public final class RafeStoreMetrics implements MeterBinder {
         if (answered) {
           m.timer("rafestore.cloud.latency", "cloud", r.cloudId(), "kind", kind)
               .record(r.duration());
+        }
+        // Per tenant (RafeStore.forTenant): requests and payload bytes, summed over clouds.
+        m.counter("rafestore.tenant.requests", "tenant", r.tenant(), "kind", kind).increment();
+        if (r.bytes() > 0) {
+          m.counter(
+                  "rafestore.tenant.bytes",
+                  "tenant",
+                  r.tenant(),
+                  "direction",
+                  r.kind() == CloudRequest.Kind.PUT ? "up" : "down")
+              .increment(r.bytes());
         }
       }
     }

@@ -164,6 +164,11 @@ class RafeStoreMetricsTest {
         .isGreaterThanOrEqualTo(750);
     assertThat(phase("writeDf")).isNull();
     assertThat(registry.get("rafestore.writes.writedf").counter().count()).isZero();
+    assertThat(
+            registry.get("rafestore.tenant.requests").tag("tenant", "default").counters().stream()
+                .mapToDouble(io.micrometer.core.instrument.Counter::count)
+                .sum())
+        .isPositive();
     // Every meter carries the binder's tags.
     for (Meter m : registry.getMeters()) {
       assertThat(m.getId().getTag("store")).as(m.getId().toString()).isEqualTo("test");

@@ -223,7 +223,7 @@ public final class Client implements RafeStore {
     // A certified writer's certificate is on n - f clouds before its first journaled write is
     // acknowledged (once per client), so the background writes never precede it.
     CompletableFuture<io.rafestore.JournaledWrite> op =
-        certified(() -> writeBack.submit(key, copy));
+        certified(() -> writeBack.submit(ctx, key, copy));
     if (ctx.readTier.enabled()) {
       op.thenAccept(
           w -> w.onClouds().thenAccept(r -> ctx.readTier.written(key, r.version(), copy)));
@@ -329,7 +329,7 @@ public final class Client implements RafeStore {
                       yield WriteOp.run(ctx, key, payload);
                     }
                     yield groups != null
-                        ? groups.write(key, inline)
+                        ? groups.write(ctx, key, inline)
                         : InlineWriteOp.run(ctx, packer, key, inline);
                   }
                   case DEPSKY_A, DEPSKY_CA -> DepSkyWriteOp.run(ctx, key, copy);

@@ -270,8 +270,23 @@ public final class Context implements LayoutChooser.Timing {
    */
   public Context forTenant(String tenant) {
     Context base = root;
-    return tenant.equals(base.tenant) ? base : new Context(base, tenant);
+    if (tenant.equals(base.tenant)) {
+      return base;
+    }
+    Context v = base.views.get(tenant);
+    if (v != null) {
+      return v;
+    }
+    return base.views.size() >= MAX_TENANT_VIEWS
+        ? new Context(base, tenant)
+        : base.views.computeIfAbsent(tenant, t -> new Context(base, t));
   }
+
+  /** Most tenants' contexts kept ({@link #forTenant}); beyond, each call makes a new one. */
+  static final int MAX_TENANT_VIEWS = 1024;
+
+  /** The tenants' contexts made from this one (only a root context's is used). */
+  private final ConcurrentHashMap<String, Context> views = new ConcurrentHashMap<>();
 
   private Context(Context base, String tenant) {
     this.settings = base.settings;

@@ -115,6 +115,21 @@ public final class ReadTier {
      */
     void accessed(
         String key, Version version, LogEntry entry, long offset, long length, boolean stream);
+
+    /**
+     * As {@link #accessed(String, Version, LogEntry, long, long, boolean)}, by a read of {@code
+     * tenant}'s, whose prefetches act for that tenant.
+     */
+    default void accessed(
+        String tenant,
+        String key,
+        Version version,
+        LogEntry entry,
+        long offset,
+        long length,
+        boolean stream) {
+      accessed(key, version, entry, offset, length, stream);
+    }
   }
 
   private volatile Access access = Access.NONE;
@@ -127,8 +142,20 @@ public final class ReadTier {
   /** Tells the prefetcher of an access ({@link Access#accessed}). */
   public void accessed(
       String key, Version version, LogEntry entry, long offset, long length, boolean stream) {
+    accessed(io.rafestore.CloudRequest.DEFAULT_TENANT, key, version, entry, offset, length, stream);
+  }
+
+  /** Tells the prefetcher of an access by a read of {@code tenant}'s. */
+  public void accessed(
+      String tenant,
+      String key,
+      Version version,
+      LogEntry entry,
+      long offset,
+      long length,
+      boolean stream) {
     if (cache != null) {
-      access.accessed(key, version, entry, offset, length, stream);
+      access.accessed(tenant, key, version, entry, offset, length, stream);
     }
   }
 

@@ -423,6 +423,7 @@ final class PartedRead {
         if (parted) {
           // The read tier's sequential prefetching follows the stream part by part.
           ctx.readTier.accessed(
+              ctx.tenant,
               key,
               info.version(),
               read.entry,

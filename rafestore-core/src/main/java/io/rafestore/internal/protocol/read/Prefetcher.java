@@ -149,6 +149,24 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
   @Override
   public void accessed(
       String key, Version version, LogEntry entry, long offset, long length, boolean stream) {
+    accessed(io.rafestore.CloudRequest.DEFAULT_TENANT, key, version, entry, offset, length, stream);
+  }
+
+  /**
+   * The context the prefetches being queued act in: the tenant's whose read caused them (set under
+   * the lock by {@link #accessed} and {@link #metadataThenData} before they queue sends).
+   */
+  private Context current;
+
+  @Override
+  public void accessed(
+      String tenant,
+      String key,
+      Version version,
+      LogEntry entry,
+      long offset,
+      long length,
+      boolean stream) {
     if (!ReadTier.cacheable(entry) || entry.size() == 0) {
       return;
     }
@@ -159,6 +177,7 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
       if (closed) {
         return;
       }
+      current = ctx.forTenant(tenant);
       boolean sequential = false;
       if (entry.isParted() && !(from == 0 && to == entry.size())) {
         sequential = follow(key, version, entry, from, to, sends);
@@ -245,7 +264,8 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
       s.prefetchedUpTo = i;
       int part = i;
       Stream tag = s;
-      sends.add(() -> send(u, () -> unitFetch(key, version, entry, part), holder, tag, 0));
+      Context c = current;
+      sends.add(() -> send(u, () -> unitFetch(c, key, version, entry, part), holder, tag, 0));
     }
     // A stream's first access is still recorded in the history graph, as any access that does
     // not continue a stream.
@@ -275,7 +295,8 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
       if (!admitDollars(readM)) {
         return;
       }
-      sends.add(() -> metadataThenData(key, p.to(), tag, readM));
+      Context c = current;
+      sends.add(() -> metadataThenData(c, key, p.to(), tag, readM));
       return;
     }
     queueUnits(key, p.version(), p.entry(), p.to(), tag, 0, sends);
@@ -314,7 +335,8 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
       }
       double meta = metadataDollars;
       metadataDollars = 0;
-      sends.add(() -> send(u, () -> unitFetch(key, version, entry, part), holder, tag, meta));
+      Context c = current;
+      sends.add(() -> send(u, () -> unitFetch(c, key, version, entry, part), holder, tag, meta));
     }
   }
 
@@ -324,7 +346,7 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
    * predicted range. Counted as one request in flight while readM runs.
    */
   private void metadataThenData(
-      String key, HistoryGraph.NodeId range, Object tag, double readMDollars) {
+      Context c, String key, HistoryGraph.NodeId range, Object tag, double readMDollars) {
     synchronized (this) {
       if (closed || inFlight >= policy.maxInFlight()) {
         return;
@@ -333,7 +355,7 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
     }
     CompletableFuture<View> m;
     try {
-      m = MetadataRead.run(ctx, key);
+      m = MetadataRead.run(c, key);
     } catch (RuntimeException e) {
       m = CompletableFuture.failedFuture(e);
     }
@@ -344,6 +366,7 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
             inFlight--;
             if (view != null && !closed) {
               ctx.readTier.rememberView(key, view);
+              current = c;
               if (!view.visible.isEmpty()) {
                 View.Item item = view.visible.get(0);
                 queueUnits(key, item.version(), item.entry(), range, tag, readMDollars, sends);
@@ -371,8 +394,8 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
   }
 
   private CompletableFuture<byte[]> unitFetch(
-      String key, Version version, LogEntry entry, int part) {
-    return Layouts.of(entry).fetchUnit(ValueRead.ofEntry(ctx, key, version, entry), part);
+      Context c, String key, Version version, LogEntry entry, int part) {
+    return Layouts.of(entry).fetchUnit(ValueRead.ofEntry(c, key, version, entry), part);
   }
 
   private String fastestHolder(LogEntry entry) {

@@ -126,7 +126,7 @@ public final class ReadOp {
 
   /** Tells the read tier (its prefetcher) that a read used the whole of {@code item}. */
   private static void accessed(Context ctx, String key, View.Item item) {
-    ctx.readTier.accessed(key, item.version(), item.entry(), 0, item.entry().size(), false);
+    ctx.readTier.accessed(ctx.tenant, key, item.version(), item.entry(), 0, item.entry().size(), false);
   }
 
   /**
@@ -175,7 +175,7 @@ public final class ReadOp {
       // an earlier readM, with every byte in the cache (checked against the signed hash again as
       // it is read). No cloud is asked.
       ctx.readTier.cloudFree(false);
-      ctx.readTier.accessed(key, version, known, 0, known.size(), false);
+      ctx.readTier.accessed(ctx.tenant, key, version, known, 0, known.size(), false);
       return observed(
           ctx, trace, Layouts.of(known).read(ValueRead.ofEntry(ctx, key, version, known)));
     }
@@ -183,7 +183,7 @@ public final class ReadOp {
       // The signed entry is known but some bytes are not cached: fetch them by that entry, with no
       // readM (the entry of a version never changes); only if the fetch fails (the version was
       // collected, or its holders do not answer) does the read run readM as below.
-      ctx.readTier.accessed(key, version, known, 0, known.size(), false);
+      ctx.readTier.accessed(ctx.tenant, key, version, known, 0, known.size(), false);
       return observed(
           ctx,
           trace,
@@ -255,14 +255,14 @@ public final class ReadOp {
     if (known != null && rangeServableWithoutCloud(ctx, key, version, known, offset, length)) {
       // As a read of a known version (see version()): the covering units are all cached.
       ctx.readTier.cloudFree(false);
-      ctx.readTier.accessed(key, version, known, offset, length, false);
+      ctx.readTier.accessed(ctx.tenant, key, version, known, offset, length, false);
       return trace.observe(
           Layouts.of(known).range(ValueRead.ofEntry(ctx, key, version, known), offset, length));
     }
     if (known != null && ctx.readTier.enabled() && !known.isSealed()) {
       // As a read of a known version (see version()): fetched by the known entry, readM only if
       // that fails.
-      ctx.readTier.accessed(key, version, known, offset, length, false);
+      ctx.readTier.accessed(ctx.tenant, key, version, known, offset, length, false);
       return trace.observe(
           Layouts.of(known)
               .range(ValueRead.ofEntry(ctx, key, version, known), offset, length)
@@ -280,7 +280,7 @@ public final class ReadOp {
         resolve(ctx, trace, spec, key, Optional.of(version))
             .thenCompose(
                 found -> {
-                  ctx.readTier.accessed(key, version, found.read().entry(), offset, length, false);
+                  ctx.readTier.accessed(ctx.tenant, key, version, found.read().entry(), offset, length, false);
                   return trace.timed(
                       Phase.DATA_FETCH, found.layout().range(found.read(), offset, length));
                 }));

@@ -63,7 +63,11 @@ public final class GroupCommit {
    * write.
    */
   private record Waiting(
-      InlinePayload payload, OpTrace trace, CompletableFuture<WriteReceipt> result, int unit) {}
+      Context ctx,
+      InlinePayload payload,
+      OpTrace trace,
+      CompletableFuture<WriteReceipt> result,
+      int unit) {}
 
   public GroupCommit(Context ctx, Packer packer) {
     this.ctx = ctx;
@@ -72,8 +76,17 @@ public final class GroupCommit {
 
   /** Writes {@code payload} as the next version of {@code key}, in the key's next round. */
   public CompletableFuture<WriteReceipt> write(String key, InlinePayload payload) {
+    return write(ctx, key, payload);
+  }
+
+  /**
+   * As {@link #write(String, InlinePayload)}, on behalf of {@code op}'s tenant: a round's requests
+   * are made in the context of its first write (design.md section 6, "Tenants and fair
+   * scheduling"); the key state is the client's in every context.
+   */
+  public CompletableFuture<WriteReceipt> write(Context op, String key, InlinePayload payload) {
     OpTrace trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE);
-    Waiting w = new Waiting(payload, trace, new CompletableFuture<>(), 1);
+    Waiting w = new Waiting(op, payload, trace, new CompletableFuture<>(), 1);
     enqueue(key, List.of(w));
     return trace.observe(w.result);
   }
@@ -87,6 +100,12 @@ public final class GroupCommit {
    * future per payload, in order.
    */
   public List<CompletableFuture<WriteReceipt>> writeAll(String key, List<InlinePayload> payloads) {
+    return writeAll(ctx, key, payloads);
+  }
+
+  /** As {@link #writeAll(String, List)}, on behalf of {@code op}'s tenant. */
+  public List<CompletableFuture<WriteReceipt>> writeAll(
+      Context op, String key, List<InlinePayload> payloads) {
     if (payloads.isEmpty()) {
       return List.of();
     }
@@ -95,7 +114,7 @@ public final class GroupCommit {
       OpTrace trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE);
       unit.add(
           new Waiting(
-              payloads.get(i), trace, new CompletableFuture<>(), i == 0 ? payloads.size() : 0));
+              op, payloads.get(i), trace, new CompletableFuture<>(), i == 0 ? payloads.size() : 0));
     }
     enqueue(key, unit);
     List<CompletableFuture<WriteReceipt>> out = new ArrayList<>(unit.size());
@@ -222,6 +241,8 @@ public final class GroupCommit {
 
   /** One round: readM (or its skip), room in the budget, the ready packs carried, one writeM. */
   private CompletableFuture<Void> run(String key, List<Waiting> batch) {
+    // The round's requests are its first write's tenant's (all contexts share the key state).
+    Context ctx = batch.get(0).ctx();
     String writer = ctx.settings.writerId();
     MetadataLog own = ctx.ownLog(key);
     boolean skipped =

@@ -87,6 +87,13 @@ public final class WriteBackQueue implements CommitGate {
     final CompletableFuture<WriteReceipt> onClouds = new CompletableFuture<>();
 
     /**
+     * The context of the view that journaled it, whose tenant its background writes act for; kept
+     * in memory only (the journal's records do not change): an intent replayed after a restart is
+     * the client's own, tenant {@code default}.
+     */
+    Context ctx;
+
+    /**
      * As {@link #onClouds}, completed only once {@code onClouds.complete} has returned, that is
      * once every copy a caller holds ({@link JournaledWrite#onClouds()}) is complete: flush and
      * settled wait for this one, so a caller that sees flush done sees its write's future done (a
@@ -154,6 +161,7 @@ public final class WriteBackQueue implements CommitGate {
               r.value(),
               r.createdAtMillis(),
               CompletableFuture.completedFuture(null));
+      in.ctx = ctx;
       if (r.commit() != null) {
         in.committed = entryOf(r);
       }
@@ -200,6 +208,14 @@ public final class WriteBackQueue implements CommitGate {
    * JournaledWrite#onClouds()} completes when the background write reached the clouds.
    */
   public CompletableFuture<JournaledWrite> submit(String key, byte[] value) {
+    return submit(ctx, key, value);
+  }
+
+  /**
+   * As {@link #submit(String, byte[])}, on behalf of {@code op}'s tenant: the background writes
+   * of this intent are made in {@code op} (design.md section 6, "Tenants and fair scheduling").
+   */
+  public CompletableFuture<JournaledWrite> submit(Context op, String key, byte[] value) {
     long started = ctx.settings.scheduler().nanoTime();
     String id = Journal.newId();
     long created = ctx.settings.clock().millis();
@@ -214,6 +230,7 @@ public final class WriteBackQueue implements CommitGate {
       durable =
           journal.intent(id, key, value, created, config.whenFull() == WriteBack.WhenFull.WAIT);
       in = new Intent(id, key, value, created, durable);
+      in.ctx = op;
       byKey.computeIfAbsent(key, k -> new ArrayDeque<>()).add(in);
     }
     durable.whenComplete(
@@ -394,6 +411,8 @@ public final class WriteBackQueue implements CommitGate {
    */
   private List<CompletableFuture<WriteReceipt>> write(List<Intent> batch, List<Intent> taken) {
     Intent head = batch.get(0);
+    // The attempt's requests are those of the view that journaled the head (its tenant's).
+    Context ctx = head.ctx;
     Payload first = Payload.of(ctx, head.key, head.value);
     if (!(first instanceof InlinePayload firstInline)) {
       named(head, first);
@@ -420,7 +439,7 @@ public final class WriteBackQueue implements CommitGate {
       taken.add(in);
       payloads.add(inline);
     }
-    return groups.writeAll(head.key, payloads);
+    return groups.writeAll(ctx, head.key, payloads);
   }
 
   /** Records the data object name {@code in}'s current attempt uses, for the gate. */
@@ -522,6 +541,7 @@ public final class WriteBackQueue implements CommitGate {
    */
   private List<CompletableFuture<WriteReceipt>> redo(List<Intent> batch) {
     String key = batch.get(0).key;
+    Context ctx = batch.get(0).ctx;
     String writer = ctx.settings.writerId();
     long started = ctx.settings.scheduler().nanoTime();
     List<LogEntry> entries = new ArrayList<>(batch.size());
