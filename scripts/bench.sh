@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The benchmark command. Builds rafestore-bench, runs the paper reproduction (PaperBench), the
 # JMH suites (client CPU per operation; hashing, signing, encryption, erasure coding), the
-# scale suite (ScaleBench), the read tier (TraceBench), write cost (WriteCostBench) and readM with
-# many writers (WriterBench), and writes one report with the machine it ran on.
+# scale suite (ScaleBench), the read tier (TraceBench), write cost (WriteCostBench), readM with
+# many writers (WriterBench) and tenants interfering (InterferenceBench), and writes one report
+# with the machine it ran on.
 #
 #   scripts/bench.sh            full run: regenerates docs/benchmarks.md and docs/img/*.svg
 #                               (about 40 minutes on a 2-core machine, run alone: PaperBench
@@ -205,6 +206,24 @@ if ! reused "$WORK/writers/writers.md"; then
     || grep -q '^MISS ' "$WORK/writers.log" || { cat "$WORK/writers.log" >&2; die "WriterBench failed"; }
 fi
 
+# --- 7. Fairness ------------------------------------------------------------------------------
+# InterferenceBench: four kinds of tenant (small random reads, large sequential reads, small and
+# large writes) on one client, alone and together, fair scheduling off and on; weights 2:1; a
+# reservation (issue 19, seed 001). Virtual time; clouds of limited parallelism (8 requests each).
+# Quick: 60 s of virtual time per run (50 measured), 1 MiB large values, 50 keys: about 9 s of
+# CPU, numbers not meaningful.
+if ((QUICK)); then
+  FAIR_ARGS=(--quick --out "$WORK/fairness")
+else
+  FAIR_ARGS=(--out "$WORK/fairness")
+fi
+if ! reused "$WORK/fairness/interference.md"; then
+  say "InterferenceBench ${FAIR_ARGS[*]}"
+  # Exit 1 means a target line says MISS; the report shows it. Other failures stop the run.
+  "${JAVA[@]}" io.rafestore.bench.fairness.InterferenceBench "${FAIR_ARGS[@]}" >"$WORK/fairness.log" 2>&1 \
+    || grep -q '^MISS ' "$WORK/fairness.log" || { cat "$WORK/fairness.log" >&2; die "InterferenceBench failed"; }
+fi
+
 # --- Report -------------------------------------------------------------------------------------
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 ELAPSED=$((SECONDS - START))
@@ -213,6 +232,7 @@ CPUS="$(nproc 2>/dev/null || echo '?')"
 MEM="$(awk '/^MemTotal/ {printf "%.1f GB", $2 / 1048576}' /proc/meminfo 2>/dev/null || echo unknown)"
 JAVA_VERSION="$(java -version 2>&1 | head -3)"
 cp "$PAPER_DIR"/latency-config*.svg "$OUT/img/"
+cp "$WORK/fairness/fairness-slowdown.svg" "$OUT/img/"
 # The layout chosen per value size (issue 16), when a protocol chose one.
 rm -f "$OUT/img/layout-chosen.svg"
 [[ -f "$PAPER_DIR/layout-chosen.svg" ]] && cp "$PAPER_DIR/layout-chosen.svg" "$OUT/img/"
@@ -274,6 +294,7 @@ SCALE_TARGETS="$(grep -E '^(PASS|MISS)' "$WORK/scale/scale.md" || true)"
 TRACE_TARGETS="$(grep -E '^(PASS|MISS)' "$WORK/trace/trace.md" || true)"
 COST_TARGETS="$(grep -E '^(PASS|MISS)' "$WORK/cost/writecost.md" || true)"
 WRITER_TARGETS="$(grep -E '^(PASS|MISS)' "$WORK/writers/writers.md" || true)"
+FAIR_TARGETS="$(grep -E '^(PASS|MISS)' "$WORK/fairness/interference.md" || true)"
 PAPER_HEADER="$(grep -m1 '^PaperBench: profile' "$PAPER_DIR/../paper.log" 2>/dev/null || grep -m1 '^Profile' "$PAPER_DIR/results.md" || true)"
 NOTES="$ROOT/rafestore-bench/report-notes.md"
 
@@ -309,7 +330,7 @@ REPORT="$OUT/benchmarks.md"
   echo "$JAVA_VERSION"
   echo '```'
   echo
-  echo "## Targets (issues 7, 16, 17, 18, 21 and 23), each a ratio within one run"
+  echo "## Targets (issues 7, 16, 17, 18, 19, 21 and 23), each a ratio within one run"
   echo
   echo '```'
   [[ -n "$PAPER_TARGETS" ]] && echo "$PAPER_TARGETS"
@@ -318,6 +339,7 @@ REPORT="$OUT/benchmarks.md"
   [[ -n "$TRACE_TARGETS" ]] && echo "$TRACE_TARGETS"
   [[ -n "$COST_TARGETS" ]] && echo "$COST_TARGETS"
   [[ -n "$WRITER_TARGETS" ]] && echo "$WRITER_TARGETS"
+  [[ -n "$FAIR_TARGETS" ]] && echo "$FAIR_TARGETS"
   echo '```'
   echo
   if [[ -f "$NOTES" ]]; then
@@ -386,6 +408,19 @@ REPORT="$OUT/benchmarks.md"
   echo "PER_WRITER is explicit trust as before. See design.md section 5, \"readM with many writers\"."
   echo
   cat "$WORK/writers/writers.md"
+  echo
+  echo "## 7. Fairness: tenants interfering (InterferenceBench)"
+  echo
+  echo "Command: \`java -cp rafestore-bench/target/benchmarks.jar io.rafestore.bench.fairness.InterferenceBench ${FAIR_ARGS[*]/#$ROOT\//}\`"
+  echo "Virtual time: the WAN (Table 1 RTTs, bandwidth, jitter) is modelled, and every cloud serves"
+  echo "at most 8 requests at once (FIFO beyond, \`WanEmulator.Link.maxConcurrent\`); the client's"
+  echo "CPU takes no time. Columns: ops/s and MB/s are a tenant's operations (and their payload"
+  echo "bytes) completed in the measured window per virtual second; p50/p99 their latency; slowdown"
+  echo "is the tenant's ops/s alone (same fairness setting) over its ops/s in that run."
+  echo
+  echo "![Each tenant's slowdown together vs alone, fairness off and on](img/fairness-slowdown.svg)"
+  echo
+  cat "$WORK/fairness/interference.md"
 } >"$REPORT"
 
 if ((${#REUSED[@]} == 0)); then
@@ -399,3 +434,4 @@ echo "$SCALE_TARGETS"
 echo "$TRACE_TARGETS"
 echo "$COST_TARGETS"
 echo "$WRITER_TARGETS"
+echo "$FAIR_TARGETS"

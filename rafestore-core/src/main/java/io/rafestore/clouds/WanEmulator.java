@@ -10,11 +10,13 @@ import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import io.rafestore.spi.support.Futures;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Random;
 import java.util.Set;
@@ -40,6 +42,14 @@ import java.util.function.Supplier;
  * lists and failed requests carry no payload and take one round trip. A jitter {@code j} draws, per
  * request, a round trip uniformly in {@code rtt * [1 - j, 1 + j]} from a generator seeded by {@link
  * Builder#seed}, so the same calls in the same order take the same times.
+ *
+ * <p><b>Concurrency.</b> A link may bound how many requests of its cloud are served at once ({@link
+ * Link#maxConcurrent}): a cloud, or the uplink to it, with limited parallelism, as a driver's
+ * connection pool or a provider's per-client request limit is. A request holds one of the cloud's
+ * slots from its start to its answer (the whole round trip, payload and driver call included, as a
+ * request holds a pooled connection); the others wait first in first out, before their round trip
+ * starts. A waiting request that is cancelled leaves the queue; a served one that is cancelled
+ * frees its slot to the next. Unbounded by default.
  *
  * <p><b>Faults.</b> None are added: errors of the wrapped driver arrive after the round trip. To
  * slow a cloud down mid-run, {@link EmulatedCloud#setLink} it; requests already waiting keep their
@@ -156,11 +166,17 @@ public final class WanEmulator {
     private final Duration rtt;
     private final double jitter;
     private final long bandwidth; // bits/s, 0 for unlimited
+    private final int maxConcurrent; // 0 for unbounded
 
     private Link(Duration rtt, double jitter, long bandwidth) {
+      this(rtt, jitter, bandwidth, 0);
+    }
+
+    private Link(Duration rtt, double jitter, long bandwidth, int maxConcurrent) {
       this.rtt = rtt;
       this.jitter = jitter;
       this.bandwidth = bandwidth;
+      this.maxConcurrent = maxConcurrent;
     }
 
     /** A link with this round-trip time ({@code >= 0}), no jitter and unlimited bandwidth. */
@@ -183,7 +199,7 @@ public final class WanEmulator {
 
     /** This link with another round-trip time ({@code >= 0}). */
     public Link withRtt(Duration rtt) {
-      return new Link(checkRtt(rtt), jitter, bandwidth);
+      return new Link(checkRtt(rtt), jitter, bandwidth, maxConcurrent);
     }
 
     /**
@@ -194,18 +210,41 @@ public final class WanEmulator {
       if (!(fraction >= 0 && fraction <= 1)) {
         throw new IllegalArgumentException("jitter must be in [0, 1], was " + fraction);
       }
-      return new Link(rtt, fraction, bandwidth);
+      return new Link(rtt, fraction, bandwidth, maxConcurrent);
     }
 
     /** This link with a bandwidth in each direction ({@code > 0} bits/s). */
     public Link bandwidthBitsPerSecond(long bitsPerSecond) {
       positive("bandwidthBitsPerSecond", bitsPerSecond);
-      return new Link(rtt, jitter, bitsPerSecond);
+      return new Link(rtt, jitter, bitsPerSecond, maxConcurrent);
     }
 
     /** This link with no bandwidth limit of its own. */
     public Link unlimitedBandwidth() {
-      return new Link(rtt, jitter, 0);
+      return new Link(rtt, jitter, 0, maxConcurrent);
+    }
+
+    /**
+     * This link with at most {@code requests} ({@code >= 1}) requests of its cloud served at once;
+     * later ones wait, first in first out, for a slot (see the class comment, "Concurrency").
+     */
+    public Link maxConcurrent(int requests) {
+      if (requests < 1) {
+        throw new IllegalArgumentException(
+            "maxConcurrent must be >= 1 (use unboundedConcurrency() for no bound), was "
+                + requests);
+      }
+      return new Link(rtt, jitter, bandwidth, requests);
+    }
+
+    /** This link with no bound on concurrent requests. */
+    public Link unboundedConcurrency() {
+      return new Link(rtt, jitter, bandwidth, 0);
+    }
+
+    /** The bound on requests served at once, empty if unbounded. */
+    public OptionalInt concurrencyLimit() {
+      return maxConcurrent == 0 ? OptionalInt.empty() : OptionalInt.of(maxConcurrent);
     }
 
     /**
@@ -218,7 +257,7 @@ public final class WanEmulator {
       }
       Duration slower = Duration.ofNanos(Math.round(rtt.toNanos() * factor));
       long bw = bandwidth == 0 ? 0 : Math.max(1, Math.round(bandwidth / factor));
-      return new Link(slower, jitter, bw);
+      return new Link(slower, jitter, bw, maxConcurrent);
     }
 
     /** The mean round-trip time. */
@@ -248,6 +287,7 @@ public final class WanEmulator {
           + jitter
           + ", bandwidth="
           + (bandwidth == 0 ? "unlimited" : bandwidth + "bit/s")
+          + (maxConcurrent == 0 ? "" : ", maxConcurrent=" + maxConcurrent)
           + "]";
     }
   }
@@ -260,6 +300,12 @@ public final class WanEmulator {
     private final Resource up;
     private final Resource down;
     private volatile Link link;
+    // Guarded by the emulator's monitor: requests holding a slot, requests waiting for one, and
+    // whether a thread is starting waiting requests (so that a request completing at once inside
+    // that start does not recurse into the next one).
+    private int serving;
+    private final ArrayDeque<Call<?>> waiting = new ArrayDeque<>();
+    private boolean admitting;
 
     private EmulatedCloud(CloudDriver delegate, Link link) {
       super(delegate);
@@ -275,7 +321,9 @@ public final class WanEmulator {
 
     /**
      * Replaces this cloud's link. Payloads in flight continue at the new bandwidth from now on;
-     * requests already waiting out a half round trip keep the delay they drew.
+     * requests already waiting out a half round trip keep the delay they drew. A larger (or no)
+     * concurrency bound starts waiting requests at once; a smaller one lets served requests finish
+     * and starts no more until they are below it.
      */
     public void setLink(Link newLink) {
       Objects.requireNonNull(newLink, "link");
@@ -285,6 +333,92 @@ public final class WanEmulator {
         up.capacity = newLink.capacity();
         down.capacity = newLink.capacity();
         reschedule();
+      }
+      admitWaiting();
+    }
+
+    /** Requests of this cloud being served now (holding a slot). */
+    public int serving() {
+      synchronized (WanEmulator.this) {
+        return serving;
+      }
+    }
+
+    /** Requests of this cloud waiting for a slot ({@link Link#maxConcurrent}). */
+    public int waiting() {
+      synchronized (WanEmulator.this) {
+        return waiting.size();
+      }
+    }
+
+    private boolean hasRoom() {
+      int max = link.maxConcurrent;
+      return max == 0 || serving < max;
+    }
+
+    /**
+     * Starts {@code call} (runs {@code start}) now if a slot is free and nobody waits, else queues
+     * it. The slot is given back when the call's result completes, however it does.
+     */
+    private void begin(Call<?> call, Runnable start) {
+      synchronized (WanEmulator.this) {
+        if (call.result.isDone()) {
+          return;
+        }
+        call.start = start;
+        if (!waiting.isEmpty() || !hasRoom()) {
+          waiting.add(call);
+          call.queued = true;
+          return;
+        }
+        serving++;
+        call.holdsSlot = true;
+      }
+      start.run();
+    }
+
+    /** The call's result completed: leave the queue or give the slot back. */
+    private void finished(Call<?> call) {
+      synchronized (WanEmulator.this) {
+        if (call.queued) {
+          call.queued = false;
+          waiting.remove(call);
+          return;
+        }
+        if (!call.holdsSlot) {
+          return;
+        }
+        call.holdsSlot = false;
+        serving--;
+      }
+      admitWaiting();
+    }
+
+    /**
+     * Starts waiting requests while slots are free, in arrival order. One thread at a time does it;
+     * a request completing inside a start (a zero round trip) only frees its slot, and the loop
+     * here picks the next one up, so the stack does not grow with the queue.
+     */
+    private void admitWaiting() {
+      while (true) {
+        Call<?> next;
+        synchronized (WanEmulator.this) {
+          if (admitting || waiting.isEmpty() || !hasRoom()) {
+            return;
+          }
+          next = waiting.poll();
+          next.queued = false;
+          next.holdsSlot = true;
+          serving++;
+          admitting = true;
+        }
+        try {
+          next.start.run();
+        } finally {
+          synchronized (WanEmulator.this) {
+            admitting = false;
+          }
+        }
       }
     }
 
@@ -299,17 +433,21 @@ public final class WanEmulator {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(range, "range");
       Call<byte[]> call = new Call<>(this);
-      call.afterHalfRtt(
+      begin(
+          call,
           () ->
-              call.invoke(
-                  () -> delegate().get(key, range),
-                  (bytes, error) -> {
-                    if (error != null) {
-                      call.answer(null, error);
-                    } else {
-                      call.transfer(downlink, down, bytes.length, () -> call.answer(bytes, null));
-                    }
-                  }));
+              call.afterHalfRtt(
+                  () ->
+                      call.invoke(
+                          () -> delegate().get(key, range),
+                          (bytes, error) -> {
+                            if (error != null) {
+                              call.answer(null, error);
+                            } else {
+                              call.transfer(
+                                  downlink, down, bytes.length, () -> call.answer(bytes, null));
+                            }
+                          })));
       return call.result;
     }
 
@@ -346,13 +484,16 @@ public final class WanEmulator {
         byte[] data, Function<byte[], CompletableFuture<Void>> request) {
       byte[] copy = data.clone(); // the caller may reuse its array while we wait
       Call<Void> call = new Call<>(this);
-      call.afterHalfRtt(
+      begin(
+          call,
           () ->
-              call.transfer(
-                  uplink,
-                  up,
-                  copy.length,
-                  () -> call.invoke(() -> request.apply(copy), call::answer)));
+              call.afterHalfRtt(
+                  () ->
+                      call.transfer(
+                          uplink,
+                          up,
+                          copy.length,
+                          () -> call.invoke(() -> request.apply(copy), call::answer))));
       return call.result;
     }
 
@@ -371,7 +512,7 @@ public final class WanEmulator {
     /** A request without payload: half a round trip there, the request, half a round trip back. */
     private <T> CompletableFuture<T> roundTrip(Supplier<CompletableFuture<T>> request) {
       Call<T> call = new Call<>(this);
-      call.afterHalfRtt(() -> call.invoke(request, call::answer));
+      begin(call, () -> call.afterHalfRtt(() -> call.invoke(request, call::answer)));
       return call.result;
     }
 
@@ -398,6 +539,11 @@ public final class WanEmulator {
     Scheduler.Cancellable timer;
     Flow flow;
     CompletableFuture<?> inner;
+    // Concurrency slot, guarded by the emulator's monitor: what to run when admitted, whether the
+    // call waits in its cloud's queue, whether it holds one of the cloud's slots.
+    Runnable start;
+    boolean queued;
+    boolean holdsSlot;
 
     Call(EmulatedCloud cloud) {
       Link link = cloud.link;
@@ -414,6 +560,7 @@ public final class WanEmulator {
             if (result.isCancelled()) {
               stop();
             }
+            cloud.finished(this);
           });
     }
 

@@ -320,8 +320,150 @@ class WanEmulatorTest {
     return out;
   }
 
+  // ---- concurrency bound (Link.maxConcurrent) --------------------------------------------------
+
+  private static MemoryCloud cloudWithKeys(int n) {
+    MemoryCloud mem = new MemoryCloud("p0");
+    for (int i = 0; i < n; i++) {
+      mem.put(ObjectKey.of("k" + i), new byte[] {(byte) i}).join();
+    }
+    return mem;
+  }
+
+  @Test
+  void aBoundedLinkServesAtMostThatManyAtOnceTheRestFirstInFirstOut() {
+    WanEmulator net = WanEmulator.builder(clock).build();
+    EmulatedCloud cloud =
+        net.wrap(cloudWithKeys(5), Link.rtt(Duration.ofMillis(100)).maxConcurrent(2));
+
+    List<Done> done = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      done.add(timed(cloud.get(ObjectKey.of("k" + i))));
+    }
+    assertThat(cloud.serving()).isEqualTo(2);
+    assertThat(cloud.waiting()).isEqualTo(3);
+    clock.runUntilIdle();
+
+    // Two at a time, in the order asked: 0.1, 0.1, 0.2, 0.2, 0.3 s (unbounded: all at 0.1 s).
+    assertThat(done.stream().map(d -> d.seconds).toList()).containsExactly(0.1, 0.1, 0.2, 0.2, 0.3);
+    assertThat(cloud.serving()).isZero();
+    assertThat(cloud.waiting()).isZero();
+    assertThat(clock.pending()).isZero();
+  }
+
+  @Test
+  void aSlotIsHeldWhileThePayloadFlows() {
+    // 1 MB over 8 Mbit/s takes 1 s: the second put starts only when the first has answered.
+    WanEmulator net = WanEmulator.builder(clock).build();
+    EmulatedCloud cloud =
+        net.wrap(
+            new MemoryCloud("p0"),
+            Link.rtt(Duration.ofMillis(100)).bandwidthBitsPerSecond(8 * MBIT).maxConcurrent(1));
+    Done first = timed(cloud.put(ObjectKey.of("a"), new byte[MB]));
+    Done second = timed(cloud.put(ObjectKey.of("b"), new byte[MB]));
+    clock.runUntilIdle();
+
+    assertThat(first.seconds).isCloseTo(1.1, within(1e-6));
+    assertThat(second.seconds).isCloseTo(2.2, within(1e-6));
+  }
+
+  @Test
+  void cancellingAWaitingRequestTakesItOutOfTheQueue() {
+    WanEmulator net = WanEmulator.builder(clock).build();
+    MemoryCloud mem = new MemoryCloud("p0");
+    EmulatedCloud cloud = net.wrap(mem, Link.rtt(Duration.ofMillis(100)).maxConcurrent(1));
+
+    Done first = timed(cloud.put(ObjectKey.of("a"), new byte[1]));
+    CompletableFuture<Void> doomed = cloud.put(ObjectKey.of("b"), new byte[1]);
+    Done third = timed(cloud.put(ObjectKey.of("c"), new byte[1]));
+    assertThat(cloud.waiting()).isEqualTo(2);
+    doomed.cancel(true);
+    assertThat(cloud.waiting()).isEqualTo(1);
+    clock.runUntilIdle();
+
+    assertThat(first.seconds).isCloseTo(0.1, within(1e-9));
+    assertThat(third.seconds).isCloseTo(0.2, within(1e-9)); // not 0.3: b no longer ahead of it
+    assertThat(mem.size()).isEqualTo(2); // b never reached the cloud
+    assertThat(cloud.serving()).isZero();
+  }
+
+  @Test
+  void cancellingAServedRequestFreesItsSlotForTheNext() {
+    WanEmulator net = WanEmulator.builder(clock).build();
+    EmulatedCloud cloud =
+        net.wrap(cloudWithKeys(2), Link.rtt(Duration.ofMillis(100)).maxConcurrent(1));
+
+    CompletableFuture<byte[]> doomed = cloud.get(ObjectKey.of("k0"));
+    Done next = timed(cloud.get(ObjectKey.of("k1")));
+    clock.advance(Duration.ofMillis(30));
+    doomed.cancel(true);
+    assertThat(cloud.serving()).isEqualTo(1);
+    assertThat(cloud.waiting()).isZero();
+    clock.runUntilIdle();
+
+    assertThat(next.seconds).isCloseTo(0.13, within(1e-9));
+  }
+
+  @Test
+  void raisingTheBoundStartsWaitingRequestsAtOnce() {
+    WanEmulator net = WanEmulator.builder(clock).build();
+    Link one = Link.rtt(Duration.ofMillis(100)).maxConcurrent(1);
+    EmulatedCloud cloud = net.wrap(cloudWithKeys(3), one);
+    List<Done> done = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      done.add(timed(cloud.get(ObjectKey.of("k" + i))));
+    }
+    clock.advance(Duration.ofMillis(50));
+    cloud.setLink(one.unboundedConcurrency());
+    assertThat(cloud.serving()).isEqualTo(3);
+    clock.runUntilIdle();
+
+    assertThat(done.stream().map(d -> d.seconds).toList()).containsExactly(0.1, 0.15, 0.15);
+  }
+
+  @Test
+  void aLongQueueOfInstantRequestsDrainsWithoutDeepRecursion() {
+    // Zero round trips and a cloud that answers at once: when the one slow request ends, the
+    // 50,000 behind it each complete inside the previous one's start. They must run in a loop.
+    CompletableFuture<byte[]> gate = new CompletableFuture<>();
+    MemoryCloud mem = cloudWithKeys(1);
+    CloudDriver gated =
+        new io.rafestore.spi.ForwardingCloud(mem) {
+          boolean first = true;
+
+          @Override
+          public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
+            if (first) {
+              first = false;
+              return gate;
+            }
+            return super.get(key, range);
+          }
+        };
+    WanEmulator net = WanEmulator.builder(clock).build();
+    EmulatedCloud cloud = net.wrap(gated, Link.local().maxConcurrent(1));
+    CompletableFuture<byte[]> slow = cloud.get(ObjectKey.of("k0"));
+    List<CompletableFuture<byte[]>> rest = new ArrayList<>();
+    for (int i = 0; i < 50_000; i++) {
+      rest.add(cloud.get(ObjectKey.of("k0")));
+    }
+    assertThat(cloud.waiting()).isEqualTo(50_000);
+
+    gate.complete(new byte[] {7});
+
+    assertThat(slow).isCompleted();
+    assertThat(rest).allMatch(f -> f.isDone() && !f.isCompletedExceptionally());
+    assertThat(cloud.serving()).isZero();
+    assertThat(cloud.waiting()).isZero();
+  }
+
   @Test
   void settingsAreValidatedWithClearMessages() {
+    assertThatThrownBy(() -> Link.local().maxConcurrent(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxConcurrent must be >= 1");
+    assertThat(Link.local().maxConcurrent(3).jitter(0.1).concurrencyLimit()).hasValue(3);
+    assertThat(Link.local().concurrencyLimit()).isEmpty();
     assertThatThrownBy(() -> Link.rtt(Duration.ofMillis(-1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("rtt must be >= 0");

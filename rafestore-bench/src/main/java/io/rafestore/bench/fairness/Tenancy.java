@@ -1,0 +1,59 @@
+package io.rafestore.bench.fairness;
+
+import io.rafestore.Fairness;
+import io.rafestore.RafeStore;
+import io.rafestore.TenantShare;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * How InterferenceBench gives its tenants to the client: fair scheduling on or off, each tenant's
+ * share in the builder, and each tenant's {@code forTenant} view. Stateless.
+ */
+final class Tenancy {
+  private Tenancy() {}
+
+  /**
+   * The fairness setting of "on": {@link Fairness#on()} with the client's requests in flight per
+   * cloud bounded as the clouds are ({@code --max-concurrent}), so that the queue forms in the
+   * client's fair queue and not in the cloud's first-in-first-out one; {@code --tenant-bytes} per
+   * tenant per cloud if given; its other defaults.
+   */
+  static Fairness on(InterferenceBench.Params p) {
+    Fairness on = Fairness.on().withCloudConcurrency(p.maxConcurrent());
+    return p.tenantBytes() > 0 ? on.withTenantBytesInFlight(p.tenantBytes()) : on;
+  }
+
+  /** Fair scheduling on or off, with each tenant's share. */
+  static void configure(
+      RafeStore.Builder b,
+      boolean fair,
+      List<InterferenceBench.Tenant> tenants,
+      InterferenceBench.Params p) {
+    b.fairness(fair ? on(p) : Fairness.off());
+    for (InterferenceBench.Tenant t : tenants) {
+      InterferenceBench.Share s = t.share();
+      b.tenant(t.id(), new TenantShare(s.weight(), s.reservation(), s.limit()));
+    }
+  }
+
+  /** The client as seen by {@code tenant}. */
+  static RafeStore view(RafeStore store, String tenant) {
+    return store.forTenant(tenant);
+  }
+
+  /** What "fairness on" means, for the report. */
+  static String describeOn(InterferenceBench.Params p) {
+    Fairness f = on(p);
+    return String.format(
+        Locale.ROOT,
+        "Fairness.on() with at most %d requests in flight per cloud (as many as the clouds serve at"
+            + " once), %d MiB per cloud, %.2f MiB per tenant per cloud, cost unit %d KiB; a"
+            + " reservation is given in cost units per second per cloud (a 1 KB read costs about"
+            + " 1 at each cloud it asks)",
+        f.cloudConcurrency(),
+        f.cloudBytesInFlight() >> 20,
+        f.tenantBytesInFlight() / 1048576.0,
+        f.costUnitBytes() >> 10);
+  }
+}
