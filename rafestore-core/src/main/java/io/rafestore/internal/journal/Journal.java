@@ -54,7 +54,10 @@ import java.util.zip.CRC32C;
  * <p>Space: segments are deleted oldest first, each only when every intent in it is done and every
  * older segment is gone (the directory fsynced after each), so a commit record (always in the same
  * or a later segment than its intent) outlives its intent's record. Thread-safety: every method may
- * be called from any thread; one writer thread does all file work.
+ * be called from any thread; one writer thread does all file work, and one acknowledger thread
+ * completes the returned futures (in frame order, after the frame's force), so callbacks attached
+ * to them run there and never delay the next frame; they must not block on the journal ({@link
+ * #onAcknowledgerThread}).
  */
 public final class Journal implements AutoCloseable {
   static final byte INTENT = 1;
@@ -99,6 +102,34 @@ public final class Journal implements AutoCloseable {
   private final LinkedBlockingQueue<Op> queue = new LinkedBlockingQueue<>();
   private final Thread writer;
 
+  /**
+   * Completes the records' futures, in frame order, once their frame is forced (or failed). Not the
+   * writer thread: whatever a future's callbacks do (the protocol's next step, a caller's own
+   * continuation) runs here, so the writer is already writing and forcing the next frame.
+   */
+  private final java.util.concurrent.ThreadPoolExecutor acknowledger;
+
+  /** Frames written and forced so far (a seam for tests). */
+  private final java.util.concurrent.atomic.AtomicLong framesForced =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /** The thread that completes a journal's futures: its callbacks must not block on the journal. */
+  private static final class AcknowledgerThread extends Thread {
+    AcknowledgerThread(Runnable r, String name) {
+      super(r, name);
+      setDaemon(true);
+    }
+  }
+
+  /**
+   * Whether the calling thread is a journal's acknowledger (a callback of a journal future attached
+   * before it completed runs there): a call that blocks until a journal record is acknowledged
+   * would wait for this very thread, so blocking calls check this and refuse.
+   */
+  public static boolean onAcknowledgerThread() {
+    return Thread.currentThread() instanceof AcknowledgerThread;
+  }
+
   private static final Op STOP = new Op(DONE, "", new byte[0], null, 0);
 
   /** Opens a new segment file for writing (a seam for tests that make the disk fail). */
@@ -119,6 +150,15 @@ public final class Journal implements AutoCloseable {
     this.recovered = new ArrayList<>();
     this.writer = new Thread(this::writeLoop, "rafestore-journal " + dir.getFileName());
     this.writer.setDaemon(true);
+    String ackName = "rafestore-journal-ack " + dir.getFileName();
+    this.acknowledger =
+        new java.util.concurrent.ThreadPoolExecutor(
+            1,
+            1,
+            0,
+            java.util.concurrent.TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            r -> new AcknowledgerThread(r, ackName));
   }
 
   /**
@@ -150,6 +190,7 @@ public final class Journal implements AutoCloseable {
       j.recover();
     } catch (JournalException | RuntimeException e) {
       j.unlock();
+      j.acknowledger.shutdown();
       throw e;
     }
     j.writer.start();
@@ -210,6 +251,11 @@ public final class Journal implements AutoCloseable {
   /** Why the journal stopped for good (its disk failed), or null. */
   public synchronized JournalException failure() {
     return failed;
+  }
+
+  /** Frames written and forced so far. */
+  long framesForced() {
+    return framesForced.get();
   }
 
   /** Intents admitted and not yet done. */
@@ -456,6 +502,8 @@ public final class Journal implements AutoCloseable {
         closeFiles();
         failQueued();
         unlock();
+        // Runs what is queued already (the last frames' acknowledgements), then ends.
+        acknowledger.shutdown();
         return;
       }
       batch.clear();
@@ -500,11 +548,15 @@ public final class Journal implements AutoCloseable {
         diskBytes -= release;
         pendingIntents -= intents;
       }
-      for (Op op : records) {
-        if (op.done != null) {
-          op.done.completeExceptionally(failure);
-        }
-      }
+      JournalException why = failure;
+      acknowledge(
+          () -> {
+            for (Op op : records) {
+              if (op.done != null) {
+                op.done.completeExceptionally(why);
+              }
+            }
+          });
     } else {
       for (Op op : records) {
         if (op.type == INTENT) {
@@ -528,12 +580,26 @@ public final class Journal implements AutoCloseable {
     }
     reclaim();
     // Completed last: once a record is durable, every done mark before it has freed its space.
+    // On the acknowledger, so that the callbacks do not hold up the next frame's write and force.
     if (failure == null) {
-      for (Op op : records) {
-        if (op.done != null) {
-          op.done.complete(null);
-        }
-      }
+      acknowledge(
+          () -> {
+            for (Op op : records) {
+              if (op.done != null) {
+                op.done.complete(null);
+              }
+            }
+          });
+    }
+  }
+
+  /** Runs {@code completions} on the acknowledger thread, after those handed over before. */
+  private void acknowledge(Runnable completions) {
+    try {
+      acknowledger.execute(completions);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // Only after the writer stopped, which hands nothing over after that.
+      completions.run();
     }
   }
 
@@ -586,6 +652,7 @@ public final class Journal implements AutoCloseable {
       // After a failed fsync the page cache cannot be trusted to reach the disk: stop for good.
       return fail(new JournalException(Reason.IO, active.path, "fsync failed: " + e, e), true);
     }
+    framesForced.incrementAndGet();
     long written = FRAME_OVERHEAD + (long) body;
     active.size += written;
     long reserved = 0;
@@ -608,9 +675,12 @@ public final class Journal implements AutoCloseable {
         dropped = new ArrayList<>(waiting);
         waiting.clear();
       }
-      for (Waiter w : dropped) {
-        w.op.done.completeExceptionally(e);
-      }
+      acknowledge(
+          () -> {
+            for (Waiter w : dropped) {
+              w.op.done.completeExceptionally(e);
+            }
+          });
     }
     return e;
   }
@@ -707,12 +777,19 @@ public final class Journal implements AutoCloseable {
   }
 
   private void failQueued() {
+    List<Op> left = new ArrayList<>();
     Op op;
     while ((op = queue.poll()) != null) {
       if (op.done != null) {
-        op.done.completeExceptionally(closedError());
+        left.add(op);
       }
     }
+    acknowledge(
+        () -> {
+          for (Op o : left) {
+            o.done.completeExceptionally(closedError());
+          }
+        });
   }
 
   // ---------------------------------------------------------------- recovery

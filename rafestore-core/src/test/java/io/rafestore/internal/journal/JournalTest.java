@@ -72,6 +72,43 @@ class JournalTest {
   }
 
   @Test
+  void callbacksRunOnTheAcknowledgerAndABlockedOneDoesNotHoldUpTheNextFrame() throws Exception {
+    try (Journal j = Journal.open(dir, 1 << 20, 100)) {
+      java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+      CompletableFuture<String> thread = new CompletableFuture<>();
+      CompletableFuture<Void> first = j.intent(Journal.newId(), "k", bytes("one"), 1, true);
+      CompletableFuture<Void> callback =
+          first.thenRun(
+              () -> {
+                thread.complete(
+                    Thread.currentThread().getName() + " " + Journal.onAcknowledgerThread());
+                entered.countDown();
+                try {
+                  release.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              });
+      assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(thread.get()).startsWith("rafestore-journal-ack ").endsWith(" true");
+      // The first callback is still running: the next frame is written and forced all the same
+      // (it was not, when the writer thread itself ran the callbacks).
+      CompletableFuture<Void> second = j.intent(Journal.newId(), "k", bytes("two"), 2, true);
+      for (int i = 0; i < 1000 && j.framesForced() < 2; i++) {
+        Thread.sleep(10);
+      }
+      assertThat(j.framesForced()).isEqualTo(2);
+      // Acknowledged in frame order: not before the first frame's callbacks have returned.
+      assertThat(second).isNotDone();
+      release.countDown();
+      await(callback);
+      await(second);
+    }
+    assertThat(Journal.onAcknowledgerThread()).isFalse();
+  }
+
+  @Test
   void aRoundsCommitsWriteTheSharedLogOnceAndEachIntentRecoversItsOwnPartAndTheLog()
       throws Exception {
     List<String> ids = new ArrayList<>();
