@@ -34,8 +34,9 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  * segment file "segment-&lt;16 digits&gt;.rfj":
- *   header: "RFWJ" | format u8 = 1 | segment number i64 | crc32c u32 (of the 13 bytes before)
+ *   header: "RFWJ" | format u8 = 2 | segment number i64 | crc32c u32 (of the 13 bytes before)
  *   frames: "RFWB" | body length u32 | crc32c u32 (of the body) | body = records
+ *   zeros to the end of the file (written ahead of the frames; format 1 files end at a frame)
  * record: type u8 (1 intent, 2 commit, 3 done, 4 commits) | intent id [16] |
  *   intent:  createdAtMillis i64 | key u16 + UTF-8 | value u32 + bytes
  *   commit:  u32 + bytes
@@ -45,7 +46,8 @@ import java.util.zip.CRC32C;
  * </pre>
  *
  * <p>Durability: a record is reported durable only after its frame was written and {@link
- * FileChannel#force} returned; a new segment's header is forced, and the directory fsynced, before
+ * FileChannel#force} returned ({@code force(false)} within the zeros written ahead, where the
+ * file's length and blocks do not change; {@code force(true)} for a frame that extends the file); a new segment's header is forced, and the directory fsynced, before
  * any frame goes into it. A crash can therefore tear only frames that were never reported durable,
  * and only at the end of the newest segment: on open, a frame that fails its checksum (or is cut
  * short) in the newest segment, with no valid frame after it, is that torn tail and is cut off; any
@@ -66,6 +68,23 @@ public final class Journal implements AutoCloseable {
   static final byte COMMITS = 4;
 
   static final int HEADER_BYTES = 17;
+
+  /**
+   * The segment format this journal writes: 2, preallocated (frames, then zeros to the file's end,
+   * which read as the clean end). Format 1 (files end at their last frame) is still read.
+   */
+  static final byte FORMAT = 2;
+
+  /** How far ahead of its frames a segment file is filled with zeros (within the segment size). */
+  static final int PREALLOCATE_BYTES = 1024 * 1024;
+
+  /**
+   * Whether zeros are written ahead (default); {@code -Dio.rafestore.journal.preallocate=false}
+   * writes format-2 segments without them, every frame then forced with {@code force(true)}: a
+   * switch for measuring what the zeros save (WriteCostBench), read once.
+   */
+  private static final boolean PREALLOCATE =
+      !"false".equals(System.getProperty("io.rafestore.journal.preallocate"));
   static final int FRAME_OVERHEAD = 12;
   static final int ID_BYTES = 16;
   private static final byte[] SEGMENT_MAGIC = "RFWJ".getBytes(StandardCharsets.US_ASCII);
@@ -478,6 +497,10 @@ public final class Journal implements AutoCloseable {
     final long number;
     final Path path;
     long size;
+
+    /** The file's length: frames end at {@code size}, zeros follow up to here (format 2). */
+    long allocated;
+
     final Set<String> pending = new HashSet<>();
     FileChannel channel;
 
@@ -629,6 +652,7 @@ public final class Journal implements AutoCloseable {
           new JournalException(Reason.IO, dir, "cannot start a new segment file: " + e, e), true);
     }
     long start = active.size;
+    long end = start + frame.remaining();
     try {
       while (frame.hasRemaining()) {
         active.channel.write(frame, start + frame.position());
@@ -641,13 +665,21 @@ public final class Journal implements AutoCloseable {
       try {
         active.channel.truncate(start);
         active.channel.force(true);
+        active.allocated = start;
         return err;
       } catch (IOException again) {
         return fail(err, true);
       }
     }
+    // Within the zeros written ahead, the file's length and blocks do not change: fdatasync
+    // (force(false)) makes the frame durable without a metadata commit. A frame past them extends
+    // the file (and the zeros ahead of it): force(true), which also makes the new length durable.
+    boolean grows = end > active.allocated;
+    if (grows) {
+      active.allocated = Math.max(end, preallocate(active, end));
+    }
     try {
-      active.channel.force(true);
+      active.channel.force(grows);
     } catch (IOException e) {
       // After a failed fsync the page cache cannot be trusted to reach the disk: stop for good.
       return fail(new JournalException(Reason.IO, active.path, "fsync failed: " + e, e), true);
@@ -685,14 +717,35 @@ public final class Journal implements AutoCloseable {
     return e;
   }
 
+  /**
+   * Writes zeros from {@code from} up to {@link #PREALLOCATE_BYTES} ahead (within the segment size,
+   * never past it); returns the file's length after (a failed write, as on a full disk, leaves
+   * fewer zeros, which read as the clean end all the same). Not forced here: the caller forces.
+   */
+  private long preallocate(Segment s, long from) {
+    long to = PREALLOCATE ? Math.min(segmentBytes, from + PREALLOCATE_BYTES) : from;
+    long at = from;
+    ByteBuffer zeros = ByteBuffer.allocate(64 * 1024);
+    try {
+      while (at < to) {
+        zeros.clear().limit((int) Math.min(zeros.capacity(), to - at));
+        at += s.channel.write(zeros, at);
+      }
+    } catch (IOException e) {
+      // A full disk: the frames go on without zeros ahead (each then forced with its metadata).
+    }
+    return at;
+  }
+
   /** Starts a new segment: header written and forced, then the directory fsynced. */
   private void rotate() throws IOException {
     long number = nextSegment++;
     Path path = dir.resolve(segmentName(number));
     FileChannel ch = opener.create(path);
+    Segment s = new Segment(number, path);
     try {
       ByteBuffer h = ByteBuffer.allocate(HEADER_BYTES);
-      h.put(SEGMENT_MAGIC).put((byte) 1).putLong(number);
+      h.put(SEGMENT_MAGIC).put(FORMAT).putLong(number);
       CRC32C crc = new CRC32C();
       crc.update(h.array(), 0, 13);
       h.putInt((int) crc.getValue());
@@ -700,6 +753,8 @@ public final class Journal implements AutoCloseable {
       while (h.hasRemaining()) {
         ch.write(h, h.position());
       }
+      s.channel = ch;
+      s.allocated = Math.max(HEADER_BYTES, preallocate(s, HEADER_BYTES));
       ch.force(true);
       syncDirectory();
     } catch (IOException e) {
@@ -707,9 +762,7 @@ public final class Journal implements AutoCloseable {
       Files.deleteIfExists(path);
       throw e;
     }
-    Segment s = new Segment(number, path);
     s.size = HEADER_BYTES;
-    s.channel = ch;
     if (active != null) {
       active.channel.close();
       active.channel = null;
@@ -867,14 +920,22 @@ public final class Journal implements AutoCloseable {
     } catch (IOException e) {
       throw new JournalException(Reason.IO, s.path, "cannot read: " + e, e);
     }
-    if (!headerValid(all, s.number)) {
-      if (newest && all.length <= HEADER_BYTES) {
+    int format = headerFormat(all, s.number);
+    if (format < 0) {
+      if (newest && (all.length <= HEADER_BYTES || allZero(all, 0))) {
+        // Torn before its header was forced (a preallocated file may hold zeros only).
         return 0;
       }
       throw new JournalException(Reason.CORRUPT, s.path, "bad segment header");
     }
     int pos = HEADER_BYTES;
     while (pos < all.length) {
+      if (format >= 2 && allZero(all, pos)) {
+        // The zeros written ahead of the frames: the clean end of a preallocated segment. A frame
+        // torn by a crash is never all zeros (it starts with its magic); a frame whose first bytes
+        // did not reach the disk but later ones did is not all zeros either, and is cut below.
+        break;
+      }
       int body = frameAt(all, pos);
       if (body < 0) {
         if (newest && !anyFrameAfter(all, pos + 1)) {
@@ -966,19 +1027,33 @@ public final class Journal implements AutoCloseable {
     }
   }
 
-  private static boolean headerValid(byte[] all, long number) {
+  /** The segment's format (1 or 2) if its header is valid, else -1. */
+  private static int headerFormat(byte[] all, long number) {
     if (all.length < HEADER_BYTES) {
-      return false;
+      return -1;
     }
     ByteBuffer h = ByteBuffer.wrap(all, 0, HEADER_BYTES);
     byte[] magic = new byte[4];
     h.get(magic);
     CRC32C crc = new CRC32C();
     crc.update(all, 0, 13);
-    return java.util.Arrays.equals(magic, SEGMENT_MAGIC)
-        && h.get() == 1
-        && h.getLong() == number
-        && h.getInt() == (int) crc.getValue();
+    byte format = h.get();
+    boolean valid =
+        java.util.Arrays.equals(magic, SEGMENT_MAGIC)
+            && (format == 1 || format == FORMAT)
+            && h.getLong() == number
+            && h.getInt() == (int) crc.getValue();
+    return valid ? format : -1;
+  }
+
+  /** Whether every byte from {@code from} to the end is zero. */
+  private static boolean allZero(byte[] all, int from) {
+    for (int i = from; i < all.length; i++) {
+      if (all[i] != 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The body length of a valid frame at {@code pos}, or -1. */
