@@ -528,11 +528,10 @@ public final class WriteCostBench {
    * are real, so the WAN runs on the system scheduler (same Table 1 profile) and the client on its
    * default executor. The same closed-loop writers and keys as {@link #groupRun}, but each writer a
    * thread of its own, starting its next write when the last was acknowledged (fsynced in the
-   * journal): a blocking wait, so the writers are as concurrent as application threads; then
-   * {@code flush()}, and
-   * the client is left until its request count has not moved for 3 s (lingering puts, packing).
-   * Before it, {@code fsyncs} fsyncs of a 1 KB append in the journal's directory give the disk's
-   * baseline.
+   * journal): a blocking wait, so the writers are as concurrent as application threads; then {@code
+   * flush()}, and the client is left until its request count has not moved for 3 s (lingering puts,
+   * packing). Before it, {@code fsyncs} fsyncs of a 1 KB append in the journal's directory give the
+   * disk's baseline.
    */
   static WriteBackRun writeBackRun(
       int writes, int writers, int keys, int valueBytes, long seed, Path journalBase, int fsyncs)

@@ -47,11 +47,12 @@ import java.util.zip.CRC32C;
  *
  * <p>Durability: a record is reported durable only after its frame was written and {@link
  * FileChannel#force} returned ({@code force(false)} within the zeros written ahead, where the
- * file's length and blocks do not change; {@code force(true)} for a frame that extends the file); a new segment's header is forced, and the directory fsynced, before
- * any frame goes into it. A crash can therefore tear only frames that were never reported durable,
- * and only at the end of the newest segment: on open, a frame that fails its checksum (or is cut
- * short) in the newest segment, with no valid frame after it, is that torn tail and is cut off; any
- * other bad frame is reported ({@link Reason#CORRUPT}), never skipped.
+ * file's length and blocks do not change; {@code force(true)} for a frame that extends the file); a
+ * new segment's header is forced, and the directory fsynced, before any frame goes into it. A crash
+ * can therefore tear only frames that were never reported durable, and only at the end of the
+ * newest segment: on open, a frame that fails its checksum (or is cut short) in the newest segment,
+ * with no valid frame after it, is that torn tail and is cut off; any other bad frame is reported
+ * ({@link Reason#CORRUPT}), never skipped.
  *
  * <p>Space: segments are deleted oldest first, each only when every intent in it is done and every
  * older segment is gone (the directory fsynced after each), so a commit record (always in the same
@@ -85,6 +86,7 @@ public final class Journal implements AutoCloseable {
    */
   private static final boolean PREALLOCATE =
       !"false".equals(System.getProperty("io.rafestore.journal.preallocate"));
+
   static final int FRAME_OVERHEAD = 12;
   static final int ID_BYTES = 16;
   private static final byte[] SEGMENT_MAGIC = "RFWJ".getBytes(StandardCharsets.US_ASCII);
