@@ -86,6 +86,12 @@ public interface RafeStore extends AutoCloseable {
    * failed so was not acknowledged and is never written. Only {@link ProtocolMode#PAPER} and {@link
    * ProtocolMode#FAST} write back.
    *
+   * <p>A callback attached to the returned future before it completes runs on the journal's
+   * acknowledger thread, which completes the acknowledgements in order: keep it short, and do not
+   * block there (a {@link BlockingRafeStore} call made on that thread fails with {@link
+   * IllegalStateException}, as it would wait for that thread); continue on an executor of your own
+   * ({@code thenApplyAsync}) for anything longer.
+   *
    * @throws IllegalStateException if the client has no write-back journal or no writer identity
    */
   CompletableFuture<JournaledWrite> writeBack(String key, byte[] value);

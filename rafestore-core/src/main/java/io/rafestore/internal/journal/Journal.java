@@ -34,8 +34,9 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  * segment file "segment-&lt;16 digits&gt;.rfj":
- *   header: "RFWJ" | format u8 = 1 | segment number i64 | crc32c u32 (of the 13 bytes before)
+ *   header: "RFWJ" | format u8 = 2 | segment number i64 | crc32c u32 (of the 13 bytes before)
  *   frames: "RFWB" | body length u32 | crc32c u32 (of the body) | body = records
+ *   zeros to the end of the file (written ahead of the frames; format 1 files end at a frame)
  * record: type u8 (1 intent, 2 commit, 3 done, 4 commits) | intent id [16] |
  *   intent:  createdAtMillis i64 | key u16 + UTF-8 | value u32 + bytes
  *   commit:  u32 + bytes
@@ -45,16 +46,21 @@ import java.util.zip.CRC32C;
  * </pre>
  *
  * <p>Durability: a record is reported durable only after its frame was written and {@link
- * FileChannel#force} returned; a new segment's header is forced, and the directory fsynced, before
- * any frame goes into it. A crash can therefore tear only frames that were never reported durable,
- * and only at the end of the newest segment: on open, a frame that fails its checksum (or is cut
- * short) in the newest segment, with no valid frame after it, is that torn tail and is cut off; any
- * other bad frame is reported ({@link Reason#CORRUPT}), never skipped.
+ * FileChannel#force} returned ({@code force(false)} within the zeros written ahead, where the
+ * file's length and blocks do not change; {@code force(true)} for a frame that extends the file); a
+ * new segment's header is forced, and the directory fsynced, before any frame goes into it. A crash
+ * can therefore tear only frames that were never reported durable, and only at the end of the
+ * newest segment: on open, a frame that fails its checksum (or is cut short) in the newest segment,
+ * with no valid frame after it, is that torn tail and is cut off; any other bad frame is reported
+ * ({@link Reason#CORRUPT}), never skipped.
  *
  * <p>Space: segments are deleted oldest first, each only when every intent in it is done and every
  * older segment is gone (the directory fsynced after each), so a commit record (always in the same
  * or a later segment than its intent) outlives its intent's record. Thread-safety: every method may
- * be called from any thread; one writer thread does all file work.
+ * be called from any thread; one writer thread does all file work, and one acknowledger thread
+ * completes the returned futures (in frame order, after the frame's force), so callbacks attached
+ * to them run there and never delay the next frame; they must not block on the journal ({@link
+ * #onAcknowledgerThread}).
  */
 public final class Journal implements AutoCloseable {
   static final byte INTENT = 1;
@@ -63,6 +69,24 @@ public final class Journal implements AutoCloseable {
   static final byte COMMITS = 4;
 
   static final int HEADER_BYTES = 17;
+
+  /**
+   * The segment format this journal writes: 2, preallocated (frames, then zeros to the file's end,
+   * which read as the clean end). Format 1 (files end at their last frame) is still read.
+   */
+  static final byte FORMAT = 2;
+
+  /** How far ahead of its frames a segment file is filled with zeros (within the segment size). */
+  static final int PREALLOCATE_BYTES = 1024 * 1024;
+
+  /**
+   * Whether zeros are written ahead (default); {@code -Dio.rafestore.journal.preallocate=false}
+   * writes format-2 segments without them, every frame then forced with {@code force(true)}: a
+   * switch for measuring what the zeros save (WriteCostBench), read once.
+   */
+  private static final boolean PREALLOCATE =
+      !"false".equals(System.getProperty("io.rafestore.journal.preallocate"));
+
   static final int FRAME_OVERHEAD = 12;
   static final int ID_BYTES = 16;
   private static final byte[] SEGMENT_MAGIC = "RFWJ".getBytes(StandardCharsets.US_ASCII);
@@ -99,6 +123,34 @@ public final class Journal implements AutoCloseable {
   private final LinkedBlockingQueue<Op> queue = new LinkedBlockingQueue<>();
   private final Thread writer;
 
+  /**
+   * Completes the records' futures, in frame order, once their frame is forced (or failed). Not the
+   * writer thread: whatever a future's callbacks do (the protocol's next step, a caller's own
+   * continuation) runs here, so the writer is already writing and forcing the next frame.
+   */
+  private final java.util.concurrent.ThreadPoolExecutor acknowledger;
+
+  /** Frames written and forced so far (a seam for tests). */
+  private final java.util.concurrent.atomic.AtomicLong framesForced =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /** The thread that completes a journal's futures: its callbacks must not block on the journal. */
+  private static final class AcknowledgerThread extends Thread {
+    AcknowledgerThread(Runnable r, String name) {
+      super(r, name);
+      setDaemon(true);
+    }
+  }
+
+  /**
+   * Whether the calling thread is a journal's acknowledger (a callback of a journal future attached
+   * before it completed runs there): a call that blocks until a journal record is acknowledged
+   * would wait for this very thread, so blocking calls check this and refuse.
+   */
+  public static boolean onAcknowledgerThread() {
+    return Thread.currentThread() instanceof AcknowledgerThread;
+  }
+
   private static final Op STOP = new Op(DONE, "", new byte[0], null, 0);
 
   /** Opens a new segment file for writing (a seam for tests that make the disk fail). */
@@ -119,6 +171,15 @@ public final class Journal implements AutoCloseable {
     this.recovered = new ArrayList<>();
     this.writer = new Thread(this::writeLoop, "rafestore-journal " + dir.getFileName());
     this.writer.setDaemon(true);
+    String ackName = "rafestore-journal-ack " + dir.getFileName();
+    this.acknowledger =
+        new java.util.concurrent.ThreadPoolExecutor(
+            1,
+            1,
+            0,
+            java.util.concurrent.TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            r -> new AcknowledgerThread(r, ackName));
   }
 
   /**
@@ -150,6 +211,7 @@ public final class Journal implements AutoCloseable {
       j.recover();
     } catch (JournalException | RuntimeException e) {
       j.unlock();
+      j.acknowledger.shutdown();
       throw e;
     }
     j.writer.start();
@@ -210,6 +272,11 @@ public final class Journal implements AutoCloseable {
   /** Why the journal stopped for good (its disk failed), or null. */
   public synchronized JournalException failure() {
     return failed;
+  }
+
+  /** Frames written and forced so far. */
+  long framesForced() {
+    return framesForced.get();
   }
 
   /** Intents admitted and not yet done. */
@@ -432,6 +499,10 @@ public final class Journal implements AutoCloseable {
     final long number;
     final Path path;
     long size;
+
+    /** The file's length: frames end at {@code size}, zeros follow up to here (format 2). */
+    long allocated;
+
     final Set<String> pending = new HashSet<>();
     FileChannel channel;
 
@@ -456,6 +527,8 @@ public final class Journal implements AutoCloseable {
         closeFiles();
         failQueued();
         unlock();
+        // Runs what is queued already (the last frames' acknowledgements), then ends.
+        acknowledger.shutdown();
         return;
       }
       batch.clear();
@@ -500,11 +573,15 @@ public final class Journal implements AutoCloseable {
         diskBytes -= release;
         pendingIntents -= intents;
       }
-      for (Op op : records) {
-        if (op.done != null) {
-          op.done.completeExceptionally(failure);
-        }
-      }
+      JournalException why = failure;
+      acknowledge(
+          () -> {
+            for (Op op : records) {
+              if (op.done != null) {
+                op.done.completeExceptionally(why);
+              }
+            }
+          });
     } else {
       for (Op op : records) {
         if (op.type == INTENT) {
@@ -528,12 +605,26 @@ public final class Journal implements AutoCloseable {
     }
     reclaim();
     // Completed last: once a record is durable, every done mark before it has freed its space.
+    // On the acknowledger, so that the callbacks do not hold up the next frame's write and force.
     if (failure == null) {
-      for (Op op : records) {
-        if (op.done != null) {
-          op.done.complete(null);
-        }
-      }
+      acknowledge(
+          () -> {
+            for (Op op : records) {
+              if (op.done != null) {
+                op.done.complete(null);
+              }
+            }
+          });
+    }
+  }
+
+  /** Runs {@code completions} on the acknowledger thread, after those handed over before. */
+  private void acknowledge(Runnable completions) {
+    try {
+      acknowledger.execute(completions);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // Only after the writer stopped, which hands nothing over after that.
+      completions.run();
     }
   }
 
@@ -563,6 +654,7 @@ public final class Journal implements AutoCloseable {
           new JournalException(Reason.IO, dir, "cannot start a new segment file: " + e, e), true);
     }
     long start = active.size;
+    long end = start + frame.remaining();
     try {
       while (frame.hasRemaining()) {
         active.channel.write(frame, start + frame.position());
@@ -575,17 +667,26 @@ public final class Journal implements AutoCloseable {
       try {
         active.channel.truncate(start);
         active.channel.force(true);
+        active.allocated = start;
         return err;
       } catch (IOException again) {
         return fail(err, true);
       }
     }
+    // Within the zeros written ahead, the file's length and blocks do not change: fdatasync
+    // (force(false)) makes the frame durable without a metadata commit. A frame past them extends
+    // the file (and the zeros ahead of it): force(true), which also makes the new length durable.
+    boolean grows = end > active.allocated;
+    if (grows) {
+      active.allocated = Math.max(end, preallocate(active, end));
+    }
     try {
-      active.channel.force(true);
+      active.channel.force(grows);
     } catch (IOException e) {
       // After a failed fsync the page cache cannot be trusted to reach the disk: stop for good.
       return fail(new JournalException(Reason.IO, active.path, "fsync failed: " + e, e), true);
     }
+    framesForced.incrementAndGet();
     long written = FRAME_OVERHEAD + (long) body;
     active.size += written;
     long reserved = 0;
@@ -608,11 +709,34 @@ public final class Journal implements AutoCloseable {
         dropped = new ArrayList<>(waiting);
         waiting.clear();
       }
-      for (Waiter w : dropped) {
-        w.op.done.completeExceptionally(e);
-      }
+      acknowledge(
+          () -> {
+            for (Waiter w : dropped) {
+              w.op.done.completeExceptionally(e);
+            }
+          });
     }
     return e;
+  }
+
+  /**
+   * Writes zeros from {@code from} up to {@link #PREALLOCATE_BYTES} ahead (within the segment size,
+   * never past it); returns the file's length after (a failed write, as on a full disk, leaves
+   * fewer zeros, which read as the clean end all the same). Not forced here: the caller forces.
+   */
+  private long preallocate(Segment s, long from) {
+    long to = PREALLOCATE ? Math.min(segmentBytes, from + PREALLOCATE_BYTES) : from;
+    long at = from;
+    ByteBuffer zeros = ByteBuffer.allocate(64 * 1024);
+    try {
+      while (at < to) {
+        zeros.clear().limit((int) Math.min(zeros.capacity(), to - at));
+        at += s.channel.write(zeros, at);
+      }
+    } catch (IOException e) {
+      // A full disk: the frames go on without zeros ahead (each then forced with its metadata).
+    }
+    return at;
   }
 
   /** Starts a new segment: header written and forced, then the directory fsynced. */
@@ -620,9 +744,10 @@ public final class Journal implements AutoCloseable {
     long number = nextSegment++;
     Path path = dir.resolve(segmentName(number));
     FileChannel ch = opener.create(path);
+    Segment s = new Segment(number, path);
     try {
       ByteBuffer h = ByteBuffer.allocate(HEADER_BYTES);
-      h.put(SEGMENT_MAGIC).put((byte) 1).putLong(number);
+      h.put(SEGMENT_MAGIC).put(FORMAT).putLong(number);
       CRC32C crc = new CRC32C();
       crc.update(h.array(), 0, 13);
       h.putInt((int) crc.getValue());
@@ -630,6 +755,8 @@ public final class Journal implements AutoCloseable {
       while (h.hasRemaining()) {
         ch.write(h, h.position());
       }
+      s.channel = ch;
+      s.allocated = Math.max(HEADER_BYTES, preallocate(s, HEADER_BYTES));
       ch.force(true);
       syncDirectory();
     } catch (IOException e) {
@@ -637,9 +764,7 @@ public final class Journal implements AutoCloseable {
       Files.deleteIfExists(path);
       throw e;
     }
-    Segment s = new Segment(number, path);
     s.size = HEADER_BYTES;
-    s.channel = ch;
     if (active != null) {
       active.channel.close();
       active.channel = null;
@@ -707,12 +832,19 @@ public final class Journal implements AutoCloseable {
   }
 
   private void failQueued() {
+    List<Op> left = new ArrayList<>();
     Op op;
     while ((op = queue.poll()) != null) {
       if (op.done != null) {
-        op.done.completeExceptionally(closedError());
+        left.add(op);
       }
     }
+    acknowledge(
+        () -> {
+          for (Op o : left) {
+            o.done.completeExceptionally(closedError());
+          }
+        });
   }
 
   // ---------------------------------------------------------------- recovery
@@ -790,14 +922,22 @@ public final class Journal implements AutoCloseable {
     } catch (IOException e) {
       throw new JournalException(Reason.IO, s.path, "cannot read: " + e, e);
     }
-    if (!headerValid(all, s.number)) {
-      if (newest && all.length <= HEADER_BYTES) {
+    int format = headerFormat(all, s.number);
+    if (format < 0) {
+      if (newest && (all.length <= HEADER_BYTES || allZero(all, 0))) {
+        // Torn before its header was forced (a preallocated file may hold zeros only).
         return 0;
       }
       throw new JournalException(Reason.CORRUPT, s.path, "bad segment header");
     }
     int pos = HEADER_BYTES;
     while (pos < all.length) {
+      if (format >= 2 && allZero(all, pos)) {
+        // The zeros written ahead of the frames: the clean end of a preallocated segment. A frame
+        // torn by a crash is never all zeros (it starts with its magic); a frame whose first bytes
+        // did not reach the disk but later ones did is not all zeros either, and is cut below.
+        break;
+      }
       int body = frameAt(all, pos);
       if (body < 0) {
         if (newest && !anyFrameAfter(all, pos + 1)) {
@@ -889,19 +1029,33 @@ public final class Journal implements AutoCloseable {
     }
   }
 
-  private static boolean headerValid(byte[] all, long number) {
+  /** The segment's format (1 or 2) if its header is valid, else -1. */
+  private static int headerFormat(byte[] all, long number) {
     if (all.length < HEADER_BYTES) {
-      return false;
+      return -1;
     }
     ByteBuffer h = ByteBuffer.wrap(all, 0, HEADER_BYTES);
     byte[] magic = new byte[4];
     h.get(magic);
     CRC32C crc = new CRC32C();
     crc.update(all, 0, 13);
-    return java.util.Arrays.equals(magic, SEGMENT_MAGIC)
-        && h.get() == 1
-        && h.getLong() == number
-        && h.getInt() == (int) crc.getValue();
+    byte format = h.get();
+    boolean valid =
+        java.util.Arrays.equals(magic, SEGMENT_MAGIC)
+            && (format == 1 || format == FORMAT)
+            && h.getLong() == number
+            && h.getInt() == (int) crc.getValue();
+    return valid ? format : -1;
+  }
+
+  /** Whether every byte from {@code from} to the end is zero. */
+  private static boolean allZero(byte[] all, int from) {
+    for (int i = from; i < all.length; i++) {
+      if (all[i] != 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The body length of a valid frame at {@code pos}, or -1. */

@@ -993,117 +993,138 @@ public final class Client implements RafeStore {
     @Override
     public WriteReceipt write(String key, byte[] value)
         throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       return await(Client.this.write(key, value));
     }
 
     @Override
     public io.rafestore.JournaledWrite writeBack(String key, byte[] value)
         throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       return await(Client.this.writeBack(key, value));
     }
 
     @Override
     public void flush() throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       await(Client.this.flush());
     }
 
     @Override
     public StoredValue read(String key) throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       return await(Client.this.read(key));
     }
 
     @Override
     public StoredValue read(String key, Version version)
         throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       return await(Client.this.read(key, version));
     }
 
     @Override
     public HistoryPage history(String key, Optional<Version> before, int limit)
         throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       return await(Client.this.history(key, before, limit));
     }
 
     @Override
     public void delete(String key) throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       await(Client.this.delete(key));
     }
 
     @Override
     public CollectionReport collect(String key, RetentionPolicy policy)
         throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       return await(Client.this.collect(key, policy));
     }
 
     @Override
     public OrphanReport collectOrphans(String key, Duration grace)
         throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       return await(Client.this.collectOrphans(key, grace));
     }
 
     @Override
     public Map<String, Integer> purge(String key)
         throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       return await(Client.this.purge(key));
     }
 
     @Override
     public void checkWriter(String writerId) throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       await(Client.this.checkWriter(writerId));
     }
 
     @Override
     public void publishCertificate(WriterCertificate certificate)
         throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       await(Client.this.publishCertificate(certificate));
     }
 
     @Override
     public Optional<RevocationList> revocations(String operatorKeyId)
         throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       return await(Client.this.revocations(operatorKeyId));
     }
 
     @Override
     public void publishRevocations(RevocationList list)
         throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       await(Client.this.publishRevocations(list));
     }
 
     @Override
     public VerifyReport verify(String key) throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       return await(Client.this.verify(key));
     }
 
     @Override
     public RepairReport repair(String key) throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       return await(Client.this.repair(key));
     }
 
     @Override
     public List<String> keys() throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       return await(Client.this.keys());
     }
 
     @Override
     public io.rafestore.KeyPage keys(String after, int limit)
         throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       return await(Client.this.keys(after, limit));
     }
 
     @Override
     public List<VerifyReport> verifyAll() throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       return await(Client.this.verifyAll());
     }
 
     @Override
     public List<RepairReport> repairAll() throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       return await(Client.this.repairAll());
     }
 
     @Override
     public byte[] read(String key, Version version, long offset, int length)
         throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       return await(Client.this.read(key, version, offset, length));
     }
 
@@ -1127,11 +1148,34 @@ public final class Client implements RafeStore {
     @Override
     public ProbeReport probe(ProbeOptions options)
         throws RafeStoreException, InterruptedIOException {
+      refuseOnAcknowledger();
       return await(Client.this.probe(options));
     }
   }
 
   static <T> T await(CompletableFuture<T> future)
+      throws RafeStoreException, InterruptedIOException {
+    refuseOnAcknowledger();
+    return awaitChecked(future);
+  }
+
+  /**
+   * Refuses a blocking call on a journal's acknowledger thread, before the call starts anything.
+   */
+  static void refuseOnAcknowledger() {
+    if (io.rafestore.internal.journal.Journal.onAcknowledgerThread()) {
+      // A callback of a write-back acknowledgement runs on the journal's acknowledger thread; a
+      // call that waits here may wait for an acknowledgement (a write-back, a write-through or
+      // flush behind journaled writes, a commit record), which only that thread completes.
+      throw new IllegalStateException(
+          "a blocking RafeStore call from a callback of a write-back acknowledgement (the"
+              + " journal's acknowledger thread) would wait for that thread itself: continue on an"
+              + " executor of your own (thenApplyAsync, thenAcceptAsync) or use the asynchronous"
+              + " API");
+    }
+  }
+
+  private static <T> T awaitChecked(CompletableFuture<T> future)
       throws RafeStoreException, InterruptedIOException {
     try {
       return future.get();

@@ -72,6 +72,43 @@ class JournalTest {
   }
 
   @Test
+  void callbacksRunOnTheAcknowledgerAndABlockedOneDoesNotHoldUpTheNextFrame() throws Exception {
+    try (Journal j = Journal.open(dir, 1 << 20, 100)) {
+      java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+      CompletableFuture<String> thread = new CompletableFuture<>();
+      CompletableFuture<Void> first = j.intent(Journal.newId(), "k", bytes("one"), 1, true);
+      CompletableFuture<Void> callback =
+          first.thenRun(
+              () -> {
+                thread.complete(
+                    Thread.currentThread().getName() + " " + Journal.onAcknowledgerThread());
+                entered.countDown();
+                try {
+                  release.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              });
+      assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(thread.get()).startsWith("rafestore-journal-ack ").endsWith(" true");
+      // The first callback is still running: the next frame is written and forced all the same
+      // (it was not, when the writer thread itself ran the callbacks).
+      CompletableFuture<Void> second = j.intent(Journal.newId(), "k", bytes("two"), 2, true);
+      for (int i = 0; i < 1000 && j.framesForced() < 2; i++) {
+        Thread.sleep(10);
+      }
+      assertThat(j.framesForced()).isEqualTo(2);
+      // Acknowledged in frame order: not before the first frame's callbacks have returned.
+      assertThat(second).isNotDone();
+      release.countDown();
+      await(callback);
+      await(second);
+    }
+    assertThat(Journal.onAcknowledgerThread()).isFalse();
+  }
+
+  @Test
   void aRoundsCommitsWriteTheSharedLogOnceAndEachIntentRecoversItsOwnPartAndTheLog()
       throws Exception {
     List<String> ids = new ArrayList<>();
@@ -150,10 +187,31 @@ class JournalTest {
     return ids;
   }
 
+  /** Where a segment's frames end (its zeros written ahead follow). */
+  static long frameEnd(Path segment) throws IOException {
+    byte[] all = Files.readAllBytes(segment);
+    int pos = Journal.HEADER_BYTES;
+    while (pos + Journal.FRAME_OVERHEAD <= all.length
+        && new String(all, pos, 4, StandardCharsets.US_ASCII).equals("RFWB")) {
+      pos += Journal.FRAME_OVERHEAD + ByteBuffer.wrap(all, pos + 4, 4).getInt();
+    }
+    return pos;
+  }
+
+  /** Writes {@code bytes} at {@code at} of {@code file} (over its zeros). */
+  static void writeAt(Path file, long at, byte[] bytes) throws IOException {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+      ByteBuffer b = ByteBuffer.wrap(bytes);
+      while (b.hasRemaining()) {
+        ch.write(b, at + b.position());
+      }
+    }
+  }
+
   private Path newestWithFrames() throws IOException {
     Path newest = null;
     for (Path p : segments()) {
-      if (Files.size(p) > Journal.HEADER_BYTES) {
+      if (frameEnd(p) > Journal.HEADER_BYTES) {
         newest = p;
       }
     }
@@ -171,10 +229,11 @@ class JournalTest {
         Files.delete(p);
       }
     }
-    long good = Files.size(seg);
+    long good = frameEnd(seg);
+    assertThat(Files.size(seg)).as("zeros written ahead").isGreaterThan(good);
     // A crash tore the next frame: its header and part of its body reached the disk.
     byte[] torn = ByteBuffer.allocate(30).put(bytes("RFWB")).putInt(200).putInt(12345).array();
-    Files.write(seg, torn, StandardOpenOption.APPEND);
+    writeAt(seg, good, torn);
     try (Journal j = Journal.open(dir, 1 << 20, 100)) {
       assertThat(j.recovered()).extracting(Journal.Recovered::id).containsExactlyElementsOf(ids);
     }
@@ -193,11 +252,117 @@ class JournalTest {
     // Flip a byte of the last frame (the second intent): the tail, never acknowledged as far as the
     // file can tell, so it is cut and the first intent stays.
     byte[] all = Files.readAllBytes(seg);
-    all[all.length - 3] ^= 1;
+    all[(int) frameEnd(seg) - 3] ^= 1;
     Files.write(seg, all);
     try (Journal j = Journal.open(dir, 1 << 20, 100)) {
       assertThat(j.recovered()).extracting(Journal.Recovered::id).containsExactly(ids.get(0));
     }
+  }
+
+  @Test
+  void thePreallocatedZerosAfterTheFramesAreTheCleanEndOfEverySegment() throws Exception {
+    List<String> ids = new ArrayList<>();
+    // 64 KiB segments: the third 30 KiB value starts a second one, so the first, zeros after its
+    // frames, is an older segment on reopen, where a bad frame would be corruption.
+    try (Journal j = Journal.open(dir, 512 * 1024, 100)) {
+      for (int i = 0; i < 3; i++) {
+        String id = Journal.newId();
+        ids.add(id);
+        await(j.intent(id, "k", new byte[30 * 1024], i, true));
+      }
+    }
+    List<Path> files = segments();
+    assertThat(files).hasSizeGreaterThanOrEqualTo(2);
+    Path first = files.get(0);
+    byte[] all = Files.readAllBytes(first);
+    assertThat(all[4]).as("format byte").isEqualTo(Journal.FORMAT);
+    assertThat(frameEnd(first)).isGreaterThan(2 * 30 * 1024);
+    assertThat(all.length).as("zeros written ahead").isGreaterThan((int) frameEnd(first));
+    try (Journal j = Journal.open(dir, 512 * 1024, 100)) {
+      assertThat(j.recovered()).extracting(Journal.Recovered::id).containsExactlyElementsOf(ids);
+    }
+  }
+
+  @Test
+  void aTornFrameBeforeTheZerosIsCutAndOneWithBytesPastItsStartIsToo() throws Exception {
+    List<String> ids = twoIntents();
+    Path seg = newestWithFrames();
+    for (Path p : segments()) {
+      if (!p.equals(seg)) {
+        Files.delete(p);
+      }
+    }
+    long good = frameEnd(seg);
+    // A frame's later page reached the disk, its first bytes (the magic) did not: not all zeros,
+    // not a frame, nothing valid after it: the torn tail.
+    writeAt(seg, good + 100, bytes("part of a body"));
+    try (Journal j = Journal.open(dir, 1 << 20, 100)) {
+      assertThat(j.recovered()).extracting(Journal.Recovered::id).containsExactlyElementsOf(ids);
+    }
+    assertThat(Files.size(seg)).isEqualTo(good);
+  }
+
+  @Test
+  void aSegmentOfFormatOneIsStillRead() throws Exception {
+    // Written by hand as format 1 wrote it: the header, frames, and the file ends there.
+    String a = Journal.newId();
+    String b = Journal.newId();
+    ByteBuffer h = ByteBuffer.allocate(Journal.HEADER_BYTES);
+    h.put(bytes("RFWJ")).put((byte) 1).putLong(7);
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    crc.update(h.array(), 0, 13);
+    h.putInt((int) crc.getValue());
+    java.io.ByteArrayOutputStream file = new java.io.ByteArrayOutputStream();
+    file.write(h.array());
+    file.write(frame(intentRecord(a, "k", "one", 1), intentRecord(b, "k", "two", 2)));
+    byte[] done = ByteBuffer.allocate(17).put(Journal.DONE).put(hex(a)).array();
+    file.write(frame(done));
+    Files.createDirectories(dir);
+    Path old = dir.resolve(Journal.segmentName(7));
+    Files.write(old, file.toByteArray());
+    try (Journal j = Journal.open(dir, 1 << 20, 100)) {
+      assertThat(j.recovered()).extracting(Journal.Recovered::id).containsExactly(b);
+      assertThat(new String(j.recovered().get(0).value(), StandardCharsets.UTF_8)).isEqualTo("two");
+    }
+    // Now older than the segment that reopen started, and still read (not corrupt).
+    try (Journal j = Journal.open(dir, 1 << 20, 100)) {
+      assertThat(j.recovered()).extracting(Journal.Recovered::id).containsExactly(b);
+    }
+  }
+
+  private static byte[] hex(String id) {
+    return java.util.HexFormat.of().parseHex(id);
+  }
+
+  private static byte[] intentRecord(String id, String key, String value, long created) {
+    byte[] k = bytes(key);
+    byte[] v = bytes(value);
+    return ByteBuffer.allocate(1 + 16 + 8 + 2 + k.length + 4 + v.length)
+        .put(Journal.INTENT)
+        .put(hex(id))
+        .putLong(created)
+        .putShort((short) k.length)
+        .put(k)
+        .putInt(v.length)
+        .put(v)
+        .array();
+  }
+
+  private static byte[] frame(byte[]... records) {
+    int body = 0;
+    for (byte[] r : records) {
+      body += r.length;
+    }
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+    for (byte[] r : records) {
+      crc.update(r);
+    }
+    ByteBuffer f = ByteBuffer.allocate(Journal.FRAME_OVERHEAD + body);
+    f.put(bytes("RFWB")).putInt(body).putInt((int) crc.getValue());
+    for (byte[] r : records) {
+      f.put(r);
+    }
+    return f.array();
   }
 
   @Test
@@ -226,7 +391,7 @@ class JournalTest {
     Journal.open(dir, 1 << 20, 100).close();
     assertThat(segments().get(segments().size() - 1)).isNotEqualTo(seg);
     byte[] all = Files.readAllBytes(seg);
-    all[all.length - 3] ^= 1;
+    all[(int) frameEnd(seg) - 3] ^= 1;
     Files.write(seg, all);
     assertThatThrownBy(() -> Journal.open(dir, 1 << 20, 100))
         .isInstanceOfSatisfying(

@@ -241,6 +241,43 @@ class WriteBackTest {
   }
 
   @Test
+  void anAcknowledgementsCallbackRunsOnTheAcknowledgerWhereABlockingCallIsRefused()
+      throws Exception {
+    List<Switched> sw = switched();
+    CompletableFuture<Void> release = new CompletableFuture<>();
+    for (Switched c : sw) {
+      c.metadataPuts = release;
+    }
+    RafeStore s = client(sw, journal().maxEntries(1), ProtocolMode.PAPER);
+    get(s.writeBack("k", utf8("one")));
+    // The journal is full until "one" is on the clouds: "two" is not acknowledged before the
+    // callback below is attached, so the callback runs where the journal completes the future.
+    CompletableFuture<JournaledWrite> two = s.writeBack("k", utf8("two"));
+    assertThat(two).isNotDone();
+    CompletableFuture<String> thread = new CompletableFuture<>();
+    CompletableFuture<Throwable> blocking = new CompletableFuture<>();
+    two.thenAccept(
+        w -> {
+          thread.complete(Thread.currentThread().getName());
+          try {
+            // Would wait for its own acknowledgement, which only this thread can complete.
+            s.blocking().writeBack("k", utf8("three"));
+            blocking.complete(null);
+          } catch (Throwable e) {
+            blocking.complete(e);
+          }
+        });
+    release.complete(null);
+    assertThat(get(thread)).startsWith("rafestore-journal-ack ");
+    assertThat(get(blocking))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("acknowledger thread");
+    get(get(two).onClouds());
+    get(s.flush());
+    assertThat(history(reader(), "k")).extracting(VersionInfo::size).containsExactly(3L, 3L);
+  }
+
+  @Test
   void aJournalThatCannotBeWrittenIsReportedWhenTheClientIsBuilt() throws Exception {
     Path file = Files.writeString(dir.resolve("not-a-directory"), "x");
     Path bad = file.resolve("journal");

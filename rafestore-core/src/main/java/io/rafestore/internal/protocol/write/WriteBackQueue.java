@@ -243,16 +243,19 @@ public final class WriteBackQueue implements CommitGate {
           }
           kick(key);
         });
-    // The caller's continuation runs on the executor, not on the journal's writer thread.
-    return durable.thenApplyAsync(
+    // No hop to the executor: the journal completes its futures on its acknowledger thread, never
+    // on the thread that writes and forces frames, so the caller's continuation (and the kick
+    // above) may run there without holding up the next frame; a hop would add a queue wait (and,
+    // on a busy executor, milliseconds) to every acknowledgement. A blocking call of the client
+    // from that continuation is refused (Client.await), since it would wait for this thread.
+    return durable.thenApply(
         x ->
             new JournaledWrite(
                 key,
                 id,
                 value.length,
                 Duration.ofNanos(ctx.settings.scheduler().nanoTime() - started),
-                in.onClouds),
-        ctx.settings.executor());
+                in.onClouds));
   }
 
   private void enqueue(Intent in) {
