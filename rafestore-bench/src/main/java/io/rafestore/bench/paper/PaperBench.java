@@ -607,21 +607,21 @@ public final class PaperBench {
       out.put(
           e.getKey(),
           new CloudStats(
-              c.cloudId(),
-              c.puts(),
-              c.gets(),
-              c.deletes(),
-              c.lists(),
-              c.bytesUp(),
-              Math.max(egress, c.bytesDown()),
-              c.cancelled(),
-              c.errors(),
-              c.speculations(),
-              c.speculationsKept(),
-              c.speculationsWasted(),
-              c.speculativeBytes())
-          .withRouting(
-              c.routedSmall(), c.routedBulk(), c.steals(), c.stealsWon(), c.stealsWasted()));
+                  c.cloudId(),
+                  c.puts(),
+                  c.gets(),
+                  c.deletes(),
+                  c.lists(),
+                  c.bytesUp(),
+                  Math.max(egress, c.bytesDown()),
+                  c.cancelled(),
+                  c.errors(),
+                  c.speculations(),
+                  c.speculationsKept(),
+                  c.speculationsWasted(),
+                  c.speculativeBytes())
+              .withRouting(
+                  c.routedSmall(), c.routedBulk(), c.steals(), c.stealsWon(), c.stealsWasted()));
     }
     return out;
   }

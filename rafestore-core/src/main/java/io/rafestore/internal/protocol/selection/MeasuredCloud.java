@@ -42,7 +42,8 @@ public final class MeasuredCloud extends ForwardingCloud {
   @Override
   public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
     Long hint = EXPECTED.get();
-    return get(key, range, range.map(r -> r.length()).orElse(hint == null ? 0L : hint));
+    long expected = range.isPresent() ? range.get().length() : (hint == null ? 0L : hint);
+    return get(key, range, expected);
   }
 
   /**
