@@ -3,6 +3,7 @@ package io.rafestore.bench.fairness;
 import io.rafestore.CloudRole;
 import io.rafestore.RafeStore;
 import io.rafestore.SigningKeys;
+import io.rafestore.TenantShare;
 import io.rafestore.Version;
 import io.rafestore.bench.support.RetainNewestCloud;
 import io.rafestore.clouds.VirtualScheduler;
@@ -114,16 +115,7 @@ public final class InterferenceBench {
   }
 
   /** One tenant of a run: its id, kind, operations outstanding and share (null: the default). */
-  record Tenant(String id, Kind kind, int outstanding, Share share) {}
-
-  /**
-   * A tenant's share when fairness is on: weight, reservation and limit in operations per second.
-   */
-  record Share(double weight, double reservation, double limit) {
-    static Share weight(double w) {
-      return new Share(w, 0, 0);
-    }
-  }
+  record Tenant(String id, Kind kind, int outstanding, TenantShare share) {}
 
   /** What one tenant did in the measured window. */
   record TenantResult(String id, Kind kind, long ops, long bytes, int failures, double[] latMs) {
@@ -272,7 +264,7 @@ public final class InterferenceBench {
                 p,
                 fair,
                 k.id + " alone",
-                List.of(new Tenant(k.id, k, p.outstanding(), Share.weight(1))));
+                List.of(new Tenant(k.id, k, p.outstanding(), TenantShare.weight(1))));
         runs.add(r);
         a.put(k, r.tenants().get(k.id));
         progress.println("InterferenceBench: " + describe(r, p));
@@ -280,7 +272,7 @@ public final class InterferenceBench {
       alone.put(fair, a);
       List<Tenant> four = new ArrayList<>();
       for (Kind k : Kind.values()) {
-        four.add(new Tenant(k.id, k, p.outstanding(), Share.weight(1)));
+        four.add(new Tenant(k.id, k, p.outstanding(), TenantShare.weight(1)));
       }
       Run all = run(p, fair, "all four together", four);
       runs.add(all);
@@ -292,9 +284,13 @@ public final class InterferenceBench {
               fair,
               "small-read beside large-write",
               List.of(
-                  new Tenant(Kind.SMALL_READ.id, Kind.SMALL_READ, p.outstanding(), Share.weight(1)),
                   new Tenant(
-                      Kind.LARGE_WRITE.id, Kind.LARGE_WRITE, p.outstanding(), Share.weight(1))));
+                      Kind.SMALL_READ.id, Kind.SMALL_READ, p.outstanding(), TenantShare.weight(1)),
+                  new Tenant(
+                      Kind.LARGE_WRITE.id,
+                      Kind.LARGE_WRITE,
+                      p.outstanding(),
+                      TenantShare.weight(1))));
       runs.add(two);
       pair.put(fair, two);
       progress.println("InterferenceBench: " + describe(two, p));
@@ -304,8 +300,8 @@ public final class InterferenceBench {
               fair,
               "two backlogged, weights 2:1",
               List.of(
-                  new Tenant("heavy", Kind.SMALL_READ, p.backlog(), Share.weight(2)),
-                  new Tenant("light", Kind.SMALL_READ, p.backlog(), Share.weight(1))));
+                  new Tenant("heavy", Kind.SMALL_READ, p.backlog(), TenantShare.weight(2)),
+                  new Tenant("light", Kind.SMALL_READ, p.backlog(), TenantShare.weight(1))));
       runs.add(w);
       weighted.put(fair, w);
       progress.println("InterferenceBench: " + describe(w, p));
@@ -322,9 +318,12 @@ public final class InterferenceBench {
                   Locale.ROOT, "reservation %.2f ops/s beside two backlogged", reservation),
               List.of(
                   new Tenant(
-                      "reserved", Kind.SMALL_READ, p.outstanding(), new Share(1, reservation, 0)),
-                  new Tenant("backlog-a", Kind.SMALL_READ, p.backlog(), Share.weight(1)),
-                  new Tenant("backlog-b", Kind.SMALL_READ, p.backlog(), Share.weight(1))));
+                      "reserved",
+                      Kind.SMALL_READ,
+                      p.outstanding(),
+                      TenantShare.DEFAULT.withReservation(reservation)),
+                  new Tenant("backlog-a", Kind.SMALL_READ, p.backlog(), TenantShare.weight(1)),
+                  new Tenant("backlog-b", Kind.SMALL_READ, p.backlog(), TenantShare.weight(1))));
       runs.add(r);
       reserved.put(fair, r);
       progress.println("InterferenceBench: " + describe(r, p));
@@ -576,7 +575,7 @@ public final class InterferenceBench {
       long until = start + Math.round(p.seconds() * 1e9);
       List<Loop> loops = new ArrayList<>();
       for (Tenant t : tenants) {
-        Loop loop = new Loop(Tenancy.view(store, t.id()), t, clock, data, p, from, until);
+        Loop loop = new Loop(store.forTenant(t.id()), t, clock, data, p, from, until);
         loops.add(loop);
       }
       for (Loop loop : loops) {

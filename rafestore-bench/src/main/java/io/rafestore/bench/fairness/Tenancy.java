@@ -2,13 +2,12 @@ package io.rafestore.bench.fairness;
 
 import io.rafestore.Fairness;
 import io.rafestore.RafeStore;
-import io.rafestore.TenantShare;
 import java.util.List;
 import java.util.Locale;
 
 /**
  * How InterferenceBench gives its tenants to the client: fair scheduling on or off, each tenant's
- * share in the builder, and each tenant's {@code forTenant} view. Stateless.
+ * share in the builder. Stateless.
  */
 final class Tenancy {
   private Tenancy() {}
@@ -32,14 +31,8 @@ final class Tenancy {
       InterferenceBench.Params p) {
     b.fairness(fair ? on(p) : Fairness.off());
     for (InterferenceBench.Tenant t : tenants) {
-      InterferenceBench.Share s = t.share();
-      b.tenant(t.id(), new TenantShare(s.weight(), s.reservation(), s.limit()));
+      b.tenant(t.id(), t.share());
     }
-  }
-
-  /** The client as seen by {@code tenant}. */
-  static RafeStore view(RafeStore store, String tenant) {
-    return store.forTenant(tenant);
   }
 
   /** What "fairness on" means, for the report. */

@@ -107,29 +107,21 @@ public final class ReadTier {
 
   /** Told of every access a read makes (the prefetcher follows them). */
   public interface Access {
-    Access NONE = (key, version, entry, offset, length, stream) -> {};
+    Access NONE = (tenant, key, version, entry, offset, length, stream) -> {};
 
     /**
-     * A read used {@code length} bytes from {@code offset} of {@code version} of {@code key}
-     * ({@code entry}: its signed entry); {@code stream}: one part of a streamed read.
+     * A read of {@code tenant}'s used {@code length} bytes from {@code offset} of {@code version}
+     * of {@code key} ({@code entry}: its signed entry); {@code stream}: one part of a streamed
+     * read. Prefetches the access causes act for that tenant.
      */
     void accessed(
-        String key, Version version, LogEntry entry, long offset, long length, boolean stream);
-
-    /**
-     * As {@link #accessed(String, Version, LogEntry, long, long, boolean)}, by a read of {@code
-     * tenant}'s, whose prefetches act for that tenant.
-     */
-    default void accessed(
         String tenant,
         String key,
         Version version,
         LogEntry entry,
         long offset,
         long length,
-        boolean stream) {
-      accessed(key, version, entry, offset, length, stream);
-    }
+        boolean stream);
   }
 
   private volatile Access access = Access.NONE;
@@ -139,13 +131,7 @@ public final class ReadTier {
     this.access = a;
   }
 
-  /** Tells the prefetcher of an access ({@link Access#accessed}). */
-  public void accessed(
-      String key, Version version, LogEntry entry, long offset, long length, boolean stream) {
-    accessed(io.rafestore.CloudRequest.DEFAULT_TENANT, key, version, entry, offset, length, stream);
-  }
-
-  /** Tells the prefetcher of an access by a read of {@code tenant}'s. */
+  /** Tells the prefetcher of an access by a read of {@code tenant}'s ({@link Access#accessed}). */
   public void accessed(
       String tenant,
       String key,

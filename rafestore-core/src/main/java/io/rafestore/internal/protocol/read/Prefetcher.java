@@ -146,12 +146,6 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
     }
   }
 
-  @Override
-  public void accessed(
-      String key, Version version, LogEntry entry, long offset, long length, boolean stream) {
-    accessed(io.rafestore.CloudRequest.DEFAULT_TENANT, key, version, entry, offset, length, stream);
-  }
-
   /**
    * The context the prefetches being queued act in: the tenant's whose read caused them (set under
    * the lock by {@link #accessed} and {@link #metadataThenData} before they queue sends).
