@@ -241,6 +241,8 @@ public final class ReadTier {
     }
     Optional<byte[]> got = cache.get(unit);
     byte[] first = null;
+    // Looked at before the staged units: a prefetch that completes in between is staged by then.
+    boolean inFlight = got.isEmpty() && prefetching.containsKey(unit);
     if (got.isEmpty()) {
       synchronized (staged) {
         first = staged.remove(unit);
@@ -251,11 +253,14 @@ public final class ReadTier {
       got = Optional.ofNullable(first);
     }
     if (got.isEmpty()) {
-      Prefetched p = settle(unit);
-      if (p != null) {
-        // Prefetched, and gone before any read used it: evicted.
-        waste(unit, p);
+      if (!inFlight) {
+        Prefetched p = settle(unit);
+        if (p != null) {
+          // Prefetched, and gone before any read used it: evicted.
+          waste(unit, p);
+        }
       }
+      // Still in flight: not wasted but late; the caller waits for it (through).
       return Optional.empty();
     }
     byte[] bytes = got.get();

@@ -670,7 +670,7 @@ public final class PartedPayload implements Payload {
      * its part sizes and count.
      */
     private io.rafestore.spi.Multipart nativeUpload(String cloud) {
-      io.rafestore.spi.Multipart m = ctx.byId.get(cloud).accounting().multipart().orElse(null);
+      io.rafestore.spi.Multipart m = ctx.byId.get(cloud).driver().multipart().orElse(null);
       if (m == null
           || k > 0
           || count < 2
@@ -713,7 +713,7 @@ public final class PartedPayload implements Payload {
       if (multipart == null) {
         return ctx.byId
             .get(cloud)
-            .accounting()
+            .driver()
             .put(ObjectKey.of(LogEntry.partObject(object, i)), bytes);
       }
       return nativeUpload().thenCompose(up -> up.putPart(i, bytes));

@@ -119,6 +119,20 @@ class PrefetcherTest {
   }
 
   @Test
+  void aReadThatOvertakesItsPrefetchWaitsForItAndCountsItUsedNotWasted() throws Exception {
+    // No time between reads: the stream reaches parts whose prefetch is still in flight. Such a
+    // read waits for that request (a late prefetch, a miss); the prefetch served it, so it is used,
+    // not wasted, and the stream's trigger widens rather than its degree shrinking.
+    Run rushed =
+        sequentialRun(Prefetch.of(Prefetch.Mode.ADAPTIVE_SEQUENTIAL), Duration.ZERO, 64L << 20);
+    ReadTierStats s = rushed.stats();
+    assertThat(s.prefetches()).isPositive();
+    assertThat(s.misses()).as("reads that waited for a prefetch in flight").isGreaterThan(1);
+    assertThat(s.prefetchesWasted()).isZero();
+    assertThat(s.prefetchesUsed()).isEqualTo(s.prefetches());
+  }
+
+  @Test
   void readAheadActsForTheTenantWhoseReadCausedIt() throws Exception {
     Harness h = table1();
     MapValueCache cache = new MapValueCache(64L << 20);
