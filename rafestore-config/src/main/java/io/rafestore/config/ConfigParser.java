@@ -72,6 +72,8 @@ final class ConfigParser {
           "fairness.cloudBytesInFlight",
           "fairness.tenantBytesInFlight",
           "fairness.costUnitBytes",
+          "fairness.largeRequestBytes",
+          "fairness.largeRequestShare",
           "tenant.<id>.<field>",
           "cloud.<id>.<field>");
   private static final List<String> TENANT_FIELDS = List.of("weight", "reservation", "limit");
@@ -434,7 +436,9 @@ final class ConfigParser {
       "fairness.cloudConcurrency",
       "fairness.cloudBytesInFlight",
       "fairness.tenantBytesInFlight",
-      "fairness.costUnitBytes"
+      "fairness.costUnitBytes",
+      "fairness.largeRequestBytes",
+      "fairness.largeRequestShare"
     };
     for (String key : tunables) {
       Entry e = entries.get(key);
@@ -449,6 +453,10 @@ final class ConfigParser {
           case "fairness.cloudConcurrency" -> f = f.withCloudConcurrency(parseInt(e, 1, 65_536));
           case "fairness.cloudBytesInFlight" -> f = f.withCloudBytesInFlight(parseSize(e));
           case "fairness.tenantBytesInFlight" -> f = f.withTenantBytesInFlight(parseSize(e));
+          case "fairness.largeRequestBytes" ->
+              f = f.withLargeRequests(parseSize(e), f.largeRequestShare());
+          case "fairness.largeRequestShare" ->
+              f = f.withLargeRequests(f.largeRequestBytes(), parseShare(e));
           default -> f = f.withCostUnitBytes(parseSize(e));
         }
       } catch (IllegalArgumentException ex) {
@@ -456,6 +464,24 @@ final class ConfigParser {
       }
     }
     return on ? f : io.rafestore.Fairness.off();
+  }
+
+  /** A share in (0, 1]. */
+  private ConfigException shareError(Entry e) {
+    return error(e.line, e.key, "'" + e.value + "' is not a share in (0, 1] (e.g. 0.5)");
+  }
+
+  private double parseShare(Entry e) throws ConfigException {
+    double d;
+    try {
+      d = Double.parseDouble(e.value.trim());
+    } catch (NumberFormatException ex) {
+      throw shareError(e);
+    }
+    if (!(d > 0 && d <= 1)) {
+      throw shareError(e);
+    }
+    return d;
   }
 
   /** A tenant's {@code weight}, {@code reservation} and {@code limit} (cost units per second). */

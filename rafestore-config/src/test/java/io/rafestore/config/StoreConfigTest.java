@@ -449,6 +449,8 @@ class StoreConfigTest {
                     fairness.cloudBytesInFlight = 32MiB
                     fairness.tenantBytesInFlight = 4MiB
                     fairness.costUnitBytes = 16KiB
+                    fairness.largeRequestBytes = 1MiB
+                    fairness.largeRequestShare = 0.75
                     tenant.web.weight = 2
                     tenant.batch.jobs.weight = 0.5
                     tenant.batch.jobs.reservation = 10
@@ -460,7 +462,9 @@ class StoreConfigTest {
                 .withCloudConcurrency(8)
                 .withCloudBytesInFlight(32L << 20)
                 .withTenantBytesInFlight(4L << 20)
-                .withCostUnitBytes(16L << 10));
+                .withCostUnitBytes(16L << 10)
+                .withLargeRequests(1L << 20, 0.75));
+    assertThat(c.fairness().largeRequestPlaces()).isEqualTo(6);
     assertThat(c.tenants())
         .containsEntry("web", io.rafestore.TenantShare.weight(2))
         .containsEntry("batch.jobs", new io.rafestore.TenantShare(0.5, 10, 200));
@@ -491,6 +495,12 @@ class StoreConfigTest {
             "fairness.cloudConcurrency",
             2,
             "between 1 and 65536"),
+        Arguments.of(
+            "fairness large share out of range",
+            "fairness = on\nfairness.largeRequestShare = 1.5\n" + FOUR_CLOUDS,
+            "fairness.largeRequestShare",
+            2,
+            "not a share in (0, 1]"),
         Arguments.of(
             "tenant weight zero",
             FOUR_CLOUDS + "tenant.web.weight = 0\n",

@@ -41,12 +41,15 @@ final class Tenancy {
     return String.format(
         Locale.ROOT,
         "Fairness.on() with at most %d requests in flight per cloud (as many as the clouds serve at"
-            + " once), %d MiB per cloud, %.2f MiB per tenant per cloud, cost unit %d KiB; a"
-            + " reservation is given in cost units per second per cloud (a 1 KB read costs about"
-            + " 1 at each cloud it asks)",
+            + " once), %d MiB per cloud, %.2f MiB per tenant per cloud, cost unit %d KiB, requests"
+            + " of %d KiB or more in at most %d of a cloud's %d places; a reservation is given in"
+            + " cost units per second per cloud (a 1 KB read costs about 1 at each cloud it asks)",
         f.cloudConcurrency(),
         f.cloudBytesInFlight() >> 20,
         f.tenantBytesInFlight() / 1048576.0,
-        f.costUnitBytes() >> 10);
+        f.costUnitBytes() >> 10,
+        f.largeRequestBytes() >> 10,
+        f.largeRequestPlaces(),
+        f.cloudConcurrency());
   }
 }

@@ -179,10 +179,11 @@ public final class Context implements LayoutChooser.Timing {
     this.lateClouds = ConcurrentHashMap.newKeySet();
     this.codec = new MetadataCodec(settings.signatureProvider());
     this.observer = new Observer(settings.listener(), settings.scheduler());
+    this.model = new LatencyModel(settings.scheduler(), settings.clouds());
+    LatencyModel m = this.model;
     this.tenancy =
         new io.rafestore.internal.protocol.fairness.Tenancy(
-            settings.fairness(), settings::share, settings.scheduler());
-    this.model = new LatencyModel(settings.scheduler(), settings.clouds());
+            settings.fairness(), settings::share, settings.scheduler(), m::waiting);
     // The clouds' prices as the layout chooser reads them: Builder.pricing, else Pricing.DEFAULT.
     java.util.Map<String, io.rafestore.Pricing> pricing = settings.pricing();
     this.prices =

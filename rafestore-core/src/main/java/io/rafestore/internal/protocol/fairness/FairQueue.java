@@ -36,7 +36,10 @@ import java.util.function.ToLongFunction;
  * waits for the cloud to drain, then goes alone) and under its tenant's {@code tenantBytesInFlight}
  * (or nothing of the tenant is in flight). A tenant whose head does not fit its own bound is passed
  * over; a head that does not fit the cloud's bound stops dispatching until requests end, so large
- * requests are not starved by small ones.
+ * requests are not starved by small ones. A large request (at least {@code largeRequestBytes}) goes
+ * only while fewer than {@code largeRequestPlaces} large ones are in flight, else its tenant is
+ * passed over: the other places stay open to small requests, which a long transfer holding every
+ * place would otherwise keep waiting for seconds.
  *
  * <p><b>Bytes.</b> A request reserves its estimated bytes when dispatched and holds them until it
  * ends; a get of unknown size (a metadata log, a whole object: its range only a cap) is estimated
@@ -58,6 +61,7 @@ public final class FairQueue {
   private final Waits waits;
   private final Map<String, Tenant> tenants = new HashMap<>();
   private int inFlight;
+  private int largeInFlight;
   private long bytesInFlight;
   private int queued;
 
@@ -75,12 +79,33 @@ public final class FairQueue {
     void waited(String tenant, long nanos);
   }
 
+  /**
+   * Where the queue's depth is reported: each change of the requests and bytes waiting (+ when
+   * queued, - when dispatched or withdrawn), for the latency model's queue-aware predictions.
+   */
+  @FunctionalInterface
+  public interface Depth {
+    void changed(long requests, long bytes);
+  }
+
+  private final Depth depth;
+
   public FairQueue(
       Fairness fairness, Function<String, TenantShare> shares, Scheduler scheduler, Waits waits) {
+    this(fairness, shares, scheduler, waits, (r, b) -> {});
+  }
+
+  public FairQueue(
+      Fairness fairness,
+      Function<String, TenantShare> shares,
+      Scheduler scheduler,
+      Waits waits,
+      Depth depth) {
     this.fairness = fairness;
     this.shares = shares;
     this.scheduler = scheduler;
     this.waits = waits;
+    this.depth = depth;
   }
 
   /**
@@ -125,6 +150,7 @@ public final class FairQueue {
       }
       t.queue.add(e);
       queued++;
+      depth.changed(1, e.bytes);
     }
     e.out.whenComplete(
         (r, x) -> {
@@ -139,6 +165,11 @@ public final class FairQueue {
   /** Requests in flight now (for tests). */
   public synchronized int inFlight() {
     return inFlight;
+  }
+
+  /** Large requests in flight now (for tests). */
+  public synchronized int largeInFlight() {
+    return largeInFlight;
   }
 
   /** Bytes in flight now (for tests). */
@@ -171,6 +202,7 @@ public final class FairQueue {
       removed = !e.dispatched && e.tenant.queue.remove(e);
       if (removed) {
         queued--;
+        depth.changed(-1, -e.bytes);
       }
     }
     if (!removed && e.inner != null) {
@@ -209,7 +241,7 @@ public final class FairQueue {
       boolean byReservation = false;
       // Reservations first: the smallest due R.
       for (Tenant t : tenants.values()) {
-        if (t.queue.isEmpty() || !t.share.hasReservation() || t.r > now || !fitsTenant(t)) {
+        if (t.queue.isEmpty() || !t.share.hasReservation() || t.r > now || !fits(t)) {
           continue;
         }
         if (best == null || t.r < best.r) {
@@ -219,7 +251,7 @@ public final class FairQueue {
       }
       if (best == null) {
         for (Tenant t : tenants.values()) {
-          if (t.queue.isEmpty() || !fitsTenant(t)) {
+          if (t.queue.isEmpty() || !fits(t)) {
             continue;
           }
           if (t.share.hasLimit() && t.l > now) {
@@ -242,6 +274,7 @@ public final class FairQueue {
       }
       best.queue.poll();
       queued--;
+      depth.changed(-1, -head.bytes);
       double cost = fairness.cost(head.bytes);
       if (best.share.hasReservation()) {
         // Every request counts against the reservation's spacing (as mClock's R tags); a tenant
@@ -256,6 +289,10 @@ public final class FairQueue {
         best.p += cost / best.share.weight() * 1e9;
       }
       head.dispatched = true;
+      head.large = large(head);
+      if (head.large) {
+        largeInFlight++;
+      }
       inFlight++;
       bytesInFlight += head.bytes;
       best.inFlight++;
@@ -274,9 +311,20 @@ public final class FairQueue {
     return cost / perSecond * 1e9;
   }
 
-  private boolean fitsTenant(Tenant t) {
+  /**
+   * Whether {@code t}'s head may go now: within its tenant's bytes (or alone of its tenant) and, if
+   * large, within the places large requests may take.
+   */
+  private boolean fits(Tenant t) {
     Entry<?> head = t.queue.peek();
+    if (large(head) && largeInFlight >= fairness.largeRequestPlaces()) {
+      return false;
+    }
     return t.bytesInFlight == 0 || t.bytesInFlight + head.bytes <= fairness.tenantBytesInFlight();
+  }
+
+  private boolean large(Entry<?> e) {
+    return e.bytes >= fairness.largeRequestBytes();
   }
 
   private void armTimer(long at, long now) {
@@ -314,6 +362,9 @@ public final class FairQueue {
     synchronized (this) {
       Tenant t = e.tenant;
       inFlight--;
+      if (e.large) {
+        largeInFlight--;
+      }
       bytesInFlight -= e.bytes;
       t.inFlight--;
       t.bytesInFlight -= e.bytes;
@@ -355,6 +406,7 @@ public final class FairQueue {
     long bytes;
     long enqueuedAt;
     boolean dispatched;
+    boolean large;
     volatile CompletableFuture<T> inner;
 
     Entry(Supplier<CompletableFuture<T>> start, ToLongFunction<T> actual, boolean unknownSize) {

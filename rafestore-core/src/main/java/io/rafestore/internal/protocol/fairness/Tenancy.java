@@ -21,11 +21,27 @@ public final class Tenancy {
   private final Scheduler scheduler;
   private final TenantTable table = new TenantTable();
   private final ConcurrentHashMap<String, FairQueue> queues = new ConcurrentHashMap<>();
+  private final QueueDepth depth;
+
+  /** Where each cloud's queue reports its depth (the latency model's {@code waiting}). */
+  @FunctionalInterface
+  public interface QueueDepth {
+    void changed(String cloudId, long requests, long bytes);
+  }
 
   public Tenancy(Fairness fairness, Function<String, TenantShare> shares, Scheduler scheduler) {
+    this(fairness, shares, scheduler, (c, r, b) -> {});
+  }
+
+  public Tenancy(
+      Fairness fairness,
+      Function<String, TenantShare> shares,
+      Scheduler scheduler,
+      QueueDepth depth) {
     this.fairness = fairness;
     this.shares = shares;
     this.scheduler = scheduler;
+    this.depth = depth;
   }
 
   /** Whether requests are scheduled fairly (a door with a queue in front of each cloud). */
@@ -44,7 +60,10 @@ public final class Tenancy {
   /** The fair queue of cloud {@code cloudId}. */
   public FairQueue queue(String cloudId) {
     return queues.computeIfAbsent(
-        cloudId, id -> new FairQueue(fairness, shares, scheduler, table::waited));
+        cloudId,
+        id ->
+            new FairQueue(
+                fairness, shares, scheduler, table::waited, (r, b) -> depth.changed(id, r, b)));
   }
 
   /** A request ended (the accounting's sink). */

@@ -36,12 +36,14 @@ import java.util.Map;
  * them around every put, part and get, a get counting the bytes its caller expects). {@link
  * #predictQueued} adds that queue to the prediction: RTT + (bytes in flight + my bytes) /
  * bandwidth, i.e. the time the link needs to deliver everything ahead of a request plus the request
- * itself, one round trip after it is sent. Uploads and downloads are counted together, as the one
- * bandwidth estimate measures both. It is an upper bound when the link is shared fairly (a flow
- * already part-way counts whole, and a small request does not wait for the whole of a large one),
- * and exact for a first-come first-served link: deliberately pessimistic about a busy cloud, which
- * is what a read that can go elsewhere wants. {@link #predict} is unchanged and still orders writes
- * and layouts: a write must reach f+1 clouds whatever their queues, and the layout chooser compares
+ * itself, one round trip after it is sent. With fairness on, the requests waiting in the client's
+ * fair queue for the cloud ({@link #waiting}, reported by the queue) are ahead too: their bytes
+ * count as bytes in flight do. Uploads and downloads are counted together, as the one bandwidth
+ * estimate measures both. It is an upper bound when the link is shared fairly (a flow already
+ * part-way counts whole, and a small request does not wait for the whole of a large one), and exact
+ * for a first-come first-served link: deliberately pessimistic about a busy cloud, which is what a
+ * read that can go elsewhere wants. {@link #predict} is unchanged and still orders writes and
+ * layouts: a write must reach f+1 clouds whatever their queues, and the layout chooser compares
  * steady-state costs.
  *
  * <p>Thread-safe: each estimate is updated under its own lock.
@@ -84,6 +86,8 @@ public final class LatencyModel {
     int windowNext;
     long requestsInFlight;
     long bytesInFlight;
+    long requestsWaiting;
+    long bytesWaiting;
     boolean smallRead;
     long smallReadAt;
 
@@ -184,8 +188,9 @@ public final class LatencyModel {
 
   /**
    * Predicted completion of a request moving {@code bytes} to or from {@code cloud} sent now,
-   * behind the bytes already in flight to it: RTT + (bytes in flight + {@code bytes}) / bandwidth.
-   * Equals {@link #predict} for an idle cloud.
+   * behind the bytes already in flight to it and waiting for it in the client's fair queue: RTT +
+   * (bytes in flight + bytes waiting + {@code bytes}) / bandwidth. Equals {@link #predict} for an
+   * idle cloud.
    */
   public Duration predictQueued(String cloud, long bytes) {
     Estimate e = estimates.get(cloud);
@@ -195,7 +200,9 @@ public final class LatencyModel {
     long now = scheduler.nanoTime();
     synchronized (e) {
       return Duration.ofNanos(
-          (long) (rtt(e, now) + (e.bytesInFlight + Math.max(0, bytes)) / bandwidth(e, now)));
+          (long)
+              (rtt(e, now)
+                  + (e.bytesInFlight + e.bytesWaiting + Math.max(0, bytes)) / bandwidth(e, now)));
     }
   }
 
@@ -210,6 +217,33 @@ public final class LatencyModel {
     synchronized (e) {
       e.requestsInFlight++;
       e.bytesInFlight += Math.max(0, bytes);
+    }
+  }
+
+  /**
+   * Requests and payload bytes waiting for {@code cloud} in the client's fair queue changed by
+   * these amounts (the queue reports each request queued, dispatched or withdrawn): they are ahead
+   * of any request sent now, as bytes in flight are.
+   */
+  public void waiting(String cloud, long requests, long bytes) {
+    Estimate e = estimates.get(cloud);
+    if (e == null) {
+      return;
+    }
+    synchronized (e) {
+      e.requestsWaiting += requests;
+      e.bytesWaiting += bytes;
+    }
+  }
+
+  /** Requests waiting for {@code cloud} in the client's fair queue now. */
+  public long requestsWaiting(String cloud) {
+    Estimate e = estimates.get(cloud);
+    if (e == null) {
+      return 0;
+    }
+    synchronized (e) {
+      return e.requestsWaiting;
     }
   }
 

@@ -74,6 +74,57 @@ class FairQueueTest {
   private static final Duration MS = Duration.ofMillis(1);
 
   @Test
+  void largeRequestsLeaveRoomForSmallOnes() {
+    // Eight places, large requests (1 MiB) in at most half of them: a large writer with 20 parts
+    // queued holds four places; a small read that arrives then goes at once, not after a part.
+    FairQueue q = queue(Fairness.on().withCloudConcurrency(8));
+    List<CompletableFuture<Void>> parts = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      hold(q, "writer", 1 << 20, parts);
+    }
+    assertEquals(4, started("writer"));
+    assertEquals(4, q.largeInFlight());
+    List<CompletableFuture<Void>> small = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      hold(q, "reader", 1024, small);
+    }
+    assertEquals(4, started("reader"), "small reads go at once into the places kept for them");
+    // All eight places are taken: a fifth small read waits. The place a small read frees goes to
+    // it, not to the writer (whose head is large, and four large are in flight).
+    hold(q, "reader", 1024, small);
+    assertEquals(4, started("reader"));
+    small.get(0).complete(null);
+    assertEquals(5, started("reader"));
+    assertEquals(4, started("writer"));
+    // A part that ends frees a large place: the writer's next part goes.
+    parts.get(0).complete(null);
+    assertEquals(5, started("writer"));
+    assertEquals(4, q.largeInFlight());
+  }
+
+  @Test
+  void aShareOfOneKeepsNoRoomAndAtLeastOnePlaceIsLarge() {
+    FairQueue all = queue(Fairness.on().withCloudConcurrency(8).withLargeRequests(256 << 10, 1));
+    List<CompletableFuture<Void>> parts = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      hold(all, "writer", 1 << 20, parts);
+    }
+    assertEquals(8, started("writer"));
+    started.clear();
+    FairQueue one = queue(Fairness.on().withCloudConcurrency(1).withLargeRequests(256 << 10, 0.5));
+    hold(one, "writer", 1 << 20, new ArrayList<>());
+    assertEquals(1, started("writer"), "max(1, floor(1 x 0.5)): a large request still goes");
+    // Below the threshold a request is small, whatever its size.
+    started.clear();
+    FairQueue high = queue(Fairness.on().withCloudConcurrency(8).withLargeRequests(2 << 20, 0.5));
+    for (int i = 0; i < 10; i++) {
+      hold(high, "writer", 1 << 20, new ArrayList<>());
+    }
+    assertEquals(8, started("writer"));
+    assertEquals(0, high.largeInFlight());
+  }
+
+  @Test
   void equalWeightsSplitOneToOne() {
     FairQueue q = queue(Fairness.on().withCloudConcurrency(4));
     backlog(q, "a", 2000, 0, MS);

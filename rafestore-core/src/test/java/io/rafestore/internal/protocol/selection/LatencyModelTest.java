@@ -113,6 +113,37 @@ class LatencyModelTest {
     assertThat(m.predictQueued("p0", 1000)).isEqualTo(m.predict("p0", 1000));
   }
 
+  @Test
+  void requestsWaitingInTheFairQueueAreAheadToo() {
+    LatencyModel m = model(5);
+    m.record("p0", 16, ms(5));
+    m.record("p0", 1_000_000, ms(5 + 1000)); // 1 MB/s
+    io.rafestore.internal.protocol.fairness.FairQueue q =
+        new io.rafestore.internal.protocol.fairness.FairQueue(
+            io.rafestore.Fairness.on().withCloudConcurrency(1),
+            t -> io.rafestore.TenantShare.DEFAULT,
+            time,
+            (t, n) -> {},
+            (r, b) -> m.waiting("p0", r, b));
+    java.util.concurrent.CompletableFuture<Void> first =
+        new java.util.concurrent.CompletableFuture<>();
+    q.submit("a", 16, 16, () -> first, r -> 0);
+    // Dispatched at once: nothing waits.
+    assertThat(m.requestsWaiting("p0")).isZero();
+    assertThat(m.predictQueued("p0", 1000)).isEqualTo(m.predict("p0", 1000));
+    q.submit(
+        "b",
+        2_000_000,
+        2_000_000,
+        () -> new java.util.concurrent.CompletableFuture<Void>(),
+        r -> 0);
+    assertThat(m.requestsWaiting("p0")).isEqualTo(1);
+    assertThat(m.predictQueued("p0", 1000).toNanos()).isEqualTo(ms(5) + 2_001_000_000L);
+    first.complete(null); // b is dispatched: no longer waiting
+    assertThat(m.requestsWaiting("p0")).isZero();
+    assertThat(m.predictQueued("p0", 1000)).isEqualTo(m.predict("p0", 1000));
+  }
+
   /** A driver whose every get and put returns the next future the test hands it, or throws. */
   static final class Controlled extends io.rafestore.spi.ForwardingCloud {
     final java.util.ArrayDeque<java.util.concurrent.CompletableFuture<?>> answers =
