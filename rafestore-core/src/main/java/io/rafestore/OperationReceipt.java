@@ -20,6 +20,8 @@ import java.util.Objects;
  * @param phases the protocol phases the operation ran, in start order (empty for operations without
  *     phases: verify, repair, listings, probe, orphan collection, purge)
  * @param failure the failure's text, empty if the operation succeeded
+ * @param tenant the tenant the operation was made for ({@link RafeStore#forTenant}; {@link
+ *     CloudRequest#DEFAULT_TENANT} for the client itself)
  */
 public record OperationReceipt(
     Kind kind,
@@ -28,7 +30,20 @@ public record OperationReceipt(
     Outcome outcome,
     long bytes,
     List<PhaseTiming> phases,
-    String failure) {
+    String failure,
+    String tenant) {
+
+  /** A receipt of an operation of the client itself (tenant {@code default}). */
+  public OperationReceipt(
+      Kind kind,
+      String key,
+      Duration duration,
+      Outcome outcome,
+      long bytes,
+      List<PhaseTiming> phases,
+      String failure) {
+    this(kind, key, duration, outcome, bytes, phases, failure, CloudRequest.DEFAULT_TENANT);
+  }
 
   /** The client's operations, one per method of {@link RafeStore} (and its blocking view). */
   public enum Kind {
@@ -93,6 +108,7 @@ public record OperationReceipt(
     Objects.requireNonNull(duration, "duration");
     Objects.requireNonNull(outcome, "outcome");
     Objects.requireNonNull(failure, "failure");
+    Objects.requireNonNull(tenant, "tenant");
     phases = List.copyOf(phases);
     if (bytes < 0) {
       throw new IllegalArgumentException("bytes must be >= 0, was " + bytes);

@@ -46,6 +46,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *   <tr><td>{@code rafestore.tenant.bytes}</td><td>counter (bytes)</td><td>tenant, direction</td>
  *       <td>payload bytes each tenant's requests sent ({@code up}) and received ({@code
  *       down})</td></tr>
+ *   <tr><td>{@code rafestore.tenant.operations}</td><td>timer</td><td>tenant, outcome</td>
+ *       <td>every call of the client's API by the tenant it was made for (its latencies; a
+ *       registry with percentile histograms gives each tenant's percentiles)</td></tr>
  *   <tr><td>{@code rafestore.cloud.faults}</td><td>counter</td><td>cloud, kind</td>
  *       <td>faults the protocol saw on each cloud ({@link CloudFault.Kind}: error, corrupt_data,
  *       bad_signature, ...); registered at zero for every kind when a cloud is first seen</td></tr>
@@ -168,6 +171,8 @@ public final class RafeStoreMetrics implements MeterBinder {
       String outcome = lower(receipt.outcome());
       for (Meters m : bound) {
         m.timer("rafestore.operations", "operation", operation, "outcome", outcome)
+            .record(receipt.duration());
+        m.timer("rafestore.tenant.operations", "tenant", receipt.tenant(), "outcome", outcome)
             .record(receipt.duration());
       }
     }

@@ -165,6 +165,13 @@ class RafeStoreMetricsTest {
     assertThat(phase("writeDf")).isNull();
     assertThat(registry.get("rafestore.writes.writedf").counter().count()).isZero();
     assertThat(
+            registry
+                .get("rafestore.tenant.operations")
+                .tags("tenant", "default", "outcome", "ok")
+                .timer()
+                .count())
+        .isEqualTo(2L * WRITES);
+    assertThat(
             registry.get("rafestore.tenant.requests").tag("tenant", "default").counters().stream()
                 .mapToDouble(io.micrometer.core.instrument.Counter::count)
                 .sum())

@@ -67,13 +67,19 @@ public final class Observer {
     return new OpTrace(this, key, operation);
   }
 
+  /** As {@link #start(String, OperationReceipt.Kind)}, for an operation of {@code tenant}. */
+  public OpTrace start(String key, OperationReceipt.Kind operation, String tenant) {
+    return new OpTrace(this, key, operation, false, tenant);
+  }
+
   /**
    * A trace for work the client does in the background on {@code key} (packing inline values): its
    * phases are timed for the work itself but reach neither the listener nor JFR, and it is never
    * finished as an operation; the work's requests and cloud faults are reported as usual.
    */
   public OpTrace quiet(String key) {
-    return new OpTrace(this, key, OperationReceipt.Kind.WRITE, true);
+    return new OpTrace(
+        this, key, OperationReceipt.Kind.WRITE, true, io.rafestore.CloudRequest.DEFAULT_TENANT);
   }
 
   /** A cloud failed or misbehaved during an operation on {@code key}. */

@@ -51,12 +51,21 @@ public final class OpTrace {
   /** Whether phases are kept to this trace alone (a background task's), not reported. */
   private final boolean quiet;
 
+  /** The tenant the operation is made for. */
+  private final String tenant;
+
   OpTrace(Observer observer, String key, OperationReceipt.Kind operation) {
-    this(observer, key, operation, false);
+    this(observer, key, operation, false, io.rafestore.CloudRequest.DEFAULT_TENANT);
   }
 
-  OpTrace(Observer observer, String key, OperationReceipt.Kind operation, boolean quiet) {
+  OpTrace(
+      Observer observer,
+      String key,
+      OperationReceipt.Kind operation,
+      boolean quiet,
+      String tenant) {
     this.quiet = quiet;
+    this.tenant = tenant;
     this.observer = observer;
     this.key = key;
     this.operation = operation;
@@ -267,7 +276,8 @@ public final class OpTrace {
             Observer.outcome(cause),
             size,
             phases(),
-            failure);
+            failure,
+            tenant);
     if (operationEvent != null) {
       operationEvent.end();
     }

@@ -921,7 +921,7 @@ public final class Client implements RafeStore {
    */
   private <T> CompletableFuture<T> traced(
       Kind kind, String key, java.util.function.Function<OpTrace, CompletableFuture<T>> op) {
-    OpTrace trace = ctx.observer.start(key, kind);
+    OpTrace trace = ctx.observer.start(key, kind, ctx.tenant);
     CompletableFuture<T> f;
     try {
       f = op.apply(trace);

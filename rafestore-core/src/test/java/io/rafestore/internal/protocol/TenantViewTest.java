@@ -63,6 +63,43 @@ class TenantViewTest {
   }
 
   @Test
+  void theListenerSeesEachOperationsTenant() throws Exception {
+    java.util.List<io.rafestore.OperationReceipt> ops =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
+    RafeStore.Builder b =
+        RafeStore.builder()
+            .writer("alice", SigningKeys.generate())
+            .scheduler(clock)
+            .executor(Runnable::run)
+            .fairness(Fairness.on())
+            .listener(
+                new io.rafestore.RafeStoreListener() {
+                  @Override
+                  public void operationCompleted(io.rafestore.OperationReceipt receipt) {
+                    ops.add(receipt);
+                  }
+                });
+    for (int i = 0; i < 4; i++) {
+      b.cloud(new MemoryCloud("c" + i));
+    }
+    try (RafeStore c = b.build()) {
+      RafeStore web = c.forTenant("web");
+      clock.runUntilDone(web.write("k", new byte[] {1}));
+      clock.runUntilDone(web.read("k"));
+      clock.runUntilDone(c.read("k"));
+    }
+    assertThat(ops)
+        .extracting(io.rafestore.OperationReceipt::tenant)
+        .containsExactly("web", "web", "default");
+    assertThat(ops)
+        .extracting(io.rafestore.OperationReceipt::kind)
+        .containsExactly(
+            io.rafestore.OperationReceipt.Kind.WRITE,
+            io.rafestore.OperationReceipt.Kind.READ,
+            io.rafestore.OperationReceipt.Kind.READ);
+  }
+
+  @Test
   void fairnessOffAddsNothingToTheClientsDrivers() {
     try (Client c = client(Fairness.off())) {
       for (Cloud cloud : c.contextForTests().clouds) {

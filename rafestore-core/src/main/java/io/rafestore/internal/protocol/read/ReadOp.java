@@ -43,7 +43,7 @@ public final class ReadOp {
    */
   public static CompletableFuture<StoredValue> latest(
       Context ctx, String key, java.time.Duration maxStaleness) {
-    OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.READ);
+    OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.READ, ctx.tenant);
     View fresh = ctx.readTier.freshView(key, maxStaleness);
     if (fresh != null && !fresh.visible.isEmpty()) {
       View.Item item = fresh.visible.get(0);
@@ -169,7 +169,7 @@ public final class ReadOp {
 
   /** Version {@code version} of {@code key}. */
   public static CompletableFuture<StoredValue> version(Context ctx, String key, Version version) {
-    OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.READ);
+    OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.READ, ctx.tenant);
     LogEntry known = ctx.readTier.entry(key, version);
     if (known != null && servableWithoutCloud(ctx, key, version, known)) {
       // A version names exactly one signed entry and its bytes never change: this one, decided by
@@ -251,7 +251,7 @@ public final class ReadOp {
   /** {@code length} bytes from {@code offset} of version {@code version} of {@code key}. */
   public static CompletableFuture<byte[]> range(
       Context ctx, String key, Version version, long offset, int length) {
-    OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.RANGED_READ);
+    OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.RANGED_READ, ctx.tenant);
     LogEntry known = ctx.readTier.entry(key, version);
     if (known != null && rangeServableWithoutCloud(ctx, key, version, known, offset, length)) {
       // As a read of a known version (see version()): the covering units are all cached.
@@ -320,7 +320,7 @@ public final class ReadOp {
    */
   public static CompletableFuture<Found> stream(
       Context ctx, String key, Optional<Version> version) {
-    OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.STREAM_READ);
+    OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.STREAM_READ, ctx.tenant);
     // The stream takes its anticipated first part after this future completed (when it starts
     // fetching), so here only an undecided speculation is abandoned (settled), not ended.
     return trace.observeFailure(

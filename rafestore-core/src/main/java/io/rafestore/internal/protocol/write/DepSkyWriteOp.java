@@ -46,7 +46,7 @@ public final class DepSkyWriteOp {
   private DepSkyWriteOp() {}
 
   public static CompletableFuture<WriteReceipt> run(Context ctx, String key, byte[] value) {
-    OpTrace trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE);
+    OpTrace trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE, ctx.tenant);
     byte[] nonce = new byte[12];
     ThreadLocalRandom.current().nextBytes(nonce);
     ObjectKey object =

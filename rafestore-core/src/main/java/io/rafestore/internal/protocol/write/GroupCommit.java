@@ -85,7 +85,7 @@ public final class GroupCommit {
    * scheduling"); the key state is the client's in every context.
    */
   public CompletableFuture<WriteReceipt> write(Context op, String key, InlinePayload payload) {
-    OpTrace trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE);
+    OpTrace trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE, op.tenant);
     Waiting w = new Waiting(op, payload, trace, new CompletableFuture<>(), 1);
     enqueue(key, List.of(w));
     return trace.observe(w.result);
@@ -111,7 +111,7 @@ public final class GroupCommit {
     }
     List<Waiting> unit = new ArrayList<>(payloads.size());
     for (int i = 0; i < payloads.size(); i++) {
-      OpTrace trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE);
+      OpTrace trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE, op.tenant);
       unit.add(
           new Waiting(
               op, payloads.get(i), trace, new CompletableFuture<>(), i == 0 ? payloads.size() : 0));

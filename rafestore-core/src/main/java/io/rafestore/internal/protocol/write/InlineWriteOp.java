@@ -35,7 +35,7 @@ public final class InlineWriteOp {
   /** Writes {@code payload} as the next version of {@code key}. */
   public static CompletableFuture<WriteReceipt> run(
       Context ctx, Packer packer, String key, InlinePayload payload) {
-    OpTrace trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE);
+    OpTrace trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE, ctx.tenant);
     CompletableFuture<Void> done = new CompletableFuture<>();
     CompletableFuture<Void> turn = ctx.enterKey(key, done);
     String writer = ctx.settings.writerId();

@@ -124,7 +124,11 @@ public final class WriteOp {
    */
   private WriteOp(Context ctx, String key, Payload payload) {
     this(
-        ctx, key, payload, ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE), null);
+        ctx,
+        key,
+        payload,
+        ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE, ctx.tenant),
+        null);
   }
 
   private WriteOp(
