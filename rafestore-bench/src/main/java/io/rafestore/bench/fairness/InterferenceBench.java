@@ -321,7 +321,8 @@ public final class InterferenceBench {
                       "reserved",
                       Kind.SMALL_READ,
                       p.outstanding(),
-                      TenantShare.DEFAULT.withReservation(reservation)),
+                      TenantShare.DEFAULT.withReservation(
+                          Tenancy.reservationUnits(reservation, p))),
                   new Tenant("backlog-a", Kind.SMALL_READ, p.backlog(), TenantShare.weight(1)),
                   new Tenant("backlog-b", Kind.SMALL_READ, p.backlog(), TenantShare.weight(1))));
       runs.add(r);

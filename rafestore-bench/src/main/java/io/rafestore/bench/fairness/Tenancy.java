@@ -35,6 +35,16 @@ final class Tenancy {
     }
   }
 
+  /**
+   * The reservation, in cost units per second per cloud, that gives a small reader {@code
+   * readsPerSecond}: a reservation counts each cloud's requests, and the cloud a read fetches its
+   * value from serves two of its requests (the log of readM and the value), each of about the cost
+   * of a small object, so that cloud needs twice the read rate in requests.
+   */
+  static double reservationUnits(double readsPerSecond, InterferenceBench.Params p) {
+    return readsPerSecond * 2 * on(p).cost(p.smallBytes());
+  }
+
   /** What "fairness on" means, for the report. */
   static String describeOn(InterferenceBench.Params p) {
     Fairness f = on(p);
@@ -42,8 +52,9 @@ final class Tenancy {
         Locale.ROOT,
         "Fairness.on() with at most %d requests in flight per cloud (as many as the clouds serve at"
             + " once), %d MiB per cloud, %.2f MiB per tenant per cloud, cost unit %d KiB, requests"
-            + " of %d KiB or more in at most %d of a cloud's %d places; a reservation is given in"
-            + " cost units per second per cloud (a 1 KB read costs about 1 at each cloud it asks)",
+            + " of %d KiB or more in at most %d of a cloud's %d places; a reservation of r reads per"
+            + " second is given as 2 r cost units per second per cloud (the cloud a read fetches"
+            + " its value from serves two of its requests: the log and the value)",
         f.cloudConcurrency(),
         f.cloudBytesInFlight() >> 20,
         f.tenantBytesInFlight() / 1048576.0,
