@@ -183,7 +183,12 @@ public final class WriteCostBench {
         costWrites = Math.min(costWrites, 200);
         singleWrites = Math.min(singleWrites, 500);
       }
-      if (writes < 1 || writers < 1 || keys < 1 || valueBytes < 0 || costWrites < 1 || fsyncs < 1
+      if (writes < 1
+          || writers < 1
+          || keys < 1
+          || valueBytes < 0
+          || costWrites < 1
+          || fsyncs < 1
           || singleWrites < 1) {
         err.println("WriteCostBench: counts must be >= 1 and --value-bytes >= 0");
         return 2;
@@ -226,8 +231,8 @@ public final class WriteCostBench {
       for (Variant v : Variant.values()) {
         results.add(groupRun(v, writes, writers, keys, valueBytes, seed));
       }
-      WriteBackRun wb = writeBackRun(
-              writes, writers, keys, valueBytes, seed, journalBase, fsyncs, singleWrites);
+      WriteBackRun wb =
+          writeBackRun(writes, writers, keys, valueBytes, seed, journalBase, fsyncs, singleWrites);
       Result back = wb.result();
       results.add(back);
       Result depsky = results.get(Variant.DEPSKY_A.ordinal());
@@ -341,9 +346,9 @@ public final class WriteCostBench {
   /**
    * The write-back acknowledgement's three measurements against the fsync baseline (a table, each
    * percentile against the baseline's same percentile) and the issue's target line, appended to
-   * {@code targets}: its verdict is the open loop's (half the closed loop's throughput offered), and
-   * the line names that load and gives the other two beside it, the closed loop with its Little's
-   * law reading.
+   * {@code targets}: its verdict is the open loop's (half the closed loop's throughput offered),
+   * and the line names that load and gives the other two beside it, the closed loop with its
+   * Little's law reading.
    */
   static String ackReport(WriteBackRun wb, StringBuilder targets) {
     double[] f = wb.fsyncMs();
@@ -675,14 +680,14 @@ public final class WriteCostBench {
   }
 
   /**
-   * Runs {@code writes} write-back writes of {@code valueBytes} from {@code writers} threads (writer
-   * w writes key {@code thread/(w mod keys)}), each blocking on its acknowledgement (as application
-   * threads would; callbacks chained on the acknowledgement would run on the journal's
+   * Runs {@code writes} write-back writes of {@code valueBytes} from {@code writers} threads
+   * (writer w writes key {@code thread/(w mod keys)}), each blocking on its acknowledgement (as
+   * application threads would; callbacks chained on the acknowledgement would run on the journal's
    * acknowledger thread and not be concurrent). Closed loop if {@code offeredPerS} is 0 (a thread's
    * next write when its last was acknowledged); else an open loop: write n is due at the n-th
    * arrival of a Poisson process of that rate, taken by the next free thread, which waits until it
-   * is due; its latency runs from when it was due or, if it was taken late (every thread busy), from
-   * when it was due all the same (the wait for a thread is counted, not hidden).
+   * is due; its latency runs from when it was due or, if it was taken late (every thread busy),
+   * from when it was due all the same (the wait for a thread is counted, not hidden).
    */
   static AckRun ackRun(
       String label,
@@ -785,9 +790,10 @@ public final class WriteCostBench {
    * writers} threads and keys as in {@link #groupRun}, each starting its next write when the last
    * was acknowledged (fsynced in the journal), then {@code flush()}, and the client left until its
    * request count has not moved for 3 s (lingering puts, packing): its requests and dollars are the
-   * variant's; (2) an open loop offered half the closed loop's throughput, Poisson arrivals, the same
-   * threads and keys; (3) one writer thread, closed loop, {@code singleWrites} writes. Before them,
-   * {@code fsyncs} fsyncs of a 1 KB append in the journal's directory give the disk's baseline.
+   * variant's; (2) an open loop offered half the closed loop's throughput, Poisson arrivals, the
+   * same threads and keys; (3) one writer thread, closed loop, {@code singleWrites} writes. Before
+   * them, {@code fsyncs} fsyncs of a 1 KB append in the journal's directory give the disk's
+   * baseline.
    */
   static WriteBackRun writeBackRun(
       int writes,
@@ -804,7 +810,8 @@ public final class WriteCostBench {
     String fs = Files.getFileStore(journal).type();
     double[] fsync = fsyncBaseline(journal, fsyncs);
     try {
-      return writeBackRuns(writes, writers, keys, valueBytes, seed, journal, fsync, singleWrites, fs);
+      return writeBackRuns(
+          writes, writers, keys, valueBytes, seed, journal, fsync, singleWrites, fs);
     } finally {
       deleteTree(journal);
     }
