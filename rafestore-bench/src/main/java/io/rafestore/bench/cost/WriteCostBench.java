@@ -145,6 +145,7 @@ public final class WriteCostBench {
     Path journalBase = null;
     int fsyncs = 200;
     int singleWrites = 2_000;
+    int warmup = 2_000;
     boolean quick = false;
     boolean onlyWriteBack = false;
     try {
@@ -162,6 +163,7 @@ public final class WriteCostBench {
           case "--journal" -> journalBase = Path.of(value(args, ++i, a));
           case "--fsyncs" -> fsyncs = Integer.parseInt(value(args, ++i, a));
           case "--single-writes" -> singleWrites = Integer.parseInt(value(args, ++i, a));
+          case "--warmup" -> warmup = Integer.parseInt(value(args, ++i, a));
           case "--only" -> {
             String part = value(args, ++i, a);
             if (!part.equals("write-back")) {
@@ -173,7 +175,8 @@ public final class WriteCostBench {
             err.println(
                 "usage: WriteCostBench [--quick] [--writes N] [--writers N] [--keys N]"
                     + " [--value-bytes N] [--cost-writes N] [--seed S] [--out DIR]"
-                    + " [--journal DIR] [--fsyncs N] [--single-writes N] [--only write-back]");
+                    + " [--journal DIR] [--fsyncs N] [--single-writes N] [--warmup N]"
+                    + " [--only write-back]");
             return 2;
           }
         }
@@ -182,6 +185,7 @@ public final class WriteCostBench {
         writes = Math.min(writes, 1_000);
         costWrites = Math.min(costWrites, 200);
         singleWrites = Math.min(singleWrites, 500);
+        warmup = Math.min(warmup, 300);
       }
       if (writes < 1
           || writers < 1
@@ -189,7 +193,8 @@ public final class WriteCostBench {
           || valueBytes < 0
           || costWrites < 1
           || fsyncs < 1
-          || singleWrites < 1) {
+          || singleWrites < 1
+          || warmup < 0) {
         err.println("WriteCostBench: counts must be >= 1 and --value-bytes >= 0");
         return 2;
       }
@@ -201,7 +206,16 @@ public final class WriteCostBench {
         // The acknowledgement's measurements alone (no virtual-time variant, no cost objective).
         WriteBackRun wb =
             writeBackRun(
-                writes, writers, keys, valueBytes, seed, journalBase, fsyncs, singleWrites);
+                writes,
+                writers,
+                keys,
+                valueBytes,
+                seed,
+                journalBase,
+                fsyncs,
+                singleWrites,
+                false,
+                warmup);
         StringBuilder targets = new StringBuilder();
         String report = ackReport(wb, targets) + "\n" + targets;
         out.print(report);
@@ -232,7 +246,17 @@ public final class WriteCostBench {
         results.add(groupRun(v, writes, writers, keys, valueBytes, seed));
       }
       WriteBackRun wb =
-          writeBackRun(writes, writers, keys, valueBytes, seed, journalBase, fsyncs, singleWrites);
+          writeBackRun(
+              writes,
+              writers,
+              keys,
+              valueBytes,
+              seed,
+              journalBase,
+              fsyncs,
+              singleWrites,
+              true,
+              warmup);
       Result back = wb.result();
       results.add(back);
       Result depsky = results.get(Variant.DEPSKY_A.ordinal());
@@ -366,9 +390,10 @@ public final class WriteCostBench {
                 + " of a 1 KB append there, each force(true): p50 %.3f ms, p99 %.3f ms, p99.9"
                 + " %.3f ms. Each percentile's ratio is to the fsync's same percentile.%n%n"
                 + "| load | writers | offered / s | acknowledged / s | writes | mean ms | p50 ms |"
-                + " p99 ms | p99.9 ms | p50 x fsync p50 | p99 x fsync p99 | p99 x fsync p50 |%n"
+                + " p99 ms | p99.9 ms | p50 x fsync p50 | p99 x fsync p99 | p99 x fsync p50 |"
+                + " GCs (ms) in run |%n"
                 + "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-                + " ---: |%n",
+                + " ---: | ---: |%n",
             wb.journal().getParent(),
             wb.fs(),
             f.length,
@@ -385,7 +410,8 @@ public final class WriteCostBench {
       md.append(
           String.format(
               Locale.ROOT,
-              "| %s | %d | %s | %,.0f | %,d%s | %.3f | %.3f | %.3f | %.3f | %.1f | %.1f | %.1f |%n",
+              "| %s | %d | %s | %,.0f | %,d%s | %.3f | %.3f | %.3f | %.3f | %.1f | %.1f | %.1f |"
+                  + " %d (%d) |%n",
               load,
               a.writers(),
               a.offeredPerS() > 0 ? String.format(Locale.ROOT, "%,.0f", a.offeredPerS()) : "-",
@@ -398,7 +424,9 @@ public final class WriteCostBench {
               a.p(0.999),
               ratio(a.p(0.5), f50),
               ratio(a.p(0.99), f99),
-              ratio(a.p(0.99), f50)));
+              ratio(a.p(0.99), f50),
+              a.gcs(),
+              a.gcMillis()));
     }
     AckRun c = wb.closed();
     AckRun o = wb.open();
@@ -636,7 +664,9 @@ public final class WriteCostBench {
       double[] ackMs,
       int failures,
       int late,
-      double seconds) {
+      double seconds,
+      long gcs,
+      long gcMillis) {
     /** Acknowledgements a second over the run. */
     double throughput() {
       return seconds == 0 ? 0 : (ackMs.length - failures) / seconds;
@@ -765,6 +795,7 @@ public final class WriteCostBench {
     while ((wait = start - System.nanoTime()) > 0) {
       java.util.concurrent.locks.LockSupport.parkNanos(wait);
     }
+    long[] gc0 = gcTotals();
     threads.forEach(Thread::start);
     long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(10);
     for (Thread t : threads) {
@@ -779,7 +810,32 @@ public final class WriteCostBench {
       }
     }
     double seconds = (lastAck.get() - start) / 1e9;
-    return new AckRun(label, writers, offeredPerS, ack, failed.get(), late.get(), seconds);
+    long[] gc1 = gcTotals();
+    return new AckRun(
+        label,
+        writers,
+        offeredPerS,
+        ack,
+        failed.get(),
+        late.get(),
+        seconds,
+        gc1[0] - gc0[0],
+        gc1[1] - gc0[1]);
+  }
+
+  /**
+   * The JVM's garbage collections so far and their accumulated time in ms (every collector): the
+   * pauses stop the journal's threads and the writers alike, so a run's tail is read beside them.
+   */
+  static long[] gcTotals() {
+    long count = 0;
+    long ms = 0;
+    for (java.lang.management.GarbageCollectorMXBean b :
+        java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+      count += Math.max(0, b.getCollectionCount());
+      ms += Math.max(0, b.getCollectionTime());
+    }
+    return new long[] {count, ms};
   }
 
   /**
@@ -803,7 +859,9 @@ public final class WriteCostBench {
       long seed,
       Path journalBase,
       int fsyncs,
-      int singleWrites)
+      int singleWrites,
+      boolean counts,
+      int warmup)
       throws IOException, ExecutionException {
     Files.createDirectories(journalBase);
     Path journal = Files.createTempDirectory(journalBase, "writecost-journal-");
@@ -811,7 +869,17 @@ public final class WriteCostBench {
     double[] fsync = fsyncBaseline(journal, fsyncs);
     try {
       return writeBackRuns(
-          writes, writers, keys, valueBytes, seed, journal, fsync, singleWrites, fs);
+          writes,
+          writers,
+          keys,
+          valueBytes,
+          seed,
+          journal,
+          fsync,
+          singleWrites,
+          fs,
+          counts,
+          warmup);
     } finally {
       deleteTree(journal);
     }
@@ -826,51 +894,26 @@ public final class WriteCostBench {
       Path journal,
       double[] fsync,
       int singleWrites,
-      String fs)
+      String fs,
+      boolean counts,
+      int warmup)
       throws ExecutionException {
+    if (warmup > 0) {
+      // A cold JVM compiles the write path while it runs: the first measurement would carry the
+      // JIT's CPU. Discarded: a closed loop of warmup writes on a client of its own.
+      try (RafeStore store = writeBackStore(seed + 4, journal.resolve("warmup"))) {
+        ackRun("warm-up", store, warmup, writers, keys, valueBytes, seed + 4, 0);
+      }
+    }
     AckRun closed;
     Result r;
     try (RafeStore store = writeBackStore(seed, journal.resolve("closed"))) {
       long start = System.nanoTime();
       closed = ackRun("closed loop", store, writes, writers, keys, valueBytes, seed, 0);
-      try {
-        store.flush().get(30, java.util.concurrent.TimeUnit.MINUTES);
-        Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-        // Idle: lingering metadata puts and the packer's work (its commit waits 1 s) have ended
-        // once the request count stays put for 3 s.
-        long last = -1;
-        int still = 0;
-        while (still < 6) {
-          Thread.sleep(500);
-          long now = 0;
-          for (CloudStats s : store.stats().values()) {
-            now += s.requests();
-          }
-          still = now == last ? still + 1 : 0;
-          last = now;
-        }
-        Map<String, CloudStats> stats = store.stats();
-        long requests = 0;
-        double dollars = 0;
-        for (CloudStats s : stats.values()) {
-          requests += s.requests();
-          dollars += s.dollars();
-        }
-        r =
-            new Result(
-                "write-back + group commit",
-                writes - closed.failures(),
-                closed.failures(),
-                requests,
-                dollars,
-                closed.ackMs(),
-                elapsed,
-                stats);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted", e);
-      } catch (java.util.concurrent.TimeoutException e) {
-        throw new IllegalStateException("write-back run did not finish: " + e, e);
+      if (!counts) {
+        r = null;
+      } else {
+        r = counts(store, start, writes, closed);
       }
       // Closed here, as below: what is not on the clouds yet stays in the (deleted) journal.
     }
@@ -892,6 +935,52 @@ public final class WriteCostBench {
       single = ackRun("one writer", store, singleWrites, 1, 1, valueBytes, seed + 3, 0);
     }
     return new WriteBackRun(r, closed, open, single, fsync, journal, fs);
+  }
+
+  /**
+   * After the closed loop: {@code flush()}, then the client left until its request count has not
+   * moved for 3 s (lingering metadata puts, packing); the variant's requests and dollars.
+   */
+  private static Result counts(RafeStore store, long start, int writes, AckRun closed)
+      throws ExecutionException {
+    try {
+      store.flush().get(30, java.util.concurrent.TimeUnit.MINUTES);
+      Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+      // Idle: lingering metadata puts and the packer's work (its commit waits 1 s) have ended
+      // once the request count stays put for 3 s.
+      long last = -1;
+      int still = 0;
+      while (still < 6) {
+        Thread.sleep(500);
+        long now = 0;
+        for (CloudStats s : store.stats().values()) {
+          now += s.requests();
+        }
+        still = now == last ? still + 1 : 0;
+        last = now;
+      }
+      Map<String, CloudStats> stats = store.stats();
+      long requests = 0;
+      double dollars = 0;
+      for (CloudStats s : stats.values()) {
+        requests += s.requests();
+        dollars += s.dollars();
+      }
+      return new Result(
+          "write-back + group commit",
+          writes - closed.failures(),
+          closed.failures(),
+          requests,
+          dollars,
+          closed.ackMs(),
+          elapsed,
+          stats);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("write-back run did not finish: " + e, e);
+    }
   }
 
   /**
