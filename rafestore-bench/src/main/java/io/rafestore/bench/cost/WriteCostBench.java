@@ -77,32 +77,34 @@ import java.util.function.UnaryOperator;
  * the same directory.
  *
  * <p><b>The acknowledgement's latency, at three loads</b> (the issue's second target), each on a
- * fresh client and journal after a discarded warm-up of {@code --warmup} (2,000) writes, each writer
- * a real thread blocking on its acknowledgement, the uploads running in the background:
+ * fresh client and journal after a discarded warm-up of {@code --warmup} (2,000) writes, each
+ * writer a real thread blocking on its acknowledgement, the uploads running in the background:
  *
  * <ul>
- *   <li><b>saturated</b>: the closed loop above. With {@code --writers} (64) writers always waiting,
- *       Little's law makes its mean latency 64 / throughput: it measures how many acknowledgements
- *       a second the process completes on this machine (2 cores shared with the uploads' signing
- *       and encoding, the WAN emulator and the JIT and GC), not what one acknowledgement waits for;
+ *   <li><b>saturated</b>: the closed loop above. With {@code --writers} (64) writers always
+ *       waiting, Little's law makes its mean latency 64 / throughput: it measures how many
+ *       acknowledgements a second the process completes on this machine (2 cores shared with the
+ *       uploads' signing and encoding, the WAN emulator and the JIT and GC), not what one
+ *       acknowledgement waits for;
  *   <li><b>half load</b>: an open loop, writes falling due at Poisson arrivals of half the closed
  *       loop's throughput, taken by the same number of threads, each write timed from when it fell
  *       due if every thread was busy then (the wait for a thread is counted);
  *   <li><b>unloaded</b>: one writer thread, closed loop, {@code --single-writes} (2,000) writes.
  * </ul>
  *
- * <p>Each row gives p50, p99 and p99.9, each against the fsync's same percentile and the p99 against
- * the fsync's median ("one fsync"), and the garbage collections during the row (their pauses stop
- * every thread). The target line's verdict is the half-load row's p99 against the fsync median; the
- * line names that load and gives the unloaded figure and the saturated one with its Little's law
- * reading beside it. {@code --only write-back} runs just these measurements (no virtual-time
- * variant, no flush or request counts, no cost objective) and writes {@code writecost-writeback.md}.
+ * <p>Each row gives p50, p99 and p99.9, each against the fsync's same percentile and the p99
+ * against the fsync's median ("one fsync"), and the garbage collections during the row (their
+ * pauses stop every thread). The target line's verdict is the half-load row's p99 against the fsync
+ * median; the line names that load and gives the unloaded figure and the saturated one with its
+ * Little's law reading beside it. {@code --only write-back} runs just these measurements (no
+ * virtual-time variant, no flush or request counts, no cost objective) and writes {@code
+ * writecost-writeback.md}.
  *
  * <p>Prints target lines (PASS/MISS): write-through with group commit, and write-back with group
  * commit, each at least 5 x fewer cloud requests per write than write-through and at most 0.2 x
- * DepSky-A's dollars per write; the write-back acknowledgement's p99 within 3 x of the median
- * fsync at half load (above); the cost objective moves the data to the cheap cloud and the bill drops, the latency
- * objective does not move it. A command-line tool; not thread-safe.
+ * DepSky-A's dollars per write; the write-back acknowledgement's p99 within 3 x of the median fsync
+ * at half load (above); the cost objective moves the data to the cheap cloud and the bill drops,
+ * the latency objective does not move it. A command-line tool; not thread-safe.
  */
 public final class WriteCostBench {
   static final KeyPair WRITER = SigningKeys.generate();

@@ -69,8 +69,22 @@ class WriteCostBenchTest {
     int code =
         WriteCostBench.run(
             new String[] {
-              "--only", "write-back", "--writes", "200", "--writers", "16", "--keys", "2",
-              "--fsyncs", "20", "--single-writes", "50", "--warmup", "0", "--out", dir.toString()
+              "--only",
+              "write-back",
+              "--writes",
+              "200",
+              "--writers",
+              "16",
+              "--keys",
+              "2",
+              "--fsyncs",
+              "20",
+              "--single-writes",
+              "50",
+              "--warmup",
+              "0",
+              "--out",
+              dir.toString()
             },
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8));

@@ -286,7 +286,8 @@ class JournalTest {
   @Test
   void anIdleWriterTopsUpTheZerosBeforeAFrameNeedsThemAndTheyReadAsTheCleanEnd() throws Exception {
     List<String> ids = new ArrayList<>();
-    // 8 MiB segments: the first file starts with 1 MiB of zeros after its header. Ten 64 KiB values,
+    // 8 MiB segments: the first file starts with 1 MiB of zeros after its header. Ten 64 KiB
+    // values,
     // each acknowledged before the next (the writer idle between them), leave fewer than 512 KiB
     // of zeros: the idle writer writes the next megabyte before any frame reaches the end.
     Path seg;
@@ -299,7 +300,9 @@ class JournalTest {
         ids.add(id);
         await(j.intent(id, "k", new byte[64 * 1024], i, true));
       }
-      assertThat(frameEnd(seg)).isLessThan(first).isGreaterThan(first - Journal.PREALLOCATE_BYTES / 2);
+      assertThat(frameEnd(seg))
+          .isLessThan(first)
+          .isGreaterThan(first - Journal.PREALLOCATE_BYTES / 2);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
       while (Files.size(seg) == first && System.nanoTime() < deadline) {
         Thread.sleep(5);
