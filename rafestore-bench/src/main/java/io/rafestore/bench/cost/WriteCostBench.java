@@ -464,7 +464,8 @@ public final class WriteCostBench {
                 + " ms): it measures how many acknowledgements a second the machine completes"
                 + " (CPU, with the uploads' signing and the WAN emulator in the same process), not"
                 + " the latency of one acknowledgement. The open loop offers half that rate;%s"
-                + " its latency runs from each write's due time.%n",
+                + " a write taken more than 1 ms after it fell due is timed from when it fell"
+                + " due.%n",
             c.writers(),
             c.writers(),
             c.writers(),
@@ -741,8 +742,9 @@ public final class WriteCostBench {
    * acknowledger thread and not be concurrent). Closed loop if {@code offeredPerS} is 0 (a thread's
    * next write when its last was acknowledged); else an open loop: write n is due at the n-th
    * arrival of a Poisson process of that rate, taken by the next free thread, which waits until it
-   * is due; its latency runs from when it was due or, if it was taken late (every thread busy),
-   * from when it was due all the same (the wait for a thread is counted, not hidden).
+   * is due and issues it; its latency runs from the issue (the park's overshoot is the bench's, not
+   * the journal's) or, if the thread took it more than 1 ms after it fell due (every thread busy),
+   * from when it fell due: the wait for a free thread is counted, not hidden.
    */
   static AckRun ackRun(
       String label,
