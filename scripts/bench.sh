@@ -173,9 +173,10 @@ fi
 # --- 5. Write cost -----------------------------------------------------------------------------
 # WriteCostBench: cloud requests and dollars per small write with and without group commit,
 # against DepSky-A, write-back with group commit (real time: its journal fsyncs are real; the
-# acknowledgement p99 against one fsync of the journal disk), and the cost objective with one
-# data cloud ten times cheaper (issue 18; design.md section 5, "Group commit", and section 7,
-# "The cost model"). Virtual time but for write-back, whose journal goes under $WORK/cost.
+# acknowledgement against one fsync of the journal disk at three loads: one writer, an open loop
+# at half the closed loop's throughput, the closed loop; `--only write-back` runs just that part),
+# and the cost objective with one data cloud ten times cheaper (issue 18; design.md section 5,
+# "Group commit", and section 7, "The cost model"). Virtual time but for write-back, whose journal goes under $WORK/cost.
 # Quick: 1,000 writes and 200 for the cost objective, about a minute (write-back's WAN is real).
 if ((QUICK)); then
   COST_ARGS=(--quick --out "$WORK/cost")

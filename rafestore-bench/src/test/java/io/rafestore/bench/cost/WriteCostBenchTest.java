@@ -35,6 +35,10 @@ class WriteCostBenchTest {
               "40",
               "--fsyncs",
               "20",
+              "--single-writes",
+              "50",
+              "--warmup",
+              "50",
               "--out",
               dir.toString()
             },
@@ -50,5 +54,53 @@ class WriteCostBenchTest {
         .contains("fsyncs of a 1 KB append there");
     assertThat(report.lines().filter(l -> l.startsWith("PASS ") || l.startsWith("MISS ")).count())
         .isEqualTo(6);
+    assertThat(report)
+        .contains("| unloaded: one writer, closed loop | 1 | - |")
+        .contains("| half load: open loop, Poisson arrivals")
+        .contains("| saturated: closed loop")
+        .contains("Little's law for the closed loop: 16 writers");
+  }
+
+  @Test
+  void onlyTheWriteBackPartReportsItsThreeLoadsAndOneTargetLine(@TempDir Path dir)
+      throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        WriteCostBench.run(
+            new String[] {
+              "--only",
+              "write-back",
+              "--writes",
+              "200",
+              "--writers",
+              "16",
+              "--keys",
+              "2",
+              "--fsyncs",
+              "20",
+              "--single-writes",
+              "50",
+              "--warmup",
+              "0",
+              "--out",
+              dir.toString()
+            },
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    String report = Files.readString(dir.resolve("writecost-writeback.md"), StandardCharsets.UTF_8);
+    assertThat(code).as(err.toString(StandardCharsets.UTF_8) + report).isBetween(0, 1);
+    assertThat(report)
+        .contains("| unloaded: one writer, closed loop | 1 | - |")
+        .contains("| 50 |")
+        .contains("| half load: open loop, Poisson arrivals")
+        .contains("| saturated: closed loop")
+        .doesNotContain("DepSky-A");
+    assertThat(report.lines().filter(l -> l.startsWith("PASS ") || l.startsWith("MISS ")).toList())
+        .singleElement()
+        .asString()
+        .contains("at half load (open loop, Poisson")
+        .contains("unloaded (one writer)")
+        .contains("Little's law 16 /");
   }
 }

@@ -293,11 +293,40 @@ public final class Journal implements AutoCloseable {
    */
   public CompletableFuture<Void> intent(
       String id, String key, byte[] value, long createdAtMillis, boolean waitForSpace) {
+    return intent(encodeIntent(id, key, value, createdAtMillis), waitForSpace);
+  }
+
+  /**
+   * An intent record encoded for {@link #intent(EncodedIntent, boolean)}: a caller that appends
+   * under a lock of its own (to keep its order the journal's) encodes first, outside that lock,
+   * since the encoding copies the value.
+   */
+  public static final class EncodedIntent {
+    private final String id;
+    private final byte[] bytes;
+    private final int valueLength;
+
+    private EncodedIntent(String id, byte[] bytes, int valueLength) {
+      this.id = id;
+      this.bytes = bytes;
+      this.valueLength = valueLength;
+    }
+  }
+
+  /** Encodes an intent record (no journal state is touched): see {@link EncodedIntent}. */
+  public static EncodedIntent encodeIntent(
+      String id, String key, byte[] value, long createdAtMillis) {
     byte[] k = key.getBytes(StandardCharsets.UTF_8);
     ByteBuffer b = ByteBuffer.allocate(1 + ID_BYTES + 8 + 2 + k.length + 4 + value.length);
     b.put(INTENT).put(idBytes(id)).putLong(createdAtMillis);
     b.putShort((short) k.length).put(k).putInt(value.length).put(value);
-    Op op = new Op(INTENT, id, b.array(), new CompletableFuture<>(), b.capacity());
+    return new EncodedIntent(id, b.array(), value.length);
+  }
+
+  /** As {@link #intent(String, String, byte[], long, boolean)}, the record encoded already. */
+  public CompletableFuture<Void> intent(EncodedIntent record, boolean waitForSpace) {
+    Op op = new Op(INTENT, record.id, record.bytes, new CompletableFuture<>(), record.bytes.length);
+    int valueLength = record.valueLength;
     long need = op.bytes.length + FRAME_OVERHEAD;
     synchronized (this) {
       JournalException refused = refusal();
@@ -311,7 +340,7 @@ public final class Journal implements AutoCloseable {
                 Reason.FULL,
                 dir,
                 "a value of "
-                    + value.length
+                    + valueLength
                     + " bytes does not fit a journal bounded at maxBytes "
                     + maxBytes));
         return op.done;
@@ -541,7 +570,45 @@ public final class Journal implements AutoCloseable {
         bytes += next.bytes.length;
       }
       writeBatch(batch);
+      if (queue.isEmpty()) {
+        extendWhileIdle();
+      }
     }
+  }
+
+  /**
+   * With nothing queued, tops up the zeros ahead of the active segment's frames when fewer than
+   * half of {@link #PREALLOCATE_BYTES} are left, and forces them ({@code force(true)}: the file's
+   * new length with them), so that a frame rarely has to write them (a megabyte, and a metadata
+   * commit) between its own write and force, where every record of the frame waits for them. Zeros
+   * are not records: whether or not this completes before a crash, recovery reads them as the clean
+   * end, as it reads the zeros a frame's force carries. A failed force stops the journal, as any.
+   */
+  private void extendWhileIdle() {
+    Segment s = active;
+    if (!PREALLOCATE
+        || s == null
+        || s.channel == null
+        || s.allocated >= segmentBytes
+        || s.allocated - s.size >= PREALLOCATE_BYTES / 2) {
+      return;
+    }
+    synchronized (this) {
+      if (failed != null) {
+        return;
+      }
+    }
+    long to = preallocate(s, s.allocated);
+    if (to <= s.allocated) {
+      return;
+    }
+    try {
+      s.channel.force(true);
+    } catch (IOException e) {
+      fail(new JournalException(Reason.IO, s.path, "fsync failed: " + e, e), true);
+      return;
+    }
+    s.allocated = to;
   }
 
   private void writeBatch(List<Op> batch) {

@@ -284,6 +284,47 @@ class JournalTest {
   }
 
   @Test
+  void anIdleWriterTopsUpTheZerosBeforeAFrameNeedsThemAndTheyReadAsTheCleanEnd() throws Exception {
+    List<String> ids = new ArrayList<>();
+    // 8 MiB segments: the first file starts with 1 MiB of zeros after its header. Ten 64 KiB
+    // values,
+    // each acknowledged before the next (the writer idle between them), leave fewer than 512 KiB
+    // of zeros: the idle writer writes the next megabyte before any frame reaches the end.
+    Path seg;
+    try (Journal j = Journal.open(dir, 64L * 1024 * 1024, 100)) {
+      seg = segments().get(segments().size() - 1);
+      long first = Files.size(seg);
+      assertThat(first).isEqualTo(Journal.HEADER_BYTES + Journal.PREALLOCATE_BYTES);
+      for (int i = 0; i < 10; i++) {
+        String id = Journal.newId();
+        ids.add(id);
+        await(j.intent(id, "k", new byte[64 * 1024], i, true));
+      }
+      assertThat(frameEnd(seg))
+          .isLessThan(first)
+          .isGreaterThan(first - Journal.PREALLOCATE_BYTES / 2);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (Files.size(seg) == first && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      assertThat(Files.size(seg))
+          .as("zeros topped up while idle")
+          .isEqualTo(first + Journal.PREALLOCATE_BYTES);
+      // The frames written after it go into those zeros, past the file's first end.
+      for (int i = 10; i < 17; i++) {
+        String id = Journal.newId();
+        ids.add(id);
+        await(j.intent(id, "k", new byte[64 * 1024], i, true));
+      }
+      assertThat(frameEnd(seg)).isGreaterThan(first);
+      assertThat(Files.size(seg)).isEqualTo(first + Journal.PREALLOCATE_BYTES);
+    }
+    try (Journal j = Journal.open(dir, 64L * 1024 * 1024, 100)) {
+      assertThat(j.recovered()).extracting(Journal.Recovered::id).containsExactlyElementsOf(ids);
+    }
+  }
+
+  @Test
   void aTornFrameBeforeTheZerosIsCutAndOneWithBytesPastItsStartIsToo() throws Exception {
     List<String> ids = twoIntents();
     Path seg = newestWithFrames();

@@ -219,6 +219,9 @@ public final class WriteBackQueue implements CommitGate {
     long started = ctx.settings.scheduler().nanoTime();
     String id = Journal.newId();
     long created = ctx.settings.clock().millis();
+    // Encoded (the value copied into its record) before the lock below, which every other writer
+    // and each acknowledgement's kick wait for.
+    Journal.EncodedIntent record = Journal.encodeIntent(id, key, value, created);
     CompletableFuture<Void> durable;
     Intent in;
     synchronized (this) {
@@ -227,8 +230,7 @@ public final class WriteBackQueue implements CommitGate {
       }
       // Journal order is call order: the journal admits intents in the order they are handed over,
       // and the key's queue takes them in the same order under this lock.
-      durable =
-          journal.intent(id, key, value, created, config.whenFull() == WriteBack.WhenFull.WAIT);
+      durable = journal.intent(record, config.whenFull() == WriteBack.WhenFull.WAIT);
       in = new Intent(id, key, value, created, durable);
       in.ctx = op;
       byKey.computeIfAbsent(key, k -> new ArrayDeque<>()).add(in);
@@ -278,8 +280,11 @@ public final class WriteBackQueue implements CommitGate {
     in.fail(e);
   }
 
-  /** Which key is being written right now (one attempt per key at a time). */
-  private final java.util.Set<String> running = new java.util.HashSet<>();
+  /**
+   * Which key is being written right now (one attempt per key at a time). Changed under the lock; a
+   * concurrent set so that {@link #kick} may look without it.
+   */
+  private final java.util.Set<String> running = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /** Most intents one attempt considers (a round takes fewer if the inline budget says so). */
   private static final int MAX_BATCH = 1024;
@@ -290,6 +295,15 @@ public final class WriteBackQueue implements CommitGate {
    * {@link #attempt} writes together where it can.
    */
   private void kick(String key) {
+    // Each acknowledgement kicks its key, on the journal's acknowledger thread, and the key's
+    // attempt is running nearly always under load: return without the lock, which the writers'
+    // submits hold (a lock convoy here made the acknowledger the client's bottleneck). Safe: an
+    // attempt that ends removes its key from the set and then kicks it (finish at once, a retry
+    // after its wait), and that kick, under the lock, sees every intent whose durable future had
+    // completed (as this one's had, before this callback ran).
+    if (running.contains(key)) {
+      return;
+    }
     List<Intent> batch = new ArrayList<>();
     synchronized (this) {
       ArrayDeque<Intent> q = byKey.get(key);
