@@ -137,7 +137,12 @@ public final class InterferenceBench {
   }
 
   /** One run: its label, whether fairness was on, and each tenant's result in order. */
-  record Run(String label, boolean fair, Map<String, TenantResult> tenants, double wallSeconds) {}
+  record Run(
+      String label,
+      boolean fair,
+      Map<String, TenantResult> tenants,
+      double wallSeconds,
+      Map<String, io.rafestore.CloudStats> clouds) {}
 
   public static void main(String[] args) {
     int code = run(args, System.out, System.err);
@@ -457,6 +462,37 @@ public final class InterferenceBench {
                 gotOn,
                 reservation,
                 gotOff)));
+    md.append(
+        "\nReads routed by kind and stolen (issue 19), whole run including warm-up, per cloud:"
+            + " small reads routed first to it, bulk (part) reads routed first to it, steals"
+            + " (won / wasted), and gets in all.\n\n");
+    md.append(
+        "| run | fairness | cloud | routed small | routed bulk | steals | won | wasted | gets |\n");
+    md.append("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    for (Run r : runs) {
+      if (r.tenants().size() < 2 || !r.tenants().containsKey(Kind.LARGE_READ.id)) {
+        continue;
+      }
+      for (String c : CLOUDS) {
+        io.rafestore.CloudStats st = r.clouds().get(c);
+        if (st == null) {
+          continue;
+        }
+        md.append(
+            String.format(
+                Locale.ROOT,
+                "| %s | %s | %s | %d | %d | %d | %d | %d | %d |%n",
+                r.label(),
+                r.fair() ? "on" : "off",
+                c,
+                st.routedSmall(),
+                st.routedBulk(),
+                st.steals(),
+                st.stealsWon(),
+                st.stealsWasted(),
+                st.gets()));
+      }
+    }
     md.append("\n").append(targets);
     String svg = slowdownSvg(alone, together);
     return new Report(md.toString(), svg);
@@ -590,7 +626,8 @@ public final class InterferenceBench {
       for (Loop loop : loops) {
         results.put(loop.tenant.id(), loop.result());
       }
-      return new Run(label, fair, results, (System.nanoTime() - wallStart) / 1e9);
+      return new Run(
+          label, fair, results, (System.nanoTime() - wallStart) / 1e9, Map.copyOf(store.stats()));
     }
   }
 
