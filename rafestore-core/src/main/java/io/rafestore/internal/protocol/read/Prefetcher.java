@@ -252,7 +252,13 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
         continue;
       }
       String holder = fastestHolder(entry);
-      if (!admit(u.size(), ctx.readTier.price(key, u.size(), holder))) {
+      ReadTier.Budget refused = admit(u.size(), ctx.readTier.price(key, u.size(), holder));
+      if (refused != null) {
+        // Not sent; the trigger fires again on the stream's next access. The parts it wanted are
+        // noted, so that a read that misses one counts a refused prefetch.
+        for (int j = i; j < Math.min(count, next + degree); j++) {
+          ctx.readTier.refused(ReadTier.unit(key, version, entry, j), refused);
+        }
         break;
       }
       s.prefetchedUpTo = i;
@@ -287,6 +293,7 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
     if (metadataFirst) {
       double readM = ctx.readTier.readMPrice();
       if (!admitDollars(readM)) {
+        ctx.readTier.refused(key, ReadTier.Budget.DOLLARS);
         return;
       }
       Context c = current;
@@ -319,12 +326,17 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
         parts.add(i);
       }
     }
-    for (int part : parts) {
+    for (int j = 0; j < parts.size(); j++) {
+      int part = parts.get(j);
       Unit u = ReadTier.unit(key, version, entry, part);
       if (ctx.readTier.holds(u) || ctx.readTier.prefetchOf(u) != null) {
         continue;
       }
-      if (!admit(u.size(), ctx.readTier.price(key, u.size(), holder))) {
+      ReadTier.Budget refused = admit(u.size(), ctx.readTier.price(key, u.size(), holder));
+      if (refused != null) {
+        for (int k = j; k < parts.size(); k++) {
+          ctx.readTier.refused(ReadTier.unit(key, version, entry, parts.get(k)), refused);
+        }
         return;
       }
       double meta = metadataDollars;
@@ -342,7 +354,11 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
   private void metadataThenData(
       Context c, String key, HistoryGraph.NodeId range, Object tag, double readMDollars) {
     synchronized (this) {
-      if (closed || inFlight >= policy.maxInFlight()) {
+      if (closed) {
+        return;
+      }
+      if (inFlight >= policy.maxInFlight()) {
+        ctx.readTier.refused(key, ReadTier.Budget.REQUESTS);
         return;
       }
       inFlight++;
@@ -408,21 +424,23 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
   }
 
   /**
-   * Whether a prefetch of {@code bytes} costing {@code dollars} fits the budgets now; if so it is
-   * counted in flight and paid for. Caller holds the lock.
+   * Whether a prefetch of {@code bytes} costing {@code dollars} fits the budgets now: null if so
+   * (it is then counted in flight and paid for), else the budget that refused it. Caller holds the
+   * lock; a closed prefetcher refuses everything (as out of requests).
    */
-  private boolean admit(long bytes, double dollars) {
-    if (closed
-        || inFlight >= policy.maxInFlight()
-        || bytesInFlight + bytes > policy.maxBytesInFlight()) {
-      return false;
+  private ReadTier.Budget admit(long bytes, double dollars) {
+    if (closed || inFlight >= policy.maxInFlight()) {
+      return ReadTier.Budget.REQUESTS;
+    }
+    if (bytesInFlight + bytes > policy.maxBytesInFlight()) {
+      return ReadTier.Budget.BYTES;
     }
     if (!admitDollars(dollars)) {
-      return false;
+      return ReadTier.Budget.DOLLARS;
     }
     inFlight++;
     bytesInFlight += bytes;
-    return true;
+    return null;
   }
 
   /** Takes {@code dollars} from the bucket if it holds them. Caller holds the lock. */
