@@ -97,6 +97,12 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
     long lastNanos;
     double gapNanos = -1;
 
+    /**
+     * A read of this stream waited for a prefetch since its last access: the next gap measures that
+     * wait, not the reader's pace, and is not sampled.
+     */
+    boolean waited;
+
     Stream(StreamKey id, LogEntry entry, int last, long now) {
       this.id = id;
       this.entry = entry;
@@ -216,8 +222,11 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
       s.gapNanos = streamGapNanos;
     } else {
       long gap = now - s.lastNanos;
-      s.gapNanos = s.gapNanos < 0 ? gap : 0.7 * s.gapNanos + 0.3 * gap;
-      streamGapNanos = streamGapNanos < 0 ? gap : 0.9 * streamGapNanos + 0.1 * gap;
+      if (!s.waited) {
+        s.gapNanos = s.gapNanos < 0 ? gap : 0.7 * s.gapNanos + 0.3 * gap;
+        streamGapNanos = streamGapNanos < 0 ? gap : 0.9 * streamGapNanos + 0.1 * gap;
+      }
+      s.waited = false;
       s.lastNanos = now;
       s.last = Math.max(s.last, last);
       s.prefetchedUpTo = Math.max(s.prefetchedUpTo, s.last);
@@ -273,15 +282,19 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
   }
 
   /**
-   * Parts the stream consumes while one is fetched: the predicted time of a part from the fastest
-   * holder over the stream's time between accesses, at least 1.
+   * Parts the stream consumes while its next batch is fetched: the predicted time of a batch of the
+   * stream's degree from the fastest holder over the stream's time between accesses, at least 1. A
+   * batch's parts share the holder's bandwidth, so its first part arrives about when its last does,
+   * a round trip plus the whole batch's transfer after it was sent; a trigger sized for one part's
+   * fetch sent the next batch too late (TraceBench: a second late read in most sequential streams).
    */
   private int adaptiveTrigger(Stream s) {
     String holder = fastestHolder(s.entry);
     if (holder == null || s.gapNanos <= 0) {
       return 1;
     }
-    double latency = ctx.model.predict(holder, s.entry.storedPartSize(0)).toNanos();
+    long batch = (long) Math.max(1, s.degree) * s.entry.storedPartSize(0);
+    double latency = ctx.model.predict(holder, batch).toNanos();
     return (int) Math.max(1, Math.min(MAX_DEGREE - 1, Math.ceil(latency / s.gapNanos)));
   }
 
@@ -483,6 +496,7 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
   @Override
   public synchronized void late(Unit unit, Object tag) {
     if (tag instanceof Stream s) {
+      s.waited = true;
       s.trigger = Math.min(MAX_DEGREE - 1, s.trigger + 1);
     }
   }

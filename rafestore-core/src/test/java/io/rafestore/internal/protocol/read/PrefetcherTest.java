@@ -395,4 +395,40 @@ class PrefetcherTest {
       }
     }
   }
+
+  /** Streams over {@code n} values of 16 parts one after another, {@code think} apart. */
+  static Run streamsRun(Prefetch prefetch, int n, Duration think) throws Exception {
+    Harness h = table1();
+    MapValueCache cache = new MapValueCache(64L << 20);
+    try (RafeStore store = config2(h, cache, prefetch).build()) {
+      List<Version> versions = new ArrayList<>();
+      List<byte[]> values = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        byte[] v = random(16 * PART, 40 + i);
+        values.add(v);
+        versions.add(h.run(store.write("s" + i, v)).version());
+      }
+      cache.clear();
+      long started = h.scheduler.nanoTime();
+      for (int i = 0; i < n; i++) {
+        h.scheduler.advance(Duration.ofSeconds(1));
+        streamByRanges(h, store, "s" + i, versions.get(i), values.get(i), think);
+      }
+      return new Run(Duration.ofNanos(h.scheduler.nanoTime() - started), store.readTierStats());
+    }
+  }
+
+  @Test
+  void theTriggerDistanceCoversTheWholeNextBatchNotOnePart() throws Exception {
+    // Eight streams over values of 16 parts, one after another, the reader 20 ms apart, each value
+    // from p1 (315 ms; a 16 KiB part in 65 ms). A batch's parts share the holder's bandwidth and
+    // arrive together, a round trip plus the whole batch's transfer after they were sent; and the
+    // time a read waited for a late prefetch is not the reader's pace. A trigger sized for one
+    // part's fetch, from a pace that counted those waits, sent batches too late: a late read in
+    // every stream (8) and more. Sized for the batch, fewer than one per stream.
+    Run amp = streamsRun(Prefetch.of(Prefetch.Mode.ADAPTIVE_SEQUENTIAL), 8, Duration.ofMillis(20));
+    assertThat(amp.stats().lateMisses()).as("%s", amp.stats()).isLessThan(8);
+    assertThat(amp.stats().prefetchAccuracy()).isGreaterThan(0.9);
+    assertCausesAddUp(amp.stats());
+  }
 }
