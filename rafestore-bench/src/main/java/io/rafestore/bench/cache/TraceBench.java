@@ -62,6 +62,12 @@ import java.util.concurrent.ExecutionException;
  * java -cp ... io.rafestore.bench.cache.TraceBench --quick
  * </pre>
  *
+ * <p><b>Why reads missed.</b> Each missed read is put in one class by the {@link ReadTierStats}
+ * miss causes its units counted ({@link Cause}): first touch (a cold miss of a key the reader had
+ * neither read nor written, a floor no cache avoids), cold, refused by a prefetch budget, dropped
+ * (prefetched and gone unused), evicted, late (waited for its prefetch in flight, with the mean
+ * wait); per mode, and per pattern for the adaptive and history modes.
+ *
  * <p>Prints target lines (PASS/MISS): the history mode's miss ratio at most 10 %, its p90 read
  * latency at least 10 x lower than sequential-only, the graph's nodes within their bound. A
  * command-line tool; not thread-safe.
