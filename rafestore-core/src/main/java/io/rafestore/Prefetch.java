@@ -26,9 +26,9 @@ import java.util.Objects;
  * (priced with {@link RafeStore.Builder#pricing}); a read that needs a unit being prefetched waits
  * for that request instead of sending its own. A prefetched unit is held apart from the cache until
  * its first read (then it enters the cache as a fetched unit does), at most {@code
- * maxBytesInFlight} bytes of them, oldest dropped first: so memory for prefetching is at most twice
- * {@code maxBytesInFlight} beside the cache's own bound. Closing the client cancels prefetches.
- * Immutable.
+ * maxBytesInFlight} bytes of them, oldest dropped first, and so is a value stored whole that this
+ * client wrote: so memory for prefetching is at most twice {@code maxBytesInFlight} beside the
+ * cache's own bound. Closing the client cancels prefetches. Immutable.
  *
  * @param mode which prefetching
  * @param maxInFlight prefetch requests in flight at once (1 to 64)

@@ -12,7 +12,8 @@ package io.rafestore;
  *
  * @param hits units a read needed and found in the cache (checked against the signed hash)
  * @param misses units a read needed and fetched from a cloud (or took from a prefetch still in
- *     flight)
+ *     flight); each counted once in one of {@code coldMisses}, {@code lateMisses}, {@code
+ *     evictedMisses}, {@code droppedMisses} and {@code refusedMisses}, by why it was not cached
  * @param bytesSaved bytes of the hits: downloads the cache saved
  * @param dollarsSaved what the hits' gets and egress would have cost
  * @param cloudFreeReads reads answered without any request to a cloud (a known version whose units
@@ -32,6 +33,17 @@ package io.rafestore;
  * @param graphNodes nodes of the history graph now (accessed key and byte-range units)
  * @param graphEdges edges of the history graph now
  * @param graphBytes an estimate of the history graph's memory now
+ * @param coldMisses misses of units this client had not cached, prefetched or chosen to prefetch
+ *     (as far as it remembers): a first access, or one nothing predicted
+ * @param lateMisses misses that waited for the unit's prefetch still in flight (the prefetch was
+ *     late: the read paid only the rest of its fetch)
+ * @param evictedMisses misses of units the cache held before and evicted
+ * @param droppedMisses misses of units prefetched and dropped (evicted, failed or cancelled) before
+ *     any read used them
+ * @param refusedMisses misses of units the prefetcher chose but did not send: a budget refused
+ * @param refusedByRequests prefetches refused because {@code maxInFlight} requests were in flight
+ * @param refusedByBytes prefetches refused because {@code maxBytesInFlight} was reached
+ * @param refusedByDollars prefetches refused because the dollar budget was spent
  */
 public record ReadTierStats(
     long hits,
@@ -51,11 +63,20 @@ public record ReadTierStats(
     long cachedBytes,
     long graphNodes,
     long graphEdges,
-    long graphBytes) {
+    long graphBytes,
+    long coldMisses,
+    long lateMisses,
+    long evictedMisses,
+    long droppedMisses,
+    long refusedMisses,
+    long refusedByRequests,
+    long refusedByBytes,
+    long refusedByDollars) {
 
   /** The stats of a client without a cache. */
   public static final ReadTierStats NONE =
-      new ReadTierStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+      new ReadTierStats(
+          0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
   /** hits / (hits + misses); 0 before any unit was needed. */
   public double hitRatio() {

@@ -62,6 +62,12 @@ import java.util.concurrent.ExecutionException;
  * java -cp ... io.rafestore.bench.cache.TraceBench --quick
  * </pre>
  *
+ * <p><b>Why reads missed.</b> Each missed read is put in one class by the {@link ReadTierStats}
+ * miss causes its units counted ({@link Cause}): first touch (a cold miss of a key the reader had
+ * neither read nor written, a floor no cache avoids), cold, refused by a prefetch budget, dropped
+ * (prefetched and gone unused), evicted, late (waited for its prefetch in flight, with the mean
+ * wait); per mode, and per pattern for the adaptive and history modes.
+ *
  * <p>Prints target lines (PASS/MISS): the history mode's miss ratio at most 10 %, its p90 read
  * latency at least 10 x lower than sequential-only, the graph's nodes within their bound. A
  * command-line tool; not thread-safe.
@@ -94,6 +100,20 @@ public final class TraceBench {
   record Access(
       Pattern pattern, String key, long offset, int length, Duration think, boolean writeFirst) {}
 
+  /**
+   * Why a read missed ({@link ReadTierStats}'s causes, per read: the first of these its units
+   * counted): {@code FIRST_TOUCH} is a cold miss of a key the reader had neither read nor written
+   * before, which no cache or prediction without foresight avoids.
+   */
+  enum Cause {
+    FIRST_TOUCH,
+    COLD,
+    REFUSED,
+    DROPPED,
+    EVICTED,
+    LATE
+  }
+
   /** What one mode measured. */
   record Result(
       Prefetch.Mode mode,
@@ -102,6 +122,8 @@ public final class TraceBench {
       long misses,
       double[] latenciesMs,
       Map<Pattern, long[]> byPattern,
+      Map<Pattern, long[]> byCause,
+      double lateWaitMs,
       ReadTierStats stats) {
     double percentile(double p) {
       double[] s = latenciesMs.clone();
@@ -211,6 +233,60 @@ public final class TraceBench {
           md.append(String.format(Locale.ROOT, " %d / %d |", c[0], c[1]));
         }
         md.append('\n');
+      }
+      md.append(
+          "\nWhy reads missed (reads; first touch: a key the reader had neither read nor"
+              + " written before; late: waited for its prefetch in flight, mean wait in"
+              + " brackets), and prefetches refused by budget (requests / bytes / dollars):\n\n"
+              + "| mode |");
+      for (Cause c : Cause.values()) {
+        md.append(' ').append(c).append(" |");
+      }
+      md.append(" refused by budget |\n| --- |");
+      for (int i = 0; i <= Cause.values().length; i++) {
+        md.append(" ---: |");
+      }
+      md.append('\n');
+      for (Prefetch.Mode mode : Prefetch.Mode.values()) {
+        Result r = results.get(mode);
+        md.append("| ").append(mode).append(" |");
+        for (Cause c : Cause.values()) {
+          long n = 0;
+          for (long[] v : r.byCause().values()) {
+            n += v[c.ordinal()];
+          }
+          md.append(' ').append(n);
+          if (c == Cause.LATE) {
+            md.append(String.format(Locale.ROOT, " (%.0f ms)", r.lateWaitMs()));
+          }
+          md.append(" |");
+        }
+        md.append(
+            String.format(
+                Locale.ROOT,
+                " %d / %d / %d |%n",
+                r.stats().refusedByRequests(),
+                r.stats().refusedByBytes(),
+                r.stats().refusedByDollars()));
+      }
+      for (Prefetch.Mode mode : List.of(Prefetch.Mode.ADAPTIVE_SEQUENTIAL, Prefetch.Mode.HISTORY)) {
+        md.append("\nWhy reads missed by pattern, ").append(mode).append(":\n\n| pattern |");
+        for (Cause c : Cause.values()) {
+          md.append(' ').append(c).append(" |");
+        }
+        md.append("\n| --- |");
+        for (int i = 0; i < Cause.values().length; i++) {
+          md.append(" ---: |");
+        }
+        md.append('\n');
+        for (Pattern p : Pattern.values()) {
+          long[] v = results.get(mode).byCause().getOrDefault(p, new long[Cause.values().length]);
+          md.append("| ").append(p).append(" |");
+          for (long n : v) {
+            md.append(' ').append(n).append(" |");
+          }
+          md.append('\n');
+        }
       }
       Result history = results.get(Prefetch.Mode.HISTORY);
       Result seq = results.get(Prefetch.Mode.SEQUENTIAL);
@@ -437,6 +513,10 @@ public final class TraceBench {
     CaffeineValueCache cache = CaffeineValueCache.builder().maximumBytes(cacheBytes).build();
     List<Double> latencies = new ArrayList<>();
     Map<Pattern, long[]> byPattern = new java.util.EnumMap<>(Pattern.class);
+    Map<Pattern, long[]> byCause = new java.util.EnumMap<>(Pattern.class);
+    java.util.Set<String> touched = new java.util.HashSet<>();
+    long lateReads = 0;
+    double lateMs = 0;
     int writes = 0;
     long misses = 0;
     try (RafeStore reader =
@@ -455,20 +535,30 @@ public final class TraceBench {
           d.scheduler.advance(Duration.ofMillis(200));
         }
         Version v = versions.get(a.key());
-        long before = reader.readTierStats().misses();
+        ReadTierStats before = reader.readTierStats();
         long start = d.scheduler.nanoTime();
         if (a.length() == 0) {
           d.run(reader.read(a.key(), v));
         } else {
           d.run(reader.read(a.key(), v, a.offset(), a.length()));
         }
-        latencies.add((d.scheduler.nanoTime() - start) / 1e6);
-        boolean missed = reader.readTierStats().misses() > before;
+        double ms = (d.scheduler.nanoTime() - start) / 1e6;
+        latencies.add(ms);
+        boolean firstTouch = touched.add(a.key()) && !a.writeFirst();
+        ReadTierStats after = reader.readTierStats();
         long[] c = byPattern.computeIfAbsent(a.pattern(), p -> new long[2]);
         c[1]++;
-        if (missed) {
+        if (after.misses() > before.misses()) {
           misses++;
           c[0]++;
+          Cause cause = cause(before, after, firstTouch);
+          byCause
+              .computeIfAbsent(a.pattern(), p -> new long[Cause.values().length])[
+              cause.ordinal()]++;
+          if (cause == Cause.LATE) {
+            lateReads++;
+            lateMs += ms;
+          }
         }
       }
       ReadTierStats stats = reader.readTierStats();
@@ -479,8 +569,27 @@ public final class TraceBench {
           misses,
           latencies.stream().mapToDouble(Double::doubleValue).toArray(),
           byPattern,
+          byCause,
+          lateReads == 0 ? 0 : lateMs / lateReads,
           stats);
     }
+  }
+
+  /** Why a read missed: the first cause (in {@link Cause}'s order) whose count grew. */
+  static Cause cause(ReadTierStats before, ReadTierStats after, boolean firstTouch) {
+    if (after.coldMisses() > before.coldMisses()) {
+      return firstTouch ? Cause.FIRST_TOUCH : Cause.COLD;
+    }
+    if (after.refusedMisses() > before.refusedMisses()) {
+      return Cause.REFUSED;
+    }
+    if (after.droppedMisses() > before.droppedMisses()) {
+      return Cause.DROPPED;
+    }
+    if (after.evictedMisses() > before.evictedMisses()) {
+      return Cause.EVICTED;
+    }
+    return Cause.LATE;
   }
 
   /**

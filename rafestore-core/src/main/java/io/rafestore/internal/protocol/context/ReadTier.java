@@ -90,6 +90,45 @@ public final class ReadTier {
   private final DoubleAdder wastedDollars = new DoubleAdder();
   private final AtomicLong discarded = new AtomicLong();
 
+  /** Misses by cause ({@link ReadTierStats}): cold, late, evicted, dropped, refused. */
+  private final AtomicLong coldMisses = new AtomicLong();
+
+  private final AtomicLong lateMisses = new AtomicLong();
+  private final AtomicLong evictedMisses = new AtomicLong();
+  private final AtomicLong droppedMisses = new AtomicLong();
+  private final AtomicLong refusedMisses = new AtomicLong();
+  private final AtomicLong refusedByRequests = new AtomicLong();
+  private final AtomicLong refusedByBytes = new AtomicLong();
+  private final AtomicLong refusedByDollars = new AtomicLong();
+
+  /** What last happened to a unit that the cache held or the prefetcher meant to bring. */
+  private enum Trace {
+    /** Put in the cache (a read fetched it, this client wrote it, or a read used its prefetch). */
+    CACHED,
+    /** Prefetched, and gone (dropped, evicted, failed) before any read used it. */
+    DROPPED,
+    /** Chosen by the prefetcher, and not sent: a budget refused it. */
+    REFUSED
+  }
+
+  /** A unit's last {@link Trace} and when it was set (a count of traces, not time). */
+  private record Mark(Trace trace, long at) {}
+
+  /**
+   * The last {@link Trace} of recent units, so that a miss can tell why the unit was not there
+   * (bounded like the entries: the least recently touched forgotten, a miss then counted cold).
+   * Guarded by itself, as is {@link #marks}.
+   */
+  private final Map<Unit, Mark> traces = lru(MEMORY_LIMIT);
+
+  /**
+   * Keys whose metadata prefetch a budget refused (their units unknown then), with the count of
+   * traces at the refusal; a later trace of the unit itself wins. Guarded by {@link #traces}.
+   */
+  private final Map<String, Long> refusedKeys = lru(MEMORY_LIMIT);
+
+  private long marks;
+
   /** What the prefetcher wants to hear of its prefetched units (set once, by the prefetcher). */
   private volatile Feedback feedback = Feedback.NONE;
 
@@ -145,10 +184,90 @@ public final class ReadTier {
     }
   }
 
-  /** A unit a read needed came from a cloud by another path (an anticipated fetch). */
-  public void missed() {
+  /** Unit {@code unit} a read needed came from a cloud by another path (an anticipated fetch). */
+  public void missed(Unit unit) {
     if (cache != null) {
-      misses.incrementAndGet();
+      countMiss(unit);
+    }
+  }
+
+  /** A budget of the prefetcher refused to send it ({@code which}). */
+  public enum Budget {
+    /** Prefetch requests in flight ({@link io.rafestore.Prefetch#maxInFlight}). */
+    REQUESTS,
+    /** Prefetch bytes in flight ({@link io.rafestore.Prefetch#maxBytesInFlight}). */
+    BYTES,
+    /** Dollars ({@link io.rafestore.Prefetch#dollarsPerHour}). */
+    DOLLARS
+  }
+
+  /**
+   * The prefetcher chose {@code unit} and {@code budget} refused it: if a read misses it before
+   * anything else happens to it, the miss is counted refused.
+   */
+  public void refused(Unit unit, Budget budget) {
+    if (cache == null) {
+      return;
+    }
+    refusal(budget);
+    mark(unit, Trace.REFUSED);
+  }
+
+  /**
+   * The prefetcher chose a unit of {@code key} whose signed entry it does not know yet (a metadata
+   * prefetch) and {@code budget} refused it: a read's miss of a unit of that key is counted refused
+   * unless something happened to the unit itself since.
+   */
+  public void refused(String key, Budget budget) {
+    if (cache == null) {
+      return;
+    }
+    refusal(budget);
+    synchronized (traces) {
+      refusedKeys.put(key, ++marks);
+    }
+  }
+
+  private void refusal(Budget budget) {
+    switch (budget) {
+      case REQUESTS -> refusedByRequests.incrementAndGet();
+      case BYTES -> refusedByBytes.incrementAndGet();
+      case DOLLARS -> refusedByDollars.incrementAndGet();
+    }
+  }
+
+  /** Notes {@code trace} as what last happened to {@code unit}. */
+  private void mark(Unit unit, Trace trace) {
+    synchronized (traces) {
+      traces.put(unit, new Mark(trace, ++marks));
+    }
+  }
+
+  /**
+   * Counts a miss of {@code unit} that waited for no prefetch, by what last happened to it: cached
+   * and evicted since, prefetched and dropped unused, refused by a prefetch budget, or nothing this
+   * client remembers (cold).
+   */
+  private void countMiss(Unit unit) {
+    misses.incrementAndGet();
+    Mark m;
+    Long keyRefused;
+    synchronized (traces) {
+      m = traces.get(unit);
+      keyRefused = refusedKeys.get(unit.key());
+    }
+    Trace t = m == null ? null : m.trace();
+    if (keyRefused != null && (m == null || keyRefused > m.at())) {
+      t = Trace.REFUSED;
+    }
+    if (t == null) {
+      coldMisses.incrementAndGet();
+      return;
+    }
+    switch (t) {
+      case CACHED -> evictedMisses.incrementAndGet();
+      case DROPPED -> droppedMisses.incrementAndGet();
+      case REFUSED -> refusedMisses.incrementAndGet();
     }
   }
 
@@ -283,6 +402,15 @@ public final class ReadTier {
       // A prefetched unit's first read: checked just above, it enters the cache now, as a unit a
       // read fetched does.
       cache.put(unit, first);
+      mark(unit, Trace.CACHED);
+    } else {
+      synchronized (traces) {
+        // Touched, so that a unit read often is not forgotten while it is cached.
+        traces.get(unit);
+      }
+      // A unit this client wrote is also kept apart until its first read (written): the cache
+      // had it, so the copy goes.
+      unstage(unit);
     }
     hits.incrementAndGet();
     bytesSaved.addAndGet(bytes.length);
@@ -308,6 +436,7 @@ public final class ReadTier {
       return;
     }
     cache.put(unit, bytes);
+    mark(unit, Trace.CACHED);
   }
 
   /**
@@ -328,9 +457,12 @@ public final class ReadTier {
     if (hit.isPresent()) {
       return CompletableFuture.completedFuture(wrap.apply(hit.get()));
     }
-    misses.incrementAndGet();
     CompletableFuture<byte[]> ahead = prefetching.get(unit);
-    if (ahead != null) {
+    if (ahead == null) {
+      countMiss(unit);
+    } else {
+      misses.incrementAndGet();
+      lateMisses.incrementAndGet();
       Prefetched late;
       synchronized (prefetched) {
         late = prefetched.get(unit);
@@ -346,6 +478,11 @@ public final class ReadTier {
               if (p != null) {
                 use(unit, p);
               }
+              // The read used the prefetched bytes as they arrived: they enter the cache now, as a
+              // fetched unit's do, and wait apart no longer (left staged, they were dropped
+              // unseen, and a repeated stream found the parts it waited for gone).
+              unstage(unit);
+              store(unit, b);
               out.complete(wrap.apply(b));
             } else if (!out.isDone()) {
               // The prefetch failed or was cancelled: the read fetches for itself.
@@ -453,6 +590,16 @@ public final class ReadTier {
     }
   }
 
+  /** Drops {@code unit}'s staged copy, if any (not wasted: a read has it). */
+  private void unstage(Unit unit) {
+    synchronized (staged) {
+      byte[] old = staged.remove(unit);
+      if (old != null) {
+        stagedBytes -= old.length;
+      }
+    }
+  }
+
   /** Cancels every prefetch in flight and drops the staged ones (the client is closing). */
   public void cancelPrefetches() {
     for (CompletableFuture<byte[]> f : prefetching.values()) {
@@ -499,7 +646,7 @@ public final class ReadTier {
       return;
     }
     if (!entry.isParted()) {
-      store(unit(key, version, entry, Unit.WHOLE), value);
+      keepWritten(unit(key, version, entry, Unit.WHOLE), value);
       return;
     }
     for (int i = 0; i < entry.partCount(); i++) {
@@ -507,6 +654,22 @@ public final class ReadTier {
       store(
           unit(key, version, entry, i),
           java.util.Arrays.copyOfRange(value, from, from + (int) entry.partSize(i)));
+    }
+  }
+
+  /**
+   * Puts a value this client wrote, stored whole, in the cache and, when the client prefetches,
+   * also keeps it apart with the prefetched units until its first read (within the same byte bound,
+   * oldest dropped first). A scan-resistant cache admits a unit nobody has read yet only if it
+   * beats what it would evict, so a small value written and read soon after (as random-once data in
+   * Tombolo's traces mostly is) was rejected before its first read, as a prefetched unit was. The
+   * parts of a large value are only put in the cache: kept apart they would crowd out the
+   * prefetched units, and a stream over them is prefetched anyway.
+   */
+  private void keepWritten(Unit unit, byte[] bytes) {
+    store(unit, bytes);
+    if (settings.prefetch().mode() != io.rafestore.Prefetch.Mode.OFF) {
+      stage(unit, bytes);
     }
   }
 
@@ -599,6 +762,7 @@ public final class ReadTier {
   }
 
   private void waste(Unit unit, Prefetched p) {
+    mark(unit, Trace.DROPPED);
     wasted.incrementAndGet();
     wastedBytes.addAndGet(p.bytes());
     wastedDollars.add(p.dollars());
@@ -633,7 +797,15 @@ public final class ReadTier {
         cache.weightedBytes(),
         graphNodes,
         graphEdges,
-        graphBytes);
+        graphBytes,
+        coldMisses.get(),
+        lateMisses.get(),
+        evictedMisses.get(),
+        droppedMisses.get(),
+        refusedMisses.get(),
+        refusedByRequests.get(),
+        refusedByBytes.get(),
+        refusedByDollars.get());
   }
 
   /** A map that keeps its {@code limit} most recently used entries; guarded by itself. */

@@ -104,7 +104,7 @@ abstract class WholeLayout implements ValueLayout {
     CompletableFuture<StoredValue> anticipated =
         r.anticipated == null ? null : r.anticipated.takeWhole();
     if (anticipated != null && ReadTier.cacheable(entry)) {
-      r.ctx.readTier.missed();
+      r.ctx.readTier.missed(unit(r));
       anticipated.thenAccept(sv -> r.ctx.readTier.store(unit(r), sv.value()));
     }
     if (anticipated != null) {

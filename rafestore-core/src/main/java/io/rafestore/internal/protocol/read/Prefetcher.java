@@ -31,11 +31,12 @@ import java.util.concurrent.CompletableFuture;
  * reaches the last part prefetched, the next {@code partsInFlight} parts are prefetched (fixed
  * degree, trigger distance 0). {@code ADAPTIVE_SEQUENTIAL} (AMP, Gill and Bathen, adapted as
  * Tombolo does for the cloud's long and variable latency): the trigger distance {@code g} is the
- * number of parts the stream consumes while one part is fetched, the predicted fetch time from the
- * fastest holder (the live latency model) over the stream's measured time between accesses; the
- * degree {@code p} starts at {@code g + 1}, grows by one each time the stream consumes a whole
- * prefetched batch and shrinks by one when a prefetched part of it is wasted, and a read that had
- * to wait for a prefetch still in flight (late) widens {@code g} by one.
+ * number of parts the stream consumes while its next batch is fetched, the predicted time of a
+ * batch of the stream's degree from the fastest holder (the live latency model; a batch's parts
+ * share its bandwidth) over the stream's measured time between accesses (not counting waits for
+ * late prefetches); the degree {@code p} starts at {@code g + 1}, grows by one each time the stream
+ * consumes a whole prefetched batch and shrinks by one when a prefetched part of it is wasted, and
+ * a read that had to wait for a prefetch still in flight (late) widens {@code g} by one.
  *
  * <p><b>Budgets.</b> Prefetches are background work: at most {@code maxInFlight} requests and
  * {@code maxBytesInFlight} bytes at once (a prefetch that does not fit is not sent: a stream's
@@ -96,6 +97,12 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
     int trigger;
     long lastNanos;
     double gapNanos = -1;
+
+    /**
+     * A read of this stream waited for a prefetch since its last access: the next gap measures that
+     * wait, not the reader's pace, and is not sampled.
+     */
+    boolean waited;
 
     Stream(StreamKey id, LogEntry entry, int last, long now) {
       this.id = id;
@@ -216,8 +223,11 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
       s.gapNanos = streamGapNanos;
     } else {
       long gap = now - s.lastNanos;
-      s.gapNanos = s.gapNanos < 0 ? gap : 0.7 * s.gapNanos + 0.3 * gap;
-      streamGapNanos = streamGapNanos < 0 ? gap : 0.9 * streamGapNanos + 0.1 * gap;
+      if (!s.waited) {
+        s.gapNanos = s.gapNanos < 0 ? gap : 0.7 * s.gapNanos + 0.3 * gap;
+        streamGapNanos = streamGapNanos < 0 ? gap : 0.9 * streamGapNanos + 0.1 * gap;
+      }
+      s.waited = false;
       s.lastNanos = now;
       s.last = Math.max(s.last, last);
       s.prefetchedUpTo = Math.max(s.prefetchedUpTo, s.last);
@@ -252,7 +262,13 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
         continue;
       }
       String holder = fastestHolder(entry);
-      if (!admit(u.size(), ctx.readTier.price(key, u.size(), holder))) {
+      ReadTier.Budget refused = admit(u.size(), ctx.readTier.price(key, u.size(), holder));
+      if (refused != null) {
+        // Not sent; the trigger fires again on the stream's next access. The parts it wanted are
+        // noted, so that a read that misses one counts a refused prefetch.
+        for (int j = i; j < Math.min(count, next + degree); j++) {
+          ctx.readTier.refused(ReadTier.unit(key, version, entry, j), refused);
+        }
         break;
       }
       s.prefetchedUpTo = i;
@@ -267,15 +283,19 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
   }
 
   /**
-   * Parts the stream consumes while one is fetched: the predicted time of a part from the fastest
-   * holder over the stream's time between accesses, at least 1.
+   * Parts the stream consumes while its next batch is fetched: the predicted time of a batch of the
+   * stream's degree from the fastest holder over the stream's time between accesses, at least 1. A
+   * batch's parts share the holder's bandwidth, so its first part arrives about when its last does,
+   * a round trip plus the whole batch's transfer after it was sent; a trigger sized for one part's
+   * fetch sent the next batch too late (TraceBench: a second late read in most sequential streams).
    */
   private int adaptiveTrigger(Stream s) {
     String holder = fastestHolder(s.entry);
     if (holder == null || s.gapNanos <= 0) {
       return 1;
     }
-    double latency = ctx.model.predict(holder, s.entry.storedPartSize(0)).toNanos();
+    long batch = (long) Math.max(1, s.degree) * s.entry.storedPartSize(0);
+    double latency = ctx.model.predict(holder, batch).toNanos();
     return (int) Math.max(1, Math.min(MAX_DEGREE - 1, Math.ceil(latency / s.gapNanos)));
   }
 
@@ -287,6 +307,7 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
     if (metadataFirst) {
       double readM = ctx.readTier.readMPrice();
       if (!admitDollars(readM)) {
+        ctx.readTier.refused(key, ReadTier.Budget.DOLLARS);
         return;
       }
       Context c = current;
@@ -319,12 +340,17 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
         parts.add(i);
       }
     }
-    for (int part : parts) {
+    for (int j = 0; j < parts.size(); j++) {
+      int part = parts.get(j);
       Unit u = ReadTier.unit(key, version, entry, part);
       if (ctx.readTier.holds(u) || ctx.readTier.prefetchOf(u) != null) {
         continue;
       }
-      if (!admit(u.size(), ctx.readTier.price(key, u.size(), holder))) {
+      ReadTier.Budget refused = admit(u.size(), ctx.readTier.price(key, u.size(), holder));
+      if (refused != null) {
+        for (int k = j; k < parts.size(); k++) {
+          ctx.readTier.refused(ReadTier.unit(key, version, entry, parts.get(k)), refused);
+        }
         return;
       }
       double meta = metadataDollars;
@@ -342,7 +368,11 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
   private void metadataThenData(
       Context c, String key, HistoryGraph.NodeId range, Object tag, double readMDollars) {
     synchronized (this) {
-      if (closed || inFlight >= policy.maxInFlight()) {
+      if (closed) {
+        return;
+      }
+      if (inFlight >= policy.maxInFlight()) {
+        ctx.readTier.refused(key, ReadTier.Budget.REQUESTS);
         return;
       }
       inFlight++;
@@ -408,21 +438,23 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
   }
 
   /**
-   * Whether a prefetch of {@code bytes} costing {@code dollars} fits the budgets now; if so it is
-   * counted in flight and paid for. Caller holds the lock.
+   * Whether a prefetch of {@code bytes} costing {@code dollars} fits the budgets now: null if so
+   * (it is then counted in flight and paid for), else the budget that refused it. Caller holds the
+   * lock; a closed prefetcher refuses everything (as out of requests).
    */
-  private boolean admit(long bytes, double dollars) {
-    if (closed
-        || inFlight >= policy.maxInFlight()
-        || bytesInFlight + bytes > policy.maxBytesInFlight()) {
-      return false;
+  private ReadTier.Budget admit(long bytes, double dollars) {
+    if (closed || inFlight >= policy.maxInFlight()) {
+      return ReadTier.Budget.REQUESTS;
+    }
+    if (bytesInFlight + bytes > policy.maxBytesInFlight()) {
+      return ReadTier.Budget.BYTES;
     }
     if (!admitDollars(dollars)) {
-      return false;
+      return ReadTier.Budget.DOLLARS;
     }
     inFlight++;
     bytesInFlight += bytes;
-    return true;
+    return null;
   }
 
   /** Takes {@code dollars} from the bucket if it holds them. Caller holds the lock. */
@@ -465,6 +497,7 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
   @Override
   public synchronized void late(Unit unit, Object tag) {
     if (tag instanceof Stream s) {
+      s.waited = true;
       s.trigger = Math.min(MAX_DEGREE - 1, s.trigger + 1);
     }
   }

@@ -275,4 +275,160 @@ class PrefetcherTest {
         .isLessThanOrEqualTo(0.0002 / 60 + 0.0002 * hours + 1e-9);
     assertThat(tight.stats().prefetches()).isLessThan(40);
   }
+
+  /** Every miss is counted once, in one of the causes. */
+  static void assertCausesAddUp(ReadTierStats s) {
+    assertThat(
+            s.coldMisses()
+                + s.lateMisses()
+                + s.evictedMisses()
+                + s.droppedMisses()
+                + s.refusedMisses())
+        .as("misses by cause add up to the misses")
+        .isEqualTo(s.misses());
+  }
+
+  @Test
+  void eachMissIsCountedByWhyTheUnitWasNotCached() throws Exception {
+    Harness h = table1();
+    MapValueCache cache = new MapValueCache(64L << 20);
+    try (RafeStore store = config2(h, cache, Prefetch.off()).build()) {
+      byte[] small = random(4096, 11);
+      Version v = h.run(store.write("small", small)).version();
+      cache.clear();
+      // Never cached by a read, but written through: gone from the cache, it counts evicted.
+      h.run(store.read("small", v));
+      ReadTierStats s = store.readTierStats();
+      assertThat(s.evictedMisses()).isEqualTo(1);
+      cache.clear();
+      h.run(store.read("small", v));
+      assertThat(store.readTierStats().evictedMisses()).isEqualTo(2);
+      assertCausesAddUp(store.readTierStats());
+    }
+    // A reader that never wrote nor read the value: its first read is cold.
+    Harness h2 = table1();
+    MapValueCache cache2 = new MapValueCache(64L << 20);
+    try (RafeStore store = config2(h2, cache2, Prefetch.off()).build()) {
+      Version v = h2.run(store.write("k", random(4096, 12))).version();
+      cache2.clear();
+      try (RafeStore other = config2(h2, new MapValueCache(64L << 20), Prefetch.off()).build()) {
+        h2.run(other.read("k", v));
+        assertThat(other.readTierStats().coldMisses()).isEqualTo(1);
+        assertThat(other.readTierStats().misses()).isEqualTo(1);
+      }
+    }
+    // Late: reads that overtake their prefetches.
+    Run rushed =
+        sequentialRun(Prefetch.of(Prefetch.Mode.ADAPTIVE_SEQUENTIAL), Duration.ZERO, 64L << 20);
+    assertThat(rushed.stats().lateMisses()).isGreaterThan(1);
+    assertCausesAddUp(rushed.stats());
+    // Dropped: a staging budget of one part drops prefetched parts before the stream reads them.
+    Run tight =
+        sequentialRun(
+            Prefetch.of(Prefetch.Mode.ADAPTIVE_SEQUENTIAL).withMaxBytesInFlight(PART),
+            Duration.ofMillis(100),
+            2L * PART);
+    assertThat(tight.stats().droppedMisses()).isPositive();
+    assertCausesAddUp(tight.stats());
+    // Refused: no dollars, so the graph's predictions are chosen and never sent.
+    Run broke =
+        patternRun(Prefetch.of(Prefetch.Mode.HISTORY).withDollarsPerHour(0), new ArrayList<>());
+    assertThat(broke.stats().refusedByDollars()).isPositive();
+    assertThat(broke.stats().refusedByRequests()).isZero();
+    assertThat(broke.stats().refusedByBytes()).isZero();
+    // From the second round on, every read but the round's first was predicted and refused.
+    assertThat(broke.stats().refusedMisses()).isGreaterThanOrEqualTo(4 * 11);
+    assertCausesAddUp(broke.stats());
+  }
+
+  @Test
+  void aPartAReadWaitedForEntersTheCache() throws Exception {
+    // Reads that overtake their prefetches take the bytes as they arrive. Those bytes must enter
+    // the cache as a fetched part's do: left with the parts waiting apart for their first read,
+    // they were dropped unseen once other prefetches filled that room (a stream over another
+    // value here), and the next pass over the value missed them although the cache had room.
+    Harness h = table1();
+    MapValueCache cache = new MapValueCache(64L << 20);
+    Prefetch p = Prefetch.of(Prefetch.Mode.ADAPTIVE_SEQUENTIAL).withMaxBytesInFlight(8L * PART);
+    try (RafeStore store = config2(h, cache, p).build()) {
+      byte[] value = random(32 * PART, 21);
+      byte[] other = random(32 * PART, 22);
+      WriteReceipt w = h.run(store.write("big", value));
+      WriteReceipt o = h.run(store.write("other", other));
+      h.run(store.read("big", w.version(), 0, 1));
+      h.run(store.read("other", o.version(), 0, 1));
+      cache.clear();
+      streamByRanges(h, store, "big", w.version(), value, Duration.ZERO);
+      assertThat(store.readTierStats().lateMisses()).as("%s", store.readTierStats()).isPositive();
+      streamByRanges(h, store, "other", o.version(), other, Duration.ofMillis(200));
+      h.scheduler.advance(Duration.ofSeconds(5));
+      long misses = store.readTierStats().misses();
+      streamByRanges(h, store, "big", w.version(), value, Duration.ZERO);
+      assertThat(store.readTierStats().misses() - misses).isZero();
+    }
+  }
+
+  @Test
+  void aValueThisClientWroteWaitsForItsFirstReadThoughTheCacheRejectedIt() throws Exception {
+    // A cache that keeps nothing new (smaller than one unit) stands for a scan-resistant cache
+    // that admits no unit nobody has read yet. A prefetching client keeps what it wrote apart until
+    // its first read, as it keeps prefetched units: the read after the write touches no cloud.
+    for (Prefetch.Mode mode : List.of(Prefetch.Mode.OFF, Prefetch.Mode.HISTORY)) {
+      Harness h = table1();
+      MapValueCache cache = new MapValueCache(1024);
+      try (RafeStore store = config2(h, cache, Prefetch.of(mode)).build()) {
+        byte[] small = random(4096, 31);
+        Version v = h.run(store.write("w", small)).version();
+        h.scheduler.advance(Duration.ofMillis(200));
+        long start = h.scheduler.nanoTime();
+        assertThat(h.run(store.read("w", v)).value()).isEqualTo(small);
+        ReadTierStats s = store.readTierStats();
+        if (mode == Prefetch.Mode.OFF) {
+          // Without prefetching nothing is kept apart (no memory beside the cache's bound).
+          assertThat(s.misses()).isEqualTo(1);
+          assertThat(s.evictedMisses()).isEqualTo(1);
+        } else {
+          assertThat(s.misses()).isZero();
+          assertThat(s.cloudFreeReads()).isEqualTo(1);
+          assertThat(h.scheduler.nanoTime() - start).isZero();
+        }
+      }
+    }
+  }
+
+  /** Streams over {@code n} values of 16 parts one after another, {@code think} apart. */
+  static Run streamsRun(Prefetch prefetch, int n, Duration think) throws Exception {
+    Harness h = table1();
+    MapValueCache cache = new MapValueCache(64L << 20);
+    try (RafeStore store = config2(h, cache, prefetch).build()) {
+      List<Version> versions = new ArrayList<>();
+      List<byte[]> values = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        byte[] v = random(16 * PART, 40 + i);
+        values.add(v);
+        versions.add(h.run(store.write("s" + i, v)).version());
+      }
+      cache.clear();
+      long started = h.scheduler.nanoTime();
+      for (int i = 0; i < n; i++) {
+        h.scheduler.advance(Duration.ofSeconds(1));
+        streamByRanges(h, store, "s" + i, versions.get(i), values.get(i), think);
+      }
+      return new Run(Duration.ofNanos(h.scheduler.nanoTime() - started), store.readTierStats());
+    }
+  }
+
+  @Test
+  void theTriggerDistanceCoversTheWholeNextBatchNotOnePart() throws Exception {
+    // Eight streams over values of 16 parts, one after another, the reader 20 ms apart, each value
+    // from p1 (315 ms; a 16 KiB part in 65 ms). A batch's parts share the holder's bandwidth and
+    // arrive together, a round trip plus the whole batch's transfer after they were sent; and the
+    // time a read waited for a late prefetch is not the reader's pace. A trigger sized for one
+    // part's fetch, from a pace that counted those waits, sent batches too late: a late read in
+    // every stream (8) and more. Sized for the batch, fewer than one per stream.
+    Run amp = streamsRun(Prefetch.of(Prefetch.Mode.ADAPTIVE_SEQUENTIAL), 8, Duration.ofMillis(20));
+    assertThat(amp.stats().lateMisses()).as("%s", amp.stats()).isLessThan(8);
+    assertThat(amp.stats().prefetchAccuracy()).isGreaterThan(0.9);
+    assertCausesAddUp(amp.stats());
+  }
 }
