@@ -161,6 +161,15 @@ public final class ReadTier {
         long offset,
         long length,
         boolean stream);
+
+    /**
+     * A read of {@code tenant} of {@code version} of {@code key} from {@code offset} is about to
+     * fetch: {@code entry} is the version's signed entry as the first validly signed log readM
+     * received names it, before readM decides. Read-ahead may start now; the read's own {@link
+     * #accessed} follows once readM decides.
+     */
+    default void anticipated(
+        String tenant, String key, Version version, LogEntry entry, long offset) {}
   }
 
   private volatile Access access = Access.NONE;
@@ -181,6 +190,13 @@ public final class ReadTier {
       boolean stream) {
     if (cache != null) {
       access.accessed(tenant, key, version, entry, offset, length, stream);
+    }
+  }
+
+  /** See {@link Access#anticipated}. */
+  public void anticipated(String tenant, String key, Version version, LogEntry entry, long offset) {
+    if (cache != null) {
+      access.anticipated(tenant, key, version, entry, offset);
     }
   }
 

@@ -104,6 +104,12 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
      */
     boolean waited;
 
+    /**
+     * Started by {@link #anticipated} before the read's own access: that access is still the
+     * stream's first, recorded in the history graph as a stream's first access always is.
+     */
+    boolean early;
+
     Stream(StreamKey id, LogEntry entry, int last, long now) {
       this.id = id;
       this.entry = entry;
@@ -159,6 +165,41 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
    */
   private Context current;
 
+  /**
+   * A read of the first part of a parted version is about to fetch it, readM not yet decided: the
+   * stream it starts reads ahead now rather than a quorum round trip later, so the parts after the
+   * first arrive with it. Only a stream's start (part 0, no stream yet): the read's own access,
+   * which follows, continues the stream without taking readM's wait as the reader's pace; it is
+   * also the one the history graph records. The entry is validly signed (one cloud's log): if readM
+   * decides another, the parts fetched are of this version and entry, checked against its signed
+   * hashes, and at worst wasted.
+   */
+  @Override
+  public void anticipated(String tenant, String key, Version version, LogEntry entry, long offset) {
+    if (!ReadTier.cacheable(entry)
+        || !entry.isParted()
+        || entry.size() == 0
+        || offset >= entry.partLength()) {
+      return;
+    }
+    List<Runnable> sends = new ArrayList<>();
+    synchronized (this) {
+      if (closed || streams.containsKey(new StreamKey(key, version))) {
+        return;
+      }
+      current = ctx.forTenant(tenant);
+      follow(key, version, entry, offset, offset + 1, sends);
+      Stream s = streams.get(new StreamKey(key, version));
+      if (s != null) {
+        // The read's own access of this part comes after readM: not a gap of the reader's, and
+        // still the stream's first access.
+        s.waited = true;
+        s.early = true;
+      }
+    }
+    sends.forEach(Runnable::run);
+  }
+
   @Override
   public void accessed(
       String tenant,
@@ -209,6 +250,7 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
     StreamKey id = new StreamKey(key, version);
     Stream s = streams.get(id);
     boolean fresh = s == null || first < s.last || first > s.last + 1;
+    boolean firstOfStream = false;
     if (fresh) {
       // A new stream starts here. Unless it starts at the value's first part, this access is not
       // (yet) sequential; a read of the first part is taken as the start of a stream (as a file
@@ -222,6 +264,8 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
       }
       s.gapNanos = streamGapNanos;
     } else {
+      firstOfStream = s.early;
+      s.early = false;
       long gap = now - s.lastNanos;
       if (!s.waited) {
         s.gapNanos = s.gapNanos < 0 ? gap : 0.7 * s.gapNanos + 0.3 * gap;
@@ -279,7 +323,7 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
     }
     // A stream's first access is still recorded in the history graph, as any access that does
     // not continue a stream.
-    return !fresh;
+    return !fresh && !firstOfStream;
   }
 
   /**

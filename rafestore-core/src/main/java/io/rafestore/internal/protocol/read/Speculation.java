@@ -95,6 +95,10 @@ final class Speculation {
         source = cloudId;
       }
     }
+    if (!late && asked != null) {
+      // A read of a named version: its parts' read-ahead may start on this validly signed entry.
+      ctx.readTier.anticipated(ctx.tenant, key, asked, item.entry(), offset);
+    }
     AccountingCloud counts = accounting(cloudId);
     if (counts != null) {
       counts.speculationStarted(a.get().bytes());

@@ -155,6 +155,37 @@ class PrefetcherTest {
   }
 
   @Test
+  void aColdStreamReadsAheadFromTheFirstSignedLogNotAfterReadM() throws Exception {
+    // A client that has never read the value reads its first part: readM waits for p2 (750 ms),
+    // but p0's validly signed log names the entry after 5 ms. Read-ahead starts then, so part 1
+    // (from p1, 315 ms away) is in the cache when the reader asks for it right after part 0.
+    Harness h = table1();
+    byte[] value = random(16 * PART, 11);
+    Version v;
+    try (RafeStore writer = config2(h, new MapValueCache(64L << 20), Prefetch.off()).build()) {
+      v = h.run(writer.write("big", value)).version();
+    }
+    try (RafeStore reader =
+        config2(h, new MapValueCache(64L << 20), Prefetch.of(Prefetch.Mode.ADAPTIVE_SEQUENTIAL))
+            .build()) {
+      long start = h.scheduler.nanoTime();
+      assertThat(h.run(reader.read("big", v, 0, PART))).isEqualTo(Arrays.copyOf(value, PART));
+      assertThat(Duration.ofNanos(h.scheduler.nanoTime() - start))
+          .as("the first part waits for readM, about 750 ms")
+          .isLessThan(Duration.ofMillis(1000));
+      ReadTierStats before = reader.readTierStats();
+      assertThat(before.prefetches()).isPositive();
+      assertThat(h.run(reader.read("big", v, PART, PART)))
+          .isEqualTo(Arrays.copyOfRange(value, PART, 2 * PART));
+      ReadTierStats after = reader.readTierStats();
+      assertThat(after.misses())
+          .as("part 1 was there: a hit, not a late prefetch")
+          .isEqualTo(before.misses());
+      assertThat(after.lateMisses()).isZero();
+    }
+  }
+
+  @Test
   void aReadOfTheFirstPartStartsReadAheadAtOnce() throws Exception {
     Harness h = table1();
     MapValueCache cache = new MapValueCache(64L << 20);
