@@ -60,8 +60,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p><b>Threads.</b> File I/O runs on an executor: one given to {@link #open(String, Path,
  * Executor)} (owned by the caller), or by default a small pool of daemon threads owned and shut
- * down by {@link #close()}. A request whose future is cancelled before its task starts is skipped;
- * one already running completes on disk and its result is dropped.
+ * down by {@link #close()}, which waits (up to 10 s) for the requests handed over before it, so
+ * nothing writes under the root once it returns. A request whose future is cancelled before its
+ * task starts is skipped; one already running completes on disk and its result is dropped.
  *
  * <p><b>Fault model.</b> Faithful to the file system: I/O errors become {@link CloudException}s
  * naming {@link #id()} ({@link NoSuchFileException} is {@code NOT_FOUND}, {@link
@@ -118,6 +119,11 @@ public final class DirectoryCloud implements CloudDriver {
             new LinkedBlockingQueue<>(),
             daemonThreads("rafestore-dir-" + id));
     pool.allowCoreThreadTimeOut(true);
+    return owning(id, root, pool);
+  }
+
+  /** A directory cloud whose I/O runs on {@code pool}, which it owns and {@link #close()} ends. */
+  static DirectoryCloud owning(String id, Path root, ExecutorService pool) throws IOException {
     try {
       return init(new DirectoryCloud(id, root, pool, pool));
     } catch (IOException | RuntimeException e) {
@@ -421,6 +427,7 @@ public final class DirectoryCloud implements CloudDriver {
             result.completeExceptionally(closedException());
             return;
           }
+          RUNNING.set(this);
           try {
             result.complete(call.call());
           } catch (IOException e) {
@@ -430,6 +437,8 @@ public final class DirectoryCloud implements CloudDriver {
           } catch (RuntimeException e) {
             result.completeExceptionally(
                 new CloudException(id, CloudException.Kind.OTHER, "unexpected failure", e));
+          } finally {
+            RUNNING.remove();
           }
         };
     try {
@@ -474,8 +483,30 @@ public final class DirectoryCloud implements CloudDriver {
     closed = true;
     if (ownedExecutor != null) {
       ownedExecutor.shutdown();
+      // Requests handed over before close still run (a put's task completes on disk); close
+      // returns once they have, so nothing writes under the root after it (a caller may then
+      // remove the directory). Bounded: file operations are short.
+      if (RUNNING.get() == this) {
+        // Closed from one of its own requests (a callback run as the request completed): waiting
+        // for the pool would wait for this very task.
+        return;
+      }
+      try {
+        if (!ownedExecutor.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+          ownedExecutor.shutdownNow();
+        }
+      } catch (InterruptedException e) {
+        ownedExecutor.shutdownNow();
+        Thread.currentThread().interrupt();
+      }
     }
   }
+
+  /** The cloud whose request this thread is running, if any (see {@link #close()}). */
+  private static final ThreadLocal<DirectoryCloud> RUNNING = new ThreadLocal<>();
+
+  /** How long {@link #close()} waits for file operations handed over before it. */
+  static final java.time.Duration CLOSE_WAIT = java.time.Duration.ofSeconds(10);
 
   @Override
   public String toString() {

@@ -50,6 +50,65 @@ class DirectoryCloudTest {
   }
 
   @Test
+  void closeReturnsOnlyAfterTheRequestsHandedOverBeforeIt() throws Exception {
+    // A request still running when close is called (here its task lingers 300 ms after its
+    // write): close returns only once it has ended, so nothing runs under the root after close (a
+    // caller, such as a test's temporary directory, may remove it at once).
+    java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+    ExecutorService pool =
+        new java.util.concurrent.ThreadPoolExecutor(
+            1, 1, 0, TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>()) {
+          @Override
+          public void execute(Runnable command) {
+            super.execute(
+                () -> {
+                  started.countDown();
+                  command.run();
+                  try {
+                    Thread.sleep(300);
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                });
+          }
+        };
+    DirectoryCloud c = DirectoryCloud.owning("d", root, pool);
+    CompletableFuture<Void> put = c.put(ObjectKey.of("k"), new byte[] {1, 2, 3});
+    assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+    c.close();
+    assertThat(pool.isTerminated()).as("close waited for the running request").isTrue();
+    assertThat(put).isDone();
+    List<String> atClose = snapshot(root);
+    Thread.sleep(50);
+    assertThat(snapshot(root)).isEqualTo(atClose);
+  }
+
+  @Test
+  void closingFromACallbackOfItsOwnRequestDoesNotWaitForItself() throws Exception {
+    DirectoryCloud c = DirectoryCloud.open("d", root);
+    long[] took = new long[1];
+    c.put(ObjectKey.of("k"), new byte[] {1})
+        .whenComplete(
+            (r, e) -> {
+              long t0 = System.nanoTime();
+              c.close();
+              took[0] = System.nanoTime() - t0;
+            })
+        .get(10, TimeUnit.SECONDS);
+    assertThat(Duration.ofNanos(took[0])).isLessThan(Duration.ofSeconds(5));
+  }
+
+  private static List<String> snapshot(Path dir) throws java.io.IOException {
+    try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+      List<String> out = new ArrayList<>();
+      for (Path p : (Iterable<Path>) files.sorted()::iterator) {
+        out.add(dir.relativize(p) + (Files.isRegularFile(p) ? ":" + Files.size(p) : ""));
+      }
+      return out;
+    }
+  }
+
+  @Test
   void leftoverTempFilesAreNeverListedOrRead() throws Exception {
     DirectoryCloud cloud = DirectoryCloud.open("d", root, Runnable::run);
     cloud.put(KEY, bytes("whole")).join();
