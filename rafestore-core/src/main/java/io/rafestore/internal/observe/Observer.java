@@ -62,12 +62,10 @@ public final class Observer {
     return scheduler.nanoTime();
   }
 
-  /** Starts timing an operation on {@code key} (empty for an operation on no one key). */
-  public OpTrace start(String key, OperationReceipt.Kind operation) {
-    return new OpTrace(this, key, operation);
-  }
-
-  /** As {@link #start(String, OperationReceipt.Kind)}, for an operation of {@code tenant}. */
+  /**
+   * Starts timing an operation of {@code tenant} on {@code key} (empty for an operation on no one
+   * key). Every operation names its tenant: there is no default to fall back on silently.
+   */
   public OpTrace start(String key, OperationReceipt.Kind operation, String tenant) {
     return new OpTrace(this, key, operation, false, tenant);
   }

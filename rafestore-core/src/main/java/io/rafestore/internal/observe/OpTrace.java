@@ -54,10 +54,6 @@ public final class OpTrace {
   /** The tenant the operation is made for. */
   private final String tenant;
 
-  OpTrace(Observer observer, String key, OperationReceipt.Kind operation) {
-    this(observer, key, operation, false, io.rafestore.CloudRequest.DEFAULT_TENANT);
-  }
-
   OpTrace(
       Observer observer,
       String key,

@@ -182,14 +182,15 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
         || offset >= entry.partLength()) {
       return;
     }
+    StreamKey id = new StreamKey(key, version);
     List<Runnable> sends = new ArrayList<>();
     synchronized (this) {
-      if (closed || streams.containsKey(new StreamKey(key, version))) {
+      if (closed || streams.containsKey(id)) {
         return;
       }
       current = ctx.forTenant(tenant);
       follow(key, version, entry, offset, offset + 1, sends);
-      Stream s = streams.get(new StreamKey(key, version));
+      Stream s = streams.get(id);
       if (s != null) {
         // The read's own access of this part comes after readM: not a gap of the reader's, and
         // still the stream's first access.
