@@ -111,7 +111,8 @@ class GcRepairEmulatorsTest {
       RepairReport repaired = s.repair(KEY);
       assertThat(repaired.isClean()).as(repaired.toString()).isTrue();
       assertThat(servers.minioList(META)).containsExactly(META + "alice");
-      // Repair restores what the retained versions list on MinIO; a surplus upload that landed there
+      // Repair restores what the retained versions list on MinIO; a surplus upload that landed
+      // there
       // (a write's cancelled extra copy, which verify reports as an extra object, never a holder)
       // is not a copy anything needs, so it is not brought back.
       List<String> heldByMinio = new ArrayList<>(after.get("minio"));
