@@ -395,6 +395,10 @@ REPORT="$OUT/benchmarks.md"
       echo
     fi
   done
+  if [[ -f "$OUT/img/virtual-layout-chosen.svg" ]]; then
+    echo "![The layout FAST_AUTO chose at each size on virtual time](img/virtual-layout-chosen.svg)"
+    echo
+  fi
   # results.md without its title, the floors table (the same as in 1b) and the targets.
   sed '1{/^# /d}' "$VIRT_DIR/results.md" | sed '/^## Targets/,$d' \
     | awk '/^## Write floors/ {skip = 1; next} /^## / {skip = 0} !skip'

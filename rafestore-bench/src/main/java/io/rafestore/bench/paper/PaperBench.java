@@ -216,9 +216,7 @@ public final class PaperBench {
         Locale.ROOT,
         "PaperBench: profile %s, %s, %s, configs %s, modes %s, sizes %s%n",
         profile.name(),
-        options.virtual
-            ? "virtual time (time scale 1) + measured CPU"
-            : "time scale " + scale,
+        options.virtual ? "virtual time (time scale 1) + measured CPU" : "time scale " + scale,
         options.opsDescription(),
         options.configs,
         options.modesDescription(),
@@ -448,8 +446,7 @@ public final class PaperBench {
         // The chooser decides from measured bandwidths; a long-running client has them, this
         // cell's fresh client gets them from one probe, untimed and left out of the counts.
         io.rafestore.ProbeOptions probe =
-            new io.rafestore.ProbeOptions(
-                3, Math.max(64 * KB, Math.min(size, 4096 * KB)), 1, size);
+            new io.rafestore.ProbeOptions(3, Math.max(64 * KB, Math.min(size, 4096 * KB)), 1, size);
         try {
           if (virtual != null) {
             await(virtual, store.probe(probe));

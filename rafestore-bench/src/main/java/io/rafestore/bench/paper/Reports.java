@@ -157,16 +157,16 @@ final class Reports {
               PaperBench.F));
     } else {
       sb.append(
-        String.format(
-            Locale.ROOT,
-            "Profile `%s`, time scale %s (latencies below are divided by it: paper milliseconds),"
-                + " %s: writes, then as many reads, per cell, f = %d. In-memory clouds behind the"
-                + " emulated WAN, real time. Measured on whatever machine ran it; on a shared"
-                + " machine the numbers are noisy.%n%n",
-            profile.name(),
-            scale,
-            options.opsDescription(),
-            PaperBench.F));
+          String.format(
+              Locale.ROOT,
+              "Profile `%s`, time scale %s (latencies below are divided by it: paper milliseconds),"
+                  + " %s: writes, then as many reads, per cell, f = %d. In-memory clouds behind the"
+                  + " emulated WAN, real time. Measured on whatever machine ran it; on a shared"
+                  + " machine the numbers are noisy.%n%n",
+              profile.name(),
+              scale,
+              options.opsDescription(),
+              PaperBench.F));
     }
     if (!options.runInfo.isEmpty()) {
       sb.append(options.runInfo)

@@ -112,8 +112,8 @@ record Result(
    * 1 (the WAN alone: deterministic), and the CPU time of the bench thread during the operation
    * (with a same-thread executor the client's work, the in-memory clouds' and the WAN emulator's;
    * this machine's, not deterministic). The cell's median, p90 and p99 are those of the
-   * per-operation sums, a conservative estimate of the latency at time scale 1 on this machine.
-   * NaN everywhere on real time.
+   * per-operation sums, a conservative estimate of the latency at time scale 1 on this machine. NaN
+   * everywhere on real time.
    *
    * @param medianMs median virtual latency
    * @param p90Ms 90th percentile virtual latency

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code PaperBench --virtual}: latencies on virtual time at time scale 1, the CPU time measured
- * beside them. The virtual part is the network alone, so it is asserted exactly against the
- * profile and across runs; the CPU part only for being there.
+ * beside them. The virtual part is the network alone, so it is asserted exactly against the profile
+ * and across runs; the CPU part only for being there.
  */
 class PaperBenchVirtualTest {
 
