@@ -7,7 +7,8 @@
 #
 #   scripts/bench.sh            full run: regenerates docs/benchmarks.md and docs/img/*.svg
 #                               (about 40 minutes on a 2-core machine, run alone: PaperBench
-#                               about 20, the JMH and scale suites the rest)
+#                               about 20 on time-scaled real time and 2 on virtual time, the JMH
+#                               and scale suites the rest)
 #   scripts/bench.sh --quick    CI smoke (about 2 minutes): small settings, no number asserted,
 #                               report in target/bench-quick/benchmarks.md; docs/ untouched
 #
