@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# The benchmark command. Builds rafestore-bench, runs the paper reproduction (PaperBench), the
-# JMH suites (client CPU per operation; hashing, signing, encryption, erasure coding), the
-# scale suite (ScaleBench), the read tier (TraceBench), write cost (WriteCostBench), readM with
-# many writers (WriterBench) and tenants interfering (InterferenceBench), and writes one report
-# with the machine it ran on.
+# The benchmark command. Builds rafestore-bench, runs the paper reproduction (PaperBench, on
+# time-scaled real time and on virtual time + measured CPU), the JMH suites (client CPU per
+# operation; hashing, signing, encryption, erasure coding), the scale suite (ScaleBench), the read
+# tier (TraceBench), write cost (WriteCostBench), readM with many writers (WriterBench) and tenants
+# interfering (InterferenceBench), and writes one report with the machine it ran on.
 #
 #   scripts/bench.sh            full run: regenerates docs/benchmarks.md and docs/img/*.svg
 #                               (about 40 minutes on a 2-core machine, run alone: PaperBench
-#                               about 20, the JMH and scale suites the rest)
+#                               about 20 on time-scaled real time and 2 on virtual time, the JMH
+#                               and scale suites the rest)
 #   scripts/bench.sh --quick    CI smoke (about 2 minutes): small settings, no number asserted,
 #                               report in target/bench-quick/benchmarks.md; docs/ untouched
 #
@@ -118,6 +119,25 @@ else
     "${JAVA[@]}" io.rafestore.bench.paper.PaperBench "${PAPER_ARGS[@]}" \
       >"$WORK/paper.log" || { cat "$WORK/paper.log" >&2; die "PaperBench failed"; }
   fi
+fi
+
+# --- 1b. Paper reproduction on virtual time ------------------------------------------------
+# PaperBench --virtual: the same cells on a virtual scheduler at time scale 1 (the profile's own
+# RTTs and bandwidths), each operation's CPU time on the bench thread measured beside its virtual
+# latency; latencies and targets are their sum (report-notes.md, "Virtual time"). One thread, no
+# waiting: the full run's sizes and op counts (30 from 4 MB, as above) in a few minutes of CPU.
+# Quick: the quick sizes and 3 ops, a few seconds.
+VIRT_DIR="$WORK/paper-virtual"
+if ((QUICK)); then
+  VIRT_ARGS=(--virtual --quick --out "$VIRT_DIR")
+else
+  VIRT_ARGS=(--virtual --large-ops 4M=30 --out "$VIRT_DIR")
+fi
+VIRT_CMD="java -cp rafestore-bench/target/benchmarks.jar io.rafestore.bench.paper.PaperBench ${VIRT_ARGS[*]/#$ROOT\//}"
+if ! reused "$VIRT_DIR/results.md"; then
+  say "PaperBench ${VIRT_ARGS[*]}"
+  "${JAVA[@]}" io.rafestore.bench.paper.PaperBench "${VIRT_ARGS[@]}" \
+    >"$WORK/paper-virtual.log" || { cat "$WORK/paper-virtual.log" >&2; die "PaperBench --virtual failed"; }
 fi
 
 # --- 2. JMH ---------------------------------------------------------------------------------
@@ -238,6 +258,14 @@ cp "$WORK/fairness/fairness-slowdown.svg" "$OUT/img/"
 rm -f "$OUT/img/layout-chosen.svg"
 [[ -f "$PAPER_DIR/layout-chosen.svg" ]] && cp "$PAPER_DIR/layout-chosen.svg" "$OUT/img/"
 cp "$PAPER_DIR/results.csv" "$OUT/img/paper-results.csv" 2>/dev/null || true
+# The virtual-time run's plots and CSV, under names of their own.
+rm -f "$OUT"/img/virtual-*.svg
+for f in "$VIRT_DIR"/latency-config*.svg "$VIRT_DIR"/layout-chosen.svg; do
+  if [[ -f "$f" ]]; then
+    cp "$f" "$OUT/img/virtual-$(basename "$f")"
+  fi
+done
+cp "$VIRT_DIR/results.csv" "$OUT/img/paper-virtual-results.csv" 2>/dev/null || true
 
 # A JMH CSV as a Markdown table: benchmark, the parameters that vary, score, error, unit.
 jmh_table() {
@@ -290,6 +318,10 @@ cpu_targets() {
 # The lines between the fences after results.md's "## Targets" heading.
 targets_of() { awk '/^## Targets/ {t = 1; next} t && /^```/ {f++; next} t && f == 1' "$1"; }
 PAPER_TARGETS="$(targets_of "$PAPER_DIR/results.md")"
+# The virtual run's lines, each marked after its verdict so that they read apart from the
+# real-time ones and still start with PASS/MISS.
+VIRT_TARGETS="$(targets_of "$VIRT_DIR/results.md" \
+  | sed -E 's/^(PASS|MISS|SKIP|SHAPE OK|SHAPE DIFFERS)  /\1  (virtual time + CPU) /')"
 CPU_TARGETS="$(cpu_targets "$WORK/jmh-main.csv")"
 SCALE_TARGETS="$(grep -E '^(PASS|MISS)' "$WORK/scale/scale.md" || true)"
 TRACE_TARGETS="$(grep -E '^(PASS|MISS)' "$WORK/trace/trace.md" || true)"
@@ -334,6 +366,7 @@ REPORT="$OUT/benchmarks.md"
   echo "## Targets (issues 7, 16, 17, 18, 19, 21 and 23), each a ratio within one run"
   echo
   echo '```'
+  [[ -n "$VIRT_TARGETS" ]] && echo "$VIRT_TARGETS"
   [[ -n "$PAPER_TARGETS" ]] && echo "$PAPER_TARGETS"
   [[ -n "$CPU_TARGETS" ]] && echo "$CPU_TARGETS"
   [[ -n "$SCALE_TARGETS" ]] && echo "$SCALE_TARGETS"
@@ -347,7 +380,31 @@ REPORT="$OUT/benchmarks.md"
     cat "$NOTES"
     echo
   fi
-  echo "## 1. Paper reproduction (PaperBench)"
+  echo "## 1a. Paper reproduction on virtual time + CPU (PaperBench --virtual)"
+  echo
+  echo "Command: \`$VIRT_CMD\`"
+  echo
+  echo "Virtual time at time scale 1 (the profile's own RTTs and bandwidths), each operation's"
+  echo "CPU time on the bench thread measured beside its virtual latency; latency columns, plots"
+  echo "and the target lines marked \"(virtual time + CPU)\" above are their sum. The virtual"
+  echo "columns are deterministic; the CPU ones are this machine's. See \"Virtual time\" above."
+  echo
+  for c in 1 2 3; do
+    if [[ -f "$OUT/img/virtual-latency-config$c-write.svg" ]]; then
+      echo "![Configuration $c, writes, virtual time + CPU](img/virtual-latency-config$c-write.svg)"
+      echo "![Configuration $c, reads, virtual time + CPU](img/virtual-latency-config$c-read.svg)"
+      echo
+    fi
+  done
+  if [[ -f "$OUT/img/virtual-layout-chosen.svg" ]]; then
+    echo "![The layout FAST_AUTO chose at each size on virtual time](img/virtual-layout-chosen.svg)"
+    echo
+  fi
+  # results.md without its title, the floors table (the same as in 1b) and the targets.
+  sed '1{/^# /d}' "$VIRT_DIR/results.md" | sed '/^## Targets/,$d' \
+    | awk '/^## Write floors/ {skip = 1; next} /^## / {skip = 0} !skip'
+  echo
+  echo "## 1b. Paper reproduction on time-scaled real time (PaperBench)"
   echo
   echo "Command: \`$PAPER_CMD\`"
   [[ -n "$PAPER_HEADER" ]] && { echo; echo "    $PAPER_HEADER"; }
@@ -429,6 +486,7 @@ if ((${#REUSED[@]} == 0)); then
     >"$WORK/run-info.txt"
 fi
 say "wrote $REPORT and $OUT/img/ in $((ELAPSED / 60))m$((ELAPSED % 60))s (load $LOAD_BEFORE -> $LOAD_AFTER)"
+echo "$VIRT_TARGETS"
 echo "$PAPER_TARGETS"
 echo "$CPU_TARGETS"
 echo "$SCALE_TARGETS"

@@ -11,6 +11,7 @@ import io.rafestore.WriteReceipt;
 import io.rafestore.bench.support.MeteredCloud;
 import io.rafestore.bench.support.RetainNewestCloud;
 import io.rafestore.clouds.MemoryCloud;
+import io.rafestore.clouds.VirtualScheduler;
 import io.rafestore.clouds.WanEmulator;
 import io.rafestore.spi.CloudDriver;
 import java.io.IOException;
@@ -29,6 +30,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -43,9 +45,21 @@ import java.util.function.Function;
  * requests, the ratio to the physical floor and a cost estimate. Writes CSV, Markdown and SVG plots
  * to an output directory.
  *
+ * <p>With {@code --virtual} the clouds' WAN and the client run on a {@link VirtualScheduler} with a
+ * same-thread executor instead: each operation is started with the asynchronous API and driven
+ * until it completes, its latency is the virtual time that passed (at time scale 1, the profile's
+ * own round trips and bandwidths: deterministic), and the CPU time the bench thread spent in it is
+ * measured beside it. Time-scaled real time multiplies the client's CPU by 1 / scale (a run 30
+ * times faster than the paper still hashes 16 MB at this machine's speed); virtual time separates
+ * the two, and virtual + CPU is a conservative estimate of the latency at time scale 1 (all CPU
+ * counted as if on the critical path, the emulator's included). Work an operation leaves running
+ * (lingering metadata puts, the packer) stays in the scheduler's queue and runs during the next
+ * operations, as it would in reality.
+ *
  * <pre>
  * java -cp ... io.rafestore.bench.paper.PaperBench --quick --out target/paper
  * java -cp ... io.rafestore.bench.paper.PaperBench --out results --configs 1,2 --ops 60
+ * java -cp ... io.rafestore.bench.paper.PaperBench --virtual --large-ops 4M=30 --out virtual
  * </pre>
  *
  * <p>A command-line tool, not an API; not thread-safe. f = 1 (n = 4) as in the paper.
@@ -162,6 +176,12 @@ public final class PaperBench {
       out.println(Options.usage());
       return 0;
     }
+    if (o.virtual && clouds != null) {
+      err.println(
+          "error: --virtual and --clouds-from cannot be combined: virtual time needs the built-in"
+              + " in-memory clouds, which answer at once; external clouds answer in real time");
+      return 2;
+    }
     try {
       List<Result> results = new PaperBench(o, out, err, clouds).runAll();
       for (String line : Targets.evaluate(results)) {
@@ -182,14 +202,21 @@ public final class PaperBench {
 
   private List<Result> runAll() throws IOException {
     double scale = options.timeScale > 0 ? options.timeScale : 1;
-    if (options.quick && options.timeScale <= 0) {
+    if (options.quick && options.timeScale <= 0 && !options.virtual) {
       scale = profile.quickTimeScale();
+    }
+    if (options.virtual && !CPU.isCurrentThreadCpuTimeSupported()) {
+      throw new IllegalArgumentException(
+          "--virtual: this JVM cannot measure a thread's CPU time (ThreadMXBean)");
+    }
+    if (options.virtual && !CPU.isThreadCpuTimeEnabled()) {
+      CPU.setThreadCpuTimeEnabled(true);
     }
     log.printf(
         Locale.ROOT,
-        "PaperBench: profile %s, time scale %s, %s, configs %s, modes %s, sizes %s%n",
+        "PaperBench: profile %s, %s, %s, configs %s, modes %s, sizes %s%n",
         profile.name(),
-        scale,
+        options.virtual ? "virtual time (time scale 1) + measured CPU" : "time scale " + scale,
         options.opsDescription(),
         options.configs,
         options.modesDescription(),
@@ -340,7 +367,10 @@ public final class PaperBench {
   private List<Result> runCell(
       WanProfile.Arrangement arrangement, Protocol mode, long size, double scale)
       throws IOException {
-    Scheduler scheduler = Scheduler.system();
+    // On virtual time (--virtual) every timer, callback and in-memory cloud runs on this thread,
+    // inside run(); scale is then 1.
+    VirtualScheduler virtual = options.virtual ? new VirtualScheduler() : null;
+    Scheduler scheduler = virtual != null ? virtual : Scheduler.system();
     WanEmulator wan =
         WanEmulator.builder(scheduler)
             .uplinkBitsPerSecond(WanProfile.scaledBps(profile.uplinkBps(), scale))
@@ -358,6 +388,13 @@ public final class PaperBench {
             .erasureCoding(mode.erasureK())
             .layout(mode.layout())
             .maxValueBytes(Math.max(size, 1024));
+    if (virtual != null) {
+      // The version's informational creation time from virtual time too, so that every run writes
+      // the same bytes.
+      builder
+          .executor(Runnable::run)
+          .clock(new VirtualClock(virtual, java.time.Instant.parse("2026-01-01T00:00:00Z")));
+    }
     if (mode.rafeStore() && !mode.inline()) {
       // Inline values are on by default; the paper's protocol and the other fixed layouts store
       // every value as a data object.
@@ -380,7 +417,7 @@ public final class PaperBench {
               : CloudRole.DATA_AND_METADATA;
       // In memory, only the newest versions' data stay; the protocol never reads older ones here.
       MeteredCloud cloudSide = new MeteredCloud(clouds.apply(id));
-      MeteredCloud clientSide = new MeteredCloud(wan.wrap(cloudSide, wanLink));
+      MeteredCloud clientSide = new MeteredCloud(wan.wrap(cloudSide, wanLink), scheduler::nanoTime);
       atCloud.put(id, cloudSide);
       atClient.add(clientSide);
       builder.cloud(clientSide, role, rtt);
@@ -408,20 +445,26 @@ public final class PaperBench {
       if (mode.choosesLayout()) {
         // The chooser decides from measured bandwidths; a long-running client has them, this
         // cell's fresh client gets them from one probe, untimed and left out of the counts.
+        io.rafestore.ProbeOptions probe =
+            new io.rafestore.ProbeOptions(3, Math.max(64 * KB, Math.min(size, 4096 * KB)), 1, size);
         try {
-          blocking.probe(
-              new io.rafestore.ProbeOptions(
-                  3, Math.max(64 * KB, Math.min(size, 4096 * KB)), 1, size));
+          if (virtual != null) {
+            await(virtual, store.probe(probe));
+          } else {
+            blocking.probe(probe);
+          }
         } catch (RafeStoreException e) {
           log.println("probe before " + mode + " failed (the chooser starts from hints): " + e);
         }
-        drain(atClient, IDLE_QUIET, cell + " probe");
+        drain(virtual, atClient, IDLE_QUIET, cell + " probe");
       }
       Map<String, CloudStats> before = store.stats();
       Map<String, Long> servedBefore = served(atCloud);
       Map<String, Integer> chosen = new java.util.TreeMap<>();
       int ops = options.opsFor(size);
       double[] writeMs = new double[ops];
+      double[] writeVirtualMs = new double[ops];
+      double[] writeCpuMs = new double[ops];
       int onlyNeeded = 0;
       int writes = 0;
       WriteReceipt last = null;
@@ -431,9 +474,21 @@ public final class PaperBench {
         byte[] stamp = Integer.toString(i).getBytes(StandardCharsets.US_ASCII);
         System.arraycopy(stamp, 0, value, 0, Math.min(stamp.length, value.length));
         long t0 = System.nanoTime();
+        long v0 = scheduler.nanoTime();
+        long c0 = virtual != null ? CPU.getCurrentThreadCpuTime() : 0;
         try {
-          WriteReceipt receipt = blocking.write(key, value);
-          writeMs[writes++] = (System.nanoTime() - t0) / 1e6 / scale;
+          WriteReceipt receipt =
+              virtual != null
+                  ? await(virtual, store.write(key, value))
+                  : blocking.write(key, value);
+          if (virtual != null) {
+            writeCpuMs[writes] = (CPU.getCurrentThreadCpuTime() - c0) / 1e6;
+            writeVirtualMs[writes] = (scheduler.nanoTime() - v0) / 1e6;
+            writeMs[writes] = writeVirtualMs[writes] + writeCpuMs[writes];
+            writes++;
+          } else {
+            writeMs[writes++] = (System.nanoTime() - t0) / 1e6 / scale;
+          }
           last = receipt;
           if (onlyNeededDataClouds(mode, size, receipt)) {
             onlyNeeded++;
@@ -460,20 +515,31 @@ public final class PaperBench {
       }
       // The writes' bill includes what they leave running: metadata puts to the clouds beyond the
       // quorum and the packer's packs and its own writeM. Wait until all of that is done.
-      drain(atClient, mode.inline() ? PACKER_QUIET : IDLE_QUIET, cell + " writes");
+      drain(virtual, atClient, mode.inline() ? PACKER_QUIET : IDLE_QUIET, cell + " writes");
       double writeSeconds = (System.nanoTime() - writesStart) / 1e9;
       Map<String, CloudStats> afterWrites = store.stats();
       Map<String, Long> servedAfterWrites = served(atCloud);
       Floors.ReadLayout readLayout = readLayout(mode, size, last, arrangement);
       double readFloor = Floors.readMs(profile, arrangement, F, size, readLayout);
       double[] readMs = new double[ops];
+      double[] readVirtualMs = new double[ops];
+      double[] readCpuMs = new double[ops];
       int reads = 0;
       long readsStart = System.nanoTime();
       for (int i = 0; i < ops; i++) {
         long t0 = System.nanoTime();
+        long v0 = scheduler.nanoTime();
+        long c0 = virtual != null ? CPU.getCurrentThreadCpuTime() : 0;
         try {
-          StoredValue v = blocking.read(key);
-          readMs[reads++] = (System.nanoTime() - t0) / 1e6 / scale;
+          StoredValue v = virtual != null ? await(virtual, store.read(key)) : blocking.read(key);
+          if (virtual != null) {
+            readCpuMs[reads] = (CPU.getCurrentThreadCpuTime() - c0) / 1e6;
+            readVirtualMs[reads] = (scheduler.nanoTime() - v0) / 1e6;
+            readMs[reads] = readVirtualMs[reads] + readCpuMs[reads];
+            reads++;
+          } else {
+            readMs[reads++] = (System.nanoTime() - t0) / 1e6 / scale;
+          }
           if (v.info().size() != size) {
             throw new IllegalStateException("read " + v.info().size() + " bytes, wrote " + size);
           }
@@ -483,7 +549,7 @@ public final class PaperBench {
         tick(readFloor, arrangement, mode, size);
       }
       // Requests the reads cancelled may still be crossing the emulated links.
-      drain(atClient, IDLE_QUIET, cell + " reads");
+      drain(virtual, atClient, IDLE_QUIET, cell + " reads");
       double readSeconds = (System.nanoTime() - readsStart) / 1e9;
       Map<String, CloudStats> afterReads = store.stats();
       Map<String, Long> servedAfterReads = served(atCloud);
@@ -507,7 +573,8 @@ public final class PaperBench {
               billed(delta(afterWrites, before), servedAfterWrites, servedBefore),
               true,
               mostChosen(chosen, writes),
-              writeSeconds);
+              writeSeconds,
+              virtualTime(virtual, writeVirtualMs, writeCpuMs, writes));
       Result r =
           result(
               arrangement,
@@ -521,7 +588,8 @@ public final class PaperBench {
               billed(delta(afterReads, afterWrites), servedAfterReads, servedAfterWrites),
               false,
               "",
-              readSeconds);
+              readSeconds,
+              virtualTime(virtual, readVirtualMs, readCpuMs, reads));
       log.printf(
           Locale.ROOT,
           "config %d %-11s %6s  write median %8.1f ms (needed clouds only %d/%d)  read median"
@@ -541,8 +609,13 @@ public final class PaperBench {
       if (external) {
         // Leave nothing behind on real clouds: delete (tombstone and data), then purge.
         try {
-          blocking.delete(key);
-          blocking.purge(key);
+          if (virtual != null) {
+            await(virtual, store.delete(key));
+            await(virtual, store.purge(key));
+          } else {
+            blocking.delete(key);
+            blocking.purge(key);
+          }
         } catch (RafeStoreException e) {
           log.println("cleaning up " + key + " failed (results stand): " + e.getMessage());
         }
@@ -555,7 +628,13 @@ public final class PaperBench {
    * Waits until no request of the client is in flight and none has started or ended for {@code
    * quiet} (real time), at most {@link #DRAIN_LIMIT}; says so in the log if it gave up.
    */
-  private void drain(List<MeteredCloud> meters, Duration quiet, String what) throws IOException {
+  private void drain(
+      VirtualScheduler virtual, List<MeteredCloud> meters, Duration quiet, String what)
+      throws IOException {
+    if (virtual != null) {
+      drainVirtual(virtual, meters, quiet, what);
+      return;
+    }
     long deadline = System.nanoTime() + DRAIN_LIMIT.toNanos();
     while (true) {
       long now = System.nanoTime();
@@ -583,6 +662,109 @@ public final class PaperBench {
         Thread.currentThread().interrupt();
         throw new InterruptedIOException("interrupted while waiting for the client to be idle");
       }
+    }
+  }
+
+  /** The bench thread's CPU clock ({@code --virtual}). */
+  private static final java.lang.management.ThreadMXBean CPU =
+      java.lang.management.ManagementFactory.getThreadMXBean();
+
+  /**
+   * Runs virtual time until {@code op} completes; its value, or its failure as the blocking API
+   * would throw it.
+   */
+  private static <T> T await(VirtualScheduler virtual, CompletableFuture<T> op)
+      throws RafeStoreException {
+    try {
+      return virtual.runUntilDone(op);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RafeStoreException r) {
+        throw r;
+      }
+      if (cause instanceof java.util.concurrent.CompletionException c
+          && c.getCause() instanceof RafeStoreException r) {
+        throw r;
+      }
+      throw new RafeStoreException("operation failed: " + cause, cause);
+    }
+  }
+
+  /**
+   * As {@link #drain} on virtual time: runs the scheduler's timers until no request of the client
+   * is in flight and none has started or ended for {@code quiet} of virtual time, at most {@link
+   * #DRAIN_LIMIT} of it.
+   */
+  private void drainVirtual(
+      VirtualScheduler virtual, List<MeteredCloud> meters, Duration quiet, String what) {
+    long deadline = virtual.nanoTime() + DRAIN_LIMIT.toNanos();
+    while (true) {
+      long now = virtual.nanoTime();
+      boolean idle = true;
+      long lastActivity = Long.MIN_VALUE;
+      for (MeteredCloud m : meters) {
+        idle &= m.inFlight() == 0;
+        lastActivity = Math.max(lastActivity, m.lastActivityNanos());
+      }
+      if (idle && now - lastActivity >= quiet.toNanos()) {
+        return;
+      }
+      if (now - deadline > 0 || (!idle && virtual.pending() == 0)) {
+        log.println(
+            "WARNING: "
+                + what
+                + ": the client was not idle after "
+                + Duration.ofNanos(now - deadline + DRAIN_LIMIT.toNanos()).toSeconds()
+                + " s of virtual time; its counters are read anyway");
+        return;
+      }
+      // Idle: wait out the rest of the quiet period (running what falls due); busy: a step.
+      virtual.advance(
+          idle ? Duration.ofNanos(quiet.toNanos() - (now - lastActivity)) : Duration.ofMillis(10));
+    }
+  }
+
+  /** The virtual and CPU parts of a cell's first {@code n} operations; NONE on real time. */
+  private static Result.VirtualTime virtualTime(
+      VirtualScheduler virtual, double[] virtualMs, double[] cpuMs, int n) {
+    if (virtual == null) {
+      return Result.VirtualTime.NONE;
+    }
+    double[] v = Arrays.copyOf(virtualMs, n);
+    double[] c = Arrays.copyOf(cpuMs, n);
+    Arrays.sort(v);
+    Arrays.sort(c);
+    return new Result.VirtualTime(
+        Result.percentile(v, 0.5),
+        Result.percentile(v, 0.9),
+        Result.percentile(v, 0.99),
+        Result.percentile(c, 0.5),
+        Result.percentile(c, 0.9));
+  }
+
+  /** A wall clock that reads virtual time from a fixed start, for versions' creation times. */
+  private static final class VirtualClock extends java.time.Clock {
+    private final VirtualScheduler virtual;
+    private final java.time.Instant start;
+
+    VirtualClock(VirtualScheduler virtual, java.time.Instant start) {
+      this.virtual = virtual;
+      this.start = start;
+    }
+
+    @Override
+    public java.time.ZoneId getZone() {
+      return java.time.ZoneOffset.UTC;
+    }
+
+    @Override
+    public java.time.Clock withZone(java.time.ZoneId zone) {
+      return java.time.Clock.fixed(instant(), zone);
+    }
+
+    @Override
+    public java.time.Instant instant() {
+      return start.plusNanos(virtual.nanoTime());
     }
   }
 
@@ -725,7 +907,8 @@ public final class PaperBench {
       Map<String, CloudStats> delta,
       boolean writes,
       String chosenLayout,
-      double seconds) {
+      double seconds,
+      Result.VirtualTime virtualTime) {
     double[] sorted = latencies.clone();
     Arrays.sort(sorted);
     List<Result.CloudUse> perCloud = new ArrayList<>();
@@ -760,7 +943,8 @@ public final class PaperBench {
         chosenLayout,
         floor.phasedMs(),
         floor.layout(),
-        seconds);
+        seconds,
+        virtualTime);
   }
 
   /** "CODED k=2 on p0+p1+p2": a chosen candidate without its predictions. */
@@ -795,6 +979,10 @@ public final class PaperBench {
     boolean verbose;
     boolean progress = true;
     boolean parallelConfigs;
+
+    /** {@code --virtual}: virtual time at time scale 1, CPU time measured per operation. */
+    boolean virtual;
+
     String runInfo = "";
     Path out = Path.of("paper-results");
     List<Integer> configs = List.of(1, 2, 3);
@@ -874,7 +1062,7 @@ public final class PaperBench {
           "usage: PaperBench [--quick] [--out DIR] [--configs 1,2,3] [--protocols PAPER,FAST,...]",
           "                  [--config-protocols N=PAPER,...] [--sizes 1K,64K,1M] [--ops N]",
           "                  [--time-scale X] [--profile FILE] [--prices FILE] [--verbose]",
-          "                  [--parallel-configs] [--no-progress]",
+          "                  [--parallel-configs] [--no-progress] [--virtual]",
           "  --quick        time scale from the profile (1/50), 3 ops, sizes 1K,64K,256K,1M",
           "  --out          output directory (default paper-results)",
           "  --configs      Table 2 configurations (default 1,2,3)",
@@ -899,7 +1087,12 @@ public final class PaperBench {
           "  --verbose      print what each write did (data clouds, writeDf, readM skipped)",
           "  --parallel-configs  run the configurations at the same time, one thread each",
           "                 (a shorter run; they then share the CPU and the timer thread)",
-          "  --no-progress  no progress bar on stderr");
+          "  --no-progress  no progress bar on stderr",
+          "  --virtual      virtual time instead of real time: the WAN and the client on a",
+          "                 virtual scheduler at time scale 1 (the profile's own RTTs and",
+          "                 bandwidths), one thread; each operation's virtual latency and the CPU",
+          "                 time of that thread are reported, and latencies (and targets) are",
+          "                 their sum. Not with --time-scale or --parallel-configs");
     }
 
     static Options parse(String... args) {
@@ -922,6 +1115,7 @@ public final class PaperBench {
           }
           case "--no-progress" -> o.progress = false;
           case "--parallel-configs" -> o.parallelConfigs = true;
+          case "--virtual" -> o.virtual = true;
           case "--modes", "--protocols" -> {
             o.modes = protocols(value(args, ++i, a), a);
           }
@@ -985,6 +1179,17 @@ public final class PaperBench {
       }
       if (o.ops < 1) {
         throw new IllegalArgumentException("--ops must be >= 1, was " + o.ops);
+      }
+      if (o.virtual && o.timeScale > 0) {
+        throw new IllegalArgumentException(
+            "--time-scale and --virtual cannot be combined: --virtual runs at the profile's own"
+                + " time scale 1 on virtual time, which costs no waiting");
+      }
+      if (o.virtual && o.parallelConfigs) {
+        throw new IllegalArgumentException(
+            "--parallel-configs and --virtual cannot be combined: --virtual measures each"
+                + " operation's CPU time on its thread, and configurations run at once would share"
+                + " the cores (virtual time needs no parallel run to be short)");
       }
       return o;
     }

@@ -4,7 +4,9 @@ import java.util.List;
 
 /**
  * The measurements of one cell: a configuration, a protocol mode, a value size and an operation
- * kind. Latencies are in paper milliseconds (measured time divided by the time scale). Immutable.
+ * kind. Latencies are in paper milliseconds (measured time divided by the time scale; on virtual
+ * time, {@code --virtual}, each operation's virtual latency plus the CPU time the bench thread
+ * spent in it, see {@link VirtualTime}). Immutable.
  *
  * @param config the Table 2 configuration number
  * @param mode the protocol mode
@@ -32,6 +34,8 @@ import java.util.List;
  *     Floors#phasedWriteMs}); NaN for reads
  * @param floorLayout the layout the floor is of ("WHOLE on p0+p1")
  * @param seconds real seconds the phase took, waiting for the client to be idle included
+ * @param virtual on virtual time, the virtual latencies and the CPU times the median, p90 and p99
+ *     above are the per-operation sums of; {@link VirtualTime#NONE} on real time
  */
 record Result(
     int config,
@@ -52,10 +56,79 @@ record Result(
     String chosenLayout,
     double phasedFloorMs,
     String floorLayout,
-    double seconds) {
+    double seconds,
+    VirtualTime virtual) {
 
   Result {
     perCloud = List.copyOf(perCloud);
+  }
+
+  /** A real-time cell ({@link VirtualTime#NONE}). */
+  Result(
+      int config,
+      Protocol mode,
+      long sizeBytes,
+      String op,
+      int ops,
+      int failures,
+      double medianMs,
+      double p90Ms,
+      double p99Ms,
+      double floorMs,
+      int onlyFPlusOne,
+      long cancelled,
+      List<CloudUse> perCloud,
+      double costPer10kUsd,
+      Speculative speculative,
+      String chosenLayout,
+      double phasedFloorMs,
+      String floorLayout,
+      double seconds) {
+    this(
+        config,
+        mode,
+        sizeBytes,
+        op,
+        ops,
+        failures,
+        medianMs,
+        p90Ms,
+        p99Ms,
+        floorMs,
+        onlyFPlusOne,
+        cancelled,
+        perCloud,
+        costPer10kUsd,
+        speculative,
+        chosenLayout,
+        phasedFloorMs,
+        floorLayout,
+        seconds,
+        VirtualTime.NONE);
+  }
+
+  /**
+   * A virtual-time cell's two parts ({@code --virtual}): the latency on virtual time at time scale
+   * 1 (the WAN alone: deterministic), and the CPU time of the bench thread during the operation
+   * (with a same-thread executor the client's work, the in-memory clouds' and the WAN emulator's;
+   * this machine's, not deterministic). The cell's median, p90 and p99 are those of the
+   * per-operation sums, a conservative estimate of the latency at time scale 1 on this machine. NaN
+   * everywhere on real time.
+   *
+   * @param medianMs median virtual latency
+   * @param p90Ms 90th percentile virtual latency
+   * @param p99Ms 99th percentile virtual latency
+   * @param cpuMedianMs median CPU time per operation
+   * @param cpuP90Ms 90th percentile CPU time per operation
+   */
+  record VirtualTime(
+      double medianMs, double p90Ms, double p99Ms, double cpuMedianMs, double cpuP90Ms) {
+    static final VirtualTime NONE =
+        new VirtualTime(Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+
+    boolean measured() {
+      return !Double.isNaN(medianMs);
+    }
   }
 
   /** The kind (and k) of {@link #chosenLayout}: "WHOLE", "CODED k=2", "INLINE"; "" if none. */

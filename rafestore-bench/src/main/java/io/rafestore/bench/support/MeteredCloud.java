@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -37,10 +38,23 @@ public final class MeteredCloud extends ForwardingCloud {
   private final AtomicInteger inFlight = new AtomicInteger();
   private final LongAdder bytesServed = new LongAdder();
   private final LongAdder getsServed = new LongAdder();
-  private volatile long lastActivityNanos = System.nanoTime();
+  private final LongSupplier nanoClock;
+  private volatile long lastActivityNanos;
 
+  /** A meter whose activity times are {@link System#nanoTime()} (real time). */
   public MeteredCloud(CloudDriver delegate) {
+    this(delegate, System::nanoTime);
+  }
+
+  /**
+   * A meter whose activity times come from {@code nanoClock}: a {@link
+   * io.rafestore.Scheduler#nanoTime()}, so that on virtual time the harness waits for virtual
+   * quiet.
+   */
+  public MeteredCloud(CloudDriver delegate, LongSupplier nanoClock) {
     super(delegate);
+    this.nanoClock = nanoClock;
+    this.lastActivityNanos = nanoClock.getAsLong();
   }
 
   /** Requests started through this meter and not yet ended (answered, failed or cancelled). */
@@ -48,7 +62,7 @@ public final class MeteredCloud extends ForwardingCloud {
     return inFlight.get();
   }
 
-  /** {@link System#nanoTime()} when a request last started or ended here. */
+  /** The meter's clock (default {@link System#nanoTime()}) when a request last started or ended. */
   public long lastActivityNanos() {
     return lastActivityNanos;
   }
@@ -126,11 +140,11 @@ public final class MeteredCloud extends ForwardingCloud {
    */
   private <T> CompletableFuture<T> track(CompletableFuture<T> f) {
     inFlight.incrementAndGet();
-    lastActivityNanos = System.nanoTime();
+    lastActivityNanos = nanoClock.getAsLong();
     f.whenComplete(
         (r, e) -> {
           inFlight.decrementAndGet();
-          lastActivityNanos = System.nanoTime();
+          lastActivityNanos = nanoClock.getAsLong();
         });
     return f;
   }
