@@ -13,6 +13,7 @@ import io.rafestore.internal.codec.Shamir;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.selection.MeasuredCloud;
 import io.rafestore.spi.ObjectKey;
 import io.rafestore.spi.support.Futures;
 import java.time.Duration;
@@ -31,9 +32,11 @@ import java.util.concurrent.CompletableFuture;
  *       key share followed by a fragment of the ciphertext, and the key rebuilt from k shares
  *       decrypts the decoded ciphertext.
  *   <li>Reed-Solomon ({@link ReedSolomonLayout}, RafeStore's erasure-coded mode): only the k
- *       holders predicted fastest are asked; a failed or invalid piece brings in the next holder at
- *       once, and a late one (twice its predicted time) a hedge. The decoded bytes are the stored
- *       value (sealed, with the confidentiality option, and then opened by {@link SealedLayout}).
+ *       holders predicted to deliver a piece soonest are asked, counting the bytes already on their
+ *       links ({@link PartedRead.Spread}: the read's own other parts, and other requests the model
+ *       knows of); a failed or invalid piece brings in the next holder at once, and a late one
+ *       (twice its predicted time) a hedge. The decoded bytes are the stored value (sealed, with
+ *       the confidentiality option, and then opened by {@link SealedLayout}).
  * </ul>
  */
 final class CodedFetch {
@@ -64,6 +67,9 @@ final class CodedFetch {
   /** Holder indexes in the order they are asked. */
   private final List<Integer> order = new ArrayList<>();
 
+  /** Where the read this fetch belongs to has placed its requests (its parts', for a part). */
+  private final PartedRead.Spread spread;
+
   private int launched;
   private int answered;
   private Scheduler.Cancellable hedge;
@@ -77,7 +83,8 @@ final class CodedFetch {
       ObjectKey object,
       java.util.function.IntFunction<byte[]> pieceHash,
       long codedLength,
-      byte[] decodedHash) {
+      byte[] decodedHash,
+      PartedRead.Spread spread) {
     this.ctx = ctx;
     this.key = key;
     this.info = info;
@@ -89,14 +96,21 @@ final class CodedFetch {
     this.codedLength = codedLength;
     this.decodedHash = decodedHash;
     this.pieceBytes = codedLength / Math.max(1, entry.k()) + 1;
+    this.spread = spread == null ? new PartedRead.Spread(ctx, entry) : spread;
     List<Integer> indexes = new ArrayList<>();
     for (int i = 0; i < entry.holders().size(); i++) {
       indexes.add(i);
     }
     if (!depSky) {
-      // The k holders predicted to deliver their fragment soonest are asked first.
-      List<String> fastest = ctx.model.fastestFirst(entry.holders(), pieceBytes);
-      indexes.sort(java.util.Comparator.comparingInt(i -> fastest.indexOf(entry.holders().get(i))));
+      // The k holders predicted to deliver their fragment soonest, counting the bytes the read
+      // already has on each (PartedRead.Spread), are asked first; holders not configured last.
+      List<String> planned = this.spread.plan(pieceBytes);
+      indexes.sort(
+          java.util.Comparator.comparingInt(
+              i -> {
+                int at = planned.indexOf(entry.holders().get(i));
+                return at < 0 ? Integer.MAX_VALUE : at;
+              }));
     }
     order.addAll(indexes);
   }
@@ -118,7 +132,8 @@ final class CodedFetch {
             ObjectKey.of(entry.dataObject()),
             entry::pieceHashUnsafe,
             depSky ? info.size() + Aead.OVERHEAD : info.size(),
-            info.sha256());
+            info.sha256(),
+            null);
     f.result.whenComplete((r, e) -> f.cancelAll());
     f.start();
     return f.result;
@@ -126,12 +141,14 @@ final class CodedFetch {
 
   /**
    * Stored part {@code j} of a value in coded parts ({@link LogEntry.Coding#CODED_PARTS}): its
-   * fragments fetched from the k holders predicted fastest (the next on a bad or late one), each
-   * checked against its signed hash, decoded, and the decoded part checked against the part's
-   * signed hash before it is returned.
+   * fragments fetched from the k holders predicted to deliver them soonest given what the read's
+   * other parts already asked of them ({@code spread}, shared by the parts of one read; null for a
+   * part read on its own), the next holder on a bad or late one, each fragment checked against its
+   * signed hash, decoded, and the decoded part checked against the part's signed hash before it is
+   * returned.
    */
   static CompletableFuture<DataFetch.Fetched> part(
-      Context ctx, String key, VersionInfo info, LogEntry entry, int j) {
+      Context ctx, String key, VersionInfo info, LogEntry entry, int j, PartedRead.Spread spread) {
     CodedFetch f =
         new CodedFetch(
             ctx,
@@ -142,7 +159,8 @@ final class CodedFetch {
             ObjectKey.of(LogEntry.partObject(entry.dataObject(), j)),
             i -> entry.fragmentHashUnsafe(j, i),
             entry.storedPartSize(j),
-            entry.partHashUnsafe(j));
+            entry.partHashUnsafe(j),
+            spread);
     f.result.whenComplete((r, e) -> f.cancelAll());
     f.start();
     // Relayed, so that cancelling the part's fetch cancels the fragment requests.
@@ -172,7 +190,16 @@ final class CodedFetch {
       onPiece(index, id, null, new IllegalStateException("not configured"));
       return;
     }
-    CompletableFuture<byte[]> get = c.driver().get(object, Optional.empty());
+    // Placed on the read's spread until it ends, and counted by the model as bytes in flight, so
+    // that the read's next parts, and other reads, see this holder's link busy.
+    Duration predicted = spread.place(id, pieceBytes);
+    CompletableFuture<byte[]> get;
+    try {
+      get = MeasuredCloud.get(c.driver(), object, Optional.empty(), pieceBytes);
+    } catch (RuntimeException e) {
+      get = CompletableFuture.failedFuture(e);
+    }
+    get.whenComplete((b, e) -> spread.release(id, pieceBytes));
     synchronized (this) {
       inflight.add(get);
     }
@@ -183,16 +210,17 @@ final class CodedFetch {
         },
         ctx.settings.executor());
     if (!depSky) {
-      scheduleHedge(id);
+      scheduleHedge(predicted);
     }
   }
 
   /**
-   * Liveness, not correctness: if the piece just asked for is late (twice its predicted time), one
-   * more holder is asked. Any k valid pieces decode, so the timer never decides the result.
+   * Liveness, not correctness: if the piece just asked for is late (twice its predicted time, the
+   * bytes already on its holder's link included), one more holder is asked. Any k valid pieces
+   * decode, so the timer never decides the result.
    */
-  private void scheduleHedge(String cloud) {
-    Duration wait = ctx.model.predict(cloud, pieceBytes).multipliedBy(2).plusMillis(5);
+  private void scheduleHedge(Duration predicted) {
+    Duration wait = predicted.multipliedBy(2).plusMillis(5);
     Scheduler.Cancellable timer = ctx.settings.scheduler().schedule(wait, this::launchNext);
     Scheduler.Cancellable previous;
     synchronized (this) {

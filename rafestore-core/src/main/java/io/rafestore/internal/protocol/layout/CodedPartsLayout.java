@@ -22,12 +22,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * A large value in coded parts ({@link LogEntry.Coding#CODED_PARTS}; {@link PartedPayload} writes
  * it): each stored part Reed-Solomon coded on its own into k data and f parity fragments, holder i
  * storing fragment i of part j as the part object {@link LogEntry#partObject}{@code (dataObject,
- * j)}. A read fetches each part it needs from the k holders predicted fastest ({@link
- * CodedFetch#part}), checks every fragment against its signed hash and the decoded part against the
- * part's signed hash before handing out a byte ({@link PartedRead}, so ranges fetch only the parts
- * that cover them and streams keep at most {@code partsInFlight} parts in flight); verify checks
- * each fragment on its own, and repair rebuilds one lost fragment of one part from k valid
- * fragments of the others.
+ * j)}. A read fetches each part it needs from the k holders predicted to deliver its fragments
+ * soonest, counting the fragments of its other parts already on their links ({@link
+ * CodedFetch#part}, {@link PartedRead.Spread}), checks every fragment against its signed hash and
+ * the decoded part against the part's signed hash before handing out a byte ({@link PartedRead}, so
+ * ranges fetch only the parts that cover them and streams keep at most {@code partsInFlight} parts
+ * in flight); verify checks each fragment on its own, and repair rebuilds one lost fragment of one
+ * part from k valid fragments of the others.
  */
 final class CodedPartsLayout implements ValueLayout {
   private final LogEntry entry;
@@ -36,9 +37,12 @@ final class CodedPartsLayout implements ValueLayout {
     this.entry = entry;
   }
 
-  /** Each part's fragments from the k holders predicted fastest, decoded and checked. */
+  /**
+   * Each part's fragments from the k holders predicted to deliver them soonest, the read's other
+   * parts' fragments counted on their links ({@link PartedRead.Spread}), decoded and checked.
+   */
   private static final PartedRead.PartFetch CODED_PARTS =
-      (r, i, spread) -> CodedFetch.part(r.ctx, r.key, r.info, r.entry, i);
+      (r, i, spread) -> CodedFetch.part(r.ctx, r.key, r.info, r.entry, i, spread);
 
   @Override
   public List<String> objectsOn(String holder) {
@@ -58,7 +62,7 @@ final class CodedPartsLayout implements ValueLayout {
   @Override
   public CompletableFuture<byte[]> fetchUnit(ValueRead r, int part) {
     return io.rafestore.spi.support.Futures.relay(
-        CodedFetch.part(r.ctx, r.key, r.info, r.entry, part), DataFetch.Fetched::bytes);
+        CodedFetch.part(r.ctx, r.key, r.info, r.entry, part, null), DataFetch.Fetched::bytes);
   }
 
   @Override

@@ -365,7 +365,11 @@ public final class MetadataRead {
         pending++;
       }
       CompletableFuture<byte[]> get =
-          send(() -> cloud.driver().get(Names.metadataObject(key, writer), bound));
+          send(
+              // A log moves a few KiB, not its bound: counted so in the model's bytes in flight.
+              () ->
+                  io.rafestore.internal.protocol.selection.MeasuredCloud.get(
+                      cloud.driver(), Names.metadataObject(key, writer), bound, 0));
       if (get == null) {
         return;
       }

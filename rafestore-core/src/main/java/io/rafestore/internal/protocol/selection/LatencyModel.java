@@ -281,6 +281,20 @@ public final class LatencyModel {
     }
   }
 
+  /**
+   * Payload bytes ahead of a request sent to {@code cloud} now: those in flight to or from it and
+   * those waiting for it in the client's fair queue (what {@link #predictQueued} counts).
+   */
+  public long bytesQueued(String cloud) {
+    Estimate e = estimates.get(cloud);
+    if (e == null) {
+      return 0;
+    }
+    synchronized (e) {
+      return e.bytesInFlight + e.bytesWaiting;
+    }
+  }
+
   /** A small read was routed to {@code cloud} now ({@link ReadRouting}). */
   void smallReadRouted(String cloud) {
     Estimate e = estimates.get(cloud);

@@ -20,8 +20,10 @@ import java.util.function.Function;
  * LatencyModel#sent}, {@link LatencyModel#ended}): counted when a put, part or get is handed to the
  * driver, uncounted exactly once when its future ends, whether answered, failed or cancelled, or at
  * once if the driver throws instead of returning a future. A put counts its data; a get the bytes
- * its range asks for, or those the caller expects ({@link #get(CloudDriver, ObjectKey, Optional,
- * long)}), else none.
+ * its caller expects ({@link #get(CloudDriver, ObjectKey, Optional, long)}), else the bytes its
+ * range asks for, else none. A log's GET is bounded by a range of the largest log allowed but moves
+ * a few KiB: its caller says so, or every read would count maxMetadataBytes in flight to each cloud
+ * it asks.
  */
 public final class MeasuredCloud extends ForwardingCloud {
   private final LatencyModel model;
@@ -42,7 +44,7 @@ public final class MeasuredCloud extends ForwardingCloud {
   @Override
   public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
     Long hint = EXPECTED.get();
-    long expected = range.isPresent() ? range.get().length() : (hint == null ? 0L : hint);
+    long expected = hint != null ? hint : range.map(ByteRange::length).orElse(0L);
     return get(key, range, expected);
   }
 
@@ -54,7 +56,7 @@ public final class MeasuredCloud extends ForwardingCloud {
   public static CompletableFuture<byte[]> get(
       CloudDriver driver, ObjectKey key, Optional<ByteRange> range, long expectedBytes) {
     if (driver instanceof MeasuredCloud m) {
-      return m.get(key, range, range.map(r -> r.length()).orElse(expectedBytes));
+      return m.get(key, range, expectedBytes);
     }
     // A decorator above the measurement (a background context's pacer): the hint reaches it if the
     // decorator calls through on this thread; one that defers the call counts the request only.
