@@ -263,16 +263,16 @@ final class PartedRead {
    *
    * <p><b>Why.</b> For one part the k smallest predicted finishes are the best k holders for it
    * (each takes one fragment, so no other choice finishes that part sooner), and placing equal
-   * pieces one after another where each would finish first is the greedy schedule for links of
-   * different speeds and start times, optimal for equal pieces without the one-fragment-per-holder
-   * constraint and within one piece's time of it with that constraint. Without the read's own bytes
-   * every part would ask the same k holders, and the k-th fastest for one piece would carry every
-   * part's fragment one after the other on its link while a holder almost as fast for one piece
-   * stays idle (issue 21: 1.98 x the floor for a 16 MB coded read on Table 1's configuration 1).
-   * With one holder, or equal predictions and one part at a time, every part goes to the fastest
-   * holder, as before. Only the first requests are placed: a late or faulty holder is still hedged
-   * and replaced by {@link DataFetch} or {@link CodedFetch}, and every byte is checked against its
-   * signed hash as before. Thread-safe.
+   * pieces one after another where each would finish first is the greedy schedule that is optimal
+   * for equal pieces on links of different speeds and start times; here it is taken part by part,
+   * so that a part's k fragments are on k distinct holders. Without the read's own bytes every part
+   * would ask the same k holders, and the k-th fastest for one piece would carry every part's
+   * fragment on its link while a holder almost as fast for one piece stays idle (issue 21: 1.98 x
+   * the floor for a 16 MB coded read on Table 1's configuration 1). With one holder, or equal
+   * predictions and one part at a time, every part goes to the fastest holder, as before. It only
+   * chooses whom to ask first: a late or faulty holder is still hedged and replaced by {@link
+   * DataFetch} or {@link CodedFetch} (whose hedges and fail-overs are placed too), and every byte
+   * is checked against its signed hash as before. Thread-safe.
    */
   static final class Spread {
     private final Context ctx;
