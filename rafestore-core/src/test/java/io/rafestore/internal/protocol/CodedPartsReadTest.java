@@ -93,6 +93,40 @@ class CodedPartsReadTest {
     }
   }
 
+  /**
+   * The same rule for whole copies in parts: holders p0 (5 ms, 20 Mbit/s) and p1 (20 ms, 10
+   * Mbit/s); p2 (30 ms, 2 Mbit/s) is writeDf's spare, p3 metadata only (readM 30 ms). Three parts
+   * of 1 MiB read at once: all from p0 would take 5 + 3 x 419 = 1,263 ms; two from p0 (844 ms) and
+   * one from p1 (20 + 839 = 859 ms) is the floor, and the read ends within 10 % of readM plus it,
+   * p1 serving one part.
+   */
+  @Test
+  void wholePartsAreSplitBetweenHoldersWhenThatIsPredictedFaster() throws Exception {
+    Harness h = new Harness(1, 4).rtts(5, 20, 30, 40);
+    for (int i = 0; i < 4; i++) {
+      h.clouds.get(i).bandwidth(i == 1 ? 10_000_000 : i == 2 ? 2_000_000 : 20_000_000);
+    }
+    int part = 1 << 20;
+    try (RafeStore store =
+        h.builder(
+                ProtocolMode.FAST,
+                (i, c) -> i == 3 ? CloudRole.METADATA_ONLY : CloudRole.DATA_AND_METADATA)
+            .partSize(part)
+            .build()) {
+      h.run(store.probe(new io.rafestore.ProbeOptions(10, 1 << 20, 3, 16 << 20)));
+      byte[] v = PartsTest.random(3 * part, 7);
+      WriteReceipt r = h.run(store.write("k", v));
+      assertThat(r.info().dataClouds()).containsExactlyInAnyOrder("p0", "p1");
+      Map<String, CloudStats> before = store.stats();
+      double ms = LayoutChoiceTest.readMillis(h, store, v);
+      Map<String, Long> down = bytesDown(before, store.stats());
+      double floor = 20 + part * 8e3 / 10e6;
+      assertThat(ms).isBetween(floor, (30 + floor) * 1.1);
+      assertThat(down.get("p1")).isBetween((long) part, part + 4096L);
+      assertThat(down.get("p0")).isBetween(2L * part, 2L * part + 4096);
+    }
+  }
+
   static Map<String, Long> bytesDown(
       Map<String, CloudStats> before, Map<String, CloudStats> after) {
     Map<String, Long> out = new java.util.HashMap<>();
