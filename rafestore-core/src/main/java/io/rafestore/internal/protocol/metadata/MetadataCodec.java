@@ -1,6 +1,7 @@
 package io.rafestore.internal.protocol.metadata;
 
 import io.rafestore.CloudFault;
+import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.codec.Signatures;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -35,9 +36,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *                joined object), at least one 1 (an entry without joined holders is always 8);
  *                format 2 only: key-share count u8, then per share holder (u8 length + ASCII)
  *                and the SHA-256 (32 bytes) of the share it holds (0 unless the value is sealed)
- *   sig algo     u8       1 = Ed25519
+ *   sig algo     u8       2 = Ed25519 over "RFSM-SHA-256:" and the SHA-256 of every byte
+ *                         before "sig algo" (written); 1 = Ed25519 over those bytes themselves
+ *                         (older logs, still read)
  *   sig length   u8       64
- *   signature    Ed25519 over every byte before "sig algo"
+ *   signature    64 bytes
  * </pre>
  *
  * <p>Format 1 is written when no entry is sealed (so logs without the confidentiality option keep
@@ -115,8 +118,27 @@ public final class MetadataCodec {
   /** Envelope format 2: each share is named by its entry's timestamp and incarnation. */
   public static final int ENVELOPE_FORMAT_INCARNATIONS = 2;
 
+  /** Signature algorithm 1: Ed25519 over every byte of the body (read, no longer written). */
   public static final int SIG_ED25519 = 1;
+
+  /**
+   * Signature algorithm 2, written by this version: Ed25519 over {@link #DIGEST_DOMAIN} and the
+   * SHA-256 of every byte of the body ({@link #digestMessage}). Same trailer length and layout as
+   * algorithm 1; an older client rejects algorithm 2 as unsupported (malformed) rather than
+   * misreading it.
+   */
+  public static final int SIG_ED25519_SHA256 = 2;
+
+  /**
+   * What precedes the body's digest in an algorithm 2 message: binds the signature to this use, so
+   * a signature over one form can never be taken for the other (an algorithm 1 body always starts
+   * with "RFSM" and a format byte, never with this).
+   */
+  private static final byte[] DIGEST_DOMAIN = "RFSM-SHA-256:".getBytes(StandardCharsets.US_ASCII);
+
   private static final int SIG_LENGTH = 64;
+
+  private static final int DIGEST_MESSAGE_BYTES = DIGEST_DOMAIN.length + 32;
 
   /**
    * Wire code of a parted entry ({@link LogEntry.Coding#PARTS}) some of whose holders store one
@@ -208,7 +230,7 @@ public final class MetadataCodec {
 
   /** Encodes and signs a log. */
   public byte[] encode(MetadataLog log, PrivateKey signingKey) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(128 + 160 * log.entries().size());
+    Out out = new Out(capacity(log));
     out.writeBytes(MAGIC);
     boolean anySealed = log.entries().stream().anyMatch(LogEntry::isSealed);
     boolean incarnations = log.incarnation() != 0;
@@ -310,18 +332,68 @@ public final class MetadataCodec {
         }
       }
     }
-    byte[] body = out.toByteArray();
+    // The body is signed where it lies (no copy), through its digest (SIG_ED25519_SHA256): Ed25519
+    // would hash a long log twice with SHA-512, the digest hashes it once with SHA-256.
+    int bodyLength = out.size();
+    byte[] message = digestMessage(out.buffer(), bodyLength);
     byte[] sig;
     try {
-      sig = signatures.sign(body, body.length, signingKey);
+      sig = signatures.sign(message, message.length, signingKey);
     } catch (IllegalStateException ex) {
       throw new IllegalStateException("cannot sign metadata with the writer's key", ex);
     }
-    byte[] all = Arrays.copyOf(body, body.length + 2 + sig.length);
-    all[body.length] = SIG_ED25519;
-    all[body.length + 1] = (byte) sig.length;
-    System.arraycopy(sig, 0, all, body.length + 2, sig.length);
-    return all;
+    out.write(SIG_ED25519_SHA256);
+    out.write(sig.length);
+    out.writeBytes(sig);
+    return out.exact();
+  }
+
+  /**
+   * The message Ed25519 signs for a log of {@link #SIG_ED25519_SHA256}: {@link #DIGEST_DOMAIN}
+   * followed by the SHA-256 of the body ({@code body[0..length)}). 45 bytes, so each of the two
+   * SHA-512 passes inside Ed25519 is one block, whatever the log's length. Both signers sign and
+   * verify these same bytes, so their signatures stay byte-identical.
+   */
+  public static byte[] digestMessage(byte[] body, int length) {
+    byte[] message = Arrays.copyOf(DIGEST_DOMAIN, DIGEST_DOMAIN.length + Sha256.BYTES);
+    byte[] digest = Sha256.hash(body, 0, length);
+    System.arraycopy(digest, 0, message, DIGEST_DOMAIN.length, Sha256.BYTES);
+    return message;
+  }
+
+  /**
+   * A generous estimate of a log's encoded length (trailer included), so the encoder's buffer
+   * rarely grows: a long log of inline values was copied several times as it grew.
+   */
+  private static int capacity(MetadataLog log) {
+    long n = 128L + 3L * log.key().length() + 2 + SIG_LENGTH;
+    for (LogEntry e : log.entries()) {
+      n += 128 + 2L * e.dataObject().length() + 40L * e.holders().size();
+      if (e.coding() == LogEntry.Coding.INLINE) {
+        n += e.inlineUnsafe().length;
+      } else if (e.coding() == LogEntry.Coding.PACKED) {
+        n += 64 + e.pack().object().length();
+      } else if (e.coding() != LogEntry.Coding.REPLICA) {
+        n += 32L * (e.partCount() + 1) * (e.holders().size() + 1);
+      }
+      n += 48L * e.shareHolders().size();
+    }
+    return (int) Math.min(n, Integer.MAX_VALUE - 16);
+  }
+
+  /** A byte stream whose buffer can be signed in place and handed out without a copy if full. */
+  private static final class Out extends ByteArrayOutputStream {
+    Out(int capacity) {
+      super(capacity);
+    }
+
+    byte[] buffer() {
+      return buf;
+    }
+
+    byte[] exact() {
+      return count == buf.length ? buf : Arrays.copyOf(buf, count);
+    }
   }
 
   /**
@@ -710,7 +782,7 @@ public final class MetadataCodec {
       need(in, 2);
       int algo = u8(in);
       int sigLength = u8(in);
-      if (algo != SIG_ED25519 || sigLength != SIG_LENGTH) {
+      if ((algo != SIG_ED25519 && algo != SIG_ED25519_SHA256) || sigLength != SIG_LENGTH) {
         throw malformed("unsupported signature algorithm " + algo + "/" + sigLength);
       }
       need(in, sigLength);
@@ -719,7 +791,11 @@ public final class MetadataCodec {
       if (in.hasRemaining()) {
         throw malformed(in.remaining() + " trailing bytes after the signature");
       }
-      if (!verify(bytes, signedLength, sig, writerKey)) {
+      boolean valid =
+          algo == SIG_ED25519
+              ? verify(bytes, signedLength, sig, writerKey)
+              : verify(digestMessage(bytes, signedLength), DIGEST_MESSAGE_BYTES, sig, writerKey);
+      if (!valid) {
         throw new MalformedMetadataException(
             CloudFault.Kind.BAD_SIGNATURE, "signature does not verify under writer's key");
       }
