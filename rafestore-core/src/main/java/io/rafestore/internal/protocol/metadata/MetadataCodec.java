@@ -381,10 +381,38 @@ public final class MetadataCodec {
     return (int) Math.min(n, Integer.MAX_VALUE - 16);
   }
 
-  /** A byte stream whose buffer can be signed in place and handed out without a copy if full. */
+  /**
+   * A byte stream whose buffer can be signed in place and handed out without a copy if full. Not
+   * synchronized (the encoder's own, one thread): ByteArrayOutputStream takes its lock per byte.
+   */
   private static final class Out extends ByteArrayOutputStream {
     Out(int capacity) {
       super(capacity);
+    }
+
+    private void room(int n) {
+      if (n > buf.length - count) {
+        buf = Arrays.copyOf(buf, Math.max(count + n, 2 * buf.length));
+      }
+    }
+
+    @Override
+    public void write(int b) {
+      room(1);
+      buf[count++] = (byte) b;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      java.util.Objects.checkFromIndexSize(off, len, b.length);
+      room(len);
+      System.arraycopy(b, off, buf, count, len);
+      count += len;
+    }
+
+    @Override
+    public void writeBytes(byte[] b) {
+      write(b, 0, b.length);
     }
 
     byte[] buffer() {
