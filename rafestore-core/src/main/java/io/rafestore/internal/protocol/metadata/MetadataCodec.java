@@ -230,18 +230,23 @@ public final class MetadataCodec {
 
   /** Encodes and signs a log. */
   public byte[] encode(MetadataLog log, PrivateKey signingKey) {
-    Out out = new Out(capacity(log));
-    out.writeBytes(MAGIC);
-    boolean anySealed = log.entries().stream().anyMatch(LogEntry::isSealed);
+    boolean anySealed = false;
+    boolean laterIncarnation = false;
+    for (LogEntry e : log.entries()) {
+      anySealed |= e.isSealed();
+      laterIncarnation |= e.incarnation() != 0;
+    }
     boolean incarnations = log.incarnation() != 0;
+    byte[] key = log.key().getBytes(StandardCharsets.UTF_8);
+    Out out = new Out(encodedLength(log, key.length, incarnations, anySealed));
+    out.writeBytes(MAGIC);
     if (incarnations) {
       out.write(anySealed ? FORMAT_SEALED_INCARNATIONS : FORMAT_INCARNATIONS);
-    } else if (log.entries().stream().anyMatch(e -> e.incarnation() != 0)) {
+    } else if (laterIncarnation) {
       throw new IllegalArgumentException("a log of incarnation 0 cannot hold later incarnations");
     } else {
       out.write(anySealed ? FORMAT_SEALED : FORMAT);
     }
-    byte[] key = log.key().getBytes(StandardCharsets.UTF_8);
     u16(out, key.length);
     out.writeBytes(key);
     byte[] writer = log.writer().getBytes(StandardCharsets.US_ASCII);
@@ -362,22 +367,52 @@ public final class MetadataCodec {
   }
 
   /**
-   * A generous estimate of a log's encoded length (trailer included), so the encoder's buffer
-   * rarely grows: a long log of inline values was copied several times as it grew.
+   * The length {@link #encode} gives {@code log} (signature trailer included), computed the way it
+   * writes, so its buffer is allocated once at the right size and handed out without a copy: a long
+   * log of inline values was copied several times as it grew. Names are ASCII, one byte per char;
+   * were a length ever off, the buffer would grow or be trimmed, never be wrong.
    */
-  private static int capacity(MetadataLog log) {
-    long n = 128L + 3L * log.key().length() + 2 + SIG_LENGTH;
-    for (LogEntry e : log.entries()) {
-      n += 128 + 2L * e.dataObject().length() + 40L * e.holders().size();
-      if (e.coding() == LogEntry.Coding.INLINE) {
-        n += e.inlineUnsafe().length;
-      } else if (e.coding() == LogEntry.Coding.PACKED) {
-        n += 64 + e.pack().object().length();
-      } else if (e.coding() != LogEntry.Coding.REPLICA) {
-        n += 32L * (e.partCount() + 1) * (e.holders().size() + 1);
-      }
-      n += 48L * e.shareHolders().size();
+  /** {@link #encode}'s length for {@code log}, as it computes it before encoding (for tests). */
+  static int encodedLength(MetadataLog log) {
+    boolean anySealed = log.entries().stream().anyMatch(LogEntry::isSealed);
+    return encodedLength(
+        log, log.key().getBytes(StandardCharsets.UTF_8).length, log.incarnation() != 0, anySealed);
+  }
+
+  private static int encodedLength(
+      MetadataLog log, int keyBytes, boolean incarnations, boolean anySealed) {
+    long n = MAGIC.length + 1 + 2 + keyBytes + 1 + log.writer().length() + 8 + 4;
+    if (incarnations) {
+      n += 8;
     }
+    for (LogEntry e : log.entries()) {
+      n += 1 + 8 + (incarnations ? 8 : 0) + 8 + 2 + e.dataObject().length() + 8 + 32 + 1;
+      for (String h : e.holders()) {
+        n += 1 + h.length();
+      }
+      n += 1;
+      if (e.coding() == LogEntry.Coding.PARTS) {
+        n += 4 + 32L * e.partCount();
+        if (!e.joinedHolders().isEmpty()) {
+          n += e.holders().size();
+        }
+      } else if (e.coding() == LogEntry.Coding.CODED_PARTS) {
+        n += 1 + 4 + 32L * e.partCount() + 32L * e.partCount() * e.holders().size();
+      } else if (e.coding() == LogEntry.Coding.INLINE) {
+        n += 4 + e.inlineUnsafe().length;
+      } else if (e.coding() == LogEntry.Coding.PACKED) {
+        n += 2 + e.pack().object().length() + 8 + 32 + 8;
+      } else if (e.coding() != LogEntry.Coding.REPLICA) {
+        n += 1 + 32L * e.holders().size();
+      }
+      if (anySealed) {
+        n += 1;
+        for (String h : e.shareHolders()) {
+          n += 1 + h.length() + 32;
+        }
+      }
+    }
+    n += 2 + SIG_LENGTH;
     return (int) Math.min(n, Integer.MAX_VALUE - 16);
   }
 

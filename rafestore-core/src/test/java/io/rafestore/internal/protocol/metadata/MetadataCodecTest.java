@@ -713,6 +713,26 @@ public class MetadataCodecTest {
   }
 
   @Test
+  void theEncoderSizesItsBufferExactlyForEveryKindOfEntry() {
+    MetadataCodec codec = new MetadataCodec();
+    List<MetadataLog> logs =
+        List.of(
+            sample(0),
+            sample(3),
+            sealedSample(2),
+            codedPartsSample(),
+            joinedSample(),
+            incarnationSample(false),
+            incarnationSample(true),
+            inlineSample(false),
+            inlineSample(true));
+    for (MetadataLog log : logs) {
+      assertThat(codec.encode(log, Harness.ALICE.getPrivate()))
+          .hasSize(MetadataCodec.encodedLength(log));
+    }
+  }
+
+  @Test
   void wrongKeyWriterOrSignerIsRejected() {
     MetadataCodec codec = new MetadataCodec();
     byte[] bytes = codec.encode(sample(1), Harness.ALICE.getPrivate());
