@@ -166,6 +166,38 @@ class InlineTest {
   }
 
   /**
+   * The log the packer signs itself is remembered as signed, as every log a write signs is, so the
+   * next readM of the key recognises its bytes instead of verifying its signature again (a PAPER
+   * write paid one Ed25519 verification after every pack). Seen through a codec that can verify
+   * nothing (a provider without Ed25519): it accepts the stored bytes only from the shared cache.
+   */
+  @Test
+  void aLogThePackerSignsIsRecognisedWithoutVerifyingItAgain() throws Exception {
+    Harness h = new Harness(1, 4).rtts(10, 20, 30, 40);
+    try (RafeStore store = packingStore(h, ProtocolMode.PAPER)) {
+      for (int i = 1; i <= 6; i++) {
+        h.run(store.write(KEY, value(i, 300)));
+      }
+      // Past the commit delay: the packer writes the log itself (no write came to carry it).
+      h.scheduler.advance(Packer.COMMIT_DELAY.multipliedBy(3));
+      byte[] bytes = h.run(h.stores.get(0).get(Names.metadataObject(KEY, "alice")));
+      MetadataLog log =
+          new MetadataCodec(java.security.Security.getProvider("SUN"))
+              .decodeEnvelope(bytes, KEY, "alice", Harness.ALICE.getPublic(), 8 << 20)
+              .log();
+      assertThat(log.entries().get(0).coding()).isEqualTo(LogEntry.Coding.PACKED);
+      // The same codec refuses any bytes it has not seen signed: it really cannot verify.
+      byte[] other = bytes.clone();
+      other[other.length - 1] ^= 1;
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () ->
+                  new MetadataCodec(java.security.Security.getProvider("SUN"))
+                      .decodeEnvelope(other, KEY, "alice", Harness.ALICE.getPublic(), 8 << 20))
+          .isInstanceOf(io.rafestore.internal.protocol.metadata.MalformedMetadataException.class);
+    }
+  }
+
+  /**
    * Older inline values are packed: one data object on f+1 data clouds, the log's entries replaced
    * by packed ones (same versions, same bytes), history lists every version, and a read of a packed
    * version fetches its range of the pack from a holder.

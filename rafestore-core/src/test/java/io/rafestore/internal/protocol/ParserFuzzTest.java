@@ -597,15 +597,18 @@ class ParserFuzzTest {
             pieceHashes);
   }
 
-  /** Re-signs a log body with alice's key, as a trusted writer would sign it. */
+  /**
+   * Re-signs a log body with alice's key, as a trusted writer would sign it (signature algorithm 2:
+   * over the body's digest, with the JDK's Ed25519).
+   */
   static byte[] signed(byte[] body) {
     try {
       Signature s = Signature.getInstance("Ed25519");
       s.initSign(Harness.ALICE.getPrivate());
-      s.update(body);
+      s.update(MetadataCodec.digestMessage(body, body.length));
       byte[] sig = s.sign();
       byte[] all = Arrays.copyOf(body, body.length + 2 + sig.length);
-      all[body.length] = MetadataCodec.SIG_ED25519;
+      all[body.length] = MetadataCodec.SIG_ED25519_SHA256;
       all[body.length + 1] = (byte) sig.length;
       System.arraycopy(sig, 0, all, body.length + 2, sig.length);
       return all;

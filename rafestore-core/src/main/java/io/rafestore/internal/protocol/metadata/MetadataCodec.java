@@ -1,6 +1,7 @@
 package io.rafestore.internal.protocol.metadata;
 
 import io.rafestore.CloudFault;
+import io.rafestore.internal.codec.Sha256;
 import io.rafestore.internal.codec.Signatures;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -35,9 +36,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *                joined object), at least one 1 (an entry without joined holders is always 8);
  *                format 2 only: key-share count u8, then per share holder (u8 length + ASCII)
  *                and the SHA-256 (32 bytes) of the share it holds (0 unless the value is sealed)
- *   sig algo     u8       1 = Ed25519
+ *   sig algo     u8       2 = Ed25519 over "RFSM-SHA-256:" and the SHA-256 of every byte
+ *                         before "sig algo" (written); 1 = Ed25519 over those bytes themselves
+ *                         (older logs, still read)
  *   sig length   u8       64
- *   signature    Ed25519 over every byte before "sig algo"
+ *   signature    64 bytes
  * </pre>
  *
  * <p>Format 1 is written when no entry is sealed (so logs without the confidentiality option keep
@@ -115,8 +118,27 @@ public final class MetadataCodec {
   /** Envelope format 2: each share is named by its entry's timestamp and incarnation. */
   public static final int ENVELOPE_FORMAT_INCARNATIONS = 2;
 
+  /** Signature algorithm 1: Ed25519 over every byte of the body (read, no longer written). */
   public static final int SIG_ED25519 = 1;
+
+  /**
+   * Signature algorithm 2, written by this version: Ed25519 over {@link #DIGEST_DOMAIN} and the
+   * SHA-256 of every byte of the body ({@link #digestMessage}). Same trailer length and layout as
+   * algorithm 1; an older client rejects algorithm 2 as unsupported (malformed) rather than
+   * misreading it.
+   */
+  public static final int SIG_ED25519_SHA256 = 2;
+
+  /**
+   * What precedes the body's digest in an algorithm 2 message: binds the signature to this use, so
+   * a signature over one form can never be taken for the other (an algorithm 1 body always starts
+   * with "RFSM" and a format byte, never with this).
+   */
+  private static final byte[] DIGEST_DOMAIN = "RFSM-SHA-256:".getBytes(StandardCharsets.US_ASCII);
+
   private static final int SIG_LENGTH = 64;
+
+  private static final int DIGEST_MESSAGE_BYTES = DIGEST_DOMAIN.length + 32;
 
   /**
    * Wire code of a parted entry ({@link LogEntry.Coding#PARTS}) some of whose holders store one
@@ -208,18 +230,23 @@ public final class MetadataCodec {
 
   /** Encodes and signs a log. */
   public byte[] encode(MetadataLog log, PrivateKey signingKey) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(128 + 160 * log.entries().size());
-    out.writeBytes(MAGIC);
-    boolean anySealed = log.entries().stream().anyMatch(LogEntry::isSealed);
+    boolean anySealed = false;
+    boolean laterIncarnation = false;
+    for (LogEntry e : log.entries()) {
+      anySealed |= e.isSealed();
+      laterIncarnation |= e.incarnation() != 0;
+    }
     boolean incarnations = log.incarnation() != 0;
+    byte[] key = log.key().getBytes(StandardCharsets.UTF_8);
+    Out out = new Out(encodedLength(log, key.length, incarnations, anySealed));
+    out.writeBytes(MAGIC);
     if (incarnations) {
       out.write(anySealed ? FORMAT_SEALED_INCARNATIONS : FORMAT_INCARNATIONS);
-    } else if (log.entries().stream().anyMatch(e -> e.incarnation() != 0)) {
+    } else if (laterIncarnation) {
       throw new IllegalArgumentException("a log of incarnation 0 cannot hold later incarnations");
     } else {
       out.write(anySealed ? FORMAT_SEALED : FORMAT);
     }
-    byte[] key = log.key().getBytes(StandardCharsets.UTF_8);
     u16(out, key.length);
     out.writeBytes(key);
     byte[] writer = log.writer().getBytes(StandardCharsets.US_ASCII);
@@ -310,18 +337,126 @@ public final class MetadataCodec {
         }
       }
     }
-    byte[] body = out.toByteArray();
+    // The body is signed where it lies (no copy), through its digest (SIG_ED25519_SHA256): Ed25519
+    // would hash a long log twice with SHA-512, the digest hashes it once with SHA-256.
+    int bodyLength = out.size();
+    byte[] message = digestMessage(out.buffer(), bodyLength);
     byte[] sig;
     try {
-      sig = signatures.sign(body, body.length, signingKey);
+      sig = signatures.sign(message, message.length, signingKey);
     } catch (IllegalStateException ex) {
       throw new IllegalStateException("cannot sign metadata with the writer's key", ex);
     }
-    byte[] all = Arrays.copyOf(body, body.length + 2 + sig.length);
-    all[body.length] = SIG_ED25519;
-    all[body.length + 1] = (byte) sig.length;
-    System.arraycopy(sig, 0, all, body.length + 2, sig.length);
-    return all;
+    out.write(SIG_ED25519_SHA256);
+    out.write(sig.length);
+    out.writeBytes(sig);
+    return out.exact();
+  }
+
+  /**
+   * The message Ed25519 signs for a log of {@link #SIG_ED25519_SHA256}: {@link #DIGEST_DOMAIN}
+   * followed by the SHA-256 of the body ({@code body[0..length)}). 45 bytes, so each of the two
+   * SHA-512 passes inside Ed25519 is one block, whatever the log's length. Both signers sign and
+   * verify these same bytes, so their signatures stay byte-identical.
+   */
+  public static byte[] digestMessage(byte[] body, int length) {
+    byte[] message = Arrays.copyOf(DIGEST_DOMAIN, DIGEST_DOMAIN.length + Sha256.BYTES);
+    byte[] digest = Sha256.hash(body, 0, length);
+    System.arraycopy(digest, 0, message, DIGEST_DOMAIN.length, Sha256.BYTES);
+    return message;
+  }
+
+  /**
+   * The length {@link #encode} gives {@code log} (signature trailer included), computed the way it
+   * writes, so its buffer is allocated once at the right size and handed out without a copy: a long
+   * log of inline values was copied several times as it grew. Names are ASCII, one byte per char;
+   * were a length ever off, the buffer would grow or be trimmed, never be wrong.
+   */
+  /** {@link #encode}'s length for {@code log}, as it computes it before encoding (for tests). */
+  static int encodedLength(MetadataLog log) {
+    boolean anySealed = log.entries().stream().anyMatch(LogEntry::isSealed);
+    return encodedLength(
+        log, log.key().getBytes(StandardCharsets.UTF_8).length, log.incarnation() != 0, anySealed);
+  }
+
+  private static int encodedLength(
+      MetadataLog log, int keyBytes, boolean incarnations, boolean anySealed) {
+    long n = MAGIC.length + 1 + 2 + keyBytes + 1 + log.writer().length() + 8 + 4;
+    if (incarnations) {
+      n += 8;
+    }
+    for (LogEntry e : log.entries()) {
+      n += 1 + 8 + (incarnations ? 8 : 0) + 8 + 2 + e.dataObject().length() + 8 + 32 + 1;
+      for (String h : e.holders()) {
+        n += 1 + h.length();
+      }
+      n += 1;
+      if (e.coding() == LogEntry.Coding.PARTS) {
+        n += 4 + 32L * e.partCount();
+        if (!e.joinedHolders().isEmpty()) {
+          n += e.holders().size();
+        }
+      } else if (e.coding() == LogEntry.Coding.CODED_PARTS) {
+        n += 1 + 4 + 32L * e.partCount() + 32L * e.partCount() * e.holders().size();
+      } else if (e.coding() == LogEntry.Coding.INLINE) {
+        n += 4 + e.inlineUnsafe().length;
+      } else if (e.coding() == LogEntry.Coding.PACKED) {
+        n += 2 + e.pack().object().length() + 8 + 32 + 8;
+      } else if (e.coding() != LogEntry.Coding.REPLICA) {
+        n += 1 + 32L * e.holders().size();
+      }
+      if (anySealed) {
+        n += 1;
+        for (String h : e.shareHolders()) {
+          n += 1 + h.length() + 32;
+        }
+      }
+    }
+    n += 2 + SIG_LENGTH;
+    return (int) Math.min(n, Integer.MAX_VALUE - 16);
+  }
+
+  /**
+   * A byte stream whose buffer can be signed in place and handed out without a copy if full. Not
+   * synchronized (the encoder's own, one thread): ByteArrayOutputStream takes its lock per byte.
+   */
+  private static final class Out extends ByteArrayOutputStream {
+    Out(int capacity) {
+      super(capacity);
+    }
+
+    private void room(int n) {
+      if (n > buf.length - count) {
+        buf = Arrays.copyOf(buf, Math.max(count + n, 2 * buf.length));
+      }
+    }
+
+    @Override
+    public void write(int b) {
+      room(1);
+      buf[count++] = (byte) b;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      java.util.Objects.checkFromIndexSize(off, len, b.length);
+      room(len);
+      System.arraycopy(b, off, buf, count, len);
+      count += len;
+    }
+
+    @Override
+    public void writeBytes(byte[] b) {
+      write(b, 0, b.length);
+    }
+
+    byte[] buffer() {
+      return buf;
+    }
+
+    byte[] exact() {
+      return count == buf.length ? buf : Arrays.copyOf(buf, count);
+    }
   }
 
   /**
@@ -710,7 +845,7 @@ public final class MetadataCodec {
       need(in, 2);
       int algo = u8(in);
       int sigLength = u8(in);
-      if (algo != SIG_ED25519 || sigLength != SIG_LENGTH) {
+      if ((algo != SIG_ED25519 && algo != SIG_ED25519_SHA256) || sigLength != SIG_LENGTH) {
         throw malformed("unsupported signature algorithm " + algo + "/" + sigLength);
       }
       need(in, sigLength);
@@ -719,7 +854,11 @@ public final class MetadataCodec {
       if (in.hasRemaining()) {
         throw malformed(in.remaining() + " trailing bytes after the signature");
       }
-      if (!verify(bytes, signedLength, sig, writerKey)) {
+      boolean valid =
+          algo == SIG_ED25519
+              ? verify(bytes, signedLength, sig, writerKey)
+              : verify(digestMessage(bytes, signedLength), DIGEST_MESSAGE_BYTES, sig, writerKey);
+      if (!valid) {
         throw new MalformedMetadataException(
             CloudFault.Kind.BAD_SIGNATURE, "signature does not verify under writer's key");
       }

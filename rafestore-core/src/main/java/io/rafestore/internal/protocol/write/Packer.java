@@ -541,6 +541,9 @@ public final class Packer {
                   }
                   MetadataLog next = Logs.rewrite(c.view().logOf(writer), ctx.incarnation());
                   byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
+                  // As for every log this client signs (Commit): reading it back (the next PAPER
+                  // readM of the key) recognises these bytes instead of verifying them again.
+                  ctx.codec.rememberSigned(bytes, next, ctx.settings.writerKeys().getPublic());
                   ctx.rememberOwnLog(next);
                   java.util.function.Function<Cloud, byte[]> payloads =
                       KeyShares.payloads(ctx, c.view(), next, bytes, null);

@@ -649,6 +649,89 @@ public class MetadataCodecTest {
         .hasMessageContaining("trailing");
   }
 
+  /**
+   * A signed log with its trailer replaced: algorithm {@code algo}, signature of {@code message}.
+   */
+  private static byte[] resigned(byte[] signedLog, int algo, byte[] message) {
+    byte[] out = signedLog.clone();
+    int body = out.length - 66;
+    byte[] sig =
+        io.rafestore.internal.codec.Signatures.fast()
+            .sign(message, message.length, Harness.ALICE.getPrivate());
+    out[body] = (byte) algo;
+    System.arraycopy(sig, 0, out, body + 2, 64);
+    return out;
+  }
+
+  @Test
+  void logsAreSignedOverTheBodysDigestAndOlderLogsSignedOverTheBodyStillRead()
+      throws MalformedMetadataException {
+    MetadataCodec codec = new MetadataCodec();
+    MetadataLog log = sample(3);
+    byte[] bytes = codec.encode(log, Harness.ALICE.getPrivate());
+    int body = bytes.length - 66;
+    assertThat(bytes[body]).isEqualTo((byte) MetadataCodec.SIG_ED25519_SHA256);
+    assertThat(bytes[body + 1]).isEqualTo((byte) 64);
+    // Algorithm 2 signs the domain and the body's SHA-256: the same 64 bytes as signing it
+    // directly.
+    byte[] message = MetadataCodec.digestMessage(bytes, body);
+    assertThat(new String(message, 0, 13, java.nio.charset.StandardCharsets.US_ASCII))
+        .isEqualTo("RFSM-SHA-256:");
+    assertThat(Arrays.copyOfRange(message, 13, 45))
+        .isEqualTo(io.rafestore.internal.codec.Sha256.hash(bytes, 0, body));
+    assertThat(resigned(bytes, MetadataCodec.SIG_ED25519_SHA256, message)).isEqualTo(bytes);
+    // A log signed over the body itself (algorithm 1, as every earlier version wrote) still reads.
+    byte[] body1 = Arrays.copyOf(bytes, body);
+    byte[] older = resigned(bytes, MetadataCodec.SIG_ED25519, body1);
+    MetadataLog back =
+        new MetadataCodec().decode(older, "k", "alice", Harness.ALICE.getPublic(), MAX);
+    assertThat(codec.encode(back, Harness.ALICE.getPrivate())).isEqualTo(bytes);
+    // Neither signature passes under the other algorithm's byte: the algorithm is not malleable.
+    byte[] twoAsOne = bytes.clone();
+    twoAsOne[body] = (byte) MetadataCodec.SIG_ED25519;
+    byte[] oneAsTwo = older.clone();
+    oneAsTwo[body] = (byte) MetadataCodec.SIG_ED25519_SHA256;
+    for (byte[] bad : List.of(twoAsOne, oneAsTwo)) {
+      assertThatThrownBy(
+              () -> new MetadataCodec().decode(bad, "k", "alice", Harness.ALICE.getPublic(), MAX))
+          .isInstanceOfSatisfying(
+              MalformedMetadataException.class,
+              e -> assertThat(e.kind()).isEqualTo(CloudFault.Kind.BAD_SIGNATURE));
+    }
+    // Any changed body byte changes the digest, so the signature fails.
+    byte[] flipped = bytes.clone();
+    flipped[body - 1] ^= 1;
+    assertThatThrownBy(
+            () -> new MetadataCodec().decode(flipped, "k", "alice", Harness.ALICE.getPublic(), MAX))
+        .isInstanceOf(MalformedMetadataException.class);
+    // Algorithm 3 is unknown.
+    byte[] three = bytes.clone();
+    three[body] = 3;
+    assertThatThrownBy(
+            () -> new MetadataCodec().decode(three, "k", "alice", Harness.ALICE.getPublic(), MAX))
+        .hasMessageContaining("unsupported signature algorithm 3/64");
+  }
+
+  @Test
+  void theEncoderSizesItsBufferExactlyForEveryKindOfEntry() {
+    MetadataCodec codec = new MetadataCodec();
+    List<MetadataLog> logs =
+        List.of(
+            sample(0),
+            sample(3),
+            sealedSample(2),
+            codedPartsSample(),
+            joinedSample(),
+            incarnationSample(false),
+            incarnationSample(true),
+            inlineSample(false),
+            inlineSample(true));
+    for (MetadataLog log : logs) {
+      assertThat(codec.encode(log, Harness.ALICE.getPrivate()))
+          .hasSize(MetadataCodec.encodedLength(log));
+    }
+  }
+
   @Test
   void wrongKeyWriterOrSignerIsRejected() {
     MetadataCodec codec = new MetadataCodec();
