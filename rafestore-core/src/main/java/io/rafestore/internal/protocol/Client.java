@@ -324,7 +324,7 @@ public final class Client implements RafeStore {
             () ->
                 switch (ctx.settings.mode()) {
                   case PAPER, FAST -> {
-                    Payload payload = Payload.of(ctx, key, copy);
+                    Payload payload = Payload.of(ctx, key, copy, packer);
                     if (!(payload instanceof InlinePayload inline)) {
                       yield WriteOp.run(ctx, key, payload);
                     }
