@@ -204,6 +204,17 @@ public final class Packer implements LayoutChooser.LogRooms {
   }
 
   /**
+   * After a write of {@code key} stored as a data object (whole copies, fragments or parts)
+   * committed: as {@link #afterCommit}, since the log's inline values are older than its newest
+   * entry now, and the write counts towards a burst of the key's writes.
+   */
+  public void afterDataWrite(String key) {
+    if (ctx.settings.inlineThreshold() > 0) {
+      afterCommit(key);
+    }
+  }
+
+  /**
    * Whether a write of {@code key} taking its turn now is part of a burst: the key's previous write
    * committed within {@link #COMMIT_DELAY}.
    */

@@ -434,7 +434,14 @@ public final class WriteBackQueue implements CommitGate {
     if (!(first instanceof InlinePayload firstInline)) {
       named(head, first);
       taken.add(head);
-      return List.of(WriteOp.run(ctx, head.key, first));
+      CompletableFuture<WriteReceipt> data = WriteOp.run(ctx, head.key, first);
+      data.whenComplete(
+          (r, e) -> {
+            if (e == null) {
+              packer.afterDataWrite(head.key);
+            }
+          });
+      return List.of(data);
     }
     if (groups == null) {
       named(head, first);
