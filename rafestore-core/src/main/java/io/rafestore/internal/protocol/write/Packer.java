@@ -327,6 +327,9 @@ public final class Packer implements LayoutChooser.LogRooms {
     CompletableFuture<WriteOp.Uploaded> inFlight = null;
     Pack p = null;
     boolean fits;
+    List<CompletableFuture<WriteOp.Uploaded>> nearly = new ArrayList<>();
+    long carried = 0;
+    long logBytes = 0;
     List<Pack> stale;
     synchronized (this) {
       if (closed) {
@@ -336,7 +339,31 @@ public final class Packer implements LayoutChooser.LogRooms {
       stale = dropStale(key);
       MetadataLog own = Logs.replace(view.logOf(ctx.settings.writerId()), ready(key));
       MetadataLog projected = Logs.appendAll(own, view, entries, ctx.incarnation());
-      fits = Logs.inlineBytes(projected) <= ctx.settings.inlineLogBudget();
+      long projectedBytes = Logs.inlineBytes(projected);
+      fits = projectedBytes <= ctx.settings.inlineLogBudget();
+      if (fits) {
+        // Packs of older values still on their way whose values this log would carry.
+        Set<LogEntry.Id> inline = new HashSet<>();
+        for (LogEntry e : own.entries()) {
+          if (e.coding() == LogEntry.Coding.INLINE) {
+            inline.add(e.id());
+          }
+        }
+        for (Pack q : pending.getOrDefault(key, List.of())) {
+          if (q.upload.isDone() || holdsAny(q, entries)) {
+            continue;
+          }
+          long b = 0;
+          for (LogEntry e : q.originals) {
+            b += inline.contains(e.id()) ? e.inlineUnsafe().length : 0;
+          }
+          if (b > 0) {
+            nearly.add(q.upload);
+            carried += b;
+          }
+        }
+        logBytes = projectedBytes;
+      }
       for (Pack q : pending.getOrDefault(key, List.of())) {
         // Not a pack made ahead of this very write's values (packAhead): it frees nothing here.
         if (!q.upload.isDone() && !holdsAny(q, entries)) {
@@ -354,8 +381,20 @@ public final class Packer implements LayoutChooser.LogRooms {
     }
     stale.forEach(this::discard);
     if (fits) {
-      // The usual case: no wait at all.
-      return CompletableFuture.completedFuture(List.of());
+      // The usual case: no wait at all. But if packs of values this log would carry are still on
+      // their way, waiting for them costs less than sending their bytes in this writeM for as long
+      // as those bytes would add to the round: wait that long at most.
+      Duration bound = nearly.isEmpty() ? Duration.ZERO : extraRound(logBytes, carried);
+      if (bound.isZero() || bound.isNegative()) {
+        return CompletableFuture.completedFuture(List.of());
+      }
+      CompletableFuture<List<String>> out = new CompletableFuture<>();
+      CompletableFuture.allOf(nearly.toArray(new CompletableFuture<?>[0]))
+          .handle((r, e) -> out.complete(List.of()));
+      Scheduler.Cancellable timer =
+          ctx.settings.scheduler().schedule(bound, () -> out.complete(List.of()));
+      out.whenComplete((r, e) -> timer.cancel());
+      return out;
     }
     if (inFlight != null) {
       return inFlight.handle((r, e) -> null).thenCompose(x -> room(key, view, entries));
@@ -428,6 +467,23 @@ public final class Packer implements LayoutChooser.LogRooms {
     inline -= unpacked;
     wait += predictPack(unpacked).toNanos();
     return new LayoutChooser.LogRoom(Math.max(0, inline), Duration.ofNanos(wait), budget);
+  }
+
+  /**
+   * How much longer writeM's round is predicted to take with a log of {@code logBytes} inline bytes
+   * than with {@code carried} fewer: the (n-f)-th fastest cloud's upload of each.
+   */
+  private Duration extraRound(long logBytes, long carried) {
+    return quorumUpload(logBytes).minus(quorumUpload(Math.max(0, logBytes - carried)));
+  }
+
+  private Duration quorumUpload(long bytes) {
+    List<Duration> times = new ArrayList<>();
+    for (String id : ctx.byId.keySet()) {
+      times.add(ctx.predictUpload(id, bytes));
+    }
+    times.sort(null);
+    return times.get(Math.min(times.size(), ctx.settings.quorum()) - 1);
   }
 
   /**
