@@ -44,7 +44,10 @@ import java.util.concurrent.TimeoutException;
  * next inline write of the key carries the replacement in its own writeM ({@link #carry}), at no
  * extra request; if none comes within {@link #COMMIT_DELAY}, the packer runs a writeM of its own
  * (readM first unless FAST may skip it), in the key's queue like every metadata phase of this
- * client.
+ * client. In a burst of writes of a key ({@link #packAhead}) a write's own value is packed while
+ * its writeM runs, so that the next write finds the pack ready and its log holds little besides its
+ * newest value. Several packs of a key may be uploading at once; none holds an entry another
+ * pending pack holds. The layout chooser asks {@link #logRoom} what a key's log can take.
  *
  * <p><b>Why no version is lost or changed.</b> A log names a pack only after f+1 clouds
  * acknowledged it (one correct holder), and names byte-identical stored bytes under the same
