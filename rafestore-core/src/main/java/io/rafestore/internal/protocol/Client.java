@@ -324,9 +324,16 @@ public final class Client implements RafeStore {
             () ->
                 switch (ctx.settings.mode()) {
                   case PAPER, FAST -> {
-                    Payload payload = Payload.of(ctx, key, copy);
+                    Payload payload = Payload.of(ctx, key, copy, packer);
                     if (!(payload instanceof InlinePayload inline)) {
-                      yield WriteOp.run(ctx, key, payload);
+                      CompletableFuture<WriteReceipt> data = WriteOp.run(ctx, key, payload);
+                      data.whenComplete(
+                          (r, e) -> {
+                            if (e == null) {
+                              packer.afterDataWrite(key);
+                            }
+                          });
+                      yield data;
                     }
                     yield groups != null
                         ? groups.write(ctx, key, inline)

@@ -24,11 +24,23 @@ public sealed interface Payload permits WholeUpload, PartedPayload, InlinePayloa
    * coding of a whole value run here, on the caller's thread.
    */
   static Payload of(Context ctx, String key, byte[] value) {
+    return of(ctx, key, value, null);
+  }
+
+  /**
+   * As {@link #of(Context, String, byte[])}, with what the writer's log of the key can take ({@code
+   * rooms}, null if unknown) for the layout chooser's inline candidate.
+   */
+  static Payload of(
+      Context ctx,
+      String key,
+      byte[] value,
+      io.rafestore.internal.protocol.selection.LayoutChooser.LogRooms rooms) {
     // The one decision point of a new value's layout: fixed by the settings (inline up to the
     // inline threshold, then copies or the configured code), or chosen for this value
     // (Placement.of asks the layout chooser); inline inside the signed log, in parts above the
     // part size, else whole.
-    Placement placement = Placement.of(ctx, key, value.length);
+    Placement placement = Placement.of(ctx, key, value.length, rooms);
     if (placement.inline()) {
       return InlinePayload.of(ctx, key, value, placement);
     }

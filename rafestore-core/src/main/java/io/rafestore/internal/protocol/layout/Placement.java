@@ -6,6 +6,7 @@ import io.rafestore.internal.codec.Aead;
 import io.rafestore.internal.protocol.config.Settings;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.selection.LayoutChooser;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +37,15 @@ public record Placement(boolean inline, int k, List<String> order, Optional<Layo
 
   /** The placement of a new value of {@code size} bytes of {@code key}. */
   static Placement of(Context ctx, String key, long size) {
+    return of(ctx, key, size, null);
+  }
+
+  /**
+   * The placement of a new value of {@code size} bytes of {@code key}; {@code rooms} (null if none)
+   * tells the chooser what the writer's log can take, so that an inline candidate is timed with the
+   * bytes its log carries and any wait for packing.
+   */
+  static Placement of(Context ctx, String key, long size, LayoutChooser.LogRooms rooms) {
     Settings s = ctx.settings;
     boolean inlineAllowed = InlinePayload.fits(ctx, size);
     if (!s.choosesLayout()) {
@@ -64,7 +74,10 @@ public record Placement(boolean inline, int k, List<String> order, Optional<Layo
             inlineAllowed,
             s.partSize(),
             s.partsInFlight(),
-            s.objective());
+            s.objective(),
+            inlineAllowed && rooms != null
+                ? rooms.logRoom(key, LogEntry.storedPartSize(size, s.encryptValues()))
+                : LayoutChooser.LogRoom.UNKNOWN);
     LayoutChooser.Decision d = LayoutChooser.choose(request, ctx, ctx.prices);
     LayoutChoice choice = d.toChoice();
     List<String> order = new ArrayList<>(choice.chosen().clouds());

@@ -102,6 +102,9 @@ public final class LayoutChooser {
    * @param partSize values above it are sent in parts (coded values: each part coded on its own)
    * @param partsInFlight parts in flight per cloud
    * @param objective what to minimise
+   * @param room what the writer's log of the key can take now ({@link LogRoom}): an inline value
+   *     rides in a log with the inline bytes it still carries, and waits for packing when the
+   *     budget cannot take it
    */
   public record Request(
       long size,
@@ -113,13 +116,41 @@ public final class LayoutChooser {
       boolean inlineAllowed,
       long partSize,
       int partsInFlight,
-      Objective objective) {
+      Objective objective,
+      LogRoom room) {
     public Request {
+      java.util.Objects.requireNonNull(room, "room");
       dataClouds = List.copyOf(dataClouds);
       clouds = List.copyOf(clouds);
       if (dataClouds.size() < f + 1) {
         throw new IllegalArgumentException("fewer than f+1 data clouds");
       }
+    }
+
+    /** A request for a key whose log is not known ({@link LogRoom#UNKNOWN}). */
+    public Request(
+        long size,
+        List<String> dataClouds,
+        List<String> clouds,
+        int f,
+        ProtocolMode mode,
+        boolean readMSkipped,
+        boolean inlineAllowed,
+        long partSize,
+        int partsInFlight,
+        Objective objective) {
+      this(
+          size,
+          dataClouds,
+          clouds,
+          f,
+          mode,
+          readMSkipped,
+          inlineAllowed,
+          partSize,
+          partsInFlight,
+          objective,
+          LogRoom.UNKNOWN);
     }
 
     /** Parts the value is sent in (1 when whole). */
@@ -132,6 +163,37 @@ public final class LayoutChooser {
       long count = partCount();
       return (size + count - 1) / count;
     }
+  }
+
+  /**
+   * What the writer's signed log of a key can take for an inline value, as the packer ({@code
+   * Packer#logRoom}) predicts it.
+   *
+   * @param inlineBytes inline bytes the next write's log carries besides the new value (older
+   *     values not yet replaced by an acknowledged pack)
+   * @param packWait how long the write must wait for packing before its log can take the value
+   *     (zero when the budget has room): the pending packs' predicted acknowledgements, or a new
+   *     pack
+   * @param budget the log's inline budget (0 when unknown)
+   */
+  public record LogRoom(long inlineBytes, Duration packWait, long budget) {
+    /** Nothing known of the log (the write reads it first): no inline bytes, no wait. */
+    public static final LogRoom UNKNOWN = new LogRoom(0, Duration.ZERO, 0);
+
+    public LogRoom {
+      java.util.Objects.requireNonNull(packWait, "packWait");
+    }
+
+    /** Whether an inline write has to wait for packing. */
+    public boolean waits() {
+      return !packWait.isZero() && !packWait.isNegative();
+    }
+  }
+
+  /** Where the chooser learns what a key's log can take ({@code Packer} implements it). */
+  public interface LogRooms {
+    /** What this writer's log of {@code key} can take for a value of {@code storedSize} bytes. */
+    LogRoom logRoom(String key, long storedSize);
   }
 
   /**
@@ -208,8 +270,21 @@ public final class LayoutChooser {
                     o.candidate().kind() != best.candidate().kind()
                         || o.candidate().k() != best.candidate().k())
             .findFirst();
-    return new Decision(
-        best, runnerUp, List.copyOf(options), reason(objective, best, runnerUp), objective);
+    String reason = reason(objective, best, runnerUp);
+    LogRoom room = request.room();
+    if (request.inlineAllowed() && room.waits()) {
+      reason +=
+          String.format(
+              Locale.ROOT,
+              "; inline waits %d ms for packing (this value's %d bytes do not fit in the log's"
+                  + " %d-byte inline budget until a pending pack is acknowledged; then the log"
+                  + " carries %d inline bytes besides it)",
+              room.packWait().toMillis(),
+              request.size(),
+              room.budget(),
+              room.inlineBytes());
+    }
+    return new Decision(best, runnerUp, List.copyOf(options), reason, objective);
   }
 
   private static double seconds(Option o) {
@@ -277,7 +352,10 @@ public final class LayoutChooser {
 
     Option inline() {
       long h = req.readMSkipped() && req.mode() == ProtocolMode.FAST ? 0 : readM;
-      long total = h + writeM(LOG_BYTES + req.size());
+      // The log carries the value and the older inline bytes not yet packed; if the budget cannot
+      // take the value, writeM waits for packing too (which runs while readM does).
+      long ready = Math.max(h, req.room().packWait().toNanos());
+      long total = ready + writeM(LOG_BYTES + req.room().inlineBytes() + req.size());
       double usd = 0;
       for (String c : req.clouds()) {
         PriceBook.Price p = prices.of(c);

@@ -15,6 +15,7 @@ import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
 import io.rafestore.internal.protocol.quorum.QuorumPut;
+import io.rafestore.internal.protocol.selection.LayoutChooser;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ObjectKey;
 import io.rafestore.spi.support.Futures;
@@ -22,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -42,7 +44,10 @@ import java.util.concurrent.TimeoutException;
  * next inline write of the key carries the replacement in its own writeM ({@link #carry}), at no
  * extra request; if none comes within {@link #COMMIT_DELAY}, the packer runs a writeM of its own
  * (readM first unless FAST may skip it), in the key's queue like every metadata phase of this
- * client.
+ * client. In a burst of writes of a key ({@link #packAhead}) a write's own value is packed while
+ * its writeM runs, so that the next write finds the pack ready and its log holds little besides its
+ * newest value. Several packs of a key may be uploading at once; none holds an entry another
+ * pending pack holds. The layout chooser asks {@link #logRoom} what a key's log can take.
  *
  * <p><b>Why no version is lost or changed.</b> A log names a pack only after f+1 clouds
  * acknowledged it (one correct holder), and names byte-identical stored bytes under the same
@@ -60,7 +65,7 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Thread-safe: state per key under this object's lock, callouts outside it.
  */
-public final class Packer {
+public final class Packer implements LayoutChooser.LogRooms {
   /**
    * How long a ready pack waits for a write of its key to carry it before the packer writes the log
    * itself: a burst of writes pays no extra metadata round; an idle key's log shrinks within it.
@@ -90,6 +95,22 @@ public final class Packer {
 
   private boolean closed;
 
+  /**
+   * When each recently written key's last write committed, on the client's scheduler: a write that
+   * begins within {@link #COMMIT_DELAY} of it is part of a burst. At most {@link #BURST_KEYS} keys,
+   * least recently written dropped first. Guarded by this.
+   */
+  private final Map<String, Long> lastCommit =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+          return size() > BURST_KEYS;
+        }
+      };
+
+  /** Keys whose last commit time is kept to tell a burst. */
+  static final int BURST_KEYS = 4096;
+
   public Packer(Context ctx) {
     this.ctx = ctx;
   }
@@ -103,6 +124,14 @@ public final class Packer {
     final byte[] sha256;
     final long[] offsets;
 
+    /**
+     * The id of the entry that was the log's newest when the pack was made, if the pack holds it
+     * (packed ahead, in a burst: {@link Packer#afterCommit}); null if it holds older entries only.
+     * While that entry is still the newest, only a write (which appends a newer one) may carry the
+     * pack: the packer's own writeM leaves it out, and it is deleted unused once it is stale.
+     */
+    final LogEntry.Id ahead;
+
     /** Completed with the upload's outcome; cancelling it cancels the upload. */
     final CompletableFuture<WriteOp.Uploaded> upload = new CompletableFuture<>();
 
@@ -111,11 +140,15 @@ public final class Packer {
 
     volatile Scheduler.Cancellable timer;
 
+    /** The pack's bytes from {@link Packer#reserve} until {@link Packer#launch} sends them. */
+    byte[] bytes;
+
     /** When the upload started, on the client's scheduler. */
     final long startNanos = ctx.settings.scheduler().nanoTime();
 
-    Pack(String key, List<LogEntry> originals, byte[] bytes, long[] offsets) {
+    Pack(String key, List<LogEntry> originals, byte[] bytes, long[] offsets, LogEntry.Id ahead) {
       this.key = key;
+      this.ahead = ahead;
       this.originals = List.copyOf(originals);
       this.object = Names.freshDataObject(key, ctx.settings.writerId());
       this.size = bytes.length;
@@ -161,38 +194,66 @@ public final class Packer {
   }
 
   /**
-   * After a write of {@code key} committed: packs the older inline values of this writer's log if
-   * they exceed the trigger and no pack of the key is uploading.
+   * After a write of {@code key} committed: packs the older inline values of this writer's log not
+   * yet in a pack if they exceed the trigger, whatever other packs of the key are still uploading
+   * (each pack takes only entries no other pack holds).
    */
   void afterCommit(String key) {
     synchronized (this) {
       failures.remove(key);
+      lastCommit.put(key, ctx.settings.scheduler().nanoTime());
     }
     tryPack(key);
   }
 
-  /** Starts a pack of {@code key}'s older inline values if they exceed the trigger. */
+  /**
+   * After a write of {@code key} stored as a data object (whole copies, fragments or parts)
+   * committed: as {@link #afterCommit}, since the log's inline values are older than its newest
+   * entry now, and the write counts towards a burst of the key's writes.
+   */
+  public void afterDataWrite(String key) {
+    if (ctx.settings.inlineThreshold() > 0) {
+      afterCommit(key);
+    }
+  }
+
+  /**
+   * Whether a write of {@code key} taking its turn now is part of a burst: the key's previous write
+   * committed within {@link #COMMIT_DELAY}.
+   */
+  private synchronized boolean burst(String key) {
+    Long last = lastCommit.get(key);
+    return last != null && ctx.settings.scheduler().nanoTime() - last <= COMMIT_DELAY.toNanos();
+  }
+
+  /**
+   * Starts a pack of {@code key}'s older inline values not yet in a pack, if they exceed the
+   * trigger.
+   */
   private void tryPack(String key) {
     MetadataLog own = ctx.ownLog(key);
     if (own == null) {
       return;
     }
-    List<LogEntry> candidates;
+    Pack p = null;
     List<Pack> stale;
     synchronized (this) {
-      if (closed || uploading(key)) {
+      if (closed) {
         return;
       }
       stale = dropStale(key);
-      candidates = older(own, packed(key));
+      List<LogEntry> candidates = older(own, packed(key));
+      long bytes = 0;
+      for (LogEntry e : candidates) {
+        bytes += e.inlineUnsafe().length;
+      }
+      if (bytes > ctx.settings.inlinePackTrigger()) {
+        p = reserve(key, candidates, null);
+      }
     }
     stale.forEach(this::discard);
-    long bytes = 0;
-    for (LogEntry e : candidates) {
-      bytes += e.inlineUnsafe().length;
-    }
-    if (bytes > ctx.settings.inlinePackTrigger()) {
-      start(key, candidates, ctx.observer.quiet(key));
+    if (p != null) {
+      launch(p, ctx.observer.quiet(key));
     }
   }
 
@@ -215,8 +276,63 @@ public final class Packer {
    * budget, so packing every older value always makes room.
    */
   CompletableFuture<List<String>> makeRoom(String key, View view, List<LogEntry> entries) {
+    boolean burst = burst(key);
+    CompletableFuture<List<String>> out = room(key, view, entries);
+    if (burst) {
+      packAhead(key, view, entries);
+    }
+    return out;
+  }
+
+  /**
+   * In a burst of writes of {@code key}, packs the values this write appends (with the log's inline
+   * values no pack holds yet) while its writeM runs, if together they exceed the trigger: the next
+   * write, which makes them older, then usually finds the pack acknowledged and carries it, so a
+   * sequential writer's log holds little besides its newest value (and at most the one whose pack
+   * is still on its way). Packed only after the write, they would ride in the next log too and be
+   * packed while it is written, and from half the budget on a write would wait for a pack. The pack
+   * is named by no log until a later write carries it ({@link #carry}); if none comes within {@link
+   * #COMMIT_DELAY} of its acknowledgement, it is deleted ({@link #expire}), and so is one whose
+   * write failed.
+   */
+  private void packAhead(String key, View view, List<LogEntry> entries) {
+    MetadataLog own = view.logOf(ctx.settings.writerId());
+    Pack p = null;
+    synchronized (this) {
+      if (closed || entries.isEmpty()) {
+        return;
+      }
+      Set<LogEntry.Id> inPacks = packed(key);
+      List<LogEntry> candidates = own == null ? new ArrayList<>() : older(own, inPacks, 0);
+      boolean appended = false;
+      // As writeM will sign them: stamped with this client's incarnation (their ids include it).
+      List<LogEntry> signed = stamped(entries);
+      for (LogEntry e : signed) {
+        if (e.coding() == LogEntry.Coding.INLINE && !inPacks.contains(e.id())) {
+          candidates.add(e);
+          appended = true;
+        }
+      }
+      long bytes = 0;
+      for (LogEntry e : candidates) {
+        bytes += e.inlineUnsafe().length;
+      }
+      if (appended && bytes > ctx.settings.inlinePackTrigger()) {
+        p = reserve(key, candidates, signed.get(signed.size() - 1).id());
+      }
+    }
+    if (p != null) {
+      launch(p, ctx.observer.quiet(key));
+    }
+  }
+
+  private CompletableFuture<List<String>> room(String key, View view, List<LogEntry> entries) {
     CompletableFuture<WriteOp.Uploaded> inFlight = null;
-    List<LogEntry> candidates = null;
+    Pack p = null;
+    boolean fits;
+    List<CompletableFuture<WriteOp.Uploaded>> nearly = new ArrayList<>();
+    long carried = 0;
+    long logBytes = 0;
     List<Pack> stale;
     synchronized (this) {
       if (closed) {
@@ -226,31 +342,166 @@ public final class Packer {
       stale = dropStale(key);
       MetadataLog own = Logs.replace(view.logOf(ctx.settings.writerId()), ready(key));
       MetadataLog projected = Logs.appendAll(own, view, entries, ctx.incarnation());
-      if (Logs.inlineBytes(projected) <= ctx.settings.inlineLogBudget()) {
-        // The usual case: no wait at all.
-        return CompletableFuture.completedFuture(List.of());
+      long projectedBytes = Logs.inlineBytes(projected);
+      fits = projectedBytes <= ctx.settings.inlineLogBudget();
+      if (fits) {
+        // Packs of older values still on their way whose values this log would carry.
+        Set<LogEntry.Id> inline = new HashSet<>();
+        for (LogEntry e : own.entries()) {
+          if (e.coding() == LogEntry.Coding.INLINE) {
+            inline.add(e.id());
+          }
+        }
+        for (Pack q : pending.getOrDefault(key, List.of())) {
+          if (q.upload.isDone() || holdsAny(q, entries)) {
+            continue;
+          }
+          long b = 0;
+          for (LogEntry e : q.originals) {
+            b += inline.contains(e.id()) ? e.inlineUnsafe().length : 0;
+          }
+          if (b > 0) {
+            nearly.add(q.upload);
+            carried += b;
+          }
+        }
+        logBytes = projectedBytes;
       }
-      for (Pack p : pending.getOrDefault(key, List.of())) {
-        if (!p.upload.isDone()) {
-          inFlight = p.upload;
+      for (Pack q : pending.getOrDefault(key, List.of())) {
+        // Not a pack made ahead of this very write's values (packAhead): it frees nothing here.
+        if (!q.upload.isDone() && !holdsAny(q, entries)) {
+          inFlight = q.upload;
         }
       }
-      if (inFlight == null) {
-        candidates = older(projected, packed(key), entries.size());
+      if (fits) {
+        inFlight = null;
+      } else if (inFlight == null) {
+        List<LogEntry> candidates = older(projected, packed(key), entries.size());
+        if (!candidates.isEmpty()) {
+          p = reserve(key, candidates, null);
+        }
       }
     }
     stale.forEach(this::discard);
-    if (inFlight != null) {
-      return inFlight.handle((r, e) -> null).thenCompose(x -> makeRoom(key, view, entries));
+    if (fits) {
+      // The usual case: no wait at all. But if packs of values this log would carry are still on
+      // their way, waiting for them costs less than sending their bytes in this writeM for as long
+      // as those bytes would add to the round: wait that long at most.
+      Duration bound = nearly.isEmpty() ? Duration.ZERO : extraRound(logBytes, carried);
+      if (bound.isZero() || bound.isNegative()) {
+        return CompletableFuture.completedFuture(List.of());
+      }
+      CompletableFuture<List<String>> out = new CompletableFuture<>();
+      CompletableFuture.allOf(nearly.toArray(new CompletableFuture<?>[0]))
+          .handle((r, e) -> out.complete(List.of()));
+      Scheduler.Cancellable timer =
+          ctx.settings.scheduler().schedule(bound, () -> out.complete(List.of()));
+      out.whenComplete((r, e) -> timer.cancel());
+      return out;
     }
-    if (candidates.isEmpty()) {
+    if (inFlight != null) {
+      return inFlight.handle((r, e) -> null).thenCompose(x -> room(key, view, entries));
+    }
+    if (p == null) {
       return CompletableFuture.completedFuture(List.of());
     }
-    Pack p = start(key, candidates, ctx.observer.quiet(key));
-    return p == null
-        ? CompletableFuture.failedFuture(
-            new RafeStoreException("stopped: this RafeStore client was closed"))
-        : p.upload.thenApply(WriteOp.Uploaded::contacted);
+    launch(p, ctx.observer.quiet(key));
+    return p.upload.thenApply(WriteOp.Uploaded::contacted);
+  }
+
+  /**
+   * What this writer's log of {@code key} can take now, for the layout chooser: the inline bytes
+   * the next write's log will carry besides its value (ready packs carried), and, when they and
+   * {@code storedSize} more would exceed the inline budget, how long {@link #makeRoom} is predicted
+   * to wait: until enough of the packs still uploading are acknowledged, each predicted done at its
+   * start plus the latency model's upload time to its (f+1)-th fastest data cloud, plus a pack of
+   * every remaining older value if those are not enough. {@link LayoutChooser.LogRoom#UNKNOWN} when
+   * this client does not know its log of the key (the write reads it first).
+   */
+  @Override
+  public LayoutChooser.LogRoom logRoom(String key, long storedSize) {
+    MetadataLog own = ctx.ownLog(key);
+    if (own == null) {
+      return LayoutChooser.LogRoom.UNKNOWN;
+    }
+    long budget = ctx.settings.inlineLogBudget();
+    long now = ctx.settings.scheduler().nanoTime();
+    List<long[]> flights = new ArrayList<>();
+    long inline;
+    long unpacked = 0;
+    synchronized (this) {
+      MetadataLog carried = Logs.replace(own, ready(key));
+      inline = Logs.inlineBytes(carried);
+      if (inline + storedSize <= budget) {
+        return new LayoutChooser.LogRoom(inline, Duration.ZERO, budget);
+      }
+      Map<LogEntry.Id, Long> stillInline = new HashMap<>();
+      for (LogEntry e : carried.entries()) {
+        if (e.coding() == LogEntry.Coding.INLINE) {
+          stillInline.put(e.id(), (long) e.inlineUnsafe().length);
+        }
+      }
+      for (Pack p : pending.getOrDefault(key, List.of())) {
+        if (p.upload.isDone()) {
+          continue;
+        }
+        long freed = 0;
+        for (LogEntry e : p.originals) {
+          Long b = stillInline.remove(e.id());
+          freed += b == null ? 0 : b;
+        }
+        long done = p.startNanos + predictPack(p.size).toNanos();
+        flights.add(new long[] {done, freed});
+      }
+      for (long b : stillInline.values()) {
+        unpacked += b;
+      }
+    }
+    flights.sort((a, b) -> Long.compare(a[0], b[0]));
+    long wait = 0;
+    for (long[] f : flights) {
+      inline -= f[1];
+      wait = Math.max(wait, f[0] - now);
+      if (inline + storedSize <= budget) {
+        return new LayoutChooser.LogRoom(inline, Duration.ofNanos(wait), budget);
+      }
+    }
+    // makeRoom then packs every older value still inline, and waits for it.
+    inline -= unpacked;
+    wait += predictPack(unpacked).toNanos();
+    return new LayoutChooser.LogRoom(Math.max(0, inline), Duration.ofNanos(wait), budget);
+  }
+
+  /**
+   * How much longer writeM's round is predicted to take with a log of {@code logBytes} inline bytes
+   * than with {@code carried} fewer: the (n-f)-th fastest cloud's upload of each.
+   */
+  private Duration extraRound(long logBytes, long carried) {
+    return quorumUpload(logBytes).minus(quorumUpload(Math.max(0, logBytes - carried)));
+  }
+
+  private Duration quorumUpload(long bytes) {
+    List<Duration> times = new ArrayList<>();
+    for (String id : ctx.byId.keySet()) {
+      times.add(ctx.predictUpload(id, bytes));
+    }
+    times.sort(null);
+    return times.get(Math.min(times.size(), ctx.settings.quorum()) - 1);
+  }
+
+  /**
+   * Predicted time of a pack upload of {@code bytes}: until its (f+1)-th data cloud acknowledges.
+   */
+  private Duration predictPack(long bytes) {
+    List<String> order = ctx.dataOrder(bytes);
+    Duration slowest = Duration.ZERO;
+    for (int i = 0; i <= ctx.settings.f() && i < order.size(); i++) {
+      Duration d = ctx.predictUpload(order.get(i), bytes);
+      if (d.compareTo(slowest) > 0) {
+        slowest = d;
+      }
+    }
+    return slowest;
   }
 
   /**
@@ -260,15 +511,26 @@ public final class Packer {
    * writeM named them). The packs returned are marked as sent.
    */
   Carried carry(String key, View view) {
+    return carry(key, view, true);
+  }
+
+  /**
+   * As {@link #carry(String, View)}; unless {@code appending} (the packer's own writeM, which adds
+   * no entry), a pack holding the log's newest entry is left out: the newest value stays inline
+   * until a newer one is written.
+   */
+  private Carried carry(String key, View view, boolean appending) {
     String writer = ctx.settings.writerId();
     MetadataLog own = view.logOf(writer);
+    List<LogEntry> ownEntries = own.entries();
+    LogEntry.Id newest = ownEntries.isEmpty() ? null : ownEntries.get(ownEntries.size() - 1).id();
     List<Pack> used = new ArrayList<>();
     List<Pack> dropped = new ArrayList<>();
     Map<LogEntry.Id, LogEntry> replacements = new HashMap<>();
     synchronized (this) {
       dropped.addAll(dropStale(key));
       for (Pack p : pending.getOrDefault(key, List.of())) {
-        if (!p.ready()) {
+        if (!p.ready() || (!appending && p.ahead != null && p.ahead.equals(newest))) {
           continue;
         }
         Map<LogEntry.Id, LogEntry> r = p.replacements();
@@ -284,9 +546,11 @@ public final class Packer {
           used.add(p);
           p.sent = true;
           replacements.putAll(r);
-        } else {
+        } else if (p.ahead == null) {
           dropped.add(p);
         }
+        // A pack made ahead whose entries this log does not hold is kept: its write may still be
+        // landing. It goes when it is stale (expire, dropStale).
       }
       dropped.forEach(this::remove);
     }
@@ -357,6 +621,27 @@ public final class Packer {
     return out;
   }
 
+  /** {@code entries} stamped with this client's incarnation, as writeM appends them. */
+  private List<LogEntry> stamped(List<LogEntry> entries) {
+    List<LogEntry> out = new ArrayList<>(entries.size());
+    for (LogEntry e : entries) {
+      out.add(e.withIncarnation(ctx.incarnation()));
+    }
+    return out;
+  }
+
+  /** Whether {@code p} holds any of {@code entries} (stamped or not). */
+  private boolean holdsAny(Pack p, List<LogEntry> entries) {
+    for (LogEntry e : stamped(entries)) {
+      for (LogEntry o : p.originals) {
+        if (o.id().equals(e.id())) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /** Ids of the entries in this key's pending packs. Caller holds the lock. */
   private Set<LogEntry.Id> packed(String key) {
     Set<LogEntry.Id> out = new HashSet<>();
@@ -379,16 +664,6 @@ public final class Packer {
     return out;
   }
 
-  /** Whether a pack of {@code key} is still uploading. Caller holds the lock. */
-  private boolean uploading(String key) {
-    for (Pack p : pending.getOrDefault(key, List.of())) {
-      if (!p.upload.isDone()) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   /** Caller holds the lock. */
   private void remove(Pack p) {
     List<Pack> list = pending.get(p.key);
@@ -403,8 +678,15 @@ public final class Packer {
     }
   }
 
-  /** Starts uploading a pack of {@code entries}; null if closed. */
-  private Pack start(String key, List<LogEntry> entries, OpTrace trace) {
+  /**
+   * Makes and registers a pack of {@code entries}, so that no other pack takes them; null if
+   * closed. Caller holds the lock (choosing the entries and registering them is one step) and then
+   * {@link #launch}es it outside the lock.
+   */
+  private Pack reserve(String key, List<LogEntry> entries, LogEntry.Id ahead) {
+    if (closed) {
+      return null;
+    }
     long total = 0;
     long[] offsets = new long[entries.size()];
     for (int i = 0; i < entries.size(); i++) {
@@ -416,17 +698,19 @@ public final class Packer {
       byte[] stored = entries.get(i).inlineUnsafe();
       System.arraycopy(stored, 0, bytes, (int) offsets[i], stored.length);
     }
-    Pack p = new Pack(key, entries, bytes, offsets);
-    synchronized (this) {
-      if (closed) {
-        return null;
-      }
-      // Registered before the upload starts, so that no second pack takes the same entries.
-      pending.computeIfAbsent(key, k -> new ArrayList<>()).add(p);
-    }
+    Pack p = new Pack(key, entries, bytes, offsets, ahead);
+    p.bytes = bytes;
+    pending.computeIfAbsent(key, k -> new ArrayList<>()).add(p);
+    return p;
+  }
+
+  /** Starts uploading a pack {@link #reserve}d. */
+  private void launch(Pack p, OpTrace trace) {
+    byte[] bytes = p.bytes;
+    p.bytes = null;
     CompletableFuture<WriteOp.Uploaded> upload =
         bounded(
-            WriteOp.upload(ctx, key, WholeUpload.raw(ctx, p.object, bytes), trace),
+            WriteOp.upload(ctx, p.key, WholeUpload.raw(ctx, p.object, bytes), trace),
             "upload of pack " + p.object.value(),
             ctx.settings.operationTimeout().dividedBy(2));
     p.upload.whenComplete(
@@ -445,7 +729,6 @@ public final class Packer {
             failed(p);
           }
         });
-    return p;
   }
 
   /** The pack is on f+1 clouds: a write may carry it now; else the packer commits it later. */
@@ -454,7 +737,60 @@ public final class Packer {
       if (closed || !pending.getOrDefault(p.key, List.of()).contains(p)) {
         return;
       }
-      p.timer = ctx.settings.scheduler().schedule(COMMIT_DELAY, () -> commit(p));
+      if (p.ahead != null && !superseded(p)) {
+        // Packed ahead: only a later write may carry it. If none comes within the commit delay,
+        // the burst is over and it goes (expire).
+        p.timer = ctx.settings.scheduler().schedule(COMMIT_DELAY, () -> expire(p));
+      } else {
+        p.timer = ctx.settings.scheduler().schedule(COMMIT_DELAY, () -> commit(p));
+      }
+    }
+  }
+
+  /**
+   * Whether the entry {@code p} was packed ahead with is in this writer's log of its key and no
+   * longer its newest: a later write was appended, so the packer may write the pack itself.
+   */
+  private boolean superseded(Pack p) {
+    MetadataLog own = ctx.ownLog(p.key);
+    if (p.ahead == null || own == null || own.entries().isEmpty()) {
+      return false;
+    }
+    List<LogEntry> entries = own.entries();
+    if (p.ahead.equals(entries.get(entries.size() - 1).id())) {
+      return false;
+    }
+    for (LogEntry e : entries) {
+      if (e.id().equals(p.ahead)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A pack made ahead ({@link #packAhead}) was acknowledged {@link #COMMIT_DELAY} ago and no write
+   * carried it: if its value is still the newest (no later write came: the burst is over) or not in
+   * the log (its write failed), it is deleted, the newest value stays inline, and older values it
+   * held are packed on their own; if a later write came without carrying it, the packer writes it
+   * as any ready pack.
+   */
+  private void expire(Pack p) {
+    boolean older;
+    synchronized (this) {
+      if (closed || p.sent || !pending.getOrDefault(p.key, List.of()).contains(p)) {
+        return;
+      }
+      older = superseded(p);
+      if (!older) {
+        remove(p);
+      }
+    }
+    if (older) {
+      commit(p);
+    } else {
+      discard(p);
+      tryPack(p.key);
     }
   }
 
@@ -535,7 +871,7 @@ public final class Packer {
                   if (view == null) {
                     return CompletableFuture.completedFuture(null);
                   }
-                  Carried c = carry(key, view);
+                  Carried c = carry(key, view, false);
                   if (c.packs().isEmpty()) {
                     return CompletableFuture.completedFuture(null);
                   }

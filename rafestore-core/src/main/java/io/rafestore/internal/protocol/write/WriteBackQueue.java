@@ -430,11 +430,18 @@ public final class WriteBackQueue implements CommitGate {
     Intent head = batch.get(0);
     // The attempt's requests are those of the view that journaled the head (its tenant's).
     Context ctx = head.ctx;
-    Payload first = Payload.of(ctx, head.key, head.value);
+    Payload first = Payload.of(ctx, head.key, head.value, packer);
     if (!(first instanceof InlinePayload firstInline)) {
       named(head, first);
       taken.add(head);
-      return List.of(WriteOp.run(ctx, head.key, first));
+      CompletableFuture<WriteReceipt> data = WriteOp.run(ctx, head.key, first);
+      data.whenComplete(
+          (r, e) -> {
+            if (e == null) {
+              packer.afterDataWrite(head.key);
+            }
+          });
+      return List.of(data);
     }
     if (groups == null) {
       named(head, first);
@@ -445,7 +452,7 @@ public final class WriteBackQueue implements CommitGate {
     List<InlinePayload> payloads = new ArrayList<>();
     long bytes = 0;
     for (Intent in : batch) {
-      Payload p = in == head ? first : Payload.of(ctx, in.key, in.value);
+      Payload p = in == head ? first : Payload.of(ctx, in.key, in.value, packer);
       if (!(p instanceof InlinePayload inline)
           || (!payloads.isEmpty() && bytes + inline.storedSize() > room)) {
         // Written by a later attempt (the payload's fresh name was never used).
