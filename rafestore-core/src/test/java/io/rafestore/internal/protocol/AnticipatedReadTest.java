@@ -184,6 +184,27 @@ class AnticipatedReadTest {
   }
 
   /**
+   * A value coded in parts anticipates the k fragments of the part that holds the range's offset:
+   * they are fetched (from p1 and p2, the two nearest of its three holders) while readM waits for
+   * its third log, so the range takes one quorum round trip, not readM's plus p2's.
+   */
+  @Test
+  void aRangedReadOfCodedPartsAnticipatesThePartsFragments() throws Exception {
+    Harness h = table1();
+    try (RafeStore store = config2(h, ProtocolMode.FAST).erasureCoding(2).partSize(4096).build()) {
+      byte[] value = bytes(40_000, 17);
+      WriteReceipt w = h.run(store.write(KEY, value));
+      h.scheduler.advance(Duration.ofSeconds(5));
+      CompletableFuture<byte[]> range = store.read(KEY, w.version(), 20_000, 1000);
+      Duration took = timed(h, range);
+      assertThat(range.get()).isEqualTo(Arrays.copyOfRange(value, 20_000, 21_000));
+      assertThat(took.toNanos()).isLessThanOrEqualTo((long) (QUORUM_RTT.toNanos() * 1.1));
+      assertThat(total(store, CloudStats::speculationsKept)).isEqualTo(1);
+      assertThat(total(store, CloudStats::speculationsWasted)).isZero();
+    }
+  }
+
+  /**
    * A stream read anticipates its first part: opening the stream takes readM's round trip, and the
    * first part is already there when it does. Run on a protocol context of the store's settings, so
    * that the stream's parts can be awaited on virtual time.

@@ -42,7 +42,42 @@ final class CodedPartsLayout implements ValueLayout {
    * parts' fragments counted on their links ({@link PartedRead.Spread}), decoded and checked.
    */
   private static final PartedRead.PartFetch CODED_PARTS =
-      (r, i, spread) -> CodedFetch.part(r.ctx, r.key, r.info, r.entry, i, spread);
+      (r, i, spread) -> {
+        // The part's fragments fetched before readM decided, if they are this part's and unused;
+        // their requests are counted on the holders' links by the latency model, so the spread
+        // places the read's other parts around them.
+        CompletableFuture<DataFetch.Fetched> anticipated =
+            r.anticipated == null ? null : r.anticipated.takePart(i);
+        return anticipated != null
+            ? anticipated
+            : CodedFetch.part(r.ctx, r.key, r.info, r.entry, i, spread);
+      };
+
+  /**
+   * The k fragments of the stored part that holds byte {@code offset}, fetched and decoded before
+   * readM decides (issue 21: a coded value anticipates all the fragments it needs), checked against
+   * the same signed fragment and part hashes as after readM; nothing if the settings do not allow
+   * anticipating that many bytes or the read tier's cache holds the part.
+   */
+  @Override
+  public Optional<Anticipation> anticipate(ValueRead r, long offset) {
+    if (offset < 0 || offset >= entry.size()) {
+      return Optional.empty();
+    }
+    int part = (int) (offset / entry.partLength());
+    long bytes = entry.storedPartSize(part);
+    if (!r.ctx.settings.mayAnticipate(bytes)) {
+      return Optional.empty();
+    }
+    if (r.ctx.readTier.holds(
+        io.rafestore.internal.protocol.context.ReadTier.unit(
+            r.key, r.info.version(), entry, part))) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        Anticipation.ofPart(
+            r, part, bytes, null, CodedFetch.part(r.ctx, r.key, r.info, entry, part, null)));
+  }
 
   @Override
   public List<String> objectsOn(String holder) {

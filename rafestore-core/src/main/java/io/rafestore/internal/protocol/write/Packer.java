@@ -303,7 +303,7 @@ public final class Packer implements LayoutChooser.LogRooms {
         return;
       }
       Set<LogEntry.Id> inPacks = packed(key);
-      List<LogEntry> candidates = own == null ? new ArrayList<>() : older(own, inPacks, 0);
+      List<LogEntry> candidates = older(own, inPacks, 0);
       boolean appended = false;
       // As writeM will sign them: stamped with this client's incarnation (their ids include it).
       List<LogEntry> signed = stamped(entries);
