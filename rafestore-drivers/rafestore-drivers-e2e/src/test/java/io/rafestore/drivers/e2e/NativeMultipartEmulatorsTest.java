@@ -120,7 +120,8 @@ class NativeMultipartEmulatorsTest {
               .as("%s range %s", key, Arrays.toString(range))
               .isEqualTo(Arrays.copyOfRange(v, (int) range[0], (int) (range[0] + range[1])));
         }
-        assertThat(bs.verify(key).isClean()).isTrue();
+        io.rafestore.VerifyReport report = bs.verify(key);
+        assertThat(report.isClean()).as("%s", report).isTrue();
       }
 
       a.blocking().delete("mp-a");
