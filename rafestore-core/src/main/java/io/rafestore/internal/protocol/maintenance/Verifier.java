@@ -304,6 +304,9 @@ public final class Verifier {
   private CompletableFuture<VerifyReport> checkData() {
     // Per cloud, every check of that cloud: its data objects and the listing of the key's data.
     Map<String, List<Supplier<CompletableFuture<Void>>>> perCloud = new LinkedHashMap<>();
+    // The bytes each cloud's checks ask for, so a holder of a large value gets the time its bytes
+    // need after the quorum (QuorumGather's grace), not a listing's.
+    Map<String, Long> bytesOn = new HashMap<>();
     Map<String, Set<String>> listedOn = new HashMap<>();
     // Packed versions share their pack: each (holder, object, range) is checked once.
     Set<String> scheduled = new HashSet<>();
@@ -320,6 +323,13 @@ public final class Verifier {
             continue;
           }
           DataCheck dc = new DataCheck(holder, it, layout, check);
+          long asked =
+              check.range().isPresent()
+                  ? check.range().get().length()
+                  : (it.entry().partCount() > 1
+                      ? it.entry().storedPartSize(check.part())
+                      : it.entry().storedSize());
+          bytesOn.merge(holder, asked, Long::sum);
           perCloud
               .computeIfAbsent(holder, h -> new ArrayList<>())
               .add(
@@ -409,7 +419,8 @@ public final class Verifier {
                     }
                   });
               return all;
-            })
+            },
+            c -> bytesOn.getOrDefault(c.id(), 0L))
         .thenApply(
             r -> {
               for (Cloud c : r.late()) {

@@ -15,13 +15,14 @@ import java.util.function.Function;
  * way the protocol's reads finish: at a quorum of answers, not at the slowest cloud.
  *
  * <p>Once {@code quorum} clouds answered (a value or an error: either is an answer), the others get
- * a grace of twice as long as the quorum took, at least twice their predicted round trip and at
- * least {@link #MIN_GRACE}; an answer within it is used, and a request still out after it is
- * cancelled and its cloud listed as {@link Result#late}. This is a hedge, like the protocol's other
- * timers: it decides which clouds a maintenance report covers, never what is written or read. With
- * at most f faulty clouds and {@code quorum} at most the number of clouds minus f, the correct
- * clouds alone reach the quorum, so one hung cloud costs a grace, not half the operation timeout
- * (which still bounds each request, for when more than f clouds hang).
+ * a grace of twice as long as the quorum took, at least twice their predicted round trip (with the
+ * bytes they were asked for, when the caller says) and at least {@link #MIN_GRACE}; an answer
+ * within it is used, and a request still out after it is cancelled and its cloud listed as {@link
+ * Result#late}. This is a hedge, like the protocol's other timers: it decides which clouds a
+ * maintenance report covers, never what is written or read. With at most f faulty clouds and {@code
+ * quorum} at most the number of clouds minus f, the correct clouds alone reach the quorum, so one
+ * hung cloud costs a grace, not half the operation timeout (which still bounds each request, for
+ * when more than f clouds hang).
  */
 public final class QuorumGather {
   /**
@@ -69,7 +70,24 @@ public final class QuorumGather {
    */
   public static <T> CompletableFuture<Result<T>> run(
       Context ctx, List<Cloud> clouds, int quorum, Function<Cloud, CompletableFuture<T>> request) {
-    return new Gathering<>(ctx, clouds, Math.max(1, Math.min(quorum, clouds.size())), request)
+    return run(ctx, clouds, quorum, request, c -> 0L);
+  }
+
+  /**
+   * As {@link #run(Context, List, int, Function)}, each cloud asked to deliver {@code bytes} of it
+   * (a verify's data checks): a cloud still out after the quorum is waited for at least twice the
+   * time the latency model predicts for its round trip and those bytes, so a correct cloud that
+   * simply has more to send than the others (a holder of a large value, beside clouds asked only
+   * for a listing) is not named late.
+   */
+  public static <T> CompletableFuture<Result<T>> run(
+      Context ctx,
+      List<Cloud> clouds,
+      int quorum,
+      Function<Cloud, CompletableFuture<T>> request,
+      java.util.function.ToLongFunction<Cloud> bytes) {
+    return new Gathering<>(
+            ctx, clouds, Math.max(1, Math.min(quorum, clouds.size())), request, bytes)
         .start();
   }
 
@@ -83,6 +101,7 @@ public final class QuorumGather {
     private final List<Cloud> clouds;
     private final int quorum;
     private final Function<Cloud, CompletableFuture<T>> request;
+    private final java.util.function.ToLongFunction<Cloud> bytes;
     private final CompletableFuture<Result<T>> result = new CompletableFuture<>();
     private final Map<Cloud, CompletableFuture<T>> pending = new LinkedHashMap<>();
     private final Map<Cloud, T> values = new LinkedHashMap<>();
@@ -96,11 +115,13 @@ public final class QuorumGather {
         Context ctx,
         List<Cloud> clouds,
         int quorum,
-        Function<Cloud, CompletableFuture<T>> request) {
+        Function<Cloud, CompletableFuture<T>> request,
+        java.util.function.ToLongFunction<Cloud> bytes) {
       this.ctx = ctx;
       this.clouds = List.copyOf(clouds);
       this.quorum = quorum;
       this.request = request;
+      this.bytes = bytes;
     }
 
     CompletableFuture<Result<T>> start() {
@@ -161,7 +182,8 @@ public final class QuorumGather {
             grace = g.compareTo(LATE_GRACE) < 0 ? LATE_GRACE : g;
           } else {
             for (Cloud p : pending.keySet()) {
-              Duration predicted = ctx.model.predict(p.id(), 0).multipliedBy(2);
+              Duration predicted =
+                  ctx.model.predict(p.id(), Math.max(0, bytes.applyAsLong(p))).multipliedBy(2);
               if (predicted.compareTo(g) > 0) {
                 g = predicted;
               }

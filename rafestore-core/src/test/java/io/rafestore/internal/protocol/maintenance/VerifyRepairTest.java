@@ -8,6 +8,7 @@ import io.rafestore.RepairReport;
 import io.rafestore.RetentionPolicy;
 import io.rafestore.VerifyReport;
 import io.rafestore.VerifyReport.Problem;
+import io.rafestore.WriteReceipt;
 import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.internal.protocol.Harness;
 import io.rafestore.internal.util.Names;
@@ -36,6 +37,39 @@ class VerifyRepairTest {
   static void wipePrefix(MemoryCloud m, String prefix) {
     for (ObjectInfo o : m.list(prefix).join()) {
       m.delete(o.key()).join();
+    }
+  }
+
+  /**
+   * A holder of a large value behind a slow link has far more to send than the clouds asked only
+   * for a listing: verify waits for what the latency model predicts its bytes need, instead of the
+   * quorum's grace (2 s), and does not name a correct cloud unreachable (it did: the value's 1 MiB
+   * takes p0 about 8 s at 1 Mbit/s).
+   */
+  @Test
+  void aHolderWithMoreBytesToSendIsWaitedForNotNamedLate() throws Exception {
+    Harness h = new Harness(1, 4).rtts(10, 20, 200, 200);
+    h.clouds.get(0).bandwidth(1_000_000);
+    h.clouds.get(1).bandwidth(100_000_000);
+    h.clouds.get(2).bandwidth(500_000);
+    h.clouds.get(3).bandwidth(100_000_000);
+    // p0, p1 and p2 are the data clouds, p3 holds metadata only; p2's link is slower still than
+    // p0's, so writeDf's extra upload to it ends after p0's and p0 and p1 hold the value.
+    try (RafeStore store =
+        h.builder(
+                ProtocolMode.FAST,
+                (i, c) ->
+                    i < 3
+                        ? io.rafestore.CloudRole.DATA_AND_METADATA
+                        : io.rafestore.CloudRole.METADATA_ONLY)
+            .inlineThreshold(0)
+            .build()) {
+      byte[] value = new byte[1 << 20];
+      new java.util.Random(3).nextBytes(value);
+      WriteReceipt w = h.run(store.write("big", value));
+      assertThat(w.info().dataClouds()).containsExactlyInAnyOrder("p0", "p1");
+      VerifyReport report = h.run(store.verify("big"));
+      assertThat(report.isClean()).as(report.toString()).isTrue();
     }
   }
 
