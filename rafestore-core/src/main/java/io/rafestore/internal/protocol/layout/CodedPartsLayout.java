@@ -61,22 +61,18 @@ final class CodedPartsLayout implements ValueLayout {
    */
   @Override
   public Optional<Anticipation> anticipate(ValueRead r, long offset) {
-    if (offset < 0 || offset >= entry.size()) {
+    java.util.OptionalInt part = PartedRead.partToAnticipate(r, entry, offset);
+    if (part.isEmpty()) {
       return Optional.empty();
     }
-    int part = (int) (offset / entry.partLength());
-    long bytes = entry.storedPartSize(part);
-    if (!r.ctx.settings.mayAnticipate(bytes)) {
-      return Optional.empty();
-    }
-    if (r.ctx.readTier.holds(
-        io.rafestore.internal.protocol.context.ReadTier.unit(
-            r.key, r.info.version(), entry, part))) {
-      return Optional.empty();
-    }
+    int j = part.getAsInt();
     return Optional.of(
         Anticipation.ofPart(
-            r, part, bytes, null, CodedFetch.part(r.ctx, r.key, r.info, entry, part, null)));
+            r,
+            j,
+            entry.storedPartSize(j),
+            null,
+            CodedFetch.part(r.ctx, r.key, r.info, entry, j, null)));
   }
 
   @Override

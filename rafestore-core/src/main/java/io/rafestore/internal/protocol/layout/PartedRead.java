@@ -224,6 +224,26 @@ final class PartedRead {
   }
 
   /**
+   * The stored part of {@code entry} a read from byte {@code offset} would fetch first, if it may
+   * be fetched before readM decides: the offset lies in the value, the settings allow anticipating
+   * the part's stored bytes ({@code mayAnticipate}), and the read tier's cache does not hold it
+   * already. Both parted layouts (whole-copy parts and coded parts) anticipate by it.
+   */
+  static java.util.OptionalInt partToAnticipate(ValueRead r, LogEntry entry, long offset) {
+    if (offset < 0 || offset >= entry.size()) {
+      return java.util.OptionalInt.empty();
+    }
+    int part = (int) (offset / entry.partLength());
+    if (!r.ctx.settings.mayAnticipate(entry.storedPartSize(part))
+        || r.ctx.readTier.holds(
+            io.rafestore.internal.protocol.context.ReadTier.unit(
+                r.key, r.info.version(), entry, part))) {
+      return java.util.OptionalInt.empty();
+    }
+    return java.util.OptionalInt.of(part);
+  }
+
+  /**
    * Stored part {@code i} of {@code r}'s value, checked against its signed hash: the fetch
    * anticipated before readM if it is of that part (and not used yet), else a fetch that asks first
    * the holder {@code spread} picks.

@@ -60,20 +60,12 @@ final class PartsLayout implements ValueLayout {
   /** The stored part that holds byte {@code offset}, fetched before readM. */
   @Override
   public Optional<Anticipation> anticipate(ValueRead r, long offset) {
-    if (offset < 0 || offset >= entry.size()) {
+    java.util.OptionalInt which = PartedRead.partToAnticipate(r, entry, offset);
+    if (which.isEmpty()) {
       return Optional.empty();
     }
-    int part = (int) (offset / entry.partLength());
+    int part = which.getAsInt();
     long bytes = entry.storedPartSize(part);
-    if (!r.ctx.settings.mayAnticipate(bytes)) {
-      return Optional.empty();
-    }
-    if (r.ctx.readTier.holds(
-        io.rafestore.internal.protocol.context.ReadTier.unit(
-            r.key, r.info.version(), entry, part))) {
-      // The read tier's cache holds the part: nothing to anticipate.
-      return Optional.empty();
-    }
     // The holder the read's own placement would ask first with nothing in flight (null with one
     // holder: DataFetch's fastest), named so that the read's other parts can be placed knowing it
     // is busy (PartedRead.Spread).
