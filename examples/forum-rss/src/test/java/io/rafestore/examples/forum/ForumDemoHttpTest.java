@@ -135,8 +135,10 @@ class ForumDemoHttpTest {
     HttpResponse<String> read = readBack("welcome");
     assertThat(read.statusCode()).isEqualTo(200);
     assertExact(read.body(), "honest", "these exact bytes");
-    // p0 is the fastest holder, so it was asked first and lied; p1 served the value.
-    assertThat(read.body()).contains("<dd class=\"served-by\">p1</dd>");
+    // p0 is the fastest holder, so it was asked first and lied; another holder served the value:
+    // p1, or p2 when writeDf's extra copy had landed there and the latency model (fed by measured,
+    // jittered round trips on a loaded machine) predicted p2 first. Never p0.
+    assertThat(read.body()).containsPattern("<dd class=\"served-by\">p[12]</dd>");
     assertThat(read.body())
         .containsPattern("<td class=\"kind\">(CORRUPT_DATA|BAD_SIGNATURE|MALFORMED_METADATA)</td>");
     assertThat(events(read.body())).isNotEmpty().allMatch(cloud -> cloud.equals("p0"));

@@ -48,6 +48,25 @@ class GcRepairEmulatorsTest {
     return out;
   }
 
+  /**
+   * Verify, asked again (at most three times) while its only findings are UNREACHABLE: that finding
+   * says an emulator did not answer within verify's grace (a stall of a loaded machine), and so
+   * says nothing about what this test checks, which is what the servers hold. Any other finding is
+   * kept and fails the assertion that follows, with the report.
+   */
+  private static VerifyReport verifyReachable(BlockingRafeStore s) throws Exception {
+    VerifyReport r = s.verify(KEY);
+    for (int i = 0;
+        i < 3
+            && !r.isClean()
+            && r.findings().stream().allMatch(f -> f.problem() == VerifyReport.Problem.UNREACHABLE);
+        i++) {
+      System.out.println("GcRepairEmulatorsTest: verify again after " + r);
+      r = s.verify(KEY);
+    }
+    return r;
+  }
+
   @Test
   void collectThenLoseAServerThenRepair() throws Exception {
     RawServers servers = new RawServers();
@@ -94,7 +113,7 @@ class GcRepairEmulatorsTest {
           .isEqualTo(
               before.values().stream().mapToInt(List::size).sum()
                   - after.values().stream().mapToInt(List::size).sum());
-      VerifyReport clean = s.verify(KEY);
+      VerifyReport clean = verifyReachable(s);
       assertThat(clean.isClean()).as(clean.toString()).isTrue();
 
       // MinIO loses every object of the key behind RafeStore's back.
@@ -118,7 +137,8 @@ class GcRepairEmulatorsTest {
       List<String> heldByMinio = new ArrayList<>(after.get("minio"));
       heldByMinio.removeAll(clean.extraObjects().getOrDefault("minio", List.of()));
       assertThat(servers.minioList(DATA)).isEqualTo(heldByMinio);
-      assertThat(s.verify(KEY).isClean()).isTrue();
+      VerifyReport afterRepair = verifyReachable(s);
+      assertThat(afterRepair.isClean()).as(afterRepair.toString()).isTrue();
       assertThat(s.read(KEY).utf8()).isEqualTo("post 11");
     }
   }
