@@ -626,41 +626,50 @@ public final class PaperBench {
 
   /**
    * Waits until no request of the client is in flight and none has started or ended for {@code
-   * quiet} (real time), at most {@link #DRAIN_LIMIT}; says so in the log if it gave up.
+   * quiet}, at most {@link #DRAIN_LIMIT}; says so in the log if it gave up. On real time it polls
+   * every 10 ms; on virtual time ({@code virtual} not null) it runs the scheduler's timers instead,
+   * skipping straight to the end of the quiet period when idle, and gives up early when the client
+   * is busy but nothing is left to run (it could never become idle).
    */
   private void drain(
       VirtualScheduler virtual, List<MeteredCloud> meters, Duration quiet, String what)
       throws IOException {
-    if (virtual != null) {
-      drainVirtual(virtual, meters, quiet, what);
-      return;
-    }
-    long deadline = System.nanoTime() + DRAIN_LIMIT.toNanos();
+    java.util.function.LongSupplier clock = virtual != null ? virtual::nanoTime : System::nanoTime;
+    long start = clock.getAsLong();
     while (true) {
-      long now = System.nanoTime();
+      long now = clock.getAsLong();
       boolean idle = true;
       long lastActivity = Long.MIN_VALUE;
       for (MeteredCloud m : meters) {
         idle &= m.inFlight() == 0;
         lastActivity = Math.max(lastActivity, m.lastActivityNanos());
       }
-      if (idle && now - lastActivity >= quiet.toNanos()) {
+      long quietFor = now - lastActivity;
+      if (idle && quietFor >= quiet.toNanos()) {
         return;
       }
-      if (now - deadline > 0) {
+      boolean stuck = virtual != null && !idle && virtual.pending() == 0;
+      if (now - start > DRAIN_LIMIT.toNanos() || stuck) {
         log.println(
             "WARNING: "
                 + what
                 + ": the client was not idle after "
-                + DRAIN_LIMIT.toSeconds()
-                + " s; its counters are read anyway");
+                + Duration.ofNanos(now - start).toSeconds()
+                + " s"
+                + (virtual != null ? " of virtual time" : "")
+                + "; its counters are read anyway");
         return;
       }
-      try {
-        Thread.sleep(10);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("interrupted while waiting for the client to be idle");
+      if (virtual != null) {
+        virtual.advance(
+            idle ? Duration.ofNanos(quiet.toNanos() - quietFor) : Duration.ofMillis(10));
+      } else {
+        try {
+          Thread.sleep(10);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException("interrupted while waiting for the client to be idle");
+        }
       }
     }
   }
@@ -687,40 +696,6 @@ public final class PaperBench {
         throw r;
       }
       throw new RafeStoreException("operation failed: " + cause, cause);
-    }
-  }
-
-  /**
-   * As {@link #drain} on virtual time: runs the scheduler's timers until no request of the client
-   * is in flight and none has started or ended for {@code quiet} of virtual time, at most {@link
-   * #DRAIN_LIMIT} of it.
-   */
-  private void drainVirtual(
-      VirtualScheduler virtual, List<MeteredCloud> meters, Duration quiet, String what) {
-    long deadline = virtual.nanoTime() + DRAIN_LIMIT.toNanos();
-    while (true) {
-      long now = virtual.nanoTime();
-      boolean idle = true;
-      long lastActivity = Long.MIN_VALUE;
-      for (MeteredCloud m : meters) {
-        idle &= m.inFlight() == 0;
-        lastActivity = Math.max(lastActivity, m.lastActivityNanos());
-      }
-      if (idle && now - lastActivity >= quiet.toNanos()) {
-        return;
-      }
-      if (now - deadline > 0 || (!idle && virtual.pending() == 0)) {
-        log.println(
-            "WARNING: "
-                + what
-                + ": the client was not idle after "
-                + Duration.ofNanos(now - deadline + DRAIN_LIMIT.toNanos()).toSeconds()
-                + " s of virtual time; its counters are read anyway");
-        return;
-      }
-      // Idle: wait out the rest of the quiet period (running what falls due); busy: a step.
-      virtual.advance(
-          idle ? Duration.ofNanos(quiet.toNanos() - (now - lastActivity)) : Duration.ofMillis(10));
     }
   }
 
