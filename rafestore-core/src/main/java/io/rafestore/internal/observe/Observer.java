@@ -150,13 +150,13 @@ public final class Observer {
 
   /** A write completed: its receipt goes to the listener, its event to JFR. */
   public void writeCompleted(OpTrace trace, WriteReceipt receipt) {
-    trace.succeeded(receipt.version().toString(), receipt.info().size(), receipt);
+    trace.succeeded(receipt.version(), receipt.info().size(), receipt);
     tell(l -> l.writeCompleted(receipt));
   }
 
   /** A read completed. */
   public void readCompleted(OpTrace trace, ReadReceipt receipt) {
-    trace.succeeded(receipt.version().toString(), receipt.bytes(), receipt);
+    trace.succeeded(receipt.version(), receipt.bytes(), receipt);
     tell(l -> l.readCompleted(receipt));
   }
 

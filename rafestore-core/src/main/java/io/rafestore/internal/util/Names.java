@@ -78,6 +78,21 @@ public final class Names {
    * @throws IllegalArgumentException saying what is wrong
    */
   public static String checkWriterId(String id) {
+    // Most checks are of the one id checked last (every version built from a log's entries names
+    // the log's writer, several times per write): String.equals answers at once for the same
+    // object. Only an id that passed the check is remembered, and equal strings are equally valid.
+    if (id != null && id.equals(lastValidWriterId)) {
+      return id;
+    }
+    checkWriterIdFully(id);
+    lastValidWriterId = id;
+    return id;
+  }
+
+  /** The writer id {@link #checkWriterId} last found valid; null before the first. */
+  private static volatile String lastValidWriterId;
+
+  private static void checkWriterIdFully(String id) {
     if (id == null || id.isEmpty()) {
       throw new IllegalArgumentException("writer id must not be empty");
     }
@@ -95,7 +110,6 @@ public final class Names {
                 + "' (allowed: A-Z a-z 0-9 - _)");
       }
     }
-    return id;
   }
 
   /** Longest tenant id. */

@@ -3,7 +3,6 @@ package io.rafestore.internal.protocol.metadata;
 import io.rafestore.CloudFault;
 import io.rafestore.Version;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
@@ -118,7 +117,7 @@ public final class View {
         }
       }
     }
-    all.sort(Comparator.comparing(Item::version).reversed());
+    all.sort((a, b) -> b.version().compareTo(a.version())); // newest first
     List<Item> vis = new ArrayList<>();
     List<Item> hid = new ArrayList<>();
     List<Item> col = new ArrayList<>();
