@@ -1,5 +1,6 @@
 package io.rafestore.clouds;
 
+import io.rafestore.internal.codec.Sha256;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
@@ -8,6 +9,7 @@ import io.rafestore.spi.Multipart;
 import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.TaggedGet;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -113,6 +115,34 @@ public final class MemoryCloud implements CloudDriver {
     long[] span = range.get().clip(stored.length);
     return CompletableFuture.completedFuture(
         Arrays.copyOfRange(stored, (int) span[0], (int) span[1]));
+  }
+
+  @Override
+  public boolean conditionalGets() {
+    return true;
+  }
+
+  /**
+   * Conditional gets with a content tag (the SHA-256 of the stored bytes, as S3's ETag is a hash of
+   * a single-part object's bytes): "unchanged" exactly when the stored bytes are those the tag was
+   * given for.
+   */
+  @Override
+  public CompletableFuture<TaggedGet> getTagged(ObjectKey key, Optional<String> ifNoneMatch) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(ifNoneMatch, "ifNoneMatch");
+    if (closed) {
+      return closedFailure();
+    }
+    byte[] stored = objects.get(key.value());
+    if (stored == null) {
+      return CompletableFuture.failedFuture(CloudException.notFound(id, key));
+    }
+    String tag = java.util.HexFormat.of().formatHex(Sha256.hash(stored));
+    if (ifNoneMatch.isPresent() && ifNoneMatch.get().equals(tag)) {
+      return CompletableFuture.completedFuture(TaggedGet.unchanged(tag));
+    }
+    return CompletableFuture.completedFuture(TaggedGet.of(stored.clone(), tag));
   }
 
   @Override

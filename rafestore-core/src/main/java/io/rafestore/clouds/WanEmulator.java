@@ -8,6 +8,7 @@ import io.rafestore.spi.ListPage;
 import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.TaggedGet;
 import io.rafestore.spi.support.Futures;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -446,6 +447,35 @@ public final class WanEmulator {
                             } else {
                               call.transfer(
                                   downlink, down, bytes.length, () -> call.answer(bytes, null));
+                            }
+                          })));
+      return call.result;
+    }
+
+    @Override
+    public boolean conditionalGets() {
+      return delegate().conditionalGets();
+    }
+
+    /** As {@link #get}: the answer crosses the downlink with its bytes, none if unchanged. */
+    @Override
+    public CompletableFuture<TaggedGet> getTagged(ObjectKey key, Optional<String> ifNoneMatch) {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(ifNoneMatch, "ifNoneMatch");
+      Call<TaggedGet> call = new Call<>(this);
+      begin(
+          call,
+          () ->
+              call.afterHalfRtt(
+                  () ->
+                      call.invoke(
+                          () -> delegate().getTagged(key, ifNoneMatch),
+                          (answer, error) -> {
+                            if (error != null) {
+                              call.answer(null, error);
+                            } else {
+                              call.transfer(
+                                  downlink, down, answer.bytes(), () -> call.answer(answer, null));
                             }
                           })));
       return call.result;

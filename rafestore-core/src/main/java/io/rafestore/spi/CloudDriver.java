@@ -46,6 +46,35 @@ public interface CloudDriver extends AutoCloseable {
     return get(key, Optional.empty());
   }
 
+  /**
+   * A conditional get of a whole object: given the tag a previous {@link #getTagged} of this key on
+   * this driver answered, the cloud answers {@link TaggedGet#unchanged} (a request, no bytes) if
+   * the object still has it, and the object with its current tag otherwise (If-None-Match on S3 and
+   * Azure, ifGenerationNotMatch on GCS). RafeStore asks so for metadata logs it already holds.
+   *
+   * <p>The default makes a plain {@link #get(ObjectKey)} and gives no tag, so a caller never sends
+   * one: correct for every driver, without the saving. A driver overrides it only if it answers
+   * "unchanged" exactly when the object's content is the one the tag was given for. A decorator
+   * that changes gets and does not override this method keeps the default, so its {@code get}
+   * applies (the default never bypasses it).
+   *
+   * @param ifNoneMatch empty for an unconditional get; otherwise a tag this driver gave for {@code
+   *     key}
+   */
+  default CompletableFuture<TaggedGet> getTagged(ObjectKey key, Optional<String> ifNoneMatch) {
+    return io.rafestore.spi.support.Futures.relay(get(key), b -> TaggedGet.of(b, null));
+  }
+
+  /**
+   * Whether {@link #getTagged} gives tags (and so can answer "unchanged"); false by default. A
+   * caller asks conditional gets only of a driver that says so, and plain ranged gets otherwise. A
+   * decorator that forwards {@code getTagged} with its behaviour applied forwards this too; one
+   * that does not keeps false.
+   */
+  default boolean conditionalGets() {
+    return false;
+  }
+
   /** Deletes an object. Deleting a missing object succeeds (deletes are idempotent). */
   CompletableFuture<Void> delete(ObjectKey key);
 

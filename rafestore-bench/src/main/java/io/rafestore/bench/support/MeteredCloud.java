@@ -7,6 +7,7 @@ import io.rafestore.spi.ListPage;
 import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.TaggedGet;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -91,6 +92,26 @@ public final class MeteredCloud extends ForwardingCloud {
         b -> {
           getsServed.increment();
           bytesServed.add(b.length);
+        });
+    return track(f);
+  }
+
+  @Override
+  public boolean conditionalGets() {
+    return delegate().conditionalGets();
+  }
+
+  /**
+   * A conditional get, counted as {@link #get}: a served get whose bytes are those the cloud sent,
+   * none for an "unchanged" answer.
+   */
+  @Override
+  public CompletableFuture<TaggedGet> getTagged(ObjectKey key, Optional<String> ifNoneMatch) {
+    CompletableFuture<TaggedGet> f = delegate().getTagged(key, ifNoneMatch);
+    f.thenAccept(
+        t -> {
+          getsServed.increment();
+          bytesServed.add(t.bytes());
         });
     return track(f);
   }

@@ -3,9 +3,11 @@ package io.rafestore.bench.support;
 import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.spi.ForwardingCloud;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.TaggedGet;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -62,6 +64,17 @@ public final class RetainNewestCloud extends ForwardingCloud {
       }
     }
     return result;
+  }
+
+  /** Gets are not changed here, so conditional gets are the memory cloud's own. */
+  @Override
+  public boolean conditionalGets() {
+    return delegate().conditionalGets();
+  }
+
+  @Override
+  public CompletableFuture<TaggedGet> getTagged(ObjectKey key, Optional<String> ifNoneMatch) {
+    return delegate().getTagged(key, ifNoneMatch);
   }
 
   @Override

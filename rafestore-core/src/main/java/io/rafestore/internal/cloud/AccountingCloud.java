@@ -10,6 +10,7 @@ import io.rafestore.spi.ListPage;
 import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.TaggedGet;
 import io.rafestore.spi.support.Futures;
 import java.util.List;
 import java.util.Objects;
@@ -106,6 +107,28 @@ public final class AccountingCloud extends ForwardingCloud {
   }
 
   @Override
+  public boolean conditionalGets() {
+    return delegate().conditionalGets();
+  }
+
+  /** A conditional get is a get; an unchanged answer brings no bytes down. */
+  @Override
+  public CompletableFuture<TaggedGet> getTagged(ObjectKey key, Optional<String> ifNoneMatch) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(ifNoneMatch, "ifNoneMatch");
+    gets.increment();
+    return watch(
+        CloudRequest.Kind.GET,
+        -1,
+        Futures.relay(
+            delegate().getTagged(key, ifNoneMatch),
+            t -> {
+              bytesDown.add(t.bytes());
+              return t;
+            }));
+  }
+
+  @Override
   public CompletableFuture<Void> delete(ObjectKey key) {
     Objects.requireNonNull(key, "key");
     deletes.increment();
@@ -180,7 +203,10 @@ public final class AccountingCloud extends ForwardingCloud {
             }
           }
           if (sink != null) {
-            long size = bytes >= 0 ? bytes : r instanceof byte[] b ? b.length : 0;
+            long size =
+                bytes >= 0
+                    ? bytes
+                    : r instanceof byte[] b ? b.length : r instanceof TaggedGet t ? t.bytes() : 0;
             sink.accept(
                 new CloudRequest(
                     delegate().id(),

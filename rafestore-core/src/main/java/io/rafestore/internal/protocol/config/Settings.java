@@ -153,6 +153,15 @@ public record Settings(
   }
 
   /**
+   * Whether readM asks a cloud whose driver gives tags for a log conditionally (design.md,
+   * "Conditional metadata reads"): in the RafeStore modes. The DepSky baselines read as the paper
+   * describes them, every log in full, so that they stay the published protocols.
+   */
+  public boolean conditionalLogGets() {
+    return mode == ProtocolMode.PAPER || mode == ProtocolMode.FAST;
+  }
+
+  /**
    * Bytes of older inline values (every inline value of a log but its newest) above which the
    * writer packs them in the background: at most {@link #PACK_TRIGGER} (4 KiB), so a read, which
    * downloads the log from n - f clouds, carries little besides the newest value; and at most the

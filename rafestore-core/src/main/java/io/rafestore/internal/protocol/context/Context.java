@@ -111,6 +111,12 @@ public final class Context implements LayoutChooser.Timing {
   /** The writers a listing readM fetches together with the listing (a guess, never a decision). */
   public final WriterMemory writers;
 
+  /** At most this many bytes of logs are kept for conditional readM gets (all clouds together). */
+  static final long LOG_TAG_BYTES = 32L * 1024 * 1024;
+
+  /** The logs each cloud last sent, with their tags, for conditional readM gets. */
+  public final io.rafestore.internal.protocol.metadata.LogTags logTags;
+
   /** The client's foreground operations in flight, which background work gives way to. */
   public final Foreground foreground;
 
@@ -198,6 +204,7 @@ public final class Context implements LayoutChooser.Timing {
         };
     this.shareMemory = new ShareMemory();
     this.writers = new WriterMemory();
+    this.logTags = new io.rafestore.internal.protocol.metadata.LogTags(LOG_TAG_BYTES);
     this.foreground = new Foreground();
     this.readTier = new ReadTier(settings, observer);
     this.requestLimit = settings.operationTimeout().dividedBy(2);
@@ -246,6 +253,7 @@ public final class Context implements LayoutChooser.Timing {
     this.prices = base.prices;
     this.shareMemory = base.shareMemory;
     this.writers = base.writers;
+    this.logTags = base.logTags;
     this.foreground = base.foreground;
     this.readTier = base.readTier;
     this.trust = base.trust;
@@ -301,6 +309,7 @@ public final class Context implements LayoutChooser.Timing {
     this.prices = base.prices;
     this.shareMemory = base.shareMemory;
     this.writers = base.writers;
+    this.logTags = base.logTags;
     this.foreground = base.foreground;
     this.readTier = base.readTier;
     this.trust = base.trust;

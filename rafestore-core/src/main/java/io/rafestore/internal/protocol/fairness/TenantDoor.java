@@ -8,6 +8,7 @@ import io.rafestore.spi.ListPage;
 import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.TaggedGet;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -100,6 +101,19 @@ public final class TenantDoor extends ForwardingCloud {
     boolean exact = range.isPresent() && data;
     long cap = range.map(ByteRange::length).orElse(Long.MAX_VALUE);
     return enter(exact ? cap : -1, cap, data, () -> below.get(key, range), b -> b.length);
+  }
+
+  @Override
+  public boolean conditionalGets() {
+    return below.conditionalGets();
+  }
+
+  /** A conditional get (of a metadata log) enters as a get of unknown size. */
+  @Override
+  public CompletableFuture<TaggedGet> getTagged(ObjectKey key, Optional<String> ifNoneMatch) {
+    boolean data = key.value().startsWith("d/");
+    return enter(
+        -1, Long.MAX_VALUE, data, () -> below.getTagged(key, ifNoneMatch), TaggedGet::bytes);
   }
 
   @Override

@@ -18,6 +18,8 @@ import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudException;
 import io.rafestore.spi.ListPage;
 import io.rafestore.spi.ObjectInfo;
+import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.TaggedGet;
 import io.rafestore.spi.support.Futures;
 import java.security.PublicKey;
 import java.util.ArrayList;
@@ -364,12 +366,16 @@ public final class MetadataRead {
         }
         pending++;
       }
+      ObjectKey object = Names.metadataObject(key, writer);
       CompletableFuture<byte[]> get =
-          send(
-              // A log moves a few KiB, not its bound: counted so in the model's bytes in flight.
-              () ->
-                  io.rafestore.internal.protocol.selection.MeasuredCloud.get(
-                      cloud.driver(), Names.metadataObject(key, writer), bound, 0));
+          cloud.driver().conditionalGets() && ctx.settings.conditionalLogGets()
+              ? conditional(object)
+              : send(
+                  // A log moves a few KiB, not its bound: counted so in the model's bytes in
+                  // flight.
+                  () ->
+                      io.rafestore.internal.protocol.selection.MeasuredCloud.get(
+                          cloud.driver(), object, bound, 0));
       if (get == null) {
         return;
       }
@@ -379,6 +385,75 @@ public final class MetadataRead {
             return null;
           },
           ctx.settings.executor());
+    }
+
+    /**
+     * GETs {@code object} from this cloud conditionally: with the tag of the bytes this cloud last
+     * sent for it, if this client remembers them ({@link
+     * io.rafestore.internal.protocol.metadata.LogTags}); an "unchanged" answer stands for those
+     * bytes, verified again as any answer. An "unchanged" answer to a tag this client did not send
+     * is a fault of the cloud. Null if the read already finished.
+     *
+     * <p>The read cancels only its own handle on the answer: the request itself runs on for at most
+     * {@link QuorumPut#METADATA_LINGER} after the read no longer needs it (a log from the cloud
+     * beyond the quorum), and its tag is remembered when it arrives. The cloud sends that answer
+     * anyway once the request reached it, so finishing it costs nothing more, and it is what lets
+     * the next read of that cloud be answered "unchanged".
+     */
+    private CompletableFuture<byte[]> conditional(ObjectKey object) {
+      return send(
+          () -> {
+            io.rafestore.internal.protocol.metadata.LogTags.Known known =
+                ctx.logTags.get(cloudId, object.value());
+            Optional<String> tag = known == null ? Optional.empty() : Optional.of(known.tag());
+            CompletableFuture<TaggedGet> request =
+                io.rafestore.internal.protocol.selection.MeasuredCloud.getTagged(
+                    cloud.driver(), object, tag, 0);
+            CompletableFuture<byte[]> bytes =
+                request.thenApply(answer -> resolve(object, known, answer));
+            if (!request.isDone()) {
+              io.rafestore.Scheduler.Cancellable bound =
+                  ctx.settings
+                      .scheduler()
+                      .schedule(QuorumPut.METADATA_LINGER, () -> request.cancel(true));
+              request.whenComplete((r, e) -> bound.cancel());
+            }
+            // The read's handle: cancelling it leaves the request running (above).
+            CompletableFuture<byte[]> handle = new CompletableFuture<>();
+            bytes.whenComplete(
+                (b, e) -> {
+                  if (e != null) {
+                    handle.completeExceptionally(e);
+                  } else {
+                    handle.complete(b);
+                  }
+                });
+            return handle;
+          });
+    }
+
+    /** The bytes an answer to a conditional get stands for; remembers a tagged answer. */
+    private byte[] resolve(
+        ObjectKey object,
+        io.rafestore.internal.protocol.metadata.LogTags.Known known,
+        TaggedGet answer) {
+      if (answer.unchanged()) {
+        if (known == null || !answer.tag().orElse("").equals(known.tag())) {
+          throw new java.util.concurrent.CompletionException(
+              new CloudException(
+                  cloudId,
+                  CloudException.Kind.OTHER,
+                  "answered unchanged to a tag it was not sent, for " + object.value()));
+        }
+        return known.bytes();
+      }
+      byte[] data = answer.data();
+      if (answer.tag().isPresent() && data.length <= ctx.settings.maxMetadataBytes()) {
+        ctx.logTags.remember(cloudId, object.value(), answer.tag().get(), data);
+      } else {
+        ctx.logTags.forget(cloudId, object.value());
+      }
+      return data;
     }
 
     /** Lists the page of the key's logs after {@code startAfter}. */

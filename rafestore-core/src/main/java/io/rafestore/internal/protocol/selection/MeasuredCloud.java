@@ -4,6 +4,7 @@ import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.ForwardingCloud;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.TaggedGet;
 import io.rafestore.spi.support.Futures;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -71,6 +72,63 @@ public final class MeasuredCloud extends ForwardingCloud {
         EXPECTED.set(previous);
       }
     }
+  }
+
+  @Override
+  public boolean conditionalGets() {
+    return delegate().conditionalGets();
+  }
+
+  /**
+   * A conditional get through {@code driver}, as {@link #get(CloudDriver, ObjectKey, Optional,
+   * long)}: a {@link MeasuredCloud} counts {@code expectedBytes} in flight and records the bytes
+   * that came back (none for an unchanged answer).
+   */
+  public static CompletableFuture<TaggedGet> getTagged(
+      CloudDriver driver, ObjectKey key, Optional<String> ifNoneMatch, long expectedBytes) {
+    if (driver instanceof MeasuredCloud m) {
+      return m.getTagged(key, ifNoneMatch, expectedBytes);
+    }
+    Long previous = EXPECTED.get();
+    EXPECTED.set(expectedBytes);
+    try {
+      return driver.getTagged(key, ifNoneMatch);
+    } finally {
+      if (previous == null) {
+        EXPECTED.remove();
+      } else {
+        EXPECTED.set(previous);
+      }
+    }
+  }
+
+  @Override
+  public CompletableFuture<TaggedGet> getTagged(ObjectKey key, Optional<String> ifNoneMatch) {
+    Long hint = EXPECTED.get();
+    return getTagged(key, ifNoneMatch, hint != null ? hint : 0L);
+  }
+
+  private CompletableFuture<TaggedGet> getTagged(
+      ObjectKey key, Optional<String> ifNoneMatch, long expected) {
+    long start = model.scheduler().nanoTime();
+    model.sent(id(), expected);
+    CompletableFuture<TaggedGet> f;
+    try {
+      f = Futures.relay(delegate().getTagged(key, ifNoneMatch));
+    } catch (RuntimeException | Error e) {
+      model.ended(id(), expected);
+      throw e;
+    }
+    f.whenComplete(
+        (t, e) -> {
+          model.ended(id(), expected);
+          if (e == null) {
+            model.record(id(), t.bytes(), model.scheduler().nanoTime() - start);
+          } else {
+            censored(f, expected, start);
+          }
+        });
+    return f;
   }
 
   private CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range, long expected) {

@@ -1,0 +1,110 @@
+package io.rafestore.clouds;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.rafestore.CloudStats;
+import io.rafestore.internal.cloud.AccountingCloud;
+import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.CloudException;
+import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.TaggedGet;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link CloudDriver#getTagged}: the memory cloud's content tags, the default for drivers that
+ * cannot, the WAN emulator (an unchanged answer crosses the link with no bytes) and the client's
+ * accounting (a get, no bytes down).
+ */
+class ConditionalGetTest {
+  private static final ObjectKey KEY = ObjectKey.of("m/k/alice");
+  private static final int MB = 1 << 20;
+
+  @Test
+  void memoryCloudAnswersUnchangedExactlyWhileTheContentIsTheSame() {
+    MemoryCloud mem = new MemoryCloud("p0");
+    assertThat(mem.conditionalGets()).isTrue();
+    mem.put(KEY, new byte[] {1, 2, 3}).join();
+    TaggedGet first = mem.getTagged(KEY, Optional.empty()).join();
+    assertThat(first.unchanged()).isFalse();
+    assertThat(first.data()).containsExactly(1, 2, 3);
+    String tag = first.tag().orElseThrow();
+
+    TaggedGet again = mem.getTagged(KEY, Optional.of(tag)).join();
+    assertThat(again.unchanged()).isTrue();
+    assertThat(again.bytes()).isZero();
+
+    // Rewritten with the same bytes: still unchanged (a content tag). New bytes: a new tag.
+    mem.put(KEY, new byte[] {1, 2, 3}).join();
+    assertThat(mem.getTagged(KEY, Optional.of(tag)).join().unchanged()).isTrue();
+    mem.put(KEY, new byte[] {1, 2, 4}).join();
+    TaggedGet changed = mem.getTagged(KEY, Optional.of(tag)).join();
+    assertThat(changed.unchanged()).isFalse();
+    assertThat(changed.data()).containsExactly(1, 2, 4);
+    assertThat(changed.tag().orElseThrow()).isNotEqualTo(tag);
+    // Another tag than the object's: the object in full.
+    assertThat(mem.getTagged(KEY, Optional.of("other")).join().unchanged()).isFalse();
+
+    mem.delete(KEY).join();
+    CompletableFuture<TaggedGet> gone = mem.getTagged(KEY, Optional.of(tag));
+    assertThat(gone).isCompletedExceptionally();
+    try {
+      gone.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      assertThat(((CloudException) e.getCause()).kind()).isEqualTo(CloudException.Kind.NOT_FOUND);
+    }
+  }
+
+  @Test
+  void aDriverThatCannotGivesTheObjectWithoutATag() {
+    MemoryCloud mem = new MemoryCloud("p0");
+    mem.put(KEY, new byte[] {7}).join();
+    // A decorator that overrides nothing: the SPI's default, through its own get.
+    CloudDriver plain = new io.rafestore.spi.ForwardingCloud(mem) {};
+    assertThat(plain.conditionalGets()).isFalse();
+    TaggedGet t = plain.getTagged(KEY, Optional.of("anything")).join();
+    assertThat(t.unchanged()).isFalse();
+    assertThat(t.data()).containsExactly(7);
+    assertThat(t.tag()).isEmpty();
+    // Fault injection keeps the default: its faults apply to conditional gets too.
+    assertThat(new FaultyCloud(mem, new VirtualScheduler(), 1).conditionalGets()).isFalse();
+    assertThat(new ByzantineCloud(mem, 1).conditionalGets()).isFalse();
+  }
+
+  @Test
+  void anUnchangedAnswerCrossesTheEmulatedLinkInOneRoundTrip() throws ExecutionException {
+    VirtualScheduler clock = new VirtualScheduler();
+    WanEmulator net = WanEmulator.builder(clock).build();
+    MemoryCloud mem = new MemoryCloud("p0");
+    mem.put(KEY, new byte[MB]).join();
+    CloudDriver cloud =
+        net.wrap(
+            mem, WanEmulator.Link.rtt(Duration.ofMillis(100)).bandwidthBitsPerSecond(8_000_000));
+    assertThat(cloud.conditionalGets()).isTrue();
+
+    long t0 = clock.nanoTime();
+    TaggedGet full = clock.runUntilDone(cloud.getTagged(KEY, Optional.empty()));
+    // One round trip and 1 MiB at 8 Mbit/s.
+    assertThat((clock.nanoTime() - t0) / 1e9).isCloseTo(0.1 + MB * 8 / 8e6, within(1e-6));
+
+    long t1 = clock.nanoTime();
+    TaggedGet same = clock.runUntilDone(cloud.getTagged(KEY, full.tag()));
+    assertThat(same.unchanged()).isTrue();
+    assertThat((clock.nanoTime() - t1) / 1e9).isCloseTo(0.1, within(1e-6));
+  }
+
+  @Test
+  void theClientCountsAnUnchangedAnswerAsAGetWithNoBytesDown() {
+    MemoryCloud mem = new MemoryCloud("p0");
+    mem.put(KEY, new byte[100]).join();
+    AccountingCloud cloud = new AccountingCloud(mem);
+    assertThat(cloud.conditionalGets()).isTrue();
+    TaggedGet full = cloud.getTagged(KEY, Optional.empty()).join();
+    cloud.getTagged(KEY, full.tag()).join();
+    assertThat(cloud.snapshot()).isEqualTo(new CloudStats("p0", 0, 2, 0, 0, 0, 100, 0, 0));
+  }
+}
