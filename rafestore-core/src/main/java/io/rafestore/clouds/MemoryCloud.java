@@ -128,8 +128,10 @@ public final class MemoryCloud implements CloudDriver {
    * given for.
    */
   @Override
-  public CompletableFuture<TaggedGet> getTagged(ObjectKey key, Optional<String> ifNoneMatch) {
+  public CompletableFuture<TaggedGet> getTagged(
+      ObjectKey key, Optional<ByteRange> range, Optional<String> ifNoneMatch) {
     Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(range, "range");
     Objects.requireNonNull(ifNoneMatch, "ifNoneMatch");
     if (closed) {
       return closedFailure();
@@ -142,7 +144,12 @@ public final class MemoryCloud implements CloudDriver {
     if (ifNoneMatch.isPresent() && ifNoneMatch.get().equals(tag)) {
       return CompletableFuture.completedFuture(TaggedGet.unchanged(tag));
     }
-    return CompletableFuture.completedFuture(TaggedGet.of(stored.clone(), tag));
+    if (range.isEmpty()) {
+      return CompletableFuture.completedFuture(TaggedGet.of(stored.clone(), tag));
+    }
+    long[] span = range.get().clip(stored.length);
+    return CompletableFuture.completedFuture(
+        TaggedGet.of(Arrays.copyOfRange(stored, (int) span[0], (int) span[1]), tag));
   }
 
   @Override

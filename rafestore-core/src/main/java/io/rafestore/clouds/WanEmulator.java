@@ -459,8 +459,10 @@ public final class WanEmulator {
 
     /** As {@link #get}: the answer crosses the downlink with its bytes, none if unchanged. */
     @Override
-    public CompletableFuture<TaggedGet> getTagged(ObjectKey key, Optional<String> ifNoneMatch) {
+    public CompletableFuture<TaggedGet> getTagged(
+        ObjectKey key, Optional<ByteRange> range, Optional<String> ifNoneMatch) {
       Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(range, "range");
       Objects.requireNonNull(ifNoneMatch, "ifNoneMatch");
       Call<TaggedGet> call = new Call<>(this);
       begin(
@@ -469,7 +471,7 @@ public final class WanEmulator {
               call.afterHalfRtt(
                   () ->
                       call.invoke(
-                          () -> delegate().getTagged(key, ifNoneMatch),
+                          () -> delegate().getTagged(key, range, ifNoneMatch),
                           (answer, error) -> {
                             if (error != null) {
                               call.answer(null, error);

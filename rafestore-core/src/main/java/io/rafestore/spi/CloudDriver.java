@@ -47,22 +47,27 @@ public interface CloudDriver extends AutoCloseable {
   }
 
   /**
-   * A conditional get of a whole object: given the tag a previous {@link #getTagged} of this key on
-   * this driver answered, the cloud answers {@link TaggedGet#unchanged} (a request, no bytes) if
-   * the object still has it, and the object with its current tag otherwise (If-None-Match on S3 and
-   * Azure, ifGenerationNotMatch on GCS). RafeStore asks so for metadata logs it already holds.
+   * A conditional get: given the tag a previous {@link #getTagged} of this key on this driver
+   * answered, the cloud answers {@link TaggedGet#unchanged} (a request, no bytes) if the object
+   * still has it, and the object's bytes ({@code range} of them, as {@link #get(ObjectKey,
+   * Optional)} clips it) with its current tag otherwise (If-None-Match on S3 and Azure,
+   * ifGenerationNotMatch on GCS). The tag is always that of the whole object. RafeStore asks so for
+   * metadata logs it already holds, with a range that bounds what a faulty cloud can make it
+   * download.
    *
-   * <p>The default makes a plain {@link #get(ObjectKey)} and gives no tag, so a caller never sends
-   * one: correct for every driver, without the saving. A driver overrides it only if it answers
-   * "unchanged" exactly when the object's content is the one the tag was given for. A decorator
-   * that changes gets and does not override this method keeps the default, so its {@code get}
-   * applies (the default never bypasses it).
+   * <p>The default makes a plain {@link #get(ObjectKey, Optional)} and gives no tag, so a caller
+   * never sends one: correct for every driver, without the saving. A driver overrides it only if it
+   * answers "unchanged" exactly when the object's content is the one the tag was given for. A
+   * decorator that changes gets and does not override this method keeps the default, so its {@code
+   * get} applies (the default never bypasses it).
    *
+   * @param range empty for the whole object
    * @param ifNoneMatch empty for an unconditional get; otherwise a tag this driver gave for {@code
    *     key}
    */
-  default CompletableFuture<TaggedGet> getTagged(ObjectKey key, Optional<String> ifNoneMatch) {
-    return io.rafestore.spi.support.Futures.relay(get(key), b -> TaggedGet.of(b, null));
+  default CompletableFuture<TaggedGet> getTagged(
+      ObjectKey key, Optional<ByteRange> range, Optional<String> ifNoneMatch) {
+    return io.rafestore.spi.support.Futures.relay(get(key, range), b -> TaggedGet.of(b, null));
   }
 
   /**

@@ -25,32 +25,56 @@ class ConditionalGetTest {
   private static final int MB = 1 << 20;
 
   @Test
+  void aRangedConditionalGetClipsTheBytesAndTagsTheWholeObject() {
+    MemoryCloud mem = new MemoryCloud("p0");
+    mem.put(KEY, new byte[] {1, 2, 3, 4, 5}).join();
+    String whole =
+        mem.getTagged(KEY, Optional.empty(), Optional.empty()).join().tag().orElseThrow();
+    TaggedGet head =
+        mem.getTagged(KEY, Optional.of(io.rafestore.spi.ByteRange.of(0, 3)), Optional.empty())
+            .join();
+    assertThat(head.data()).containsExactly(1, 2, 3);
+    assertThat(head.tag()).contains(whole);
+    // Past the end: clipped as a plain ranged get is.
+    TaggedGet all =
+        mem.getTagged(KEY, Optional.of(io.rafestore.spi.ByteRange.of(0, 100)), Optional.of("x"))
+            .join();
+    assertThat(all.data()).containsExactly(1, 2, 3, 4, 5);
+    assertThat(
+            mem.getTagged(KEY, Optional.of(io.rafestore.spi.ByteRange.of(0, 3)), Optional.of(whole))
+                .join()
+                .unchanged())
+        .isTrue();
+  }
+
+  @Test
   void memoryCloudAnswersUnchangedExactlyWhileTheContentIsTheSame() {
     MemoryCloud mem = new MemoryCloud("p0");
     assertThat(mem.conditionalGets()).isTrue();
     mem.put(KEY, new byte[] {1, 2, 3}).join();
-    TaggedGet first = mem.getTagged(KEY, Optional.empty()).join();
+    TaggedGet first = mem.getTagged(KEY, Optional.empty(), Optional.empty()).join();
     assertThat(first.unchanged()).isFalse();
     assertThat(first.data()).containsExactly(1, 2, 3);
     String tag = first.tag().orElseThrow();
 
-    TaggedGet again = mem.getTagged(KEY, Optional.of(tag)).join();
+    TaggedGet again = mem.getTagged(KEY, Optional.empty(), Optional.of(tag)).join();
     assertThat(again.unchanged()).isTrue();
     assertThat(again.bytes()).isZero();
 
     // Rewritten with the same bytes: still unchanged (a content tag). New bytes: a new tag.
     mem.put(KEY, new byte[] {1, 2, 3}).join();
-    assertThat(mem.getTagged(KEY, Optional.of(tag)).join().unchanged()).isTrue();
+    assertThat(mem.getTagged(KEY, Optional.empty(), Optional.of(tag)).join().unchanged()).isTrue();
     mem.put(KEY, new byte[] {1, 2, 4}).join();
-    TaggedGet changed = mem.getTagged(KEY, Optional.of(tag)).join();
+    TaggedGet changed = mem.getTagged(KEY, Optional.empty(), Optional.of(tag)).join();
     assertThat(changed.unchanged()).isFalse();
     assertThat(changed.data()).containsExactly(1, 2, 4);
     assertThat(changed.tag().orElseThrow()).isNotEqualTo(tag);
     // Another tag than the object's: the object in full.
-    assertThat(mem.getTagged(KEY, Optional.of("other")).join().unchanged()).isFalse();
+    assertThat(mem.getTagged(KEY, Optional.empty(), Optional.of("other")).join().unchanged())
+        .isFalse();
 
     mem.delete(KEY).join();
-    CompletableFuture<TaggedGet> gone = mem.getTagged(KEY, Optional.of(tag));
+    CompletableFuture<TaggedGet> gone = mem.getTagged(KEY, Optional.empty(), Optional.of(tag));
     assertThat(gone).isCompletedExceptionally();
     try {
       gone.join();
@@ -66,7 +90,7 @@ class ConditionalGetTest {
     // A decorator that overrides nothing: the SPI's default, through its own get.
     CloudDriver plain = new io.rafestore.spi.ForwardingCloud(mem) {};
     assertThat(plain.conditionalGets()).isFalse();
-    TaggedGet t = plain.getTagged(KEY, Optional.of("anything")).join();
+    TaggedGet t = plain.getTagged(KEY, Optional.empty(), Optional.of("anything")).join();
     assertThat(t.unchanged()).isFalse();
     assertThat(t.data()).containsExactly(7);
     assertThat(t.tag()).isEmpty();
@@ -87,12 +111,12 @@ class ConditionalGetTest {
     assertThat(cloud.conditionalGets()).isTrue();
 
     long t0 = clock.nanoTime();
-    TaggedGet full = clock.runUntilDone(cloud.getTagged(KEY, Optional.empty()));
+    TaggedGet full = clock.runUntilDone(cloud.getTagged(KEY, Optional.empty(), Optional.empty()));
     // One round trip and 1 MiB at 8 Mbit/s.
     assertThat((clock.nanoTime() - t0) / 1e9).isCloseTo(0.1 + MB * 8 / 8e6, within(1e-6));
 
     long t1 = clock.nanoTime();
-    TaggedGet same = clock.runUntilDone(cloud.getTagged(KEY, full.tag()));
+    TaggedGet same = clock.runUntilDone(cloud.getTagged(KEY, Optional.empty(), full.tag()));
     assertThat(same.unchanged()).isTrue();
     assertThat((clock.nanoTime() - t1) / 1e9).isCloseTo(0.1, within(1e-6));
   }
@@ -103,8 +127,8 @@ class ConditionalGetTest {
     mem.put(KEY, new byte[100]).join();
     AccountingCloud cloud = new AccountingCloud(mem);
     assertThat(cloud.conditionalGets()).isTrue();
-    TaggedGet full = cloud.getTagged(KEY, Optional.empty()).join();
-    cloud.getTagged(KEY, full.tag()).join();
+    TaggedGet full = cloud.getTagged(KEY, Optional.empty(), Optional.empty()).join();
+    cloud.getTagged(KEY, Optional.empty(), full.tag()).join();
     assertThat(cloud.snapshot()).isEqualTo(new CloudStats("p0", 0, 2, 0, 0, 0, 100, 0, 0));
   }
 }

@@ -106,8 +106,9 @@ public final class MeteredCloud extends ForwardingCloud {
    * none for an "unchanged" answer.
    */
   @Override
-  public CompletableFuture<TaggedGet> getTagged(ObjectKey key, Optional<String> ifNoneMatch) {
-    CompletableFuture<TaggedGet> f = delegate().getTagged(key, ifNoneMatch);
+  public CompletableFuture<TaggedGet> getTagged(
+      ObjectKey key, Optional<ByteRange> range, Optional<String> ifNoneMatch) {
+    CompletableFuture<TaggedGet> f = delegate().getTagged(key, range, ifNoneMatch);
     f.thenAccept(
         t -> {
           getsServed.increment();

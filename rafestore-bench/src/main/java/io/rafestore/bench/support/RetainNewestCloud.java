@@ -1,6 +1,7 @@
 package io.rafestore.bench.support;
 
 import io.rafestore.clouds.MemoryCloud;
+import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.ForwardingCloud;
 import io.rafestore.spi.ObjectKey;
 import io.rafestore.spi.TaggedGet;
@@ -73,8 +74,9 @@ public final class RetainNewestCloud extends ForwardingCloud {
   }
 
   @Override
-  public CompletableFuture<TaggedGet> getTagged(ObjectKey key, Optional<String> ifNoneMatch) {
-    return delegate().getTagged(key, ifNoneMatch);
+  public CompletableFuture<TaggedGet> getTagged(
+      ObjectKey key, Optional<ByteRange> range, Optional<String> ifNoneMatch) {
+    return delegate().getTagged(key, range, ifNoneMatch);
   }
 
   @Override

@@ -113,15 +113,17 @@ public final class AccountingCloud extends ForwardingCloud {
 
   /** A conditional get is a get; an unchanged answer brings no bytes down. */
   @Override
-  public CompletableFuture<TaggedGet> getTagged(ObjectKey key, Optional<String> ifNoneMatch) {
+  public CompletableFuture<TaggedGet> getTagged(
+      ObjectKey key, Optional<ByteRange> range, Optional<String> ifNoneMatch) {
     Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(range, "range");
     Objects.requireNonNull(ifNoneMatch, "ifNoneMatch");
     gets.increment();
     return watch(
         CloudRequest.Kind.GET,
         -1,
         Futures.relay(
-            delegate().getTagged(key, ifNoneMatch),
+            delegate().getTagged(key, range, ifNoneMatch),
             t -> {
               bytesDown.add(t.bytes());
               return t;

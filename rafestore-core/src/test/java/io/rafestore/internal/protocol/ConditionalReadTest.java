@@ -9,6 +9,7 @@ import io.rafestore.RafeStore;
 import io.rafestore.StoredValue;
 import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.clouds.VirtualScheduler;
+import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.ForwardingCloud;
 import io.rafestore.spi.ObjectKey;
@@ -37,8 +38,16 @@ class ConditionalReadTest {
     volatile boolean conditional = true;
     final AtomicInteger unchangedAnswers = new AtomicInteger();
 
+    /** The range of every conditional get asked. */
+    final List<Optional<ByteRange>> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     Cloud(CloudDriver delegate) {
       super(delegate);
+    }
+
+    /** The cloud below, to change what it stores behind the client's back. */
+    CloudDriver below() {
+      return delegate();
     }
 
     @Override
@@ -47,13 +56,15 @@ class ConditionalReadTest {
     }
 
     @Override
-    public CompletableFuture<TaggedGet> getTagged(ObjectKey key, Optional<String> ifNoneMatch) {
+    public CompletableFuture<TaggedGet> getTagged(
+        ObjectKey key, Optional<ByteRange> range, Optional<String> ifNoneMatch) {
+      asked.add(range);
       if (lie && ifNoneMatch.isPresent()) {
         unchangedAnswers.incrementAndGet();
         return CompletableFuture.completedFuture(TaggedGet.unchanged(ifNoneMatch.get()));
       }
       return delegate()
-          .getTagged(key, ifNoneMatch)
+          .getTagged(key, range, ifNoneMatch)
           .thenApply(
               t -> {
                 if (t.unchanged()) {
@@ -78,6 +89,9 @@ class ConditionalReadTest {
     }
   }
 
+  /** The clients' bound on a log's size; 0 keeps the default. */
+  int maxMetadataBytes;
+
   RafeStore client(String writer, java.security.KeyPair keys) {
     RafeStore.Builder b =
         RafeStore.builder()
@@ -88,6 +102,9 @@ class ConditionalReadTest {
             .closeDrivers(false)
             .writer(writer, keys)
             .trustWriter("alice", Harness.ALICE.getPublic());
+    if (maxMetadataBytes > 0) {
+      b.maxMetadataBytes(maxMetadataBytes);
+    }
     for (int i = 0; i < clouds.size(); i++) {
       java.time.Duration rtt = java.time.Duration.ofMillis(rtts[i]);
       b.cloud(
@@ -146,6 +163,34 @@ class ConditionalReadTest {
   }
 
   @Test
+  void aConditionalGetIsBoundedAsAPlainLogGetIs() throws Exception {
+    // A faulty cloud holds a log far larger than a log may be: a conditional get asks for at most
+    // the bound plus one byte (as a plain log GET does), so the client never downloads the rest,
+    // and the read is answered by the others.
+    maxMetadataBytes = 64 * 1024;
+    try (RafeStore alice = client("alice", Harness.ALICE);
+        RafeStore reader = client("bob", Harness.BOB)) {
+      run(alice.write(KEY, bytes("v1")));
+      byte[] huge = new byte[1024 * 1024];
+      java.util.Arrays.fill(huge, (byte) 'x');
+      run(
+          clouds
+              .get(0)
+              .below()
+              .put(io.rafestore.internal.util.Names.metadataObject(KEY, "alice"), huge));
+      Map<String, CloudStats> before = reader.stats();
+      assertThat(run(reader.read(KEY)).value()).isEqualTo(bytes("v1"));
+      scheduler.advance(java.time.Duration.ofSeconds(1));
+      long fromLiar = reader.stats().get("p0").bytesDown() - before.get("p0").bytesDown();
+      assertThat(fromLiar).isPositive().isLessThanOrEqualTo(maxMetadataBytes + 1L);
+      assertThat(clouds.get(0).asked)
+          .isNotEmpty()
+          .allSatisfy(
+              r -> assertThat(r).contains(io.rafestore.spi.ByteRange.of(0, maxMetadataBytes + 1L)));
+    }
+  }
+
+  @Test
   void aDriverWithoutConditionalGetsIsAskedPlainGets() throws Exception {
     clouds.forEach(c -> c.conditional = false);
     try (RafeStore alice = client("alice", Harness.ALICE);
@@ -194,7 +239,7 @@ class ConditionalReadTest {
         new Cloud(new MemoryCloud("p3")) {
           @Override
           public CompletableFuture<TaggedGet> getTagged(
-              ObjectKey key, Optional<String> ifNoneMatch) {
+              ObjectKey key, Optional<ByteRange> range, Optional<String> ifNoneMatch) {
             unchangedAnswers.incrementAndGet();
             return CompletableFuture.completedFuture(TaggedGet.unchanged("made-up"));
           }

@@ -108,12 +108,16 @@ public final class TenantDoor extends ForwardingCloud {
     return below.conditionalGets();
   }
 
-  /** A conditional get (of a metadata log) enters as a get of unknown size. */
+  /**
+   * A conditional get (of a metadata log) enters as a get of unknown size, capped by its range as a
+   * plain get is.
+   */
   @Override
-  public CompletableFuture<TaggedGet> getTagged(ObjectKey key, Optional<String> ifNoneMatch) {
+  public CompletableFuture<TaggedGet> getTagged(
+      ObjectKey key, Optional<ByteRange> range, Optional<String> ifNoneMatch) {
     boolean data = key.value().startsWith("d/");
-    return enter(
-        -1, Long.MAX_VALUE, data, () -> below.getTagged(key, ifNoneMatch), TaggedGet::bytes);
+    long cap = range.map(ByteRange::length).orElse(Long.MAX_VALUE);
+    return enter(-1, cap, data, () -> below.getTagged(key, range, ifNoneMatch), TaggedGet::bytes);
   }
 
   @Override

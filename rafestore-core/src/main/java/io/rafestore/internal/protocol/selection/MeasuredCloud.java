@@ -85,14 +85,18 @@ public final class MeasuredCloud extends ForwardingCloud {
    * that came back (none for an unchanged answer).
    */
   public static CompletableFuture<TaggedGet> getTagged(
-      CloudDriver driver, ObjectKey key, Optional<String> ifNoneMatch, long expectedBytes) {
+      CloudDriver driver,
+      ObjectKey key,
+      Optional<ByteRange> range,
+      Optional<String> ifNoneMatch,
+      long expectedBytes) {
     if (driver instanceof MeasuredCloud m) {
-      return m.getTagged(key, ifNoneMatch, expectedBytes);
+      return m.getTagged(key, range, ifNoneMatch, expectedBytes);
     }
     Long previous = EXPECTED.get();
     EXPECTED.set(expectedBytes);
     try {
-      return driver.getTagged(key, ifNoneMatch);
+      return driver.getTagged(key, range, ifNoneMatch);
     } finally {
       if (previous == null) {
         EXPECTED.remove();
@@ -103,18 +107,19 @@ public final class MeasuredCloud extends ForwardingCloud {
   }
 
   @Override
-  public CompletableFuture<TaggedGet> getTagged(ObjectKey key, Optional<String> ifNoneMatch) {
+  public CompletableFuture<TaggedGet> getTagged(
+      ObjectKey key, Optional<ByteRange> range, Optional<String> ifNoneMatch) {
     Long hint = EXPECTED.get();
-    return getTagged(key, ifNoneMatch, hint != null ? hint : 0L);
+    return getTagged(key, range, ifNoneMatch, hint != null ? hint : 0L);
   }
 
   private CompletableFuture<TaggedGet> getTagged(
-      ObjectKey key, Optional<String> ifNoneMatch, long expected) {
+      ObjectKey key, Optional<ByteRange> range, Optional<String> ifNoneMatch, long expected) {
     long start = model.scheduler().nanoTime();
     model.sent(id(), expected);
     CompletableFuture<TaggedGet> f;
     try {
-      f = Futures.relay(delegate().getTagged(key, ifNoneMatch));
+      f = Futures.relay(delegate().getTagged(key, range, ifNoneMatch));
     } catch (RuntimeException | Error e) {
       model.ended(id(), expected);
       throw e;
