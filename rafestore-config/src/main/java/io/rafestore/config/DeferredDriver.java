@@ -7,6 +7,7 @@ import io.rafestore.spi.ListPage;
 import io.rafestore.spi.Multipart;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.TaggedGet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -41,6 +42,12 @@ import java.util.function.Function;
  * a cloud offers native multipart uploads depends on its type and settings): it waits for the
  * build. Only large values and deletes ask, after their first requests; a failed build or an
  * interrupt answers empty (part objects), the interrupt flag restored.
+ *
+ * <p>Conditional gets ({@link #getTagged}) are held and handed on like every request. {@link
+ * #conditionalGets()} is the built driver's answer once there is one, and false until then: it
+ * never waits for the build, because readM asks it for every metadata get, so a read sent before
+ * the build completes asks plain gets, as it would of a driver without tags, and later reads ask
+ * conditionally. (With no tag remembered yet, a first read could not have saved anything.)
  *
  * <p>Thread-safe.
  */
@@ -85,6 +92,18 @@ final class DeferredDriver implements CloudDriver {
   @Override
   public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
     return whenBuilt(d -> d.get(key, range));
+  }
+
+  @Override
+  public CompletableFuture<TaggedGet> getTagged(
+      ObjectKey key, Optional<ByteRange> range, Optional<String> ifNoneMatch) {
+    return whenBuilt(d -> d.getTagged(key, range, ifNoneMatch));
+  }
+
+  @Override
+  public boolean conditionalGets() {
+    CloudDriver d = built.isDone() && !built.isCompletedExceptionally() ? built.join() : null;
+    return d != null && d.conditionalGets();
   }
 
   @Override

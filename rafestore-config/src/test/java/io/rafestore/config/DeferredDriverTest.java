@@ -12,11 +12,13 @@ import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.TaggedGet;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -59,6 +61,39 @@ class DeferredDriverTest {
     assertThat(memory.get(ObjectKey.of("other")).get(5, TimeUnit.SECONDS)).isEqualTo(bytes("held"));
     // Once built, requests go straight through.
     assertThat(d.list("").get(5, TimeUnit.SECONDS)).hasSize(2);
+  }
+
+  @Test
+  void conditionalGetsAreHeldAndHandedOnAndOfferedOnceBuilt() throws Exception {
+    CompletableFuture<CloudDriver> built = new CompletableFuture<>();
+    DeferredDriver d = new DeferredDriver("m", built);
+    MemoryCloud memory = new MemoryCloud("m");
+    memory.put(KEY, bytes("log")).get(5, TimeUnit.SECONDS);
+
+    // Not built yet: no waiting, and no tags offered.
+    assertThat(d.conditionalGets()).isFalse();
+    CompletableFuture<TaggedGet> held = d.getTagged(KEY, Optional.empty(), Optional.empty());
+    assertThat(held).isNotDone();
+
+    built.complete(memory);
+    TaggedGet first = held.get(5, TimeUnit.SECONDS);
+    assertThat(first.data()).isEqualTo(bytes("log"));
+    assertThat(first.tag()).isPresent();
+    assertThat(d.conditionalGets()).isTrue();
+    assertThat(d.getTagged(KEY, Optional.empty(), first.tag()).get(5, TimeUnit.SECONDS).unchanged())
+        .isTrue();
+  }
+
+  @Test
+  void aFailedBuildOffersNoConditionalGets() {
+    DeferredDriver d =
+        new DeferredDriver("m", CompletableFuture.failedFuture(new IllegalStateException("no")));
+    assertThat(d.conditionalGets()).isFalse();
+    ExecutionException e =
+        assertThrows(
+            ExecutionException.class,
+            () -> d.getTagged(KEY, Optional.empty(), Optional.empty()).get(5, TimeUnit.SECONDS));
+    assertThat(e.getCause()).isInstanceOf(CloudException.class);
   }
 
   @Test

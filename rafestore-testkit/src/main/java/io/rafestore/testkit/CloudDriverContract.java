@@ -11,6 +11,7 @@ import io.rafestore.spi.Multipart;
 import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.TaggedGet;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -396,6 +397,181 @@ public abstract class CloudDriverContract {
     assertThat(e.cloudId()).isEqualTo(driver.id());
   }
 
+  // ---- conditional gets ----------------------------------------------------------------------
+
+  private TaggedGet tagged(String name, Optional<String> ifNoneMatch) throws Exception {
+    return await(driver.getTagged(key(name), Optional.empty(), ifNoneMatch));
+  }
+
+  /** The bytes of an answer that must carry them, with a tag if the driver gives tags. */
+  private byte[] changed(TaggedGet answer) {
+    assertThat(answer.unchanged()).as("answered unchanged: %s", answer).isFalse();
+    assertThat(answer.tag().isPresent())
+        .as("a tag exactly when the driver says it gives tags: %s", answer)
+        .isEqualTo(driver.conditionalGets());
+    assertThat(answer.bytes()).isEqualTo(answer.data().length);
+    return answer.data();
+  }
+
+  private void assertUnchanged(TaggedGet answer, String tag) {
+    assertThat(answer.unchanged()).as("expected unchanged, was %s", answer).isTrue();
+    assertThat(answer.tag()).contains(tag);
+    assertThat(answer.bytes()).isZero();
+  }
+
+  /**
+   * A driver that gives tags: a tagged get gives one; sent back, the same tag is answered
+   * "unchanged" (no bytes) while the object keeps its content; after an overwrite the old tag gets
+   * the new bytes and a new tag, which is then answered "unchanged" in turn.
+   */
+  @Test
+  void conditionalGetAnswersUnchangedExactlyWhileTheObjectKeepsItsTag() throws Exception {
+    Assumptions.assumeTrue(
+        driver.conditionalGets(), "driver " + driver.id() + " gives no tags (plain gets)");
+    put("cond/log", bytes("first log"));
+    TaggedGet first = tagged("cond/log", Optional.empty());
+    assertThat(changed(first)).isEqualTo(bytes("first log"));
+    String tag1 = first.tag().orElseThrow();
+
+    assertUnchanged(tagged("cond/log", Optional.of(tag1)), tag1);
+    assertUnchanged(tagged("cond/log", Optional.of(tag1)), tag1);
+
+    put("cond/log", bytes("second, longer log"));
+    TaggedGet second = tagged("cond/log", Optional.of(tag1));
+    assertThat(changed(second)).isEqualTo(bytes("second, longer log"));
+    String tag2 = second.tag().orElseThrow();
+    assertThat(tag2).isNotEqualTo(tag1);
+    assertUnchanged(tagged("cond/log", Optional.of(tag2)), tag2);
+
+    // Another object's tag, for other content, is not this object's.
+    put("cond/other", bytes("another object"));
+    String otherTag = tagged("cond/other", Optional.empty()).tag().orElseThrow();
+    assertThat(changed(tagged("cond/log", Optional.of(otherTag))))
+        .isEqualTo(bytes("second, longer log"));
+  }
+
+  /**
+   * A ranged conditional get gives the range of the bytes (clipped as a plain ranged get is) with
+   * the whole object's tag, and "unchanged" for that tag; an empty object gives no bytes.
+   */
+  @Test
+  void rangedConditionalGetGivesTheRangeAndTheWholeObjectsTag() throws Exception {
+    put("cond/ranged", bytes("0123456789"));
+    TaggedGet whole = tagged("cond/ranged", Optional.empty());
+    TaggedGet head =
+        await(
+            driver.getTagged(
+                key("cond/ranged"), Optional.of(ByteRange.of(0, 4)), Optional.empty()));
+    assertThat(changed(head)).isEqualTo(bytes("0123"));
+    assertThat(head.tag()).isEqualTo(whole.tag());
+    TaggedGet clipped =
+        await(
+            driver.getTagged(
+                key("cond/ranged"), Optional.of(ByteRange.of(0, 1000)), Optional.empty()));
+    assertThat(changed(clipped)).isEqualTo(bytes("0123456789"));
+    if (driver.conditionalGets()) {
+      String tag = whole.tag().orElseThrow();
+      assertUnchanged(
+          await(
+              driver.getTagged(
+                  key("cond/ranged"), Optional.of(ByteRange.of(0, 4)), Optional.of(tag))),
+          tag);
+    }
+    put("cond/empty", new byte[0]);
+    TaggedGet empty =
+        await(
+            driver.getTagged(
+                key("cond/empty"), Optional.of(ByteRange.of(0, 1000)), Optional.empty()));
+    assertThat(empty.unchanged()).isFalse();
+    assertThat(empty.data()).isEmpty();
+  }
+
+  /** A tag the driver never gave is not matched: the answer is the object, with its tag. */
+  @Test
+  void conditionalGetWithAForeignTagGivesTheBytes() throws Exception {
+    Assumptions.assumeTrue(
+        driver.conditionalGets(), "driver " + driver.id() + " gives no tags (plain gets)");
+    byte[] big = randomBytes(300_000, 41); // above the drivers' finish-when-cancelled size
+    put("cond/big", big);
+    for (String foreign : List.of("\"0123456789abcdef\"", "1", "not-a-tag", "*x")) {
+      TaggedGet answer = tagged("cond/big", Optional.of(foreign));
+      assertThat(changed(answer)).as("tag %s", foreign).isEqualTo(big);
+      assertUnchanged(tagged("cond/big", answer.tag()), answer.tag().orElseThrow());
+    }
+  }
+
+  /** Missing objects are NOT_FOUND, with or without a tag, also one the object had. */
+  @Test
+  void conditionalGetOfAMissingObjectIsNotFound() throws Exception {
+    CloudException e =
+        awaitFailure(driver.getTagged(key("cond/missing"), Optional.empty(), Optional.empty()));
+    assertThat(e.kind()).isEqualTo(CloudException.Kind.NOT_FOUND);
+    assertThat(e.cloudId()).isEqualTo(driver.id());
+
+    put("cond/deleted", bytes("soon gone"));
+    TaggedGet before = tagged("cond/deleted", Optional.empty());
+    await(driver.delete(key("cond/deleted")));
+    Optional<String> tag = before.tag().or(() -> Optional.of("some-tag"));
+    assertThat(awaitFailure(driver.getTagged(key("cond/deleted"), Optional.empty(), tag)).kind())
+        .isEqualTo(CloudException.Kind.NOT_FOUND);
+  }
+
+  /**
+   * Empty objects get tags too; rewriting the same bytes may keep the tag (a content hash) or not
+   * (a version), but an "unchanged" answer always stands for the bytes the tag was given for; the
+   * array returned belongs to the caller.
+   */
+  @Test
+  void conditionalGetOfEmptyAndRewrittenObjects() throws Exception {
+    put("cond/empty", new byte[0]);
+    TaggedGet empty = tagged("cond/empty", Optional.empty());
+    assertThat(changed(empty)).isEmpty();
+    if (empty.tag().isPresent()) {
+      assertUnchanged(tagged("cond/empty", empty.tag()), empty.tag().get());
+    }
+
+    put("cond/same", bytes("same bytes"));
+    TaggedGet first = tagged("cond/same", Optional.empty());
+    byte[] mine = changed(first);
+    mine[0] = 'X';
+    put("cond/same", bytes("same bytes"));
+    TaggedGet again = tagged("cond/same", first.tag());
+    if (!again.unchanged()) {
+      assertThat(changed(again)).isEqualTo(bytes("same bytes"));
+    }
+    assertThat(get("cond/same")).isEqualTo(bytes("same bytes"));
+  }
+
+  /**
+   * A driver that gives no tags answers a tagged get as a plain get: the bytes, no tag, never
+   * "unchanged", whatever tag is sent.
+   */
+  @Test
+  void aDriverWithoutTagsAnswersTaggedGetsAsPlainGets() throws Exception {
+    Assumptions.assumeFalse(driver.conditionalGets(), "driver " + driver.id() + " gives tags");
+    put("plain/log", bytes("a log"));
+    for (Optional<String> tag : List.of(Optional.<String>empty(), Optional.of("\"some-tag\""))) {
+      TaggedGet answer = tagged("plain/log", tag);
+      assertThat(answer.unchanged()).isFalse();
+      assertThat(answer.tag()).isEmpty();
+      assertThat(answer.data()).isEqualTo(bytes("a log"));
+    }
+  }
+
+  @Test
+  void cancellingConditionalGetsLeavesDriverUsable() throws Exception {
+    put("cond/k", randomBytes(400_000, 42));
+    Optional<String> tag = tagged("cond/k", Optional.empty()).tag();
+    driver.getTagged(key("cond/k"), Optional.empty(), Optional.empty()).cancel(true);
+    driver.getTagged(key("cond/k"), Optional.empty(), tag).cancel(true);
+    driver.getTagged(key("cond/missing"), Optional.empty(), tag).cancel(true);
+
+    assertThat(changed(tagged("cond/k", Optional.empty()))).isEqualTo(randomBytes(400_000, 42));
+    if (tag.isPresent()) {
+      assertUnchanged(tagged("cond/k", tag), tag.get());
+    }
+  }
+
   // ---- delete --------------------------------------------------------------------------------
 
   @Test
@@ -669,6 +845,9 @@ public abstract class CloudDriverContract {
 
     assertThat(awaitFailure(driver.put(key("k2"), bytes("v"))).cloudId()).isEqualTo(driver.id());
     assertThat(awaitFailure(driver.get(key("k"))).cloudId()).isEqualTo(driver.id());
+    assertThat(
+            awaitFailure(driver.getTagged(key("k"), Optional.empty(), Optional.empty())).cloudId())
+        .isEqualTo(driver.id());
     assertThat(awaitFailure(driver.delete(key("k"))).cloudId()).isEqualTo(driver.id());
     assertThat(awaitFailure(driver.list("")).cloudId()).isEqualTo(driver.id());
   }

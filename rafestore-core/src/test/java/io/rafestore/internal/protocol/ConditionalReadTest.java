@@ -167,11 +167,11 @@ class ConditionalReadTest {
     // A faulty cloud holds a log far larger than a log may be: a conditional get asks for at most
     // the bound plus one byte (as a plain log GET does), so the client never downloads the rest,
     // and the read is answered by the others.
-    maxMetadataBytes = 64 * 1024;
+    maxMetadataBytes = 512 * 1024;
     try (RafeStore alice = client("alice", Harness.ALICE);
         RafeStore reader = client("bob", Harness.BOB)) {
       run(alice.write(KEY, bytes("v1")));
-      byte[] huge = new byte[1024 * 1024];
+      byte[] huge = new byte[4 * 1024 * 1024];
       java.util.Arrays.fill(huge, (byte) 'x');
       run(
           clouds

@@ -15,6 +15,7 @@ import com.azure.storage.blob.BlobServiceVersion;
 import com.azure.storage.blob.models.BlobDownloadAsyncResponse;
 import com.azure.storage.blob.models.BlobErrorCode;
 import com.azure.storage.blob.models.BlobRange;
+import com.azure.storage.blob.models.BlobRequestConditions;
 import com.azure.storage.blob.models.BlobStorageException;
 import com.azure.storage.blob.models.ListBlobsOptions;
 import com.azure.storage.common.policy.RequestRetryOptions;
@@ -26,6 +27,7 @@ import io.rafestore.spi.CloudException.Kind;
 import io.rafestore.spi.DriverBuilder;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.TaggedGet;
 import io.rafestore.spi.support.BlockingCalls;
 import io.rafestore.spi.support.CancelledRequest;
 import io.rafestore.spi.support.Futures;
@@ -216,6 +218,59 @@ public final class AzureBlobCloud implements CloudDriver {
             .onErrorResume(
                 e -> e instanceof BlobStorageException bse && bse.getStatusCode() == 416,
                 e -> Mono.just(new byte[0]));
+    return call(read, cancel);
+  }
+
+  /** Every blob has an ETag, so this driver answers conditional gets. */
+  @Override
+  public boolean conditionalGets() {
+    return true;
+  }
+
+  /**
+   * Get Blob with If-None-Match ({@link BlobRequestConditions#setIfNoneMatch}): the tag is the
+   * blob's ETag, which the service changes on every write of the blob. The service answers 304 Not
+   * Modified, with no body, while the blob still has the ETag sent; the SDK reports that as a
+   * {@link BlobStorageException} of status 304, which is the "unchanged" answer. A missing blob is
+   * 404 whatever the tag. A range is asked as {@link #get} asks it; the ETag is the whole blob's.
+   * Cancelled as {@link #get}.
+   */
+  @Override
+  public CompletableFuture<TaggedGet> getTagged(
+      ObjectKey key, Optional<ByteRange> range, Optional<String> ifNoneMatch) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(range, "range");
+    Objects.requireNonNull(ifNoneMatch, "ifNoneMatch");
+    if (range.isPresent() && range.get().length() == 0) {
+      return Futures.relay(get(key, range), b -> TaggedGet.of(b, null));
+    }
+    var blob = container.getBlobAsyncClient(key.value());
+    BlobRequestConditions conditions =
+        ifNoneMatch.map(tag -> new BlobRequestConditions().setIfNoneMatch(tag)).orElse(null);
+    CancelledRequest cancel =
+        range.isEmpty()
+            ? new CancelledRequest(finishCancelledUpTo, CancelledRequest.UNKNOWN)
+            : new CancelledRequest(
+                finishCancelledUpTo,
+                CancelledRequest.forRange(finishCancelledUpTo, range.get().length()));
+    BlobRange blobRange = range.map(r -> new BlobRange(r.offset(), r.length())).orElse(null);
+    Mono<TaggedGet> read =
+        blob.downloadStreamWithResponse(blobRange, null, conditions, false)
+            .flatMap(
+                resp -> {
+                  String tag = resp.getDeserializedHeaders().getETag();
+                  return collect(resp, cancel).map(bytes -> TaggedGet.of(bytes, tag));
+                })
+            .onErrorResume(
+                e ->
+                    ifNoneMatch.isPresent()
+                        && e instanceof BlobStorageException bse
+                        && bse.getStatusCode() == 304,
+                e -> Mono.just(TaggedGet.unchanged(ifNoneMatch.get())))
+            // 416: the range starts at or after the end (an empty blob); empty, as a plain get.
+            .onErrorResume(
+                e -> e instanceof BlobStorageException bse && bse.getStatusCode() == 416,
+                e -> Mono.just(TaggedGet.of(new byte[0], null)));
     return call(read, cancel);
   }
 

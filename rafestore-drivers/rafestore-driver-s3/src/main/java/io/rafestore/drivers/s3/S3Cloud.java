@@ -9,6 +9,7 @@ import io.rafestore.spi.ListPage;
 import io.rafestore.spi.Multipart;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.TaggedGet;
 import io.rafestore.spi.support.BlockingCalls;
 import io.rafestore.spi.support.CancelledRequest;
 import io.rafestore.spi.support.Futures;
@@ -29,6 +30,7 @@ import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
 import software.amazon.awssdk.auth.credentials.ProfileCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.async.AsyncRequestBody;
 import software.amazon.awssdk.core.async.AsyncResponseTransformer;
 import software.amazon.awssdk.core.exception.SdkClientException;
@@ -50,6 +52,7 @@ import software.amazon.awssdk.services.s3.S3AsyncClientBuilder;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
 import software.amazon.awssdk.services.s3.S3ServiceClientConfiguration;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
@@ -359,15 +362,76 @@ public final class S3Cloud implements CloudDriver {
     }
     // A range starting at or after the end gets 416 from S3: the object exists, the answer is
     // empty (as the SPI specifies).
-    CompletableFuture<byte[]> out = new CompletableFuture<>();
-    read.whenComplete(
+    return answering(read, 416, new byte[0]);
+  }
+
+  /** S3 gives every object an ETag, so this driver answers conditional gets. */
+  @Override
+  public boolean conditionalGets() {
+    return true;
+  }
+
+  /**
+   * GetObject with If-None-Match: the tag is the object's ETag, which S3 changes whenever the
+   * object's content changes (a single-part object's is the MD5 of its bytes). S3 answers 304 Not
+   * Modified, with no body, while the object still has the ETag sent; the SDK reports that as an
+   * {@link S3Exception} of status 304, which is the "unchanged" answer. A missing object is 404
+   * whatever the tag. A range is asked as {@link #get} asks it; the ETag is the whole object's. A
+   * cancelled request is finished or aborted by its size, as a whole-object {@link #get}.
+   */
+  @Override
+  public CompletableFuture<TaggedGet> getTagged(
+      ObjectKey key, Optional<ByteRange> range, Optional<String> ifNoneMatch) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(range, "range");
+    Objects.requireNonNull(ifNoneMatch, "ifNoneMatch");
+    if (range.isPresent() && range.get().length() == 0) {
+      return Futures.relay(get(key, range), b -> TaggedGet.of(b, null));
+    }
+    java.util.function.Consumer<software.amazon.awssdk.services.s3.model.GetObjectRequest.Builder>
+        request =
+            r -> {
+              getRequest(key, range).accept(r);
+              ifNoneMatch.ifPresent(r::ifNoneMatch);
+            };
+    CancelledRequest cancel = new CancelledRequest(finishCancelledUpTo, CancelledRequest.UNKNOWN);
+    CompletableFuture<TaggedGet> read =
+        apache
+            ? sync(() -> tagged(syncClient.getObjectAsBytes(request)), cancel)
+            : call(
+                () ->
+                    client
+                        .getObject(
+                            request,
+                            new SizeWatchingTransformer(AsyncResponseTransformer.toBytes(), cancel))
+                        .thenApply(S3Cloud::tagged),
+                cancel);
+    CompletableFuture<TaggedGet> answer =
+        ifNoneMatch.isEmpty() ? read : answering(read, 304, TaggedGet.unchanged(ifNoneMatch.get()));
+    // A range starting at or after the end (an empty object): empty, as a plain ranged get.
+    return range.isEmpty() ? answer : answering(answer, 416, TaggedGet.of(new byte[0], null));
+  }
+
+  private static TaggedGet tagged(ResponseBytes<GetObjectResponse> answer) {
+    return TaggedGet.of(answer.asByteArrayUnsafe(), answer.response().eTag());
+  }
+
+  /**
+   * {@code request}, answered {@code answer} instead when S3 answers HTTP {@code status}: an
+   * answer, not a failure, for that request (a range past the end, an object not modified).
+   * Cancelling the result cancels the request.
+   */
+  private static <T> CompletableFuture<T> answering(
+      CompletableFuture<T> request, int status, T answer) {
+    CompletableFuture<T> out = new CompletableFuture<>();
+    request.whenComplete(
         (v, e) -> {
           if (e == null) {
             out.complete(v);
           } else if (Futures.unwrap(e) instanceof CloudException ce
               && ce.getCause() instanceof S3Exception s3
-              && s3.statusCode() == 416) {
-            out.complete(new byte[0]);
+              && s3.statusCode() == status) {
+            out.complete(answer);
           } else {
             out.completeExceptionally(Futures.unwrap(e));
           }
@@ -375,7 +439,7 @@ public final class S3Cloud implements CloudDriver {
     out.whenComplete(
         (v, e) -> {
           if (out.isCancelled()) {
-            read.cancel(true);
+            request.cancel(true);
           }
         });
     return out;
