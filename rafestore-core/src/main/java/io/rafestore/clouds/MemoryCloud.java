@@ -109,12 +109,16 @@ public final class MemoryCloud implements CloudDriver {
     if (stored == null) {
       return CompletableFuture.failedFuture(CloudException.notFound(id, key));
     }
+    return CompletableFuture.completedFuture(copy(stored, range));
+  }
+
+  /** A copy of {@code range} of {@code stored} (clipped to it), or of all of it. */
+  private static byte[] copy(byte[] stored, Optional<ByteRange> range) {
     if (range.isEmpty()) {
-      return CompletableFuture.completedFuture(stored.clone());
+      return stored.clone();
     }
     long[] span = range.get().clip(stored.length);
-    return CompletableFuture.completedFuture(
-        Arrays.copyOfRange(stored, (int) span[0], (int) span[1]));
+    return Arrays.copyOfRange(stored, (int) span[0], (int) span[1]);
   }
 
   @Override
@@ -144,12 +148,7 @@ public final class MemoryCloud implements CloudDriver {
     if (ifNoneMatch.isPresent() && ifNoneMatch.get().equals(tag)) {
       return CompletableFuture.completedFuture(TaggedGet.unchanged(tag));
     }
-    if (range.isEmpty()) {
-      return CompletableFuture.completedFuture(TaggedGet.of(stored.clone(), tag));
-    }
-    long[] span = range.get().clip(stored.length);
-    return CompletableFuture.completedFuture(
-        TaggedGet.of(Arrays.copyOfRange(stored, (int) span[0], (int) span[1]), tag));
+    return CompletableFuture.completedFuture(TaggedGet.of(copy(stored, range), tag));
   }
 
   @Override

@@ -433,20 +433,33 @@ public final class WanEmulator {
     public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(range, "range");
-      Call<byte[]> call = new Call<>(this);
+      return download(() -> delegate().get(key, range), bytes -> bytes.length);
+    }
+
+    /**
+     * A request whose answer comes down: half a round trip out, the cloud's answer, then its {@code
+     * bytes} through the downlink (none for an error).
+     */
+    private <T> CompletableFuture<T> download(
+        java.util.function.Supplier<CompletableFuture<T>> request,
+        java.util.function.ToLongFunction<T> bytes) {
+      Call<T> call = new Call<>(this);
       begin(
           call,
           () ->
               call.afterHalfRtt(
                   () ->
                       call.invoke(
-                          () -> delegate().get(key, range),
-                          (bytes, error) -> {
+                          request,
+                          (answer, error) -> {
                             if (error != null) {
                               call.answer(null, error);
                             } else {
                               call.transfer(
-                                  downlink, down, bytes.length, () -> call.answer(bytes, null));
+                                  downlink,
+                                  down,
+                                  bytes.applyAsLong(answer),
+                                  () -> call.answer(answer, null));
                             }
                           })));
       return call.result;
@@ -464,23 +477,7 @@ public final class WanEmulator {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(range, "range");
       Objects.requireNonNull(ifNoneMatch, "ifNoneMatch");
-      Call<TaggedGet> call = new Call<>(this);
-      begin(
-          call,
-          () ->
-              call.afterHalfRtt(
-                  () ->
-                      call.invoke(
-                          () -> delegate().getTagged(key, range, ifNoneMatch),
-                          (answer, error) -> {
-                            if (error != null) {
-                              call.answer(null, error);
-                            } else {
-                              call.transfer(
-                                  downlink, down, answer.bytes(), () -> call.answer(answer, null));
-                            }
-                          })));
-      return call.result;
+      return download(() -> delegate().getTagged(key, range, ifNoneMatch), TaggedGet::bytes);
     }
 
     @Override

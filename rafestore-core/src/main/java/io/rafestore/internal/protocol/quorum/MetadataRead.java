@@ -411,27 +411,8 @@ public final class MetadataRead {
             CompletableFuture<TaggedGet> request =
                 io.rafestore.internal.protocol.selection.MeasuredCloud.getTagged(
                     cloud.driver(), object, bound, tag, 0);
-            CompletableFuture<byte[]> handle = new CompletableFuture<>();
-            request.whenComplete(
-                (answer, e) -> {
-                  if (e != null) {
-                    handle.completeExceptionally(e);
-                    return;
-                  }
-                  try {
-                    handle.complete(resolve(object, known, answer));
-                  } catch (RuntimeException bad) {
-                    handle.completeExceptionally(bad);
-                  }
-                });
             // Cancelling the read's handle cancels the request.
-            handle.whenComplete(
-                (b, e) -> {
-                  if (handle.isCancelled()) {
-                    request.cancel(true);
-                  }
-                });
-            return handle;
+            return Futures.relay(request, answer -> resolve(object, known, answer));
           });
     }
 
