@@ -293,6 +293,49 @@ class CostObjectiveLogTest {
     }
   }
 
+  /** Data objects (packs) on each cloud, by cloud id. */
+  private static java.util.Map<String, Integer> dataObjects(Harness h) throws Exception {
+    java.util.Map<String, Integer> out = new java.util.TreeMap<>();
+    for (int i = 0; i < h.stores.size(); i++) {
+      out.put("p" + i, h.stores.get(i).list(Names.DATA_PREFIX).get().size());
+    }
+    return out;
+  }
+
+  /**
+   * Packs of inline values go to the f+1 fastest data clouds under the latency objective (the
+   * expensive ones, here) and to the f+1 cheapest under the cost objective.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2})
+  void packsGoToTheCheapestDataCloudsUnderTheCostObjective(int f) throws Exception {
+    for (Objective objective : List.of(Objective.latency(), Objective.cost())) {
+      Harness h = harness(f);
+      try (RafeStore store = builder(h, objective).build()) {
+        for (int i = 0; i < 20; i++) {
+          h.run(store.write(KEY, value(i)));
+        }
+        h.scheduler.advance(Duration.ofSeconds(40));
+        java.util.Map<String, Integer> packs = dataObjects(h);
+        int onExpensive = 0;
+        int total = 0;
+        for (var e : packs.entrySet()) {
+          total += e.getValue();
+          if (expensive(f).contains(e.getKey())) {
+            onExpensive += e.getValue();
+          }
+        }
+        assertThat(total).as("packs were made: " + packs).isPositive();
+        if (objective.isCost()) {
+          assertThat(onExpensive).as(packs.toString()).isZero();
+        } else {
+          assertThat(onExpensive).as(packs.toString()).isPositive();
+        }
+        assertThat(h.run(store.read(KEY)).value()).isEqualTo(value(19));
+      }
+    }
+  }
+
   /** The plan itself: ranking, ties, demotion and the all-free case. */
   @ParameterizedTest
   @ValueSource(ints = {1, 2})

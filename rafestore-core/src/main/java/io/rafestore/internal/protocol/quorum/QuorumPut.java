@@ -32,7 +32,10 @@ public final class QuorumPut {
 
   private QuorumPut() {}
 
-  /** writeM: the writer's signed log to all n clouds, n - f acknowledgements. */
+  /**
+   * writeM: the writer's signed log to all n clouds (under the cost objective to the n - f cheapest
+   * first, {@link Context#logPlan}), n - f acknowledgements.
+   */
   public static CompletableFuture<List<String>> metadata(
       Context ctx, String key, String writer, byte[] bytes, String phase) {
     return metadata(ctx, key, writer, c -> bytes, phase);
