@@ -293,6 +293,48 @@ class CostObjectiveLogTest {
     }
   }
 
+  /**
+   * f cheap clouds acknowledge log puts and drop them (Byzantine), and the f expensive ones are
+   * never sent a log: only f+1 correct clouds hold the newest log, yet every reader's n - f replies
+   * include one of them (quorum intersection), so readers under either objective read the newest
+   * value; verify names the dropping clouds, not the expensive ones.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2})
+  void byzantineCloudsThatDropLogsInThePlanDoNotHideTheNewestValue(int f) throws Exception {
+    Harness h = harness(f);
+    Set<String> droppers = new TreeSet<>();
+    for (int i = 0; i < f; i++) {
+      int idx = h.clouds.size() - 1 - i;
+      h.clouds.get(idx).behave(TestCloud.Behaviour.DROP_WRITES);
+      droppers.add("p" + idx);
+    }
+    try (RafeStore store = builder(h, Objective.cost()).build()) {
+      for (int i = 0; i < 4; i++) {
+        h.run(store.write(KEY, value(i)));
+      }
+      VerifyReport v = h.run(store.verify(KEY));
+      assertThat(v.findings())
+          .extracting(VerifyReport.Finding::cloudId)
+          .containsExactlyInAnyOrderElementsOf(droppers);
+      assertThat(v.laggingLogs())
+          .extracting(VerifyReport.Finding::cloudId)
+          .containsExactlyInAnyOrderElementsOf(expensive(f));
+    }
+    for (ProtocolMode mode : List.of(ProtocolMode.PAPER, ProtocolMode.FAST)) {
+      try (RafeStore reader =
+          h.build(
+              mode,
+              (i, c) -> CloudRole.DATA_AND_METADATA,
+              "bob",
+              Harness.BOB,
+              List.of("alice"),
+              List.of(Harness.ALICE))) {
+        assertThat(h.run(reader.read(KEY)).value()).isEqualTo(value(3));
+      }
+    }
+  }
+
   /** Data objects (packs) on each cloud, by cloud id. */
   private static java.util.Map<String, Integer> dataObjects(Harness h) throws Exception {
     java.util.Map<String, Integer> out = new java.util.TreeMap<>();
