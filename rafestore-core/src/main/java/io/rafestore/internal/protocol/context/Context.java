@@ -528,8 +528,31 @@ public final class Context implements LayoutChooser.Timing {
           ids, List.of(), java.time.Duration.ZERO);
     }
     return io.rafestore.internal.protocol.selection.LogTargets.plan(
-        ids, f(), bytes, settings.objective(), this, prices, demotedLogClouds());
+        ids, f(), bytes, settings.objective(), queuedTiming, prices, demotedLogClouds());
   }
+
+  /**
+   * The latency model's predictions behind what this client already has in flight to each cloud
+   * ({@link LatencyModel#predictQueued}): the log plan's ties and its hedge deadline, so that a
+   * busy client (many writes in flight) does not start spares for puts that are merely queued.
+   */
+  private final LayoutChooser.Timing queuedTiming =
+      new LayoutChooser.Timing() {
+        @Override
+        public java.time.Duration upload(String cloud, long bytes, long batches) {
+          return model.predictQueued(cloud, bytes);
+        }
+
+        @Override
+        public java.time.Duration fetch(String cloud, long bytes) {
+          return model.predictQueued(cloud, bytes);
+        }
+
+        @Override
+        public double linkBytesPerSecond() {
+          return Context.this.linkBytesPerSecond();
+        }
+      };
 
   /**
    * Whether this client's writeM may leave clouds without its newest log by design: an objective
