@@ -107,7 +107,7 @@ else
   else
     # Time scale 1/30: every RTT x 0.0333 and every bandwidth x 30; the three configurations run
     # at the same time. The default protocols: in Configurations 1 and 2 (issue 16's targets)
-    # PAPER, FAST, FAST_INLINE, FAST_CODED, FAST_AUTO, DEPSKY_A, DEPSKY_CA; in Configuration 3
+    # PAPER, FAST, FAST_INLINE, FAST_CODED, FAST_AUTO, FAST_AUTO_COST, DEPSKY_A, DEPSKY_CA; in Configuration 3
     # the paper's four. 60 writes then 60 reads per cell, 30 from 4 MB (the 4 and 16 MB cells
     # would be four fifths of the run). About 20 minutes, 30 times less than at the paper's own
     # speed; Configuration 2 (every data cloud at 2 Mbit/s) sets the pace.

@@ -31,6 +31,12 @@ import java.util.TreeMap;
  *     cloud (orphans, surplus uploads, leftovers); informational, see {@link
  *     RafeStore#collectOrphans}
  * @param margins per retained version (same order), how many more faults it survives
+ * @param laggingLogs clouds whose valid log of a writer is older than the newest (or absent) while
+ *     at least n - f clouds hold the newest, found by a client whose writeM sends logs to n - f
+ *     clouds only (an objective other than {@link Objective#latency()}): the lag that writeM leaves
+ *     by design, not a fault; informational, like {@code extraObjects}, and not repaired. Under the
+ *     latency objective such clouds are {@link #findings} ({@link Problem#METADATA_STALE}, {@link
+ *     Problem#METADATA_MISSING}) and this list is empty
  */
 public record VerifyReport(
     String key,
@@ -39,7 +45,20 @@ public record VerifyReport(
     List<Version> retainedVersions,
     List<Finding> findings,
     Map<String, List<String>> extraObjects,
-    List<Margin> margins) {
+    List<Margin> margins,
+    List<Finding> laggingLogs) {
+
+  /** A report without lagging logs (a client under the latency objective). */
+  public VerifyReport(
+      String key,
+      List<String> clouds,
+      Map<String, Long> newestLogs,
+      List<Version> retainedVersions,
+      List<Finding> findings,
+      Map<String, List<String>> extraObjects,
+      List<Margin> margins) {
+    this(key, clouds, newestLogs, retainedVersions, findings, extraObjects, margins, List.of());
+  }
 
   /**
    * How many more faults one retained version survives (see the fault model above): the least of
@@ -148,6 +167,7 @@ public record VerifyReport(
     findings = List.copyOf(findings);
     extraObjects = Map.copyOf(deepCopy(extraObjects));
     margins = List.copyOf(margins);
+    laggingLogs = List.copyOf(laggingLogs);
   }
 
   /**
@@ -170,7 +190,8 @@ public record VerifyReport(
 
   /**
    * True when every cloud holds the newest signed log of every writer and every listed holder of
-   * every retained version holds verified data. Extra objects do not make a key unclean.
+   * every retained version holds verified data. Extra objects and {@link #laggingLogs} (clouds a
+   * cost-minded writeM leaves behind while n - f hold the newest log) do not make a key unclean.
    */
   public boolean isClean() {
     return findings.isEmpty();
@@ -223,6 +244,12 @@ public record VerifyReport(
       }
       if (!extra.isEmpty()) {
         sb.append("\n    ").append(extra.size()).append(" extra object(s)");
+      }
+      for (Finding f : laggingLogs) {
+        if (f.cloudId().equals(c)) {
+          sb.append("\n    lagging log of ").append(f.subject());
+          sb.append(" (").append(f.detail()).append(')');
+        }
       }
     }
     return sb.toString();

@@ -98,6 +98,10 @@ final class VerifyCommand extends StoreCommand {
       }
       out().printf("%s: %d problem(s)%s%n", key, report.findings().size(), survives(report));
     }
+    // Clouds a cost-minded writeM left behind by design while n - f hold the newest log.
+    for (VerifyReport.Finding f : report.laggingLogs()) {
+      out().printf("%s: lagging (not a fault) %s%n", key, f);
+    }
     // The versions at risk, each with what limits it: one fault from loss, or lost already.
     for (VerifyReport.Margin m : report.margins()) {
       if (m.faults() <= 0) {
@@ -142,6 +146,18 @@ final class VerifyCommand extends StoreCommand {
       findings.add(m);
     }
     o.put("findings", findings);
+    if (!report.laggingLogs().isEmpty()) {
+      List<Object> lagging = new ArrayList<>();
+      for (VerifyReport.Finding f : report.laggingLogs()) {
+        Map<String, Object> m = Json.object();
+        m.put("cloud", f.cloudId());
+        m.put("problem", f.problem().name());
+        m.put("subject", f.subject());
+        m.put("detail", f.detail());
+        lagging.add(m);
+      }
+      o.put("laggingLogs", lagging);
+    }
     report.faultsSurvivable().ifPresent(n -> o.put("faultsSurvivable", n));
     o.put("oneFaultFromLoss", report.oneFaultFromLoss());
     List<Object> margins = new ArrayList<>();

@@ -326,6 +326,7 @@ public final class PaperBench {
               .mode(mode.mode())
               .erasureCoding(mode.erasureK())
               .layout(mode.layout())
+              .objective(mode.objective())
               .scheduler(Scheduler.system());
       if (mode.rafeStore() && !mode.inline()) {
         builder.inlineThreshold(0);
@@ -387,7 +388,11 @@ public final class PaperBench {
             .dataCloudsInOrderAdded(mode.tableOrder())
             .erasureCoding(mode.erasureK())
             .layout(mode.layout())
+            .objective(mode.objective())
             .maxValueBytes(Math.max(size, 1024));
+    // The client prices its choices with the table this run bills with (the layout chooser's
+    // dollars, the cost objective's choice of clouds for logs and packs).
+    prices.prices().forEach((id, p) -> builder.pricing(id, p.pricing()));
     if (virtual != null) {
       // The version's informational creation time from virtual time too, so that every run writes
       // the same bytes.
@@ -1047,7 +1052,9 @@ public final class PaperBench {
           "                 FAST_INLINE (FAST with inline values at the defaults: up to 64 KiB in",
           "                 the signed log; not run above that, where it is FAST), FAST_CODED",
           "                 (fragments, k = 2), FAST_AUTO (the layout chosen per value, inline",
-          "                 allowed), DEPSKY_A, DEPSKY_CA; also PAPER_SELECTED, FAST_TABLE_ORDER.",
+          "                 allowed), FAST_AUTO_COST (FAST_AUTO under the cost objective: logs on",
+          "                 the n - f cheapest clouds, packs on the cheapest f+1), DEPSKY_A,",
+          "                 DEPSKY_CA; also PAPER_SELECTED, FAST_TABLE_ORDER.",
           "                 Default: configurations 1 and 2 all but the last two, others PAPER,",
           "                 FAST, DEPSKY_A, DEPSKY_CA",
           "  --config-protocols N=P1,P2  the protocols of configuration N (repeatable)",

@@ -32,7 +32,17 @@ record PriceTable(String source, Map<String, Prices> prices) {
       double otherPer1000,
       double egressPerGB,
       double ingressPerGB,
-      double storagePerGBMonth) {}
+      double storagePerGBMonth) {
+
+    /**
+     * These prices as the client's cost model takes them ({@code Builder.pricing}): lists at the
+     * table's price of other requests; ingress is free in every provider's table the client knows.
+     */
+    io.rafestore.Pricing pricing() {
+      return new io.rafestore.Pricing(
+          putPer1000, getPer1000, otherPer1000, egressPerGB, storagePerGBMonth);
+    }
+  }
 
   /** Loads prices for {@code cloudIds}; each must have every price key. */
   static PriceTable load(String location, Collection<String> cloudIds) throws IOException {

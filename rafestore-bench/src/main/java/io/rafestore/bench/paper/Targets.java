@@ -159,7 +159,7 @@ final class Targets {
     long wasted = 0;
     long kept = 0;
     for (Result r : results) {
-      if (r.op().equals("read") && r.mode().rafeStore()) {
+      if (r.op().equals("read") && r.mode().rafeStoreLatency()) {
         reads += r.ops() + r.failures();
         wasted += r.speculative().wasted();
         kept += r.speculative().kept();
@@ -250,8 +250,53 @@ final class Targets {
               "issue 16: best read, >= 256KB, <= 1.2 x its floor" + c));
       out.add(costOfEach(results, config, "write", 0.5));
       out.add(costOfEach(results, config, "read", 1.0));
+      out.add(costObjective(results, config, "write", 0.5));
+      out.add(costObjective(results, config, "read", 1.0));
     }
     return out;
+  }
+
+  /**
+   * The cost objective's line of issue 16's cost target: {@link Protocol#FAST_AUTO_COST}'s cost of
+   * 10,000 1 KB operations {@code op} in {@code config} at most {@code limit} x DepSky-A's, with
+   * its median latency against {@link Protocol#FAST_AUTO}'s (what the dollars cost in time).
+   */
+  private static String costObjective(List<Result> results, int config, String op, double limit) {
+    String what =
+        String.format(
+            Locale.ROOT,
+            "issue 16 (cost objective): cost of 10,000 1KB %ss <= %.1f x DepSky-A (config %d)",
+            op,
+            limit,
+            config);
+    Optional<Result> depsky = find(results, config, Protocol.DEPSKY_A, 1024, op);
+    Optional<Result> cost = find(results, config, Protocol.FAST_AUTO_COST, 1024, op);
+    if (depsky.isEmpty() || cost.isEmpty()) {
+      return line(false, false, what);
+    }
+    Optional<Result> latency = find(results, config, Protocol.FAST_AUTO, 1024, op);
+    double ratio = cost.get().costPer10kUsd() / depsky.get().costPer10kUsd();
+    return line(
+        true,
+        ratio <= limit,
+        String.format(
+            Locale.ROOT,
+            "%s: FAST_AUTO_COST $%.4f vs $%.4f, ratio %.3f; median %.0f ms%s",
+            what,
+            cost.get().costPer10kUsd(),
+            depsky.get().costPer10kUsd(),
+            ratio,
+            cost.get().medianMs(),
+            latency
+                .map(
+                    l ->
+                        String.format(
+                            Locale.ROOT,
+                            " (FAST_AUTO, latency objective: $%.4f, ratio %.3f, median %.0f ms)",
+                            l.costPer10kUsd(),
+                            l.costPer10kUsd() / depsky.get().costPer10kUsd(),
+                            l.medianMs()))
+                .orElse("")));
   }
 
   /**
@@ -361,7 +406,7 @@ final class Targets {
     Optional<Result> cheapestWrites =
         results.stream()
             .filter(r -> r.config() == config && r.sizeBytes() == 1024 && r.op().equals("write"))
-            .filter(r -> r.mode().rafeStore() && r.ops() > 0)
+            .filter(r -> r.mode().rafeStoreLatency() && r.ops() > 0)
             .min((a, b) -> Double.compare(a.costPer10kUsd(), b.costPer10kUsd()));
     if (depsky.isEmpty() || cheapestWrites.isEmpty()) {
       return line(false, false, what);
@@ -376,7 +421,7 @@ final class Targets {
       if (r.config() == config
           && r.sizeBytes() == 1024
           && r.op().equals(op)
-          && r.mode().rafeStore()
+          && r.mode().rafeStoreLatency()
           && r.ops() > 0) {
         all.append(all.length() == 0 ? "" : ", ")
             .append(String.format(Locale.ROOT, "%s %.3f", r.mode(), r.costPer10kUsd() / dep));
@@ -442,7 +487,7 @@ final class Targets {
       Optional<Result> chosen =
           results.stream()
               .filter(r -> r.config() == config && r.sizeBytes() == s && r.op().equals("write"))
-              .filter(r -> r.mode().choosesLayout() && r.ops() > 0)
+              .filter(r -> r.mode().choosesLayout() && !r.mode().costObjective() && r.ops() > 0)
               .min((a, b) -> Double.compare(a.medianMs(), b.medianMs()));
       Optional<Result> fixed =
           results.stream()
@@ -487,7 +532,7 @@ final class Targets {
     Optional<Result> cheapest =
         results.stream()
             .filter(r -> r.config() == config && r.sizeBytes() == 1024 && r.op().equals(op))
-            .filter(r -> r.mode().rafeStore() && r.ops() > 0)
+            .filter(r -> r.mode().rafeStoreLatency() && r.ops() > 0)
             .min((a, b) -> Double.compare(a.costPer10kUsd(), b.costPer10kUsd()));
     Optional<Result> depsky = find(results, config, Protocol.DEPSKY_A, 1024, op);
     if (cheapest.isEmpty() || depsky.isEmpty()) {
@@ -529,7 +574,7 @@ final class Targets {
       List<Result> results, int config, long size, String op) {
     return results.stream()
         .filter(r -> r.config() == config && r.sizeBytes() == size && r.op().equals(op))
-        .filter(r -> r.mode().rafeStore() && r.ops() > 0)
+        .filter(r -> r.mode().rafeStoreLatency() && r.ops() > 0)
         .min((a, b) -> Double.compare(a.medianOverFloor(), b.medianOverFloor()));
   }
 
@@ -571,7 +616,7 @@ final class Targets {
       List<Result> results, int config, long size, String op) {
     return results.stream()
         .filter(r -> r.config() == config && r.sizeBytes() == size && r.op().equals(op))
-        .filter(r -> r.mode().rafeStore() && r.ops() > 0)
+        .filter(r -> r.mode().rafeStoreLatency() && r.ops() > 0)
         .min((a, b) -> Double.compare(a.medianMs(), b.medianMs()));
   }
 }

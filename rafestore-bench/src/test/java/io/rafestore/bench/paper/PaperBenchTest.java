@@ -34,8 +34,8 @@ class PaperBenchTest {
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     List<Result> results = PaperBench.run(o, new PrintStream(log, true, StandardCharsets.UTF_8));
 
-    // one config x the seven default protocols of configuration 1 x two sizes x {write, read}
-    assertThat(results).hasSize(28);
+    // one config x the eight default protocols of configuration 1 x two sizes x {write, read}
+    assertThat(results).hasSize(32);
     assertThat(results).extracting(Result::mode).hasSameElementsAs(Protocol.DEFAULT);
     for (Result r : results) {
       // A failed operation is counted, not timed; whether any fail is not this test's business.
@@ -56,7 +56,7 @@ class PaperBenchTest {
     }
 
     List<String> csv = Files.readAllLines(dir.resolve(Reports.CSV), StandardCharsets.UTF_8);
-    assertThat(csv).hasSize(29);
+    assertThat(csv).hasSize(33);
     String[] header = csv.get(0).split(",");
     assertThat(header)
         .contains(
@@ -93,7 +93,7 @@ class PaperBenchTest {
       Document doc = f.newDocumentBuilder().parse(svg.toFile());
       assertThat(doc.getDocumentElement().getNodeName()).isEqualTo("svg");
       // one line per mode plus the physical floor
-      assertThat(doc.getElementsByTagName("polyline").getLength()).isEqualTo(8);
+      assertThat(doc.getElementsByTagName("polyline").getLength()).isEqualTo(9);
     }
     Document layout =
         DocumentBuilderFactory.newInstance()
@@ -395,6 +395,41 @@ class PaperBenchTest {
         1);
   }
 
+  /**
+   * The cost objective's lines judge FAST_AUTO_COST against DepSky-A with its median beside
+   * FAST_AUTO's; the existing cost lines keep judging the latency-objective protocols only.
+   */
+  @Test
+  void costObjectiveLinesJudgeFastAutoCostAndTheOthersIgnoreIt() {
+    List<Result> run = new java.util.ArrayList<>();
+    run.add(cell(1, Protocol.DEPSKY_A, 1024, "write", 2280, 750, 0.36));
+    run.add(cell(1, Protocol.FAST_AUTO, 1024, "write", 790, 750, 0.19));
+    run.add(cell(1, Protocol.FAST_AUTO_COST, 1024, "write", 1240, 750, 0.12));
+    run.add(cell(1, Protocol.DEPSKY_A, 1024, "read", 800, 750, 0.045));
+    run.add(cell(1, Protocol.FAST_AUTO, 1024, "read", 750, 750, 0.032));
+    run.add(cell(1, Protocol.FAST_AUTO_COST, 1024, "read", 750, 750, 0.05));
+    List<String> lines = Targets.physicalFloor(run);
+    List<String> cost =
+        lines.stream().filter(l -> l.contains("issue 16 (cost objective)")).toList();
+    assertThat(cost).hasSize(4);
+    assertThat(cost.get(0))
+        .startsWith("PASS")
+        .contains("writes <= 0.5 x DepSky-A (config 1)")
+        .contains("FAST_AUTO_COST $0.1200 vs $0.3600, ratio 0.333; median 1240 ms")
+        .contains("(FAST_AUTO, latency objective: $0.1900, ratio 0.528, median 790 ms)");
+    assertThat(cost.get(1)).startsWith("MISS").contains("reads <= 1.0 x DepSky-A (config 1)");
+    assertThat(cost.get(2)).startsWith("SKIP").contains("config 2");
+    String existing =
+        lines.stream()
+            .filter(l -> l.contains("issue 16: cost of 10,000 1KB writes"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(existing).startsWith("MISS").contains("FAST_AUTO $0.1900").doesNotContain("COST");
+    assertThat(Targets.evaluate(run))
+        .filteredOn(l -> l.contains("cost of 10,000 1KB writes <= 0.5 x DepSky-A (config 1):"))
+        .allMatch(l -> !l.contains("FAST_AUTO_COST") || l.contains("cost objective"));
+  }
+
   @Test
   void issue16TargetsComeFromTheRun() {
     List<Result> run = new java.util.ArrayList<>();
@@ -415,7 +450,7 @@ class PaperBenchTest {
       run.add(cell(c, Protocol.FAST, 4L << 20, "read", 5750, 5000, 1));
     }
     List<String> lines = Targets.physicalFloor(run);
-    assertThat(lines).hasSize(16);
+    assertThat(lines).hasSize(20);
     assertThat(lines.get(0))
         .startsWith("PASS")
         .contains("config 1")
@@ -472,7 +507,10 @@ class PaperBenchTest {
         .contains("reads")
         .contains("FAST_INLINE $0.0900 vs $0.1000, ratio 0.900")
         .contains("FAST 0.400");
-    assertThat(lines.get(8)).contains("config 2");
+    // Then the cost objective's two lines (no FAST_AUTO_COST cell here), and configuration 2.
+    assertThat(lines.get(8)).startsWith("SKIP").contains("cost objective").contains("config 1");
+    assertThat(lines.get(9)).startsWith("SKIP").contains("cost objective").contains("config 1");
+    assertThat(lines.get(10)).contains("config 2");
 
     // The same run, slower and dearer in configuration 2: every ratio there misses.
     run.replaceAll(
@@ -488,20 +526,20 @@ class PaperBenchTest {
                     r.costPer10kUsd() * 2.5)
                 : r);
     List<String> worse = Targets.physicalFloor(run);
-    assertThat(worse.subList(0, 8)).allMatch(l -> !l.startsWith("MISS"));
-    assertThat(worse.get(8)).startsWith("MISS").contains("1KB 1.65 (FAST_INLINE; phases 1.40)");
-    assertThat(worse.get(9)).startsWith("MISS").contains("0.45");
-    assertThat(worse.get(10)).startsWith("MISS");
-    assertThat(worse.get(11)).startsWith("MISS").contains("0.68");
-    assertThat(worse.get(13)).startsWith("MISS");
-    assertThat(worse.get(14)).startsWith("MISS").contains("ratio 1.250");
-    assertThat(worse.get(15)).startsWith("MISS").contains("ratio 2.250");
+    assertThat(worse.subList(0, 10)).allMatch(l -> !l.startsWith("MISS"));
+    assertThat(worse.get(10)).startsWith("MISS").contains("1KB 1.65 (FAST_INLINE; phases 1.40)");
+    assertThat(worse.get(11)).startsWith("MISS").contains("0.45");
+    assertThat(worse.get(12)).startsWith("MISS");
+    assertThat(worse.get(13)).startsWith("MISS").contains("0.68");
+    assertThat(worse.get(15)).startsWith("MISS");
+    assertThat(worse.get(16)).startsWith("MISS").contains("ratio 1.250");
+    assertThat(worse.get(17)).startsWith("MISS").contains("ratio 2.250");
 
     // Where the floor alone is above the limit, the line says the target is out of reach.
     List<Result> thin = new java.util.ArrayList<>();
     thin.add(cell(2, Protocol.FAST_CODED, 1L << 20, "write", 3700, 3000, 1));
     thin.add(cell(2, Protocol.DEPSKY_A, 1L << 20, "write", 5000, 3000, 1));
-    assertThat(Targets.physicalFloor(thin).get(11))
+    assertThat(Targets.physicalFloor(thin).get(13))
         .startsWith("MISS")
         .contains("1MB 0.74 (FAST_CODED; floor 0.60, phases 0.84)")
         .endsWith("out of any protocol's reach where the floor alone is above 0.50: 1MB");

@@ -338,6 +338,27 @@ public final class Context implements LayoutChooser.Timing {
   }
 
   /**
+   * Data clouds cheapest first for an object of {@code size} bytes (a put, a month of its storage
+   * and one download of it at each cloud's prices), ties by predicted upload time, then
+   * configuration order: where the cost objective puts packs of inline values (background work,
+   * whose latency does not matter to any caller).
+   */
+  public List<String> cheapestDataOrder(long size) {
+    List<String> out = new ArrayList<>(dataCloudIds);
+    Map<String, Double> usd = new java.util.HashMap<>();
+    Map<String, Long> nanos = new java.util.HashMap<>();
+    for (String c : out) {
+      usd.put(c, io.rafestore.internal.protocol.selection.LogTargets.usd(prices.of(c), size));
+      nanos.put(c, predictUpload(c, size).toNanos());
+    }
+    out.sort(
+        java.util.Comparator.comparingDouble((String c) -> usd.get(c))
+            .thenComparingLong(nanos::get)
+            .thenComparingInt(dataCloudIds::indexOf));
+    return out;
+  }
+
+  /**
    * Predicted time to upload a value of {@code size} bytes to {@code cloud}: one request for a
    * whole value; for a value in parts, one round trip per batch of {@code partsInFlight} parts plus
    * the transfer at the cloud's bandwidth.
@@ -478,6 +499,110 @@ public final class Context implements LayoutChooser.Timing {
     loop.whenComplete((r, e) -> loops.remove(loop));
     if (closed) {
       loop.completeExceptionally(closedError());
+    }
+  }
+
+  /**
+   * Clouds that failed a log put or missed writeM's hedge deadline (cost objective), with when: the
+   * log plan ({@link #logPlan}) ranks them last for {@link #LOG_DEMOTION}, or until one of their
+   * log puts is acknowledged, so a dead cheap cloud costs one hedge wait per period, not per write.
+   */
+  private final ConcurrentHashMap<String, Long> logDemoted = new ConcurrentHashMap<>();
+
+  /** How long a cloud that failed or was late with a log stays ranked last ({@link #logPlan}). */
+  public static final java.time.Duration LOG_DEMOTION = java.time.Duration.ofSeconds(60);
+
+  /**
+   * Where writeM sends a signed log of {@code bytes} ({@link
+   * io.rafestore.internal.protocol.selection.LogTargets}): every cloud at once under the latency
+   * objective and in the DepSky baselines; otherwise, when the objective prefers it, the n - f
+   * cheapest first and the others as spares.
+   */
+  public io.rafestore.internal.protocol.selection.LogTargets.Plan logPlan(long bytes) {
+    List<String> ids = new ArrayList<>(clouds.size());
+    for (Cloud c : clouds) {
+      ids.add(c.id());
+    }
+    if (!logsMayLag()) {
+      return new io.rafestore.internal.protocol.selection.LogTargets.Plan(
+          ids, List.of(), java.time.Duration.ZERO);
+    }
+    return io.rafestore.internal.protocol.selection.LogTargets.plan(
+        ids, f(), bytes, settings.objective(), queuedTiming, prices, demotedLogClouds());
+  }
+
+  /**
+   * The latency model's predictions behind what this client already has in flight to each cloud
+   * ({@link LatencyModel#predictQueued}): the log plan's ties and its hedge deadline, so that a
+   * busy client (many writes in flight) does not start spares for puts that are merely queued.
+   */
+  private final LayoutChooser.Timing queuedTiming =
+      new LayoutChooser.Timing() {
+        @Override
+        public java.time.Duration upload(String cloud, long bytes, long batches) {
+          return model.predictQueued(cloud, bytes);
+        }
+
+        @Override
+        public java.time.Duration fetch(String cloud, long bytes) {
+          return model.predictQueued(cloud, bytes);
+        }
+
+        @Override
+        public double linkBytesPerSecond() {
+          return Context.this.linkBytesPerSecond();
+        }
+      };
+
+  /**
+   * Whether this client's writeM may leave clouds without its newest log by design: an objective
+   * other than latency, outside the DepSky baselines ({@link #logPlan}). Verify then reports such
+   * clouds as lagging, not as faults, while n - f hold the newest log.
+   */
+  public boolean logsMayLag() {
+    io.rafestore.ProtocolMode mode = settings.mode();
+    return !settings.objective().isLatency()
+        && mode != io.rafestore.ProtocolMode.DEPSKY_A
+        && mode != io.rafestore.ProtocolMode.DEPSKY_CA;
+  }
+
+  private java.util.Set<String> demotedLogClouds() {
+    if (root != this) {
+      return root.demotedLogClouds();
+    }
+    if (logDemoted.isEmpty()) {
+      return java.util.Set.of();
+    }
+    long now = settings.scheduler().nanoTime();
+    java.util.Set<String> out = new java.util.HashSet<>();
+    logDemoted.forEach(
+        (c, at) -> {
+          if (now - at < LOG_DEMOTION.toNanos()) {
+            out.add(c);
+          } else {
+            logDemoted.remove(c, at);
+          }
+        });
+    return out;
+  }
+
+  /** {@code cloud} failed a log put or missed writeM's hedge deadline: rank it last a while. */
+  public void demoteLogCloud(String cloud) {
+    if (root != this) {
+      root.demoteLogCloud(cloud);
+      return;
+    }
+    logDemoted.put(cloud, settings.scheduler().nanoTime());
+  }
+
+  /** {@code cloud} acknowledged a log put: it is ranked by price again. */
+  public void logCloudAnswered(String cloud) {
+    if (root != this) {
+      root.logCloudAnswered(cloud);
+      return;
+    }
+    if (!logDemoted.isEmpty()) {
+      logDemoted.remove(cloud);
     }
   }
 

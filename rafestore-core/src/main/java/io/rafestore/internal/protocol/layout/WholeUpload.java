@@ -76,8 +76,11 @@ public final class WholeUpload implements Payload {
    */
   public static WholeUpload raw(Context ctx, ObjectKey object, byte[] bytes) {
     // Replicas on the data clouds predicted fastest for the pack's size, as a fixed layout places
-    // them (writeDf and replacements next in that order).
-    Placement replicas = new Placement(false, 0, List.of(), java.util.Optional.empty());
+    // them (writeDf and replacements next in that order); under the cost objective on the cheapest
+    // (a pack is background work: no caller waits for its upload).
+    List<String> order =
+        ctx.settings.objective().isCost() ? ctx.cheapestDataOrder(bytes.length) : List.of();
+    Placement replicas = new Placement(false, 0, order, java.util.Optional.empty());
     return new WholeUpload(object, bytes.length, null, bytes, null, 0, ctx.f() + 1, replicas);
   }
 

@@ -236,12 +236,34 @@ public final class Verifier {
           forked.add(w);
           newest.put(w, candidates.get(0));
         });
+    Set<String> lagsExpected = expectedLag(answers, decoded, unreachable);
     for (Answer a : answers) {
       MetadataLog top = newest.get(a.writer);
       if (top == null || unreachable.contains(a.cloud)) {
         continue;
       }
       MetadataLog mine = decoded.get(a);
+      if (lagsExpected.contains(a.cloud + "\n" + a.writer)
+          && (mine == null && a.bytes == null || mine != null && !mine.equals(top))) {
+        synchronized (lagging) {
+          lagging.add(
+              new Finding(
+                  a.cloud,
+                  mine == null ? Problem.METADATA_MISSING : Problem.METADATA_STALE,
+                  a.writer,
+                  (mine == null ? "no log" : "sequence " + mine.sequence())
+                      + ", newest is "
+                      + top.sequence()
+                      + " on "
+                      + holdersOfNewest.getOrDefault(a.writer, 0)
+                      + " clouds (n - f = "
+                      + ctx.settings.quorum()
+                      + "): left behind by writeM under the "
+                      + ctx.settings.objective()
+                      + " objective"));
+        }
+        continue;
+      }
       if (mine == null && a.bytes == null) {
         addFinding(
             new Finding(
@@ -274,6 +296,58 @@ public final class Verifier {
     for (String w : forked) {
       newestBytes.remove(w);
     }
+  }
+
+  /** Lagging logs the client's writeM leaves by design ({@link VerifyReport#laggingLogs}). */
+  private final List<Finding> lagging = new ArrayList<>();
+
+  /** Per writer, how many answering clouds hold its newest log. */
+  private final Map<String, Integer> holdersOfNewest = new HashMap<>();
+
+  /**
+   * The (cloud, writer) pairs, as {@code cloud + "\n" + writer}, whose older or absent log is the
+   * lag a cost-minded writeM leaves (design.md section 12, "Lagging logs under the cost
+   * objective"): only when this client's own writeM may leave clouds behind ({@link
+   * Context#logsMayLag}), and per writer whose logs are not forked. When at least n - f answering
+   * clouds hold the newest log, every other valid-but-older or missing log of that writer is
+   * expected; when fewer do, the cheapest of the lagging clouds (as writeM ranks them) that bring
+   * it back to n - f are findings (repair copies to them), the rest are expected. Invalid logs and
+   * clouds that did not answer are never expected.
+   */
+  private Set<String> expectedLag(
+      List<Answer> answers, Map<Answer, MetadataLog> decoded, Set<String> unreachable) {
+    Set<String> out = new HashSet<>();
+    if (!ctx.logsMayLag()) {
+      return out;
+    }
+    int quorum = ctx.settings.quorum();
+    Map<String, List<String>> behind = new HashMap<>();
+    for (Answer a : answers) {
+      MetadataLog top = newest.get(a.writer);
+      if (top == null || unreachable.contains(a.cloud) || forked.contains(a.writer)) {
+        continue;
+      }
+      MetadataLog mine = decoded.get(a);
+      if (mine != null && mine.equals(top)) {
+        holdersOfNewest.merge(a.writer, 1, Integer::sum);
+      } else if (mine == null && a.bytes == null || mine != null) {
+        behind.computeIfAbsent(a.writer, w -> new ArrayList<>()).add(a.cloud);
+      }
+    }
+    behind.forEach(
+        (writer, clouds) -> {
+          int needed = Math.max(0, quorum - holdersOfNewest.getOrDefault(writer, 0));
+          clouds.sort(
+              java.util.Comparator.comparingDouble(
+                      (String c) ->
+                          io.rafestore.internal.protocol.selection.LogTargets.usd(
+                              ctx.prices.of(c), newestBytes.get(writer).length))
+                  .thenComparingInt(c -> ctx.clouds.indexOf(ctx.byId.get(c))));
+          for (int i = needed; i < clouds.size(); i++) {
+            out.add(clouds.get(i) + "\n" + writer);
+          }
+        });
+    return out;
   }
 
   /** Under the confidentiality option: does {@code cloud} hold its valid share of every entry? */
@@ -574,7 +648,12 @@ public final class Verifier {
             .thenComparing(Finding::subject));
     List<VerifyReport.Margin> margins = new ArrayList<>();
     view.visible.forEach(it -> margins.add(margin(it)));
-    return new VerifyReport(key, ids, seqs, retained, all, extra, margins);
+    List<Finding> behind;
+    synchronized (lagging) {
+      behind = new ArrayList<>(lagging);
+    }
+    behind.sort(java.util.Comparator.comparing(Finding::cloudId).thenComparing(Finding::subject));
+    return new VerifyReport(key, ids, seqs, retained, all, extra, margins, behind);
   }
 
   /** Copies made and failed. */

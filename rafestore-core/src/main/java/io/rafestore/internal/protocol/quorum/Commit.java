@@ -139,9 +139,9 @@ public final class Commit {
    * writeM of a group commit: one log carrying every member's entry ({@link Logs#appendAll}: one
    * sequence, the entries in the members' order), signed once, remembered before its puts as every
    * log this client signs ({@link Context#rememberOwnLog}: a failed round's log is built on by the
-   * next, never forked), put to all n clouds, n - f acknowledgements. Completes with one receipt
-   * per member, in order, each with its own version, trace and phases; fails, for every member,
-   * with the round's failure.
+   * next, never forked), put to all n clouds (or as {@link Context#logPlan} says under the cost
+   * objective), n - f acknowledgements. Completes with one receipt per member, in order, each with
+   * its own version, trace and phases; fails, for every member, with the round's failure.
    */
   public static CompletableFuture<List<WriteReceipt>> group(
       Context ctx,

@@ -5,13 +5,16 @@ import io.rafestore.QuorumException;
 import io.rafestore.Scheduler;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.internal.protocol.selection.LogTargets;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ObjectKey;
 import io.rafestore.spi.support.Futures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Puts one object on a set of clouds and completes with the ids of the first {@code quorum} that
@@ -29,28 +32,242 @@ public final class QuorumPut {
 
   private QuorumPut() {}
 
-  /** writeM: the writer's signed log to all n clouds, n - f acknowledgements. */
+  /**
+   * writeM: the writer's signed log to all n clouds (under the cost objective to the n - f cheapest
+   * first, {@link Context#logPlan}), n - f acknowledgements.
+   */
   public static CompletableFuture<List<String>> metadata(
       Context ctx, String key, String writer, byte[] bytes, String phase) {
     return metadata(ctx, key, writer, c -> bytes, phase);
   }
 
-  /** As above, with a payload per cloud (the confidentiality option's per-cloud key shares). */
+  /**
+   * As above, with a payload per cloud (the confidentiality option's per-cloud key shares). Where
+   * the log goes is {@link Context#logPlan}'s: every cloud at once (the latency objective), or,
+   * under the cost objective, the n - f cheapest clouds first and the others only when one of those
+   * fails or the quorum is late ({@link #hedged}).
+   */
   public static CompletableFuture<List<String>> metadata(
       Context ctx,
       String key,
       String writer,
       java.util.function.Function<Cloud, byte[]> payload,
       String phase) {
-    return run(
-        ctx,
-        key,
-        Names.metadataObject(key, writer),
-        payload,
-        ctx.clouds,
-        ctx.settings.quorum(),
-        phase,
-        METADATA_LINGER);
+    ObjectKey object = Names.metadataObject(key, writer);
+    if (!ctx.logsMayLag()) {
+      return run(
+          ctx, key, object, payload, ctx.clouds, ctx.settings.quorum(), phase, METADATA_LINGER);
+    }
+    // The payloads of the clouds asked, each made once (per-cloud envelopes cost a share each).
+    Map<String, byte[]> made = new ConcurrentHashMap<>();
+    java.util.function.Function<Cloud, byte[]> once =
+        c -> made.computeIfAbsent(c.id(), x -> payload.apply(c));
+    LogTargets.Plan plan = ctx.logPlan(once.apply(ctx.clouds.get(0)).length);
+    if (plan.everyCloud()) {
+      return run(ctx, key, object, once, ctx.clouds, ctx.settings.quorum(), phase, METADATA_LINGER);
+    }
+    return hedged(ctx, key, object, once, plan, phase, METADATA_LINGER);
+  }
+
+  /**
+   * Puts {@code object} on the plan's first clouds and completes with the ids of the first n - f
+   * that acknowledged. A spare is started at once for each put that fails, and, each time the hedge
+   * deadline passes without the quorum, as many spares as acknowledgements are still missing (the
+   * clouds still out are demoted: {@link Context#demoteLogCloud}). Every spare is started after at
+   * most f deadlines, so with at most f faulty clouds (failing or silent) n - f correct ones
+   * acknowledge: a cloud that hangs forever delays the write by a deadline, never blocks it. Fails
+   * with {@link QuorumException} once more than f clouds failed. Puts still running at the quorum
+   * linger as writeM's always did; no spare is started after it.
+   */
+  static CompletableFuture<List<String>> hedged(
+      Context ctx,
+      String key,
+      ObjectKey object,
+      java.util.function.Function<Cloud, byte[]> payload,
+      LogTargets.Plan plan,
+      String phase,
+      Duration linger) {
+    return new Hedged(ctx, key, object, payload, plan, phase, linger).start();
+  }
+
+  /** One hedged put ({@link #hedged}); its state is guarded by itself. */
+  private static final class Hedged {
+    final Context ctx;
+    final String key;
+    final ObjectKey object;
+    final java.util.function.Function<Cloud, byte[]> payload;
+    final LogTargets.Plan plan;
+    final String phase;
+    final Duration linger;
+    final int quorum;
+    final int tolerated;
+    final CompletableFuture<List<String>> result = new CompletableFuture<>();
+    final List<String> acks = new ArrayList<>();
+    final List<CloudFault> faults = new ArrayList<>();
+    final Map<String, CompletableFuture<Void>> puts = new java.util.LinkedHashMap<>();
+    final java.util.ArrayDeque<Cloud> spares = new java.util.ArrayDeque<>();
+    Scheduler.Cancellable timer;
+
+    Hedged(
+        Context ctx,
+        String key,
+        ObjectKey object,
+        java.util.function.Function<Cloud, byte[]> payload,
+        LogTargets.Plan plan,
+        String phase,
+        Duration linger) {
+      this.ctx = ctx;
+      this.key = key;
+      this.object = object;
+      this.payload = payload;
+      this.plan = plan;
+      this.phase = phase;
+      this.linger = linger;
+      this.quorum = ctx.settings.quorum();
+      this.tolerated = ctx.clouds.size() - quorum;
+      for (String id : plan.spares()) {
+        spares.add(ctx.byId.get(id));
+      }
+    }
+
+    CompletableFuture<List<String>> start() {
+      List<Cloud> first = new ArrayList<>();
+      for (String id : plan.first()) {
+        first.add(ctx.byId.get(id));
+      }
+      synchronized (this) {
+        timer = ctx.settings.scheduler().schedule(plan.hedgeAfter(), this::deadline);
+      }
+      for (Cloud c : first) {
+        send(c);
+      }
+      result.whenComplete((r, e) -> finish());
+      return result;
+    }
+
+    /** The hedge deadline passed: start a spare per missing acknowledgement, and wait again. */
+    private void deadline() {
+      List<Cloud> start = new ArrayList<>();
+      synchronized (this) {
+        if (result.isDone()) {
+          return;
+        }
+        puts.forEach(
+            (id, p) -> {
+              if (!p.isDone()) {
+                ctx.demoteLogCloud(id);
+              }
+            });
+        int missing = quorum - acks.size();
+        while (missing-- > 0 && !spares.isEmpty()) {
+          start.add(spares.poll());
+        }
+        timer =
+            spares.isEmpty()
+                ? null
+                : ctx.settings.scheduler().schedule(plan.hedgeAfter(), this::deadline);
+      }
+      for (Cloud c : start) {
+        send(c);
+      }
+    }
+
+    private void send(Cloud cloud) {
+      CompletableFuture<Void> put;
+      synchronized (this) {
+        if (result.isDone()) {
+          return;
+        }
+        put = cloud.driver().put(object, payload.apply(cloud));
+        puts.put(cloud.id(), put);
+      }
+      put.whenComplete((r, e) -> answered(cloud, e));
+    }
+
+    private void answered(Cloud cloud, Throwable e) {
+      CloudFault fault = null;
+      List<String> done = null;
+      QuorumException failure = null;
+      Cloud replacement = null;
+      if (e == null) {
+        ctx.logCloudAnswered(cloud.id());
+      }
+      synchronized (this) {
+        if (e == null) {
+          acks.add(cloud.id());
+          if (acks.size() == quorum) {
+            done = List.copyOf(acks);
+          }
+        } else if (!Futures.isCancellation(e)) {
+          fault =
+              new CloudFault(
+                  cloud.id(), CloudFault.Kind.ERROR, phase + ": " + Futures.unwrap(e).getMessage());
+          faults.add(fault);
+          if (faults.size() == tolerated + 1) {
+            failure =
+                new QuorumException(
+                    phase + " of '" + key + "'", quorum, acks.size(), List.copyOf(faults));
+          } else if (!result.isDone()) {
+            replacement = spares.poll();
+          }
+        }
+      }
+      if (fault != null) {
+        ctx.demoteLogCloud(cloud.id());
+        ctx.report(key, fault);
+      }
+      if (done != null) {
+        result.complete(done);
+      } else if (failure != null) {
+        result.completeExceptionally(failure);
+      } else if (replacement != null) {
+        send(replacement);
+      }
+    }
+
+    /** The result is known: no more spares; the puts still running linger as writeM's do. */
+    private void finish() {
+      List<CompletableFuture<Void>> running = new ArrayList<>();
+      synchronized (this) {
+        if (timer != null) {
+          timer.cancel();
+          timer = null;
+        }
+        for (CompletableFuture<Void> p : puts.values()) {
+          if (!p.isDone()) {
+            running.add(p);
+          }
+        }
+      }
+      lingerOrCancel(ctx, running, linger);
+    }
+  }
+
+  /**
+   * Lets {@code running} (puts still running after their phase's result) go on for {@code linger},
+   * then cancels them; cancels them at once when {@code linger} is zero.
+   */
+  private static void lingerOrCancel(
+      Context ctx, List<CompletableFuture<Void>> running, Duration linger) {
+    if (running.isEmpty()) {
+      return;
+    }
+    Runnable cancel =
+        () -> {
+          for (CompletableFuture<Void> p : running) {
+            p.cancel(true);
+          }
+        };
+    if (linger.isZero()) {
+      cancel.run();
+      return;
+    }
+    for (CompletableFuture<Void> p : running) {
+      ctx.linger(p);
+    }
+    Scheduler.Cancellable timer = ctx.settings.scheduler().schedule(linger, cancel);
+    CompletableFuture.allOf(running.toArray(CompletableFuture<?>[]::new))
+        .whenComplete((x, y) -> timer.cancel());
   }
 
   public static CompletableFuture<List<String>> run(

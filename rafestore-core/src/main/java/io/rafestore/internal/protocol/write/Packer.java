@@ -493,7 +493,8 @@ public final class Packer implements LayoutChooser.LogRooms {
    * Predicted time of a pack upload of {@code bytes}: until its (f+1)-th data cloud acknowledges.
    */
   private Duration predictPack(long bytes) {
-    List<String> order = ctx.dataOrder(bytes);
+    List<String> order =
+        ctx.settings.objective().isCost() ? ctx.cheapestDataOrder(bytes) : ctx.dataOrder(bytes);
     Duration slowest = Duration.ZERO;
     for (int i = 0; i <= ctx.settings.f() && i < order.size(); i++) {
       Duration d = ctx.predictUpload(order.get(i), bytes);
