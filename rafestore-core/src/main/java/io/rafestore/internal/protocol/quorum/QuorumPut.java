@@ -87,16 +87,42 @@ public final class QuorumPut {
       LogTargets.Plan plan,
       String phase,
       Duration linger) {
-    return new Hedged(ctx, key, object, payload, plan, phase, linger).start();
+    List<Cloud> first = new ArrayList<>();
+    for (String id : plan.first()) {
+      first.add(ctx.byId.get(id));
+    }
+    List<Cloud> spares = new ArrayList<>();
+    for (String id : plan.spares()) {
+      spares.add(ctx.byId.get(id));
+    }
+    return new Round(
+            ctx,
+            key,
+            object,
+            payload,
+            first,
+            spares,
+            ctx.settings.quorum(),
+            plan.hedgeAfter(),
+            phase,
+            linger)
+        .start();
   }
 
-  /** One hedged put ({@link #hedged}); its state is guarded by itself. */
-  private static final class Hedged {
+  /**
+   * One quorum put ({@link #run}, {@link #hedged}); its state is guarded by itself. Without spares
+   * it is the plain phase: every target asked at once, no deadline, no log-plan bookkeeping.
+   */
+  private static final class Round {
     final Context ctx;
     final String key;
     final ObjectKey object;
     final java.util.function.Function<Cloud, byte[]> payload;
-    final LogTargets.Plan plan;
+    final List<Cloud> first;
+
+    /** When spares are started if the quorum is late; null: no spares, no deadline. */
+    final Duration hedgeAfter;
+
     final String phase;
     final Duration linger;
     final int quorum;
@@ -108,38 +134,48 @@ public final class QuorumPut {
     final java.util.ArrayDeque<Cloud> spares = new java.util.ArrayDeque<>();
     Scheduler.Cancellable timer;
 
-    Hedged(
+    /** {@link #finish} ran: the puts registered until then linger or were cancelled. */
+    boolean finished;
+
+    Round(
         Context ctx,
         String key,
         ObjectKey object,
         java.util.function.Function<Cloud, byte[]> payload,
-        LogTargets.Plan plan,
+        List<Cloud> first,
+        List<Cloud> spares,
+        int quorum,
+        Duration hedgeAfter,
         String phase,
         Duration linger) {
       this.ctx = ctx;
       this.key = key;
       this.object = object;
       this.payload = payload;
-      this.plan = plan;
+      this.first = first;
+      this.spares.addAll(spares);
+      this.hedgeAfter = spares.isEmpty() ? null : hedgeAfter;
       this.phase = phase;
       this.linger = linger;
-      this.quorum = ctx.settings.quorum();
-      this.tolerated = ctx.clouds.size() - quorum;
-      for (String id : plan.spares()) {
-        spares.add(ctx.byId.get(id));
-      }
+      this.quorum = quorum;
+      this.tolerated = first.size() + spares.size() - quorum;
+    }
+
+    /** Whether this put follows a log plan (spares, a deadline, demotions), not a plain phase. */
+    private boolean planned() {
+      return hedgeAfter != null;
     }
 
     CompletableFuture<List<String>> start() {
-      List<Cloud> first = new ArrayList<>();
-      for (String id : plan.first()) {
-        first.add(ctx.byId.get(id));
+      if (planned()) {
+        synchronized (this) {
+          timer = ctx.settings.scheduler().schedule(hedgeAfter, this::deadline);
+        }
       }
-      synchronized (this) {
-        timer = ctx.settings.scheduler().schedule(plan.hedgeAfter(), this::deadline);
-      }
+      // The first targets are all asked even if the quorum is reached while they are (a cloud
+      // answering at once): writeM's surplus puts bring the remaining clouds up to date.
       for (Cloud c : first) {
-        send(c);
+        send(c, true);
       }
       result.whenComplete((r, e) -> finish());
       return result;
@@ -163,25 +199,35 @@ public final class QuorumPut {
           start.add(spares.poll());
         }
         timer =
-            spares.isEmpty()
-                ? null
-                : ctx.settings.scheduler().schedule(plan.hedgeAfter(), this::deadline);
+            spares.isEmpty() ? null : ctx.settings.scheduler().schedule(hedgeAfter, this::deadline);
       }
       for (Cloud c : start) {
-        send(c);
+        send(c, false);
       }
     }
 
-    private void send(Cloud cloud) {
-      CompletableFuture<Void> put;
-      synchronized (this) {
-        if (result.isDone()) {
-          return;
+    /**
+     * Asks {@code cloud}; unless {@code always}, only while the result is unknown. The driver is
+     * called outside the lock; a put that registers after {@link #finish} lingers on its own.
+     */
+    private void send(Cloud cloud, boolean always) {
+      if (!always) {
+        synchronized (this) {
+          if (result.isDone()) {
+            return;
+          }
         }
-        put = cloud.driver().put(object, payload.apply(cloud));
+      }
+      CompletableFuture<Void> put = cloud.driver().put(object, payload.apply(cloud));
+      boolean afterFinish;
+      synchronized (this) {
         puts.put(cloud.id(), put);
+        afterFinish = finished;
       }
       put.whenComplete((r, e) -> answered(cloud, e));
+      if (afterFinish && !put.isDone()) {
+        lingerOrCancel(ctx, List.of(put), linger);
+      }
     }
 
     private void answered(Cloud cloud, Throwable e) {
@@ -189,7 +235,7 @@ public final class QuorumPut {
       List<String> done = null;
       QuorumException failure = null;
       Cloud replacement = null;
-      if (e == null) {
+      if (e == null && planned()) {
         ctx.logCloudAnswered(cloud.id());
       }
       synchronized (this) {
@@ -213,7 +259,9 @@ public final class QuorumPut {
         }
       }
       if (fault != null) {
-        ctx.demoteLogCloud(cloud.id());
+        if (planned()) {
+          ctx.demoteLogCloud(cloud.id());
+        }
         ctx.report(key, fault);
       }
       if (done != null) {
@@ -221,7 +269,7 @@ public final class QuorumPut {
       } else if (failure != null) {
         result.completeExceptionally(failure);
       } else if (replacement != null) {
-        send(replacement);
+        send(replacement, false);
       }
     }
 
@@ -229,6 +277,7 @@ public final class QuorumPut {
     private void finish() {
       List<CompletableFuture<Void>> running = new ArrayList<>();
       synchronized (this) {
+        finished = true;
         if (timer != null) {
           timer.cancel();
           timer = null;
@@ -292,78 +341,7 @@ public final class QuorumPut {
       int quorum,
       String phase,
       Duration linger) {
-    CompletableFuture<List<String>> result = new CompletableFuture<>();
-    List<String> acks = new ArrayList<>();
-    List<CloudFault> faults = new ArrayList<>();
-    List<CompletableFuture<Void>> puts = new ArrayList<>();
-    int tolerated = targets.size() - quorum;
-    for (Cloud cloud : targets) {
-      CompletableFuture<Void> put = cloud.driver().put(object, payload.apply(cloud));
-      puts.add(put);
-      put.whenComplete(
-          (r, e) -> {
-            CloudFault fault = null;
-            List<String> done = null;
-            QuorumException failure = null;
-            synchronized (acks) {
-              if (e == null) {
-                acks.add(cloud.id());
-                if (acks.size() == quorum) {
-                  done = List.copyOf(acks);
-                }
-              } else if (!Futures.isCancellation(e)) {
-                fault =
-                    new CloudFault(
-                        cloud.id(),
-                        CloudFault.Kind.ERROR,
-                        phase + ": " + Futures.unwrap(e).getMessage());
-                faults.add(fault);
-                if (faults.size() == tolerated + 1) {
-                  failure =
-                      new QuorumException(
-                          phase + " of '" + key + "'", quorum, acks.size(), List.copyOf(faults));
-                }
-              }
-            }
-            if (fault != null) {
-              ctx.report(key, fault);
-            }
-            if (done != null) {
-              result.complete(done);
-            } else if (failure != null) {
-              result.completeExceptionally(failure);
-            }
-          });
-    }
-    Runnable cancelRest =
-        () -> {
-          for (CompletableFuture<Void> p : puts) {
-            p.cancel(true);
-          }
-        };
-    result.whenComplete(
-        (r, e) -> {
-          if (linger.isZero()) {
-            cancelRest.run();
-            return;
-          }
-          List<CompletableFuture<Void>> running = new ArrayList<>();
-          for (CompletableFuture<Void> p : puts) {
-            if (!p.isDone()) {
-              running.add(p);
-              ctx.linger(p);
-            }
-          }
-          if (running.isEmpty()) {
-            return;
-          }
-          Scheduler.Cancellable timer = ctx.settings.scheduler().schedule(linger, cancelRest);
-          // Once the surplus puts have ended the timer has nothing left to cancel: drop it then,
-          // rather than keep one per write alive for the whole linger (with thousands of writes a
-          // second, a hundred thousand timers and the puts they hold, all copied by every GC).
-          CompletableFuture.allOf(running.toArray(CompletableFuture<?>[]::new))
-              .whenComplete((x, y) -> timer.cancel());
-        });
-    return result;
+    return new Round(ctx, key, object, payload, targets, List.of(), quorum, null, phase, linger)
+        .start();
   }
 }
