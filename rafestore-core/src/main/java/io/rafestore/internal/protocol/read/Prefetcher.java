@@ -32,12 +32,16 @@ import java.util.concurrent.CompletableFuture;
  * reaches the last part prefetched, the next {@code partsInFlight} parts are prefetched (fixed
  * degree, trigger distance 0). {@code ADAPTIVE_SEQUENTIAL} (AMP, Gill and Bathen, adapted as
  * Tombolo does for the cloud's long and variable latency): the trigger distance {@code g} is the
- * number of parts the stream consumes while its next batch is fetched, the predicted time of a
- * batch of the stream's degree from the fastest holder (the live latency model; a batch's parts
- * share its bandwidth) over the stream's measured time between accesses (not counting waits for
- * late prefetches); the degree {@code p} starts at {@code g + 1}, grows by one each time the stream
- * consumes a whole prefetched batch and shrinks by one when a prefetched part of it is wasted, and
- * a read that had to wait for a prefetch still in flight (late) widens {@code g} by one.
+ * number of parts the stream consumes while its next batch is fetched, the predicted time until the
+ * last part of a batch of the stream's degree is delivered, placed over the value's holders as the
+ * stream's {@link Spread} places it (the live latency model's round trips and measured bandwidths,
+ * and the bytes in flight on each link), over the stream's measured time between accesses (not
+ * counting waits for late prefetches); the degree {@code p} starts at {@code g + 1}, grows by one
+ * each time the stream consumes a whole prefetched batch and shrinks by one when a prefetched part
+ * of it is wasted, and a read that had to wait for a prefetch still in flight (late) widens {@code
+ * g} by one. Every prefetched part of a stream is asked first of the holder its {@link Spread}
+ * places it on, as a parted read's parts are, so a stream faster than one holder's link is fed by
+ * several; a part a read used on time enters the cache only into free room ({@link #keep}).
  *
  * <p><b>Budgets.</b> Prefetches are background work: at most {@code maxInFlight} requests and
  * {@code maxBytesInFlight} bytes at once (a prefetch that does not fit is not sent: a stream's
