@@ -297,9 +297,14 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
       trigger = 0;
       degree = ctx.settings.partsInFlight();
     } else {
+      // g must cover the fetch of a batch of p = g + 1 parts, whose time grows with p: taken to
+      // its fixed point (a few steps), not one step from the degree the stream had. One step sized
+      // a fresh stream's first batch for a batch of partsInFlight parts and sent the rest of the
+      // value a round trip too late (TraceBench: the last parts of most streams read once).
       s.trigger = Math.max(s.trigger, adaptiveTrigger(s));
-      if (s.degree < s.trigger + 1) {
+      for (int step = 0; step < 8 && s.degree < s.trigger + 1; step++) {
         s.degree = Math.min(MAX_DEGREE, s.trigger + 1);
+        s.trigger = Math.max(s.trigger, adaptiveTrigger(s));
       }
       trigger = s.trigger;
       degree = s.degree;
