@@ -53,6 +53,16 @@ public interface ValueCache {
   long weightedBytes();
 
   /**
+   * Whether {@code bytes} more would fit now without evicting anything (an estimate). The client
+   * puts a unit it can cheaply bring again on time (a stream's read-ahead) only if so, so that such
+   * units fill free room but never displace others. The default, for a cache that cannot tell, says
+   * yes.
+   */
+  default boolean hasRoom(long bytes) {
+    return true;
+  }
+
+  /**
    * One unit of stored bytes: the whole stored value ({@code part} = {@link #WHOLE}) or stored part
    * {@code part} of version {@code version} of {@code key}, of {@code size} bytes whose SHA-256 is
    * {@code sha256}, as the version's signed entry says. Immutable; the hash is copied.

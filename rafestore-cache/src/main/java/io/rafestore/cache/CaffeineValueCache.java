@@ -276,6 +276,12 @@ public final class CaffeineValueCache implements ValueCache, AutoCloseable {
     return disk == null ? 0 : disk.policy().eviction().orElseThrow().weightedSize().orElse(0);
   }
 
+  /** Whether {@code bytes} more fit in memory now without evicting anything. */
+  @Override
+  public boolean hasRoom(long bytes) {
+    return memoryBytes() + bytes <= maximumBytes;
+  }
+
   /** The memory bound. */
   public long maximumBytes() {
     return maximumBytes;

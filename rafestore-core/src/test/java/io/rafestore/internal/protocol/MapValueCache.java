@@ -81,6 +81,11 @@ public final class MapValueCache implements ValueCache {
     return bytes;
   }
 
+  @Override
+  public synchronized boolean hasRoom(long more) {
+    return bytes + more <= maxBytes;
+  }
+
   public synchronized int size() {
     return units.size();
   }

@@ -142,6 +142,16 @@ public final class ReadTier {
 
     /** A read needed the unit while its prefetch was still in flight (the prefetch was late). */
     default void late(Unit unit, Object tag) {}
+
+    /**
+     * Whether a prefetched unit a read used on time enters the cache even if it displaces others:
+     * false for a unit that the prefetching that brought it would bring on time again (a stream's
+     * read-ahead), which enters only free room ({@link ValueCache#hasRoom}), so that a full cache
+     * holds what prefetching cannot hide.
+     */
+    default boolean keep(Unit unit, Object tag) {
+      return true;
+    }
   }
 
   /** Told of every access a read makes (the prefetcher follows them). */
@@ -415,10 +425,24 @@ public final class ReadTier {
       return Optional.empty();
     }
     if (first != null) {
-      // A prefetched unit's first read: checked just above, it enters the cache now, as a unit a
-      // read fetched does.
-      cache.put(unit, first);
-      mark(unit, Trace.CACHED);
+      Prefetched ahead;
+      synchronized (prefetched) {
+        ahead = prefetched.get(unit);
+      }
+      if (ahead == null || feedback.keep(unit, ahead.tag()) || cache.hasRoom(unit.size())) {
+        // A prefetched unit's first read: checked just above, it enters the cache now, as a unit
+        // a read fetched does.
+        cache.put(unit, first);
+        mark(unit, Trace.CACHED);
+      } else {
+        // Brought on time by a stream's read-ahead, which brings it again the next time the
+        // stream passes: it fills free room in the cache but does not take the place of a unit
+        // whose miss would cost a round trip (a stream's first part, a value read at random).
+        // Forgotten, so a later miss of it is counted cold.
+        synchronized (traces) {
+          traces.remove(unit);
+        }
+      }
     } else {
       synchronized (traces) {
         // Touched, so that a unit read often is not forgotten while it is cached.

@@ -33,10 +33,10 @@ import java.util.concurrent.CompletableFuture;
  *       decrypts the decoded ciphertext.
  *   <li>Reed-Solomon ({@link ReedSolomonLayout}, RafeStore's erasure-coded mode): only the k
  *       holders predicted to deliver a piece soonest are asked, counting the bytes already on their
- *       links ({@link PartedRead.Spread}: the read's own other parts, and other requests the model
- *       knows of); a failed or invalid piece brings in the next holder at once, and a late one
- *       (twice its predicted time) a hedge. The decoded bytes are the stored value (sealed, with
- *       the confidentiality option, and then opened by {@link SealedLayout}).
+ *       links ({@link Spread}: the read's own other parts, and other requests the model knows of);
+ *       a failed or invalid piece brings in the next holder at once, and a late one (twice its
+ *       predicted time) a hedge. The decoded bytes are the stored value (sealed, with the
+ *       confidentiality option, and then opened by {@link SealedLayout}).
  * </ul>
  */
 final class CodedFetch {
@@ -68,7 +68,7 @@ final class CodedFetch {
   private final List<Integer> order = new ArrayList<>();
 
   /** Where the read this fetch belongs to has placed its requests (its parts', for a part). */
-  private final PartedRead.Spread spread;
+  private final Spread spread;
 
   private int launched;
   private int answered;
@@ -84,7 +84,7 @@ final class CodedFetch {
       java.util.function.IntFunction<byte[]> pieceHash,
       long codedLength,
       byte[] decodedHash,
-      PartedRead.Spread spread) {
+      Spread spread) {
     this.ctx = ctx;
     this.key = key;
     this.info = info;
@@ -96,14 +96,14 @@ final class CodedFetch {
     this.codedLength = codedLength;
     this.decodedHash = decodedHash;
     this.pieceBytes = codedLength / Math.max(1, entry.k()) + 1;
-    this.spread = spread == null ? new PartedRead.Spread(ctx, entry) : spread;
+    this.spread = spread == null ? new Spread(ctx, entry) : spread;
     List<Integer> indexes = new ArrayList<>();
     for (int i = 0; i < entry.holders().size(); i++) {
       indexes.add(i);
     }
     if (!depSky) {
       // The k holders predicted to deliver their fragment soonest, counting the bytes the read
-      // already has on each (PartedRead.Spread), are asked first; holders not configured last.
+      // already has on each (Spread), are asked first; holders not configured last.
       List<String> planned = this.spread.plan(pieceBytes);
       indexes.sort(
           java.util.Comparator.comparingInt(
@@ -148,7 +148,7 @@ final class CodedFetch {
    * returned.
    */
   static CompletableFuture<DataFetch.Fetched> part(
-      Context ctx, String key, VersionInfo info, LogEntry entry, int j, PartedRead.Spread spread) {
+      Context ctx, String key, VersionInfo info, LogEntry entry, int j, Spread spread) {
     CodedFetch f =
         new CodedFetch(
             ctx,

@@ -24,10 +24,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * storing fragment i of part j as the part object {@link LogEntry#partObject}{@code (dataObject,
  * j)}. A read fetches each part it needs from the k holders predicted to deliver its fragments
  * soonest, counting the fragments of its other parts already on their links ({@link
- * CodedFetch#part}, {@link PartedRead.Spread}), checks every fragment against its signed hash and
- * the decoded part against the part's signed hash before handing out a byte ({@link PartedRead}, so
- * ranges fetch only the parts that cover them and streams keep at most {@code partsInFlight} parts
- * in flight); verify checks each fragment on its own, and repair rebuilds one lost fragment of one
+ * CodedFetch#part}, {@link Spread}), checks every fragment against its signed hash and the decoded
+ * part against the part's signed hash before handing out a byte ({@link PartedRead}, so ranges
+ * fetch only the parts that cover them and streams keep at most {@code partsInFlight} parts in
+ * flight); verify checks each fragment on its own, and repair rebuilds one lost fragment of one
  * part from k valid fragments of the others.
  */
 final class CodedPartsLayout implements ValueLayout {
@@ -39,7 +39,7 @@ final class CodedPartsLayout implements ValueLayout {
 
   /**
    * Each part's fragments from the k holders predicted to deliver them soonest, the read's other
-   * parts' fragments counted on their links ({@link PartedRead.Spread}), decoded and checked.
+   * parts' fragments counted on their links ({@link Spread}), decoded and checked.
    */
   private static final PartedRead.PartFetch CODED_PARTS =
       (r, i, spread) -> {
@@ -91,9 +91,9 @@ final class CodedPartsLayout implements ValueLayout {
   }
 
   @Override
-  public CompletableFuture<byte[]> fetchUnit(ValueRead r, int part) {
+  public CompletableFuture<byte[]> fetchUnit(ValueRead r, int part, Spread spread) {
     return io.rafestore.spi.support.Futures.relay(
-        CodedFetch.part(r.ctx, r.key, r.info, r.entry, part, null), DataFetch.Fetched::bytes);
+        CodedFetch.part(r.ctx, r.key, r.info, r.entry, part, spread), DataFetch.Fetched::bytes);
   }
 
   @Override

@@ -809,12 +809,9 @@ public final class PartedPayload implements Payload {
     }
 
     private void finish() {
-      // Recorded as one request: the round trips of the later batches are taken out, so the
-      // model's bandwidth is the cloud's, and predictUpload adds them back. (A native upload's
-      // begin and complete round trips stay in, which makes its estimate slightly conservative.)
-      long took = ctx.settings.scheduler().nanoTime() - start;
-      long extraTrips = (ctx.uploadRounds(size) - 1) * ctx.model.predict(cloud, 0).toNanos();
-      ctx.model.record(cloud, uploadBytes(), Math.max(0, took - extraTrips));
+      // Not recorded as one request beside its parts: each part's put is measured (MeasuredCloud),
+      // and the model takes the parts' concurrent transfers as one busy period of the link, so a
+      // record of the whole would count its bytes twice.
       result.complete(null);
     }
 

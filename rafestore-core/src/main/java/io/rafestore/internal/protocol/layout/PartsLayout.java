@@ -68,17 +68,17 @@ final class PartsLayout implements ValueLayout {
     long bytes = entry.storedPartSize(part);
     // The holder the read's own placement would ask first with nothing in flight (null with one
     // holder: DataFetch's fastest), named so that the read's other parts can be placed knowing it
-    // is busy (PartedRead.Spread).
-    String first = new PartedRead.Spread(r.ctx, entry).pick();
+    // is busy (Spread).
+    String first = new Spread(r.ctx, entry).pick();
     return Optional.of(
         Anticipation.ofPart(
             r, part, bytes, first, DataFetch.part(r.ctx, r.key, r.info, entry, part, first)));
   }
 
   @Override
-  public CompletableFuture<byte[]> fetchUnit(ValueRead r, int part) {
+  public CompletableFuture<byte[]> fetchUnit(ValueRead r, int part, Spread spread) {
     return io.rafestore.spi.support.Futures.relay(
-        DataFetch.part(r.ctx, r.key, r.info, entry, part), DataFetch.Fetched::bytes);
+        PartedRead.fetchPart(r, part, spread), DataFetch.Fetched::bytes);
   }
 
   @Override

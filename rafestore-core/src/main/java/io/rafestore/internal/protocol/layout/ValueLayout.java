@@ -71,9 +71,11 @@ public interface ValueLayout {
    * Fetches stored unit {@code part} ({@link io.rafestore.ValueCache.Unit#WHOLE} for a value stored
    * whole, else a stored part) from the holders, checked against its signed hash, not opened: what
    * the read tier's prefetcher puts in the cache. Fails with {@link UnsupportedOperationException}
-   * for a layout that keeps no such unit (inline values, DepSky-CA).
+   * for a layout that keeps no such unit (inline values, DepSky-CA). A part is asked first of the
+   * holder {@code spread} places it on ({@link Spread}: one per prefetched stream, so that its
+   * read-ahead uses the bandwidth of several holders), a value stored whole as a read routes it.
    */
-  default CompletableFuture<byte[]> fetchUnit(ValueRead r, int part) {
+  default CompletableFuture<byte[]> fetchUnit(ValueRead r, int part, Spread spread) {
     return CompletableFuture.failedFuture(
         new UnsupportedOperationException("this layout keeps no cacheable unit"));
   }

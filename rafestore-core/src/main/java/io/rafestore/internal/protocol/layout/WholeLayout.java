@@ -130,7 +130,7 @@ abstract class WholeLayout implements ValueLayout {
   }
 
   @Override
-  public CompletableFuture<byte[]> fetchUnit(ValueRead r, int part) {
+  public CompletableFuture<byte[]> fetchUnit(ValueRead r, int part, Spread spread) {
     return Futures.relay(fetchStored(r), StoredValue::value);
   }
 

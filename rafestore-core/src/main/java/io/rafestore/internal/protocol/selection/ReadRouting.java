@@ -26,9 +26,9 @@ import java.util.List;
  *       at most {@link #BULK_TOLERANCE} times slower; streams then stay off the holder small reads
  *       use, so they do not queue behind each other. Bulk reads ignore queues because most of what
  *       is in flight on a stream's holder is that stream's own parts, already placed by the reader
- *       ({@code layout.PartedRead.Spread}); counting them as a queue sent the next parts and the
- *       read-ahead to a farther holder and made prefetched parts arrive too late ({@code
- *       PrefetcherTest}: accuracy fell from over 0.9 to 0.84).
+ *       ({@code layout.Spread}); counting them as a queue sent the next parts and the read-ahead to
+ *       a farther holder and made prefetched parts arrive too late ({@code PrefetcherTest}:
+ *       accuracy fell from over 0.9 to 0.84).
  *   <li>The other holders follow, best prediction first (the order hedges and fail-overs use).
  * </ul>
  *

@@ -236,10 +236,10 @@ class ReadRoutingTest {
         io.rafestore.internal.protocol.metadata.LogEntry.parts(
             1, 0, "d/parted", 4 << 20, new byte[32], List.of("p0", "p1"), List.of(h1, h2));
     // 2 MiB parts: 178 ms from p0, 218 ms from p1 (less than 1.25 x).
-    PartedRead.Spread before = new PartedRead.Spread(ctx, parted);
+    Spread before = new Spread(ctx, parted);
     assertThat(before.pick()).isEqualTo("p0");
     assertThat(readNow(small).servedBy()).isEqualTo("p0");
-    PartedRead.Spread after = new PartedRead.Spread(ctx, parted);
+    Spread after = new Spread(ctx, parted);
     assertThat(after.pick()).isEqualTo("p1");
   }
 }

@@ -93,6 +93,46 @@ class LatencyModelTest {
   }
 
   @Test
+  void partsBelow64KiBMeasureTheBandwidthNotTheRoundTrip() {
+    // A 315 ms cloud at 2 Mbit/s (250,000 B/s): a 16 KiB part takes 315 + 65.5 ms. Before, every
+    // request below 64 KiB was a round-trip sample: the bandwidth stayed the default 100 Mbit/s and
+    // the round trip took the transfer in.
+    LatencyModel m = model(315);
+    for (int i = 0; i < 5; i++) {
+      m.record("p0", 500, ms(315)); // log reads: round trips
+    }
+    long part = 16 * 1024;
+    for (int i = 0; i < 5; i++) {
+      time.advance(Duration.ofSeconds(1));
+      m.record("p0", part, ms(315) + part * 4_000L); // 4 us per byte = 250,000 B/s
+    }
+    LatencyModel.Snapshot s = m.snapshot("p0");
+    assertThat(s.rtt()).isEqualTo(Duration.ofMillis(315));
+    assertThat(s.bytesPerSecond())
+        .isCloseTo(250_000, org.assertj.core.data.Percentage.withPercentage(1));
+  }
+
+  @Test
+  void transfersThatSharedTheLinkMeasureTheLinkNotTheirShare() {
+    // Eight 16 KiB parts sent together to a 2 Mbit/s link share it and all end 8 x 65.5 ms after
+    // the round trip: each got an eighth of the link. Taken one by one (bytes over their time
+    // beyond the round trip) they measured 250 kbit/s; as one busy period, 2 Mbit/s.
+    LatencyModel m = model(315);
+    m.record("p0", 500, ms(315));
+    long part = 16 * 1024;
+    for (int i = 0; i < 8; i++) {
+      m.sent("p0", part);
+    }
+    time.advance(Duration.ofNanos(ms(315) + 8 * part * 4_000L));
+    for (int i = 0; i < 8; i++) {
+      m.ended("p0", part);
+      m.record("p0", part, ms(315) + 8 * part * 4_000L);
+    }
+    assertThat(m.snapshot("p0").bytesPerSecond())
+        .isCloseTo(250_000, org.assertj.core.data.Percentage.withPercentage(1));
+  }
+
+  @Test
   void queueAwarePredictionAddsTheBytesInFlight() {
     LatencyModel m = model(5);
     m.record("p0", 16, ms(5));
