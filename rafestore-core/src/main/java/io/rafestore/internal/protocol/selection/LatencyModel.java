@@ -247,7 +247,7 @@ public final class LatencyModel {
    * Adds a transfer of {@code bytes} that took the last {@code transfer} nanoseconds (its time
    * beyond one round trip) to the link's current busy period: the period's bandwidth is the bytes
    * transferred over the time the link was busy transferring them, concurrent transfers' busy times
-   * overlapping and counted once. The estimate is the moving average of the periods' bandwidths
+   * overlapping and counted once. The estimate is the moving average of the periods' times per byte
    * (weight {@link #ALPHA}), the current period's counted as it grows. A period ends when no
    * transfer is in flight to the cloud (fewer than {@link #TRANSFER} bytes: the link went idle but
    * for round trips) or after {@link #WINDOW} transfers. Caller holds e's lock.
@@ -262,8 +262,14 @@ public final class LatencyModel {
     e.periodTransfers++;
     if (e.periodNanos > 0) {
       double period = e.periodBytes / e.periodNanos;
+      // The moving average is taken of time per byte (a weighted harmonic mean of the periods'
+      // bandwidths): a transfer of a few KiB whose time beyond the round trip is mostly jitter
+      // can measure ten times the link, and averaged as a bandwidth one such sample moved the
+      // estimate without bound (PaperBench, 16 MB FAST writes on Table 1: a 2 Mbit/s link
+      // estimated at 23 Mbit/s, writeDf hedges fired by the short prediction); as a time per byte
+      // it can raise the estimate by at most 1 / (1 - ALPHA), 1.43 x.
       e.bytesPerNano =
-          e.periodBaseline <= 0 ? period : (1 - ALPHA) * e.periodBaseline + ALPHA * period;
+          e.periodBaseline <= 0 ? period : 1 / ((1 - ALPHA) / e.periodBaseline + ALPHA / period);
       e.bandwidthSamples++;
       e.bandwidthAt = now;
     }
