@@ -254,6 +254,7 @@ MEM="$(awk '/^MemTotal/ {printf "%.1f GB", $2 / 1048576}' /proc/meminfo 2>/dev/n
 JAVA_VERSION="$(java -version 2>&1 | head -3)"
 cp "$PAPER_DIR"/latency-config*.svg "$OUT/img/"
 cp "$WORK/fairness/fairness-slowdown.svg" "$OUT/img/"
+[[ -f "$WORK/trace/trace-latency.svg" ]] && cp "$WORK/trace/trace-latency.svg" "$OUT/img/"
 # The layout chosen per value size (issue 16), when a protocol chose one.
 rm -f "$OUT/img/layout-chosen.svg"
 [[ -f "$PAPER_DIR/layout-chosen.svg" ]] && cp "$PAPER_DIR/layout-chosen.svg" "$OUT/img/"

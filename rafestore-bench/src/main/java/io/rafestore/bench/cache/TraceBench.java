@@ -312,12 +312,17 @@ public final class TraceBench {
                   p90h == 0
                       ? "unbounded (hits cost 0 ms on virtual time)"
                       : String.format(Locale.ROOT, "%.1f", p90s / p90h))));
+      md.append('\n')
+          .append("![Reads answered within each latency, per prefetch mode](img/")
+          .append(PLOT)
+          .append(")\n\n");
       md.append(graphMemory(graphAccesses, seed));
       String report = md.toString();
       out.print(report);
       if (outDir != null) {
         Files.createDirectories(outDir);
         Files.writeString(outDir.resolve("trace.md"), report, StandardCharsets.UTF_8);
+        Files.writeString(outDir.resolve(PLOT), latencyPlot(results), StandardCharsets.UTF_8);
       }
       return report.contains("MISS ") ? 1 : 0;
     } catch (IOException | ExecutionException | RuntimeException e) {
@@ -325,6 +330,139 @@ public final class TraceBench {
       e.printStackTrace(err);
       return 1;
     }
+  }
+
+  /** The plot's file name, beside trace.md (scripts/bench.sh copies it to docs/img). */
+  static final String PLOT = "trace-latency.svg";
+
+  /**
+   * An SVG plot of the share of reads answered within each latency (the empirical distribution
+   * function), one line per prefetch mode: a cache hit costs 0 ms on virtual time, so each line
+   * starts at its mode's hit ratio, and the p90 is where a line crosses 0.9 (drawn dashed).
+   */
+  static String latencyPlot(Map<Prefetch.Mode, Result> results) {
+    int width = 640;
+    int height = 400;
+    int left = 60;
+    int right = 170;
+    int top = 30;
+    int bottom = 50;
+    String[] colours = {"#666666", "#d95f02", "#7570b3", "#1b9e77"};
+    double maxMs = 0;
+    for (Result r : results.values()) {
+      maxMs = Math.max(maxMs, r.percentile(0.99));
+    }
+    maxMs = Math.max(100, Math.ceil(maxMs / 100) * 100);
+    double plotW = width - left - right;
+    double plotH = height - top - bottom;
+    StringBuilder svg = new StringBuilder();
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
+                + " font-family=\"sans-serif\" font-size=\"12\">%n"
+                + "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>%n"
+                + "<text x=\"%d\" y=\"18\" font-size=\"14\">TraceBench: reads answered within"
+                + " a latency (virtual time)</text>%n",
+            width,
+            height,
+            left));
+    for (int i = 0; i <= 10; i += 2) {
+      double y = top + plotH * (1 - i / 10.0);
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#dddddd\"/>"
+                  + "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.1f</text>%n",
+              left,
+              y,
+              left + plotW,
+              y,
+              left - 6,
+              y + 4,
+              i / 10.0));
+    }
+    double y90 = top + plotH * 0.1;
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999999\""
+                + " stroke-dasharray=\"4,3\"/>%n",
+            left,
+            y90,
+            left + plotW,
+            y90));
+    for (int i = 0; i <= 5; i++) {
+      double x = left + plotW * i / 5.0;
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#dddddd\"/>"
+                  + "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.0f</text>%n",
+              x,
+              top,
+              x,
+              top + plotH,
+              x,
+              top + plotH + 16,
+              maxMs * i / 5.0));
+    }
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">read latency, ms (to the"
+                + " slowest 1 %% of the slowest mode)</text>%n"
+                + "<text x=\"14\" y=\"%.1f\" transform=\"rotate(-90 14 %.1f)\""
+                + " text-anchor=\"middle\">share of reads</text>%n",
+            left + plotW / 2,
+            height - 12,
+            top + plotH / 2,
+            top + plotH / 2));
+    int line = 0;
+    for (Prefetch.Mode mode : Prefetch.Mode.values()) {
+      Result r = results.get(mode);
+      if (r == null) {
+        continue;
+      }
+      double[] sorted = r.latenciesMs().clone();
+      java.util.Arrays.sort(sorted);
+      StringBuilder points = new StringBuilder();
+      int n = sorted.length;
+      points.append(String.format(Locale.ROOT, "%d,%.1f ", left, top + plotH));
+      for (int i = 0; i < n; i++) {
+        // A step at each distinct latency, up to the share of reads at or below it.
+        if (i + 1 < n && sorted[i + 1] == sorted[i]) {
+          continue;
+        }
+        double x = left + plotW * Math.min(sorted[i], maxMs) / maxMs;
+        double y = top + plotH * (1 - (i + 1) / (double) n);
+        points.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, y));
+        if (sorted[i] > maxMs) {
+          break;
+        }
+      }
+      String colour = colours[line % colours.length];
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\"/>%n"
+                  + "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\""
+                  + " stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\">%s (p90 %.0f ms)</text>%n",
+              colour,
+              points.toString().trim(),
+              left + plotW + 10,
+              top + 10 + 18.0 * line,
+              left + plotW + 30,
+              top + 10 + 18.0 * line,
+              colour,
+              left + plotW + 34,
+              top + 14 + 18.0 * line,
+              mode.name().toLowerCase(Locale.ROOT).replace('_', ' '),
+              r.percentile(0.9)));
+      line++;
+    }
+    svg.append("</svg>\n");
+    return svg.toString();
   }
 
   private static String target(boolean met, String what) {
