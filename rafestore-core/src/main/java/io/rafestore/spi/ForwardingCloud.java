@@ -14,7 +14,11 @@ import java.util.function.Supplier;
  *
  * <p><b>What is forwarded.</b> Every {@link CloudDriver} method, including the paged {@link
  * #list(String, String, int)}, {@link #close()} and {@link #id()}, goes to {@link #delegate()}
- * unchanged; the delegate's future is returned as it is, so cancelling it reaches the delegate.
+ * unchanged; the delegate's future is returned as it is, so cancelling it reaches the delegate. The
+ * exception is conditional gets: {@link #getTagged} and {@link #conditionalGets()} keep the
+ * interface's defaults (a plain {@link #get} through this decorator, no tags), so a decorator that
+ * changes gets is never bypassed by one. A decorator whose gets are the delegate's, or that applies
+ * its behaviour to tagged answers too, overrides both to pass them on.
  *
  * <p><b>Native multipart uploads.</b> {@link #multipart()} offers the delegate's capability (if it
  * has one) with every call routed through four protected hooks: {@link #beginUpload}, {@link

@@ -344,18 +344,8 @@ public final class Context implements LayoutChooser.Timing {
    * whose latency does not matter to any caller).
    */
   public List<String> cheapestDataOrder(long size) {
-    List<String> out = new ArrayList<>(dataCloudIds);
-    Map<String, Double> usd = new java.util.HashMap<>();
-    Map<String, Long> nanos = new java.util.HashMap<>();
-    for (String c : out) {
-      usd.put(c, io.rafestore.internal.protocol.selection.LogTargets.usd(prices.of(c), size));
-      nanos.put(c, predictUpload(c, size).toNanos());
-    }
-    out.sort(
-        java.util.Comparator.comparingDouble((String c) -> usd.get(c))
-            .thenComparingLong(nanos::get)
-            .thenComparingInt(dataCloudIds::indexOf));
-    return out;
+    return io.rafestore.internal.protocol.selection.LogTargets.cheapestFirst(
+        dataCloudIds, size, prices, c -> predictUpload(c, size).toNanos(), java.util.Set.of());
   }
 
   /**

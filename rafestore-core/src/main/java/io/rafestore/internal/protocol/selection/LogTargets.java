@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.function.ToLongFunction;
 
 /**
  * Which clouds writeM sends a signed log to first (design.md section 5, "writeM under the cost
@@ -82,45 +83,72 @@ public final class LogTargets {
     if (objective.isLatency() || f == 0 || quorum < 1) {
       return new Plan(clouds, List.of(), Duration.ZERO);
     }
-    int n = clouds.size();
-    double[] usd = new double[n];
-    long[] nanos = new long[n];
-    for (int i = 0; i < n; i++) {
-      usd[i] = usd(prices.of(clouds.get(i)), bytes);
-      nanos[i] = timing.upload(clouds.get(i), bytes, 1).toNanos();
-    }
-    List<Integer> order = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      order.add(i);
-    }
-    order.sort(
-        Comparator.comparing((Integer i) -> demoted.contains(clouds.get(i)))
-            .thenComparingDouble(i -> usd[i])
-            .thenComparingLong(i -> nanos[i])
-            .thenComparingInt(i -> i));
+    List<Ranked> order =
+        rank(clouds, bytes, prices, c -> timing.upload(c, bytes, 1).toNanos(), demoted);
     List<String> first = new ArrayList<>();
     List<String> spares = new ArrayList<>();
     double usdFirst = 0;
     double usdAll = 0;
     long slowestFirst = 0;
-    for (int r = 0; r < n; r++) {
-      int i = order.get(r);
-      usdAll += usd[i];
+    long[] nanos = new long[order.size()];
+    for (int r = 0; r < order.size(); r++) {
+      Ranked c = order.get(r);
+      usdAll += c.usd();
+      nanos[r] = c.nanos();
       if (r < quorum) {
-        first.add(clouds.get(i));
-        usdFirst += usd[i];
-        slowestFirst = Math.max(slowestFirst, nanos[i]);
+        first.add(c.id());
+        usdFirst += c.usd();
+        slowestFirst = Math.max(slowestFirst, c.nanos());
       } else {
-        spares.add(clouds.get(i));
+        spares.add(c.id());
       }
     }
-    long[] sorted = nanos.clone();
-    Arrays.sort(sorted);
-    long quorumAll = sorted[quorum - 1];
+    Arrays.sort(nanos);
+    long quorumAll = nanos[quorum - 1];
     if (objective.compare(slowestFirst / 1e9, usdFirst, quorumAll / 1e9, usdAll) >= 0) {
       return new Plan(clouds, List.of(), Duration.ZERO);
     }
     return new Plan(first, spares, hedgeAfter(Duration.ofNanos(slowestFirst)));
+  }
+
+  /**
+   * {@code clouds} cheapest first for an object of {@code bytes} ({@link #usd}), {@code demoted}
+   * ones last, ties by {@code predictedNanos}, then by their order in {@code clouds}: the log
+   * plan's ranking, and where the cost objective puts packs ({@code Context.cheapestDataOrder}).
+   */
+  public static List<String> cheapestFirst(
+      List<String> clouds,
+      long bytes,
+      PriceBook prices,
+      ToLongFunction<String> predictedNanos,
+      Set<String> demoted) {
+    List<String> out = new ArrayList<>(clouds.size());
+    for (Ranked c : rank(clouds, bytes, prices, predictedNanos, demoted)) {
+      out.add(c.id());
+    }
+    return out;
+  }
+
+  /** A cloud with what one object costs there and its predicted time. */
+  private record Ranked(String id, int index, double usd, long nanos) {}
+
+  private static List<Ranked> rank(
+      List<String> clouds,
+      long bytes,
+      PriceBook prices,
+      ToLongFunction<String> predictedNanos,
+      Set<String> demoted) {
+    List<Ranked> out = new ArrayList<>(clouds.size());
+    for (int i = 0; i < clouds.size(); i++) {
+      String c = clouds.get(i);
+      out.add(new Ranked(c, i, usd(prices.of(c), bytes), predictedNanos.applyAsLong(c)));
+    }
+    out.sort(
+        Comparator.comparing((Ranked c) -> demoted.contains(c.id()))
+            .thenComparingDouble(Ranked::usd)
+            .thenComparingLong(Ranked::nanos)
+            .thenComparingInt(Ranked::index));
+    return out;
   }
 
   /** The hedge deadline for a plan whose (n-f)-th answer is predicted after {@code predicted}. */
