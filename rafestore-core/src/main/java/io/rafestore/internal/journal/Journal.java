@@ -20,7 +20,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.zip.CRC32C;
 
 /**
@@ -120,8 +125,31 @@ public final class Journal implements AutoCloseable {
   private Segment active;
   private long nextSegment;
 
-  private final LinkedBlockingQueue<Op> queue = new LinkedBlockingQueue<>();
+  /** Records admitted and not yet taken into a frame, in admission order. */
+  private final ConcurrentLinkedQueue<Op> queue = new ConcurrentLinkedQueue<>();
+
   private final Thread writer;
+
+  /**
+   * Held by whichever thread writes and forces the next frame: the writer thread, or a leader (a
+   * thread in {@link #lead} whose record is not durable yet, found the lock free). Guards
+   * everything "owned by the writer thread" above: the segments, the active file, the frame.
+   */
+  private final ReentrantLock frameLock = new ReentrantLock();
+
+  /** Set when the writer thread has work (a record no leader waits for, a stop, idle zeros). */
+  private final AtomicBoolean writerWanted = new AtomicBoolean();
+
+  /** Frames up to this size are built in {@link #reusedFrame}. */
+  private static final int REUSED_FRAME_BYTES = 1024 * 1024;
+
+  /** See {@link #frameBuffer}; guarded by {@link #frameLock}. */
+  private ByteBuffer reusedFrame;
+
+  /**
+   * Set by the writer thread once it stopped (under {@link #frameLock}): nothing is written after.
+   */
+  private boolean stopped;
 
   /**
    * Completes the records' futures, in frame order, once their frame is forced (or failed). Not the
@@ -152,6 +180,12 @@ public final class Journal implements AutoCloseable {
   }
 
   private static final Op STOP = new Op(DONE, "", new byte[0], null, 0);
+
+  /** A parked leader's backstop: it looks again after this long even if nobody woke it. */
+  private static final long LEADER_PARK_NANOS = 2_000_000L;
+
+  /** The writer thread's backstop: it looks at the queue after this long idle. */
+  private static final long WRITER_PARK_NANOS = 50_000_000L;
 
   /** Opens a new segment file for writing (a seam for tests that make the disk fail). */
   interface Opener {
@@ -325,7 +359,20 @@ public final class Journal implements AutoCloseable {
 
   /** As {@link #intent(String, String, byte[], long, boolean)}, the record encoded already. */
   public CompletableFuture<Void> intent(EncodedIntent record, boolean waitForSpace) {
-    Op op = new Op(INTENT, record.id, record.bytes, new CompletableFuture<>(), record.bytes.length);
+    return intent(record, waitForSpace, false);
+  }
+
+  /**
+   * As {@link #intent(EncodedIntent, boolean)}; with {@code willLead}, the caller promises to call
+   * {@link #lead} with the returned future next (outside any lock of its own), and the writer
+   * thread is not woken for this record: the caller writes and forces its frame itself if no frame
+   * is being written, else the thread writing one takes it into the next. Without {@code willLead}
+   * (or if the intent waits for space), the writer thread writes it and the acknowledger completes
+   * it, as for every other record.
+   */
+  public CompletableFuture<Void> intent(
+      EncodedIntent record, boolean waitForSpace, boolean willLead) {
+    Op op = new Op(INTENT, record.id, record.bytes, new OpFuture(), record.bytes.length);
     int valueLength = record.valueLength;
     long need = op.bytes.length + FRAME_OVERHEAD;
     synchronized (this) {
@@ -346,11 +393,15 @@ public final class Journal implements AutoCloseable {
         return op.done;
       }
       if (waiting.isEmpty() && fits(need)) {
+        if (!willLead) {
+          op.unattended();
+        }
         admit(op, need);
       } else if (!waitForSpace) {
         op.done.completeExceptionally(full());
         return op.done;
       } else {
+        op.unattended();
         Waiter w = new Waiter(op, need);
         waiting.add(w);
         op.done.whenComplete(
@@ -361,9 +412,99 @@ public final class Journal implements AutoCloseable {
             });
         // Space may have been freed by a rotation only: ask the writer to rotate an idle segment.
         queue.add(new Op((byte) 0, "", new byte[0], null, 0));
+        wakeWriter();
       }
     }
     return op.done;
+  }
+
+  /**
+   * Makes the record of {@code future} (returned by {@link #intent(EncodedIntent, boolean,
+   * boolean)} with {@code willLead}) durable on the calling thread, returning once it is, its
+   * future completed here (its callbacks run on this thread): leader/follower group commit. If no
+   * frame is being written, this thread takes every queued record into one frame, writes and forces
+   * it (the leader), and wakes the threads waiting in here for the other records of the frame, each
+   * of which then completes its own future; if a frame is being written, it parks until the writing
+   * thread wakes it (its record was in that frame, or the next frame is its to lead). So an
+   * unloaded write costs one fsync with no hand-over between threads, and a loaded one at most the
+   * frame in flight and its own. If another thread's frame was forced with the record before this
+   * call, completes it here at once (a record's state stays open until its frame is forced, so a
+   * frame in flight wakes this thread). Returns at once for any other future (a record that waits
+   * for space is the writer thread's), or if the thread is interrupted (the record is written all
+   * the same and its future completed by the acknowledger).
+   */
+  public void lead(CompletableFuture<Void> future) {
+    if (!(future instanceof OpFuture f) || f.op == null) {
+      return;
+    }
+    Op op = f.op;
+    Thread me = Thread.currentThread();
+    op.helper = me;
+    if (!op.state.compareAndSet(Op.OPEN, Op.LED)) {
+      // A frame was forced with it before this call (its outcome is set, and the acknowledger was
+      // handed it too: whichever is first completes it), or it waits for space (no outcome yet).
+      complete(op);
+      return;
+    }
+    while (op.outcome == null && !op.done.isDone()) {
+      if (me.isInterrupted()) {
+        // Leaves the completion to the acknowledger (below, or the frame's if it read LED first).
+        op.state.set(Op.ACK);
+        break;
+      }
+      if (frameLock.tryLock()) {
+        try {
+          if (op.outcome == null) {
+            if (stopped) {
+              settle(List.of(op), closedError());
+            } else {
+              writeNext();
+              if (zerosLow()) {
+                // Topped up by the writer thread when the queue is empty, not in this call.
+                wakeWriter();
+              }
+            }
+          }
+        } finally {
+          frameLock.unlock();
+        }
+        wakeNextLeader();
+      } else {
+        LockSupport.parkNanos(this, LEADER_PARK_NANOS);
+      }
+    }
+    complete(op);
+  }
+
+  /** Completes {@code op}'s future with its outcome, if it has one (harmless if done already). */
+  private static void complete(Op op) {
+    Object outcome = op.outcome;
+    if (outcome == Op.DURABLE) {
+      op.done.complete(null);
+    } else if (outcome != null) {
+      op.done.completeExceptionally((Throwable) outcome);
+    }
+  }
+
+  /** Wakes the writer thread (at most one unpark until it looks). */
+  private void wakeWriter() {
+    if (!writerWanted.getAndSet(true)) {
+      LockSupport.unpark(writer);
+    }
+  }
+
+  /**
+   * After a frame, with the frame lock released: wakes the first thread waiting in {@link #lead}
+   * whose record is still queued, to lead the next frame (the writer thread was woken for records
+   * no leader waits for when they were queued).
+   */
+  private void wakeNextLeader() {
+    for (Op o : queue) {
+      if (o.state.get() == Op.LED) {
+        LockSupport.unpark(o.helper);
+        return;
+      }
+    }
   }
 
   /**
@@ -385,7 +526,9 @@ public final class Journal implements AutoCloseable {
         return op.done;
       }
     }
+    op.unattended();
     queue.add(op);
+    wakeWriter();
     return op.done;
   }
 
@@ -435,6 +578,7 @@ public final class Journal implements AutoCloseable {
       }
     }
     queue.add(new Op(DONE, id, b.array(), null, 0));
+    wakeWriter();
   }
 
   /** Stops the writer thread after the records queued so far; later calls fail. Idempotent. */
@@ -453,6 +597,7 @@ public final class Journal implements AutoCloseable {
       w.op.done.completeExceptionally(closedError());
     }
     queue.add(STOP);
+    wakeWriter();
     try {
       writer.join(10_000);
     } catch (InterruptedException e) {
@@ -511,14 +656,58 @@ public final class Journal implements AutoCloseable {
       }
       waiting.poll();
       admit(w.op, w.need);
+      wakeWriter();
     }
   }
 
   private record Waiter(Op op, long need) {}
 
-  /** A record for the writer thread; {@code reserved} is what admission counted for it. */
-  private record Op(
-      byte type, String id, byte[] bytes, CompletableFuture<Void> done, long reserved) {
+  /** A record's future: names the record, for {@link #lead}. */
+  private static final class OpFuture extends CompletableFuture<Void> {
+    volatile Op op;
+  }
+
+  /**
+   * A record for the next frame; {@code reserved} is what admission counted for it. Who completes
+   * its future: the thread waiting for it in {@link #lead} ({@link #LED}), else the acknowledger
+   * ({@link #ACK}); {@link #OPEN} until one of them claims it (the frame's writer claims ACK for a
+   * record whose thread has not reached {@link #lead} yet). A future may be completed twice
+   * harmlessly (with the same outcome), never not at all: {@link #outcome} is set before either
+   * side looks at the state.
+   */
+  private static final class Op {
+    static final int OPEN = 0;
+    static final int LED = 1;
+    static final int ACK = 2;
+    static final Object DURABLE = new Object();
+
+    final byte type;
+    final String id;
+    final byte[] bytes;
+    final CompletableFuture<Void> done;
+    final long reserved;
+    final AtomicInteger state = new AtomicInteger(OPEN);
+    volatile Thread helper;
+
+    /** Null until the record's frame was forced ({@link #DURABLE}) or failed (the exception). */
+    volatile Object outcome;
+
+    Op(byte type, String id, byte[] bytes, CompletableFuture<Void> done, long reserved) {
+      this.type = type;
+      this.id = id;
+      this.bytes = bytes;
+      this.done = done;
+      this.reserved = reserved;
+      if (done instanceof OpFuture f) {
+        f.op = this;
+      }
+    }
+
+    /** No thread will lead for it: the acknowledger completes it. */
+    void unattended() {
+      state.set(ACK);
+    }
+
     long reservation() {
       return type == INTENT ? bytes.length + FRAME_OVERHEAD : 0;
     }
@@ -544,36 +733,77 @@ public final class Journal implements AutoCloseable {
   // ---------------------------------------------------------------- writer thread
 
   private void writeLoop() {
-    List<Op> batch = new ArrayList<>();
     while (true) {
-      Op first;
+      if (!writerWanted.getAndSet(false)) {
+        if (Thread.currentThread().isInterrupted()) {
+          return;
+        }
+        LockSupport.parkNanos(this, WRITER_PARK_NANOS);
+        // A backstop: a record queued for a leader that never came is written after this long.
+        if (!writerWanted.getAndSet(false) && queue.isEmpty()) {
+          continue;
+        }
+      }
+      boolean stop = false;
+      frameLock.lock();
       try {
-        first = queue.take();
-      } catch (InterruptedException e) {
+        Op head;
+        while ((head = queue.peek()) != null) {
+          if (head == STOP) {
+            queue.poll();
+            stop = true;
+            break;
+          }
+          writeNext();
+        }
+        if (stop) {
+          stopped = true;
+          closeFiles();
+          failQueued();
+          unlock();
+          // Runs what is queued already (the last frames' acknowledgements), then ends.
+          acknowledger.shutdown();
+        } else {
+          extendWhileIdle();
+        }
+      } finally {
+        frameLock.unlock();
+      }
+      if (stop) {
         return;
       }
-      if (first == STOP) {
-        closeFiles();
-        failQueued();
-        unlock();
-        // Runs what is queued already (the last frames' acknowledgements), then ends.
-        acknowledger.shutdown();
-        return;
-      }
-      batch.clear();
-      batch.add(first);
-      int bytes = first.bytes.length;
-      Op next;
-      while (bytes < BATCH_BYTES && (next = queue.peek()) != null && next != STOP) {
-        queue.poll();
-        batch.add(next);
-        bytes += next.bytes.length;
-      }
-      writeBatch(batch);
-      if (queue.isEmpty()) {
-        extendWhileIdle();
-      }
+      wakeNextLeader();
     }
+  }
+
+  /**
+   * Takes the queued records (up to {@link #BATCH_BYTES}, at least one, never past a stop) into one
+   * frame, writes and forces it, and settles their futures. Caller holds {@link #frameLock}.
+   */
+  private void writeNext() {
+    List<Op> batch = new ArrayList<>();
+    int bytes = 0;
+    Op next;
+    while ((batch.isEmpty() || bytes < BATCH_BYTES)
+        && (next = queue.peek()) != null
+        && next != STOP) {
+      queue.poll();
+      batch.add(next);
+      bytes += next.bytes.length;
+    }
+    if (!batch.isEmpty()) {
+      writeBatch(batch);
+    }
+  }
+
+  /** Whether {@link #extendWhileIdle} has zeros to write. Caller holds {@link #frameLock}. */
+  private boolean zerosLow() {
+    Segment s = active;
+    return PREALLOCATE
+        && s != null
+        && s.channel != null
+        && s.allocated < segmentBytes
+        && s.allocated - s.size < PREALLOCATE_BYTES / 2;
   }
 
   /**
@@ -586,11 +816,7 @@ public final class Journal implements AutoCloseable {
    */
   private void extendWhileIdle() {
     Segment s = active;
-    if (!PREALLOCATE
-        || s == null
-        || s.channel == null
-        || s.allocated >= segmentBytes
-        || s.allocated - s.size >= PREALLOCATE_BYTES / 2) {
+    if (!zerosLow() || !queue.isEmpty()) {
       return;
     }
     synchronized (this) {
@@ -640,15 +866,7 @@ public final class Journal implements AutoCloseable {
         diskBytes -= release;
         pendingIntents -= intents;
       }
-      JournalException why = failure;
-      acknowledge(
-          () -> {
-            for (Op op : records) {
-              if (op.done != null) {
-                op.done.completeExceptionally(why);
-              }
-            }
-          });
+      settle(records, failure);
     } else {
       for (Op op : records) {
         if (op.type == INTENT) {
@@ -672,13 +890,48 @@ public final class Journal implements AutoCloseable {
     }
     reclaim();
     // Completed last: once a record is durable, every done mark before it has freed its space.
-    // On the acknowledger, so that the callbacks do not hold up the next frame's write and force.
+    // Not on this thread, so that the callbacks do not hold up the next frame's write and force.
     if (failure == null) {
+      settle(records, null);
+    }
+  }
+
+  /**
+   * Records the outcome of {@code ops}' frame (null: durable) and has their futures completed: a
+   * record's own thread waiting in {@link #lead} is woken and completes it (the calling thread's
+   * own record it completes itself, after the frame lock is released); every other record's future
+   * is completed by the acknowledger, in frame order.
+   */
+  private void settle(List<Op> ops, JournalException error) {
+    Object outcome = error == null ? Op.DURABLE : error;
+    Thread me = Thread.currentThread();
+    List<Op> acks = null;
+    for (Op op : ops) {
+      if (op.done == null) {
+        continue;
+      }
+      op.outcome = outcome;
+      op.state.compareAndSet(Op.OPEN, Op.ACK);
+      if (op.state.get() == Op.LED) {
+        if (op.helper != me) {
+          LockSupport.unpark(op.helper);
+        }
+      } else {
+        if (acks == null) {
+          acks = new ArrayList<>();
+        }
+        acks.add(op);
+      }
+    }
+    if (acks != null) {
+      List<Op> toComplete = acks;
       acknowledge(
           () -> {
-            for (Op op : records) {
-              if (op.done != null) {
+            for (Op op : toComplete) {
+              if (error == null) {
                 op.done.complete(null);
+              } else {
+                op.done.completeExceptionally(error);
               }
             }
           });
@@ -701,7 +954,7 @@ public final class Journal implements AutoCloseable {
     for (Op op : records) {
       body += op.bytes.length;
     }
-    ByteBuffer frame = ByteBuffer.allocate(FRAME_OVERHEAD + body);
+    ByteBuffer frame = frameBuffer(FRAME_OVERHEAD + body);
     CRC32C crc = new CRC32C();
     for (Op op : records) {
       crc.update(op.bytes);
@@ -764,6 +1017,22 @@ public final class Journal implements AutoCloseable {
       diskBytes += written - reserved;
     }
     return null;
+  }
+
+  /**
+   * A buffer of {@code size} bytes for the next frame: up to {@link #REUSED_FRAME_BYTES}, the one
+   * direct buffer kept for frames (no garbage per frame, and no copy into a temporary direct buffer
+   * on write); a larger frame gets one of its own. Caller holds {@link #frameLock}.
+   */
+  private ByteBuffer frameBuffer(int size) {
+    if (size > REUSED_FRAME_BYTES) {
+      return ByteBuffer.allocate(size);
+    }
+    if (reusedFrame == null || reusedFrame.capacity() < size) {
+      int capacity = Math.max(size, reusedFrame == null ? 16 * 1024 : reusedFrame.capacity() * 2);
+      reusedFrame = ByteBuffer.allocateDirect(Math.min(REUSED_FRAME_BYTES, capacity));
+    }
+    return reusedFrame.clear().limit(size);
   }
 
   private JournalException fail(JournalException e, boolean permanent) {
@@ -902,16 +1171,9 @@ public final class Journal implements AutoCloseable {
     List<Op> left = new ArrayList<>();
     Op op;
     while ((op = queue.poll()) != null) {
-      if (op.done != null) {
-        left.add(op);
-      }
+      left.add(op);
     }
-    acknowledge(
-        () -> {
-          for (Op o : left) {
-            o.done.completeExceptionally(closedError());
-          }
-        });
+    settle(left, closedError());
   }
 
   // ---------------------------------------------------------------- recovery

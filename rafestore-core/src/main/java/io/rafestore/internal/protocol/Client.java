@@ -948,6 +948,10 @@ public final class Client implements RafeStore {
     CompletableFuture<T> out = guarded(what, op);
     ctx.foreground.track(out);
     ctx.tenancy.operationStarted(ctx.tenant, out);
+    if (out.isDone()) {
+      // Finished already (a write-back acknowledged on the calling thread): no timer to cancel.
+      return out;
+    }
     Duration timeout = ctx.settings.operationTimeout();
     Scheduler.Cancellable timer =
         ctx.settings

@@ -241,6 +241,21 @@ class WriteBackTest {
   }
 
   @Test
+  void theCallingThreadWritesItsOwnFrameSoTheWriteBackIsAcknowledgedWhenItReturns()
+      throws Exception {
+    RafeStore s = client(clouds, journal(), ProtocolMode.PAPER);
+    for (int i = 0; i < 5; i++) {
+      // No frame in flight (the previous write was acknowledged before this call): the calling
+      // thread leads, writing and forcing the frame itself (Journal.lead).
+      CompletableFuture<JournaledWrite> w = s.writeBack("k", utf8("value " + i));
+      assertThat(w).isCompleted();
+    }
+    get(s.flush());
+    assertThat(history(reader(), "k")).hasSize(5);
+    s.close();
+  }
+
+  @Test
   void anAcknowledgementsCallbackRunsOnTheAcknowledgerWhereABlockingCallIsRefused()
       throws Exception {
     List<Switched> sw = switched();

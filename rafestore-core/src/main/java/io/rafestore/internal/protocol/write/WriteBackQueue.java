@@ -224,13 +224,16 @@ public final class WriteBackQueue implements CommitGate {
     Journal.EncodedIntent record = Journal.encodeIntent(id, key, value, created);
     CompletableFuture<Void> durable;
     Intent in;
+    // The calling thread writes and forces the frame itself when none is being written (below);
+    // not a journal acknowledger's, which completes other records' futures.
+    boolean lead = !Journal.onAcknowledgerThread();
     synchronized (this) {
       if (closed) {
         throw new IllegalStateException("this RafeStore client is closed");
       }
       // Journal order is call order: the journal admits intents in the order they are handed over,
       // and the key's queue takes them in the same order under this lock.
-      durable = journal.intent(record, config.whenFull() == WriteBack.WhenFull.WAIT);
+      durable = journal.intent(record, config.whenFull() == WriteBack.WhenFull.WAIT, lead);
       in = new Intent(id, key, value, created, durable);
       in.ctx = op;
       byKey.computeIfAbsent(key, k -> new ArrayDeque<>()).add(in);
@@ -245,19 +248,27 @@ public final class WriteBackQueue implements CommitGate {
           }
           kick(key);
         });
-    // No hop to the executor: the journal completes its futures on its acknowledger thread, never
-    // on the thread that writes and forces frames, so the caller's continuation (and the kick
-    // above) may run there without holding up the next frame; a hop would add a queue wait (and,
-    // on a busy executor, milliseconds) to every acknowledgement. A blocking call of the client
-    // from that continuation is refused (Client.await), since it would wait for this thread.
-    return durable.thenApply(
-        x ->
-            new JournaledWrite(
-                key,
-                id,
-                value.length,
-                Duration.ofNanos(ctx.settings.scheduler().nanoTime() - started),
-                in.onClouds));
+    // No hop to the executor: the future completes on this thread (lead, below) or on the
+    // journal's acknowledger thread, never on a thread that writes and forces frames, so the
+    // caller's continuation (and the kick above) may run there without holding up the next frame;
+    // a hop would add a queue wait (and, on a busy executor, milliseconds) to every
+    // acknowledgement. A blocking call of the client from a continuation on the acknowledger is
+    // refused (Client.await), since it would wait for that very thread.
+    CompletableFuture<JournaledWrite> acknowledged =
+        durable.thenApply(
+            x ->
+                new JournaledWrite(
+                    key,
+                    id,
+                    value.length,
+                    Duration.ofNanos(ctx.settings.scheduler().nanoTime() - started),
+                    in.onClouds));
+    if (lead) {
+      // Outside this queue's lock: leader/follower group commit (Journal.lead). Returns once the
+      // intent is fsynced (one fsync unloaded, no thread hand-over) or a frame took it before.
+      journal.lead(durable);
+    }
+    return acknowledged;
   }
 
   private void enqueue(Intent in) {
