@@ -327,34 +327,38 @@ public final class Journal implements AutoCloseable {
    */
   public CompletableFuture<Void> intent(
       String id, String key, byte[] value, long createdAtMillis, boolean waitForSpace) {
-    return intent(encodeIntent(id, key, value, createdAtMillis), waitForSpace);
+    return intent(encodeIntent(id, key, value.clone(), createdAtMillis), waitForSpace);
   }
 
   /**
    * An intent record encoded for {@link #intent(EncodedIntent, boolean)}: a caller that appends
-   * under a lock of its own (to keep its order the journal's) encodes first, outside that lock,
-   * since the encoding copies the value.
+   * under a lock of its own (to keep its order the journal's) encodes first, outside that lock. The
+   * record is its head (type, id, time, key, value length) followed by the value itself, which is
+   * not copied: the frame is built from it (no second copy of every value to collect).
    */
   public static final class EncodedIntent {
     private final String id;
-    private final byte[] bytes;
-    private final int valueLength;
+    private final byte[] head;
+    private final byte[] value;
 
-    private EncodedIntent(String id, byte[] bytes, int valueLength) {
+    private EncodedIntent(String id, byte[] head, byte[] value) {
       this.id = id;
-      this.bytes = bytes;
-      this.valueLength = valueLength;
+      this.head = head;
+      this.value = value;
     }
   }
 
-  /** Encodes an intent record (no journal state is touched): see {@link EncodedIntent}. */
+  /**
+   * Encodes an intent record (no journal state is touched): see {@link EncodedIntent}. {@code
+   * value} is not copied and must not change afterwards (pass a copy of one's own).
+   */
   public static EncodedIntent encodeIntent(
       String id, String key, byte[] value, long createdAtMillis) {
     byte[] k = key.getBytes(StandardCharsets.UTF_8);
-    ByteBuffer b = ByteBuffer.allocate(1 + ID_BYTES + 8 + 2 + k.length + 4 + value.length);
+    ByteBuffer b = ByteBuffer.allocate(1 + ID_BYTES + 8 + 2 + k.length + 4);
     b.put(INTENT).put(idBytes(id)).putLong(createdAtMillis);
-    b.putShort((short) k.length).put(k).putInt(value.length).put(value);
-    return new EncodedIntent(id, b.array(), value.length);
+    b.putShort((short) k.length).put(k).putInt(value.length);
+    return new EncodedIntent(id, b.array(), value);
   }
 
   /** As {@link #intent(String, String, byte[], long, boolean)}, the record encoded already. */
@@ -372,9 +376,9 @@ public final class Journal implements AutoCloseable {
    */
   public CompletableFuture<Void> intent(
       EncodedIntent record, boolean waitForSpace, boolean willLead) {
-    Op op = new Op(INTENT, record.id, record.bytes, new OpFuture(), record.bytes.length);
-    int valueLength = record.valueLength;
-    long need = op.bytes.length + FRAME_OVERHEAD;
+    Op op = new Op(INTENT, record.id, record.head, record.value, new OpFuture());
+    int valueLength = record.value.length;
+    long need = op.length() + FRAME_OVERHEAD;
     synchronized (this) {
       JournalException refused = refusal();
       if (refused != null) {
@@ -684,6 +688,10 @@ public final class Journal implements AutoCloseable {
     final byte type;
     final String id;
     final byte[] bytes;
+
+    /** Written right after {@link #bytes} (an intent's value), or null. */
+    final byte[] tail;
+
     final CompletableFuture<Void> done;
     final long reserved;
     final AtomicInteger state = new AtomicInteger(OPEN);
@@ -693,9 +701,25 @@ public final class Journal implements AutoCloseable {
     volatile Object outcome;
 
     Op(byte type, String id, byte[] bytes, CompletableFuture<Void> done, long reserved) {
+      this(type, id, bytes, null, done, reserved);
+    }
+
+    /** An intent: {@code head}, then {@code value}. */
+    Op(byte type, String id, byte[] head, byte[] value, CompletableFuture<Void> done) {
+      this(type, id, head, value, done, head.length + value.length);
+    }
+
+    private Op(
+        byte type,
+        String id,
+        byte[] bytes,
+        byte[] tail,
+        CompletableFuture<Void> done,
+        long reserved) {
       this.type = type;
       this.id = id;
       this.bytes = bytes;
+      this.tail = tail;
       this.done = done;
       this.reserved = reserved;
       if (done instanceof OpFuture f) {
@@ -708,8 +732,13 @@ public final class Journal implements AutoCloseable {
       state.set(ACK);
     }
 
+    /** The record's length in a frame. */
+    int length() {
+      return tail == null ? bytes.length : bytes.length + tail.length;
+    }
+
     long reservation() {
-      return type == INTENT ? bytes.length + FRAME_OVERHEAD : 0;
+      return type == INTENT ? length() + FRAME_OVERHEAD : 0;
     }
   }
 
@@ -789,7 +818,7 @@ public final class Journal implements AutoCloseable {
         && next != STOP) {
       queue.poll();
       batch.add(next);
-      bytes += next.bytes.length;
+      bytes += next.length();
     }
     if (!batch.isEmpty()) {
       writeBatch(batch);
@@ -952,16 +981,22 @@ public final class Journal implements AutoCloseable {
   private JournalException writeFrame(List<Op> records) {
     int body = 0;
     for (Op op : records) {
-      body += op.bytes.length;
+      body += op.length();
     }
     ByteBuffer frame = frameBuffer(FRAME_OVERHEAD + body);
     CRC32C crc = new CRC32C();
     for (Op op : records) {
       crc.update(op.bytes);
+      if (op.tail != null) {
+        crc.update(op.tail);
+      }
     }
     frame.put(FRAME_MAGIC).putInt(body).putInt((int) crc.getValue());
     for (Op op : records) {
       frame.put(op.bytes);
+      if (op.tail != null) {
+        frame.put(op.tail);
+      }
     }
     frame.flip();
     try {
@@ -1450,14 +1485,39 @@ public final class Journal implements AutoCloseable {
     }
   }
 
-  /** A fresh random intent id, 32 hex digits. */
+  /**
+   * A fresh intent id, 32 hex digits: 8 bytes drawn from {@link java.security.SecureRandom} once
+   * per process, then 8 bytes of a counter scrambled by a bijection with a second random key, so
+   * unique within the process and unrelated across processes (two processes' ids meet only if their
+   * 64-bit random prefixes do). Not a {@code SecureRandom} call per id: that takes a process-wide
+   * lock (and reads the kernel's random source) on every write-back, which 64 writer threads queued
+   * for (WriteCostBench, design.md "Where an acknowledgement's time goes").
+   */
   public static String newId() {
+    long n = ID_COUNTER.getAndIncrement();
     byte[] b = new byte[ID_BYTES];
-    IDS.nextBytes(b);
+    ByteBuffer.wrap(b).putLong(ID_PREFIX).putLong(scramble(n + ID_KEY));
     return java.util.HexFormat.of().formatHex(b);
   }
 
-  private static final java.security.SecureRandom IDS = new java.security.SecureRandom();
+  /** A bijection on 64-bit values (each step is invertible), so distinct counters stay distinct. */
+  static long scramble(long z) {
+    z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+    z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+    return z ^ (z >>> 31);
+  }
+
+  private static final long ID_PREFIX;
+  private static final long ID_KEY;
+
+  static {
+    java.security.SecureRandom r = new java.security.SecureRandom();
+    ID_PREFIX = r.nextLong();
+    ID_KEY = r.nextLong();
+  }
+
+  private static final java.util.concurrent.atomic.AtomicLong ID_COUNTER =
+      new java.util.concurrent.atomic.AtomicLong();
 
   private static byte[] idBytes(String id) {
     byte[] b = java.util.HexFormat.of().parseHex(id);

@@ -72,6 +72,22 @@ class JournalTest {
   }
 
   @Test
+  void intentIdsAreDistinctThirtyTwoHexDigits() {
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (int i = 0; i < 200_000; i++) {
+      String id = Journal.newId();
+      assertThat(id).hasSize(32).matches("[0-9a-f]{32}");
+      assertThat(seen.add(id)).as(id).isTrue();
+    }
+    // The counter's scrambling is a bijection: consecutive and far-apart inputs never meet.
+    java.util.Set<Long> out = new java.util.HashSet<>();
+    for (long z = -50_000; z < 50_000; z++) {
+      assertThat(out.add(Journal.scramble(z))).isTrue();
+      assertThat(out.add(Journal.scramble(z * 0x9E3779B97F4A7C15L + Long.MIN_VALUE / 3))).isTrue();
+    }
+  }
+
+  @Test
   void aLeaderWritesAndForcesItsFrameItselfAndCompletesItsFutureOnItsOwnThread() throws Exception {
     String id = Journal.newId();
     try (Journal j = Journal.open(dir, 1 << 20, 100)) {

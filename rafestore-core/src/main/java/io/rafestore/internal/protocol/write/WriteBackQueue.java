@@ -219,8 +219,9 @@ public final class WriteBackQueue implements CommitGate {
     long started = ctx.settings.scheduler().nanoTime();
     String id = Journal.newId();
     long created = ctx.settings.clock().millis();
-    // Encoded (the value copied into its record) before the lock below, which every other writer
-    // and each acknowledgement's kick wait for.
+    // Encoded before the lock below, which every other writer and each acknowledgement's kick wait
+    // for. The record refers to the value (the client's own copy, never changed) without copying
+    // it.
     Journal.EncodedIntent record = Journal.encodeIntent(id, key, value, created);
     CompletableFuture<Void> durable;
     Intent in;
