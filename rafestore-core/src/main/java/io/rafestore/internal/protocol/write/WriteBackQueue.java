@@ -856,15 +856,21 @@ public final class WriteBackQueue implements CommitGate {
         left.addAll(q);
       }
     }
+    // One exception per key, not per intent: a client closed with thousands of writes not yet on
+    // the clouds made as many exceptions with their stack traces (50 MB for 10,000 writes).
+    Map<String, JournalException> closedError = new HashMap<>();
     for (Intent in : left) {
       in.fail(
-          new JournalException(
-              JournalException.Reason.CLOSED,
-              journal.directory(),
-              "the client was closed before the write of '"
-                  + in.key
-                  + "' was known to be on the clouds; the journal keeps it, and the next client"
-                  + " with this journal writes it (once)"));
+          closedError.computeIfAbsent(
+              in.key,
+              key ->
+                  new JournalException(
+                      JournalException.Reason.CLOSED,
+                      journal.directory(),
+                      "the client was closed before the write of '"
+                          + key
+                          + "' was known to be on the clouds; the journal keeps it, and the next"
+                          + " client with this journal writes it (once)")));
     }
     journal.close();
   }
