@@ -62,10 +62,13 @@ import java.util.zip.CRC32C;
  * <p>Space: segments are deleted oldest first, each only when every intent in it is done and every
  * older segment is gone (the directory fsynced after each), so a commit record (always in the same
  * or a later segment than its intent) outlives its intent's record. Thread-safety: every method may
- * be called from any thread; one writer thread does all file work, and one acknowledger thread
- * completes the returned futures (in frame order, after the frame's force), so callbacks attached
- * to them run there and never delay the next frame; they must not block on the journal ({@link
- * #onAcknowledgerThread}).
+ * be called from any thread. File work is done by one thread at a time, whichever holds the frame
+ * lock: the writer thread, or a leader ({@link #lead}: a caller that writes and forces the frame of
+ * its own record when none is in flight, leader/follower group commit). A record whose caller waits
+ * in {@link #lead} has its future completed on that caller's thread; every other record's future is
+ * completed by one acknowledger thread (in frame order, after the frame's force), so callbacks
+ * attached to them run there and never delay the next frame; they must not block on the journal
+ * ({@link #onAcknowledgerThread}).
  */
 public final class Journal implements AutoCloseable {
   static final byte INTENT = 1;
