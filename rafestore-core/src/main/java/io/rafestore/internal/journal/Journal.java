@@ -440,6 +440,14 @@ public final class Journal implements AutoCloseable {
    * for space is the writer thread's), or if the thread is interrupted (the record is written all
    * the same and its future completed by the acknowledger).
    */
+  /** Frames written by a calling thread in {@link #lead} (the leader path), since open. */
+  public long framesLed() {
+    return framesLed.sum();
+  }
+
+  private final java.util.concurrent.atomic.LongAdder framesLed =
+      new java.util.concurrent.atomic.LongAdder();
+
   public void lead(CompletableFuture<Void> future) {
     if (!(future instanceof OpFuture f) || f.op == null) {
       return;
@@ -466,6 +474,7 @@ public final class Journal implements AutoCloseable {
               settle(List.of(op), closedError());
             } else {
               writeNext();
+              framesLed.increment();
               if (zerosLow()) {
                 // Topped up by the writer thread when the queue is empty, not in this call.
                 wakeWriter();

@@ -207,15 +207,21 @@ public final class WriteBackQueue implements CommitGate {
    * Journals a write and completes once it is fsynced: the acknowledgement. Its {@link
    * JournaledWrite#onClouds()} completes when the background write reached the clouds.
    */
+  /** The journal (for tests and diagnostics). */
+  public Journal journal() {
+    return journal;
+  }
+
   public CompletableFuture<JournaledWrite> submit(String key, byte[] value) {
-    return submit(ctx, key, value);
+    return submit(ctx, key, value, false);
   }
 
   /**
    * As {@link #submit(String, byte[])}, on behalf of {@code op}'s tenant: the background writes of
    * this intent are made in {@code op} (design.md section 6, "Tenants and fair scheduling").
    */
-  public CompletableFuture<JournaledWrite> submit(Context op, String key, byte[] value) {
+  public CompletableFuture<JournaledWrite> submit(
+      Context op, String key, byte[] value, boolean leadIfBlocking) {
     long started = ctx.settings.scheduler().nanoTime();
     String id = Journal.newId();
     long created = ctx.settings.clock().millis();
@@ -225,9 +231,11 @@ public final class WriteBackQueue implements CommitGate {
     Journal.EncodedIntent record = Journal.encodeIntent(id, key, value, created);
     CompletableFuture<Void> durable;
     Intent in;
-    // The calling thread writes and forces the frame itself when none is being written (below);
-    // not a journal acknowledger's, which completes other records' futures.
-    boolean lead = !Journal.onAcknowledgerThread();
+    // A caller that will block for the acknowledgement anyway ({@code leadIfBlocking}: the
+    // blocking API) writes and forces the frame itself when none is being written (below); not on
+    // a journal acknowledger's thread, which completes other records' futures. An asynchronous
+    // caller returns at once and the writer thread groups its records.
+    boolean lead = leadIfBlocking && !Journal.onAcknowledgerThread();
     synchronized (this) {
       if (closed) {
         throw new IllegalStateException("this RafeStore client is closed");
