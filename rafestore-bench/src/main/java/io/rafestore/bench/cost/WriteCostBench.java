@@ -802,11 +802,13 @@ public final class WriteCostBench {
                     from = System.nanoTime();
                   }
                   try {
-                    store.writeBack(key, value).get();
-                  } catch (InterruptedException e) {
+                    // A writer that waits for its acknowledgement: the blocking API, whose
+                    // calling thread leads the journal's group commit.
+                    store.blocking().writeBack(key, value);
+                  } catch (java.io.InterruptedIOException e) {
                     Thread.currentThread().interrupt();
                     return;
-                  } catch (ExecutionException | RuntimeException e) {
+                  } catch (io.rafestore.RafeStoreException | RuntimeException e) {
                     failed.incrementAndGet();
                   }
                   long end = System.nanoTime();

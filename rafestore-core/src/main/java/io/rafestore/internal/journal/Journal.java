@@ -20,7 +20,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.zip.CRC32C;
 
 /**
@@ -57,10 +62,13 @@ import java.util.zip.CRC32C;
  * <p>Space: segments are deleted oldest first, each only when every intent in it is done and every
  * older segment is gone (the directory fsynced after each), so a commit record (always in the same
  * or a later segment than its intent) outlives its intent's record. Thread-safety: every method may
- * be called from any thread; one writer thread does all file work, and one acknowledger thread
- * completes the returned futures (in frame order, after the frame's force), so callbacks attached
- * to them run there and never delay the next frame; they must not block on the journal ({@link
- * #onAcknowledgerThread}).
+ * be called from any thread. File work is done by one thread at a time, whichever holds the frame
+ * lock: the writer thread, or a leader ({@link #lead}: a caller that writes and forces the frame of
+ * its own record when none is in flight, leader/follower group commit). A record whose caller waits
+ * in {@link #lead} has its future completed on that caller's thread; every other record's future is
+ * completed by one acknowledger thread (in frame order, after the frame's force), so callbacks
+ * attached to them run there and never delay the next frame; they must not block on the journal
+ * ({@link #onAcknowledgerThread}).
  */
 public final class Journal implements AutoCloseable {
   static final byte INTENT = 1;
@@ -120,8 +128,31 @@ public final class Journal implements AutoCloseable {
   private Segment active;
   private long nextSegment;
 
-  private final LinkedBlockingQueue<Op> queue = new LinkedBlockingQueue<>();
+  /** Records admitted and not yet taken into a frame, in admission order. */
+  private final ConcurrentLinkedQueue<Op> queue = new ConcurrentLinkedQueue<>();
+
   private final Thread writer;
+
+  /**
+   * Held by whichever thread writes and forces the next frame: the writer thread, or a leader (a
+   * thread in {@link #lead} whose record is not durable yet, found the lock free). Guards
+   * everything "owned by the writer thread" above: the segments, the active file, the frame.
+   */
+  private final ReentrantLock frameLock = new ReentrantLock();
+
+  /** Set when the writer thread has work (a record no leader waits for, a stop, idle zeros). */
+  private final AtomicBoolean writerWanted = new AtomicBoolean();
+
+  /** Frames up to this size are built in {@link #reusedFrame}. */
+  private static final int REUSED_FRAME_BYTES = 1024 * 1024;
+
+  /** See {@link #frameBuffer}; guarded by {@link #frameLock}. */
+  private ByteBuffer reusedFrame;
+
+  /**
+   * Set by the writer thread once it stopped (under {@link #frameLock}): nothing is written after.
+   */
+  private boolean stopped;
 
   /**
    * Completes the records' futures, in frame order, once their frame is forced (or failed). Not the
@@ -152,6 +183,12 @@ public final class Journal implements AutoCloseable {
   }
 
   private static final Op STOP = new Op(DONE, "", new byte[0], null, 0);
+
+  /** A parked leader's backstop: it looks again after this long even if nobody woke it. */
+  private static final long LEADER_PARK_NANOS = 2_000_000L;
+
+  /** The writer thread's backstop: it looks at the queue after this long idle. */
+  private static final long WRITER_PARK_NANOS = 50_000_000L;
 
   /** Opens a new segment file for writing (a seam for tests that make the disk fail). */
   interface Opener {
@@ -293,41 +330,58 @@ public final class Journal implements AutoCloseable {
    */
   public CompletableFuture<Void> intent(
       String id, String key, byte[] value, long createdAtMillis, boolean waitForSpace) {
-    return intent(encodeIntent(id, key, value, createdAtMillis), waitForSpace);
+    return intent(encodeIntent(id, key, value.clone(), createdAtMillis), waitForSpace);
   }
 
   /**
    * An intent record encoded for {@link #intent(EncodedIntent, boolean)}: a caller that appends
-   * under a lock of its own (to keep its order the journal's) encodes first, outside that lock,
-   * since the encoding copies the value.
+   * under a lock of its own (to keep its order the journal's) encodes first, outside that lock. The
+   * record is its head (type, id, time, key, value length) followed by the value itself, which is
+   * not copied: the frame is built from it (no second copy of every value to collect).
    */
   public static final class EncodedIntent {
     private final String id;
-    private final byte[] bytes;
-    private final int valueLength;
+    private final byte[] head;
+    private final byte[] value;
 
-    private EncodedIntent(String id, byte[] bytes, int valueLength) {
+    private EncodedIntent(String id, byte[] head, byte[] value) {
       this.id = id;
-      this.bytes = bytes;
-      this.valueLength = valueLength;
+      this.head = head;
+      this.value = value;
     }
   }
 
-  /** Encodes an intent record (no journal state is touched): see {@link EncodedIntent}. */
+  /**
+   * Encodes an intent record (no journal state is touched): see {@link EncodedIntent}. {@code
+   * value} is not copied and must not change afterwards (pass a copy of one's own).
+   */
   public static EncodedIntent encodeIntent(
       String id, String key, byte[] value, long createdAtMillis) {
     byte[] k = key.getBytes(StandardCharsets.UTF_8);
-    ByteBuffer b = ByteBuffer.allocate(1 + ID_BYTES + 8 + 2 + k.length + 4 + value.length);
+    ByteBuffer b = ByteBuffer.allocate(1 + ID_BYTES + 8 + 2 + k.length + 4);
     b.put(INTENT).put(idBytes(id)).putLong(createdAtMillis);
-    b.putShort((short) k.length).put(k).putInt(value.length).put(value);
-    return new EncodedIntent(id, b.array(), value.length);
+    b.putShort((short) k.length).put(k).putInt(value.length);
+    return new EncodedIntent(id, b.array(), value);
   }
 
   /** As {@link #intent(String, String, byte[], long, boolean)}, the record encoded already. */
   public CompletableFuture<Void> intent(EncodedIntent record, boolean waitForSpace) {
-    Op op = new Op(INTENT, record.id, record.bytes, new CompletableFuture<>(), record.bytes.length);
-    int valueLength = record.valueLength;
-    long need = op.bytes.length + FRAME_OVERHEAD;
+    return intent(record, waitForSpace, false);
+  }
+
+  /**
+   * As {@link #intent(EncodedIntent, boolean)}; with {@code willLead}, the caller promises to call
+   * {@link #lead} with the returned future next (outside any lock of its own), and the writer
+   * thread is not woken for this record: the caller writes and forces its frame itself if no frame
+   * is being written, else the thread writing one takes it into the next. Without {@code willLead}
+   * (or if the intent waits for space), the writer thread writes it and the acknowledger completes
+   * it, as for every other record.
+   */
+  public CompletableFuture<Void> intent(
+      EncodedIntent record, boolean waitForSpace, boolean willLead) {
+    Op op = new Op(INTENT, record.id, record.head, record.value, new OpFuture());
+    int valueLength = record.value.length;
+    long need = op.length() + FRAME_OVERHEAD;
     synchronized (this) {
       JournalException refused = refusal();
       if (refused != null) {
@@ -346,11 +400,15 @@ public final class Journal implements AutoCloseable {
         return op.done;
       }
       if (waiting.isEmpty() && fits(need)) {
+        if (!willLead) {
+          op.unattended();
+        }
         admit(op, need);
       } else if (!waitForSpace) {
         op.done.completeExceptionally(full());
         return op.done;
       } else {
+        op.unattended();
         Waiter w = new Waiter(op, need);
         waiting.add(w);
         op.done.whenComplete(
@@ -361,9 +419,108 @@ public final class Journal implements AutoCloseable {
             });
         // Space may have been freed by a rotation only: ask the writer to rotate an idle segment.
         queue.add(new Op((byte) 0, "", new byte[0], null, 0));
+        wakeWriter();
       }
     }
     return op.done;
+  }
+
+  /**
+   * Makes the record of {@code future} (returned by {@link #intent(EncodedIntent, boolean,
+   * boolean)} with {@code willLead}) durable on the calling thread, returning once it is, its
+   * future completed here (its callbacks run on this thread): leader/follower group commit. If no
+   * frame is being written, this thread takes every queued record into one frame, writes and forces
+   * it (the leader), and wakes the threads waiting in here for the other records of the frame, each
+   * of which then completes its own future; if a frame is being written, it parks until the writing
+   * thread wakes it (its record was in that frame, or the next frame is its to lead). So an
+   * unloaded write costs one fsync with no hand-over between threads, and a loaded one at most the
+   * frame in flight and its own. If another thread's frame was forced with the record before this
+   * call, completes it here at once (a record's state stays open until its frame is forced, so a
+   * frame in flight wakes this thread). Returns at once for any other future (a record that waits
+   * for space is the writer thread's), or if the thread is interrupted (the record is written all
+   * the same and its future completed by the acknowledger).
+   */
+  /** Frames written by a calling thread in {@link #lead} (the leader path), since open. */
+  public long framesLed() {
+    return framesLed.sum();
+  }
+
+  private final java.util.concurrent.atomic.LongAdder framesLed =
+      new java.util.concurrent.atomic.LongAdder();
+
+  public void lead(CompletableFuture<Void> future) {
+    if (!(future instanceof OpFuture f) || f.op == null) {
+      return;
+    }
+    Op op = f.op;
+    Thread me = Thread.currentThread();
+    op.helper = me;
+    if (!op.state.compareAndSet(Op.OPEN, Op.LED)) {
+      // A frame was forced with it before this call (its outcome is set, and the acknowledger was
+      // handed it too: whichever is first completes it), or it waits for space (no outcome yet).
+      complete(op);
+      return;
+    }
+    while (op.outcome == null && !op.done.isDone()) {
+      if (me.isInterrupted()) {
+        // Leaves the completion to the acknowledger (below, or the frame's if it read LED first).
+        op.state.set(Op.ACK);
+        break;
+      }
+      if (frameLock.tryLock()) {
+        try {
+          if (op.outcome == null) {
+            if (stopped) {
+              settle(List.of(op), closedError());
+            } else {
+              writeNext();
+              framesLed.increment();
+              if (zerosLow()) {
+                // Topped up by the writer thread when the queue is empty, not in this call.
+                wakeWriter();
+              }
+            }
+          }
+        } finally {
+          frameLock.unlock();
+        }
+        wakeNextLeader();
+      } else {
+        LockSupport.parkNanos(this, LEADER_PARK_NANOS);
+      }
+    }
+    complete(op);
+  }
+
+  /** Completes {@code op}'s future with its outcome, if it has one (harmless if done already). */
+  private static void complete(Op op) {
+    Object outcome = op.outcome;
+    if (outcome == Op.DURABLE) {
+      op.done.complete(null);
+    } else if (outcome != null) {
+      op.done.completeExceptionally((Throwable) outcome);
+    }
+  }
+
+  /** Wakes the writer thread (at most one unpark until it looks). */
+  private void wakeWriter() {
+    if (!writerWanted.getAndSet(true)) {
+      LockSupport.unpark(writer);
+    }
+  }
+
+  /**
+   * After a frame, with the frame lock released: wakes the first thread waiting in {@link #lead}
+   * whose record is still queued, to lead the next frame (the writer thread was woken for records
+   * no leader waits for when they were queued).
+   */
+  private void wakeNextLeader() {
+    for (Op o : queue) {
+      if (o.state.get() == Op.LED) {
+        LockSupport.unpark(o.helper);
+        return;
+      }
+    }
   }
 
   /**
@@ -385,7 +542,9 @@ public final class Journal implements AutoCloseable {
         return op.done;
       }
     }
+    op.unattended();
     queue.add(op);
+    wakeWriter();
     return op.done;
   }
 
@@ -435,6 +594,7 @@ public final class Journal implements AutoCloseable {
       }
     }
     queue.add(new Op(DONE, id, b.array(), null, 0));
+    wakeWriter();
   }
 
   /** Stops the writer thread after the records queued so far; later calls fail. Idempotent. */
@@ -453,6 +613,7 @@ public final class Journal implements AutoCloseable {
       w.op.done.completeExceptionally(closedError());
     }
     queue.add(STOP);
+    wakeWriter();
     try {
       writer.join(10_000);
     } catch (InterruptedException e) {
@@ -511,16 +672,85 @@ public final class Journal implements AutoCloseable {
       }
       waiting.poll();
       admit(w.op, w.need);
+      wakeWriter();
     }
   }
 
   private record Waiter(Op op, long need) {}
 
-  /** A record for the writer thread; {@code reserved} is what admission counted for it. */
-  private record Op(
-      byte type, String id, byte[] bytes, CompletableFuture<Void> done, long reserved) {
+  /** A record's future: names the record, for {@link #lead}. */
+  private static final class OpFuture extends CompletableFuture<Void> {
+    volatile Op op;
+  }
+
+  /**
+   * A record for the next frame; {@code reserved} is what admission counted for it. Who completes
+   * its future: the thread waiting for it in {@link #lead} ({@link #LED}), else the acknowledger
+   * ({@link #ACK}); {@link #OPEN} until one of them claims it (the frame's writer claims ACK for a
+   * record whose thread has not reached {@link #lead} yet). A future may be completed twice
+   * harmlessly (with the same outcome), never not at all: {@link #outcome} is set before either
+   * side looks at the state.
+   */
+  private static final class Op {
+    static final int OPEN = 0;
+    static final int LED = 1;
+    static final int ACK = 2;
+    static final Object DURABLE = new Object();
+
+    final byte type;
+    final String id;
+    final byte[] bytes;
+
+    /** Written right after {@link #bytes} (an intent's value), or null. */
+    final byte[] tail;
+
+    final CompletableFuture<Void> done;
+    final long reserved;
+    final AtomicInteger state = new AtomicInteger(OPEN);
+    volatile Thread helper;
+
+    /** Null until the record's frame was forced ({@link #DURABLE}) or failed (the exception). */
+    volatile Object outcome;
+
+    Op(byte type, String id, byte[] bytes, CompletableFuture<Void> done, long reserved) {
+      this(type, id, bytes, null, done, reserved);
+    }
+
+    /** An intent: {@code head}, then {@code value}. */
+    Op(byte type, String id, byte[] head, byte[] value, CompletableFuture<Void> done) {
+      this(type, id, head, value, done, head.length + value.length);
+    }
+
+    private Op(
+        byte type,
+        String id,
+        byte[] bytes,
+        byte[] tail,
+        CompletableFuture<Void> done,
+        long reserved) {
+      this.type = type;
+      this.id = id;
+      this.bytes = bytes;
+      this.tail = tail;
+      this.done = done;
+      this.reserved = reserved;
+      if (done instanceof OpFuture f) {
+        f.op = this;
+      }
+    }
+
+    /** No thread will lead for it: the acknowledger completes it. */
+    void unattended() {
+      state.set(ACK);
+    }
+
+    /** The record's length in a frame. */
+    int length() {
+      return tail == null ? bytes.length : bytes.length + tail.length;
+    }
+
     long reservation() {
-      return type == INTENT ? bytes.length + FRAME_OVERHEAD : 0;
+      return type == INTENT ? length() + FRAME_OVERHEAD : 0;
     }
   }
 
@@ -544,36 +774,77 @@ public final class Journal implements AutoCloseable {
   // ---------------------------------------------------------------- writer thread
 
   private void writeLoop() {
-    List<Op> batch = new ArrayList<>();
     while (true) {
-      Op first;
+      if (!writerWanted.getAndSet(false)) {
+        if (Thread.currentThread().isInterrupted()) {
+          return;
+        }
+        LockSupport.parkNanos(this, WRITER_PARK_NANOS);
+        // A backstop: a record queued for a leader that never came is written after this long.
+        if (!writerWanted.getAndSet(false) && queue.isEmpty()) {
+          continue;
+        }
+      }
+      boolean stop = false;
+      frameLock.lock();
       try {
-        first = queue.take();
-      } catch (InterruptedException e) {
+        Op head;
+        while ((head = queue.peek()) != null) {
+          if (head == STOP) {
+            queue.poll();
+            stop = true;
+            break;
+          }
+          writeNext();
+        }
+        if (stop) {
+          stopped = true;
+          closeFiles();
+          failQueued();
+          unlock();
+          // Runs what is queued already (the last frames' acknowledgements), then ends.
+          acknowledger.shutdown();
+        } else {
+          extendWhileIdle();
+        }
+      } finally {
+        frameLock.unlock();
+      }
+      if (stop) {
         return;
       }
-      if (first == STOP) {
-        closeFiles();
-        failQueued();
-        unlock();
-        // Runs what is queued already (the last frames' acknowledgements), then ends.
-        acknowledger.shutdown();
-        return;
-      }
-      batch.clear();
-      batch.add(first);
-      int bytes = first.bytes.length;
-      Op next;
-      while (bytes < BATCH_BYTES && (next = queue.peek()) != null && next != STOP) {
-        queue.poll();
-        batch.add(next);
-        bytes += next.bytes.length;
-      }
-      writeBatch(batch);
-      if (queue.isEmpty()) {
-        extendWhileIdle();
-      }
+      wakeNextLeader();
     }
+  }
+
+  /**
+   * Takes the queued records (up to {@link #BATCH_BYTES}, at least one, never past a stop) into one
+   * frame, writes and forces it, and settles their futures. Caller holds {@link #frameLock}.
+   */
+  private void writeNext() {
+    List<Op> batch = new ArrayList<>();
+    int bytes = 0;
+    Op next;
+    while ((batch.isEmpty() || bytes < BATCH_BYTES)
+        && (next = queue.peek()) != null
+        && next != STOP) {
+      queue.poll();
+      batch.add(next);
+      bytes += next.length();
+    }
+    if (!batch.isEmpty()) {
+      writeBatch(batch);
+    }
+  }
+
+  /** Whether {@link #extendWhileIdle} has zeros to write. Caller holds {@link #frameLock}. */
+  private boolean zerosLow() {
+    Segment s = active;
+    return PREALLOCATE
+        && s != null
+        && s.channel != null
+        && s.allocated < segmentBytes
+        && s.allocated - s.size < PREALLOCATE_BYTES / 2;
   }
 
   /**
@@ -586,11 +857,7 @@ public final class Journal implements AutoCloseable {
    */
   private void extendWhileIdle() {
     Segment s = active;
-    if (!PREALLOCATE
-        || s == null
-        || s.channel == null
-        || s.allocated >= segmentBytes
-        || s.allocated - s.size >= PREALLOCATE_BYTES / 2) {
+    if (!zerosLow() || !queue.isEmpty()) {
       return;
     }
     synchronized (this) {
@@ -640,15 +907,7 @@ public final class Journal implements AutoCloseable {
         diskBytes -= release;
         pendingIntents -= intents;
       }
-      JournalException why = failure;
-      acknowledge(
-          () -> {
-            for (Op op : records) {
-              if (op.done != null) {
-                op.done.completeExceptionally(why);
-              }
-            }
-          });
+      settle(records, failure);
     } else {
       for (Op op : records) {
         if (op.type == INTENT) {
@@ -672,13 +931,48 @@ public final class Journal implements AutoCloseable {
     }
     reclaim();
     // Completed last: once a record is durable, every done mark before it has freed its space.
-    // On the acknowledger, so that the callbacks do not hold up the next frame's write and force.
+    // Not on this thread, so that the callbacks do not hold up the next frame's write and force.
     if (failure == null) {
+      settle(records, null);
+    }
+  }
+
+  /**
+   * Records the outcome of {@code ops}' frame (null: durable) and has their futures completed: a
+   * record's own thread waiting in {@link #lead} is woken and completes it (the calling thread's
+   * own record it completes itself, after the frame lock is released); every other record's future
+   * is completed by the acknowledger, in frame order.
+   */
+  private void settle(List<Op> ops, JournalException error) {
+    Object outcome = error == null ? Op.DURABLE : error;
+    Thread me = Thread.currentThread();
+    List<Op> acks = null;
+    for (Op op : ops) {
+      if (op.done == null) {
+        continue;
+      }
+      op.outcome = outcome;
+      op.state.compareAndSet(Op.OPEN, Op.ACK);
+      if (op.state.get() == Op.LED) {
+        if (op.helper != me) {
+          LockSupport.unpark(op.helper);
+        }
+      } else {
+        if (acks == null) {
+          acks = new ArrayList<>();
+        }
+        acks.add(op);
+      }
+    }
+    if (acks != null) {
+      List<Op> toComplete = acks;
       acknowledge(
           () -> {
-            for (Op op : records) {
-              if (op.done != null) {
+            for (Op op : toComplete) {
+              if (error == null) {
                 op.done.complete(null);
+              } else {
+                op.done.completeExceptionally(error);
               }
             }
           });
@@ -699,16 +993,22 @@ public final class Journal implements AutoCloseable {
   private JournalException writeFrame(List<Op> records) {
     int body = 0;
     for (Op op : records) {
-      body += op.bytes.length;
+      body += op.length();
     }
-    ByteBuffer frame = ByteBuffer.allocate(FRAME_OVERHEAD + body);
+    ByteBuffer frame = frameBuffer(FRAME_OVERHEAD + body);
     CRC32C crc = new CRC32C();
     for (Op op : records) {
       crc.update(op.bytes);
+      if (op.tail != null) {
+        crc.update(op.tail);
+      }
     }
     frame.put(FRAME_MAGIC).putInt(body).putInt((int) crc.getValue());
     for (Op op : records) {
       frame.put(op.bytes);
+      if (op.tail != null) {
+        frame.put(op.tail);
+      }
     }
     frame.flip();
     try {
@@ -764,6 +1064,22 @@ public final class Journal implements AutoCloseable {
       diskBytes += written - reserved;
     }
     return null;
+  }
+
+  /**
+   * A buffer of {@code size} bytes for the next frame: up to {@link #REUSED_FRAME_BYTES}, the one
+   * direct buffer kept for frames (no garbage per frame, and no copy into a temporary direct buffer
+   * on write); a larger frame gets one of its own. Caller holds {@link #frameLock}.
+   */
+  private ByteBuffer frameBuffer(int size) {
+    if (size > REUSED_FRAME_BYTES) {
+      return ByteBuffer.allocate(size);
+    }
+    if (reusedFrame == null || reusedFrame.capacity() < size) {
+      int capacity = Math.max(size, reusedFrame == null ? 16 * 1024 : reusedFrame.capacity() * 2);
+      reusedFrame = ByteBuffer.allocateDirect(Math.min(REUSED_FRAME_BYTES, capacity));
+    }
+    return reusedFrame.clear().limit(size);
   }
 
   private JournalException fail(JournalException e, boolean permanent) {
@@ -902,16 +1218,9 @@ public final class Journal implements AutoCloseable {
     List<Op> left = new ArrayList<>();
     Op op;
     while ((op = queue.poll()) != null) {
-      if (op.done != null) {
-        left.add(op);
-      }
+      left.add(op);
     }
-    acknowledge(
-        () -> {
-          for (Op o : left) {
-            o.done.completeExceptionally(closedError());
-          }
-        });
+    settle(left, closedError());
   }
 
   // ---------------------------------------------------------------- recovery
@@ -1188,14 +1497,39 @@ public final class Journal implements AutoCloseable {
     }
   }
 
-  /** A fresh random intent id, 32 hex digits. */
+  /**
+   * A fresh intent id, 32 hex digits: 8 bytes drawn from {@link java.security.SecureRandom} once
+   * per process, then 8 bytes of a counter scrambled by a bijection with a second random key, so
+   * unique within the process and unrelated across processes (two processes' ids meet only if their
+   * 64-bit random prefixes do). Not a {@code SecureRandom} call per id: that takes a process-wide
+   * lock (and reads the kernel's random source) on every write-back, which 64 writer threads queued
+   * for (WriteCostBench, design.md "Where an acknowledgement's time goes").
+   */
   public static String newId() {
+    long n = ID_COUNTER.getAndIncrement();
     byte[] b = new byte[ID_BYTES];
-    IDS.nextBytes(b);
+    ByteBuffer.wrap(b).putLong(ID_PREFIX).putLong(scramble(n + ID_KEY));
     return java.util.HexFormat.of().formatHex(b);
   }
 
-  private static final java.security.SecureRandom IDS = new java.security.SecureRandom();
+  /** A bijection on 64-bit values (each step is invertible), so distinct counters stay distinct. */
+  static long scramble(long z) {
+    z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+    z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+    return z ^ (z >>> 31);
+  }
+
+  private static final long ID_PREFIX;
+  private static final long ID_KEY;
+
+  static {
+    java.security.SecureRandom r = new java.security.SecureRandom();
+    ID_PREFIX = r.nextLong();
+    ID_KEY = r.nextLong();
+  }
+
+  private static final java.util.concurrent.atomic.AtomicLong ID_COUNTER =
+      new java.util.concurrent.atomic.AtomicLong();
 
   private static byte[] idBytes(String id) {
     byte[] b = java.util.HexFormat.of().parseHex(id);

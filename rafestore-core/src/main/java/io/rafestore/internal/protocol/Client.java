@@ -208,8 +208,24 @@ public final class Client implements RafeStore {
   /** Write-back (the local journal and the background writes), or null without a journal. */
   private final WriteBackQueue writeBack;
 
+  /** The write-back queue, or null without a journal (for tests in this package). */
+  WriteBackQueue writeBackQueue() {
+    return writeBack;
+  }
+
   @Override
   public CompletableFuture<io.rafestore.JournaledWrite> writeBack(String key, byte[] value) {
+    return writeBack(key, value, false);
+  }
+
+  /**
+   * {@code lead}: the caller blocks until the acknowledgement anyway (the blocking API), so its
+   * thread writes and forces the frame itself when none is in flight (leader/follower group commit,
+   * {@code Journal.lead}). The asynchronous API never leads: a caller that pipelines writes must
+   * not pay an fsync per call, and the journal's writer thread groups them.
+   */
+  private CompletableFuture<io.rafestore.JournaledWrite> writeBack(
+      String key, byte[] value, boolean lead) {
     Names.checkKey(key);
     Objects.requireNonNull(value, "value");
     requireWriter("writeBack");
@@ -223,7 +239,7 @@ public final class Client implements RafeStore {
     // A certified writer's certificate is on n - f clouds before its first journaled write is
     // acknowledged (once per client), so the background writes never precede it.
     CompletableFuture<io.rafestore.JournaledWrite> op =
-        certified(() -> writeBack.submit(ctx, key, copy));
+        certified(() -> writeBack.submit(ctx, key, copy, lead));
     if (ctx.readTier.enabled()) {
       op.thenAccept(
           w -> w.onClouds().thenAccept(r -> ctx.readTier.written(key, r.version(), copy)));
@@ -948,6 +964,10 @@ public final class Client implements RafeStore {
     CompletableFuture<T> out = guarded(what, op);
     ctx.foreground.track(out);
     ctx.tenancy.operationStarted(ctx.tenant, out);
+    if (out.isDone()) {
+      // Finished already (a write-back acknowledged on the calling thread): no timer to cancel.
+      return out;
+    }
     Duration timeout = ctx.settings.operationTimeout();
     Scheduler.Cancellable timer =
         ctx.settings
@@ -1008,7 +1028,7 @@ public final class Client implements RafeStore {
     public io.rafestore.JournaledWrite writeBack(String key, byte[] value)
         throws RafeStoreException, InterruptedIOException {
       refuseOnAcknowledger();
-      return await(Client.this.writeBack(key, value));
+      return await(Client.this.writeBack(key, value, true));
     }
 
     @Override

@@ -72,6 +72,159 @@ class JournalTest {
   }
 
   @Test
+  void intentIdsAreDistinctThirtyTwoHexDigits() {
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (int i = 0; i < 200_000; i++) {
+      String id = Journal.newId();
+      assertThat(id).hasSize(32).matches("[0-9a-f]{32}");
+      assertThat(seen.add(id)).as(id).isTrue();
+    }
+    // The counter's scrambling is a bijection: consecutive and far-apart inputs never meet.
+    java.util.Set<Long> out = new java.util.HashSet<>();
+    for (long z = -50_000; z < 50_000; z++) {
+      assertThat(out.add(Journal.scramble(z))).isTrue();
+      assertThat(out.add(Journal.scramble(z * 0x9E3779B97F4A7C15L + Long.MIN_VALUE / 3))).isTrue();
+    }
+  }
+
+  @Test
+  void aLeaderWritesAndForcesItsFrameItselfAndCompletesItsFutureOnItsOwnThread() throws Exception {
+    String id = Journal.newId();
+    try (Journal j = Journal.open(dir, 1 << 20, 100)) {
+      CompletableFuture<Void> f =
+          j.intent(Journal.encodeIntent(id, "k", bytes("led"), 1), true, true);
+      CompletableFuture<String> thread = new CompletableFuture<>();
+      f.thenRun(() -> thread.complete(Thread.currentThread().getName()));
+      long before = j.framesForced();
+      j.lead(f);
+      // Durable when lead returns, completed here: no hand-over to another thread.
+      assertThat(f).isCompleted();
+      assertThat(thread.getNow("not run")).isEqualTo(Thread.currentThread().getName());
+      assertThat(j.framesForced()).isEqualTo(before + 1);
+    }
+    try (Journal j = Journal.open(dir, 1 << 20, 100)) {
+      assertThat(j.recovered()).extracting(Journal.Recovered::id).containsExactly(id);
+      assertThat(j.recovered().get(0).value()).isEqualTo(bytes("led"));
+    }
+  }
+
+  @Test
+  void concurrentLeadersEachReturnWithTheirRecordDurableAndJournalOrderIsAdmissionOrder()
+      throws Exception {
+    int threads = 8;
+    int each = 40;
+    List<String> order = java.util.Collections.synchronizedList(new ArrayList<>());
+    List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+    Object admission = new Object();
+    try (Journal j = Journal.open(dir, 4 << 20, 10_000)) {
+      List<Thread> ts = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int tn = t;
+        Thread th =
+            new Thread(
+                () -> {
+                  for (int i = 0; i < each; i++) {
+                    String id = Journal.newId();
+                    CompletableFuture<Void> f;
+                    synchronized (admission) {
+                      f =
+                          j.intent(
+                              Journal.encodeIntent(id, "k" + tn, bytes(tn + "/" + i), i),
+                              true,
+                              true);
+                      order.add(id);
+                    }
+                    j.lead(f);
+                    if (!f.isDone() || f.isCompletedExceptionally()) {
+                      errors.add(new AssertionError(id + " not durable after lead: " + f));
+                    }
+                  }
+                });
+        ts.add(th);
+        th.start();
+      }
+      for (Thread th : ts) {
+        th.join(60_000);
+        assertThat(th.isAlive()).isFalse();
+      }
+      assertThat(errors).isEmpty();
+      assertThat(j.framesForced()).isLessThanOrEqualTo(threads * each);
+    }
+    try (Journal j = Journal.open(dir, 4 << 20, 10_000)) {
+      assertThat(j.recovered()).extracting(Journal.Recovered::id).containsExactlyElementsOf(order);
+    }
+  }
+
+  @Test
+  void aRecordAFrameTookBeforeItsLeaderCameIsCompletedByTheAcknowledger() throws Exception {
+    try (Journal j = Journal.open(dir, 1 << 20, 100)) {
+      String id = Journal.newId();
+      CompletableFuture<Void> f =
+          j.intent(Journal.encodeIntent(id, "k", bytes("early"), 1), true, true);
+      CompletableFuture<String> thread = new CompletableFuture<>();
+      f.thenRun(() -> thread.complete(Thread.currentThread().getName()));
+      // A commit record wakes the writer thread, whose frame takes the queued intent with it.
+      await(j.commit(id, bytes("commit")));
+      await(f);
+      assertThat(thread.get(10, TimeUnit.SECONDS)).startsWith("rafestore-journal-ack ");
+      // Nothing left to lead: returns at once.
+      j.lead(f);
+    }
+  }
+
+  @Test
+  void anInterruptedLeaderLeavesItsRecordToTheWriterThread() throws Exception {
+    try (Journal j = Journal.open(dir, 1 << 20, 100)) {
+      CompletableFuture<Void> f =
+          j.intent(Journal.encodeIntent(Journal.newId(), "k", bytes("x"), 1), true, true);
+      Thread.currentThread().interrupt();
+      try {
+        j.lead(f);
+      } finally {
+        assertThat(Thread.interrupted()).isTrue();
+      }
+      // Written by the writer thread all the same (its backstop looks at the queue), and completed.
+      await(f);
+      assertThat(j.framesForced()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aLeaderOnAFullDiskGetsTheErrorAndTheJournalStaysUsable() throws Exception {
+    AtomicLong room = new AtomicLong(Long.MAX_VALUE);
+    Journal.Opener full =
+        p ->
+            new LimitedChannel(
+                FileChannel.open(
+                    p,
+                    StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.WRITE,
+                    StandardOpenOption.READ),
+                room);
+    try (Journal j = Journal.open(dir, 1 << 20, 100, full)) {
+      room.set(100);
+      CompletableFuture<Void> f =
+          j.intent(Journal.encodeIntent(Journal.newId(), "k", new byte[1000], 1), true, true);
+      j.lead(f);
+      assertThat(f).isCompletedExceptionally();
+      assertThatThrownBy(f::join)
+          .cause()
+          .isInstanceOfSatisfying(
+              JournalException.class, e -> assertThat(e.reason()).isEqualTo(Reason.IO));
+      room.set(Long.MAX_VALUE);
+      CompletableFuture<Void> g =
+          j.intent(Journal.encodeIntent(Journal.newId(), "k", bytes("after"), 2), true, true);
+      j.lead(g);
+      assertThat(g).isCompleted();
+    }
+    try (Journal j = Journal.open(dir, 1 << 20, 100)) {
+      assertThat(j.recovered())
+          .extracting(r -> new String(r.value(), StandardCharsets.UTF_8))
+          .containsExactly("after");
+    }
+  }
+
+  @Test
   void callbacksRunOnTheAcknowledgerAndABlockedOneDoesNotHoldUpTheNextFrame() throws Exception {
     try (Journal j = Journal.open(dir, 1 << 20, 100)) {
       java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);

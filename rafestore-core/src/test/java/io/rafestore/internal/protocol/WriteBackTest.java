@@ -241,6 +241,34 @@ class WriteBackTest {
   }
 
   @Test
+  void aBlockingWriteBackWritesItsOwnFrameWhileTheAsynchronousOneLeavesItToTheWriterThread()
+      throws Exception {
+    RafeStore s = client(clouds, journal(), ProtocolMode.PAPER);
+    var journal = ((Client) s).writeBackQueue().journal();
+    for (int i = 0; i < 5; i++) {
+      // No frame in flight (the previous write was acknowledged before this call): the calling
+      // thread leads, writing and forcing the frame itself (Journal.lead).
+      JournaledWrite w = s.blocking().writeBack("k", utf8("value " + i));
+      assertThat(w.key()).isEqualTo("k");
+    }
+    assertThat(journal.framesLed()).isEqualTo(5);
+    // A caller that pipelines asynchronous write-backs never waits for an fsync per call: the
+    // writer thread groups its records, and no frame is led.
+    List<CompletableFuture<JournaledWrite>> pending = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      pending.add(s.writeBack("p" + i, utf8("pipelined " + i)));
+    }
+    for (CompletableFuture<JournaledWrite> w : pending) {
+      get(w);
+    }
+    assertThat(journal.framesLed()).isEqualTo(5);
+    get(s.flush());
+    assertThat(history(reader(), "k")).hasSize(5);
+    assertThat(reader().blocking().read("p49").utf8()).isEqualTo("pipelined 49");
+    s.close();
+  }
+
+  @Test
   void anAcknowledgementsCallbackRunsOnTheAcknowledgerWhereABlockingCallIsRefused()
       throws Exception {
     List<Switched> sw = switched();

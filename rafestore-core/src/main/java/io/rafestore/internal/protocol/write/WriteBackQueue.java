@@ -207,30 +207,42 @@ public final class WriteBackQueue implements CommitGate {
    * Journals a write and completes once it is fsynced: the acknowledgement. Its {@link
    * JournaledWrite#onClouds()} completes when the background write reached the clouds.
    */
+  /** The journal (for tests and diagnostics). */
+  public Journal journal() {
+    return journal;
+  }
+
   public CompletableFuture<JournaledWrite> submit(String key, byte[] value) {
-    return submit(ctx, key, value);
+    return submit(ctx, key, value, false);
   }
 
   /**
    * As {@link #submit(String, byte[])}, on behalf of {@code op}'s tenant: the background writes of
    * this intent are made in {@code op} (design.md section 6, "Tenants and fair scheduling").
    */
-  public CompletableFuture<JournaledWrite> submit(Context op, String key, byte[] value) {
+  public CompletableFuture<JournaledWrite> submit(
+      Context op, String key, byte[] value, boolean leadIfBlocking) {
     long started = ctx.settings.scheduler().nanoTime();
     String id = Journal.newId();
     long created = ctx.settings.clock().millis();
-    // Encoded (the value copied into its record) before the lock below, which every other writer
-    // and each acknowledgement's kick wait for.
+    // Encoded before the lock below, which every other writer and each acknowledgement's kick wait
+    // for. The record refers to the value (the client's own copy, never changed) without copying
+    // it.
     Journal.EncodedIntent record = Journal.encodeIntent(id, key, value, created);
     CompletableFuture<Void> durable;
     Intent in;
+    // A caller that will block for the acknowledgement anyway ({@code leadIfBlocking}: the
+    // blocking API) writes and forces the frame itself when none is being written (below); not on
+    // a journal acknowledger's thread, which completes other records' futures. An asynchronous
+    // caller returns at once and the writer thread groups its records.
+    boolean lead = leadIfBlocking && !Journal.onAcknowledgerThread();
     synchronized (this) {
       if (closed) {
         throw new IllegalStateException("this RafeStore client is closed");
       }
       // Journal order is call order: the journal admits intents in the order they are handed over,
       // and the key's queue takes them in the same order under this lock.
-      durable = journal.intent(record, config.whenFull() == WriteBack.WhenFull.WAIT);
+      durable = journal.intent(record, config.whenFull() == WriteBack.WhenFull.WAIT, lead);
       in = new Intent(id, key, value, created, durable);
       in.ctx = op;
       byKey.computeIfAbsent(key, k -> new ArrayDeque<>()).add(in);
@@ -245,19 +257,27 @@ public final class WriteBackQueue implements CommitGate {
           }
           kick(key);
         });
-    // No hop to the executor: the journal completes its futures on its acknowledger thread, never
-    // on the thread that writes and forces frames, so the caller's continuation (and the kick
-    // above) may run there without holding up the next frame; a hop would add a queue wait (and,
-    // on a busy executor, milliseconds) to every acknowledgement. A blocking call of the client
-    // from that continuation is refused (Client.await), since it would wait for this thread.
-    return durable.thenApply(
-        x ->
-            new JournaledWrite(
-                key,
-                id,
-                value.length,
-                Duration.ofNanos(ctx.settings.scheduler().nanoTime() - started),
-                in.onClouds));
+    // No hop to the executor: the future completes on this thread (lead, below) or on the
+    // journal's acknowledger thread, never on a thread that writes and forces frames, so the
+    // caller's continuation (and the kick above) may run there without holding up the next frame;
+    // a hop would add a queue wait (and, on a busy executor, milliseconds) to every
+    // acknowledgement. A blocking call of the client from a continuation on the acknowledger is
+    // refused (Client.await), since it would wait for that very thread.
+    CompletableFuture<JournaledWrite> acknowledged =
+        durable.thenApply(
+            x ->
+                new JournaledWrite(
+                    key,
+                    id,
+                    value.length,
+                    Duration.ofNanos(ctx.settings.scheduler().nanoTime() - started),
+                    in.onClouds));
+    if (lead) {
+      // Outside this queue's lock: leader/follower group commit (Journal.lead). Returns once the
+      // intent is fsynced (one fsync unloaded, no thread hand-over) or a frame took it before.
+      journal.lead(durable);
+    }
+    return acknowledged;
   }
 
   private void enqueue(Intent in) {
@@ -844,15 +864,21 @@ public final class WriteBackQueue implements CommitGate {
         left.addAll(q);
       }
     }
+    // One exception per key, not per intent: a client closed with thousands of writes not yet on
+    // the clouds made as many exceptions with their stack traces (50 MB for 10,000 writes).
+    Map<String, JournalException> closedError = new HashMap<>();
     for (Intent in : left) {
       in.fail(
-          new JournalException(
-              JournalException.Reason.CLOSED,
-              journal.directory(),
-              "the client was closed before the write of '"
-                  + in.key
-                  + "' was known to be on the clouds; the journal keeps it, and the next client"
-                  + " with this journal writes it (once)"));
+          closedError.computeIfAbsent(
+              in.key,
+              key ->
+                  new JournalException(
+                      JournalException.Reason.CLOSED,
+                      journal.directory(),
+                      "the client was closed before the write of '"
+                          + key
+                          + "' was known to be on the clouds; the journal keeps it, and the next"
+                          + " client with this journal writes it (once)")));
     }
     journal.close();
   }
