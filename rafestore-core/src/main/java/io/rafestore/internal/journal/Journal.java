@@ -425,6 +425,14 @@ public final class Journal implements AutoCloseable {
     return op.done;
   }
 
+  /** Frames written by a calling thread in {@link #lead} (the leader path), since open. */
+  public long framesLed() {
+    return framesLed.sum();
+  }
+
+  private final java.util.concurrent.atomic.LongAdder framesLed =
+      new java.util.concurrent.atomic.LongAdder();
+
   /**
    * Makes the record of {@code future} (returned by {@link #intent(EncodedIntent, boolean,
    * boolean)} with {@code willLead}) durable on the calling thread, returning once it is, its
@@ -440,14 +448,6 @@ public final class Journal implements AutoCloseable {
    * for space is the writer thread's), or if the thread is interrupted (the record is written all
    * the same and its future completed by the acknowledger).
    */
-  /** Frames written by a calling thread in {@link #lead} (the leader path), since open. */
-  public long framesLed() {
-    return framesLed.sum();
-  }
-
-  private final java.util.concurrent.atomic.LongAdder framesLed =
-      new java.util.concurrent.atomic.LongAdder();
-
   public void lead(CompletableFuture<Void> future) {
     if (!(future instanceof OpFuture f) || f.op == null) {
       return;
