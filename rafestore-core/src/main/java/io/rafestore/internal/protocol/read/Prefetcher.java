@@ -319,13 +319,29 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
     }
     int count = entry.partCount();
     int next = s.prefetchedUpTo + 1;
+    // The batch's parts in runs, the first ones on the holder fastest for one part (Spread#batch).
+    List<Integer> batch = new ArrayList<>();
     for (int i = next; i < Math.min(count, next + degree); i++) {
       Unit u = ReadTier.unit(key, version, entry, i);
-      if (ctx.readTier.holds(u) || ctx.readTier.prefetchOf(u) != null) {
+      if (!ctx.readTier.holds(u) && ctx.readTier.prefetchOf(u) == null) {
+        batch.add(i);
+      }
+    }
+    List<String> plan = s.spread.batch(batch);
+    for (int i = next; i < Math.min(count, next + degree); i++) {
+      Unit u = ReadTier.unit(key, version, entry, i);
+      if (ctx.readTier.holds(u)) {
+        // Read-ahead would bring it: the cache need not keep it apart (ReadTier#foreseen).
+        ctx.readTier.foreseen(u);
         s.prefetchedUpTo = i;
         continue;
       }
-      String holder = s.spread.next();
+      if (ctx.readTier.prefetchOf(u) != null) {
+        s.prefetchedUpTo = i;
+        continue;
+      }
+      int at = batch.indexOf(i);
+      String holder = at >= 0 && at < plan.size() ? plan.get(at) : s.spread.next();
       ReadTier.Budget refused = admit(u.size(), ctx.readTier.price(key, u.size(), holder));
       if (refused != null) {
         // Not sent; the trigger fires again on the stream's next access. The parts it wanted are
@@ -414,7 +430,12 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
     for (int j = 0; j < parts.size(); j++) {
       int part = parts.get(j);
       Unit u = ReadTier.unit(key, version, entry, part);
-      if (ctx.readTier.holds(u) || ctx.readTier.prefetchOf(u) != null) {
+      if (ctx.readTier.holds(u)) {
+        // Predicted: the cache need not keep it apart (ReadTier#foreseen).
+        ctx.readTier.foreseen(u);
+        continue;
+      }
+      if (ctx.readTier.prefetchOf(u) != null) {
         continue;
       }
       ReadTier.Budget refused = admit(u.size(), ctx.readTier.price(key, u.size(), holder));
