@@ -333,6 +333,16 @@ public final class ReadTier {
   static final int FORESEEN = 10_000;
 
   /**
+   * Whether the client prefetches: only then does the cache's protected share mean anything (it
+   * keeps what prefetching cannot bring back on time apart from what it can). Without prefetching
+   * nothing comes back by itself, and a share apart only split one eviction policy in two
+   * (TraceBench, mode OFF: 4,353 to about 4,680 misses).
+   */
+  private boolean prefetching() {
+    return settings.prefetch().mode() != io.rafestore.Prefetch.Mode.OFF;
+  }
+
+  /**
    * The prefetcher would have fetched {@code unit} now, but the cache holds it: its next hit is a
    * read prefetching would have served, and does not move it to the cache's protected share.
    */
@@ -504,7 +514,7 @@ public final class ReadTier {
       synchronized (foreseen) {
         predicted = foreseen.remove(unit) != null;
       }
-      if (readBefore && !predicted) {
+      if (readBefore && !predicted && prefetching()) {
         // Read again, and nothing predicted it: evicted, it would cost this read's round trip.
         cache.protect(unit);
       }
@@ -545,7 +555,7 @@ public final class ReadTier {
       discarded.incrementAndGet();
       return;
     }
-    if (evictedBefore) {
+    if (evictedBefore && prefetching()) {
       cache.putProtected(unit, bytes);
     } else {
       cache.put(unit, bytes);

@@ -133,19 +133,20 @@ public final class Spread {
    * Plans where whole parts {@code parts} (in the order a reader wants them), sent now together,
    * go, and keeps the plan for {@link #pick(int)}: as many on each holder as {@link #finishOf}
    * places there (each part where it would finish first), in runs: the first parts on the holder
-   * fastest for one part, the next ones on the next, and so on. Parts sent together to one holder
-   * share its link and arrive together, at the end of its run, so a holder's share arrives when it
-   * would anyway; placed one by one they alternated between the holders, and a part the reader
-   * wants early waited for the slow holder's whole share (TraceBench: the fifth part of most
-   * streams read once, late). Returns the holder of each part, in order; empty with fewer than two
-   * holders (nothing to plan). A plan replaces the previous one.
+   * predicted to deliver one more part first (its round trip and what it has queued, {@link
+   * #plan}), the next ones on the next, and so on. Parts sent together to one holder share its link
+   * and arrive together, at the end of its run, so a holder's share arrives when it would anyway;
+   * placed one by one they alternated between the holders, and a part the reader wants early waited
+   * for the slow holder's whole share (TraceBench: the fifth part of most streams read once, late).
+   * Returns the holder of each part, in order; empty with fewer than two holders (nothing to plan).
+   * A plan replaces the previous one.
    */
   public synchronized List<String> batch(List<Integer> parts) {
     planned.clear();
     if (holders.size() < 2 || parts.isEmpty()) {
       return List.of();
     }
-    List<String> order = ctx.model.fastestFirst(holders, bytes);
+    List<String> order = plan(bytes);
     java.util.Map<String, Long> extra = new java.util.HashMap<>();
     java.util.Map<String, Integer> count = new java.util.HashMap<>();
     for (int i = 0; i < parts.size(); i++) {

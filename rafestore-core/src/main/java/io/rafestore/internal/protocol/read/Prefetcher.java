@@ -319,11 +319,21 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
     }
     int count = entry.partCount();
     int next = s.prefetchedUpTo + 1;
-    // The batch's parts in runs, the first ones on the holder fastest for one part (Spread#batch).
+    // The batch's parts in runs, the first ones on the holder that delivers one part first
+    // (Spread#batch).
+    // Only the parts the request and byte budgets will admit: planned for more, the first holder's
+    // run took all that were sent
+    // (PrefetcherTest.aStreamFasterThanOneHoldersLinkIsFedByTwoHolders).
     List<Integer> batch = new ArrayList<>();
-    for (int i = next; i < Math.min(count, next + degree); i++) {
+    long roomBytes = policy.maxBytesInFlight() - bytesInFlight;
+    int room = policy.maxInFlight() - inFlight;
+    for (int i = next; i < Math.min(count, next + degree) && batch.size() < room; i++) {
       Unit u = ReadTier.unit(key, version, entry, i);
       if (!ctx.readTier.holds(u) && ctx.readTier.prefetchOf(u) == null) {
+        roomBytes -= u.size();
+        if (roomBytes < 0) {
+          break;
+        }
         batch.add(i);
       }
     }
