@@ -144,10 +144,10 @@ public final class ReadTier {
     default void late(Unit unit, Object tag) {}
 
     /**
-     * Whether a prefetched unit a read used on time enters the cache even if it displaces others:
-     * false for a unit that the prefetching that brought it would bring on time again (a stream's
-     * read-ahead), which enters only free room ({@link ValueCache#hasRoom}), so that a full cache
-     * holds what prefetching cannot hide.
+     * Whether a prefetched unit a read used (on time or late) enters the cache even if it displaces
+     * others: false for a unit that the prefetching that brought it would bring on time again (a
+     * stream's read-ahead), which enters only free room ({@link ValueCache#hasRoom}), so that a
+     * full cache holds what prefetching cannot hide.
      */
     default boolean keep(Unit unit, Object tag) {
       return true;

@@ -583,13 +583,15 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
   }
 
   /**
-   * Whether a prefetched unit a read used on time enters the cache: not a stream's read-ahead. When
-   * the stream passes again, read-ahead started at its first access brings those parts again, and
-   * the cache's bytes go to what a miss would make the reader wait for: the stream's first part
-   * (fetched by the read itself), parts that arrived late (a read waited: they enter the cache as
-   * fetched units do), values read at random. Keeping the parts the reader consumes before
-   * read-ahead from the first access can deliver any (about 8 in TraceBench) as well did not fit a
-   * cache a third of the repeated working set, and evicted the values read at random instead.
+   * Whether a prefetched unit a read used (on time, or late: the read waited for it) enters the
+   * cache even if it displaces others: not a stream's read-ahead. When the stream passes again,
+   * read-ahead started at its first access brings those parts again, and the cache's bytes go to
+   * what a miss would make the reader wait for: the stream's first part (fetched by the read
+   * itself), values read at random. A late part kept alone did not spare the stream's next pass its
+   * wait (TraceBench: one such part per repeated stream pass took the place of first parts).
+   * Keeping the parts the reader consumes before read-ahead from the first access can deliver any
+   * (8 to 12 in TraceBench) as well did not fit a cache a third of the repeated working set, and
+   * evicted the values read at random instead.
    */
   @Override
   public boolean keep(Unit unit, Object tag) {
