@@ -46,6 +46,24 @@ public interface ValueCache {
   /** Keeps {@code bytes} as {@code unit}'s (already checked against its signed hash). */
   void put(Unit unit, byte[] bytes);
 
+  /**
+   * Keeps {@code bytes} as {@code unit}'s (already checked), a unit whose eviction the client paid
+   * for: a read fetched it itself after this cache had held it and evicted it, and no prefetch
+   * brought it back on time (usually the first unit a repeated pattern reads, which nothing before
+   * it predicts). A cache may keep such units in a share of its bound that other units do not
+   * displace ({@link #protect}); the default puts it as any other.
+   */
+  default void putProtected(Unit unit, byte[] bytes) {
+    put(unit, bytes);
+  }
+
+  /**
+   * {@code unit}, if held, was read again and nothing predicted the read: evicted, it would cost a
+   * read the whole round trip. A cache may move it to the share {@link #putProtected} fills; the
+   * default does nothing. Called on a hit, so it must be cheap and must not block.
+   */
+  default void protect(Unit unit) {}
+
   /** Forgets {@code unit} (the client found its bytes wrong). */
   void remove(Unit unit);
 

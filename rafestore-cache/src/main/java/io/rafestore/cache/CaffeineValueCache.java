@@ -59,6 +59,16 @@ import java.util.stream.Stream;
  */
 public final class CaffeineValueCache implements ValueCache, AutoCloseable {
   private final long maximumBytes;
+
+  /** The most bytes of protected units: a share of {@link #maximumBytes}. */
+  private final long protectedBytes;
+
+  /**
+   * Units put by {@link #putProtected}, evicted among themselves (W-TinyLFU, bounded by {@link
+   * #protectedBytes}); {@link #memory}'s bound is what they leave of {@link #maximumBytes}.
+   */
+  private final Cache<Unit, byte[]> protectedUnits;
+
   private final Cache<Unit, byte[]> memory;
   private final Path directory;
   private final long maximumDiskBytes;
@@ -71,6 +81,13 @@ public final class CaffeineValueCache implements ValueCache, AutoCloseable {
 
   private CaffeineValueCache(Builder b) throws IOException {
     this.maximumBytes = b.maximumBytes;
+    this.protectedBytes = (long) (b.maximumBytes * b.protectedShare);
+    this.protectedUnits =
+        Caffeine.newBuilder()
+            .maximumWeight(Math.max(0, protectedBytes))
+            .weigher((Unit u, byte[] v) -> v.length)
+            .executor(Runnable::run)
+            .build();
     this.memory =
         Caffeine.newBuilder()
             .maximumWeight(b.maximumBytes)
@@ -193,6 +210,9 @@ public final class CaffeineValueCache implements ValueCache, AutoCloseable {
   @Override
   public Optional<byte[]> get(Unit unit) {
     byte[] b = memory.getIfPresent(unit);
+    if (b == null) {
+      b = protectedUnits.getIfPresent(unit);
+    }
     if (b != null) {
       return Optional.of(b.clone());
     }
@@ -220,7 +240,9 @@ public final class CaffeineValueCache implements ValueCache, AutoCloseable {
 
   @Override
   public boolean contains(Unit unit) {
-    return memory.asMap().containsKey(unit) || (disk != null && disk.asMap().containsKey(unit));
+    return memory.asMap().containsKey(unit)
+        || protectedUnits.asMap().containsKey(unit)
+        || (disk != null && disk.asMap().containsKey(unit));
   }
 
   @Override
@@ -231,7 +253,63 @@ public final class CaffeineValueCache implements ValueCache, AutoCloseable {
           unit + " is " + unit.size() + " bytes, " + bytes.length + " given");
     }
     byte[] copy = bytes.clone();
-    memory.put(unit, copy);
+    if (protectedUnits.asMap().containsKey(unit)) {
+      protectedUnits.put(unit, copy);
+    } else {
+      memory.put(unit, copy);
+    }
+    toDisk(unit, copy);
+  }
+
+  /**
+   * Keeps the unit in the protected share ({@link Builder#protectedShare}): among the units put
+   * there, Caffeine's W-TinyLFU decides which stay within the share's bytes; the units put by
+   * {@link #put} have the rest of the bound, so they never displace these. A unit the share evicts
+   * is gone (a read fetching it again puts it there again).
+   */
+  @Override
+  public void putProtected(Unit unit, byte[] bytes) {
+    Objects.requireNonNull(unit, "unit");
+    if (bytes.length != unit.size()) {
+      throw new IllegalArgumentException(
+          unit + " is " + unit.size() + " bytes, " + bytes.length + " given");
+    }
+    if (protectedBytes < bytes.length) {
+      put(unit, bytes);
+      return;
+    }
+    byte[] copy = bytes.clone();
+    memory.invalidate(unit);
+    protectedUnits.put(unit, copy);
+    resize();
+    toDisk(unit, copy);
+  }
+
+  /** Moves {@code unit} from the rest of memory to the protected share, if it is there. */
+  @Override
+  public void protect(Unit unit) {
+    if (protectedBytes < unit.size()) {
+      return;
+    }
+    byte[] b = memory.asMap().remove(unit);
+    if (b == null) {
+      return;
+    }
+    protectedUnits.put(unit, b);
+    resize();
+  }
+
+  /**
+   * The memory tier's bound: what the protected share's units leave of {@link #maximumBytes}, so
+   * that the share is taken from the rest only as far as it is used.
+   */
+  private void resize() {
+    protectedUnits.cleanUp();
+    long used = protectedUnits.policy().eviction().orElseThrow().weightedSize().orElse(0);
+    memory.policy().eviction().orElseThrow().setMaximum(Math.max(0, maximumBytes - used));
+  }
+
+  private void toDisk(Unit unit, byte[] copy) {
     if (disk != null && !disk.asMap().containsKey(unit) && unit.size() <= maximumDiskBytes) {
       try {
         writer.execute(() -> write(unit, copy));
@@ -256,6 +334,9 @@ public final class CaffeineValueCache implements ValueCache, AutoCloseable {
   @Override
   public void remove(Unit unit) {
     memory.invalidate(unit);
+    if (protectedUnits.asMap().remove(unit) != null) {
+      resize();
+    }
     if (disk != null) {
       disk.invalidate(unit);
     }
@@ -268,7 +349,8 @@ public final class CaffeineValueCache implements ValueCache, AutoCloseable {
 
   /** Bytes held in memory now (at most {@link Builder#maximumBytes}). */
   public long memoryBytes() {
-    return memory.policy().eviction().orElseThrow().weightedSize().orElse(0);
+    return memory.policy().eviction().orElseThrow().weightedSize().orElse(0)
+        + protectedUnits.policy().eviction().orElseThrow().weightedSize().orElse(0);
   }
 
   /** Bytes held on disk now (at most the directory's bound); 0 without a directory. */
@@ -337,8 +419,19 @@ public final class CaffeineValueCache implements ValueCache, AutoCloseable {
     private long maximumBytes = 64L * 1024 * 1024;
     private Path directory;
     private long maximumDiskBytes;
+    private double protectedShare = 0.25;
 
     private Builder() {}
+
+    /**
+     * The share of {@link #maximumBytes} kept for units a read fetched again after this cache had
+     * evicted them ({@link ValueCache#putProtected}), which other units do not displace (default
+     * 0.25; 0 to treat them as any other; at most 0.9).
+     */
+    public Builder protectedShare(double share) {
+      this.protectedShare = share;
+      return this;
+    }
 
     /** The most bytes of units kept in memory (default 64 MiB; at least 1 KiB). */
     public Builder maximumBytes(long bytes) {
@@ -367,6 +460,10 @@ public final class CaffeineValueCache implements ValueCache, AutoCloseable {
       if (maximumBytes < 1024) {
         throw new IllegalArgumentException(
             "maximumBytes must be at least 1024 bytes, was " + maximumBytes);
+      }
+      if (!(protectedShare >= 0 && protectedShare <= 0.9)) {
+        throw new IllegalArgumentException(
+            "protectedShare must be between 0 and 0.9, was " + protectedShare);
       }
       if (directory != null && maximumDiskBytes < 1024) {
         throw new IllegalArgumentException(

@@ -67,6 +67,83 @@ class CaffeineValueCacheTest {
   }
 
   @Test
+  void protectedUnitsAreNotDisplacedByOthersAndTheBoundHolds() throws Exception {
+    // 100 units of 1 KiB fit; a quarter is the protected share. Ten units put protected (as the
+    // read tier puts a unit a read fetched again after an eviction) and ten moved there on a hit
+    // (protect) stay through 2,000 other puts, each read twice so that frequency would favour
+    // them; without the share (0) the same sequence evicts most of the twenty.
+    for (double share : new double[] {0.25, 0}) {
+      CaffeineValueCache c =
+          CaffeineValueCache.builder().maximumBytes(100 * 1024).protectedShare(share).build();
+      List<Unit> kept = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        byte[] b = random(1024, 10_000 + i);
+        Unit u = unit("p" + i, 1, b);
+        kept.add(u);
+        if (i < 10) {
+          c.putProtected(u, b);
+        } else {
+          c.put(u, b);
+          c.protect(u);
+        }
+      }
+      for (int i = 0; i < 2_000; i++) {
+        byte[] b = random(1024, i);
+        Unit u = unit("o" + i, 1, b);
+        c.put(u, b);
+        c.get(u);
+        c.get(u);
+        assertThat(c.memoryBytes()).isLessThanOrEqualTo(100 * 1024);
+      }
+      long held = kept.stream().filter(c::contains).count();
+      if (share > 0) {
+        assertThat(held).isEqualTo(20);
+        for (Unit u : kept) {
+          assertThat(c.get(u)).isPresent();
+        }
+      } else {
+        assertThat(held).isLessThan(10);
+      }
+    }
+  }
+
+  @Test
+  void theProtectedShareIsBoundedAndLeavesTheRestToOtherUnits() throws Exception {
+    // More protected units than the share holds: the share evicts among them and never takes more
+    // than its bytes; the other units get the rest of the bound, and all of it while the share is
+    // empty.
+    CaffeineValueCache c =
+        CaffeineValueCache.builder().maximumBytes(100 * 1024).protectedShare(0.2).build();
+    for (int i = 0; i < 100; i++) {
+      byte[] b = random(1024, i);
+      c.put(unit("o" + i, 1, b), b);
+    }
+    assertThat(c.memoryBytes()).isGreaterThan(90 * 1024);
+    for (int i = 0; i < 200; i++) {
+      byte[] b = random(1024, 1_000 + i);
+      c.putProtected(unit("p" + i, 1, b), b);
+      assertThat(c.memoryBytes()).isLessThanOrEqualTo(100 * 1024);
+    }
+    long protectedHeld =
+        java.util.stream.IntStream.range(0, 200)
+            .filter(
+                i -> {
+                  try {
+                    byte[] b = random(1024, 1_000 + i);
+                    return c.contains(unit("p" + i, 1, b));
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                })
+            .count();
+    assertThat(protectedHeld).isBetween(1L, 20L);
+    assertThat(c.memoryBytes()).isGreaterThan(90 * 1024);
+    assertThatThrownBy(() -> CaffeineValueCache.builder().protectedShare(0.95).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("protectedShare");
+  }
+
+  @Test
   void aScanOfValuesReadOnceDoesNotFlushTheOnesReadAgain() throws Exception {
     // 1,024 units of 1 KiB fit. A hot set of 256 units is read again once per cache-full of a
     // scan 20 times the cache (each scanned unit written, then read once). Between two reads of a

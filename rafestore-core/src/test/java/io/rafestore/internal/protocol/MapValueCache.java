@@ -68,6 +68,28 @@ public final class MapValueCache implements ValueCache {
     }
   }
 
+  /** Units put by {@link #putProtected} or moved by {@link #protect} (a set, never evicted). */
+  public final java.util.Set<Unit> protectedUnits =
+      java.util.Collections.synchronizedSet(new java.util.HashSet<>());
+
+  /** Units put by {@link #putProtected}. */
+  public final java.util.Set<Unit> putProtected =
+      java.util.Collections.synchronizedSet(new java.util.HashSet<>());
+
+  @Override
+  public synchronized void putProtected(Unit unit, byte[] value) {
+    put(unit, value);
+    putProtected.add(unit);
+    protectedUnits.add(unit);
+  }
+
+  @Override
+  public synchronized void protect(Unit unit) {
+    if (units.containsKey(unit)) {
+      protectedUnits.add(unit);
+    }
+  }
+
   @Override
   public synchronized void remove(Unit unit) {
     byte[] old = units.remove(unit);

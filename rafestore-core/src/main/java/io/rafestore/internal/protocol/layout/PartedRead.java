@@ -254,7 +254,7 @@ final class PartedRead {
       spread.busy(r.anticipated.holder(), anticipated);
       return anticipated;
     }
-    String first = spread == null ? null : spread.pick();
+    String first = spread == null ? null : spread.pick(i);
     CompletableFuture<DataFetch.Fetched> f =
         DataFetch.part(r.ctx, r.key, r.info, r.entry, i, first);
     if (first != null) {

@@ -114,6 +114,65 @@ public final class Spread {
   }
 
   /**
+   * The holder to ask first for whole part {@code part} (placed until {@link #done}): the one
+   * {@link #batch} planned for it, if any, else as {@link #pick()}.
+   */
+  public synchronized String pick(int part) {
+    String h = planned.remove(part);
+    if (h == null || holders.size() < 2) {
+      return pick();
+    }
+    place(h, bytes);
+    return h;
+  }
+
+  /** The holders {@link #batch} planned for parts not yet {@link #pick(int) picked}. */
+  private final java.util.Map<Integer, String> planned = new java.util.HashMap<>();
+
+  /**
+   * Plans where whole parts {@code parts} (in the order a reader wants them), sent now together,
+   * go, and keeps the plan for {@link #pick(int)}: as many on each holder as {@link #finishOf}
+   * places there (each part where it would finish first), in runs: the first parts on the holder
+   * predicted to deliver one more part first (its round trip and what it has queued, {@link
+   * #plan}), the next ones on the next, and so on. Parts sent together to one holder share its link
+   * and arrive together, at the end of its run, so a holder's share arrives when it would anyway;
+   * placed one by one they alternated between the holders, and a part the reader wants early waited
+   * for the slow holder's whole share (TraceBench: the fifth part of most streams read once, late).
+   * Returns the holder of each part, in order; empty with fewer than two holders (nothing to plan).
+   * A plan replaces the previous one.
+   */
+  public synchronized List<String> batch(List<Integer> parts) {
+    planned.clear();
+    if (holders.size() < 2 || parts.isEmpty()) {
+      return List.of();
+    }
+    List<String> order = plan(bytes);
+    java.util.Map<String, Long> extra = new java.util.HashMap<>();
+    java.util.Map<String, Integer> count = new java.util.HashMap<>();
+    for (int i = 0; i < parts.size(); i++) {
+      String best = null;
+      long bestAt = Long.MAX_VALUE;
+      for (String h : order) {
+        long t = finish(h, extra.getOrDefault(h, 0L) + bytes);
+        if (t < bestAt) {
+          best = h;
+          bestAt = t;
+        }
+      }
+      extra.merge(best, bytes, Long::sum);
+      count.merge(best, 1, Integer::sum);
+    }
+    List<String> out = new ArrayList<>();
+    for (String h : order) {
+      for (int i = 0; i < count.getOrDefault(h, 0); i++) {
+        planned.put(parts.get(out.size()), h);
+        out.add(h);
+      }
+    }
+    return out;
+  }
+
+  /**
    * When the last of {@code n} more parts would be delivered if they were placed now, one after
    * another on the holder predicted to deliver each first (the rule above), in nanoseconds from
    * now; nothing is placed. 0 if {@code n <= 0} or no holder is configured. With one holder it is

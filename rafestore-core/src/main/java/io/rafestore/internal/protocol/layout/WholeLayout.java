@@ -104,8 +104,8 @@ abstract class WholeLayout implements ValueLayout {
     CompletableFuture<StoredValue> anticipated =
         r.anticipated == null ? null : r.anticipated.takeWhole();
     if (anticipated != null && ReadTier.cacheable(entry)) {
-      r.ctx.readTier.missed(unit(r));
-      anticipated.thenAccept(sv -> r.ctx.readTier.store(unit(r), sv.value()));
+      boolean evictedBefore = r.ctx.readTier.missed(unit(r));
+      anticipated.thenAccept(sv -> r.ctx.readTier.store(unit(r), sv.value(), evictedBefore));
     }
     if (anticipated != null) {
       return opened(r, anticipated);

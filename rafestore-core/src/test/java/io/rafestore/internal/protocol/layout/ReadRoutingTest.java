@@ -242,4 +242,37 @@ class ReadRoutingTest {
     Spread after = new Spread(ctx, parted);
     assertThat(after.pick()).isEqualTo("p1");
   }
+
+  @Test
+  void aBatchOfPartsGoesToItsHoldersInRunsTheFirstPartsOnTheFastest() throws Exception {
+    List<byte[]> hashes = new java.util.ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      hashes.add(new byte[32]);
+    }
+    io.rafestore.internal.protocol.metadata.LogEntry parted =
+        io.rafestore.internal.protocol.metadata.LogEntry.parts(
+            1, 0, "d/parted", 12 << 20, new byte[32], List.of("p0", "p1"), hashes);
+    // 2 MiB parts: p0 10 ms + 168 ms a part, p1 50 ms + 168 ms. Placed one by one where each
+    // finishes first they alternate (p0, p1, p0, p1, ...), and parts sent together to one holder
+    // arrive together, so the second part waited for p1's whole share.
+    Spread one = new Spread(ctx, parted);
+    List<String> oneByOne = new java.util.ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      oneByOne.add(one.pick());
+    }
+    assertThat(oneByOne).containsExactly("p0", "p1", "p0", "p1", "p0", "p1");
+    // As a batch: as many on each holder, in runs, the first parts on the fastest for one part.
+    Spread batch = new Spread(ctx, parted);
+    List<String> plan = batch.batch(List.of(1, 2, 3, 4, 5, 6));
+    assertThat(plan).containsExactly("p0", "p0", "p0", "p1", "p1", "p1");
+    assertThat(batch.pick(2)).isEqualTo("p0");
+    assertThat(batch.pick(4)).isEqualTo("p1");
+    // A part the plan does not name is placed one by one, as before (p0 carries 1 of its 3 now).
+    assertThat(batch.pick(9)).isIn("p0", "p1");
+    // One holder: nothing to plan.
+    io.rafestore.internal.protocol.metadata.LogEntry single =
+        io.rafestore.internal.protocol.metadata.LogEntry.parts(
+            1, 0, "d/single", 12 << 20, new byte[32], List.of("p0"), hashes);
+    assertThat(new Spread(ctx, single).batch(List.of(1, 2))).isEmpty();
+  }
 }

@@ -373,6 +373,48 @@ class PrefetcherTest {
   }
 
   @Test
+  void unitsReadAgainThatNothingPredictedAreProtected() throws Exception {
+    // The cache may keep apart (ValueCache#protect, #putProtected) the units whose eviction a read
+    // would pay for with a round trip: read again from the cache while nothing predicted them, or
+    // fetched again after an eviction. Not a value's first read after this client wrote it, and
+    // not the parts a stream's read-ahead would have brought.
+    Harness h = table1();
+    MapValueCache cache = new MapValueCache(64L << 20);
+    try (RafeStore store =
+        config2(h, cache, Prefetch.of(Prefetch.Mode.ADAPTIVE_SEQUENTIAL)).build()) {
+      byte[] small = random(4096, 31);
+      Version v = h.run(store.write("small", small)).version();
+      h.run(store.read("small", v));
+      assertThat(cache.protectedUnits).as("first read after the write").isEmpty();
+      h.run(store.read("small", v));
+      assertThat(cache.protectedUnits).hasSize(1);
+      assertThat(cache.putProtected).isEmpty();
+      cache.clear();
+      h.run(store.read("small", v));
+      assertThat(store.readTierStats().evictedMisses()).isEqualTo(1);
+      assertThat(cache.putProtected).hasSize(1);
+
+      cache.protectedUnits.clear();
+      byte[] value = random(16 * PART, 32);
+      WriteReceipt w = h.run(store.write("big", value));
+      h.run(store.read("big", w.version(), 0, 1));
+      cache.clear();
+      streamByRanges(h, store, "big", w.version(), value, Duration.ofMillis(50));
+      h.scheduler.advance(Duration.ofSeconds(5));
+      long misses = store.readTierStats().misses();
+      cache.protectedUnits.clear();
+      cache.putProtected.clear();
+      streamByRanges(h, store, "big", w.version(), value, Duration.ofMillis(50));
+      assertThat(store.readTierStats().misses()).isEqualTo(misses);
+      assertThat(cache.putProtected).isEmpty();
+      // The second pass hit every part; only the first, which nothing could have brought on
+      // time, is protected: the read-ahead from it reached the others while they were cached.
+      assertThat(cache.protectedUnits).hasSize(1);
+      assertThat(cache.protectedUnits.iterator().next().part()).isZero();
+    }
+  }
+
+  @Test
   void aPartAReadWaitedForEntersTheCache() throws Exception {
     // Reads that overtake their prefetches take the bytes as they arrive. Those bytes must enter
     // the cache as a fetched part's do: left with the parts waiting apart for their first read,
