@@ -74,15 +74,26 @@ public final class Maintenance {
     String writer = ctx.settings.writerId();
     MetadataLog own = view.logOf(writer);
     List<View.Item> visible = view.visible;
-    int lastKept = 0;
+    // The policy ranks only versions that a quorum of readM's replies held: a version on fewer
+    // clouds (a crashed writer's partial write) may be invisible to the next reader, so keeping it
+    // in place of an older version would leave that reader nothing (design.md section 5, "Garbage
+    // collection"). Such a version is never collected here either unless a kept one is newer. The
+    // newest held version is always kept; with none, nothing is collected.
+    int lastKept = -1;
+    int rank = 0;
     for (int i = 0; i < visible.size(); i++) {
-      Instant created = Instant.ofEpochMilli(visible.get(i).entry().createdAtMillis());
-      if (policy.keeps(i, created)) {
+      View.Item it = visible.get(i);
+      if (view.underQuorum.contains(it.version())) {
+        continue;
+      }
+      Instant created = Instant.ofEpochMilli(it.entry().createdAtMillis());
+      if (rank == 0 || policy.keeps(rank, created)) {
         lastKept = i;
       }
+      rank++;
     }
     List<View.Item> newly =
-        visible.isEmpty() ? List.of() : visible.subList(lastKept + 1, visible.size());
+        lastKept < 0 ? List.of() : visible.subList(lastKept + 1, visible.size());
     Version through = newly.isEmpty() ? view.collected : newly.get(0).version();
     boolean ownCovered = false;
     for (LogEntry e : own.entries()) {

@@ -81,6 +81,15 @@ public final class View {
   /** Pack objects any entry of the logs references, live or not: orphan collection keeps them. */
   public final java.util.Set<String> packsReferenced;
 
+  /**
+   * Versions of value entries that fewer than a quorum (n - f) of readM's valid replies held: a
+   * write that reached too few clouds (a crashed writer's, or one still in flight), which a later
+   * readM may not see at all. A collection never counts them among the versions it keeps (design.md
+   * section 5, "Garbage collection"). Empty when not known (a view not merged from readM's
+   * replies).
+   */
+  public final java.util.Set<Version> underQuorum;
+
   /** A view of readM's merged logs and the entries each writer's merge shadowed. */
   public View(
       String key,
@@ -89,7 +98,20 @@ public final class View {
       boolean fromCache,
       Map<String, Map<String, Map<LogEntry.Id, byte[]>>> shares,
       Map<String, List<LogEntry>> shadowed) {
+    this(key, logs, faults, fromCache, shares, shadowed, java.util.Set.of());
+  }
+
+  /** As above, with the versions that fewer than a quorum of the replies held. */
+  public View(
+      String key,
+      Map<String, MetadataLog> logs,
+      List<CloudFault> faults,
+      boolean fromCache,
+      Map<String, Map<String, Map<LogEntry.Id, byte[]>>> shares,
+      Map<String, List<LogEntry>> shadowed,
+      java.util.Set<Version> underQuorum) {
     this.key = key;
+    this.underQuorum = java.util.Set.copyOf(underQuorum);
     this.shadowed = Map.copyOf(shadowed);
     this.shares = Map.copyOf(shares);
     this.logs = Map.copyOf(logs);
@@ -202,7 +224,7 @@ public final class View {
   public View withLog(MetadataLog log) {
     Map<String, MetadataLog> copy = new java.util.HashMap<>(logs);
     copy.put(log.writer(), log);
-    return new View(key, copy, faults, fromCache, shares, shadowed);
+    return new View(key, copy, faults, fromCache, shares, shadowed, underQuorum);
   }
 
   /**

@@ -880,6 +880,31 @@ public final class MetadataRead {
         }
       }
     }
-    return new View(key, merged, all, false, shares, shadowed);
+    return new View(key, merged, all, false, shares, shadowed, underQuorum());
+  }
+
+  /**
+   * Versions of value entries that fewer than a quorum of the valid replies held (in their log of
+   * the entry's writer): see {@link View#underQuorum}.
+   */
+  private java.util.Set<io.rafestore.Version> underQuorum() {
+    Map<io.rafestore.Version, Integer> held = new HashMap<>();
+    for (Map<String, MetadataLog> reply : replies.values()) {
+      for (MetadataLog log : reply.values()) {
+        for (LogEntry e : log.entries()) {
+          if (e.kind() == LogEntry.Kind.VALUE) {
+            held.merge(e.version(log.writer()), 1, Integer::sum);
+          }
+        }
+      }
+    }
+    java.util.Set<io.rafestore.Version> under = new java.util.HashSet<>();
+    held.forEach(
+        (v, count) -> {
+          if (count < ctx.settings.quorum()) {
+            under.add(v);
+          }
+        });
+    return under;
   }
 }

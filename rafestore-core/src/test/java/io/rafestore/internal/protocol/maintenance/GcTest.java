@@ -11,6 +11,7 @@ import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
 import io.rafestore.RetentionPolicy;
 import io.rafestore.Scheduler;
+import io.rafestore.SigningKeys;
 import io.rafestore.StoredValue;
 import io.rafestore.Version;
 import io.rafestore.VersionCollectedException;
@@ -279,6 +280,72 @@ class GcTest {
     }
     assertThatThrownBy(() -> reader.blocking().read("k", live))
         .isInstanceOf(IntegrityException.class);
+  }
+
+  /** Never answers metadata gets (a cloud slow for one client's readM), forwards the rest. */
+  static final class SilentMetadataCloud extends ForwardingCloud {
+    SilentMetadataCloud(CloudDriver delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
+      if (key.value().startsWith(Names.DATA_PREFIX)) {
+        return super.get(key, range);
+      }
+      return new CompletableFuture<>();
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  static RafeStore trusting(
+      List<? extends CloudDriver> clouds, String id, KeyPair keys, Map<String, KeyPair> others) {
+    RafeStore.Builder b =
+        RafeStore.builder()
+            .inlineThreshold(0)
+            .faultsTolerated(1)
+            .executor(Runnable::run)
+            .scheduler(Scheduler.system())
+            .closeDrivers(false)
+            .writer(id, keys);
+    others.forEach((w, k) -> b.trustWriter(w, k.getPublic()));
+    for (CloudDriver c : clouds) {
+      b.cloud(c);
+    }
+    return b.build();
+  }
+
+  @Test
+  void aCollectionNeverHidesEveryVersionBehindAWriteThatReachedTooFewClouds() throws Exception {
+    // bob's second write "crashed" with its log on p0 alone; a collector whose readM heard p0
+    // (p3 silent) must not collect alice's completed write on the strength of bob's partial one,
+    // or a reader whose readM does not hear p0 (p0 silent) finds no version at all.
+    List<MemoryCloud> stores = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      stores.add(new MemoryCloud("p" + i));
+    }
+    KeyPair gcKeys = SigningKeys.generate();
+    Map<String, KeyPair> all = Map.of("alice", ALICE, "bob", BOB, "gc", gcKeys);
+    RafeStore bob = trusting(stores, "bob", BOB, all);
+    RafeStore alice = trusting(stores, "alice", ALICE, all);
+    bob.blocking().write("k", utf8("b1"));
+    ObjectKey bobLog = Names.metadataObject("k", "bob");
+    byte[] bobFirst = stores.get(1).get(bobLog, Optional.<ByteRange>empty()).join();
+    alice.blocking().write("k", utf8("a1"));
+    bob.blocking().write("k", utf8("b2"));
+    for (int i = 1; i < 4; i++) {
+      stores.get(i).put(bobLog, bobFirst).join();
+    }
+    List<CloudDriver> collectorView = new ArrayList<>(stores);
+    collectorView.set(3, new SilentMetadataCloud(stores.get(3)));
+    RafeStore gc = trusting(collectorView, "gc", gcKeys, all);
+    gc.blocking().collect("k", RetentionPolicy.keepLast(1));
+    List<CloudDriver> readerView = new ArrayList<>(stores);
+    readerView.set(0, new SilentMetadataCloud(stores.get(0)));
+    RafeStore reader = trusting(readerView, "alice", ALICE, all);
+    assertThat(reader.blocking().read("k").utf8()).isIn("a1", "b2");
   }
 
   static RafeStore direct(List<? extends CloudDriver> clouds, String id, KeyPair keys) {
