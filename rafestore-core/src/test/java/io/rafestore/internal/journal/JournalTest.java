@@ -189,18 +189,22 @@ class JournalTest {
     }
   }
 
+  /** Opens segment files that take at most {@code room} more bytes (a disk filling up). */
+  private static Journal.Opener fullDisk(AtomicLong room) {
+    return p ->
+        new LimitedChannel(
+            FileChannel.open(
+                p,
+                StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.WRITE,
+                StandardOpenOption.READ),
+            room);
+  }
+
   @Test
   void aLeaderOnAFullDiskGetsTheErrorAndTheJournalStaysUsable() throws Exception {
     AtomicLong room = new AtomicLong(Long.MAX_VALUE);
-    Journal.Opener full =
-        p ->
-            new LimitedChannel(
-                FileChannel.open(
-                    p,
-                    StandardOpenOption.CREATE_NEW,
-                    StandardOpenOption.WRITE,
-                    StandardOpenOption.READ),
-                room);
+    Journal.Opener full = fullDisk(room);
     try (Journal j = Journal.open(dir, 1 << 20, 100, full)) {
       room.set(100);
       CompletableFuture<Void> f =
@@ -698,15 +702,7 @@ class JournalTest {
   @Test
   void aFullDiskFailsTheWriteAtOnceAndLeavesTheJournalUsable() throws Exception {
     AtomicLong room = new AtomicLong(Long.MAX_VALUE);
-    Journal.Opener full =
-        p ->
-            new LimitedChannel(
-                FileChannel.open(
-                    p,
-                    StandardOpenOption.CREATE_NEW,
-                    StandardOpenOption.WRITE,
-                    StandardOpenOption.READ),
-                room);
+    Journal.Opener full = fullDisk(room);
     String kept = Journal.newId();
     try (Journal j = Journal.open(dir, 1 << 20, 100, full)) {
       await(j.intent(kept, "k", bytes("fits"), 1, true));

@@ -300,34 +300,30 @@ public final class ReadTier {
     return t == Trace.CACHED;
   }
 
+  /** A map of at most {@link #FORESEEN} units, least recently touched forgotten first. */
+  private static Map<Unit, Boolean> recentUnits() {
+    return new java.util.LinkedHashMap<>(16, 0.75f, true) {
+      private static final long serialVersionUID = 1L;
+
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<Unit, Boolean> eldest) {
+        return size() > FORESEEN;
+      }
+    };
+  }
+
   /**
    * Units a prefetch would have brought (a stream's read-ahead or a graph prediction reached them)
    * while the cache held them, not read since: a hit on one of these is not {@link
    * ValueCache#protect}ed. Bounded; least recently noted forgotten.
    */
-  private final Map<Unit, Boolean> foreseen =
-      new java.util.LinkedHashMap<>(16, 0.75f, true) {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Unit, Boolean> eldest) {
-          return size() > FORESEEN;
-        }
-      };
+  private final Map<Unit, Boolean> foreseen = recentUnits();
 
   /**
    * Units a read asked for (least recently asked forgotten, as many as {@link #foreseen}): a hit on
    * a unit not read before (one this client wrote, say) is no evidence it is read again.
    */
-  private final Map<Unit, Boolean> read =
-      new java.util.LinkedHashMap<>(16, 0.75f, true) {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Unit, Boolean> eldest) {
-          return size() > FORESEEN;
-        }
-      };
+  private final Map<Unit, Boolean> read = recentUnits();
 
   /** How many {@link #foreseen} units are remembered. */
   static final int FORESEEN = 10_000;

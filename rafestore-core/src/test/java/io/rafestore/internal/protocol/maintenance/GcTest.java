@@ -349,18 +349,7 @@ class GcTest {
   }
 
   static RafeStore direct(List<? extends CloudDriver> clouds, String id, KeyPair keys) {
-    RafeStore.Builder b =
-        RafeStore.builder()
-            .inlineThreshold(0)
-            .faultsTolerated(1)
-            .executor(Runnable::run)
-            .scheduler(Scheduler.system())
-            .closeDrivers(false)
-            .writer(id, keys);
-    for (CloudDriver c : clouds) {
-      b.cloud(c);
-    }
-    return b.build();
+    return trusting(clouds, id, keys, Map.of());
   }
 
   /** Holds data gets until opened, to give a reader metadata from before a collection. */
