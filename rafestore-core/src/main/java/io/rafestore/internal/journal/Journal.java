@@ -1498,12 +1498,12 @@ public final class Journal implements AutoCloseable {
   }
 
   /**
-   * A fresh intent id, 32 hex digits: 8 bytes drawn from {@link java.security.SecureRandom} once
-   * per process, then 8 bytes of a counter scrambled by a bijection with a second random key, so
-   * unique within the process and unrelated across processes (two processes' ids meet only if their
-   * 64-bit random prefixes do). Not a {@code SecureRandom} call per id: that takes a process-wide
-   * lock (and reads the kernel's random source) on every write-back, which 64 writer threads queued
-   * for (WriteCostBench, design.md "Where an acknowledgement's time goes").
+   * A fresh intent id, 32 hex digits: 8 bytes drawn from a random UUID once per process (60 random
+   * bits), then 8 bytes of a counter scrambled by a bijection with a second random key, so unique
+   * within the process and unrelated across processes (two processes' ids meet only if their random
+   * prefixes do). Not a {@code SecureRandom} call per id: that takes a process-wide lock (and reads
+   * the kernel's random source) on every write-back, which 64 writer threads queued for
+   * (WriteCostBench, design.md "Where an acknowledgement's time goes").
    */
   public static String newId() {
     long n = ID_COUNTER.getAndIncrement();
@@ -1519,14 +1519,14 @@ public final class Journal implements AutoCloseable {
     return z ^ (z >>> 31);
   }
 
-  private static final long ID_PREFIX;
-  private static final long ID_KEY;
+  /**
+   * Drawn once per process from the platform's strong random source ({@link
+   * java.util.UUID#randomUUID}, 122 random bits): the prefix (60 of them) and the scrambling key.
+   */
+  private static final java.util.UUID ID_SEED = java.util.UUID.randomUUID();
 
-  static {
-    java.security.SecureRandom r = new java.security.SecureRandom();
-    ID_PREFIX = r.nextLong();
-    ID_KEY = r.nextLong();
-  }
+  private static final long ID_PREFIX = ID_SEED.getMostSignificantBits();
+  private static final long ID_KEY = ID_SEED.getLeastSignificantBits();
 
   private static final java.util.concurrent.atomic.AtomicLong ID_COUNTER =
       new java.util.concurrent.atomic.AtomicLong();

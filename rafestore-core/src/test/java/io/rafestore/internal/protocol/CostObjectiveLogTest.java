@@ -3,11 +3,13 @@ package io.rafestore.internal.protocol;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rafestore.CloudRole;
+import io.rafestore.CollectionReport;
 import io.rafestore.Objective;
 import io.rafestore.Pricing;
 import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
 import io.rafestore.RepairReport;
+import io.rafestore.RetentionPolicy;
 import io.rafestore.VerifyReport;
 import io.rafestore.WriteReceipt;
 import io.rafestore.internal.protocol.selection.LogTargets;
@@ -106,6 +108,29 @@ class CostObjectiveLogTest {
         assertThat(puts(store, c)).as("puts on cheap " + c).isEqualTo(3);
       }
       assertThat(logHolders(h)).isEqualTo(cheap(h));
+    }
+  }
+
+  /**
+   * The f clouds the cost objective skips answer first (5 ms) and hold no log: a collection's readM
+   * must not stop at the first n - f replies, where no version is held by a quorum of them
+   * (View.underQuorum), or it would collect nothing, ever; it waits for the cheap clouds too.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2})
+  void aCollectionCountsTheVersionsTheCheapCloudsHoldThoughTheSkippedOnesAnswerFirst(int f)
+      throws Exception {
+    Harness h = harness(f);
+    try (RafeStore store = builder(h, Objective.cost()).build()) {
+      for (int i = 0; i < 5; i++) {
+        h.run(store.write(KEY, value(i)));
+      }
+      h.scheduler.advance(Duration.ofSeconds(40));
+      assertThat(logHolders(h)).isEqualTo(cheap(h));
+      CollectionReport r = h.run(store.collect(KEY, RetentionPolicy.keepLast(2)));
+      assertThat(r.versionsCollected()).hasSize(3);
+      assertThat(h.run(store.history(KEY, Optional.empty(), 100)).versions()).hasSize(2);
+      assertThat(h.run(store.read(KEY)).value()).isEqualTo(value(4));
     }
   }
 

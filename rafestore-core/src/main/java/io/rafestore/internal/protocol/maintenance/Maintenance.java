@@ -61,7 +61,7 @@ public final class Maintenance {
     CompletableFuture<Void> done = new CompletableFuture<>();
     CompletableFuture<Void> turn = ctx.enterKey(key, done);
     CompletableFuture<CollectionReport> result =
-        turn.thenCompose(x -> trace.timed(Phase.READ_M, MetadataRead.run(ctx, key)))
+        turn.thenCompose(x -> trace.timed(Phase.READ_M, MetadataRead.runForCollection(ctx, key)))
             .thenApply(v -> ctx.ownView(key, v))
             .thenComposeAsync(
                 view -> collect(ctx, key, policy, view, trace), ctx.settings.executor());

@@ -148,6 +148,21 @@ public final class MetadataRead {
   private final EarlyReply early;
 
   /**
+   * For a collection ({@link #runForCollection}): after the quorum, wait for the other clouds'
+   * replies as long again as the quorum took (at least {@link #MIN_PATIENCE}), so that a version
+   * held by n - f clouds is seen n - f times ({@link View#underQuorum}) even when a cloud without
+   * it answered first.
+   */
+  private final boolean patient;
+
+  private long startedNanos;
+  private boolean patienceArmed;
+  private boolean patienceOver;
+
+  /** The least a patient readM waits for the other replies after its quorum. */
+  static final java.time.Duration MIN_PATIENCE = java.time.Duration.ofMillis(50);
+
+  /**
    * Told of each cloud whose reply was valid (every per-writer answer signed and verified, or "not
    * found") and did not complete the quorum, in the order they were checked: at most n - f - 1
    * calls, each on the thread that checked the reply, before readM completes or at the same time.
@@ -162,11 +177,23 @@ public final class MetadataRead {
     void arrived(String cloudId, View view);
   }
 
-  private MetadataRead(Context ctx, String key, EarlyReply early) {
+  private MetadataRead(Context ctx, String key, EarlyReply early, boolean patient) {
     this.ctx = ctx;
     this.key = key;
     this.listing = ctx.settings.listsWriters();
     this.early = early;
+    this.patient = patient;
+  }
+
+  /**
+   * readM for a collection: as {@link #run(Context, String)}, but after the quorum it waits a
+   * bounded time for the other clouds too (as long again as the quorum took, at least {@link
+   * #MIN_PATIENCE}), so that the view's {@link View#underQuorum} counts holders among all replies
+   * that came: a version written to n - f clouds is then held by a quorum of the replies even if a
+   * cloud without it (the one the cost objective skips, or a lagging one) answered first.
+   */
+  public static CompletableFuture<View> runForCollection(Context ctx, String key) {
+    return run(new MetadataRead(ctx, key, null, true));
   }
 
   /** Runs readM for {@code key}. Cancelling the result cancels the outstanding requests. */
@@ -179,7 +206,12 @@ public final class MetadataRead {
    * quorum. Cancelling the result cancels the outstanding requests.
    */
   public static CompletableFuture<View> run(Context ctx, String key, EarlyReply early) {
-    MetadataRead r = new MetadataRead(ctx, key, early);
+    return run(new MetadataRead(ctx, key, early, false));
+  }
+
+  private static CompletableFuture<View> run(MetadataRead r) {
+    Context ctx = r.ctx;
+    r.startedNanos = ctx.settings.scheduler().nanoTime();
     // The writers this client trusts now (complete at once with explicit trust alone, or while the
     // certified writers and revocation lists are fresh).
     ctx.trust
@@ -767,6 +799,7 @@ public final class MetadataRead {
     View alone = null;
     List<CloudFault> stale = List.of();
     QuorumException failure = null;
+    boolean arm = false;
     synchronized (this) {
       if (finished) {
         return;
@@ -779,16 +812,23 @@ public final class MetadataRead {
               new QuorumException(
                   "readM of '" + key + "'", ctx.settings.quorum(), replies.size(), faults);
           finished = true;
+        } else if (settled()) {
+          view = merge();
+          stale = view.faults.subList(faults.size(), view.faults.size());
+          finished = true;
         }
       } else {
         replies.put(cloudId, logs);
         if (!cloudShares.isEmpty()) {
           shares.put(cloudId, cloudShares);
         }
-        if (replies.size() >= ctx.settings.quorum()) {
+        if (settled()) {
           view = merge();
           stale = view.faults.subList(faults.size(), view.faults.size());
           finished = true;
+        } else if (replies.size() >= ctx.settings.quorum()) {
+          arm = !patienceArmed;
+          patienceArmed = true;
         } else if (early != null) {
           alone =
               new View(
@@ -806,15 +846,49 @@ public final class MetadataRead {
     if (fault != null) {
       ctx.report(key, fault);
     }
+    if (arm) {
+      long took = ctx.settings.scheduler().nanoTime() - startedNanos;
+      java.time.Duration wait = java.time.Duration.ofNanos(Math.max(took, MIN_PATIENCE.toNanos()));
+      ctx.settings.scheduler().schedule(wait, this::patienceOver);
+    }
     if (failure != null) {
       result.completeExceptionally(failure);
     } else if (view != null) {
-      ctx.reportAll(key, stale);
-      if (listing) {
-        learn(view);
-      }
-      result.complete(view);
+      complete(view, stale);
     }
+  }
+
+  /**
+   * Whether the replies so far make the view: a quorum, and for a patient readM also every cloud
+   * answered or its patience over.
+   */
+  private boolean settled() {
+    return replies.size() >= ctx.settings.quorum()
+        && (!patient || patienceOver || replies.size() + invalid >= ctx.settings.n());
+  }
+
+  /** A patient readM's wait for the other replies ended: the view is the replies so far. */
+  private void patienceOver() {
+    View view;
+    List<CloudFault> stale;
+    synchronized (this) {
+      patienceOver = true;
+      if (finished || !settled()) {
+        return;
+      }
+      view = merge();
+      stale = view.faults.subList(faults.size(), view.faults.size());
+      finished = true;
+    }
+    complete(view, stale);
+  }
+
+  private void complete(View view, List<CloudFault> stale) {
+    ctx.reportAll(key, stale);
+    if (listing) {
+      learn(view);
+    }
+    result.complete(view);
   }
 
   /**
