@@ -273,9 +273,8 @@ public final class ReadTier {
   /**
    * Counts a miss of {@code unit} that waited for no prefetch, by what last happened to it: cached
    * and evicted since, prefetched and dropped unused, refused by a prefetch budget, or nothing this
-   * client remembers (cold).
+   * client remembers (cold). Returns whether the cache had held it (an evicted miss).
    */
-  /** Counts a miss of {@code unit} by its cause; whether the cache had held it (evicted). */
   private boolean countMiss(Unit unit) {
     misses.incrementAndGet();
     Mark m;

@@ -85,8 +85,8 @@ public final class View {
    * Versions of value entries that fewer than a quorum (n - f) of readM's valid replies held: a
    * write that reached too few clouds (a crashed writer's, or one still in flight), which a later
    * readM may not see at all. A collection never counts them among the versions it keeps (design.md
-   * section 5, "Garbage collection"). Empty when not known (a view not merged from readM's
-   * replies).
+   * section 12, "Garbage collection"). Counted only by a collection's readM ({@code
+   * MetadataRead.runForCollection}), the one user; empty in every other view.
    */
   public final java.util.Set<Version> underQuorum;
 

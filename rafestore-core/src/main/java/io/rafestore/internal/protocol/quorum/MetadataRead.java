@@ -954,7 +954,9 @@ public final class MetadataRead {
         }
       }
     }
-    return new View(key, merged, all, false, shares, shadowed, underQuorum());
+    // Counted only for a collection, which alone uses it: not on every read's path.
+    return new View(
+        key, merged, all, false, shares, shadowed, patient ? underQuorum() : java.util.Set.of());
   }
 
   /**

@@ -320,9 +320,8 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
     int count = entry.partCount();
     int next = s.prefetchedUpTo + 1;
     // The batch's parts in runs, the first ones on the holder that delivers one part first
-    // (Spread#batch).
-    // Only the parts the request and byte budgets will admit: planned for more, the first holder's
-    // run took all that were sent
+    // (Spread#batch). Only the parts the request and byte budgets will admit: planned for more,
+    // the first holder's run took all that were sent
     // (PrefetcherTest.aStreamFasterThanOneHoldersLinkIsFedByTwoHolders).
     List<Integer> batch = new ArrayList<>();
     long roomBytes = policy.maxBytesInFlight() - bytesInFlight;
