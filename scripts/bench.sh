@@ -164,7 +164,7 @@ fi
 
 # --- 3. Scale ---------------------------------------------------------------------------------
 if ((QUICK)); then
-  SCALE_ARGS=(--quick --seconds 1 --warmup 0.5 --executors default --out "$WORK/scale")
+  SCALE_ARGS=(--quick --seconds 1 --warmup 0.5 --jit-warmup 0.5 --executors default --out "$WORK/scale")
 else
   SCALE_ARGS=(--levels 1,10,100,1000 --seconds 5 --warmup 2 --modes FAST --ops write,read
     --executors default,pool --out "$WORK/scale")

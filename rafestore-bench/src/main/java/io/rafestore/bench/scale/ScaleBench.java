@@ -87,6 +87,7 @@ public final class ScaleBench {
     List<Integer> levels = List.of(1, 10, 100, 1000);
     double seconds = 10;
     double warmup = 3;
+    double jitWarmup = 20;
     long rttMs = 50;
     int size = 1024;
     List<ProtocolMode> modes = List.of(ProtocolMode.FAST, ProtocolMode.PAPER);
@@ -101,6 +102,7 @@ public final class ScaleBench {
           case "--quick" -> {
             seconds = 2;
             warmup = 1;
+            jitWarmup = 2;
             levels = List.of(1, 10, 100);
             modes = List.of(ProtocolMode.FAST);
           }
@@ -113,6 +115,7 @@ public final class ScaleBench {
           }
           case "--seconds" -> seconds = Double.parseDouble(value(args, ++i, a));
           case "--warmup" -> warmup = Double.parseDouble(value(args, ++i, a));
+          case "--jit-warmup" -> jitWarmup = Double.parseDouble(value(args, ++i, a));
           case "--rtt-ms" -> rttMs = Long.parseLong(value(args, ++i, a));
           case "--size" -> size = Integer.parseInt(value(args, ++i, a));
           case "--modes" -> {
@@ -129,10 +132,14 @@ public final class ScaleBench {
           case "--help", "-h" -> {
             out.println(
                 "usage: ScaleBench [--quick] [--levels 1,10,100,1000] [--seconds S] [--warmup S]"
-                    + " [--rtt-ms MS] [--size BYTES] [--modes FAST,PAPER] [--ops write,read]"
+                    + " [--jit-warmup S] [--rtt-ms MS] [--size BYTES] [--modes FAST,PAPER] [--ops write,read]"
                     + " [--executors default,pool] [--cloud-threads N] [--out DIR]\n"
                     + "  --executors: default = the client's default executor; pool = a"
                     + " fork-join pool with one thread per CPU\n"
+                    + "  --warmup: each level runs this long before it is measured\n"
+                    + "  --jit-warmup: before the first level, each op runs this long at the"
+                    + " highest level, unmeasured, so that every row (the first executor's as"
+                    + " much as the last's) sees compiled code (default 20; 0: none)\n"
                     + "  --cloud-threads: the emulated clouds' answers arrive on a pool of N"
                     + " threads, as a real driver's arrive on its I/O threads (default 2; 0: on"
                     + " the timer thread)");
@@ -143,12 +150,13 @@ public final class ScaleBench {
       }
       if (seconds <= 0
           || warmup < 0
+          || jitWarmup < 0
           || rttMs < 0
           || size < 1
           || levels.isEmpty()
           || ioThreads < 0) {
         throw new IllegalArgumentException(
-            "--seconds > 0, --warmup >= 0, --rtt-ms >= 0, --size >= 1, --cloud-threads >= 0");
+            "--seconds > 0, --warmup >= 0, --jit-warmup >= 0, --rtt-ms >= 0, --size >= 1, --cloud-threads >= 0");
       }
       for (String op : ops) {
         if (!op.equals("write") && !op.equals("read")) {
@@ -181,6 +189,27 @@ public final class ScaleBench {
         ioThreads);
     List<Level> results = new ArrayList<>();
     try {
+      // The rows run one after another in one JVM, so without this the first executor's rows
+      // would run on code the JIT had not compiled yet and the last's on code it had (a run with
+      // the executors in the other order turned the comparison around).
+      if (jitWarmup > 0) {
+        int top = levels.stream().max(Integer::compare).orElseThrow();
+        for (String op : ops) {
+          for (ProtocolMode mode : modes) {
+            Level w =
+                measure(op, mode, executors.get(0), top, jitWarmup, 0, rttMs, size, ioThreads);
+            out.printf(
+                Locale.ROOT,
+                "JIT warm-up, not measured: %s %s executor %s in flight %d for %s s: %.1f ops/s%n",
+                op,
+                mode,
+                executors.get(0),
+                top,
+                jitWarmup,
+                w.opsPerSecond());
+          }
+        }
+      }
       for (String executor : executors) {
         for (String op : ops) {
           for (ProtocolMode mode : modes) {
@@ -210,7 +239,7 @@ public final class ScaleBench {
         out.println(t);
       }
       if (outDir != null) {
-        write(outDir, results, targets, rttMs, size, seconds, baselineThreads);
+        write(outDir, results, targets, rttMs, size, seconds, jitWarmup, baselineThreads);
       }
       return 0;
     } catch (IOException e) {
@@ -439,6 +468,7 @@ public final class ScaleBench {
       long rttMs,
       int size,
       double seconds,
+      double jitWarmup,
       int baselineThreads)
       throws IOException {
     Files.createDirectories(dir);
@@ -451,12 +481,14 @@ public final class ScaleBench {
         String.format(
             Locale.ROOT,
             "One client, four in-memory clouds at %d ms RTT (emulated WAN, real time), %d-byte"
-                + " values, %s s per level, %d CPUs, %d threads before any client. CPU us/op is"
+                + " values, %s s per level after an unmeasured JIT warm-up of %s s per op at the"
+                + " highest level, %d CPUs, %d threads before any client. CPU us/op is"
                 + " the whole process's CPU time (client, emulated clouds, JIT, GC) over the"
                 + " operations completed.%n%n",
             rttMs,
             size,
             seconds,
+            jitWarmup,
             Runtime.getRuntime().availableProcessors(),
             baselineThreads));
     md.append(

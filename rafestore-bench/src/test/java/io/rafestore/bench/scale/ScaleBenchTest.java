@@ -27,6 +27,8 @@ class ScaleBenchTest {
               "0.3",
               "--warmup",
               "0.1",
+              "--jit-warmup",
+              "0.2",
               "--rtt-ms",
               "5",
               "--modes",
@@ -41,6 +43,10 @@ class ScaleBenchTest {
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8));
     assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    // One unmeasured warm-up per op, before the rows, at the highest level; not in the table.
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .contains("JIT warm-up, not measured: write FAST executor pool in flight 4 for 0.2 s")
+        .contains("JIT warm-up, not measured: read FAST executor pool in flight 4 for 0.2 s");
     List<String> csv = Files.readAllLines(dir.resolve("scale.csv"), StandardCharsets.UTF_8);
     assertThat(csv).hasSize(5); // header + {write, read} x {1, 4}
     for (String line : csv.subList(1, csv.size())) {
