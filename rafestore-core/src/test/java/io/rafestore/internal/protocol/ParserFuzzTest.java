@@ -564,6 +564,15 @@ class ParserFuzzTest {
     // Inline values (coding 16) and packed ones (coding 17), sealed or not.
     LOGS.add(CODEC.encode(MetadataCodecTest.inlineSample(false), Harness.ALICE.getPrivate()));
     LOGS.add(CODEC.encode(MetadataCodecTest.inlineSample(true), Harness.ALICE.getPrivate()));
+    // Logs signed together (signature algorithm 3): each carries its path to the signed root.
+    LOGS.addAll(
+        new io.rafestore.internal.protocol.metadata.BatchSigner(
+                CODEC, Harness.ALICE.getPrivate(), Runnable::run, 1 << 20)
+            .signTogether(
+                List.of(
+                    MetadataCodecTest.sample(2),
+                    MetadataCodecTest.inlineSample(false),
+                    MetadataCodecTest.incarnationSample(true))));
     for (byte[] log : LOGS) {
       SortedMap<LogEntry.Id, byte[]> perCloud = new TreeMap<>();
       perCloud.put(new LogEntry.Id(1, 0), Shamir.split(new byte[32], 4, 2).get(0).toBytes());

@@ -26,6 +26,12 @@ public final class Context implements LayoutChooser.Timing {
   public final MetadataCodec codec;
 
   /**
+   * Signs this client's logs, several in one signature when they wait for it ({@link
+   * io.rafestore.internal.protocol.metadata.BatchSigner}); null for a client that cannot write.
+   */
+  public final io.rafestore.internal.protocol.metadata.BatchSigner signer;
+
+  /**
    * The clouds' prices, for the layout chooser: {@code Builder.pricing} per cloud, else {@link
    * io.rafestore.Pricing#DEFAULT}.
    */
@@ -184,6 +190,14 @@ public final class Context implements LayoutChooser.Timing {
     this.tenant = io.rafestore.CloudRequest.DEFAULT_TENANT;
     this.lateClouds = ConcurrentHashMap.newKeySet();
     this.codec = new MetadataCodec(settings.signatureProvider());
+    this.signer =
+        settings.writerKeys() == null
+            ? null
+            : new io.rafestore.internal.protocol.metadata.BatchSigner(
+                codec,
+                settings.writerKeys().getPrivate(),
+                settings.executor(),
+                settings.maxMetadataBytes());
     this.observer = new Observer(settings.listener(), settings.scheduler());
     this.model = new LatencyModel(settings.scheduler(), settings.clouds());
     LatencyModel m = this.model;
@@ -248,6 +262,7 @@ public final class Context implements LayoutChooser.Timing {
     this.tenancy = base.tenancy;
     this.lateClouds = ConcurrentHashMap.newKeySet();
     this.codec = base.codec;
+    this.signer = base.signer;
     this.observer = base.observer;
     this.model = base.model;
     this.prices = base.prices;
@@ -304,6 +319,7 @@ public final class Context implements LayoutChooser.Timing {
     this.tenancy = base.tenancy;
     this.lateClouds = base.lateClouds;
     this.codec = base.codec;
+    this.signer = base.signer;
     this.observer = base.observer;
     this.model = base.model;
     this.prices = base.prices;

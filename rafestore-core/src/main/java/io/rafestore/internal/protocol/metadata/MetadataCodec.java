@@ -41,7 +41,15 @@ import java.util.concurrent.ConcurrentHashMap;
  *                         (older logs, still read)
  *   sig length   u8       64
  *   signature    64 bytes
+ *   (algo 3 only) path length u8 (1 to 32), then per step: side u8 (0: the sibling is on the
+ *                left, 1: on the right) and the sibling's 32 bytes
  * </pre>
+ *
+ * <p>Algorithm 3 ({@link #SIG_ED25519_BATCH}) signs several logs, of any keys, with one signature:
+ * Ed25519 over {@code "RFSM-MERKLE:"} and the root of a hash tree whose leaves are the logs' body
+ * digests ({@link #leaf}, {@link #node}); each log carries the path from its leaf to the root. A
+ * client writes it when logs wait for its signer while it signs another (see {@link BatchSigner});
+ * a log signed alone is algorithm 2, byte for byte as before.
  *
  * <p>Format 1 is written when no entry is sealed (so logs without the confidentiality option keep
  * their bytes), format 2 otherwise; both are read. Formats 3 and 4 add incarnations ({@link
@@ -136,9 +144,56 @@ public final class MetadataCodec {
    */
   private static final byte[] DIGEST_DOMAIN = "RFSM-SHA-256:".getBytes(StandardCharsets.US_ASCII);
 
+  /**
+   * Signature algorithm 3: one Ed25519 signature over {@link #MERKLE_DOMAIN} and the root of a hash
+   * tree of several logs' body digests, the log's path to that root after the signature. A client
+   * without it rejects algorithm 3 as unsupported (malformed) rather than misreading it.
+   */
+  public static final int SIG_ED25519_BATCH = 3;
+
+  /**
+   * What precedes the root in an algorithm 3 message: as long as {@link #DIGEST_DOMAIN} and
+   * different from it, so a signature over a root is never one over a single log's digest (nor,
+   * starting "RFSM-", over an algorithm 1 body).
+   */
+  private static final byte[] MERKLE_DOMAIN = "RFSM-MERKLE:".getBytes(StandardCharsets.US_ASCII);
+
+  /** The longest path accepted: a tree of up to 2^32 logs, far above any batch a signer makes. */
+  public static final int MAX_PATH = 32;
+
+  /** The bytes a path of {@code steps} adds after the signature: its length and the steps. */
+  public static int pathBytes(int steps) {
+    return 1 + steps * (1 + Sha256.BYTES);
+  }
+
   private static final int SIG_LENGTH = 64;
 
   private static final int DIGEST_MESSAGE_BYTES = DIGEST_DOMAIN.length + 32;
+
+  /**
+   * Roots whose signature was verified, by (the root's message, the signature, the verifying key):
+   * the other logs of a batch then cost their path's hashes, not a verification. Bounded: cleared
+   * when full. Shared by all clients in the JVM, as {@link #VERIFIED}.
+   */
+  private static final ConcurrentHashMap<RootKey, Boolean> VERIFIED_ROOTS =
+      new ConcurrentHashMap<>();
+
+  private static final int ROOT_CACHE_LIMIT = 4_096;
+
+  private record RootKey(byte[] message, byte[] sig, PublicKey key) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof RootKey r
+          && Arrays.equals(message, r.message)
+          && Arrays.equals(sig, r.sig)
+          && key.equals(r.key);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(message) * 31 + Arrays.hashCode(sig);
+    }
+  }
 
   /**
    * Wire code of a parted entry ({@link LogEntry.Coding#PARTS}) some of whose holders store one
@@ -228,8 +283,114 @@ public final class MetadataCodec {
     this.signatures = java.util.Objects.requireNonNull(signatures, "signatures");
   }
 
-  /** Encodes and signs a log. */
+  /** Encodes and signs a log (algorithm 2: signed alone). */
   public byte[] encode(MetadataLog log, PrivateKey signingKey) {
+    return signAlone(body(log), signingKey);
+  }
+
+  /**
+   * A log encoded up to its signature: the body's bytes and its SHA-256 (what algorithm 2 signs
+   * through {@link #DIGEST_DOMAIN}, and what a batch's leaf is made from). One thread's.
+   */
+  public static final class Unsigned {
+    private final Out out;
+    private final int length;
+    private final byte[] digest;
+
+    private Unsigned(Out out) {
+      this.out = out;
+      this.length = out.size();
+      this.digest = Sha256.hash(out.buffer(), 0, length);
+    }
+
+    /** The body's length in bytes. */
+    public int length() {
+      return length;
+    }
+
+    /** The SHA-256 of the body (not a copy: do not modify). */
+    public byte[] digest() {
+      return digest;
+    }
+  }
+
+  /** Signs {@code body} alone: the algorithm 2 log {@link #encode} returns. */
+  public byte[] signAlone(Unsigned body, PrivateKey signingKey) {
+    byte[] message = Arrays.copyOf(DIGEST_DOMAIN, DIGEST_MESSAGE_BYTES);
+    System.arraycopy(body.digest, 0, message, DIGEST_DOMAIN.length, Sha256.BYTES);
+    byte[] sig;
+    try {
+      sig = signatures.sign(message, message.length, signingKey);
+    } catch (IllegalStateException ex) {
+      throw new IllegalStateException("cannot sign metadata with the writer's key", ex);
+    }
+    Out out = body.out;
+    out.write(SIG_ED25519_SHA256);
+    out.write(sig.length);
+    out.writeBytes(sig);
+    return out.exact();
+  }
+
+  /**
+   * Signs a root: Ed25519 over {@link #MERKLE_DOMAIN} and {@code root}, with this codec's signer.
+   */
+  public byte[] signRoot(byte[] root, PrivateKey signingKey) {
+    byte[] message = merkleMessage(root);
+    try {
+      return signatures.sign(message, message.length, signingKey);
+    } catch (IllegalStateException ex) {
+      throw new IllegalStateException("cannot sign metadata with the writer's key", ex);
+    }
+  }
+
+  /**
+   * The algorithm 3 log of {@code body}: the body, the signature {@code sig} of the batch's root,
+   * and the path from the body's leaf to that root ({@code sides[i]}: 0 when {@code siblings[i]} is
+   * on the left, 1 on the right; leaf first).
+   */
+  public static byte[] signedInBatch(
+      Unsigned body, byte[] sig, byte[][] siblings, byte[] sides, int steps) {
+    if (steps < 1 || steps > MAX_PATH || sig.length != SIG_LENGTH) {
+      throw new IllegalArgumentException(
+          "a batch path of 1 to " + MAX_PATH + " steps, was " + steps);
+    }
+    Out out = body.out;
+    out.write(SIG_ED25519_BATCH);
+    out.write(sig.length);
+    out.writeBytes(sig);
+    out.write(steps);
+    for (int i = 0; i < steps; i++) {
+      out.write(sides[i]);
+      out.writeBytes(siblings[i]);
+    }
+    return out.exact();
+  }
+
+  /** A batch tree's leaf: SHA-256 of 0x00 and a body's digest. */
+  public static byte[] leaf(byte[] bodyDigest) {
+    byte[] in = new byte[1 + Sha256.BYTES];
+    System.arraycopy(bodyDigest, 0, in, 1, Sha256.BYTES);
+    return Sha256.hash(in);
+  }
+
+  /** A batch tree's inner node: SHA-256 of 0x01 and its two children, left first. */
+  public static byte[] node(byte[] left, byte[] right) {
+    byte[] in = new byte[1 + 2 * Sha256.BYTES];
+    in[0] = 1;
+    System.arraycopy(left, 0, in, 1, Sha256.BYTES);
+    System.arraycopy(right, 0, in, 1 + Sha256.BYTES, Sha256.BYTES);
+    return Sha256.hash(in);
+  }
+
+  /** What algorithm 3 signs: {@link #MERKLE_DOMAIN} followed by the root. */
+  public static byte[] merkleMessage(byte[] root) {
+    byte[] message = Arrays.copyOf(MERKLE_DOMAIN, MERKLE_DOMAIN.length + Sha256.BYTES);
+    System.arraycopy(root, 0, message, MERKLE_DOMAIN.length, Sha256.BYTES);
+    return message;
+  }
+
+  /** Encodes {@code log} up to its signature. */
+  public static Unsigned body(MetadataLog log) {
     boolean anySealed = false;
     boolean laterIncarnation = false;
     for (LogEntry e : log.entries()) {
@@ -339,18 +500,7 @@ public final class MetadataCodec {
     }
     // The body is signed where it lies (no copy), through its digest (SIG_ED25519_SHA256): Ed25519
     // would hash a long log twice with SHA-512, the digest hashes it once with SHA-256.
-    int bodyLength = out.size();
-    byte[] message = digestMessage(out.buffer(), bodyLength);
-    byte[] sig;
-    try {
-      sig = signatures.sign(message, message.length, signingKey);
-    } catch (IllegalStateException ex) {
-      throw new IllegalStateException("cannot sign metadata with the writer's key", ex);
-    }
-    out.write(SIG_ED25519_SHA256);
-    out.write(sig.length);
-    out.writeBytes(sig);
-    return out.exact();
+    return new Unsigned(out);
   }
 
   /**
@@ -845,19 +995,44 @@ public final class MetadataCodec {
       need(in, 2);
       int algo = u8(in);
       int sigLength = u8(in);
-      if ((algo != SIG_ED25519 && algo != SIG_ED25519_SHA256) || sigLength != SIG_LENGTH) {
+      if ((algo != SIG_ED25519 && algo != SIG_ED25519_SHA256 && algo != SIG_ED25519_BATCH)
+          || sigLength != SIG_LENGTH) {
         throw malformed("unsupported signature algorithm " + algo + "/" + sigLength);
       }
       need(in, sigLength);
       byte[] sig = new byte[sigLength];
       in.get(sig);
+      byte[] root = null;
+      if (algo == SIG_ED25519_BATCH) {
+        int steps = u8(in);
+        if (steps < 1 || steps > MAX_PATH) {
+          throw malformed("a batch path of " + steps + " steps (1 to " + MAX_PATH + ")");
+        }
+        need(in, steps * (1 + Sha256.BYTES));
+        root = leaf(Sha256.hash(bytes, 0, signedLength));
+        byte[] sibling = new byte[Sha256.BYTES];
+        for (int i = 0; i < steps; i++) {
+          int side = in.get() & 0xFF;
+          in.get(sibling);
+          if (side == 0) {
+            root = node(sibling, root);
+          } else if (side == 1) {
+            root = node(root, sibling);
+          } else {
+            throw malformed("batch path step " + i + " has side " + side + " (0 or 1)");
+          }
+        }
+      }
       if (in.hasRemaining()) {
         throw malformed(in.remaining() + " trailing bytes after the signature");
       }
       boolean valid =
-          algo == SIG_ED25519
-              ? verify(bytes, signedLength, sig, writerKey)
-              : verify(digestMessage(bytes, signedLength), DIGEST_MESSAGE_BYTES, sig, writerKey);
+          switch (algo) {
+            case SIG_ED25519 -> verify(bytes, signedLength, sig, writerKey);
+            case SIG_ED25519_SHA256 ->
+                verify(digestMessage(bytes, signedLength), DIGEST_MESSAGE_BYTES, sig, writerKey);
+            default -> verifyRoot(merkleMessage(root), sig, writerKey);
+          };
       if (!valid) {
         throw new MalformedMetadataException(
             CloudFault.Kind.BAD_SIGNATURE, "signature does not verify under writer's key");
@@ -873,6 +1048,22 @@ public final class MetadataCodec {
 
   private boolean verify(byte[] bytes, int length, byte[] sig, PublicKey key) {
     return signatures.verify(bytes, length, sig, key);
+  }
+
+  /** Verifies a batch's root, once per (root, signature, key) while the cache keeps it. */
+  private boolean verifyRoot(byte[] message, byte[] sig, PublicKey key) {
+    RootKey rk = new RootKey(message, sig, key);
+    if (VERIFIED_ROOTS.containsKey(rk)) {
+      return true;
+    }
+    if (!verify(message, message.length, sig, key)) {
+      return false;
+    }
+    if (VERIFIED_ROOTS.size() >= ROOT_CACHE_LIMIT) {
+      VERIFIED_ROOTS.clear();
+    }
+    VERIFIED_ROOTS.put(rk, Boolean.TRUE);
+    return true;
   }
 
   private static MalformedMetadataException malformed(String message) {

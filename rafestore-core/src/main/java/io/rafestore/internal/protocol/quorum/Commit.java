@@ -62,16 +62,22 @@ public final class Commit {
     MetadataLog next = Logs.append(view.logOf(writer), view, entry, ctx.incarnation());
     // The entry as signed: stamped with this client's incarnation, last in the new log.
     LogEntry signed = next.entries().get(next.entries().size() - 1);
-    byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
-    // Reading this log back (readM of our own log) need not check the signature we just made.
-    ctx.codec.rememberSigned(bytes, next, ctx.settings.writerKeys().getPublic());
     CompletableFuture<WriteReceipt> result = new CompletableFuture<>();
-    throughGate(ctx, key, next, List.of(signed), bytes)
+    // Signed alone at once if the client's signer is idle, else with the logs of other writes
+    // that wait for it (one signature for all: BatchSigner).
+    ctx.signer
+        .sign(next)
         .thenCompose(
-            x -> {
-              java.util.function.Function<Cloud, byte[]> payloads =
-                  KeyShares.payloads(ctx, view, next, bytes, sealed);
-              return QuorumPut.metadata(ctx, key, writer, payloads, "writeM");
+            bytes -> {
+              // Reading this log back (readM of our own log) need not check our signature.
+              ctx.codec.rememberSigned(bytes, next, ctx.settings.writerKeys().getPublic());
+              return throughGate(ctx, key, next, List.of(signed), bytes)
+                  .thenCompose(
+                      x -> {
+                        java.util.function.Function<Cloud, byte[]> payloads =
+                            KeyShares.payloads(ctx, view, next, bytes, sealed);
+                        return QuorumPut.metadata(ctx, key, writer, payloads, "writeM");
+                      });
             })
         .whenComplete(
             (acks, e) -> {
@@ -162,25 +168,30 @@ public final class Commit {
     // The entries as signed: stamped with this client's incarnation, the last ones of the log.
     List<LogEntry> all = next.entries();
     List<LogEntry> signed = all.subList(all.size() - members.size(), all.size());
-    byte[] bytes = ctx.codec.encode(next, ctx.settings.writerKeys().getPrivate());
-    ctx.codec.rememberSigned(bytes, next, ctx.settings.writerKeys().getPublic());
     // Every member's key shares but the last go into the client's memory first, where the envelope
     // of each cloud finds them as it finds those of older sealed entries; the last is passed on.
-    KeyShares.Sealed fresh = null;
+    KeyShares.Sealed last = null;
     for (int i = 0; i < members.size(); i++) {
       KeyShares.Sealed s = members.get(i).sealed();
       if (s != null) {
         KeyShares.remember(ctx, signed.get(i), s.shares());
-        fresh = s;
+        last = s;
       }
     }
-    java.util.function.Function<Cloud, byte[]> payloads =
-        KeyShares.payloads(ctx, view, next, bytes, fresh);
+    KeyShares.Sealed fresh = last;
     String phase =
         members.size() == 1 ? "writeM" : "writeM (group commit of " + members.size() + " writes)";
     CompletableFuture<List<WriteReceipt>> result = new CompletableFuture<>();
-    throughGate(ctx, key, next, signed, bytes)
-        .thenCompose(x -> QuorumPut.metadata(ctx, key, writer, payloads, phase))
+    ctx.signer
+        .sign(next)
+        .thenCompose(
+            bytes -> {
+              ctx.codec.rememberSigned(bytes, next, ctx.settings.writerKeys().getPublic());
+              java.util.function.Function<Cloud, byte[]> payloads =
+                  KeyShares.payloads(ctx, view, next, bytes, fresh);
+              return throughGate(ctx, key, next, signed, bytes)
+                  .thenCompose(x -> QuorumPut.metadata(ctx, key, writer, payloads, phase));
+            })
         .whenComplete(
             (acks, e) -> {
               for (Member m : members) {

@@ -704,12 +704,18 @@ public class MetadataCodecTest {
     assertThatThrownBy(
             () -> new MetadataCodec().decode(flipped, "k", "alice", Harness.ALICE.getPublic(), MAX))
         .isInstanceOf(MalformedMetadataException.class);
-    // Algorithm 3 is unknown.
+    // Algorithm 3 (a batch's) needs a path after the signature; algorithm 4 is unknown.
     byte[] three = bytes.clone();
     three[body] = 3;
     assertThatThrownBy(
             () -> new MetadataCodec().decode(three, "k", "alice", Harness.ALICE.getPublic(), MAX))
-        .hasMessageContaining("unsupported signature algorithm 3/64");
+        .isInstanceOf(MalformedMetadataException.class)
+        .hasMessageContaining("truncated");
+    byte[] four = bytes.clone();
+    four[body] = 4;
+    assertThatThrownBy(
+            () -> new MetadataCodec().decode(four, "k", "alice", Harness.ALICE.getPublic(), MAX))
+        .hasMessageContaining("unsupported signature algorithm 4/64");
   }
 
   @Test
