@@ -11,6 +11,7 @@ import io.rafestore.SigningKeys;
 import io.rafestore.clouds.ByzantineCloud;
 import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.clouds.WanEmulator;
+import io.rafestore.internal.protocol.metadata.BatchSignerTest;
 import io.rafestore.internal.protocol.metadata.MetadataCodec;
 import io.rafestore.spi.ObjectInfo;
 import java.security.KeyPair;
@@ -85,7 +86,7 @@ class BatchSigningTest {
             if (!startsWith(stored, MetadataCodec.magic())) {
               continue;
             }
-            int at = batchSignatureAt(stored);
+            int at = BatchSignerTest.batchSignatureAt(stored);
             if (at >= 0) {
               batched++;
               signatures.add(Arrays.toString(Arrays.copyOfRange(stored, at + 2, at + 66)));
@@ -134,19 +135,5 @@ class BatchSigningTest {
   private static boolean startsWith(byte[] bytes, byte[] prefix) {
     return bytes.length >= prefix.length
         && Arrays.equals(Arrays.copyOf(bytes, prefix.length), prefix);
-  }
-
-  /** Where a batch-signed log's trailer starts (its algorithm byte), or -1 if signed alone. */
-  private static int batchSignatureAt(byte[] bytes) {
-    for (int steps = 1; steps <= MetadataCodec.MAX_PATH; steps++) {
-      int at = bytes.length - MetadataCodec.pathBytes(steps) - 66;
-      if (at > 0
-          && bytes[at] == MetadataCodec.SIG_ED25519_BATCH
-          && bytes[at + 1] == 64
-          && (bytes[at + 66] & 0xFF) == steps) {
-        return at;
-      }
-    }
-    return -1;
   }
 }

@@ -19,8 +19,11 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** One signature for the logs that wait for the signer: their paths, forgeries, both signers. */
-class BatchSignerTest {
+/**
+ * One signature for the logs that wait for the signer: their paths, forgeries, both signers. Public
+ * for {@link #batchSignatureAt}.
+ */
+public class BatchSignerTest {
   private static final int MAX = 1 << 20;
   private final ExecutorService executor = Executors.newFixedThreadPool(2);
 
@@ -42,18 +45,28 @@ class BatchSignerTest {
     return new MetadataLog(key, "alice", entries, 0, list);
   }
 
-  /** The signature algorithm of a signed log: 2 (alone) or 3 (in a batch), from its trailer. */
-  static int algorithm(byte[] bytes) {
+  /**
+   * Where a batch-signed log's trailer starts (its algorithm byte), or -1 if it was signed alone:
+   * read from the end, for tests that look at stored logs (BatchSigningTest).
+   */
+  public static int batchSignatureAt(byte[] bytes) {
     for (int steps = 1; steps <= MetadataCodec.MAX_PATH; steps++) {
       int at = bytes.length - MetadataCodec.pathBytes(steps) - 66;
       if (at > 0
           && bytes[at] == MetadataCodec.SIG_ED25519_BATCH
           && bytes[at + 1] == 64
           && (bytes[at + 66] & 0xFF) == steps) {
-        return MetadataCodec.SIG_ED25519_BATCH;
+        return at;
       }
     }
-    return bytes[bytes.length - 66];
+    return -1;
+  }
+
+  /** The signature algorithm of a signed log: 2 (alone) or 3 (in a batch), from its trailer. */
+  static int algorithm(byte[] bytes) {
+    return batchSignatureAt(bytes) >= 0
+        ? MetadataCodec.SIG_ED25519_BATCH
+        : bytes[bytes.length - 66];
   }
 
   @Test
