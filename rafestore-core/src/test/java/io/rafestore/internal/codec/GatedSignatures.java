@@ -17,9 +17,15 @@ public final class GatedSignatures extends Signatures {
   private final CountDownLatch firstStarted = new CountDownLatch(1);
   private final AtomicInteger signs = new AtomicInteger();
   private final AtomicInteger verifies = new AtomicInteger();
+  private volatile Runnable onSign = () -> {};
 
   public GatedSignatures(Signatures inner) {
     this.inner = inner;
+  }
+
+  /** Runs {@code hook} at the start of every signature, on the signing thread. */
+  public void onSign(Runnable hook) {
+    this.onSign = hook;
   }
 
   /** Lets the held signature (and every later one) go on. */
@@ -45,6 +51,7 @@ public final class GatedSignatures extends Signatures {
   @Override
   public byte[] sign(byte[] message, int length, PrivateKey key) {
     signs.incrementAndGet();
+    onSign.run();
     firstStarted.countDown();
     try {
       if (!gate.await(10, TimeUnit.SECONDS)) {

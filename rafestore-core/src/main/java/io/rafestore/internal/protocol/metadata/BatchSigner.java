@@ -90,8 +90,33 @@ public final class BatchSigner {
       signing = true;
       round = take();
     }
-    round(round);
+    run(round);
     return p.signed;
+  }
+
+  /**
+   * Rounds that an executor running tasks on the caller's thread ({@code Runnable::run}) handed
+   * back to a thread already in a round: they run after it, in order, instead of inside it, so the
+   * stack does not grow with every round while logs keep arriving.
+   */
+  private static final ThreadLocal<java.util.ArrayDeque<Runnable>> LATER = new ThreadLocal<>();
+
+  private void run(List<Pending> first) {
+    java.util.ArrayDeque<Runnable> later = LATER.get();
+    if (later != null) {
+      later.add(() -> round(first));
+      return;
+    }
+    later = new java.util.ArrayDeque<>();
+    LATER.set(later);
+    try {
+      round(first);
+      for (Runnable r = later.poll(); r != null; r = later.poll()) {
+        r.run();
+      }
+    } finally {
+      LATER.remove();
+    }
   }
 
   /**
@@ -148,10 +173,10 @@ public final class BatchSigner {
     if (next != null) {
       List<Pending> n = next;
       try {
-        executor.execute(() -> round(n));
+        executor.execute(() -> run(n));
       } catch (RuntimeException e) {
-        // An executor that refuses (shut down): this thread signs the next round itself.
-        round(n);
+        // An executor that refuses (shut down): this thread signs the next round after this one.
+        run(n);
       }
     }
     for (int i = 0; i < round.size(); i++) {

@@ -122,6 +122,34 @@ public class BatchSignerTest {
   }
 
   @Test
+  void withAnExecutorThatRunsOnTheCallersThreadRoundsFollowOneAnotherWithoutNesting() {
+    KeyPair keys = SigningKeys.generate();
+    GatedSignatures counted = new GatedSignatures(Signatures.fast());
+    counted.open();
+    BatchSigner signer =
+        new BatchSigner(new MetadataCodec(counted), keys.getPrivate(), Runnable::run, MAX);
+    // Each signature brings one more log while it is made, so every round is followed by another:
+    // 3,000 rounds in a row on one thread. Nested, each round would run inside the last.
+    int rounds = 3_000;
+    List<CompletableFuture<byte[]>> arrivals = new ArrayList<>();
+    int[] depth = {Integer.MAX_VALUE, 0};
+    counted.onSign(
+        () -> {
+          int d = Thread.currentThread().getStackTrace().length;
+          depth[0] = Math.min(depth[0], d);
+          depth[1] = Math.max(depth[1], d);
+          if (arrivals.size() < rounds) {
+            arrivals.add(signer.sign(log("chain" + arrivals.size(), 1)));
+          }
+        });
+    byte[] first = signer.sign(log("chain-first", 1)).join();
+    assertThat(algorithm(first)).isEqualTo(MetadataCodec.SIG_ED25519_SHA256);
+    assertThat(arrivals).hasSize(rounds).allMatch(CompletableFuture::isDone);
+    assertThat(counted.signs()).isEqualTo(rounds + 1);
+    assertThat(depth[1] - depth[0]).as("stack growth over %d rounds", rounds).isLessThan(20);
+  }
+
+  @Test
   void everySizeOfBatchGivesEachLogAPathToTheSignedRoot() throws Exception {
     KeyPair keys = SigningKeys.generate();
     MetadataCodec codec = new MetadataCodec();
