@@ -248,9 +248,9 @@ class PaperBenchTest {
   }
 
   /**
-   * The writes' bill includes what they leave running (the packer's packs and its own writeM, a
-   * second after the last write), and the reads' egress includes the logs the cloud beyond the
-   * quorum sent after readM had its quorum; logs a cloud answers "unchanged" cost no egress.
+   * The writes' bill includes what they leave running (the packer's packs, the puts of logs beyond
+   * the quorum), and the reads' egress includes the logs the cloud beyond the quorum sent after
+   * readM had its quorum; logs a cloud answers "unchanged" cost no egress.
    */
   @Test
   void countersAreReadWhenTheClientIsIdleAndEgressCountsWhatCloudsSent(@TempDir Path dir)
@@ -278,13 +278,13 @@ class PaperBenchTest {
     assertThat(w.ops()).isEqualTo(3);
     assertThat(w.onlyFPlusOne()).isEqualTo(3); // inline: no data cloud contacted
     // readM of the first write (4 gets), three writeMs (12 puts), and on each of the f+1 = 2 data
-    // clouds at least three requests of the packer, part of them after the last write returned (the
-    // writes come in a burst, so values are packed while their own writeM runs; a pack no later
-    // write carries is deleted once the commit delay has passed).
+    // clouds at least two pack uploads of the packer (the writes come in a burst, so values are
+    // packed while their own writeM runs; the last value's pack, which no later write carries, is
+    // kept unnamed while it is fresh, for a next write, and is an orphan when the cell closes).
     long writeRequests = w.perCloud().stream().mapToLong(Result.CloudUse::requests).sum();
-    assertThat(writeRequests).isGreaterThanOrEqualTo(4 + 12 + 2 * 3);
+    assertThat(writeRequests).isGreaterThanOrEqualTo(4 + 12 + 2 * 2);
     List<Long> perCloud = w.perCloud().stream().map(Result.CloudUse::requests).sorted().toList();
-    assertThat(perCloud.get(2)).isGreaterThanOrEqualTo(perCloud.get(0) + 3);
+    assertThat(perCloud.get(2)).isGreaterThanOrEqualTo(perCloud.get(0) + 2);
     // Reads put nothing: the packer finished before them.
     assertThat(r.perCloud()).allSatisfy(u -> assertThat(u.bytesUp()).isZero());
     // Each read's readM asks all four clouds, and each log holds the 64 KiB value. The first read

@@ -9,11 +9,13 @@ import io.rafestore.Phase;
 import io.rafestore.ProbeOptions;
 import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
+import io.rafestore.VersionInfo;
 import io.rafestore.WriteReceipt;
 import io.rafestore.internal.protocol.metadata.Logs;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -94,11 +96,63 @@ class InlinePackingWanTest {
   }
 
   /**
-   * The chooser predicts the wait: after a pause the writer's log holds two 64 KiB values, the
-   * older one's pack just started (the write was not part of a burst, so nothing was packed ahead),
-   * and a third value written at once cannot fit in the log until that pack is acknowledged. An
-   * inline write would wait for it and then take a round with two values in its log; whole copies
-   * are predicted faster, so the value goes whole, and the receipt says why.
+   * A key rewritten now and then, not in a burst: each write is one round with its own value alone
+   * in the log (750 + 262 ms at p2, and a few hundred bytes of log), not a round with the previous
+   * value too (750 + 524 ms). A rewritten key's newest value is packed ahead after its write, while
+   * the key is idle, and kept unnamed for its next write to carry; a key written once is not
+   * packed.
+   */
+  @Test
+  void aKeyRewrittenAfterPausesWritesItsValueAloneInOneRound() throws Exception {
+    Harness h = config2();
+    try (RafeStore store = builder(h).build()) {
+      probe(h, store);
+      List<WriteReceipt> receipts = new ArrayList<>();
+      List<Long> inline = new ArrayList<>();
+      for (int i = 1; i <= 8; i++) {
+        h.scheduler.advance(Duration.ofSeconds(5));
+        WriteReceipt r = h.run(store.write(KEY, InlineTest.value(i, SIZE)));
+        receipts.add(r);
+        inline.add(Logs.inlineBytes(InlineTest.storedLog(h, 2, KEY)));
+      }
+      StringBuilder trace = new StringBuilder();
+      for (int i = 0; i < receipts.size(); i++) {
+        WriteReceipt r = receipts.get(i);
+        trace.append(
+            String.format(
+                "write %d: %d ms %s, log inline %d%n",
+                i + 1, r.latency().toMillis(), InlineTest.phases(r), inline.get(i)));
+      }
+      // The first write reads the log; the second is the first rewrite (nothing packed ahead yet).
+      for (int i = 2; i < receipts.size(); i++) {
+        WriteReceipt r = receipts.get(i);
+        assertThat(InlineTest.phases(r))
+            .as("write %d waits for no pack%n%s", i + 1, trace)
+            .containsExactly(Phase.WRITE_M);
+        assertThat(inline.get(i))
+            .as("write %d's log: its own value alone%n%s", i + 1, trace)
+            .isEqualTo(SIZE);
+        assertThat(r.latency())
+            .as("write %d: one round with one value%n%s", i + 1, trace)
+            .isLessThan(Duration.ofMillis(1100));
+      }
+      assertThat(h.run(store.read(KEY)).value()).isEqualTo(InlineTest.value(8, SIZE));
+      // Every version is still there, packed or inline, with its bytes.
+      List<VersionInfo> versions = h.run(store.history(KEY, Optional.empty(), 100)).versions();
+      assertThat(versions).hasSize(8);
+      for (VersionInfo v : versions) {
+        assertThat(h.run(store.read(KEY, v.version())).info().sha256()).isEqualTo(v.sha256());
+      }
+    }
+  }
+
+  /**
+   * The chooser predicts the wait: after a pause the writer's log holds two 64 KiB values (the
+   * older was not packed ahead: the key had not been written for longer than a pack stays fresh),
+   * their packs just started (the write was not part of a burst, so nothing was packed while it was
+   * written), and a third value written at once cannot fit in the log until one of them is
+   * acknowledged. An inline write would wait for it and then take a round with two values in its
+   * log; whole copies are predicted faster, so the value goes whole, and the receipt says why.
    */
   @Test
   void theChooserPredictsTheWaitForAPackAndSaysWhy() throws Exception {
@@ -107,7 +161,8 @@ class InlinePackingWanTest {
       probe(h, store);
       // Above the threshold: whole, so the log holds no inline value yet.
       h.run(store.write(KEY, InlineTest.value(0, 2 * SIZE)));
-      h.scheduler.advance(Duration.ofSeconds(2));
+      // Longer than a pack stays fresh (half the operation timeout): a is not packed ahead.
+      h.scheduler.advance(Duration.ofMinutes(3));
       WriteReceipt a = h.run(store.write(KEY, InlineTest.value(1, SIZE)));
       h.scheduler.advance(Duration.ofSeconds(2));
       WriteReceipt b = h.run(store.write(KEY, InlineTest.value(2, SIZE)));
@@ -116,7 +171,7 @@ class InlinePackingWanTest {
       LayoutChoice cb = b.layoutChoice().orElseThrow();
       assertThat(cb.chosen().kind()).isEqualTo(LayoutChoice.Kind.INLINE);
       assertThat(cb.reason()).doesNotContain("inline waits");
-      // Right away: the log's 128 KiB and this value exceed the budget until a's pack is acked.
+      // Right away: the log's 128 KiB and this value exceed the budget until a pack is acked.
       WriteReceipt c = h.run(store.write(KEY, InlineTest.value(3, SIZE)));
       LayoutChoice cc = c.layoutChoice().orElseThrow();
       assertThat(cc.reason()).contains("inline waits").contains("131072-byte inline budget");

@@ -46,8 +46,10 @@ import java.util.concurrent.TimeoutException;
  * (readM first unless FAST may skip it), in the key's queue like every metadata phase of this
  * client. In a burst of writes of a key ({@link #packAhead}) a write's own value is packed while
  * its writeM runs, so that the next write finds the pack ready and its log holds little besides its
- * newest value. Several packs of a key may be uploading at once; none holds an entry another
- * pending pack holds. The layout chooser asks {@link #logRoom} what a key's log can take.
+ * newest value; after a write of a key rewritten outside a burst, its value is packed ahead while
+ * the key is idle ({@link #packNewest}), so that the next write's log holds its own value alone.
+ * Several packs of a key may be uploading at once; none holds an entry another pending pack holds.
+ * The layout chooser asks {@link #logRoom} what a key's log can take.
  *
  * <p><b>Why no version is lost or changed.</b> A log names a pack only after f+1 clouds
  * acknowledged it (one correct holder), and names byte-identical stored bytes under the same
@@ -199,11 +201,76 @@ public final class Packer implements LayoutChooser.LogRooms {
    * (each pack takes only entries no other pack holds).
    */
   void afterCommit(String key) {
+    long now = ctx.settings.scheduler().nanoTime();
+    Long previous;
+    List<Pack> superseded = new ArrayList<>();
     synchronized (this) {
       failures.remove(key);
-      lastCommit.put(key, ctx.settings.scheduler().nanoTime());
+      previous = lastCommit.put(key, now);
+      for (Pack p : pending.getOrDefault(key, List.of())) {
+        // A pack kept for the next write (keptWhileFresh) that a write committed without carrying
+        // (a whole write carries no pack): written by the packer like any ready pack.
+        if (p.ahead != null && !p.sent && p.ready() && keptWhileFresh(p) && superseded(p)) {
+          superseded.add(p);
+        }
+      }
+      for (Pack p : superseded) {
+        if (p.timer != null) {
+          p.timer.cancel();
+        }
+        p.timer = ctx.settings.scheduler().schedule(COMMIT_DELAY, () -> commit(p));
+      }
     }
     tryPack(key);
+    if (previous != null && now - previous < freshFor().toNanos()) {
+      packNewest(key);
+    }
+  }
+
+  /**
+   * After a write of a key rewritten within {@link #freshFor()} committed, packs its newest value
+   * ahead if it is inline, larger than the trigger and in no pack yet (a write outside a burst: in
+   * a burst {@link #packAhead} packed it while it was written). The pack is kept, named by no log,
+   * while it is fresh ({@link #keptWhileFresh}): the key's next write carries it, so its log holds
+   * its own value alone instead of two, and its round is not longer by the previous value's upload
+   * to the quorum. A key written once is not packed: its pack would be an upload for nothing.
+   */
+  private void packNewest(String key) {
+    MetadataLog own = ctx.ownLog(key);
+    if (own == null || own.entries().isEmpty()) {
+      return;
+    }
+    LogEntry newest = own.entries().get(own.entries().size() - 1);
+    if (newest.coding() != LogEntry.Coding.INLINE
+        || newest.inlineUnsafe().length <= ctx.settings.inlinePackTrigger()) {
+      return;
+    }
+    Pack p = null;
+    synchronized (this) {
+      if (closed || packed(key).contains(newest.id())) {
+        return;
+      }
+      p = reserve(key, List.of(newest), newest.id());
+    }
+    if (p != null) {
+      launch(p, ctx.observer.quiet(key));
+    }
+  }
+
+  /** How long after its upload starts a pack may be named by a log: {@link Pack#fresh}. */
+  private Duration freshFor() {
+    return ctx.settings.operationTimeout().dividedBy(2);
+  }
+
+  /**
+   * Whether {@code p}, made ahead, is kept for a later write while it is fresh rather than for
+   * {@link #COMMIT_DELAY}: it holds the value it was made ahead of alone, and that value is larger
+   * than the trigger, so the next write, whenever it comes, would otherwise carry it in its log. A
+   * pack made ahead that also holds older values goes after the commit delay as before, and the
+   * older values are packed on their own, so that an idle key's log does not keep them for long.
+   */
+  private boolean keptWhileFresh(Pack p) {
+    return p.ahead != null && p.originals.size() == 1 && p.size > ctx.settings.inlinePackTrigger();
   }
 
   /**
@@ -740,8 +807,14 @@ public final class Packer implements LayoutChooser.LogRooms {
       }
       if (p.ahead != null && !superseded(p)) {
         // Packed ahead: only a later write may carry it. If none comes within the commit delay,
-        // the burst is over and it goes (expire).
-        p.timer = ctx.settings.scheduler().schedule(COMMIT_DELAY, () -> expire(p));
+        // the burst is over and it goes (expire); one kept while fresh waits as long as a log may
+        // name it.
+        Duration keep = COMMIT_DELAY;
+        if (keptWhileFresh(p)) {
+          Duration left = freshFor().minusNanos(ctx.settings.scheduler().nanoTime() - p.startNanos);
+          keep = left.compareTo(keep) > 0 ? left : keep;
+        }
+        p.timer = ctx.settings.scheduler().schedule(keep, () -> expire(p));
       } else {
         p.timer = ctx.settings.scheduler().schedule(COMMIT_DELAY, () -> commit(p));
       }
@@ -770,11 +843,12 @@ public final class Packer implements LayoutChooser.LogRooms {
   }
 
   /**
-   * A pack made ahead ({@link #packAhead}) was acknowledged {@link #COMMIT_DELAY} ago and no write
-   * carried it: if its value is still the newest (no later write came: the burst is over) or not in
-   * the log (its write failed), it is deleted, the newest value stays inline, and older values it
-   * held are packed on their own; if a later write came without carrying it, the packer writes it
-   * as any ready pack.
+   * A pack made ahead ({@link #packAhead}, {@link #packNewest}) was acknowledged {@link
+   * #COMMIT_DELAY} ago (one {@link #keptWhileFresh}: is no longer fresh) and no write carried it:
+   * if its value is still the newest (no later write came: the burst is over) or not in the log
+   * (its write failed), it is deleted, the newest value stays inline, and older values it held are
+   * packed on their own; if a later write came without carrying it, the packer writes it as any
+   * ready pack.
    */
   private void expire(Pack p) {
     boolean older;
