@@ -354,16 +354,21 @@ public final class MetadataCodec {
       throw new IllegalArgumentException(
           "a batch path of 1 to " + MAX_PATH + " steps, was " + steps);
     }
-    Out out = body.out;
-    out.write(SIG_ED25519_BATCH);
-    out.write(sig.length);
-    out.writeBytes(sig);
-    out.write(steps);
+    // One array of the exact length (the body's buffer was sized for a trailer without a path).
+    byte[] out = new byte[body.length + 2 + SIG_LENGTH + pathBytes(steps)];
+    System.arraycopy(body.out.buffer(), 0, out, 0, body.length);
+    int at = body.length;
+    out[at++] = SIG_ED25519_BATCH;
+    out[at++] = SIG_LENGTH;
+    System.arraycopy(sig, 0, out, at, SIG_LENGTH);
+    at += SIG_LENGTH;
+    out[at++] = (byte) steps;
     for (int i = 0; i < steps; i++) {
-      out.write(sides[i]);
-      out.writeBytes(siblings[i]);
+      out[at++] = sides[i];
+      System.arraycopy(siblings[i], 0, out, at, Sha256.BYTES);
+      at += Sha256.BYTES;
     }
-    return out.exact();
+    return out;
   }
 
   /** A batch tree's leaf: SHA-256 of 0x00 and a body's digest. */
@@ -579,6 +584,22 @@ public final class MetadataCodec {
       if (n > buf.length - count) {
         buf = Arrays.copyOf(buf, Math.max(count + n, 2 * buf.length));
       }
+    }
+
+    void int16(int v) {
+      room(2);
+      buf[count] = (byte) (v >>> 8);
+      buf[count + 1] = (byte) v;
+      count += 2;
+    }
+
+    void int32(int v) {
+      room(4);
+      buf[count] = (byte) (v >>> 24);
+      buf[count + 1] = (byte) (v >>> 16);
+      buf[count + 2] = (byte) (v >>> 8);
+      buf[count + 3] = (byte) v;
+      count += 4;
     }
 
     @Override
@@ -1104,6 +1125,20 @@ public final class MetadataCodec {
     String s = new String(in.array(), in.position(), length, StandardCharsets.US_ASCII);
     in.position(in.position() + length);
     return s;
+  }
+
+  // The encoder's own stream: one bounds check per number, not one per byte.
+  private static void u16(Out out, int v) {
+    out.int16(v);
+  }
+
+  private static void i32(Out out, int v) {
+    out.int32(v);
+  }
+
+  private static void i64(Out out, long v) {
+    out.int32((int) (v >>> 32));
+    out.int32((int) v);
   }
 
   private static void u16(ByteArrayOutputStream out, int v) {
