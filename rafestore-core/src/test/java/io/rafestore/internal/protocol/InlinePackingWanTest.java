@@ -58,21 +58,10 @@ class InlinePackingWanTest {
     Harness h = config2();
     try (RafeStore store = builder(h).build()) {
       probe(h, store);
-      List<WriteReceipt> receipts = new ArrayList<>();
-      List<Long> inline = new ArrayList<>();
-      for (int i = 1; i <= 12; i++) {
-        WriteReceipt r = h.run(store.write(KEY, InlineTest.value(i, SIZE)));
-        receipts.add(r);
-        inline.add(Logs.inlineBytes(InlineTest.storedLog(h, 2, KEY)));
-      }
-      StringBuilder trace = new StringBuilder();
-      for (int i = 0; i < receipts.size(); i++) {
-        WriteReceipt r = receipts.get(i);
-        trace.append(
-            String.format(
-                "write %d: %d ms %s, log inline %d%n",
-                i + 1, r.latency().toMillis(), InlineTest.phases(r), inline.get(i)));
-      }
+      Series s = series(h, store, 12, Duration.ZERO);
+      List<WriteReceipt> receipts = s.receipts();
+      List<Long> inline = s.inline();
+      String trace = s.trace();
       // The third write may wait: the burst shows at the second, whose value is packed with the
       // first while it is written, and that pack is the only one that can make room for the third.
       for (int i = 3; i < receipts.size(); i++) {
@@ -95,6 +84,29 @@ class InlinePackingWanTest {
     }
   }
 
+  /** Writes of one key in sequence: their receipts, p2's inline bytes after each, and a trace. */
+  private record Series(List<WriteReceipt> receipts, List<Long> inline, String trace) {}
+
+  /** {@code n} writes of {@code KEY}, each after {@code pause} of virtual time. */
+  private static Series series(Harness h, RafeStore store, int n, Duration pause) throws Exception {
+    List<WriteReceipt> receipts = new ArrayList<>();
+    List<Long> inline = new ArrayList<>();
+    StringBuilder trace = new StringBuilder();
+    for (int i = 1; i <= n; i++) {
+      if (!pause.isZero()) {
+        h.scheduler.advance(pause);
+      }
+      WriteReceipt r = h.run(store.write(KEY, InlineTest.value(i, SIZE)));
+      receipts.add(r);
+      inline.add(Logs.inlineBytes(InlineTest.storedLog(h, 2, KEY)));
+      trace.append(
+          String.format(
+              "write %d: %d ms %s, log inline %d%n",
+              i, r.latency().toMillis(), InlineTest.phases(r), inline.get(i - 1)));
+    }
+    return new Series(receipts, inline, trace.toString());
+  }
+
   /**
    * A key rewritten now and then, not in a burst: each write is one round with its own value alone
    * in the log (750 + 262 ms at p2, and a few hundred bytes of log), not a round with the previous
@@ -107,22 +119,10 @@ class InlinePackingWanTest {
     Harness h = config2();
     try (RafeStore store = builder(h).build()) {
       probe(h, store);
-      List<WriteReceipt> receipts = new ArrayList<>();
-      List<Long> inline = new ArrayList<>();
-      for (int i = 1; i <= 8; i++) {
-        h.scheduler.advance(Duration.ofSeconds(5));
-        WriteReceipt r = h.run(store.write(KEY, InlineTest.value(i, SIZE)));
-        receipts.add(r);
-        inline.add(Logs.inlineBytes(InlineTest.storedLog(h, 2, KEY)));
-      }
-      StringBuilder trace = new StringBuilder();
-      for (int i = 0; i < receipts.size(); i++) {
-        WriteReceipt r = receipts.get(i);
-        trace.append(
-            String.format(
-                "write %d: %d ms %s, log inline %d%n",
-                i + 1, r.latency().toMillis(), InlineTest.phases(r), inline.get(i)));
-      }
+      Series s = series(h, store, 8, Duration.ofSeconds(5));
+      List<WriteReceipt> receipts = s.receipts();
+      List<Long> inline = s.inline();
+      String trace = s.trace();
       // The first write reads the log; the second is the first rewrite (nothing packed ahead yet).
       for (int i = 2; i < receipts.size(); i++) {
         WriteReceipt r = receipts.get(i);

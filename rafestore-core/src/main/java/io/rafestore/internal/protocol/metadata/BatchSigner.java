@@ -95,28 +95,66 @@ public final class BatchSigner {
   }
 
   /**
-   * Rounds that an executor running tasks on the caller's thread ({@code Runnable::run}) handed
-   * back to a thread already in a round: they run after it, in order, instead of inside it, so the
-   * stack does not grow with every round while logs keep arriving.
+   * Signs {@code first} and the rounds after it that must run on this thread: each round signs,
+   * hands the logs that waited meanwhile on as the next round, then completes its own logs. The
+   * next round goes to the executor; one that the executor runs on the calling thread before
+   * returning ({@code Runnable::run}), or refuses, runs here after this one completes its logs, in
+   * a loop, so the stack does not grow with every round and no continuation of this round's logs
+   * runs inside a round.
    */
-  private static final ThreadLocal<java.util.ArrayDeque<Runnable>> LATER = new ThreadLocal<>();
-
   private void run(List<Pending> first) {
-    java.util.ArrayDeque<Runnable> later = LATER.get();
-    if (later != null) {
-      later.add(() -> round(first));
-      return;
-    }
-    later = new java.util.ArrayDeque<>();
-    LATER.set(later);
-    try {
-      round(first);
-      for (Runnable r = later.poll(); r != null; r = later.poll()) {
-        r.run();
+    List<Pending> round = first;
+    while (round != null) {
+      byte[][] signed = null;
+      RuntimeException failure = null;
+      try {
+        signed = signRound(round);
+      } catch (RuntimeException e) {
+        failure = e;
       }
-    } finally {
-      LATER.remove();
+      List<Pending> next;
+      synchronized (lock) {
+        if (waiting.isEmpty()) {
+          signing = false;
+          next = null;
+        } else {
+          next = take();
+        }
+      }
+      List<Pending> here = next == null ? null : handOff(next);
+      for (int i = 0; i < round.size(); i++) {
+        if (failure != null) {
+          round.get(i).signed.completeExceptionally(failure);
+        } else {
+          round.get(i).signed.complete(signed[i]);
+        }
+      }
+      round = here;
     }
+  }
+
+  /**
+   * Gives {@code round} to the executor. Returns it if it must run on this thread instead: the
+   * executor ran the task on this thread before returning, or refused it (shut down).
+   */
+  private List<Pending> handOff(List<Pending> round) {
+    Thread me = Thread.currentThread();
+    boolean[] handing = {true};
+    boolean[] here = {false};
+    try {
+      executor.execute(
+          () -> {
+            if (handing[0] && Thread.currentThread() == me) {
+              here[0] = true;
+            } else {
+              run(round);
+            }
+          });
+    } catch (RuntimeException e) {
+      return round;
+    }
+    handing[0] = false;
+    return here[0] ? round : null;
   }
 
   /**
@@ -151,41 +189,6 @@ public final class BatchSigner {
     List<Pending> first = new ArrayList<>(waiting.subList(0, MAX_BATCH));
     waiting = new ArrayList<>(waiting.subList(MAX_BATCH, waiting.size()));
     return first;
-  }
-
-  private void round(List<Pending> round) {
-    byte[][] signed = new byte[round.size()][];
-    RuntimeException failure = null;
-    try {
-      signed = signRound(round);
-    } catch (RuntimeException e) {
-      failure = e;
-    }
-    List<Pending> next;
-    synchronized (lock) {
-      if (waiting.isEmpty()) {
-        signing = false;
-        next = null;
-      } else {
-        next = take();
-      }
-    }
-    if (next != null) {
-      List<Pending> n = next;
-      try {
-        executor.execute(() -> run(n));
-      } catch (RuntimeException e) {
-        // An executor that refuses (shut down): this thread signs the next round after this one.
-        run(n);
-      }
-    }
-    for (int i = 0; i < round.size(); i++) {
-      if (failure != null) {
-        round.get(i).signed.completeExceptionally(failure);
-      } else {
-        round.get(i).signed.complete(signed[i]);
-      }
-    }
   }
 
   /** One signature for every log of {@code round}: alone if it is one, else over their tree. */

@@ -150,6 +150,28 @@ public class BatchSignerTest {
   }
 
   @Test
+  void aContinuationOfASignedLogMaySignAnotherAndWaitForIt() throws Exception {
+    KeyPair keys = SigningKeys.generate();
+    GatedSignatures gated = new GatedSignatures(Signatures.fast());
+    BatchSigner signer =
+        new BatchSigner(new MetadataCodec(gated), keys.getPrivate(), executor, MAX);
+    CompletableFuture<byte[]> first =
+        CompletableFuture.supplyAsync(() -> signer.sign(log("cont-first", 1)).join());
+    gated.awaitFirst();
+    // A waiting log whose continuation (on the thread of its round) signs another log and blocks
+    // on it, as a blocking write in a write's callback would: no continuation runs inside a round,
+    // so the second log is signed, not queued behind the round that is completing.
+    CompletableFuture<byte[]> nested =
+        signer
+            .sign(log("cont-waiting", 1))
+            .thenApply(b -> signer.sign(log("cont-nested", 1)).join());
+    gated.open();
+    first.get(10, TimeUnit.SECONDS);
+    assertThat(algorithm(nested.get(10, TimeUnit.SECONDS)))
+        .isEqualTo(MetadataCodec.SIG_ED25519_SHA256);
+  }
+
+  @Test
   void everySizeOfBatchGivesEachLogAPathToTheSignedRoot() throws Exception {
     KeyPair keys = SigningKeys.generate();
     MetadataCodec codec = new MetadataCodec();
