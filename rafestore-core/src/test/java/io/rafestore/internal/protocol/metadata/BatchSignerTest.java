@@ -69,6 +69,19 @@ public class BatchSignerTest {
         : bytes[bytes.length - 66];
   }
 
+  /** A signer whose first signature, of a log of {@code key}, is held until the gate opens. */
+  private record Held(BatchSigner signer, GatedSignatures gated, CompletableFuture<byte[]> first) {}
+
+  private Held holdFirst(KeyPair keys, String key, int maxBytes) throws InterruptedException {
+    GatedSignatures gated = new GatedSignatures(Signatures.fast());
+    BatchSigner signer =
+        new BatchSigner(new MetadataCodec(gated), keys.getPrivate(), executor, maxBytes);
+    CompletableFuture<byte[]> first =
+        CompletableFuture.supplyAsync(() -> signer.sign(log(key, 1)).join());
+    gated.awaitFirst();
+    return new Held(signer, gated, first);
+  }
+
   @Test
   void aLogThatFindsTheSignerIdleIsSignedAloneInTheBytesOfBefore() {
     KeyPair keys = SigningKeys.generate();
@@ -85,13 +98,11 @@ public class BatchSignerTest {
   @Test
   void logsThatWaitForTheSignerShareOneSignatureAndEachVerifiesOnceForAll() throws Exception {
     KeyPair keys = SigningKeys.generate();
-    GatedSignatures gated = new GatedSignatures(Signatures.fast());
-    BatchSigner signer =
-        new BatchSigner(new MetadataCodec(gated), keys.getPrivate(), executor, MAX);
     // The first log finds the signer idle and is held inside its signature.
-    CompletableFuture<byte[]> first =
-        CompletableFuture.supplyAsync(() -> signer.sign(log("w0", 1)).join());
-    gated.awaitFirst();
+    Held held = holdFirst(keys, "w0", MAX);
+    GatedSignatures gated = held.gated();
+    BatchSigner signer = held.signer();
+    CompletableFuture<byte[]> first = held.first();
     List<MetadataLog> logs = new ArrayList<>();
     List<CompletableFuture<byte[]>> waiting = new ArrayList<>();
     for (int i = 1; i <= 9; i++) {
@@ -152,12 +163,9 @@ public class BatchSignerTest {
   @Test
   void aContinuationOfASignedLogMaySignAnotherAndWaitForIt() throws Exception {
     KeyPair keys = SigningKeys.generate();
-    GatedSignatures gated = new GatedSignatures(Signatures.fast());
-    BatchSigner signer =
-        new BatchSigner(new MetadataCodec(gated), keys.getPrivate(), executor, MAX);
-    CompletableFuture<byte[]> first =
-        CompletableFuture.supplyAsync(() -> signer.sign(log("cont-first", 1)).join());
-    gated.awaitFirst();
+    Held held = holdFirst(keys, "cont-first", MAX);
+    BatchSigner signer = held.signer();
+    CompletableFuture<byte[]> first = held.first();
     // A waiting log whose continuation (on the thread of its round) signs another log and blocks
     // on it, as a blocking write in a write's callback would: no continuation runs inside a round,
     // so the second log is signed, not queued behind the round that is completing.
@@ -165,7 +173,7 @@ public class BatchSignerTest {
         signer
             .sign(log("cont-waiting", 1))
             .thenApply(b -> signer.sign(log("cont-nested", 1)).join());
-    gated.open();
+    held.gated().open();
     first.get(10, TimeUnit.SECONDS);
     assertThat(algorithm(nested.get(10, TimeUnit.SECONDS)))
         .isEqualTo(MetadataCodec.SIG_ED25519_SHA256);
@@ -317,16 +325,14 @@ public class BatchSignerTest {
   @Test
   void aLogTooLongToCarryAPathIsSignedAloneEvenWhenOthersWait() throws Exception {
     KeyPair keys = SigningKeys.generate();
-    GatedSignatures gated = new GatedSignatures(Signatures.fast());
     MetadataLog small = log("small", 1);
     MetadataLog big = log("big", 40);
     // Room for the small logs and a path, not for the big one with a path.
     int max = MetadataCodec.body(big).length() + 66 + 100;
-    BatchSigner signer =
-        new BatchSigner(new MetadataCodec(gated), keys.getPrivate(), executor, max);
-    CompletableFuture<byte[]> first =
-        CompletableFuture.supplyAsync(() -> signer.sign(log("held", 1)).join());
-    gated.awaitFirst();
+    Held held = holdFirst(keys, "held", max);
+    GatedSignatures gated = held.gated();
+    BatchSigner signer = held.signer();
+    CompletableFuture<byte[]> first = held.first();
     CompletableFuture<byte[]> a = signer.sign(small);
     CompletableFuture<byte[]> b = signer.sign(log("small2", 1));
     CompletableFuture<byte[]> alone = CompletableFuture.supplyAsync(() -> signer.sign(big).join());
