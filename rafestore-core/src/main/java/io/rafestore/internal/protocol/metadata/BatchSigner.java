@@ -70,7 +70,7 @@ public final class BatchSigner {
    */
   public CompletableFuture<byte[]> sign(MetadataLog log) {
     MetadataCodec.Unsigned body = MetadataCodec.body(log);
-    if (body.length() + 2 + 64 + MetadataCodec.pathBytes(MAX_STEPS) > maxBytes) {
+    if (body.length() + MetadataCodec.batchTrailerBytes(MAX_STEPS) > maxBytes) {
       try {
         byte[] bytes = codec.signAlone(body, key);
         signaturesMade.incrementAndGet();

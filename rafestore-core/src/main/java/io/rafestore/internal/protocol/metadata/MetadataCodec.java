@@ -166,6 +166,11 @@ public final class MetadataCodec {
     return 1 + steps * (1 + Sha256.BYTES);
   }
 
+  /** The bytes after an algorithm 3 body: algorithm, length, signature and a path of steps. */
+  public static int batchTrailerBytes(int steps) {
+    return 2 + SIG_LENGTH + pathBytes(steps);
+  }
+
   private static final int SIG_LENGTH = 64;
 
   private static final int DIGEST_MESSAGE_BYTES = DIGEST_DOMAIN.length + 32;
@@ -316,8 +321,7 @@ public final class MetadataCodec {
 
   /** Signs {@code body} alone: the algorithm 2 log {@link #encode} returns. */
   public byte[] signAlone(Unsigned body, PrivateKey signingKey) {
-    byte[] message = Arrays.copyOf(DIGEST_DOMAIN, DIGEST_MESSAGE_BYTES);
-    System.arraycopy(body.digest, 0, message, DIGEST_DOMAIN.length, Sha256.BYTES);
+    byte[] message = message(DIGEST_DOMAIN, body.digest);
     byte[] sig;
     try {
       sig = signatures.sign(message, message.length, signingKey);
@@ -355,7 +359,7 @@ public final class MetadataCodec {
           "a batch path of 1 to " + MAX_PATH + " steps, was " + steps);
     }
     // One array of the exact length (the body's buffer was sized for a trailer without a path).
-    byte[] out = new byte[body.length + 2 + SIG_LENGTH + pathBytes(steps)];
+    byte[] out = new byte[body.length + batchTrailerBytes(steps)];
     System.arraycopy(body.out.buffer(), 0, out, 0, body.length);
     int at = body.length;
     out[at++] = SIG_ED25519_BATCH;
@@ -389,9 +393,7 @@ public final class MetadataCodec {
 
   /** What algorithm 3 signs: {@link #MERKLE_DOMAIN} followed by the root. */
   public static byte[] merkleMessage(byte[] root) {
-    byte[] message = Arrays.copyOf(MERKLE_DOMAIN, MERKLE_DOMAIN.length + Sha256.BYTES);
-    System.arraycopy(root, 0, message, MERKLE_DOMAIN.length, Sha256.BYTES);
-    return message;
+    return message(MERKLE_DOMAIN, root);
   }
 
   /** Encodes {@code log} up to its signature. */
@@ -515,9 +517,13 @@ public final class MetadataCodec {
    * verify these same bytes, so their signatures stay byte-identical.
    */
   public static byte[] digestMessage(byte[] body, int length) {
-    byte[] message = Arrays.copyOf(DIGEST_DOMAIN, DIGEST_DOMAIN.length + Sha256.BYTES);
-    byte[] digest = Sha256.hash(body, 0, length);
-    System.arraycopy(digest, 0, message, DIGEST_DOMAIN.length, Sha256.BYTES);
+    return message(DIGEST_DOMAIN, Sha256.hash(body, 0, length));
+  }
+
+  /** {@code domain} followed by a 32-byte hash: what algorithms 2 and 3 sign. */
+  private static byte[] message(byte[] domain, byte[] hash) {
+    byte[] message = Arrays.copyOf(domain, domain.length + Sha256.BYTES);
+    System.arraycopy(hash, 0, message, domain.length, Sha256.BYTES);
     return message;
   }
 
