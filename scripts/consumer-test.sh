@@ -88,23 +88,29 @@ if ! "${MVN[@]}" -f "$PROJECT/pom.xml" compile dependency:build-classpath -Dmdep
   tail -n 40 "$LOG" >&2
   die "building the consumer project failed (log above)."
 fi
+# The class path one entry per line, checked with here-strings, not `tr ... | grep -q`: under
+# pipefail that fails whenever grep -q, matching the first entry (rafestore-core), exits before tr
+# has written the rest (about 15 KB, several writes) and tr dies of SIGPIPE. A CI run failed so
+# (2026-11-27 23:42 UTC, "no rafestore-core jar" though it was there; the same clone then passed).
+ENTRIES="$(tr ':' '\n' <"$CP")"
 # Every RafeStore jar on it must be one just installed (not the source tree's, not ~/.m2's).
 for a in rafestore-core rafestore-driver-s3; do
-  tr ':' '\n' <"$CP" | grep -q "^$REPO/io/rafestore/$a/" \
-    || die "the consumer's class path has no $a jar from the scratch repository."
+  grep -q "^$REPO/io/rafestore/$a/" <<<"$ENTRIES" \
+    || die "the consumer's class path has no $a jar from the scratch repository ($REPO); its RafeStore entries: $(grep -i rafestore <<<"$ENTRIES" || echo none)"
 done
 # Core's one third-party dependency (BouncyCastle, its default Ed25519 signer) comes with it, at
 # the version the BOM names.
 BC_VERSION="$(sed -n 's|^ *<bouncycastle.version>\([^<]*\)</bouncycastle.version>.*|\1|p' "$ROOT/rafestore-bom/pom.xml")"
-tr ':' '\n' <"$CP" | grep -q "/org/bouncycastle/bcprov-jdk18on/$BC_VERSION/" \
-  || die "the consumer's class path has no bcprov-jdk18on $BC_VERSION (core's dependency): $(tr ':' '\n' <"$CP" | grep -i bouncy || true)"
-if tr ':' '\n' <"$CP" | grep '/io/rafestore/' | grep -qv "^$REPO/"; then
-  die "the consumer's class path has RafeStore jars from elsewhere: $(tr ':' '\n' <"$CP" | grep /io/rafestore/)"
+grep -q "/org/bouncycastle/bcprov-jdk18on/$BC_VERSION/" <<<"$ENTRIES" \
+  || die "the consumer's class path has no bcprov-jdk18on $BC_VERSION (core's dependency): $(grep -i bouncy <<<"$ENTRIES" || true)"
+RAFESTORE_ENTRIES="$(grep '/io/rafestore/' <<<"$ENTRIES" || true)"
+if [[ -n "$RAFESTORE_ENTRIES" ]] && grep -qv "^$REPO/" <<<"$RAFESTORE_ENTRIES"; then
+  die "the consumer's class path has RafeStore jars from elsewhere: $RAFESTORE_ENTRIES"
 fi
 JAVA_BIN=java
 [[ -n "${JAVA_HOME:-}" ]] && JAVA_BIN="$JAVA_HOME/bin/java"
 OUT="$("$JAVA_BIN" -cp "$PROJECT/target/classes:$(cat "$CP")" example.Consumer 2>&1)" \
   || { printf '%s\n' "$OUT" >&2; die "the consumer failed."; }
-printf '%s\n' "$OUT" | grep -q '^consumer ok: hello again$' \
+grep -q '^consumer ok: hello again$' <<<"$OUT" \
   || { printf '%s\n' "$OUT" >&2; die "the consumer did not print 'consumer ok: hello again'."; }
 say "OK: $(printf '%s\n' "$OUT" | tail -n 1)"
