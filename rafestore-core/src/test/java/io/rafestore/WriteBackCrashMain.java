@@ -30,6 +30,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class WriteBackCrashMain {
   static final int KEYS = 3;
 
+  /** Writes of a backlog run ({@code -Dcrash.backlog=true}). */
+  static final int BACKLOG_WRITES = 600;
+
   private WriteBackCrashMain() {}
 
   public static void main(String[] args) throws Exception {
@@ -58,17 +61,53 @@ public final class WriteBackCrashMain {
         }
       }
       long grouped = byLog.values().stream().filter(n -> n > 1).mapToLong(n -> n).sum();
+      // Commit records whose entry names its value in a pack: a bulk round's.
+      long bulk = 0;
+      for (io.rafestore.internal.journal.Journal.Recovered r : j.recovered()) {
+        if (r.commit() != null) {
+          java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(r.commit());
+          byte[] name = new byte[Short.toUnsignedInt(b.getShort())];
+          b.get(name);
+          byte[] log = new byte[b.remaining()];
+          b.get(log);
+          String object = new String(name, StandardCharsets.US_ASCII);
+          for (io.rafestore.internal.protocol.metadata.LogEntry e :
+              new io.rafestore.internal.protocol.metadata.MetadataCodec()
+                  .decode(log, r.key(), "w", keys.getPublic(), Integer.MAX_VALUE)
+                  .entries()) {
+            if (e.dataObject().equals(object)
+                && e.coding() == io.rafestore.internal.protocol.metadata.LogEntry.Coding.PACKED) {
+              bulk++;
+            }
+          }
+        }
+      }
       System.out.println(
-          "RECOVERED " + j.recovered().size() + " " + commits + " " + grouped + " END");
+          "RECOVERED "
+              + j.recovered().size()
+              + " "
+              + commits
+              + " "
+              + grouped
+              + " "
+              + bulk
+              + " END");
     }
+    // A backlog: small values only, a small inline budget, metadata puts held 200 ms, so that
+    // acknowledged writes pile up behind each round and the next one is a bulk round.
+    boolean backlog = Boolean.getBoolean("crash.backlog");
     RafeStore.Builder b =
         RafeStore.builder()
             .writer("w", keys)
             .operationTimeout(Duration.ofSeconds(30))
             .writeBack(WriteBack.journal(root.resolve("journal")));
+    if (backlog) {
+      b.inlineThreshold(4 * 1024).inlineLogBudget(16 * 1024);
+    }
     for (int i = 0; i < 4; i++) {
       CloudDriver c = DirectoryCloud.open("c" + i, root.resolve("clouds").resolve("c" + i));
-      b.cloud(halting(c, dataPuts, metadataPuts));
+      b.cloud(
+          backlog ? held(halting(c, dataPuts, metadataPuts)) : halting(c, dataPuts, metadataPuts));
     }
     try (RafeStore s = b.build()) {
       if (mode.equals("verify")) {
@@ -101,8 +140,13 @@ public final class WriteBackCrashMain {
                 () -> {
                   while (true) {
                     int i = next.getAndIncrement();
+                    if (backlog && i >= BACKLOG_WRITES) {
+                      // Enough for bulk rounds: the rounds go on until the child halts or is
+                      // killed, and the next runs are not left a journal too long to drain.
+                      return;
+                    }
                     String key = "k" + (i % KEYS);
-                    byte[] value = value(run, i, random);
+                    byte[] value = value(run, i, random, backlog);
                     try {
                       s.blocking().writeBack(key, value);
                     } catch (Exception e) {
@@ -117,14 +161,18 @@ public final class WriteBackCrashMain {
                 });
       }
       CompletableFuture.allOf(writers).join();
+      if (backlog) {
+        // Until halted at the crash point (or killed): the rounds run in the background.
+        Thread.sleep(Long.MAX_VALUE);
+      }
     }
   }
 
   /** Unique bytes: the run and index, then padding (inline or whole, by size). */
-  static byte[] value(int run, int i, Random random) {
+  static byte[] value(int run, int i, Random random, boolean small) {
     int size;
     synchronized (random) {
-      int r = random.nextInt(10);
+      int r = small ? 0 : random.nextInt(10);
       size = r < 6 ? 20 + random.nextInt(2000) : r < 9 ? 70_000 + random.nextInt(50_000) : 300_000;
     }
     byte[] v = new byte[size];
@@ -145,6 +193,22 @@ public final class WriteBackCrashMain {
   }
 
   /** {@code c}, halting the JVM (as kill -9) once the n-th data or metadata put has landed. */
+  /** {@code c} with each metadata put held 200 ms before it is sent. */
+  static CloudDriver held(CloudDriver c) {
+    return new ForwardingCloud(c) {
+      @Override
+      public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
+        if (!key.value().startsWith("m/")) {
+          return super.put(key, data);
+        }
+        return CompletableFuture.runAsync(
+                () -> {},
+                CompletableFuture.delayedExecutor(200, java.util.concurrent.TimeUnit.MILLISECONDS))
+            .thenCompose(x -> super.put(key, data));
+      }
+    };
+  }
+
   static CloudDriver halting(CloudDriver c, AtomicInteger dataPuts, AtomicInteger metadataPuts) {
     return new ForwardingCloud(c) {
       @Override

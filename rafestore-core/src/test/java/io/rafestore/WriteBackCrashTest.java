@@ -30,8 +30,10 @@ import org.junit.jupiter.api.io.TempDir;
  * kill -9 would: after an intent's fsync before its acknowledgement, after a commit record's fsync
  * before any cloud got the log, after the commit records of a round of several writes (group
  * commit) before any cloud got its log (forced in runs 1 to 3, so that the grouped redo runs every
- * time), after writeM before the done mark, and after the n-th data or metadata put landed (a
- * writeM that reached only some clouds).
+ * time), after the commit records of a bulk round (its values packed first, the pack on the clouds)
+ * before any cloud got its log (forced in runs 4 and 5, the child writing small values behind held
+ * metadata puts so that a backlog forms), after writeM before the done mark, and after the n-th
+ * data or metadata put landed (a writeM that reached only some clouds).
  */
 class WriteBackCrashTest {
   @TempDir Path root;
@@ -62,17 +64,23 @@ class WriteBackCrashTest {
     int recoveredIntents = 0;
     int recoveredCommits = 0;
     int recoveredGrouped = 0;
+    int recoveredBulk = 0;
     while (runs < 40 && (runs < 8 || System.nanoTime() < end)) {
       String option = null;
       if (runs >= 1 && runs <= 3) {
         // A round of several journaled writes, its commit records durable, no cloud has its log:
         // the next run redoes them together (the grouped path, every time the test runs).
         option = "-Dio.rafestore.writeback.crashAt=group-commit-durable:1";
+      } else if (runs == 4 || runs == 5) {
+        // A backlog behind slow metadata puts: a bulk round, its pack on the clouds and its commit
+        // records durable, no cloud has its log; the next run redoes it from the records.
+        option = "-Dcrash.backlog=true -Dio.rafestore.writeback.crashAt=bulk-commit-durable:1";
       } else if (random.nextInt(3) > 0) {
         String named = NAMED[random.nextInt(NAMED.length)];
         option = named + (1 + random.nextInt(named.contains("Put") ? 12 : 4));
       }
-      long killAfterMillis = 50 + random.nextInt(700);
+      // The bulk runs halt themselves at their point; the kill is the backstop.
+      long killAfterMillis = runs == 4 || runs == 5 ? 10_000 : 50 + random.nextInt(700);
       how.add(option == null ? "kill after " + killAfterMillis + " ms" : option);
       Child c = start(runs, "work", option);
       c.ready.await(30, TimeUnit.SECONDS);
@@ -86,10 +94,11 @@ class WriteBackCrashTest {
         if (f.length == 4 && f[0].equals("ACK") && f[3].equals("END")) {
           acked.put(f[2], f[1]);
         }
-        if (f.length == 5 && f[0].equals("RECOVERED") && f[4].equals("END")) {
+        if (f.length == 6 && f[0].equals("RECOVERED") && f[5].equals("END")) {
           recoveredIntents += Integer.parseInt(f[1]);
           recoveredCommits += Integer.parseInt(f[2]);
           recoveredGrouped += Integer.parseInt(f[3]);
+          recoveredBulk += Integer.parseInt(f[4]);
         }
         assertThat(line).as("run %d (%s) output", runs, how.get(runs)).doesNotStartWith("ERROR");
       }
@@ -112,16 +121,21 @@ class WriteBackCrashTest {
     // Evidence that the kills hit every replay path (new writes and redone ones), for the log.
     System.out.printf(
         "WriteBackCrashTest: %d runs, %d acknowledged, %d versions, %d intents replayed (%d with a"
-            + " commit record, redone; %d of them from rounds of several writes), seed %d%n",
+            + " commit record, redone; %d of them from rounds of several writes, %d from bulk"
+            + " rounds), seed %d%n",
         runs,
         acked.size(),
         seen.size(),
         recoveredIntents,
         recoveredCommits,
         recoveredGrouped,
+        recoveredBulk,
         seed);
     assertThat(recoveredGrouped)
         .as("commit records of rounds that carried several writes, replayed (%s)", context)
+        .isPositive();
+    assertThat(recoveredBulk)
+        .as("commit records of bulk rounds (values packed first), replayed (%s)", context)
         .isPositive();
     assertThat(acked).as("acknowledged writes, " + context).hasSizeGreaterThan(runs);
     for (Map.Entry<String, String> a : acked.entrySet()) {
@@ -162,7 +176,7 @@ class WriteBackCrashTest {
     command.add("-XX:TieredStopAtLevel=1");
     command.add("-Xshare:auto");
     if (option != null) {
-      command.add(option);
+      command.addAll(List.of(option.split(" ")));
     }
     command.add("-cp");
     command.add(String.join(File.pathSeparator, cp));

@@ -15,6 +15,10 @@ import io.rafestore.WriteBack;
 import io.rafestore.WriteReceipt;
 import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.internal.journal.Journal;
+import io.rafestore.internal.protocol.metadata.LogEntry;
+import io.rafestore.internal.protocol.metadata.Logs;
+import io.rafestore.internal.protocol.metadata.MetadataCodec;
+import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
@@ -208,6 +212,84 @@ class WriteBackTest {
     assertThat(h).extracting(VersionInfo::version).startsWith(after.version(), onClouds.version());
     assertThat(s.blocking().read("k").servedBy()).isNotEqualTo(StoredValue.FROM_JOURNAL);
     assertThat(s.blocking().read("k").utf8()).isEqualTo("later");
+  }
+
+  /** The signed log of alice for {@code key} as {@code cloud} stores it. */
+  private MetadataLog storedLog(MemoryCloud cloud, String key) throws Exception {
+    byte[] bytes = get(cloud.get(Names.metadataObject(key, "alice"), Optional.empty()));
+    return new MetadataCodec()
+        .decodeEnvelope(bytes, key, "alice", alice.getPublic(), 64 << 20)
+        .log();
+  }
+
+  /**
+   * A backlog larger than one inline round (half the inline budget) goes in bulk rounds: the values
+   * packed first, one pack on f+1 data clouds, the log naming them packed and growing by no inline
+   * bytes; every version is on the clouds once, in call order, with its exact bytes, and another
+   * client reads each of them back.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = ProtocolMode.class,
+      names = {"PAPER", "FAST"})
+  void aBacklogBeyondOneInlineRoundIsWrittenInBulkRoundsOfPackedValues(ProtocolMode mode)
+      throws Exception {
+    List<Switched> sw = switched();
+    CompletableFuture<Void> release = new CompletableFuture<>();
+    RafeStore s = client(sw, journal(), mode);
+    for (Switched c : sw) {
+      c.metadataPuts = release;
+    }
+    int writes = 400;
+    List<byte[]> values = new ArrayList<>();
+    List<CompletableFuture<JournaledWrite>> acks = new ArrayList<>();
+    java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+    for (int i = 0; i < writes; i++) {
+      byte[] v = new byte[1000];
+      random.nextBytes(v);
+      values.add(v);
+      acks.add(s.writeBack("k", v));
+    }
+    List<JournaledWrite> done = new ArrayList<>();
+    for (CompletableFuture<JournaledWrite> a : acks) {
+      done.add(get(a));
+    }
+    // Every write is journaled while the first round's writeM is held: a backlog of 400 KB, more
+    // than the 64 KiB one inline round takes.
+    release.complete(null);
+    get(s.flush());
+    List<io.rafestore.Version> versions = new ArrayList<>();
+    for (JournaledWrite w : done) {
+      WriteReceipt r = w.onClouds().getNow(null);
+      assertThat(r).isNotNull();
+      versions.add(r.version());
+    }
+    assertThat(versions).as("call order").isSorted().doesNotHaveDuplicates();
+    RafeStore reader = reader();
+    List<VersionInfo> h = history(reader, "k");
+    assertThat(h).hasSize(writes);
+    for (int i = 0; i < writes; i++) {
+      assertThat(reader.blocking().read("k", versions.get(i)).value())
+          .as("version %d", i)
+          .isEqualTo(values.get(i));
+    }
+    MetadataLog log = storedLog(clouds.get(0), "k");
+    long packed = log.entries().stream().filter(e -> e.coding() == LogEntry.Coding.PACKED).count();
+    assertThat(packed).as("values written in bulk rounds, packed").isGreaterThan(writes / 2);
+    assertThat(Logs.inlineBytes(log)).isLessThanOrEqualTo(128L * 1024);
+    // The bulk rounds' packs: each on f+1 = 2 data clouds, holding hundreds of values.
+    java.util.Map<String, Integer> holders = new java.util.HashMap<>();
+    for (LogEntry e : log.entries()) {
+      if (e.coding() == LogEntry.Coding.PACKED) {
+        holders.merge(e.pack().object(), e.holders().size(), Math::max);
+      }
+    }
+    assertThat(holders.values()).allMatch(n -> n == 2);
+    assertThat((long) holders.size()).as("packs").isLessThan(packed / 10);
+    s.close();
+    try (Journal j = Journal.open(dir.resolve("journal"), 1 << 20, 10)) {
+      assertThat(j.recovered()).as("every intent marked done").isEmpty();
+    }
   }
 
   @Test

@@ -13,6 +13,7 @@ import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.spi.support.Futures;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /** writeM, shared by every write protocol: append the entry to our log, sign, store on n - f. */
@@ -156,6 +157,23 @@ public final class Commit {
       List<Member> members,
       List<String> dataCloudsContacted,
       boolean readMSkipped) {
+    return group(ctx, key, view, members, dataCloudsContacted, readMSkipped, Map.of());
+  }
+
+  /**
+   * As {@link #group(Context, String, View, List, List, boolean)}, each appended entry whose packed
+   * form {@code packed} holds (by id, as stamped: {@link Logs#replace}) signed in that form: a
+   * write-back bulk round whose values were packed, and the pack acknowledged by f+1 data clouds,
+   * before this writeM (anticipated as writeDo is).
+   */
+  public static CompletableFuture<List<WriteReceipt>> group(
+      Context ctx,
+      String key,
+      View view,
+      List<Member> members,
+      List<String> dataCloudsContacted,
+      boolean readMSkipped,
+      Map<LogEntry.Id, LogEntry> packed) {
     for (Member m : members) {
       m.trace().begin(Phase.WRITE_M);
     }
@@ -164,7 +182,8 @@ public final class Commit {
     for (Member m : members) {
       entries.add(m.entry());
     }
-    MetadataLog next = Logs.appendAll(view.logOf(writer), view, entries, ctx.incarnation());
+    MetadataLog next =
+        Logs.replace(Logs.appendAll(view.logOf(writer), view, entries, ctx.incarnation()), packed);
     // The entries as signed: stamped with this client's incarnation, the last ones of the log.
     List<LogEntry> all = next.entries();
     List<LogEntry> signed = all.subList(all.size() - members.size(), all.size());

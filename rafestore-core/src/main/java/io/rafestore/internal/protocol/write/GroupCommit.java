@@ -67,7 +67,8 @@ public final class GroupCommit {
       InlinePayload payload,
       OpTrace trace,
       CompletableFuture<WriteReceipt> result,
-      int unit) {}
+      int unit,
+      boolean packFirst) {}
 
   public GroupCommit(Context ctx, Packer packer) {
     this.ctx = ctx;
@@ -86,7 +87,7 @@ public final class GroupCommit {
    */
   public CompletableFuture<WriteReceipt> write(Context op, String key, InlinePayload payload) {
     OpTrace trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE, op.tenant);
-    Waiting w = new Waiting(op, payload, trace, new CompletableFuture<>(), 1);
+    Waiting w = new Waiting(op, payload, trace, new CompletableFuture<>(), 1, false);
     enqueue(key, List.of(w));
     return trace.observe(w.result);
   }
@@ -106,6 +107,26 @@ public final class GroupCommit {
   /** As {@link #writeAll(String, List)}, on behalf of {@code op}'s tenant. */
   public List<CompletableFuture<WriteReceipt>> writeAll(
       Context op, String key, List<InlinePayload> payloads) {
+    return writeAll(op, key, payloads, false);
+  }
+
+  /**
+   * As {@link #writeAll(Context, String, List)} for a write-back backlog larger than one inline
+   * round carries: a bulk round. Its values are packed first, one pack uploaded to f+1 data clouds
+   * ({@link Packer#packFirst}), and its log, signed once the pack is acknowledged, names them in
+   * the pack: each value crosses the WAN once to each of f+1 clouds instead of riding inline in the
+   * logs every cloud stores and every readM downloads, and the log grows by no inline bytes, so the
+   * round is bounded by the caller (the write-back queue's bulk bound), not by the inline budget.
+   * Two round trips (the pack, then writeM), which no caller waits for: the writes were
+   * acknowledged from the journal. The unit has a round of its own, taking no other write.
+   */
+  public List<CompletableFuture<WriteReceipt>> writeAllPacked(
+      Context op, String key, List<InlinePayload> payloads) {
+    return writeAll(op, key, payloads, true);
+  }
+
+  private List<CompletableFuture<WriteReceipt>> writeAll(
+      Context op, String key, List<InlinePayload> payloads, boolean packFirst) {
     if (payloads.isEmpty()) {
       return List.of();
     }
@@ -114,7 +135,12 @@ public final class GroupCommit {
       OpTrace trace = ctx.observer.start(key, io.rafestore.OperationReceipt.Kind.WRITE, op.tenant);
       unit.add(
           new Waiting(
-              op, payloads.get(i), trace, new CompletableFuture<>(), i == 0 ? payloads.size() : 0));
+              op,
+              payloads.get(i),
+              trace,
+              new CompletableFuture<>(),
+              i == 0 ? payloads.size() : 0,
+              packFirst));
     }
     enqueue(key, unit);
     List<CompletableFuture<WriteReceipt>> out = new ArrayList<>(unit.size());
@@ -216,6 +242,10 @@ public final class GroupCommit {
       long bytes = 0;
       while (q != null && !q.isEmpty()) {
         Waiting w = q.peek();
+        if (w.packFirst && !out.isEmpty()) {
+          // A bulk unit has a round of its own.
+          break;
+        }
         int n = Math.max(1, w.unit);
         long size = 0;
         java.util.Iterator<Waiting> it = q.iterator();
@@ -233,6 +263,9 @@ public final class GroupCommit {
           if (!m.result.isDone()) {
             out.add(m);
           }
+        }
+        if (w.packFirst) {
+          break;
         }
       }
     }
@@ -267,14 +300,26 @@ public final class GroupCommit {
               for (int i = 0; i < batch.size(); i++) {
                 entries.add(batch.get(i).payload.entry(view.maxTimestamp + 1 + i, now));
               }
-              CompletableFuture<List<String>> room = packer.makeRoom(key, view, entries);
+              boolean bulk = batch.get(0).packFirst();
+              CompletableFuture<Packer.PackedFirst> room;
+              if (bulk) {
+                // The round's own values, packed and acknowledged before its log names them; the
+                // log grows by no inline bytes, so no room is made.
+                room = packer.packFirst(key, entries, ctx.observer.quiet(key));
+              } else {
+                room =
+                    packer
+                        .makeRoom(key, view, entries)
+                        .thenApply(c -> new Packer.PackedFirst(Map.of(), c));
+              }
               if (!room.isDone()) {
                 // Timed only if the round has to wait for packing: the usual one has no writeDo.
                 batch.forEach(w -> w.trace.begin(Phase.WRITE_DO));
                 room = room.whenComplete((r, e) -> batch.forEach(w -> w.trace.end(Phase.WRITE_DO)));
               }
               return room.thenCompose(
-                  contacted -> {
+                  packed -> {
+                    List<String> contacted = packed.contacted();
                     Packer.Carried carried = packer.carry(key, view);
                     List<Commit.Member> members = new ArrayList<>(batch.size());
                     for (int i = 0; i < batch.size(); i++) {
@@ -286,7 +331,8 @@ public final class GroupCommit {
                               w.trace,
                               w.payload.placement().choice()));
                     }
-                    return Commit.group(ctx, key, carried.view(), members, contacted, skipped)
+                    return Commit.group(
+                            ctx, key, carried.view(), members, contacted, skipped, packed.packed())
                         .thenApply(
                             r -> {
                               packer.landed(key, carried.packs());

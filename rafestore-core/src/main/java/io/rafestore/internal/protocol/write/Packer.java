@@ -627,6 +627,54 @@ public final class Packer implements LayoutChooser.LogRooms {
     return new Carried(replaced == own ? view : view.withLog(replaced), used);
   }
 
+  /**
+   * The values of a write-back bulk round ({@link GroupCommit#writeAllPacked}) packed before its
+   * log names them: {@code entries} (as the round appends them, not stamped yet) concatenated into
+   * one pack uploaded to f+1 data clouds by writeDo's rules, as any pack. Completes, once the
+   * upload is acknowledged, with the packed form of each entry as writeM stamps it (by id) and the
+   * data clouds contacted; fails if the upload fails or ends later than half the operation timeout
+   * after it started (a log may name a pack only while it is fresh, {@link Pack#fresh}: orphan
+   * collection relies on it). The pack is the round's own: not registered with the packer's pending
+   * packs, so no other log carries it and no packer timer deletes it; a round that fails after its
+   * upload leaves it to orphan collection, as a failed write leaves its data object.
+   */
+  CompletableFuture<PackedFirst> packFirst(String key, List<LogEntry> entries, OpTrace trace) {
+    List<LogEntry> signed = stamped(entries);
+    Pack p;
+    synchronized (this) {
+      if (closed) {
+        return CompletableFuture.failedFuture(
+            new RafeStoreException("stopped: this RafeStore client was closed"));
+      }
+      p = packOf(key, signed, null);
+    }
+    byte[] bytes = p.bytes;
+    p.bytes = null;
+    return bounded(
+            WriteOp.upload(ctx, key, WholeUpload.raw(ctx, p.object, bytes), trace),
+            "upload of pack " + p.object.value(),
+            ctx.settings.operationTimeout().dividedBy(2))
+        .thenApply(
+            up -> {
+              p.upload.complete(up);
+              if (!p.fresh()) {
+                throw new java.util.concurrent.CompletionException(
+                    new RafeStoreException(
+                        "the pack "
+                            + p.object.value()
+                            + " was acknowledged later than half the operation timeout after its"
+                            + " upload began: no log may name it now (its values are written again)"));
+              }
+              p.sent = true;
+              return new PackedFirst(p.replacements(), up.contacted());
+            });
+  }
+
+  /**
+   * What {@link #packFirst} gives the round: each entry's packed form by id, the clouds contacted.
+   */
+  record PackedFirst(Map<LogEntry.Id, LogEntry> packed, List<String> contacted) {}
+
   /** The carried packs are in a log on n - f clouds: done with them. */
   void landed(String key, List<Pack> packs) {
     synchronized (this) {
@@ -755,6 +803,13 @@ public final class Packer implements LayoutChooser.LogRooms {
     if (closed) {
       return null;
     }
+    Pack p = packOf(key, entries, ahead);
+    pending.computeIfAbsent(key, k -> new ArrayList<>()).add(p);
+    return p;
+  }
+
+  /** A pack of {@code entries}' stored bytes, concatenated in order; not registered. */
+  private Pack packOf(String key, List<LogEntry> entries, LogEntry.Id ahead) {
     long total = 0;
     long[] offsets = new long[entries.size()];
     for (int i = 0; i < entries.size(); i++) {
@@ -768,7 +823,6 @@ public final class Packer implements LayoutChooser.LogRooms {
     }
     Pack p = new Pack(key, entries, bytes, offsets, ahead);
     p.bytes = bytes;
-    pending.computeIfAbsent(key, k -> new ArrayList<>()).add(p);
     return p;
   }
 

@@ -471,20 +471,37 @@ public final class WriteBackQueue implements CommitGate {
     long room = Math.max(1, ctx.settings.inlineLogBudget() / 2);
     List<InlinePayload> payloads = new ArrayList<>();
     long bytes = 0;
+    boolean bulk = false;
     for (Intent in : batch) {
       Payload p = in == head ? first : Payload.of(ctx, in.key, in.value, packer);
-      if (!(p instanceof InlinePayload inline)
-          || (!payloads.isEmpty() && bytes + inline.storedSize() > room)) {
+      if (!(p instanceof InlinePayload inline)) {
         // Written by a later attempt (the payload's fresh name was never used).
         break;
       }
-      bytes += inline.storedSize();
+      long next = bytes + inline.storedSize();
+      if (!payloads.isEmpty() && next > room) {
+        // More is waiting than one inline round carries: a backlog, sent as a bulk round.
+        bulk = true;
+        if (next > BULK_BYTES) {
+          break;
+        }
+      }
+      bytes = next;
       named(in, inline);
       taken.add(in);
       payloads.add(inline);
     }
-    return groups.writeAll(ctx, head.key, payloads);
+    return bulk
+        ? groups.writeAllPacked(ctx, head.key, payloads)
+        : groups.writeAll(ctx, head.key, payloads);
   }
+
+  /**
+   * Most stored bytes of one bulk round ({@link GroupCommit#writeAllPacked}): the size of its pack.
+   * A read of one of its values fetches only that value's byte range; repair copies the pack whole,
+   * and the pack lives until none of its versions does.
+   */
+  static final long BULK_BYTES = 1024 * 1024;
 
   /** Records the data object name {@code in}'s current attempt uses, for the gate. */
   private void named(Intent in, Payload payload) {
@@ -556,6 +573,10 @@ public final class WriteBackQueue implements CommitGate {
       gates[i] = gate;
     }
     CompletableFuture<Void> all = CompletableFuture.allOf(gates);
+    if (theirs.get(0).coding() == LogEntry.Coding.PACKED) {
+      // Test hook: a bulk round, its pack on f+1 clouds, its commit records durable.
+      return all.thenRun(() -> CRASH.at("bulk-commit-durable"));
+    }
     if (ins.size() > 1) {
       // Test hook: a round of several journaled writes, all its commit records durable.
       return all.thenRun(() -> CRASH.at("group-commit-durable"));
