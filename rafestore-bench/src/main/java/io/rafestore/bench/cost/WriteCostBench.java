@@ -84,15 +84,17 @@ import java.util.function.UnaryOperator;
  * --fsyncs} (200) 1 KB appends each forced with {@code FileChannel.force(true)}, as the journal
  * forces a frame: the disk's baseline, in the same run on the same directory.
  *
- * <p><b>Warm-up.</b> Before any write-back measurement, unmeasured closed loops of the same
- * writers, keys and value size, each on a fresh client and journal directory (deleted after it, the
- * client closed): first one of {@code --warmup} (2,000) writes, then loops of {@code --writes}
- * writes until {@code --jit-warmup} (20; {@code --quick}: at most 0.5) seconds have passed since
- * the warm-up began. Without it the rows ran while C2 compiled the write path (its threads took
- * 25-40 % of two CPUs during every row of a 4 s run), so they measured the JIT's warm-up, not the
- * steady state. The report gives the warm-up's length and JIT time, and each row's JIT compilation
- * time ({@code CompilationMXBean}, "n/a" where unsupported) beside its garbage collections: a row
- * whose JIT ms is not near 0 ran while the JIT compiled.
+ * <p><b>Warm-up.</b> Before any write-back measurement, unmeasured loops of the same writers, keys
+ * and value size, each on a fresh client and journal directory (deleted after it, the client
+ * closed): first a closed loop of {@code --warmup} (2,000) writes, then loops of {@code
+ * --latency-writes} writes (the rows' length: a row's journal rotates segments and holds a backlog
+ * that shorter loops never reach), closed and open (Poisson arrivals at half the throughput of the
+ * closed loop before) by turns, until {@code --jit-warmup} (20; {@code --quick}: at most 0.5)
+ * seconds have passed since the warm-up began. Without it the rows ran while C2 compiled the write
+ * path (its threads took 25-40 % of two CPUs during every row of a 4 s run), so they measured the
+ * JIT's warm-up, not the steady state. The report gives the warm-up's length and JIT time, and each
+ * row's JIT compilation time ({@code CompilationMXBean}, "n/a" where unsupported) beside its
+ * garbage collections: a row whose JIT ms is not near 0 ran while the JIT compiled.
  *
  * <p><b>The acknowledgement's latency, at three loads</b> (the issue's second target), each on a
  * fresh client and journal after the warm-up, each writer a real thread blocking on its
@@ -615,13 +617,15 @@ public final class WriteCostBench {
     }
     return String.format(
         Locale.ROOT,
-        "JIT warm-up, not measured: %d closed loop%s of the same writers (%,d writes in all), each"
-            + " on a fresh client and journal, over %.1f s; JIT compilation in it %s ms, %d GCs"
-            + " (%d ms). The JIT ms column is the compilation time during each row: near 0 is"
-            + " steady state.",
+        "JIT warm-up, not measured: %d loop%s of the same writers, %,d writes in all (%d closed;"
+            + " %d open, each at half the throughput of the closed loop before it), each on a fresh"
+            + " client and journal, over %.1f s; JIT compilation in it %s ms, %d GCs (%d ms). The"
+            + " JIT ms column is the compilation time during each row: near 0 is steady state.",
         w.runs(),
         w.runs() == 1 ? "" : "s",
         w.writes(),
+        w.runs() - w.openRuns(),
+        w.openRuns(),
         w.seconds(),
         jit(w.jitMillis()),
         w.gcs(),
@@ -967,11 +971,18 @@ public final class WriteCostBench {
   }
 
   /**
-   * The unmeasured warm-up: {@code runs} closed loops of {@code writes} writes in all, over {@code
-   * seconds}, with the JIT's compilation time ({@code jitMillis}, -1 if unknown) and the garbage
-   * collections in that time.
+   * The unmeasured warm-up: {@code runs} loops ({@code openRuns} of them open) of {@code writes}
+   * writes in all, over {@code seconds}, with the JIT's compilation time ({@code jitMillis}, -1 if
+   * unknown) and the garbage collections in that time.
    */
-  record Warmup(int runs, long writes, double seconds, long jitMillis, long gcs, long gcMillis) {}
+  record Warmup(
+      int runs,
+      int openRuns,
+      long writes,
+      double seconds,
+      long jitMillis,
+      long gcs,
+      long gcMillis) {}
 
   /** A write-back client on a fresh real-time deployment with its journal in {@code journal}. */
   static RafeStore writeBackStore(long seed, Path journal) {
@@ -1191,7 +1202,8 @@ public final class WriteCostBench {
       double jitWarmup,
       int latencyWrites)
       throws IOException, ExecutionException {
-    Warmup warm = warmUp(writes, writers, keys, valueBytes, seed, journal, warmup, jitWarmup);
+    Warmup warm =
+        warmUp(latencyWrites, writers, keys, valueBytes, seed, journal, warmup, jitWarmup);
     Result r = null;
     if (counts) {
       // The request and dollar figures: --writes writes, then flush() and the client left
@@ -1232,9 +1244,13 @@ public final class WriteCostBench {
    * The unmeasured warm-up before the rows: a cold JVM compiles the write path while it runs, and a
    * row measured then carries the JIT's CPU (measured: its compiler threads took 25-40 % of two
    * CPUs during every row of a run without this). First a closed loop of {@code warmup} writes (if
-   * any), then closed loops of {@code writes} writes until {@code jitWarmup} seconds have passed
-   * since the warm-up began; each on a fresh client and journal directory (deleted after it), the
-   * same writers, keys and value size as the rows, the client closed after it.
+   * any), then loops of {@code writes} writes (the rows' length) until {@code jitWarmup} seconds
+   * have passed since the warm-up began, closed and open by turns (each open loop offered half the
+   * throughput of the closed loop of {@code writes} before it, Poisson arrivals, as the half-load
+   * row: closed loops alone left that row's code to compile during it, 1.1 s of JIT time in a 1.5 s
+   * row after a 20 s closed-loop warm-up in one run); each on a fresh client and journal directory
+   * (deleted after it), the same writers, keys and value size as the rows, the client closed after
+   * it.
    */
   static Warmup warmUp(
       int writes,
@@ -1251,20 +1267,30 @@ public final class WriteCostBench {
     long[] gc0 = gcTotals();
     long budget = (long) (jitWarmup * 1e9);
     int runs = 0;
+    int openRuns = 0;
     long written = 0;
+    double lastClosed = 0;
     while ((runs == 0 && warmup > 0) || System.nanoTime() - t0 < budget) {
-      int n = runs == 0 && warmup > 0 ? warmup : writes;
+      boolean first = runs == 0 && warmup > 0;
+      int n = first ? warmup : writes;
+      // Open after each closed loop (its throughput known), closed otherwise.
+      double offered = lastClosed > 0 ? Math.max(1, lastClosed / 2) : 0;
       Path dir = journal.resolve("warmup-" + runs);
       try (RafeStore store = writeBackStore(seed + 4 + runs, dir)) {
-        ackRun("warm-up", store, n, writers, keys, valueBytes, seed + 4 + runs, 0);
+        AckRun a = ackRun("warm-up", store, n, writers, keys, valueBytes, seed + 4 + runs, offered);
+        // The next loop is open at half this one's rate if this one was a closed loop of the rows'
+        // length (not the shorter, colder --warmup loop, whose rate would set a slow open loop).
+        lastClosed = offered > 0 || first ? 0 : a.throughput();
       }
       deleteTree(dir);
       runs++;
+      openRuns += offered > 0 ? 1 : 0;
       written += n;
     }
     long[] gc1 = gcTotals();
     return new Warmup(
         runs,
+        openRuns,
         written,
         (System.nanoTime() - t0) / 1e9,
         jitDelta(jit0, jitMillis()),

@@ -64,7 +64,8 @@ class WriteCostBenchTest {
         .contains("| saturated: closed loop")
         .contains("Little's law for the closed loop: 16 writers")
         .contains("| GCs (ms) in run | JIT ms in run |")
-        .contains("JIT warm-up, not measured: 1 closed loop of the same writers (50 writes in all)")
+        .contains(
+            "JIT warm-up, not measured: 1 loop of the same writers, 50 writes in all (1 closed; 0 open")
         .contains("| 300 |")
         .containsPattern(
             "On the clouds: [0-9.]+ writes/s \\(200 writes / [0-9.]+ s from the first");
@@ -130,15 +131,19 @@ class WriteCostBenchTest {
     // at least its 0.3 s: whole loops of 200 writes until then.
     String warm =
         report.replaceFirst(
-            "(?s).*JIT warm-up, not measured: (\\d+) closed loops? of the same writers \\(([0-9,]+)"
-                + " writes in all\\), each on a fresh client and journal, over ([0-9.]+) s.*",
-            "$1 $2 $3");
+            "(?s).*JIT warm-up, not measured: (\\d+) loops? of the same writers, ([0-9,]+) writes in"
+                + " all \\((\\d+) closed; (\\d+) open, [^)]*\\), each on a fresh client and journal,"
+                + " over ([0-9.]+) s.*",
+            "$1 $2 $3 $4 $5");
     String[] w = warm.split(" ");
-    assertThat(w).as(report).hasSize(3);
+    assertThat(w).as(report).hasSize(5);
     int runs = Integer.parseInt(w[0]);
     assertThat(runs).isGreaterThanOrEqualTo(1);
     assertThat(Integer.parseInt(w[1].replace(",", ""))).isEqualTo(200 * runs);
-    assertThat(Double.parseDouble(w[2])).isGreaterThanOrEqualTo(0.3);
+    // Closed first, then open and closed by turns.
+    assertThat(Integer.parseInt(w[2])).isEqualTo((runs + 1) / 2);
+    assertThat(Integer.parseInt(w[3])).isEqualTo(runs / 2);
+    assertThat(Double.parseDouble(w[4])).isGreaterThanOrEqualTo(0.3);
     assertThat(tableRows(report)).hasSize(3).allMatch(r -> r.split("\\|", -1).length == 16);
     assertThat(report).contains("| 200 |");
     assertThat(report.lines().filter(l -> l.startsWith("PASS ") || l.startsWith("MISS ")).toList())
@@ -223,7 +228,7 @@ class WriteCostBenchTest {
         new WriteCostBench.AckRun("open", 16, 500, ack, 0, 0, 0.2, 1, 15, 42);
     WriteCostBench.AckRun single =
         new WriteCostBench.AckRun("single", 1, 0, ack, 0, 0, 0.2, 0, 0, -1);
-    WriteCostBench.Warmup warm = new WriteCostBench.Warmup(3, 6_000, 20.5, 1234, 7, 80);
+    WriteCostBench.Warmup warm = new WriteCostBench.Warmup(3, 1, 6_000, 20.5, 1234, 7, 80);
     double[] fsync = new double[20];
     java.util.Arrays.fill(fsync, 1.0);
     Path journal = Path.of("journals", "writecost-journal-1");
@@ -248,9 +253,10 @@ class WriteCostBenchTest {
         .contains("On the clouds: 10.0 writes/s (1,000 writes / 100.0 s")
         .contains("offers 500 writes/s, 50 x that: a burst the journal absorbs")
         .contains(
-            "JIT warm-up, not measured: 3 closed loops of the same writers (6,000 writes in all),"
-                + " each on a fresh client and journal, over 20.5 s; JIT compilation in it 1234 ms,"
-                + " 7 GCs (80 ms)")
+            "JIT warm-up, not measured: 3 loops of the same writers, 6,000 writes in all (2 closed;"
+                + " 1 open, each at half the throughput of the closed loop before it), each on a"
+                + " fresh client and journal, over 20.5 s; JIT compilation in it 1234 ms, 7 GCs"
+                + " (80 ms)")
         .contains("| 1 (15) | 42 |")
         .contains("| 0 (0) | n/a |");
     assertThat(targets.toString())
@@ -274,7 +280,7 @@ class WriteCostBenchTest {
             targets2);
     assertThat(report2).contains("On the clouds: 1000.0 writes/s").doesNotContain("burst");
     assertThat(targets2.toString()).doesNotContain("burst");
-    assertThat(WriteCostBench.warmupLine(new WriteCostBench.Warmup(0, 0, 0, 0, 0, 0)))
+    assertThat(WriteCostBench.warmupLine(new WriteCostBench.Warmup(0, 0, 0, 0, 0, 0, 0)))
         .startsWith("No warm-up");
   }
 }
