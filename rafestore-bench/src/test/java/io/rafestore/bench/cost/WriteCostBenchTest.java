@@ -233,16 +233,7 @@ class WriteCostBenchTest {
     java.util.Arrays.fill(fsync, 1.0);
     Path journal = Path.of("journals", "writecost-journal-1");
     // 1,000 writes on the clouds in 100 s: 10 writes/s, below the 500 offered.
-    WriteCostBench.Result slow =
-        new WriteCostBench.Result(
-            "write-back + group commit",
-            1000,
-            0,
-            100,
-            0.01,
-            ack,
-            java.time.Duration.ofSeconds(100),
-            java.util.Map.of());
+    WriteCostBench.Result slow = writeBackCounts(ack, java.time.Duration.ofSeconds(100));
     StringBuilder targets = new StringBuilder();
     String report =
         WriteCostBench.ackReport(
@@ -262,16 +253,7 @@ class WriteCostBenchTest {
     assertThat(targets.toString())
         .contains("the half-load rate is a burst above the sustained drain to the clouds (10.0");
     // 1,000 writes in 1 s: 1,000 writes/s, above the 500 offered: no burst said.
-    WriteCostBench.Result fast =
-        new WriteCostBench.Result(
-            "write-back + group commit",
-            1000,
-            0,
-            100,
-            0.01,
-            ack,
-            java.time.Duration.ofSeconds(1),
-            java.util.Map.of());
+    WriteCostBench.Result fast = writeBackCounts(ack, java.time.Duration.ofSeconds(1));
     StringBuilder targets2 = new StringBuilder();
     String report2 =
         WriteCostBench.ackReport(
@@ -282,5 +264,13 @@ class WriteCostBenchTest {
     assertThat(targets2.toString()).doesNotContain("burst");
     assertThat(WriteCostBench.warmupLine(new WriteCostBench.Warmup(0, 0, 0, 0, 0, 0, 0)))
         .startsWith("No warm-up");
+  }
+
+  /**
+   * The counts run of 1,000 write-back writes whose flush ended {@code elapsed} after the first.
+   */
+  private static WriteCostBench.Result writeBackCounts(double[] ack, java.time.Duration elapsed) {
+    return new WriteCostBench.Result(
+        "write-back + group commit", 1000, 0, 100, 0.01, ack, elapsed, java.util.Map.of());
   }
 }

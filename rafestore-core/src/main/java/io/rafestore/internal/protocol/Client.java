@@ -274,13 +274,17 @@ public final class Client implements RafeStore {
    * client's newest write-back write of the key not yet on the clouds, unless the clouds' version
    * is newer than that write's (signed) version. An unsigned write counts as newer: it will be
    * placed above whatever its readM sees. If the cloud read fails, the journaled write is returned.
+   * The journal is looked at before the read starts: a write that lands on the clouds and leaves
+   * the queue while the read runs is then either in the read's answer or the one returned (looked
+   * at after, a read that started before the write landed and found nothing could miss both).
    */
   private CompletableFuture<StoredValue> readingOwn(
-      String key, CompletableFuture<StoredValue> read) {
+      String key, java.util.function.Supplier<CompletableFuture<StoredValue>> start) {
     if (writeBack == null) {
-      return read;
+      return start.get();
     }
     Optional<WriteBackQueue.Pending> pending = writeBack.pending(key);
+    CompletableFuture<StoredValue> read = start.get();
     if (pending.isEmpty()) {
       return read;
     }
@@ -375,7 +379,7 @@ public final class Client implements RafeStore {
   public CompletableFuture<StoredValue> read(String key) {
     Names.checkKey(key);
     checkOpen();
-    CompletableFuture<StoredValue> op = readingOwn(key, ReadOp.latest(ctx, key));
+    CompletableFuture<StoredValue> op = readingOwn(key, () -> ReadOp.latest(ctx, key));
     return bounded(op, "read of '" + key + "'");
   }
 
@@ -384,7 +388,8 @@ public final class Client implements RafeStore {
     Names.checkKey(key);
     Settings.checkStaleness(maxStaleness, "read maxStaleness");
     checkOpen();
-    CompletableFuture<StoredValue> op = readingOwn(key, ReadOp.latest(ctx, key, maxStaleness));
+    CompletableFuture<StoredValue> op =
+        readingOwn(key, () -> ReadOp.latest(ctx, key, maxStaleness));
     return bounded(op, "read of '" + key + "'");
   }
 

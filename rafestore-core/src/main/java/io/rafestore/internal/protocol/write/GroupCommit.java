@@ -117,8 +117,9 @@ public final class GroupCommit {
    * the pack: each value crosses the WAN once to each of f+1 clouds instead of riding inline in the
    * logs every cloud stores and every readM downloads, and the log grows by no inline bytes, so the
    * round is bounded by the caller (the write-back queue's bulk bound), not by the inline budget.
-   * Two round trips (the pack, then writeM), which no caller waits for: the writes were
-   * acknowledged from the journal. The unit has a round of its own, taking no other write.
+   * One round trip more than an inline round (readM unless skipped, the pack, then writeM), which
+   * no caller waits for: the writes were acknowledged from the journal. The unit has a round of its
+   * own, taking no other write.
    */
   public List<CompletableFuture<WriteReceipt>> writeAllPacked(
       Context op, String key, List<InlinePayload> payloads) {
