@@ -48,40 +48,41 @@ public final class WriteBackCrashMain {
     // What the crashed predecessor left (the test reports it, to show that each replay path ran).
     try (io.rafestore.internal.journal.Journal j =
         io.rafestore.internal.journal.Journal.open(root.resolve("journal"), 1L << 40, 1 << 30)) {
-      long commits = j.recovered().stream().filter(r -> r.commit() != null).count();
-      // Commit records of a round that carried several intents hold the same signed log.
+      long commits = 0;
+      // Commit records of a round that carried several intents hold the same signed log (each
+      // distinct log decoded once); a record whose entry names its value in a pack is a bulk
+      // round's.
       java.util.Map<String, Integer> byLog = new java.util.HashMap<>();
-      for (io.rafestore.internal.journal.Journal.Recovered r : j.recovered()) {
-        if (r.commit() != null) {
-          java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(r.commit());
-          b.position(2 + Short.toUnsignedInt(b.getShort()));
-          byte[] log = new byte[b.remaining()];
-          b.get(log);
-          byLog.merge(HexFormat.of().formatHex(log), 1, Integer::sum);
-        }
-      }
-      long grouped = byLog.values().stream().filter(n -> n > 1).mapToLong(n -> n).sum();
-      // Commit records whose entry names its value in a pack: a bulk round's.
+      java.util.Map<String, java.util.Set<String>> packedIn = new java.util.HashMap<>();
       long bulk = 0;
       for (io.rafestore.internal.journal.Journal.Recovered r : j.recovered()) {
-        if (r.commit() != null) {
-          java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(r.commit());
-          byte[] name = new byte[Short.toUnsignedInt(b.getShort())];
-          b.get(name);
-          byte[] log = new byte[b.remaining()];
-          b.get(log);
-          String object = new String(name, StandardCharsets.US_ASCII);
+        if (r.commit() == null) {
+          continue;
+        }
+        commits++;
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(r.commit());
+        byte[] name = new byte[Short.toUnsignedInt(b.getShort())];
+        b.get(name);
+        byte[] log = new byte[b.remaining()];
+        b.get(log);
+        String hex = HexFormat.of().formatHex(log);
+        byLog.merge(hex, 1, Integer::sum);
+        java.util.Set<String> packed = packedIn.get(hex);
+        if (packed == null) {
+          packed = new java.util.HashSet<>();
           for (io.rafestore.internal.protocol.metadata.LogEntry e :
               new io.rafestore.internal.protocol.metadata.MetadataCodec()
                   .decode(log, r.key(), "w", keys.getPublic(), Integer.MAX_VALUE)
                   .entries()) {
-            if (e.dataObject().equals(object)
-                && e.coding() == io.rafestore.internal.protocol.metadata.LogEntry.Coding.PACKED) {
-              bulk++;
+            if (e.coding() == io.rafestore.internal.protocol.metadata.LogEntry.Coding.PACKED) {
+              packed.add(e.dataObject());
             }
           }
+          packedIn.put(hex, packed);
         }
+        bulk += packed.contains(new String(name, StandardCharsets.US_ASCII)) ? 1 : 0;
       }
+      long grouped = byLog.values().stream().filter(n -> n > 1).mapToLong(n -> n).sum();
       System.out.println(
           "RECOVERED "
               + j.recovered().size()

@@ -75,7 +75,7 @@ import java.util.function.UnaryOperator;
  * journal), the uploads in the background sharing group-commit rounds; then {@code flush()} (the
  * counts run: {@code --writes} writes, their requests and dollars). The time from its first write
  * until {@code flush()} completed gives the rate the client moves writes to the clouds, reported as
- * "on the clouds: X writes/s": on this WAN profile a few dozen a second, far below the rate the
+ * "on the clouds: X writes/s": on this WAN profile about 150 a second, far below the rate the
  * journal acknowledges, so the latency rows below are bursts the journal absorbs, and the report
  * says so when the half-load rate is above that drain. This variant runs on <b>real time</b>, since
  * its journal's fsyncs are real: the same WAN profile on the system scheduler, the client on its
@@ -214,14 +214,7 @@ public final class WriteCostBench {
           case "--keys" -> keys = intValue(args, ++i, a);
           case "--value-bytes" -> valueBytes = intValue(args, ++i, a);
           case "--cost-writes" -> costWrites = intValue(args, ++i, a);
-          case "--seed" -> {
-            String v = value(args, ++i, a);
-            try {
-              seed = Long.parseLong(v);
-            } catch (NumberFormatException e) {
-              throw new IllegalArgumentException(a + " takes a whole number, not '" + v + "'", e);
-            }
-          }
+          case "--seed" -> seed = longValue(args, ++i, a);
           case "--out" -> outDir = Path.of(value(args, ++i, a));
           case "--journal" -> journalBase = Path.of(value(args, ++i, a));
           case "--fsyncs" -> fsyncs = intValue(args, ++i, a);
@@ -664,9 +657,22 @@ public final class WriteCostBench {
 
   /** The whole number after {@code option}; a clear error naming the option if it is not one. */
   private static int intValue(String[] args, int i, String option) {
+    return (int) wholeNumber(args, i, option, Integer.MIN_VALUE, Integer.MAX_VALUE);
+  }
+
+  /** As {@link #intValue}, for a {@code long}. */
+  private static long longValue(String[] args, int i, String option) {
+    return wholeNumber(args, i, option, Long.MIN_VALUE, Long.MAX_VALUE);
+  }
+
+  private static long wholeNumber(String[] args, int i, String option, long min, long max) {
     String v = value(args, i, option);
     try {
-      return Integer.parseInt(v.trim());
+      long n = Long.parseLong(v.trim());
+      if (n < min || n > max) {
+        throw new NumberFormatException(v);
+      }
+      return n;
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(option + " takes a whole number, not '" + v + "'", e);
     }
@@ -711,7 +717,7 @@ public final class WriteCostBench {
    * Empty if a row of {@code writes} writes fits the journal's default bound ({@link
    * io.rafestore.WriteBack#DEFAULT_MAX_ENTRIES} writes not yet on the clouds, {@link
    * io.rafestore.WriteBack#DEFAULT_MAX_BYTES} on disk) without counting on the uploads to free any
-   * of it (they drain a few dozen writes a second); else why not, naming {@code option}. A row that
+   * of it (they drain about 150 writes a second); else why not, naming {@code option}. A row that
    * filled the journal would measure writers waiting for space, not the acknowledgement.
    */
   static String journalBound(int writes, String option, int valueBytes) {
@@ -1137,17 +1143,18 @@ public final class WriteCostBench {
    * Write-back with group commit on fresh deployments, on <b>real time</b>: the journal's fsyncs
    * are real, so the WAN runs on the system scheduler (same Table 1 profile) and the client on its
    * default executor. After {@code fsyncs} fsyncs of a 1 KB append in the journal's directory (the
-   * disk's baseline) and the warm-up ({@link #warmUp}: {@code warmup} writes, then closed loops of
-   * {@code writes} writes for {@code jitWarmup} seconds), each on a fresh deployment and journal,
-   * the uploads running in the background as they come: (0) if {@code counts}, the counts run:
-   * {@code writes} writes by {@code writers} threads over {@code keys} keys as in {@link
-   * #groupRun}, each starting its next write when the last was acknowledged (fsynced in the
-   * journal), then {@code flush()}, and the client left until its request count has not moved for 3
-   * s (lingering puts, packing): its requests and dollars are the variant's, its time until {@code
-   * flush()} completed the drain rate; then three measurements of the acknowledgement: (1) the
-   * closed loop, {@code latencyWrites} writes, the same threads and keys; (2) an open loop of
-   * {@code latencyWrites} writes offered half the closed loop's throughput, Poisson arrivals, the
-   * same threads and keys; (3) one writer thread, closed loop, {@code singleWrites} writes.
+   * disk's baseline) and the warm-up ({@link #warmUp}: {@code warmup} writes, then loops of {@code
+   * latencyWrites} writes, closed and open by turns, for {@code jitWarmup} seconds), each on a
+   * fresh deployment and journal, the uploads running in the background as they come: (0) if {@code
+   * counts}, the counts run: {@code writes} writes by {@code writers} threads over {@code keys}
+   * keys as in {@link #groupRun}, each starting its next write when the last was acknowledged
+   * (fsynced in the journal), then {@code flush()}, and the client left until its request count has
+   * not moved for 3 s (lingering puts, packing): its requests and dollars are the variant's, its
+   * time until {@code flush()} completed the drain rate; then three measurements of the
+   * acknowledgement: (1) the closed loop, {@code latencyWrites} writes, the same threads and keys;
+   * (2) an open loop of {@code latencyWrites} writes offered half the closed loop's throughput,
+   * Poisson arrivals, the same threads and keys; (3) one writer thread, closed loop, {@code
+   * singleWrites} writes.
    */
   static WriteBackRun writeBackRun(
       int writes,
@@ -1207,7 +1214,7 @@ public final class WriteCostBench {
     Result r = null;
     if (counts) {
       // The request and dollar figures: --writes writes, then flush() and the client left
-      // idle. Its own client, before the latency rows, so that its long drain (a few dozen writes
+      // idle. Its own client, before the latency rows, so that its long drain (about 150 writes
       // a second reach the clouds) is over before they start.
       try (RafeStore store = writeBackStore(seed, journal.resolve("counts"))) {
         long start = System.nanoTime();

@@ -648,12 +648,7 @@ public final class Packer implements LayoutChooser.LogRooms {
       }
       p = packOf(key, signed, null);
     }
-    byte[] bytes = p.bytes;
-    p.bytes = null;
-    return bounded(
-            WriteOp.upload(ctx, key, WholeUpload.raw(ctx, p.object, bytes), trace),
-            "upload of pack " + p.object.value(),
-            ctx.settings.operationTimeout().dividedBy(2))
+    return upload(p, trace)
         .thenApply(
             up -> {
               p.upload.complete(up);
@@ -828,13 +823,7 @@ public final class Packer implements LayoutChooser.LogRooms {
 
   /** Starts uploading a pack {@link #reserve}d. */
   private void launch(Pack p, OpTrace trace) {
-    byte[] bytes = p.bytes;
-    p.bytes = null;
-    CompletableFuture<WriteOp.Uploaded> upload =
-        bounded(
-            WriteOp.upload(ctx, p.key, WholeUpload.raw(ctx, p.object, bytes), trace),
-            "upload of pack " + p.object.value(),
-            ctx.settings.operationTimeout().dividedBy(2));
+    CompletableFuture<WriteOp.Uploaded> upload = upload(p, trace);
     p.upload.whenComplete(
         (r, e) -> {
           if (p.upload.isCancelled()) {
@@ -921,6 +910,19 @@ public final class Packer implements LayoutChooser.LogRooms {
       discard(p);
       tryPack(p.key);
     }
+  }
+
+  /**
+   * Uploads {@code p}'s bytes (handed over: {@code p.bytes} is cleared) by writeDo's rules, failed
+   * after half the operation timeout (a log may name a pack only while it is fresh).
+   */
+  private CompletableFuture<WriteOp.Uploaded> upload(Pack p, OpTrace trace) {
+    byte[] bytes = p.bytes;
+    p.bytes = null;
+    return bounded(
+        WriteOp.upload(ctx, p.key, WholeUpload.raw(ctx, p.object, bytes), trace),
+        "upload of pack " + p.object.value(),
+        ctx.settings.operationTimeout().dividedBy(2));
   }
 
   /** The upload failed (its clouds' faults were reported): drop it, try again later. */
