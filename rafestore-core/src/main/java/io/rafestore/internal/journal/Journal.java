@@ -105,9 +105,21 @@ public final class Journal implements AutoCloseable {
    */
   private static final int BATCH_BYTES = 4 * 1024 * 1024;
 
-  /** An intent found on open that is not done: to replay, in journal order. */
+  /**
+   * An intent found on open that is not done: to replay, in journal order. Its value stays on disk
+   * ({@link #read}): a full journal is not loaded onto the heap at restart.
+   */
   public record Recovered(
-      String id, String key, byte[] value, long createdAtMillis, byte[] commit) {}
+      String id, String key, Location value, long createdAtMillis, byte[] commit) {}
+
+  /**
+   * Where an intent's value lies in the journal: segment number, byte offset in its file, length,
+   * and the CRC-32C of the value taken when it was handed over ({@link #encodeIntent}) or, for a
+   * recovered intent, when its frame's checksum was verified on open. {@link #read} gives the bytes
+   * back and checks them against it. Valid until the intent is {@link #done}: its segment is
+   * deleted only once every intent in it is.
+   */
+  public record Location(long segment, long offset, int length, int crc) {}
 
   private final Path dir;
   private final long maxBytes;
@@ -297,6 +309,105 @@ public final class Journal implements AutoCloseable {
     return List.copyOf(recovered);
   }
 
+  /**
+   * Read channels of segments holding values read back ({@link #read}), opened on first use and
+   * closed when the segment is deleted or the journal closed.
+   */
+  private final java.util.concurrent.ConcurrentHashMap<Long, FileChannel> readers =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * The value of an intent not yet {@link #done}, read back from its segment (from the page cache,
+   * as a rule: it was written recently) and checked against the CRC-32C taken when it was handed
+   * over. Any thread; a positional read, so concurrent reads do not disturb each other or the
+   * writer.
+   *
+   * @throws JournalException {@link Reason#CORRUPT} if the bytes on disk are not the value written
+   *     (the disk changed them), {@link Reason#IO} if they cannot be read (the segment is gone: the
+   *     intent was done, or the directory was changed behind the journal's back), {@link
+   *     Reason#CLOSED} once the journal is closed
+   */
+  public byte[] read(Location at) throws JournalException {
+    Path path = dir.resolve(segmentName(at.segment()));
+    for (int attempt = 0; ; attempt++) {
+      synchronized (this) {
+        if (closed) {
+          throw closedError();
+        }
+      }
+      FileChannel ch;
+      try {
+        ch =
+            readers.computeIfAbsent(
+                at.segment(),
+                n -> {
+                  try {
+                    return FileChannel.open(path, StandardOpenOption.READ);
+                  } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                  }
+                });
+      } catch (java.io.UncheckedIOException e) {
+        throw new JournalException(
+            Reason.IO, path, "cannot open to read back a value: " + e.getCause(), e.getCause());
+      }
+      byte[] value = new byte[at.length()];
+      ByteBuffer b = ByteBuffer.wrap(value);
+      try {
+        while (b.hasRemaining()) {
+          if (ch.read(b, at.offset() + b.position()) < 0) {
+            throw new JournalException(
+                Reason.CORRUPT,
+                path,
+                "a value of "
+                    + at.length()
+                    + " bytes at offset "
+                    + at.offset()
+                    + " runs past the file's end");
+          }
+        }
+      } catch (java.nio.channels.ClosedChannelException e) {
+        // Closed by a deletion (then the next open fails) or by an interrupt of another reader.
+        readers.remove(at.segment(), ch);
+        if (attempt == 0 && !Thread.currentThread().isInterrupted()) {
+          continue;
+        }
+        throw new JournalException(Reason.IO, path, "cannot read back a value: " + e, e);
+      } catch (IOException e) {
+        throw new JournalException(Reason.IO, path, "cannot read back a value: " + e, e);
+      }
+      if (crc(value, 0, value.length) != at.crc()) {
+        throw new JournalException(
+            Reason.CORRUPT,
+            path,
+            "the value of "
+                + at.length()
+                + " bytes at offset "
+                + at.offset()
+                + " fails its checksum: the disk changed it after it was acknowledged");
+      }
+      return value;
+    }
+  }
+
+  /** Closes the read channel of segment {@code number}, if one is open. */
+  private void closeReader(long number) {
+    FileChannel ch = readers.remove(number);
+    if (ch != null) {
+      try {
+        ch.close();
+      } catch (IOException e) {
+        // A read channel: nothing written depends on it.
+      }
+    }
+  }
+
+  private static int crc(byte[] b, int off, int len) {
+    CRC32C c = new CRC32C();
+    c.update(b, off, len);
+    return (int) c.getValue();
+  }
+
   public Path directory() {
     return dir;
   }
@@ -343,11 +454,29 @@ public final class Journal implements AutoCloseable {
     private final String id;
     private final byte[] head;
     private final byte[] value;
+    private final int crc;
 
-    private EncodedIntent(String id, byte[] head, byte[] value) {
+    /** Set by the frame's writer before the record's future completes; null before. */
+    private volatile Location location;
+
+    private EncodedIntent(String id, byte[] head, byte[] value, int crc) {
       this.id = id;
       this.head = head;
       this.value = value;
+      this.crc = crc;
+    }
+
+    /**
+     * Where the value was written, once the record's future completed successfully (null before, or
+     * if it failed). The journal keeps no reference to the value once its frame is written, so a
+     * caller that drops its own copy and keeps this keeps the value off the heap.
+     */
+    public Location location() {
+      return location;
+    }
+
+    public String id() {
+      return id;
     }
   }
 
@@ -361,7 +490,7 @@ public final class Journal implements AutoCloseable {
     ByteBuffer b = ByteBuffer.allocate(1 + ID_BYTES + 8 + 2 + k.length + 4);
     b.put(INTENT).put(idBytes(id)).putLong(createdAtMillis);
     b.putShort((short) k.length).put(k).putInt(value.length);
-    return new EncodedIntent(id, b.array(), value);
+    return new EncodedIntent(id, b.array(), value, crc(value, 0, value.length));
   }
 
   /** As {@link #intent(String, String, byte[], long, boolean)}, the record encoded already. */
@@ -380,6 +509,7 @@ public final class Journal implements AutoCloseable {
   public CompletableFuture<Void> intent(
       EncodedIntent record, boolean waitForSpace, boolean willLead) {
     Op op = new Op(INTENT, record.id, record.head, record.value, new OpFuture());
+    op.origin = record;
     int valueLength = record.value.length;
     long need = op.length() + FRAME_OVERHEAD;
     synchronized (this) {
@@ -699,10 +829,21 @@ public final class Journal implements AutoCloseable {
 
     final byte type;
     final String id;
-    final byte[] bytes;
+
+    /**
+     * The record's bytes; {@link #bytes} and {@link #tail} are dropped once its frame is written
+     * (writer thread), so that a future still held by a caller does not keep a value on the heap.
+     */
+    byte[] bytes;
 
     /** Written right after {@link #bytes} (an intent's value), or null. */
-    final byte[] tail;
+    byte[] tail;
+
+    /** The record's length in a frame. */
+    final int length;
+
+    /** An intent's encoded record, told where its value was written; null for other records. */
+    EncodedIntent origin;
 
     final CompletableFuture<Void> done;
     final long reserved;
@@ -732,6 +873,7 @@ public final class Journal implements AutoCloseable {
       this.id = id;
       this.bytes = bytes;
       this.tail = tail;
+      this.length = tail == null ? bytes.length : bytes.length + tail.length;
       this.done = done;
       this.reserved = reserved;
       if (done instanceof OpFuture f) {
@@ -746,7 +888,7 @@ public final class Journal implements AutoCloseable {
 
     /** The record's length in a frame. */
     int length() {
-      return tail == null ? bytes.length : bytes.length + tail.length;
+      return length;
     }
 
     long reservation() {
@@ -1054,6 +1196,17 @@ public final class Journal implements AutoCloseable {
       return fail(new JournalException(Reason.IO, active.path, "fsync failed: " + e, e), true);
     }
     framesForced.incrementAndGet();
+    long at = start + FRAME_OVERHEAD;
+    for (Op op : records) {
+      if (op.origin != null) {
+        EncodedIntent r = op.origin;
+        r.location = new Location(active.number, at + op.bytes.length, op.tail.length, r.crc);
+        op.origin = null;
+      }
+      at += op.length;
+      op.bytes = null;
+      op.tail = null;
+    }
     long written = FRAME_OVERHEAD + (long) body;
     active.size += written;
     long reserved = 0;
@@ -1190,6 +1343,7 @@ public final class Journal implements AutoCloseable {
         break;
       }
       segments.remove(oldest.number);
+      closeReader(oldest.number);
       freed += oldest.size;
     }
     synchronized (this) {
@@ -1205,6 +1359,9 @@ public final class Journal implements AutoCloseable {
   }
 
   private void closeFiles() {
+    for (Long n : List.copyOf(readers.keySet())) {
+      closeReader(n);
+    }
     if (active != null && active.channel != null) {
       try {
         active.channel.close();
@@ -1354,8 +1511,10 @@ public final class Journal implements AutoCloseable {
           if (len < 0 || len > b.remaining()) {
             throw new IllegalArgumentException("value length " + len);
           }
-          byte[] v = new byte[len];
-          b.get(v);
+          // The buffer wraps the whole file: its position is the value's offset in the file.
+          int at = b.position();
+          Location v = new Location(s.number, at, len, crc(b.array(), at, len));
+          b.position(at + len);
           open.put(id, new Recovered(id, new String(k, StandardCharsets.UTF_8), v, created, null));
           where.put(id, s);
         }

@@ -238,12 +238,10 @@ public final class Client implements RafeStore {
     byte[] copy = value.clone();
     // A certified writer's certificate is on n - f clouds before its first journaled write is
     // acknowledged (once per client), so the background writes never precede it.
+    // The read tier caches the value once it is on the clouds (WriteBackQueue.finish, from the
+    // copy its upload read back): nothing here keeps the value on the heap until then.
     CompletableFuture<io.rafestore.JournaledWrite> op =
         certified(() -> writeBack.submit(ctx, key, copy, lead));
-    if (ctx.readTier.enabled()) {
-      op.thenAccept(
-          w -> w.onClouds().thenAccept(r -> ctx.readTier.written(key, r.version(), copy)));
-    }
     return bounded(op, "write-back of '" + key + "'");
   }
 
@@ -283,7 +281,14 @@ public final class Client implements RafeStore {
     if (writeBack == null) {
       return start.get();
     }
-    Optional<WriteBackQueue.Pending> pending = writeBack.pending(key);
+    Optional<WriteBackQueue.Pending> pending;
+    try {
+      pending = writeBack.pending(key);
+    } catch (io.rafestore.JournalException e) {
+      // The newest own write of the key cannot be read back from the journal: a read that
+      // ignored it could answer an older version.
+      return CompletableFuture.failedFuture(e);
+    }
     CompletableFuture<StoredValue> read = start.get();
     if (pending.isEmpty()) {
       return read;

@@ -72,6 +72,8 @@ class WriteBackTest {
     volatile CompletableFuture<Void> metadataPuts = CompletableFuture.completedFuture(null);
     volatile CompletableFuture<Void> dataPuts = CompletableFuture.completedFuture(null);
     volatile boolean withholdMetadata;
+    final java.util.concurrent.atomic.AtomicInteger metadataPutCalls =
+        new java.util.concurrent.atomic.AtomicInteger();
 
     Switched(CloudDriver d) {
       super(d);
@@ -79,6 +81,9 @@ class WriteBackTest {
 
     @Override
     public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
+      if (key.value().startsWith("m/")) {
+        metadataPutCalls.incrementAndGet();
+      }
       CompletableFuture<Void> gate = key.value().startsWith("m/") ? metadataPuts : dataPuts;
       return gate.thenCompose(x -> super.put(key, data));
     }
@@ -501,6 +506,69 @@ class WriteBackTest {
     get(restarted.flush());
     assertThat(history(reader(), "k")).hasSize(1);
     assertThat(reader().blocking().read("k").value()).isEqualTo(value);
+  }
+
+  /**
+   * Acknowledged values are read back from the journal for their upload, not kept on the heap: a
+   * value the disk changed after its acknowledgement is found by its checksum, and that write fails
+   * alone with the corruption named (its onClouds, and a read of the key, which cannot answer an
+   * older version instead); it never reaches a cloud, and the key's later writes go on.
+   */
+  @Test
+  void aJournaledValueTheDiskChangedFailsAloneAndTheKeysLaterWritesGoOn() throws Exception {
+    List<Switched> sw = switched();
+    CompletableFuture<Void> release = new CompletableFuture<>();
+    for (Switched c : sw) {
+      c.metadataPuts = release;
+    }
+    RafeStore s = client(sw, journal(), ProtocolMode.PAPER);
+    JournaledWrite first = s.blocking().writeBack("k", utf8("first"));
+    // Its round is in writeM (held), so the next write waits in the queue, its value on disk only.
+    waitUntil(() -> sw.stream().anyMatch(c -> c.metadataPutCalls.get() > 0));
+    JournaledWrite second = s.blocking().writeBack("k", utf8("second, changed on disk"));
+    changeOnDisk(dir.resolve("journal"), utf8("second, changed on disk"));
+    assertThatThrownBy(() -> s.blocking().read("k"))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT));
+    JournaledWrite third = s.blocking().writeBack("k", utf8("third"));
+    release.complete(null);
+    WriteReceipt one = get(first.onClouds());
+    assertThatThrownBy(() -> get(second.onClouds()))
+        .cause()
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+              assertThat(e.getMessage()).contains("checksum");
+            });
+    WriteReceipt three = get(third.onClouds());
+    // It left the queue when it failed: nothing is left to flush.
+    get(s.flush());
+    assertThat(history(reader(), "k"))
+        .extracting(VersionInfo::version)
+        .containsExactly(three.version(), one.version());
+    assertThat(reader().blocking().read("k").utf8()).isEqualTo("third");
+    assertThat(s.blocking().read("k").utf8()).isEqualTo("third");
+  }
+
+  /** Flips one bit of the only occurrence of {@code value} in the journal's segment files. */
+  private static void changeOnDisk(Path journal, byte[] value) throws Exception {
+    int found = 0;
+    try (var files = Files.list(journal)) {
+      for (Path f : files.filter(p -> p.toString().endsWith(".rfj")).toList()) {
+        byte[] all = Files.readAllBytes(f);
+        for (int i = 0; i + value.length <= all.length; i++) {
+          if (java.util.Arrays.equals(all, i, i + value.length, value, 0, value.length)) {
+            all[i + 3] ^= 0x01;
+            Files.write(f, all);
+            found++;
+            break;
+          }
+        }
+      }
+    }
+    assertThat(found).as("segments holding the value").isEqualTo(1);
   }
 
   private static void waitUntil(java.util.function.BooleanSupplier done) throws Exception {

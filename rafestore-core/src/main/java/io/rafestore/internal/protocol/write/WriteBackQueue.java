@@ -77,12 +77,31 @@ public final class WriteBackQueue implements CommitGate {
   /** Test hook: halt the JVM at a named point (crash tests), "point:n" = at the n-th passage. */
   private static final CrashPoint CRASH = CrashPoint.fromProperty();
 
-  /** One acknowledged (or being journaled) write. */
+  /**
+   * One acknowledged (or being journaled) write. Its value is on the heap only until the journal
+   * has it: then it is read back from the journal whenever an attempt or a read needs it ({@link
+   * #valueOf}), so a backlog of acknowledged writes takes journal disk, not heap (and the young
+   * collections of a client writing fast do not copy every value acknowledged since the last).
+   */
   private static final class Intent {
     final String id;
     final String key;
-    final byte[] value;
+
+    /** The value until {@link #location} is set (then null). */
+    volatile byte[] value;
+
+    /** Where the journal wrote the value, once durable (or recovered). */
+    volatile Journal.Location location;
+
+    final int length;
     final long createdAtMillis;
+
+    /**
+     * The value as the current attempt read it, kept for the read tier's cache until the attempt
+     * ends (null when the client has no value cache, or between attempts).
+     */
+    byte[] inRound;
+
     final CompletableFuture<Void> durable;
     final CompletableFuture<WriteReceipt> onClouds = new CompletableFuture<>();
 
@@ -129,8 +148,27 @@ public final class WriteBackQueue implements CommitGate {
       this.id = id;
       this.key = key;
       this.value = value;
+      this.length = value.length;
       this.createdAtMillis = createdAtMillis;
       this.durable = d;
+    }
+
+    /** A recovered intent: its value stays in the journal. */
+    Intent(Journal.Recovered r) {
+      this.id = r.id();
+      this.key = r.key();
+      this.location = r.value();
+      this.length = r.value().length();
+      this.createdAtMillis = r.createdAtMillis();
+      this.durable = CompletableFuture.completedFuture(null);
+    }
+
+    /** Once the journal has the value: drops the heap copy for the journal's location of it. */
+    void durableAt(Journal.Location at) {
+      if (at != null) {
+        location = at;
+        value = null;
+      }
     }
   }
 
@@ -154,13 +192,7 @@ public final class WriteBackQueue implements CommitGate {
    */
   public void replay() throws JournalException {
     for (Journal.Recovered r : journal.recovered()) {
-      Intent in =
-          new Intent(
-              r.id(),
-              r.key(),
-              r.value(),
-              r.createdAtMillis(),
-              CompletableFuture.completedFuture(null));
+      Intent in = new Intent(r);
       in.ctx = ctx;
       if (r.commit() != null) {
         in.committed = entryOf(r);
@@ -247,29 +279,34 @@ public final class WriteBackQueue implements CommitGate {
       in.ctx = op;
       byKey.computeIfAbsent(key, k -> new ArrayDeque<>()).add(in);
     }
-    durable.whenComplete(
-        (r, e) -> {
-          if (e != null) {
-            // Never acknowledged: it leaves the key's queue and is never written.
-            drop(in, Futures.unwrap(e));
-          } else {
-            CRASH.at("intent-durable");
-          }
-          kick(key);
-        });
+    // The acknowledgement follows this step (not beside it: dependents run in no fixed order), so
+    // once a caller holds it, the value is off the heap and read back from the journal.
+    CompletableFuture<Void> taken =
+        durable.whenComplete(
+            (r, e) -> {
+              if (e != null) {
+                // Never acknowledged: it leaves the key's queue and is never written.
+                drop(in, Futures.unwrap(e));
+              } else {
+                in.durableAt(record.location());
+                CRASH.at("intent-durable");
+              }
+              kick(key);
+            });
     // No hop to the executor: the future completes on this thread (lead, below) or on the
     // journal's acknowledger thread, never on a thread that writes and forces frames, so the
     // caller's continuation (and the kick above) may run there without holding up the next frame;
     // a hop would add a queue wait (and, on a busy executor, milliseconds) to every
     // acknowledgement. A blocking call of the client from a continuation on the acknowledger is
     // refused (Client.await), since it would wait for that very thread.
+    int length = value.length;
     CompletableFuture<JournaledWrite> acknowledged =
-        durable.thenApply(
+        taken.thenApply(
             x ->
                 new JournaledWrite(
                     key,
                     id,
-                    value.length,
+                    length,
                     Duration.ofNanos(ctx.settings.scheduler().nanoTime() - started),
                     in.onClouds));
     if (lead) {
@@ -377,6 +414,13 @@ public final class WriteBackQueue implements CommitGate {
       } else {
         ops = write(batch, taken);
       }
+    } catch (JournalException e) {
+      if (e.reason() == JournalException.Reason.CORRUPT) {
+        abandon(batch.get(0), e);
+        return;
+      }
+      ops = List.of(CompletableFuture.failedFuture(e));
+      taken.add(batch.get(0));
     } catch (RuntimeException e) {
       if (taken.isEmpty()) {
         taken.add(batch.get(0));
@@ -407,6 +451,7 @@ public final class WriteBackQueue implements CommitGate {
       }
       CompletableFuture<WriteReceipt> f = results.get(i);
       if (f.isCompletedExceptionally()) {
+        in.inRound = null;
         failed.add(in);
         if (cause == null) {
           cause = Futures.unwrap(f.handle((r, e) -> e).join());
@@ -415,6 +460,12 @@ public final class WriteBackQueue implements CommitGate {
       }
       WriteReceipt receipt = f.join();
       CRASH.at("on-clouds");
+      byte[] cached = in.inRound;
+      in.inRound = null;
+      if (cached != null) {
+        // Before the caller hears of it: a read after onClouds finds the value cached.
+        in.ctx.readTier.written(in.key, receipt.version(), cached);
+      }
       journal.done(in.id);
       // Completed before it leaves the queue: a flush that no longer finds it in the queue finds
       // it on the clouds.
@@ -441,16 +492,52 @@ public final class WriteBackQueue implements CommitGate {
   }
 
   /**
+   * A journaled write whose value the journal gives back corrupt (the disk changed it after the
+   * acknowledgement): it can never be written, so it fails ({@link JournaledWrite#onClouds()} with
+   * the {@link JournalException.Reason#CORRUPT} error, logged), leaves the journal and the queue,
+   * and the key's later writes go on. Never on any cloud: only an intent without a signed entry is
+   * written from its value (a redo carries its signed entry).
+   */
+  private void abandon(Intent in, JournalException e) {
+    System.getLogger("io.rafestore")
+        .log(
+            System.Logger.Level.ERROR,
+            "write-back of '" + in.key + "' (intent " + in.id + ") abandoned: " + e.getMessage());
+    journal.done(in.id);
+    synchronized (this) {
+      ArrayDeque<Intent> q = byKey.get(in.key);
+      if (q != null) {
+        q.remove(in);
+        if (q.isEmpty()) {
+          byKey.remove(in.key);
+        }
+      }
+      for (String name : in.used) {
+        names.remove(name);
+      }
+      running.remove(in.key);
+    }
+    in.fail(e);
+    kick(in.key);
+  }
+
+  /**
    * The first (or a later, never committed) attempt of the key's head and, with group commit, of
    * the inline intents right behind it: new versions. Inline ones go to the group commit as one
    * unit (one round, up to half the inline budget, as a foreground round takes); a value written as
    * a data object goes alone. Adds the intents written to {@code taken}; one future per intent.
    */
-  private List<CompletableFuture<WriteReceipt>> write(List<Intent> batch, List<Intent> taken) {
+  private List<CompletableFuture<WriteReceipt>> write(List<Intent> batch, List<Intent> taken)
+      throws JournalException {
     Intent head = batch.get(0);
     // The attempt's requests are those of the view that journaled the head (its tenant's).
     Context ctx = head.ctx;
-    Payload first = Payload.of(ctx, head.key, head.value, packer);
+    byte[] headValue = valueOf(head);
+    Payload first = Payload.of(ctx, head.key, headValue, packer);
+    boolean caching = ctx.readTier.enabled();
+    if (caching) {
+      head.inRound = headValue;
+    }
     if (!(first instanceof InlinePayload firstInline)) {
       named(head, first);
       taken.add(head);
@@ -473,7 +560,22 @@ public final class WriteBackQueue implements CommitGate {
     long bytes = 0;
     boolean bulk = false;
     for (Intent in : batch) {
-      Payload p = in == head ? first : Payload.of(ctx, in.key, in.value, packer);
+      Payload p;
+      if (in == head) {
+        p = first;
+      } else {
+        byte[] value;
+        try {
+          value = valueOf(in);
+        } catch (JournalException e) {
+          // Left for a later attempt, where it is the head (and a corrupt value is reported).
+          break;
+        }
+        p = Payload.of(ctx, in.key, value, packer);
+        if (caching) {
+          in.inRound = value;
+        }
+      }
       if (!(p instanceof InlinePayload inline)) {
         // Written by a later attempt (the payload's fresh name was never used).
         break;
@@ -757,30 +859,63 @@ public final class WriteBackQueue implements CommitGate {
    * The newest acknowledged write of {@code key} not yet on the clouds, if any: its value, and its
    * version if its entry is already signed.
    */
-  public Optional<Pending> pending(String key) {
-    synchronized (this) {
-      ArrayDeque<Intent> q = byKey.get(key);
-      if (q == null) {
-        return Optional.empty();
-      }
-      java.util.Iterator<Intent> it = q.descendingIterator();
-      while (it.hasNext()) {
-        Intent in = it.next();
-        if (in.durable.isDone() && !in.durable.isCompletedExceptionally()) {
-          return Optional.of(new Pending(in, ctx.settings.writerId()));
+  public Optional<Pending> pending(String key) throws JournalException {
+    while (true) {
+      Intent found = null;
+      synchronized (this) {
+        ArrayDeque<Intent> q = byKey.get(key);
+        if (q == null) {
+          return Optional.empty();
+        }
+        java.util.Iterator<Intent> it = q.descendingIterator();
+        while (it.hasNext()) {
+          Intent in = it.next();
+          if (acknowledged(in)) {
+            found = in;
+            break;
+          }
         }
       }
-      return Optional.empty();
+      if (found == null) {
+        return Optional.empty();
+      }
+      byte[] value;
+      try {
+        // Outside the lock: a read of the journal's file.
+        value = valueOf(found);
+      } catch (JournalException e) {
+        if (found.outcome.isDone() && !found.outcome.isCompletedExceptionally()) {
+          // It reached the clouds and left the journal meanwhile: look again (a read started
+          // after this sees it on the clouds).
+          continue;
+        }
+        throw e;
+      }
+      return Optional.of(new Pending(found, value, ctx.settings.writerId()));
     }
+  }
+
+  /**
+   * The value of {@code in}: its heap copy until the journal has it, then read back from the
+   * journal (checked against the checksum taken when it was handed over).
+   */
+  private byte[] valueOf(Intent in) throws JournalException {
+    byte[] v = in.value;
+    if (v != null) {
+      return v;
+    }
+    return journal.read(in.location);
   }
 
   /** A journaled write of a key not yet on the clouds (for read-your-writes). */
   public static final class Pending {
     private final Intent in;
+    private final byte[] value;
     private final String writer;
 
-    private Pending(Intent in, String writer) {
+    private Pending(Intent in, byte[] value, String writer) {
       this.in = in;
+      this.value = value;
       this.writer = writer;
     }
 
@@ -801,11 +936,11 @@ public final class WriteBackQueue implements CommitGate {
           new VersionInfo(
               key,
               v,
-              in.value.length,
-              Sha256.hash(in.value),
+              value.length,
+              Sha256.hash(value),
               c == null ? List.of() : c.holders(),
               java.time.Instant.ofEpochMilli(in.createdAtMillis)),
-          in.value,
+          value,
           io.rafestore.StoredValue.FROM_JOURNAL);
     }
   }
