@@ -531,6 +531,22 @@ public final class WriteCostBench {
                 ? String.format(
                     Locale.ROOT, " %d writes fell due when every writer thread was busy;", o.late())
                 : ""));
+    if (wb.heapHeldBytes() != 0) {
+      int n = c.ackMs().length - c.failures();
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "%nHeap held by the closed loop's %,d acknowledged writes of %,d bytes, nearly all"
+                  + " still waiting for the clouds (live heap after full collections, before the"
+                  + " loop and after it, the client open, less what the in-memory clouds stored"
+                  + " meanwhile): %.1f MiB, %,d bytes a write. The values themselves are read back"
+                  + " from the journal when their upload takes them; this is each pending write's"
+                  + " bookkeeping and the rounds in flight.%n",
+              n,
+              wb.valueBytes(),
+              wb.heapHeldBytes() / (1024.0 * 1024),
+              n == 0 ? 0 : wb.heapHeldBytes() / n));
+    }
     double drain = wb.drainPerS();
     boolean burst = drain > 0 && o.offeredPerS() > drain;
     if (wb.result() != null) {
@@ -779,6 +795,9 @@ public final class WriteCostBench {
     final io.rafestore.Scheduler timer;
     final List<WanEmulator.EmulatedCloud> clouds = new ArrayList<>();
 
+    /** The in-memory clouds behind the WAN (what they store is on this JVM's heap too). */
+    final List<MemoryCloud> stores = new ArrayList<>();
+
     Deployment(long seed) {
       this(seed, new VirtualScheduler());
     }
@@ -789,13 +808,24 @@ public final class WriteCostBench {
       this.timer = virtual != null ? virtual : io.rafestore.Scheduler.system();
       WanEmulator wan = WanEmulator.builder(timer).seed(seed).build();
       for (int i = 0; i < 4; i++) {
+        MemoryCloud store = new MemoryCloud("p" + i);
+        stores.add(store);
         clouds.add(
             wan.wrap(
-                new MemoryCloud("p" + i),
+                store,
                 WanEmulator.Link.rtt(Duration.ofMillis(RTT_MS[i]))
                     .bandwidthBitsPerSecond(BITS_PER_S[i])
                     .jitter(0.05)));
       }
+    }
+
+    /** Bytes the in-memory clouds store. */
+    long storedBytes() {
+      long sum = 0;
+      for (MemoryCloud m : stores) {
+        sum += m.storedBytes();
+      }
+      return sum;
     }
 
     /** f = 1, PAPER, metadata-only cloud {@code metadataOnly}, callbacks on the timer thread. */
@@ -960,7 +990,9 @@ public final class WriteCostBench {
       AckRun single,
       double[] fsyncMs,
       Path journal,
-      String fs) {
+      String fs,
+      long heapHeldBytes,
+      int valueBytes) {
     double[] ackMs() {
       return closed.ackMs();
     }
@@ -992,7 +1024,11 @@ public final class WriteCostBench {
 
   /** A write-back client on a fresh real-time deployment with its journal in {@code journal}. */
   static RafeStore writeBackStore(long seed, Path journal) {
-    Deployment d = new Deployment(seed, null);
+    return writeBackStore(new Deployment(seed, null), journal);
+  }
+
+  /** As above, on deployment {@code d} (real time). */
+  static RafeStore writeBackStore(Deployment d, Path journal) {
     RafeStore.Builder b = d.builder(3);
     // null: the client's default executor (a pool at least two wide), as a user's client gets.
     // Not ForkJoinPool.commonPool(): on two CPUs its parallelism is 1, so CompletableFuture's async
@@ -1223,8 +1259,16 @@ public final class WriteCostBench {
       }
     }
     AckRun closed;
-    try (RafeStore store = writeBackStore(seed + 1, journal.resolve("closed"))) {
+    long heapHeld;
+    Deployment closedClouds = new Deployment(seed + 1, null);
+    try (RafeStore store = writeBackStore(closedClouds, journal.resolve("closed"))) {
+      long stored = closedClouds.storedBytes();
+      long before = heapAfterCollection();
       closed = ackRun("closed loop", store, latencyWrites, writers, keys, valueBytes, seed + 1, 0);
+      // With the client open, its acknowledged writes nearly all still waiting for the clouds
+      // (about 150 a second reach them): what the heap holds for a backlog, less what the
+      // in-memory clouds took meanwhile (on this heap, but not the client's).
+      heapHeld = heapAfterCollection() - before - (closedClouds.storedBytes() - stored);
       // Closed here, as below: what is not on the clouds yet stays in the (deleted) journal.
     }
     AckRun open;
@@ -1244,7 +1288,25 @@ public final class WriteCostBench {
     try (RafeStore store = writeBackStore(seed + 3, journal.resolve("single"))) {
       single = ackRun("one writer", store, singleWrites, 1, 1, valueBytes, seed + 3, 0);
     }
-    return new WriteBackRun(r, warm, closed, open, single, fsync, journal, fs);
+    return new WriteBackRun(
+        r, warm, closed, open, single, fsync, journal, fs, heapHeld, valueBytes);
+  }
+
+  /**
+   * Bytes of heap in use after full collections ({@code System.gc()}, a full collection with the
+   * JVM's default collectors, three times with a pause between): what is live.
+   */
+  static long heapAfterCollection() {
+    for (int i = 0; i < 3; i++) {
+      System.gc();
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    return java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }
 
   /**

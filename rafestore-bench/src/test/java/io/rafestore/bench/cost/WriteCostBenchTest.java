@@ -238,7 +238,7 @@ class WriteCostBenchTest {
     String report =
         WriteCostBench.ackReport(
             new WriteCostBench.WriteBackRun(
-                slow, warm, closed, open, single, fsync, journal, "ext4"),
+                slow, warm, closed, open, single, fsync, journal, "ext4", 3L << 20, 1024),
             targets);
     assertThat(report)
         .contains("On the clouds: 10.0 writes/s (1,000 writes / 100.0 s")
@@ -248,6 +248,8 @@ class WriteCostBenchTest {
                 + " 1 open, each at half the throughput of the closed loop before it), each on a"
                 + " fresh client and journal, over 20.5 s; JIT compilation in it 1234 ms, 7 GCs"
                 + " (80 ms)")
+        .contains("Heap held by the closed loop's")
+        .contains(": 3.0 MiB, ")
         .contains("| 1 (15) | 42 |")
         .contains("| 0 (0) | n/a |");
     assertThat(targets.toString())
@@ -258,9 +260,10 @@ class WriteCostBenchTest {
     String report2 =
         WriteCostBench.ackReport(
             new WriteCostBench.WriteBackRun(
-                fast, warm, closed, open, single, fsync, journal, "ext4"),
+                fast, warm, closed, open, single, fsync, journal, "ext4", 0, 1024),
             targets2);
     assertThat(report2).contains("On the clouds: 1000.0 writes/s").doesNotContain("burst");
+    assertThat(report2).as("not measured").doesNotContain("Heap held");
     assertThat(targets2.toString()).doesNotContain("burst");
     assertThat(WriteCostBench.warmupLine(new WriteCostBench.Warmup(0, 0, 0, 0, 0, 0, 0)))
         .startsWith("No warm-up");
