@@ -324,15 +324,20 @@ public final class WriteBackQueue implements CommitGate {
     kick(in.key);
   }
 
+  /** Takes {@code in} out of its key's queue. Caller holds the lock. */
+  private void unqueue(Intent in) {
+    ArrayDeque<Intent> q = byKey.get(in.key);
+    if (q != null) {
+      q.remove(in);
+      if (q.isEmpty()) {
+        byKey.remove(in.key);
+      }
+    }
+  }
+
   private void drop(Intent in, Throwable e) {
     synchronized (this) {
-      ArrayDeque<Intent> q = byKey.get(in.key);
-      if (q != null) {
-        q.remove(in);
-        if (q.isEmpty()) {
-          byKey.remove(in.key);
-        }
-      }
+      unqueue(in);
     }
     in.fail(e);
   }
@@ -471,11 +476,7 @@ public final class WriteBackQueue implements CommitGate {
       // it on the clouds.
       in.succeed(receipt);
       synchronized (this) {
-        ArrayDeque<Intent> q = byKey.get(in.key);
-        q.remove(in);
-        if (q.isEmpty()) {
-          byKey.remove(in.key);
-        }
+        unqueue(in);
         for (String name : in.used) {
           names.remove(name);
         }
@@ -505,13 +506,7 @@ public final class WriteBackQueue implements CommitGate {
             "write-back of '" + in.key + "' (intent " + in.id + ") abandoned: " + e.getMessage());
     journal.done(in.id);
     synchronized (this) {
-      ArrayDeque<Intent> q = byKey.get(in.key);
-      if (q != null) {
-        q.remove(in);
-        if (q.isEmpty()) {
-          byKey.remove(in.key);
-        }
-      }
+      unqueue(in);
       for (String name : in.used) {
         names.remove(name);
       }
