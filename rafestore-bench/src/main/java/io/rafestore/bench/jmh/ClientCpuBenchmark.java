@@ -51,7 +51,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code readAfterChange}: the latest version of a key that another client changed just
  *       before (in the invocation's set-up, not timed), so the reader verifies a new signed log:
  *       the cost of reading a key that changes between reads. The reader trusts two writers, so
- *       readM asks each cloud for two logs, one of them absent.
+ *       readM asks each cloud for two logs, one of them absent. Each client's cache of verified
+ *       logs is its own, so the reader cannot find the log its writer signed (until 2026-11-28 the
+ *       cache was the JVM's, and this benchmark verified nothing: {@code VerifiedLogCacheTest}).
  * </ul>
  *
  * Scores are microseconds per operation. Add {@code -prof gc} for allocation per operation. Run:

@@ -77,10 +77,15 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Thread-safe. Ed25519 signatures are deterministic, so all correct clouds return identical
  * bytes for a log; verified logs are cached by the SHA-256 of their bytes and the verifying key, so
- * a read verifies each distinct log once rather than once per cloud, and clients in one JVM share
- * the work. (A verification costs about 100 microseconds with the default signer, a millisecond
- * with JDK 17's: caching is what keeps reads of unchanged keys cheap. A log whose bytes changed is
- * always verified.)
+ * a read verifies each distinct log once rather than once per cloud. (A verification costs about
+ * 100 microseconds with the default signer, a millisecond with JDK 17's: caching is what keeps
+ * reads of unchanged keys cheap. A log whose bytes changed is always verified.) The cache is this
+ * codec's, that is one client's (each client has one codec, shared by its tenants and background
+ * work): a client finds only what it verified or signed itself, never another client's work, so two
+ * clients in one JVM behave, and cost, as they would in two processes (found 2026-11-27: with one
+ * cache for the JVM, {@code ClientCpuBenchmark.readAfterChange}'s reader found the log its writer
+ * had just signed and verified nothing). The bounds on what is cached are the JVM's, over all
+ * codecs together.
  */
 public final class MetadataCodec {
   private static final byte[] MAGIC = {'R', 'F', 'S', 'M'};
@@ -178,17 +183,18 @@ public final class MetadataCodec {
   /**
    * Roots whose signature was verified, by (the root's message, the signature, the verifying key):
    * the other logs of a batch then cost their path's hashes, not a verification. Bounded: cleared
-   * when full. Shared by all clients in the JVM, as {@link #VERIFIED}.
+   * when full. Each codec's own, as {@link #VERIFIED} (the owner is part of the key).
    */
   private static final ConcurrentHashMap<RootKey, Boolean> VERIFIED_ROOTS =
       new ConcurrentHashMap<>();
 
   private static final int ROOT_CACHE_LIMIT = 4_096;
 
-  private record RootKey(byte[] message, byte[] sig, PublicKey key) {
+  private record RootKey(long owner, byte[] message, byte[] sig, PublicKey key) {
     @Override
     public boolean equals(Object o) {
       return o instanceof RootKey r
+          && owner == r.owner
           && Arrays.equals(message, r.message)
           && Arrays.equals(sig, r.sig)
           && key.equals(r.key);
@@ -196,7 +202,7 @@ public final class MetadataCodec {
 
     @Override
     public int hashCode() {
-      return Arrays.hashCode(message) * 31 + Arrays.hashCode(sig);
+      return (Arrays.hashCode(message) * 31 + Arrays.hashCode(sig)) * 31 + Long.hashCode(owner);
     }
   }
 
@@ -239,12 +245,17 @@ public final class MetadataCodec {
   private static final java.util.concurrent.atomic.AtomicLong CACHED_ENTRIES =
       new java.util.concurrent.atomic.AtomicLong();
 
-  /** Verified logs by (SHA-256 of the bytes, verifying key): shared by all clients in the JVM. */
+  /**
+   * Verified (or signed) logs by (owning codec, SHA-256 of the bytes, verifying key): one map for
+   * the JVM, so that its bounds are the JVM's, but a codec finds only its own entries. An entry
+   * holds its owner's number, not the codec, so a closed client's entries keep nothing else alive
+   * and go at the next clearing.
+   */
   private static final ConcurrentHashMap<CacheKey, MetadataLog> VERIFIED =
       new ConcurrentHashMap<>();
 
-  /** A log's identity across its versions: its key, writer and verifying key. */
-  private record LogId(String key, String writer, PublicKey verifier) {}
+  /** A log's identity across its versions, in one codec's cache: its key, writer, verifying key. */
+  private record LogId(long owner, String key, String writer, PublicKey verifier) {}
 
   /**
    * The cache key of the newest cached log of each (key, writer): when a newer log is verified, the
@@ -255,17 +266,27 @@ public final class MetadataCodec {
    */
   private static final java.util.HashMap<LogId, CacheKey> NEWEST = new java.util.HashMap<>();
 
-  private record CacheKey(byte[] digest, PublicKey key) {
+  private record CacheKey(long owner, byte[] digest, PublicKey key) {
     @Override
     public boolean equals(Object o) {
-      return o instanceof CacheKey k && Arrays.equals(digest, k.digest) && key.equals(k.key);
+      return o instanceof CacheKey k
+          && owner == k.owner
+          && Arrays.equals(digest, k.digest)
+          && key.equals(k.key);
     }
 
     @Override
     public int hashCode() {
-      return Arrays.hashCode(digest) * 31 + key.hashCode();
+      return (Arrays.hashCode(digest) * 31 + key.hashCode()) * 31 + Long.hashCode(owner);
     }
   }
+
+  /** Numbers the codecs, each the owner of its entries in the caches. */
+  private static final java.util.concurrent.atomic.AtomicLong OWNERS =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /** This codec's number: the part of a cache key that keeps its entries its own. */
+  private final long owner = OWNERS.incrementAndGet();
 
   /**
    * Who signs and verifies: BouncyCastle's Ed25519 by default, or a JCA provider's. Keys given to
@@ -740,7 +761,7 @@ public final class MetadataCodec {
     if (bytes.length > maxBytes) {
       throw malformed("metadata object of " + bytes.length + " bytes exceeds " + maxBytes);
     }
-    CacheKey ck = new CacheKey(io.rafestore.internal.codec.Sha256.hash(bytes), writerKey);
+    CacheKey ck = new CacheKey(owner, io.rafestore.internal.codec.Sha256.hash(bytes), writerKey);
     MetadataLog cached = VERIFIED.get(ck);
     if (cached != null) {
       checkNames(cached, expectedKey, expectedWriter);
@@ -758,14 +779,17 @@ public final class MetadataCodec {
    * of a writer's own log, in PAPER mode and with several writers) needs no signature check: bytes
    * with the same SHA-256 are these bytes, which carry a valid signature because this client made
    * it. Nothing that came from a cloud is trusted by this; a log whose bytes differ in any way is
-   * verified as always. A misconfigured trusted key for this writer simply never matches.
+   * verified as always. A misconfigured trusted key for this writer simply never matches. Only this
+   * codec (this client) finds the entry: another client reading the log verifies it.
    */
   public void rememberSigned(byte[] bytes, MetadataLog log, PublicKey writerKey) {
     remember(
-        new CacheKey(io.rafestore.internal.codec.Sha256.hash(bytes), writerKey), log, writerKey);
+        new CacheKey(owner, io.rafestore.internal.codec.Sha256.hash(bytes), writerKey),
+        log,
+        writerKey);
   }
 
-  private static void remember(CacheKey ck, MetadataLog log, PublicKey writerKey) {
+  private void remember(CacheKey ck, MetadataLog log, PublicKey writerKey) {
     long weight = 1L + log.entries().size();
     synchronized (NEWEST) {
       if (VERIFIED.size() >= CACHE_LIMIT || CACHED_ENTRIES.get() + weight > CACHE_ENTRY_LIMIT) {
@@ -773,7 +797,7 @@ public final class MetadataCodec {
         NEWEST.clear();
         CACHED_ENTRIES.set(0);
       }
-      LogId id = new LogId(log.key(), log.writer(), writerKey);
+      LogId id = new LogId(owner, log.key(), log.writer(), writerKey);
       CacheKey previous = NEWEST.get(id);
       MetadataLog older = previous == null ? null : VERIFIED.get(previous);
       if (older == null || older.sequence() <= log.sequence()) {
@@ -1079,7 +1103,7 @@ public final class MetadataCodec {
 
   /** Verifies a batch's root, once per (root, signature, key) while the cache keeps it. */
   private boolean verifyRoot(byte[] message, byte[] sig, PublicKey key) {
-    RootKey rk = new RootKey(message, sig, key);
+    RootKey rk = new RootKey(owner, message, sig, key);
     if (VERIFIED_ROOTS.containsKey(rk)) {
       return true;
     }

@@ -130,6 +130,16 @@ public class BatchSignerTest {
     assertThat(signer.signatures()).isEqualTo(2);
     assertThat(signer.logs()).isEqualTo(10);
     assertThat(verifier.verifies()).isEqualTo(1);
+    // Another client's codec finds nothing of the first's: it verifies the root itself, once.
+    GatedSignatures second = new GatedSignatures(Signatures.fast());
+    second.open();
+    MetadataCodec other = new MetadataCodec(second);
+    for (int i = 0; i < logs.size(); i++) {
+      MetadataLog l = logs.get(i);
+      byte[] bytes = waiting.get(i).get(10, TimeUnit.SECONDS);
+      assertThat(other.decode(bytes, l.key(), "alice", keys.getPublic(), MAX)).isEqualTo(l);
+    }
+    assertThat(second.verifies()).isEqualTo(1);
   }
 
   @Test

@@ -611,6 +611,40 @@ public class MetadataCodecTest {
         .hasMessageContaining("part count");
   }
 
+  /**
+   * The verified-log cache is each codec's (each client's): bytes another codec signed or verified
+   * are verified here once, then recognised by their hash; a codec's own signed bytes are not
+   * verified at all.
+   */
+  @Test
+  void aLogAnotherCodecSignedOrVerifiedIsVerifiedOnceByThisOne() throws Exception {
+    java.security.KeyPair keys = io.rafestore.SigningKeys.generate();
+    MetadataLog log = sample(3);
+    io.rafestore.internal.codec.GatedSignatures writerSigs = opened();
+    MetadataCodec writer = new MetadataCodec(writerSigs);
+    byte[] bytes = writer.encode(log, keys.getPrivate());
+    writer.rememberSigned(bytes, log, keys.getPublic());
+    assertThat(writer.decode(bytes, "k", "alice", keys.getPublic(), MAX)).isEqualTo(log);
+    assertThat(writerSigs.verifies()).as("the signer reading its own bytes").isZero();
+    for (int reader = 0; reader < 2; reader++) {
+      io.rafestore.internal.codec.GatedSignatures sigs = opened();
+      MetadataCodec codec = new MetadataCodec(sigs);
+      // As from four clouds: the same bytes, verified once.
+      for (int cloud = 0; cloud < 4; cloud++) {
+        assertThat(codec.decode(bytes.clone(), "k", "alice", keys.getPublic(), MAX)).isEqualTo(log);
+      }
+      assertThat(sigs.verifies()).as("reader %d", reader).isEqualTo(1);
+    }
+  }
+
+  private static io.rafestore.internal.codec.GatedSignatures opened() {
+    io.rafestore.internal.codec.GatedSignatures s =
+        new io.rafestore.internal.codec.GatedSignatures(
+            io.rafestore.internal.codec.Signatures.fast());
+    s.open();
+    return s;
+  }
+
   @Test
   void roundTrip() throws Exception {
     MetadataCodec codec = new MetadataCodec();
