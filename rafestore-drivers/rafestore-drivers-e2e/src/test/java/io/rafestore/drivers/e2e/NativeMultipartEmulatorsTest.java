@@ -106,7 +106,14 @@ class NativeMultipartEmulatorsTest {
       if (ra.info().dataClouds().contains("redis")) {
         assertThat(servers.redisList("d/mp-a/")).hasSize(4);
       }
-      // Composition leaves no temporaries behind.
+      // Composition leaves no temporaries behind. A write returns once f+1 clouds hold the value,
+      // so an upload to fake-gcs that the write no longer needed (a slow cloud replaced under
+      // load) may still be composing: it deletes its parts when it completes, which is waited for
+      // here (up to 30 s; CI saw two parts listed right after the writes once).
+      long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+      while (!servers.gcsList("rafestore-multipart/").isEmpty() && System.nanoTime() < until) {
+        Thread.sleep(100);
+      }
       assertThat(servers.gcsList("rafestore-multipart/")).isEmpty();
 
       for (RafeStore s : List.of(a, b)) {
