@@ -879,6 +879,18 @@ public final class WriteBackQueue implements CommitGate {
         // Outside the lock: a read of the journal's file.
         value = valueOf(found);
       } catch (JournalException e) {
+        if (e.reason() == JournalException.Reason.IO) {
+          // Its segment may be gone because it reached the clouds: finish marks it done and then
+          // completes it, so its segment can be deleted just before its outcome completes. Wait
+          // for that briefly (only on this failure path).
+          try {
+            found.outcome.get(1, java.util.concurrent.TimeUnit.SECONDS);
+          } catch (java.util.concurrent.ExecutionException | TimeoutException x) {
+            // Failed or not done: the read error below stands.
+          } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+          }
+        }
         if (found.outcome.isDone() && !found.outcome.isCompletedExceptionally()) {
           // It reached the clouds and left the journal meanwhile: look again (a read started
           // after this sees it on the clouds).
