@@ -33,7 +33,9 @@ public record JournaledWrite(
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(intent, "intent");
     Objects.requireNonNull(journaled, "journaled");
-    onClouds = Objects.requireNonNull(onClouds, "onClouds").copy();
+    // Not copied here: a copy is a dependent kept on the write's future until it reaches the
+    // clouds, for every write of a backlog, read or not. The accessor hands out a copy each time.
+    Objects.requireNonNull(onClouds, "onClouds");
   }
 
   @Override

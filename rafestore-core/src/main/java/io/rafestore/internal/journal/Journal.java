@@ -13,11 +13,9 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -904,7 +902,13 @@ public final class Journal implements AutoCloseable {
     /** The file's length: frames end at {@code size}, zeros follow up to here (format 2). */
     long allocated;
 
-    final Set<String> pending = new HashSet<>();
+    /**
+     * Its intents not marked done yet (each id is in {@link #segmentOf} until then, which is what
+     * makes a second done mark of an id count once): a count, not a set of ids, since a backlog
+     * holds one per pending write.
+     */
+    int pending;
+
     FileChannel channel;
 
     Segment(long number, Path path) {
@@ -1053,8 +1057,11 @@ public final class Journal implements AutoCloseable {
     } else {
       for (Op op : records) {
         if (op.type == INTENT) {
-          active.pending.add(op.id);
-          segmentOf.put(op.id, active);
+          Segment before = segmentOf.put(op.id, active);
+          if (before != null) {
+            before.pending--;
+          }
+          active.pending++;
         }
       }
     }
@@ -1062,7 +1069,7 @@ public final class Journal implements AutoCloseable {
     for (String id : doneIds) {
       Segment s = segmentOf.remove(id);
       if (s != null) {
-        s.pending.remove(id);
+        s.pending--;
         finished++;
       }
     }
@@ -1321,7 +1328,7 @@ public final class Journal implements AutoCloseable {
     synchronized (this) {
       waiters = !waiting.isEmpty();
     }
-    if (waiters && active != null && active.pending.isEmpty() && active.size > HEADER_BYTES) {
+    if (waiters && active != null && active.pending == 0 && active.size > HEADER_BYTES) {
       try {
         rotate();
       } catch (IOException e) {
@@ -1332,7 +1339,7 @@ public final class Journal implements AutoCloseable {
     long freed = 0;
     while (!segments.isEmpty()) {
       Segment oldest = segments.firstEntry().getValue();
-      if (oldest == active || !oldest.pending.isEmpty()) {
+      if (oldest == active || oldest.pending > 0) {
         break;
       }
       try {
@@ -1414,8 +1421,9 @@ public final class Journal implements AutoCloseable {
       nextSegment = n + 1;
     }
     for (Map.Entry<String, Segment> e : where.entrySet()) {
-      e.getValue().pending.add(e.getKey());
-      segmentOf.put(e.getKey(), e.getValue());
+      if (segmentOf.put(e.getKey(), e.getValue()) == null) {
+        e.getValue().pending++;
+      }
     }
     recovered.addAll(open.values());
     long bytes = 0;

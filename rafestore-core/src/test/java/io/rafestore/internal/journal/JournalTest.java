@@ -389,6 +389,37 @@ class JournalTest {
     }
   }
 
+  @Test
+  void aDoneMarkGivenTwiceOrForAnUnknownIdCountsOnceAndKeepsItsNeighboursSegment()
+      throws Exception {
+    List<String> ids = new ArrayList<>();
+    try (Journal j = Journal.open(dir, 1 << 20, 1000)) {
+      for (int i = 0; i < 40; i++) {
+        String id = Journal.newId();
+        ids.add(id);
+        await(j.intent(id, "k", new byte[8192], i, true));
+      }
+      // Every intent but the first is done, each marked twice: the first segment still holds the
+      // first intent, so it (and every segment after it) stays.
+      for (String id : ids.subList(1, ids.size())) {
+        j.done(id);
+        j.done(id);
+      }
+      j.done(Journal.newId());
+      await(j.commit(Journal.newId(), bytes("x")));
+      assertThat(j.pendingIntents()).isEqualTo(1);
+      assertThat(segments()).hasSizeGreaterThanOrEqualTo(2);
+    }
+    try (Journal j = Journal.open(dir, 1 << 20, 1000)) {
+      assertThat(j.recovered()).extracting(Journal.Recovered::id).containsExactly(ids.get(0));
+      assertThat(j.read(j.recovered().get(0).value())).hasSize(8192);
+      j.done(ids.get(0));
+      await(j.commit(Journal.newId(), bytes("y")));
+      assertThat(j.pendingIntents()).isZero();
+      assertThat(segments()).hasSize(1);
+    }
+  }
+
   private List<Path> segments() throws IOException {
     try (Stream<Path> s = Files.list(dir)) {
       return s.filter(p -> p.getFileName().toString().endsWith(".rfj")).sorted().toList();

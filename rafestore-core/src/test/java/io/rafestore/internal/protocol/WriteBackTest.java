@@ -298,6 +298,32 @@ class WriteBackTest {
   }
 
   @Test
+  void aCallerCompletingOrCancellingItsOnCloudsFutureDoesNotTouchTheWrite() throws Exception {
+    List<Switched> sw = switched();
+    CompletableFuture<Void> release = new CompletableFuture<>();
+    for (Switched c : sw) {
+      c.metadataPuts = release;
+    }
+    RafeStore s = client(sw, journal(), ProtocolMode.PAPER);
+    JournaledWrite w = s.blocking().writeBack("k", utf8("v"));
+    w.onClouds().cancel(true);
+    w.onClouds().complete(null);
+    w.onClouds().completeExceptionally(new IllegalStateException("a caller's"));
+    assertThat(w.onClouds()).as("each call a new copy of the write's future").isNotDone();
+    CompletableFuture<Void> flushed = s.flush();
+    Thread.sleep(100);
+    assertThat(flushed).isNotDone();
+    release.complete(null);
+    get(flushed);
+    WriteReceipt onClouds = get(w.onClouds());
+    assertThat(onClouds).isNotNull();
+    assertThat(history(reader(), "k"))
+        .extracting(VersionInfo::version)
+        .containsExactly(onClouds.version());
+    assertThat(reader().blocking().read("k").utf8()).isEqualTo("v");
+  }
+
+  @Test
   void aFullJournalFailsAtOnceOrMakesTheWriteWait() throws Exception {
     List<Switched> sw = switched();
     CompletableFuture<Void> release = new CompletableFuture<>();

@@ -83,6 +83,12 @@ public final class WriteBackQueue implements CommitGate {
    * #valueOf}), so a backlog of acknowledged writes takes journal disk, not heap (and the young
    * collections of a client writing fast do not copy every value acknowledged since the last).
    */
+  /**
+   * A completed future shared by every intent whose record is durable and every gate not yet set:
+   * nothing completes or depends on it beyond {@code handle} (which makes a new future).
+   */
+  private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+
   private static final class Intent {
     final String id;
     final String key;
@@ -102,7 +108,14 @@ public final class WriteBackQueue implements CommitGate {
      */
     byte[] inRound;
 
-    final CompletableFuture<Void> durable;
+    /**
+     * The journal's future for its intent record until that completes successfully, then {@link
+     * #DONE} (shared): the journal's record of it (its future, op and state) leaves the heap with
+     * it, since a backlog holds every pending intent for minutes (design.md, "Values off the
+     * heap").
+     */
+    volatile CompletableFuture<Void> durable;
+
     final CompletableFuture<WriteReceipt> onClouds = new CompletableFuture<>();
 
     /**
@@ -136,11 +149,11 @@ public final class WriteBackQueue implements CommitGate {
     /** The data object the current attempt names (matched by the gate); null between attempts. */
     String dataObject;
 
-    /** Every name its attempts used (guarded by the queue). */
-    final List<String> used = new ArrayList<>();
+    /** Every name its attempts used (guarded by the queue); null until its first attempt. */
+    List<String> used;
 
     /** The gate of the current attempt, so a retry never overtakes its commit record. */
-    volatile CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
+    volatile CompletableFuture<Void> gate = DONE;
 
     int attempts;
 
@@ -160,7 +173,7 @@ public final class WriteBackQueue implements CommitGate {
       this.location = r.value();
       this.length = r.value().length();
       this.createdAtMillis = r.createdAtMillis();
-      this.durable = CompletableFuture.completedFuture(null);
+      this.durable = DONE;
     }
 
     /** Once the journal has the value: drops the heap copy for the journal's location of it. */
@@ -169,6 +182,7 @@ public final class WriteBackQueue implements CommitGate {
         location = at;
         value = null;
       }
+      durable = DONE;
     }
   }
 
@@ -477,9 +491,7 @@ public final class WriteBackQueue implements CommitGate {
       in.succeed(receipt);
       synchronized (this) {
         unqueue(in);
-        for (String name : in.used) {
-          names.remove(name);
-        }
+        forgetNames(in);
       }
     }
     if (failed.isEmpty()) {
@@ -507,9 +519,7 @@ public final class WriteBackQueue implements CommitGate {
     journal.done(in.id);
     synchronized (this) {
       unqueue(in);
-      for (String name : in.used) {
-        names.remove(name);
-      }
+      forgetNames(in);
       running.remove(in.key);
     }
     in.fail(e);
@@ -600,11 +610,23 @@ public final class WriteBackQueue implements CommitGate {
    */
   static final long BULK_BYTES = 1024 * 1024;
 
+  /** Drops the data object names {@code in}'s attempts used. Caller holds the lock. */
+  private void forgetNames(Intent in) {
+    if (in.used != null) {
+      for (String name : in.used) {
+        names.remove(name);
+      }
+    }
+  }
+
   /** Records the data object name {@code in}'s current attempt uses, for the gate. */
   private void named(Intent in, Payload payload) {
     String name = payload.dataObject().value();
     synchronized (this) {
       in.dataObject = name;
+      if (in.used == null) {
+        in.used = new ArrayList<>(2);
+      }
       in.used.add(name);
       names.put(name, in);
     }
