@@ -1267,10 +1267,16 @@ public final class Journal implements AutoCloseable {
    * never past it); returns the file's length after (a failed write, as on a full disk, leaves
    * fewer zeros, which read as the clean end all the same). Not forced here: the caller forces.
    */
+  /**
+   * 64 KiB of zeros, never written to: each use takes a {@code duplicate()} (its own position and
+   * limit). Direct, so a channel write copies nothing first, and allocated once, not per top-up.
+   */
+  private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(64 * 1024);
+
   private long preallocate(Segment s, long from) {
     long to = PREALLOCATE ? Math.min(segmentBytes, from + PREALLOCATE_BYTES) : from;
     long at = from;
-    ByteBuffer zeros = ByteBuffer.allocate(64 * 1024);
+    ByteBuffer zeros = ZEROS.duplicate();
     try {
       while (at < to) {
         zeros.clear().limit((int) Math.min(zeros.capacity(), to - at));
