@@ -187,6 +187,13 @@ class WriteBackTest {
     }
   }
 
+  /** Every cloud's metadata puts wait for {@code release}: no log reaches a cloud until then. */
+  private static void holdMetadataPuts(List<Switched> sw, CompletableFuture<Void> release) {
+    for (Switched c : sw) {
+      c.metadataPuts = release;
+    }
+  }
+
   @Test
   void theClientReadsItsJournaledWriteUntilItIsOnTheCloudsAndWritesKeepCallOrder()
       throws Exception {
@@ -194,9 +201,7 @@ class WriteBackTest {
     CompletableFuture<Void> release = new CompletableFuture<>();
     RafeStore s = client(sw, journal(), ProtocolMode.PAPER);
     s.blocking().write("k", utf8("old"));
-    for (Switched c : sw) {
-      c.metadataPuts = release;
-    }
+    holdMetadataPuts(sw, release);
     JournaledWrite w = s.blocking().writeBack("k", utf8("journaled"));
     StoredValue own = s.blocking().read("k");
     assertThat(own.servedBy()).isEqualTo(StoredValue.FROM_JOURNAL);
@@ -242,9 +247,7 @@ class WriteBackTest {
     List<Switched> sw = switched();
     CompletableFuture<Void> release = new CompletableFuture<>();
     RafeStore s = client(sw, journal(), mode);
-    for (Switched c : sw) {
-      c.metadataPuts = release;
-    }
+    holdMetadataPuts(sw, release);
     int writes = 400;
     List<byte[]> values = new ArrayList<>();
     List<CompletableFuture<JournaledWrite>> acks = new ArrayList<>();
@@ -301,9 +304,7 @@ class WriteBackTest {
   void aCallerCompletingOrCancellingItsOnCloudsFutureDoesNotTouchTheWrite() throws Exception {
     List<Switched> sw = switched();
     CompletableFuture<Void> release = new CompletableFuture<>();
-    for (Switched c : sw) {
-      c.metadataPuts = release;
-    }
+    holdMetadataPuts(sw, release);
     RafeStore s = client(sw, journal(), ProtocolMode.PAPER);
     JournaledWrite w = s.blocking().writeBack("k", utf8("v"));
     w.onClouds().cancel(true);
@@ -327,9 +328,7 @@ class WriteBackTest {
   void aFullJournalFailsAtOnceOrMakesTheWriteWait() throws Exception {
     List<Switched> sw = switched();
     CompletableFuture<Void> release = new CompletableFuture<>();
-    for (Switched c : sw) {
-      c.metadataPuts = release;
-    }
+    holdMetadataPuts(sw, release);
     RafeStore failing =
         client(sw, journal().maxEntries(1).whenFull(WriteBack.WhenFull.FAIL), ProtocolMode.PAPER);
     get(failing.writeBack("k", utf8("one")));
@@ -389,9 +388,7 @@ class WriteBackTest {
       throws Exception {
     List<Switched> sw = switched();
     CompletableFuture<Void> release = new CompletableFuture<>();
-    for (Switched c : sw) {
-      c.metadataPuts = release;
-    }
+    holdMetadataPuts(sw, release);
     RafeStore s = client(sw, journal().maxEntries(1), ProtocolMode.PAPER);
     get(s.writeBack("k", utf8("one")));
     // The journal is full until "one" is on the clouds: "two" is not acknowledged before the
@@ -544,9 +541,7 @@ class WriteBackTest {
   void aJournaledValueTheDiskChangedFailsAloneAndTheKeysLaterWritesGoOn() throws Exception {
     List<Switched> sw = switched();
     CompletableFuture<Void> release = new CompletableFuture<>();
-    for (Switched c : sw) {
-      c.metadataPuts = release;
-    }
+    holdMetadataPuts(sw, release);
     RafeStore s = client(sw, journal(), ProtocolMode.PAPER);
     JournaledWrite first = s.blocking().writeBack("k", utf8("first"));
     // Its round is in writeM (held), so the next write waits in the queue, its value on disk only.
