@@ -66,6 +66,7 @@ import java.util.function.UnaryOperator;
  * java -cp ... io.rafestore.bench.cost.WriteCostBench --only write-back --out DIR
  * java -cp ... io.rafestore.bench.cost.WriteCostBench --only write-back --jit-warmup 60 \
  *     --latency-writes 80000 --out DIR
+ * java -XX:+UseZGC -cp ... io.rafestore.bench.cost.WriteCostBench --only write-back --out DIR
  * </pre>
  *
  * <p>A malformed or out-of-range option is refused with exit code 2 and a message naming it.
@@ -121,12 +122,15 @@ import java.util.function.UnaryOperator;
  *
  * <p>Each row gives p50, p99 and p99.9, each against the fsync's same percentile and the p99
  * against the fsync's median ("one fsync"), the garbage collections during the row (their pauses
- * stop every thread) and the JIT's compilation time during it. The target line's verdict is the
- * half-load row's p99 against the fsync median; the line names that load and gives the unloaded
- * figure and the saturated one with its Little's law reading beside it, and, in the full run, says
- * when the half-load rate is a burst above the drain to the clouds. {@code --only write-back} runs
- * just the warm-up and these measurements (no virtual-time variant, no counts run, so no drain
- * rate, no cost objective) and writes {@code writecost-writeback.md}.
+ * stop every thread; where the JVM has a pause bean, as ZGC's "ZGC Pauses" beside its concurrent
+ * "ZGC Cycles", only the pauses are counted, a sentence above the table saying which) and the JIT's
+ * compilation time during it. The target line's verdict is the half-load row's p99 against the
+ * fsync median; the line names that load and the JVM's collector ("on G1", "on ZGC": {@link
+ * #collectorName}, so lines from two JVMs are told apart) and gives the unloaded figure and the
+ * saturated one with its Little's law reading beside it, and, in the full run, says when the
+ * half-load rate is a burst above the drain to the clouds. {@code --only write-back} runs just the
+ * warm-up and these measurements (no virtual-time variant, no counts run, so no drain rate, no cost
+ * objective) and writes {@code writecost-writeback.md}.
  *
  * <p>Prints target lines (PASS/MISS): write-through with group commit, and write-back with group
  * commit, each at least 5 x fewer cloud requests per write than write-through and at most 0.2 x
@@ -466,7 +470,7 @@ public final class WriteCostBench {
                 + " a fresh client and journal per row). Journal in %s (file system %s); %,d fsyncs"
                 + " of a 1 KB append there, each force(true): p50 %.3f ms, p99 %.3f ms, p99.9"
                 + " %.3f ms. Each percentile's ratio is to the fsync's same percentile.%n%n"
-                + "%s%n%n"
+                + "%s%n%n%s%n%n"
                 + "| load | writers | offered / s | acknowledged / s | writes | mean ms | p50 ms |"
                 + " p99 ms | p99.9 ms | p50 x fsync p50 | p99 x fsync p99 | p99 x fsync p50 |"
                 + " GCs (ms) in run | JIT ms in run |%n"
@@ -478,7 +482,8 @@ public final class WriteCostBench {
             f50,
             f99,
             f999,
-            warmupLine(wb.warmup())));
+            warmupLine(wb.warmup()),
+            collectorLine()));
     for (AckRun a : List.of(wb.single(), wb.open(), wb.closed())) {
       String load =
           a.writers() == 1
@@ -588,7 +593,8 @@ public final class WriteCostBench {
                     "write-back acknowledgement p99 within 3 x of one fsync of the journal disk (median"
                         + " %.3f ms of %d 1 KB appends + force, same directory, same run), at half"
                         + " load (open loop, Poisson, %,.0f writes/s offered by %d writer threads ="
-                        + " half the closed loop's throughput): p99 %.3f ms = %.1f x; unloaded (one"
+                        + " half the closed loop's throughput) on %s: p99 %.3f ms = %.1f x; unloaded"
+                        + " (one"
                         + " writer): p99 %.3f ms = %.1f x; saturated (closed loop, %d writers): p99"
                         + " %.2f ms = %.1f x, a capacity figure: %,.0f acknowledgements/s, Little's"
                         + " law %d / %,.0f per s = %.2f ms mean (measured %.2f ms)",
@@ -596,6 +602,7 @@ public final class WriteCostBench {
                     f.length,
                     o.offeredPerS(),
                     o.writers(),
+                    collector(),
                     o.p(0.99),
                     ratio(o.p(0.99), f50),
                     s.p(0.99),
@@ -1165,14 +1172,81 @@ public final class WriteCostBench {
    * pauses stop the journal's threads and the writers alike, so a run's tail is read beside them.
    */
   static long[] gcTotals() {
+    List<java.lang.management.GarbageCollectorMXBean> beans =
+        java.lang.management.ManagementFactory.getGarbageCollectorMXBeans();
+    List<String> names = beans.stream().map(b -> b.getName()).toList();
     long count = 0;
     long ms = 0;
-    for (java.lang.management.GarbageCollectorMXBean b :
-        java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
-      count += Math.max(0, b.getCollectionCount());
-      ms += Math.max(0, b.getCollectionTime());
+    for (java.lang.management.GarbageCollectorMXBean b : beans) {
+      if (countsAsGc(b.getName(), names)) {
+        count += Math.max(0, b.getCollectionCount());
+        ms += Math.max(0, b.getCollectionTime());
+      }
     }
     return new long[] {count, ms};
+  }
+
+  /**
+   * Whether the bean {@code name}, one of the JVM's GC beans {@code all}, is counted in the GCs
+   * columns: where a pause bean exists (a name containing "Pauses": ZGC's "ZGC Pauses" and
+   * Shenandoah's "Shenandoah Pauses" on Java 17, beside their concurrent "Cycles", which do not
+   * stop the threads), only it; else every bean (G1's young and old generations, say), as each of
+   * their collections is a pause.
+   */
+  static boolean countsAsGc(String name, List<String> all) {
+    return all.stream().noneMatch(n -> n.contains("Pauses")) || name.contains("Pauses");
+  }
+
+  /** This JVM's garbage collector, named from its GC beans ({@link #collectorName}). */
+  static String collector() {
+    return collectorName(
+        java.lang.management.ManagementFactory.getGarbageCollectorMXBeans().stream()
+            .map(b -> b.getName())
+            .toList());
+  }
+
+  /**
+   * The collector the GC beans {@code names} belong to: "G1" ("G1 Young Generation", "G1 Old
+   * Generation"), "ZGC" ("ZGC Cycles", "ZGC Pauses"; "ZGC" before Java 17), "Shenandoah"; any other
+   * the beans' names joined with " + " ("PS Scavenge + PS MarkSweep"), "none" without beans.
+   */
+  static String collectorName(List<String> names) {
+    for (String c : List.of("G1", "ZGC", "Shenandoah")) {
+      if (!names.isEmpty() && names.stream().allMatch(n -> n.equals(c) || n.startsWith(c + " "))) {
+        return c;
+      }
+    }
+    return names.isEmpty() ? "none" : String.join(" + ", names);
+  }
+
+  /** The sentence naming the collector and what the GCs reported count (its GC beans). */
+  static String collectorLine() {
+    List<String> names =
+        java.lang.management.ManagementFactory.getGarbageCollectorMXBeans().stream()
+            .map(b -> b.getName())
+            .toList();
+    return collectorLine(collectorName(names), names);
+  }
+
+  static String collectorLine(String collector, List<String> names) {
+    List<String> counted = names.stream().filter(n -> countsAsGc(n, names)).toList();
+    List<String> left = names.stream().filter(n -> !countsAsGc(n, names)).toList();
+    return String.format(
+        Locale.ROOT,
+        "Collector: %s (GC beans: %s). The GCs here (the warm-up's and the table's column) count"
+            + " %s and their time in ms as the JVM reports it%s.",
+        collector,
+        names.isEmpty() ? "none" : String.join(", ", names),
+        counted.isEmpty()
+            ? "nothing (no GC bean)"
+            : left.isEmpty()
+                ? "the collections of " + String.join(" and ", counted) + " (each a pause)"
+                : "the pauses (" + String.join(", ", counted) + ")",
+        left.isEmpty()
+            ? ""
+            : ", not the concurrent work ("
+                + String.join(", ", left)
+                + "), which runs beside the threads without stopping them");
   }
 
   /**

@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -152,6 +153,56 @@ class WriteCostBenchTest {
         .contains("at half load (open loop, Poisson")
         .contains("unloaded (one writer)")
         .contains("Little's law 16 /");
+    // The JVM's collector is named, in the section and in the target line (two JVMs' lines told
+    // apart): this JVM's, from its GC beans.
+    String collector = WriteCostBench.collector();
+    assertThat(collector).isNotBlank().isNotEqualTo("none");
+    assertThat(report)
+        .contains("Collector: " + collector + " (GC beans: ")
+        .containsPattern("half the closed loop's throughput\\) on " + collector + ": p99 ");
+  }
+
+  @Test
+  void theCollectorIsNamedFromItsBeansAndOnlyPausesAreCountedWhereABeanCountsThem() {
+    List<String> g1 = List.of("G1 Young Generation", "G1 Old Generation");
+    List<String> zgc = List.of("ZGC Cycles", "ZGC Pauses");
+    List<String> shenandoah = List.of("Shenandoah Pauses", "Shenandoah Cycles");
+    List<String> parallel = List.of("PS MarkSweep", "PS Scavenge");
+    assertThat(WriteCostBench.collectorName(g1)).isEqualTo("G1");
+    assertThat(WriteCostBench.collectorName(zgc)).isEqualTo("ZGC");
+    assertThat(WriteCostBench.collectorName(List.of("ZGC"))).isEqualTo("ZGC");
+    assertThat(WriteCostBench.collectorName(shenandoah)).isEqualTo("Shenandoah");
+    assertThat(WriteCostBench.collectorName(parallel)).isEqualTo("PS MarkSweep + PS Scavenge");
+    assertThat(WriteCostBench.collectorName(List.of("Copy", "MarkSweepCompact")))
+        .isEqualTo("Copy + MarkSweepCompact");
+    assertThat(WriteCostBench.collectorName(List.of("G1 Young Generation", "PS Scavenge")))
+        .isEqualTo("G1 Young Generation + PS Scavenge");
+    assertThat(WriteCostBench.collectorName(List.of())).isEqualTo("none");
+    // G1: every bean counted (each collection a pause), as before; ZGC: the pauses only.
+    assertThat(g1).allMatch(n -> WriteCostBench.countsAsGc(n, g1));
+    assertThat(WriteCostBench.countsAsGc("ZGC Pauses", zgc)).isTrue();
+    assertThat(WriteCostBench.countsAsGc("ZGC Cycles", zgc)).isFalse();
+    assertThat(WriteCostBench.countsAsGc("Shenandoah Cycles", shenandoah)).isFalse();
+    assertThat(WriteCostBench.collectorLine("G1", g1))
+        .startsWith("Collector: G1 (GC beans: G1 Young Generation, G1 Old Generation).")
+        .contains("count the collections of G1 Young Generation and G1 Old Generation (each a")
+        .doesNotContain("concurrent");
+    assertThat(WriteCostBench.collectorLine("ZGC", zgc))
+        .startsWith("Collector: ZGC (GC beans: ZGC Cycles, ZGC Pauses).")
+        .contains("count the pauses (ZGC Pauses)")
+        .contains("not the concurrent work (ZGC Cycles)");
+    // This JVM: named, and the totals count only what countsAsGc keeps.
+    List<String> mine =
+        java.lang.management.ManagementFactory.getGarbageCollectorMXBeans().stream()
+            .map(b -> b.getName())
+            .toList();
+    assertThat(WriteCostBench.collector()).isEqualTo(WriteCostBench.collectorName(mine));
+    long counted =
+        java.lang.management.ManagementFactory.getGarbageCollectorMXBeans().stream()
+            .filter(b -> WriteCostBench.countsAsGc(b.getName(), mine))
+            .mapToLong(b -> Math.max(0, b.getCollectionCount()))
+            .sum();
+    assertThat(WriteCostBench.gcTotals()[0]).isGreaterThanOrEqualTo(counted);
   }
 
   /** The rows of the acknowledgement table (one per load). */
