@@ -544,13 +544,22 @@ public final class WriteCostBench {
               "%nHeap held by the closed loop's %,d acknowledged writes of %,d bytes, nearly all"
                   + " still waiting for the clouds (live heap after full collections, before the"
                   + " loop and after it, the client open, less what the in-memory clouds stored"
-                  + " meanwhile): %.1f MiB, %,d bytes a write. The values themselves are read back"
-                  + " from the journal when their upload takes them; this is each pending write's"
-                  + " bookkeeping and the rounds in flight.%n",
+                  + " meanwhile): %s The values themselves are read back from the journal when"
+                  + " their upload takes them; this is each pending write's bookkeeping and the"
+                  + " rounds in flight.%n",
               n,
               wb.valueBytes(),
-              wb.heapHeldBytes() / (1024.0 * 1024),
-              n == 0 ? 0 : wb.heapHeldBytes() / n));
+              wb.heapHeldBytes() > 0
+                  ? String.format(
+                      Locale.ROOT,
+                      "%.1f MiB, %,d bytes a write.",
+                      wb.heapHeldBytes() / (1024.0 * 1024),
+                      n == 0 ? 0 : wb.heapHeldBytes() / n)
+                  : String.format(
+                      Locale.ROOT,
+                      "not resolved (%.1f MiB: less than this measurement resolves on this"
+                          + " collector, e.g. a short row).",
+                      wb.heapHeldBytes() / (1024.0 * 1024))));
     }
     double drain = wb.drainPerS();
     boolean burst = drain > 0 && o.offeredPerS() > drain;

@@ -315,6 +315,16 @@ class WriteCostBenchTest {
             targets2);
     assertThat(report2).contains("On the clouds: 1000.0 writes/s").doesNotContain("burst");
     assertThat(report2).as("not measured").doesNotContain("Heap held");
+    // A negative difference (a short row, a collector counting the heap in pages) is not a size.
+    String report3 =
+        WriteCostBench.ackReport(
+            new WriteCostBench.WriteBackRun(
+                fast, warm, closed, open, single, fsync, journal, "ext4", -(2L << 20), 1024),
+            new StringBuilder());
+    assertThat(report3)
+        .contains("Heap held by the closed loop's")
+        .contains(": not resolved (-2.0 MiB: less than this measurement resolves")
+        .doesNotContain("bytes a write");
     assertThat(targets2.toString()).doesNotContain("burst");
     assertThat(WriteCostBench.warmupLine(new WriteCostBench.Warmup(0, 0, 0, 0, 0, 0, 0)))
         .startsWith("No warm-up");
