@@ -1183,7 +1183,7 @@ public final class WriteCostBench {
   static long[] gcTotals() {
     List<java.lang.management.GarbageCollectorMXBean> beans =
         java.lang.management.ManagementFactory.getGarbageCollectorMXBeans();
-    List<String> names = beans.stream().map(b -> b.getName()).toList();
+    List<String> names = gcBeanNames();
     long count = 0;
     long ms = 0;
     for (java.lang.management.GarbageCollectorMXBean b : beans) {
@@ -1208,10 +1208,14 @@ public final class WriteCostBench {
 
   /** This JVM's garbage collector, named from its GC beans ({@link #collectorName}). */
   static String collector() {
-    return collectorName(
-        java.lang.management.ManagementFactory.getGarbageCollectorMXBeans().stream()
-            .map(b -> b.getName())
-            .toList());
+    return collectorName(gcBeanNames());
+  }
+
+  /** The names of this JVM's GC beans. */
+  static List<String> gcBeanNames() {
+    return java.lang.management.ManagementFactory.getGarbageCollectorMXBeans().stream()
+        .map(b -> b.getName())
+        .toList();
   }
 
   /**
@@ -1230,10 +1234,7 @@ public final class WriteCostBench {
 
   /** The sentence naming the collector and what the GCs reported count (its GC beans). */
   static String collectorLine() {
-    List<String> names =
-        java.lang.management.ManagementFactory.getGarbageCollectorMXBeans().stream()
-            .map(b -> b.getName())
-            .toList();
+    List<String> names = gcBeanNames();
     return collectorLine(collectorName(names), names);
   }
 

@@ -1024,6 +1024,15 @@ public final class Journal implements AutoCloseable {
     s.allocated = to;
   }
 
+  /** Counts intent {@code id} as pending in {@code s} (and no longer in any segment before). */
+  private void track(String id, Segment s) {
+    Segment before = segmentOf.put(id, s);
+    if (before != null) {
+      before.pending--;
+    }
+    s.pending++;
+  }
+
   private void writeBatch(List<Op> batch) {
     List<Op> records = new ArrayList<>();
     List<String> doneIds = new ArrayList<>();
@@ -1057,11 +1066,7 @@ public final class Journal implements AutoCloseable {
     } else {
       for (Op op : records) {
         if (op.type == INTENT) {
-          Segment before = segmentOf.put(op.id, active);
-          if (before != null) {
-            before.pending--;
-          }
-          active.pending++;
+          track(op.id, active);
         }
       }
     }
@@ -1427,9 +1432,7 @@ public final class Journal implements AutoCloseable {
       nextSegment = n + 1;
     }
     for (Map.Entry<String, Segment> e : where.entrySet()) {
-      if (segmentOf.put(e.getKey(), e.getValue()) == null) {
-        e.getValue().pending++;
-      }
+      track(e.getKey(), e.getValue());
     }
     recovered.addAll(open.values());
     long bytes = 0;

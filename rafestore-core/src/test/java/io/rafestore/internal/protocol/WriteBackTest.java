@@ -187,21 +187,25 @@ class WriteBackTest {
     }
   }
 
-  /** Every cloud's metadata puts wait for {@code release}: no log reaches a cloud until then. */
-  private static void holdMetadataPuts(List<Switched> sw, CompletableFuture<Void> release) {
+  /**
+   * Every cloud's metadata puts wait for the returned future: no log reaches a cloud until it is
+   * completed.
+   */
+  private static CompletableFuture<Void> holdMetadataPuts(List<Switched> sw) {
+    CompletableFuture<Void> release = new CompletableFuture<>();
     for (Switched c : sw) {
       c.metadataPuts = release;
     }
+    return release;
   }
 
   @Test
   void theClientReadsItsJournaledWriteUntilItIsOnTheCloudsAndWritesKeepCallOrder()
       throws Exception {
     List<Switched> sw = switched();
-    CompletableFuture<Void> release = new CompletableFuture<>();
     RafeStore s = client(sw, journal(), ProtocolMode.PAPER);
     s.blocking().write("k", utf8("old"));
-    holdMetadataPuts(sw, release);
+    CompletableFuture<Void> release = holdMetadataPuts(sw);
     JournaledWrite w = s.blocking().writeBack("k", utf8("journaled"));
     StoredValue own = s.blocking().read("k");
     assertThat(own.servedBy()).isEqualTo(StoredValue.FROM_JOURNAL);
@@ -245,9 +249,8 @@ class WriteBackTest {
   void aBacklogBeyondOneInlineRoundIsWrittenInBulkRoundsOfPackedValues(ProtocolMode mode)
       throws Exception {
     List<Switched> sw = switched();
-    CompletableFuture<Void> release = new CompletableFuture<>();
     RafeStore s = client(sw, journal(), mode);
-    holdMetadataPuts(sw, release);
+    CompletableFuture<Void> release = holdMetadataPuts(sw);
     int writes = 400;
     List<byte[]> values = new ArrayList<>();
     List<CompletableFuture<JournaledWrite>> acks = new ArrayList<>();
@@ -303,8 +306,7 @@ class WriteBackTest {
   @Test
   void aCallerCompletingOrCancellingItsOnCloudsFutureDoesNotTouchTheWrite() throws Exception {
     List<Switched> sw = switched();
-    CompletableFuture<Void> release = new CompletableFuture<>();
-    holdMetadataPuts(sw, release);
+    CompletableFuture<Void> release = holdMetadataPuts(sw);
     RafeStore s = client(sw, journal(), ProtocolMode.PAPER);
     JournaledWrite w = s.blocking().writeBack("k", utf8("v"));
     w.onClouds().cancel(true);
@@ -327,8 +329,7 @@ class WriteBackTest {
   @Test
   void aFullJournalFailsAtOnceOrMakesTheWriteWait() throws Exception {
     List<Switched> sw = switched();
-    CompletableFuture<Void> release = new CompletableFuture<>();
-    holdMetadataPuts(sw, release);
+    CompletableFuture<Void> release = holdMetadataPuts(sw);
     RafeStore failing =
         client(sw, journal().maxEntries(1).whenFull(WriteBack.WhenFull.FAIL), ProtocolMode.PAPER);
     get(failing.writeBack("k", utf8("one")));
@@ -387,8 +388,7 @@ class WriteBackTest {
   void anAcknowledgementsCallbackRunsOnTheAcknowledgerWhereABlockingCallIsRefused()
       throws Exception {
     List<Switched> sw = switched();
-    CompletableFuture<Void> release = new CompletableFuture<>();
-    holdMetadataPuts(sw, release);
+    CompletableFuture<Void> release = holdMetadataPuts(sw);
     RafeStore s = client(sw, journal().maxEntries(1), ProtocolMode.PAPER);
     get(s.writeBack("k", utf8("one")));
     // The journal is full until "one" is on the clouds: "two" is not acknowledged before the
@@ -540,8 +540,7 @@ class WriteBackTest {
   @Test
   void aJournaledValueTheDiskChangedFailsAloneAndTheKeysLaterWritesGoOn() throws Exception {
     List<Switched> sw = switched();
-    CompletableFuture<Void> release = new CompletableFuture<>();
-    holdMetadataPuts(sw, release);
+    CompletableFuture<Void> release = holdMetadataPuts(sw);
     RafeStore s = client(sw, journal(), ProtocolMode.PAPER);
     JournaledWrite first = s.blocking().writeBack("k", utf8("first"));
     // Its round is in writeM (held), so the next write waits in the queue, its value on disk only.
