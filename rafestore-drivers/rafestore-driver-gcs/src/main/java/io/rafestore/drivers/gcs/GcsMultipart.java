@@ -21,7 +21,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * A parallel composite upload for {@link GcsCloud#multipart()}: each part is a temporary object
  * under {@value #TEMP_PREFIX}, complete composes them into the target (GCS composes at most 32
  * sources per request, so more parts are composed in a tree of intermediate temporaries) and then
- * deletes every temporary; abort deletes the parts put so far.
+ * deletes every temporary; abort deletes the parts put so far, and a part still uploading when
+ * abort is called deletes itself when its put ends (whatever its outcome: a failed or cancelled put
+ * may still have stored it), so an upload abandoned mid-flight leaves nothing behind.
  *
  * <p>The temporaries are ordinary objects, so they are visible to a listing of the whole bucket
  * (never under the target's name or RafeStore's {@code d/} and {@code m/} prefixes). A client that
@@ -77,7 +79,18 @@ final class GcsMultipart implements Multipart {
   private final class Upload implements MultipartUpload {
     private final ObjectKey key;
     private final String dir;
+
+    /** Every part a put was started for: stored, still uploading, or failed (maybe stored). */
+    private final Set<Integer> started = ConcurrentHashMap.newKeySet();
+
     private final Set<Integer> stored = ConcurrentHashMap.newKeySet();
+
+    /**
+     * Set by abort before it deletes {@link #started}. A put that ends afterwards deletes its own
+     * part: either abort's deletes saw its index (it was added before the put began) and ran after
+     * it landed, or the put sees this flag when it ends, so no part outlives an abort.
+     */
+    private volatile boolean aborted;
 
     Upload(ObjectKey key, String nonce) {
       this.key = key;
@@ -99,13 +112,53 @@ final class GcsMultipart implements Multipart {
       if (index < 0 || index >= MAX_PARTS) {
         return refused("part index " + index + " is outside 0.." + (MAX_PARTS - 1));
       }
-      return cloud.put(ObjectKey.of(partName(index)), data).thenRun(() -> stored.add(index));
+      if (aborted) {
+        return refused("part " + index + " of " + key + ": the upload was aborted");
+      }
+      started.add(index);
+      CompletableFuture<Void> put = cloud.put(ObjectKey.of(partName(index)), data);
+      CompletableFuture<Void> out =
+          put.handle((x, e) -> e)
+              .thenCompose(
+                  e -> {
+                    if (!aborted) {
+                      if (e != null) {
+                        return CompletableFuture.<Void>failedFuture(e);
+                      }
+                      stored.add(index);
+                      return CompletableFuture.<Void>completedFuture(null);
+                    }
+                    // Aborted while this part was uploading: abort's deletes may have run before
+                    // it landed, so it deletes itself before the caller hears of it.
+                    return cloud
+                        .call(
+                            () -> {
+                              deleteQuietly(partName(index));
+                              return null;
+                            })
+                        .handle((y, e2) -> null)
+                        .thenCompose(
+                            y ->
+                                refused(
+                                    "part " + index + " of " + key + ": the upload was aborted"));
+                  });
+      // Cancelling the part cancels its request, as for any driver call.
+      out.whenComplete(
+          (x, e) -> {
+            if (out.isCancelled()) {
+              put.cancel(true);
+            }
+          });
+      return out;
     }
 
     @Override
     public CompletableFuture<Void> complete(int count) {
       if (count < 1 || count > MAX_PARTS) {
         return refused("part count " + count + " is outside 1.." + MAX_PARTS);
+      }
+      if (aborted) {
+        return refused(key + ": the upload was aborted");
       }
       for (int i = 0; i < count; i++) {
         if (!stored.contains(i)) {
@@ -154,24 +207,31 @@ final class GcsMultipart implements Multipart {
       storage.compose(b.build());
     }
 
-    /** Deletes the parts and {@code intermediates}, best effort. Runs on the driver's pool. */
+    /**
+     * Deletes every part a put was started for and {@code intermediates}, best effort (deleting a
+     * part that was never stored costs one request and changes nothing). Runs on the driver's pool.
+     */
     private void deleteNow(List<String> intermediates) {
       List<String> names = new ArrayList<>(intermediates);
-      for (int i : stored) {
+      for (int i : started) {
         names.add(partName(i));
       }
-      for (String n : names) {
-        try {
-          storage.delete(BlobId.of(bucket, n));
-        } catch (RuntimeException e) {
-          // Left for the bucket's lifecycle rule (see the class comment).
-        }
-      }
+      names.forEach(this::deleteQuietly);
+      started.clear();
       stored.clear();
+    }
+
+    private void deleteQuietly(String name) {
+      try {
+        storage.delete(BlobId.of(bucket, name));
+      } catch (RuntimeException e) {
+        // Left for the bucket's lifecycle rule (see the class comment).
+      }
     }
 
     @Override
     public CompletableFuture<Void> abort() {
+      aborted = true;
       return cloud.call(
           () -> {
             deleteNow(List.of());

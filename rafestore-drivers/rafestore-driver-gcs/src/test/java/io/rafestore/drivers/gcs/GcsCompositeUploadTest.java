@@ -40,4 +40,37 @@ class GcsCompositeUploadTest {
           .containsExactly("d/tree");
     }
   }
+
+  /**
+   * An upload abandoned while a part is still uploading (as the protocol abandons a slow cloud's
+   * upload it no longer needs): abort returns before the part lands, and the part deletes itself
+   * when it does. Before this, the late part stayed under the temporaries' prefix for good.
+   */
+  @Test
+  void aPartLandingAfterAbortDeletesItself() throws Exception {
+    try (GcsCloud d = FakeGcsEmulator.fresh("gcs")) {
+      MultipartUpload up =
+          d.multipart().orElseThrow().begin(ObjectKey.of("d/late")).get(60, TimeUnit.SECONDS);
+      up.putPart(0, new byte[] {1, 2, 3}).get(60, TimeUnit.SECONDS);
+      byte[] big = new byte[32 * 1024 * 1024];
+      new java.util.SplittableRandom(7).nextBytes(big);
+      CompletableFuture<Void> late = up.putPart(1, big);
+      up.abort().get(60, TimeUnit.SECONDS);
+      assertThat(late).as("the 32 MiB part is still uploading when abort returns").isNotDone();
+      assertThat(late)
+          .failsWithin(60, TimeUnit.SECONDS)
+          .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+          .withMessageContaining("the upload was aborted");
+      assertThat(d.list("").get(60, TimeUnit.SECONDS)).isEmpty();
+      assertThat(up.putPart(2, new byte[] {4}))
+          .failsWithin(60, TimeUnit.SECONDS)
+          .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+          .withMessageContaining("the upload was aborted");
+      assertThat(up.complete(1))
+          .failsWithin(60, TimeUnit.SECONDS)
+          .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+          .withMessageContaining("the upload was aborted");
+      assertThat(up.abort()).succeedsWithin(60, TimeUnit.SECONDS);
+    }
+  }
 }

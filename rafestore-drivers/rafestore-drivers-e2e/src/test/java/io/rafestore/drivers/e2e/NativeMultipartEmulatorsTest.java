@@ -108,8 +108,9 @@ class NativeMultipartEmulatorsTest {
       }
       // Composition leaves no temporaries behind. A write returns once f+1 clouds hold the value,
       // so an upload to fake-gcs that the write no longer needed (a slow cloud replaced under
-      // load) may still be composing: it deletes its parts when it completes, which is waited for
-      // here (up to 30 s; CI saw two parts listed right after the writes once).
+      // load) is aborted while parts of it may still be uploading: each deletes itself when it
+      // lands (GcsMultipart), which is waited for here, up to 30 s. CI once listed two such parts
+      // for good, before the driver deleted parts landing after an abort.
       long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
       while (!servers.gcsList("rafestore-multipart/").isEmpty() && System.nanoTime() < until) {
         Thread.sleep(100);
