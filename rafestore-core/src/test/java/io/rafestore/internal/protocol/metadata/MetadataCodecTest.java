@@ -637,6 +637,46 @@ public class MetadataCodecTest {
     }
   }
 
+  /**
+   * A codec's own signed bytes are recognised only byte for byte and only under their own name: a
+   * copy with one byte changed is verified (and refused), and the same bytes asked for under
+   * another key or writer are refused by the name check, never taken from what the codec signed.
+   */
+  @Test
+  void ownSignedBytesAreRecognisedOnlyExactlyAndUnderTheirName() throws Exception {
+    java.security.KeyPair keys = io.rafestore.SigningKeys.generate();
+    MetadataLog log = sample(3);
+    io.rafestore.internal.codec.GatedSignatures sigs = opened();
+    MetadataCodec codec = new MetadataCodec(sigs);
+    byte[] bytes = codec.encode(log, keys.getPrivate());
+    codec.rememberSigned(bytes, log, keys.getPublic());
+    for (int i = 0; i < bytes.length; i += 7) {
+      byte[] bad = bytes.clone();
+      bad[i] ^= 0x01;
+      assertThatThrownBy(() -> codec.decode(bad, "k", "alice", keys.getPublic(), MAX))
+          .as("byte %d changed", i)
+          .isInstanceOf(MalformedMetadataException.class);
+    }
+    assertThat(sigs.verifies()).as("each changed copy verified or refused by parsing").isPositive();
+    assertThatThrownBy(() -> codec.decode(bytes, "other", "alice", keys.getPublic(), MAX))
+        .isInstanceOf(MalformedMetadataException.class)
+        .hasMessageContaining("not 'other'");
+    assertThatThrownBy(() -> codec.decode(bytes, "k", "bob", keys.getPublic(), MAX))
+        .isInstanceOf(MalformedMetadataException.class)
+        .hasMessageContaining("not 'bob'");
+    long before = sigs.verifies();
+    assertThat(codec.decode(bytes.clone(), "k", "alice", keys.getPublic(), MAX)).isEqualTo(log);
+    assertThat(sigs.verifies()).as("the exact bytes, recognised").isEqualTo(before);
+    // A newer log of the same name replaces the one remembered: the older bytes are verified.
+    MetadataLog newer = sample(4);
+    byte[] newerBytes = codec.encode(newer, keys.getPrivate());
+    codec.rememberSigned(newerBytes, newer, keys.getPublic());
+    before = sigs.verifies();
+    assertThat(codec.decode(newerBytes, "k", "alice", keys.getPublic(), MAX)).isEqualTo(newer);
+    assertThat(codec.decode(bytes, "k", "alice", keys.getPublic(), MAX)).isEqualTo(log);
+    assertThat(sigs.verifies()).as("only the older bytes verified").isEqualTo(before + 1);
+  }
+
   private static io.rafestore.internal.codec.GatedSignatures opened() {
     io.rafestore.internal.codec.GatedSignatures s =
         new io.rafestore.internal.codec.GatedSignatures(
