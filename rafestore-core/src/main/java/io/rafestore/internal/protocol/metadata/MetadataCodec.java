@@ -257,9 +257,11 @@ public final class MetadataCodec {
   /**
    * The logs each codec signed, the newest per (key, writer, verifying key), as bytes and log
    * ({@link #rememberSigned}). Bounded as {@link #VERIFIED} is, by logs and entries, and by bytes;
-   * cleared when a bound would be passed. Writes guarded by itself.
+   * cleared when a bound would be passed. Changed only under {@link #SIGNED_LOCK}; read without it.
    */
   private static final ConcurrentHashMap<LogId, Signed> SIGNED = new ConcurrentHashMap<>();
+
+  private static final Object SIGNED_LOCK = new Object();
 
   /** Bound on the bytes of all logs in {@link #SIGNED} together. */
   private static final long SIGNED_BYTES_LIMIT = 32L << 20;
@@ -845,7 +847,7 @@ public final class MetadataCodec {
   public void rememberSigned(byte[] bytes, MetadataLog log, PublicKey writerKey) {
     LogId id = new LogId(owner, log.key(), log.writer(), writerKey);
     Signed fresh = new Signed(bytes, log);
-    synchronized (SIGNED) {
+    synchronized (SIGNED_LOCK) {
       if (SIGNED.size() >= CACHE_LIMIT
           || SIGNED_BYTES.get() + bytes.length > SIGNED_BYTES_LIMIT
           || SIGNED_ENTRIES.get() + log.entries().size() > CACHE_ENTRY_LIMIT) {
