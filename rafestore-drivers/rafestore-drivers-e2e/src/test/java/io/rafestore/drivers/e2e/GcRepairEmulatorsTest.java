@@ -67,6 +67,24 @@ class GcRepairEmulatorsTest {
     return r;
   }
 
+  /**
+   * Verify, asked again (at most three times) while any finding is UNREACHABLE, for a report that
+   * must hold other findings too (a server that lost objects): as above, a stalled emulator says
+   * nothing about what the servers hold, and CI once saw Azurite miss verify's 2 s grace beside
+   * MinIO's real findings. Every other finding is kept.
+   */
+  private static VerifyReport verifyWithoutStalls(BlockingRafeStore s) throws Exception {
+    VerifyReport r = s.verify(KEY);
+    for (int i = 0;
+        i < 3
+            && r.findings().stream().anyMatch(f -> f.problem() == VerifyReport.Problem.UNREACHABLE);
+        i++) {
+      System.out.println("GcRepairEmulatorsTest: verify again after " + r);
+      r = s.verify(KEY);
+    }
+    return r;
+  }
+
   @Test
   void collectThenLoseAServerThenRepair() throws Exception {
     RawServers servers = new RawServers();
@@ -122,7 +140,7 @@ class GcRepairEmulatorsTest {
       assertThat(lost).isNotEmpty();
       lost.forEach(servers::minioDelete);
       assertThat(servers.minioList(META)).isEmpty();
-      VerifyReport broken = s.verify(KEY);
+      VerifyReport broken = verifyWithoutStalls(s);
       assertThat(broken.isClean()).isFalse();
       assertThat(broken.findingsFor("minio")).isNotEmpty();
       assertThat(broken.findings()).allMatch(f -> f.cloudId().equals("minio"));
