@@ -47,6 +47,13 @@ public final class Context implements LayoutChooser.Timing {
   public final java.util.Set<String> lateClouds;
 
   /**
+   * Late clouds whose last late request was left running as a probe ({@code QuorumGather}): at most
+   * one per cloud, so a hung cloud holds one request, and a slow but correct one clears its mark in
+   * {@link #lateClouds} when the probe answers.
+   */
+  public final java.util.Set<String> lateProbes;
+
+  /**
    * The tenant whose operations this context runs ({@link io.rafestore.RafeStore#forTenant}):
    * {@code "default"} for the client's own context.
    */
@@ -189,6 +196,7 @@ public final class Context implements LayoutChooser.Timing {
     this.root = this;
     this.tenant = io.rafestore.CloudRequest.DEFAULT_TENANT;
     this.lateClouds = ConcurrentHashMap.newKeySet();
+    this.lateProbes = ConcurrentHashMap.newKeySet();
     this.codec = new MetadataCodec(settings.signatureProvider());
     this.signer =
         settings.writerKeys() == null
@@ -261,6 +269,7 @@ public final class Context implements LayoutChooser.Timing {
     this.tenant = base.tenant;
     this.tenancy = base.tenancy;
     this.lateClouds = ConcurrentHashMap.newKeySet();
+    this.lateProbes = ConcurrentHashMap.newKeySet();
     this.codec = base.codec;
     this.signer = base.signer;
     this.observer = base.observer;
@@ -318,6 +327,7 @@ public final class Context implements LayoutChooser.Timing {
     this.tenant = tenant;
     this.tenancy = base.tenancy;
     this.lateClouds = base.lateClouds;
+    this.lateProbes = base.lateProbes;
     this.codec = base.codec;
     this.signer = base.signer;
     this.observer = base.observer;

@@ -17,7 +17,8 @@ import java.util.function.Function;
  * <p>Once {@code quorum} clouds answered (a value or an error: either is an answer), the others get
  * a grace of twice as long as the quorum took, at least twice their predicted round trip (with the
  * bytes they were asked for, when the caller says) and at least {@link #MIN_GRACE}; an answer
- * within it is used, and a request still out after it is cancelled and its cloud listed as {@link
+ * within it is used, and a request still out after it is cancelled (but for one per cloud, left
+ * running as its probe: its answer clears the cloud's late mark) and its cloud listed as {@link
  * Result#late}. This is a hedge, like the protocol's other timers: it decides which clouds a
  * maintenance report covers, never what is written or read. With at most f faulty clouds and {@code
  * quorum} at most the number of clouds minus f, the correct clouds alone reach the quorum, so one
@@ -37,9 +38,16 @@ public final class QuorumGather {
    * The grace when every cloud still out was late the last time it was asked ({@link
    * Context#lateClouds}): it is hung or far behind, and a walk over many keys (verifyAll, key
    * pages) must not pay {@link #MIN_GRACE} per key for it. Such a cloud is still asked each time;
-   * any answer, in time or not, clears its mark.
+   * any answer, in time or not (its probe's included), clears its mark.
    */
   static final Duration LATE_GRACE = Duration.ofMillis(20);
+
+  /**
+   * How long a late cloud's probe (the one late request per cloud left running) may run before it
+   * is cancelled too: long enough for a stalled correct cloud, short enough that a hung one holds
+   * nothing for long.
+   */
+  static final Duration PROBE_LIMIT = Duration.ofSeconds(30);
 
   private QuorumGather() {}
 
@@ -220,7 +228,25 @@ public final class QuorumGather {
       }
       finish(lateClouds);
       for (Map.Entry<Cloud, CompletableFuture<T>> e : late) {
-        e.getValue().cancel(true);
+        String id = e.getKey().id();
+        if (ctx.lateProbes.add(id)) {
+          // Left running as the cloud's probe (the report above is final without it): its answer,
+          // whenever it comes, clears the late mark (answer(...)), so a correct cloud that stalled
+          // once gets the full grace again next time. Cancelling every late request instead left a
+          // cloud slower than the short grace marked for good: CI saw Azurite named unreachable by
+          // four verifies in a row on a loaded machine. At most one probe per cloud, so a hung
+          // cloud holds one request, for at most PROBE_LIMIT, not one per key of a walk.
+          CompletableFuture<T> probe = e.getValue();
+          io.rafestore.Scheduler.Cancellable limit =
+              ctx.settings.scheduler().schedule(PROBE_LIMIT, () -> probe.cancel(true));
+          probe.whenComplete(
+              (v, t) -> {
+                ctx.lateProbes.remove(id);
+                limit.cancel();
+              });
+        } else {
+          e.getValue().cancel(true);
+        }
       }
     }
 

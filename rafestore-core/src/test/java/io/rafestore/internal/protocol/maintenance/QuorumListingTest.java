@@ -92,6 +92,31 @@ class QuorumListingTest {
     }
   }
 
+  /**
+   * A correct cloud that was late once, and is still slower than the short grace of a late cloud,
+   * is heard again once it answers the request it was late for (left running as its probe). Before,
+   * every late request was cancelled, so such a cloud stayed marked and every later verify named it
+   * unreachable (CI: Azurite in four verifies in a row on a loaded machine).
+   */
+  @Test
+  void aSlowCloudLateOnceIsHeardAgainOnceItsProbeAnswers() throws Exception {
+    Harness h = new Harness(1, 4);
+    try (RafeStore store = h.client(ProtocolMode.PAPER)) {
+      h.run(store.write("k", utf8("v")));
+      h.clouds.get(3).rtt(Duration.ofSeconds(3));
+      VerifyReport first = h.run(store.verify("k"));
+      assertThat(first.findingsFor("p3"))
+          .extracting(VerifyReport.Finding::problem)
+          .containsOnly(Problem.UNREACHABLE);
+      // Slower than a late cloud's grace (20 ms, or twice the quorum's time), faster than the full.
+      h.clouds.get(3).rtt(Duration.ofMillis(300));
+      h.scheduler.advance(Duration.ofSeconds(2));
+      VerifyReport second = h.run(store.verify("k"));
+      assertThat(second.findingsFor("p3")).as("%s", second).isEmpty();
+      assertThat(second.isClean()).as("%s", second).isTrue();
+    }
+  }
+
   @Test
   void collectionOrphansAndKeysFinishAtAQuorumOfListings() throws Exception {
     Harness h = new Harness(1, 4);

@@ -62,6 +62,8 @@ class GcRepairEmulatorsTest {
             && r.findings().stream().allMatch(f -> f.problem() == VerifyReport.Problem.UNREACHABLE);
         i++) {
       System.out.println("GcRepairEmulatorsTest: verify again after " + r);
+      // A moment for the stalled server to answer the request it was late for (its probe).
+      Thread.sleep(1000);
       r = s.verify(KEY);
     }
     return r;
@@ -80,6 +82,8 @@ class GcRepairEmulatorsTest {
             && r.findings().stream().anyMatch(f -> f.problem() == VerifyReport.Problem.UNREACHABLE);
         i++) {
       System.out.println("GcRepairEmulatorsTest: verify again after " + r);
+      // A moment for the stalled server to answer the request it was late for (its probe).
+      Thread.sleep(1000);
       r = s.verify(KEY);
     }
     return r;
