@@ -126,8 +126,11 @@ cmd_start() {
   launch gcs "$TOOLS/bin/fake-gcs-server" -scheme http -host "$HOST" -port "$GCS_PORT" \
     -backend memory -public-host "$HOST:$GCS_PORT" -external-url "http://$HOST:$GCS_PORT" \
     -log-level warn
+  # --disableTelemetry: Azurite otherwise keeps trying to reach applicationinsights.azure.com (no
+  # traffic may leave 127.0.0.1), and its log showed those lookups failing throughout the runs in
+  # which Azurite answered verify seconds late (GcRepairEmulatorsTest in CI).
   launch azurite "$TOOLS/azurite/node_modules/.bin/azurite-blob" --blobHost "$HOST" \
-    --blobPort "$AZURITE_PORT" --skipApiVersionCheck --loose --inMemoryPersistence --silent
+    --blobPort "$AZURITE_PORT" --skipApiVersionCheck --loose --inMemoryPersistence --silent --disableTelemetry
   launch redis redis-server --bind "$HOST" --port "$REDIS_PORT" --save '' --appendonly no \
     --dir "$STATE/data/redis" --protected-mode yes
 
