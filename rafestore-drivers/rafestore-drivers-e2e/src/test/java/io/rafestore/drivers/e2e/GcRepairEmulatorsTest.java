@@ -48,47 +48,6 @@ class GcRepairEmulatorsTest {
     return out;
   }
 
-  /**
-   * Verify, asked again (at most three times) while its only findings are UNREACHABLE: that finding
-   * says an emulator did not answer within verify's grace (a stall of a loaded machine), and so
-   * says nothing about what this test checks, which is what the servers hold. Any other finding is
-   * kept and fails the assertion that follows, with the report.
-   */
-  private static VerifyReport verifyReachable(BlockingRafeStore s) throws Exception {
-    VerifyReport r = s.verify(KEY);
-    for (int i = 0;
-        i < 3
-            && !r.isClean()
-            && r.findings().stream().allMatch(f -> f.problem() == VerifyReport.Problem.UNREACHABLE);
-        i++) {
-      System.out.println("GcRepairEmulatorsTest: verify again after " + r);
-      // A moment for the stalled server to answer the request it was late for (its probe).
-      Thread.sleep(1000);
-      r = s.verify(KEY);
-    }
-    return r;
-  }
-
-  /**
-   * Verify, asked again (at most three times) while any finding is UNREACHABLE, for a report that
-   * must hold other findings too (a server that lost objects): as above, a stalled emulator says
-   * nothing about what the servers hold, and CI once saw Azurite miss verify's 2 s grace beside
-   * MinIO's real findings. Every other finding is kept.
-   */
-  private static VerifyReport verifyWithoutStalls(BlockingRafeStore s) throws Exception {
-    VerifyReport r = s.verify(KEY);
-    for (int i = 0;
-        i < 3
-            && r.findings().stream().anyMatch(f -> f.problem() == VerifyReport.Problem.UNREACHABLE);
-        i++) {
-      System.out.println("GcRepairEmulatorsTest: verify again after " + r);
-      // A moment for the stalled server to answer the request it was late for (its probe).
-      Thread.sleep(1000);
-      r = s.verify(KEY);
-    }
-    return r;
-  }
-
   @Test
   void collectThenLoseAServerThenRepair() throws Exception {
     RawServers servers = new RawServers();
@@ -135,7 +94,7 @@ class GcRepairEmulatorsTest {
           .isEqualTo(
               before.values().stream().mapToInt(List::size).sum()
                   - after.values().stream().mapToInt(List::size).sum());
-      VerifyReport clean = verifyReachable(s);
+      VerifyReport clean = Emulators.verifyPastStalls(s, KEY);
       assertThat(clean.isClean()).as(clean.toString()).isTrue();
 
       // MinIO loses every object of the key behind RafeStore's back.
@@ -144,7 +103,7 @@ class GcRepairEmulatorsTest {
       assertThat(lost).isNotEmpty();
       lost.forEach(servers::minioDelete);
       assertThat(servers.minioList(META)).isEmpty();
-      VerifyReport broken = verifyWithoutStalls(s);
+      VerifyReport broken = Emulators.verifyPastStalls(s, KEY);
       assertThat(broken.isClean()).isFalse();
       assertThat(broken.findingsFor("minio")).isNotEmpty();
       assertThat(broken.findings()).allMatch(f -> f.cloudId().equals("minio"));
@@ -159,7 +118,7 @@ class GcRepairEmulatorsTest {
       List<String> heldByMinio = new ArrayList<>(after.get("minio"));
       heldByMinio.removeAll(clean.extraObjects().getOrDefault("minio", List.of()));
       assertThat(servers.minioList(DATA)).isEqualTo(heldByMinio);
-      VerifyReport afterRepair = verifyReachable(s);
+      VerifyReport afterRepair = Emulators.verifyPastStalls(s, KEY);
       assertThat(afterRepair.isClean()).as(afterRepair.toString()).isTrue();
       assertThat(s.read(KEY).utf8()).isEqualTo("post 11");
     }
