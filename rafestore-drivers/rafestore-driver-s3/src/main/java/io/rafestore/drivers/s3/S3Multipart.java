@@ -28,6 +28,17 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * <p>An upload neither completed nor aborted keeps its parts (and their cost) in the bucket until
  * aborted or expired by a lifecycle rule ({@code AbortIncompleteMultipartUpload}); RafeStore aborts
  * every upload it gives up, but a crashed client cannot, so such a rule is recommended.
+ *
+ * <p><b>Abort and parts still uploading.</b> The protocol aborts an upload it no longer needs while
+ * some of its parts may still be on their way (a slow cloud's upload, section "Parts"). S3
+ * documents that a part in progress during AbortMultipartUpload may or may not be stored, so that
+ * freeing all of an upload's storage may take more than one abort. So an abort marks the upload
+ * first; a part whose answer comes after the mark, whatever the answer, sends the abort again
+ * before its caller hears "the upload was aborted" (a repeated abort of a freed upload gets
+ * NoSuchUpload: nothing is left, which abort promises). A part is stored before S3 answers its put:
+ * if the answer came before the mark, the part was stored before the first abort was sent, which
+ * frees it; if after, the abort sent once the answer came frees it. So no part outlives an abort.
+ * Parts and completion asked for after an abort are refused without a request.
  */
 final class S3Multipart implements Multipart {
   static final long MIN_PART = 5L * 1024 * 1024;
@@ -82,6 +93,9 @@ final class S3Multipart implements Multipart {
 
     private final Map<Integer, Integer> sizes = new ConcurrentHashMap<>();
 
+    /** Set by {@link #abort()} before its request: see the class comment. */
+    private volatile boolean aborted;
+
     Upload(ObjectKey key, String uploadId) {
       this.key = key;
       this.uploadId = uploadId;
@@ -98,34 +112,70 @@ final class S3Multipart implements Multipart {
       if (index < 0 || index >= MAX_PARTS) {
         return refused("part index " + index + " is outside 0.." + (MAX_PARTS - 1));
       }
+      if (aborted) {
+        return refused("part " + index + " of " + key + ": the upload was aborted");
+      }
       // No size check against MAX_PART: a Java array cannot reach S3's 5 GiB.
       // fromBytes copies, so the caller may reuse its array at once.
       AsyncRequestBody body = AsyncRequestBody.fromBytes(data);
-      return cloud.call(
-          () ->
-              client()
-                  .uploadPart(
-                      r ->
-                          r.bucket(bucket)
-                              .key(key.value())
-                              .uploadId(uploadId)
-                              .partNumber(index + 1)
-                              .contentLength((long) data.length),
-                      body)
-                  .thenApply(
-                      r -> {
-                        etags.put(
-                            index,
-                            CompletedPart.builder().partNumber(index + 1).eTag(r.eTag()).build());
-                        sizes.put(index, data.length);
-                        return null;
-                      }));
+      CompletableFuture<Void> put =
+          cloud.call(
+              () ->
+                  client()
+                      .uploadPart(
+                          r ->
+                              r.bucket(bucket)
+                                  .key(key.value())
+                                  .uploadId(uploadId)
+                                  .partNumber(index + 1)
+                                  .contentLength((long) data.length),
+                          body)
+                      .thenApply(
+                          r -> {
+                            etags.put(
+                                index,
+                                CompletedPart.builder()
+                                    .partNumber(index + 1)
+                                    .eTag(r.eTag())
+                                    .build());
+                            sizes.put(index, data.length);
+                            return null;
+                          }));
+      CompletableFuture<Void> out =
+          put.handle((x, e) -> e)
+              .thenCompose(
+                  e -> {
+                    if (!aborted) {
+                      return e == null
+                          ? CompletableFuture.<Void>completedFuture(null)
+                          : CompletableFuture.<Void>failedFuture(e);
+                    }
+                    // Aborted while this part was uploading: S3 may have stored it after the
+                    // abort freed the upload's parts, so the abort is sent again first.
+                    return sendAbort()
+                        .handle((y, e2) -> null)
+                        .thenCompose(
+                            y ->
+                                refused(
+                                    "part " + index + " of " + key + ": the upload was aborted"));
+                  });
+      // Cancelling the part cancels its request, as for any driver call.
+      out.whenComplete(
+          (x, e) -> {
+            if (out.isCancelled()) {
+              put.cancel(true);
+            }
+          });
+      return out;
     }
 
     @Override
     public CompletableFuture<Void> complete(int count) {
       if (count < 1 || count > MAX_PARTS) {
         return refused("part count " + count + " is outside 1.." + MAX_PARTS);
+      }
+      if (aborted) {
+        return refused(key + ": the upload was aborted");
       }
       List<CompletedPart> parts = new ArrayList<>(count);
       for (int i = 0; i < count; i++) {
@@ -162,6 +212,11 @@ final class S3Multipart implements Multipart {
 
     @Override
     public CompletableFuture<Void> abort() {
+      aborted = true;
+      return sendAbort();
+    }
+
+    private CompletableFuture<Void> sendAbort() {
       // Aborting an upload that is already completed or aborted gets NoSuchUpload: nothing of it
       // is left to release, which is what abort promises.
       return cloud.call(
