@@ -64,6 +64,11 @@ command -v java >/dev/null 2>&1 || die "Java 17+ is required."
 
 START=$SECONDS
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+# CPU time in use and stolen (by the hypervisor, for another guest on these CPUs), in ticks since
+# boot, from /proc/stat: the load average does not show a neighbour, and on a shared host stolen
+# time made one run's CPU figures about twice the code's own (2026-11-29). "0 0" where unknown.
+cpu_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8, $9; exit}' /proc/stat 2>/dev/null || echo "0 0"; }
+read -r BUSY_BEFORE STEAL_BEFORE <<<"$(cpu_ticks)"
 DATE_START="$(date -u '+%Y-%m-%d %H:%M UTC')"
 
 # --- Build ---------------------------------------------------------------------------------
@@ -267,6 +272,11 @@ fi
 
 # --- Report -------------------------------------------------------------------------------------
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+read -r BUSY_AFTER STEAL_AFTER <<<"$(cpu_ticks)"
+# Stolen time as a share of the CPU time the machine's work used or was denied during this
+# invocation; above a few per cent its CPU and real-time figures are the host's, not the code's.
+STEAL="$(awk -v b="$((BUSY_AFTER - BUSY_BEFORE))" -v s="$((STEAL_AFTER - STEAL_BEFORE))" \
+  'BEGIN { if (b + s > 0) printf "%.1f %%", 100 * s / (b + s); else print "unknown" }')"
 ELAPSED=$((SECONDS - START))
 CPU_MODEL="$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || echo unknown)"
 CPUS="$(nproc 2>/dev/null || echo '?')"
@@ -376,6 +386,7 @@ REPORT="$OUT/benchmarks.md"
   echo "* CPU: $CPU_MODEL, $CPUS logical CPUs (shared with other work: see the load)"
   echo "* Memory: $MEM"
   echo "* Load average (1, 5, 15 min): $LOAD_BEFORE before, $LOAD_AFTER after this invocation"
+  echo "* CPU time stolen by the hypervisor during this invocation (\`/proc/stat\`, share of the CPU time used or stolen): $STEAL; above a few per cent another guest had these CPUs, and CPU and real-time figures are slower than the code"
   if ((${#REUSED[@]})) && [[ -f "$WORK/run-info.txt" ]]; then
     echo "* The reused steps ran in: $(cat "$WORK/run-info.txt")"
   fi
@@ -516,10 +527,13 @@ REPORT="$OUT/benchmarks.md"
 } >"$REPORT"
 
 if ((${#REUSED[@]} == 0)); then
-  echo "\`$THIS_CMD\` started $DATE_START, took $((ELAPSED / 60)) min $((ELAPSED % 60)) s, load average $LOAD_BEFORE before, $LOAD_AFTER after" \
+  echo "\`$THIS_CMD\` started $DATE_START, took $((ELAPSED / 60)) min $((ELAPSED % 60)) s, load average $LOAD_BEFORE before, $LOAD_AFTER after, CPU time stolen $STEAL" \
     >"$WORK/run-info.txt"
 fi
-say "wrote $REPORT and $OUT/img/ in $((ELAPSED / 60))m$((ELAPSED % 60))s (load $LOAD_BEFORE -> $LOAD_AFTER)"
+say "wrote $REPORT and $OUT/img/ in $((ELAPSED / 60))m$((ELAPSED % 60))s (load $LOAD_BEFORE -> $LOAD_AFTER, CPU time stolen $STEAL)"
+if awk -v s="${STEAL%% *}" 'BEGIN { exit !(s + 0 > 5) }'; then
+  say "WARNING: $STEAL of the CPU time was stolen by the hypervisor: another guest shared these CPUs, so the CPU and real-time figures of this run are not the code's; run again on a quiet host before committing them"
+fi
 echo "$VIRT_TARGETS"
 echo "$PAPER_TARGETS"
 echo "$CPU_TARGETS"
