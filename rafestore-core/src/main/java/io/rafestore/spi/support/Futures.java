@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
@@ -67,6 +68,30 @@ public final class Futures {
             outer.completeExceptionally(translate.apply(unwrap(e)));
           }
         });
+    outer.whenComplete(
+        (r, e) -> {
+          if (outer.isCancelled()) {
+            inner.cancel(true);
+          }
+        });
+    return outer;
+  }
+
+  /**
+   * Like {@link #relay(CompletableFuture, Function)}, but for either outcome: when {@code inner}
+   * ends, {@code next} is given its value or its failure (unwrapped; the other null) and the new
+   * future completes as the future {@code next} returns does. Cancelling the new future cancels
+   * {@code inner}. How a driver decides, once a request ends, what its caller hears (a multipart
+   * part ending after its upload was aborted releases itself and is refused).
+   */
+  public static <T, U> CompletableFuture<U> relayOutcome(
+      CompletableFuture<T> inner,
+      BiFunction<? super T, Throwable, ? extends CompletableFuture<U>> next) {
+    CompletableFuture<U> outer = new CompletableFuture<>();
+    inner
+        .handle((v, e) -> e == null ? next.apply(v, null) : next.apply(null, unwrap(e)))
+        .thenCompose(f -> f)
+        .whenComplete(completer(outer));
     outer.whenComplete(
         (r, e) -> {
           if (outer.isCancelled()) {

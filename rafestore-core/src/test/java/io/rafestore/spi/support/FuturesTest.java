@@ -56,4 +56,39 @@ class FuturesTest {
     Futures.relayTranslating(pending, e -> e).cancel(true);
     org.assertj.core.api.Assertions.assertThat(pending).isCancelled();
   }
+
+  @Test
+  void outcomeRelayHandsOnValueOrUnwrappedFailureAndCompletesAsTheNextFuture() {
+    CompletableFuture<Integer> ok = new CompletableFuture<>();
+    CompletableFuture<String> fromValue =
+        Futures.relayOutcome(ok, (v, e) -> CompletableFuture.completedFuture("v=" + v + " e=" + e));
+    ok.complete(4);
+    assertThat(fromValue.join()).isEqualTo("v=4 e=null");
+
+    CompletableFuture<Integer> failing = new CompletableFuture<>();
+    IllegalStateException boom = new IllegalStateException("boom");
+    CompletableFuture<Object> fromFailure =
+        Futures.relayOutcome(
+            failing.thenApply(i -> i + 1), (v, e) -> CompletableFuture.completedFuture(e));
+    failing.completeExceptionally(boom);
+    assertThat(fromFailure.join()).as("the failure, not its CompletionException").isSameAs(boom);
+
+    CompletableFuture<Integer> refused = new CompletableFuture<>();
+    IllegalArgumentException no = new IllegalArgumentException("no");
+    CompletableFuture<String> failed =
+        Futures.relayOutcome(refused, (v, e) -> CompletableFuture.failedFuture(no));
+    refused.complete(1);
+    assertThat(failed.handle((v, e) -> e).join()).isSameAs(no);
+  }
+
+  @Test
+  void cancellingTheOutcomeRelayCancelsTheInnerFuture() {
+    CompletableFuture<Integer> inner = new CompletableFuture<>();
+    CompletableFuture<String> outer =
+        Futures.relayOutcome(inner, (v, e) -> CompletableFuture.completedFuture("x"));
+
+    outer.cancel(true);
+
+    assertThat(inner).isCancelled();
+  }
 }

@@ -8,6 +8,7 @@ import io.rafestore.spi.CloudException.Kind;
 import io.rafestore.spi.Multipart;
 import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.support.Futures;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -117,39 +118,29 @@ final class GcsMultipart implements Multipart {
       }
       started.add(index);
       CompletableFuture<Void> put = cloud.put(ObjectKey.of(partName(index)), data);
-      CompletableFuture<Void> out =
-          put.handle((x, e) -> e)
-              .thenCompose(
-                  e -> {
-                    if (!aborted) {
-                      if (e != null) {
-                        return CompletableFuture.<Void>failedFuture(e);
-                      }
-                      stored.add(index);
-                      return CompletableFuture.<Void>completedFuture(null);
-                    }
-                    // Aborted while this part was uploading: abort's deletes may have run before
-                    // it landed, so it deletes itself before the caller hears of it.
-                    return cloud
-                        .call(
-                            () -> {
-                              deleteQuietly(partName(index));
-                              return null;
-                            })
-                        .handle((y, e2) -> null)
-                        .thenCompose(
-                            y ->
-                                refused(
-                                    "part " + index + " of " + key + ": the upload was aborted"));
-                  });
       // Cancelling the part cancels its request, as for any driver call.
-      out.whenComplete(
+      return Futures.relayOutcome(
+          put,
           (x, e) -> {
-            if (out.isCancelled()) {
-              put.cancel(true);
+            if (!aborted) {
+              if (e != null) {
+                return CompletableFuture.<Void>failedFuture(e);
+              }
+              stored.add(index);
+              return CompletableFuture.<Void>completedFuture(null);
             }
+            // Aborted while this part was uploading: abort's deletes may have run before it
+            // landed, so it deletes itself before the caller hears of it.
+            return cloud
+                .call(
+                    () -> {
+                      deleteQuietly(partName(index));
+                      return null;
+                    })
+                .handle((y, e2) -> null)
+                .thenCompose(
+                    y -> refused("part " + index + " of " + key + ": the upload was aborted"));
           });
-      return out;
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.rafestore.spi.CloudException.Kind;
 import io.rafestore.spi.Multipart;
 import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.support.Futures;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -141,32 +142,22 @@ final class S3Multipart implements Multipart {
                             sizes.put(index, data.length);
                             return null;
                           }));
-      CompletableFuture<Void> out =
-          put.handle((x, e) -> e)
-              .thenCompose(
-                  e -> {
-                    if (!aborted) {
-                      return e == null
-                          ? CompletableFuture.<Void>completedFuture(null)
-                          : CompletableFuture.<Void>failedFuture(e);
-                    }
-                    // Aborted while this part was uploading: S3 may have stored it after the
-                    // abort freed the upload's parts, so the abort is sent again first.
-                    return sendAbort()
-                        .handle((y, e2) -> null)
-                        .thenCompose(
-                            y ->
-                                refused(
-                                    "part " + index + " of " + key + ": the upload was aborted"));
-                  });
       // Cancelling the part cancels its request, as for any driver call.
-      out.whenComplete(
+      return Futures.relayOutcome(
+          put,
           (x, e) -> {
-            if (out.isCancelled()) {
-              put.cancel(true);
+            if (!aborted) {
+              return e == null
+                  ? CompletableFuture.<Void>completedFuture(null)
+                  : CompletableFuture.<Void>failedFuture(e);
             }
+            // Aborted while this part was uploading: S3 may have stored it after the abort freed
+            // the upload's parts, so the abort is sent again first.
+            return sendAbort()
+                .handle((y, e2) -> null)
+                .thenCompose(
+                    y -> refused("part " + index + " of " + key + ": the upload was aborted"));
           });
-      return out;
     }
 
     @Override
