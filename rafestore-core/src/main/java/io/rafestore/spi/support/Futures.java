@@ -25,13 +25,7 @@ public final class Futures {
   public static <T> CompletableFuture<T> relay(CompletableFuture<T> inner) {
     CompletableFuture<T> outer = new CompletableFuture<>();
     inner.whenComplete(completer(outer));
-    outer.whenComplete(
-        (r, e) -> {
-          if (outer.isCancelled()) {
-            inner.cancel(true);
-          }
-        });
-    return outer;
+    return cancelsInner(outer, inner);
   }
 
   /**
@@ -43,13 +37,7 @@ public final class Futures {
       CompletableFuture<T> inner, Function<? super T, ? extends U> map) {
     CompletableFuture<U> outer = new CompletableFuture<>();
     inner.thenApply(map).whenComplete(completer(outer));
-    outer.whenComplete(
-        (r, e) -> {
-          if (outer.isCancelled()) {
-            inner.cancel(true);
-          }
-        });
-    return outer;
+    return cancelsInner(outer, inner);
   }
 
   /**
@@ -68,13 +56,7 @@ public final class Futures {
             outer.completeExceptionally(translate.apply(unwrap(e)));
           }
         });
-    outer.whenComplete(
-        (r, e) -> {
-          if (outer.isCancelled()) {
-            inner.cancel(true);
-          }
-        });
-    return outer;
+    return cancelsInner(outer, inner);
   }
 
   /**
@@ -92,6 +74,12 @@ public final class Futures {
         .handle((v, e) -> e == null ? next.apply(v, null) : next.apply(null, unwrap(e)))
         .thenCompose(f -> f)
         .whenComplete(completer(outer));
+    return cancelsInner(outer, inner);
+  }
+
+  /** Makes cancelling {@code outer} cancel {@code inner}; returns {@code outer}. */
+  private static <U> CompletableFuture<U> cancelsInner(
+      CompletableFuture<U> outer, CompletableFuture<?> inner) {
     outer.whenComplete(
         (r, e) -> {
           if (outer.isCancelled()) {
