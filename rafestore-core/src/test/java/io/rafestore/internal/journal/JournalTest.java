@@ -620,6 +620,22 @@ class JournalTest {
     }
   }
 
+  /**
+   * Segment names are part of the on-disk format (recovery finds a journal's segments by them), so
+   * the hand-written formatter must give exactly the names {@code segment-%016d.rfj} gave.
+   */
+  @Test
+  void segmentNamesKeepTheirOnDiskForm() {
+    for (long n :
+        new long[] {0, 1, 7, 9, 10, 99, 12_345, 999_999_999_999_999L, 1_000_000_000_000_000L}) {
+      assertThat(Journal.segmentName(n)).isEqualTo(String.format("segment-%016d.rfj", n));
+    }
+    assertThat(Journal.segmentName(42)).isEqualTo("segment-0000000000000042.rfj").hasSize(28);
+    assertThatThrownBy(() -> Journal.segmentName(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("-1");
+  }
+
   private static byte[] hex(String id) {
     return java.util.HexFormat.of().parseHex(id);
   }
