@@ -10,9 +10,11 @@ import java.util.HexFormat;
 import java.util.SplittableRandom;
 
 /**
- * Writes a value of the given size through the streaming API to four {@link DirectoryCloud}s and
- * reads it back through {@link BlockingRafeStore#openStream}, comparing SHA-256s. Run by {@link
- * LargeStreamTest} in a JVM with a small heap; exits 0 on a match.
+ * Writes a value of the given size through the streaming API to four {@link DirectoryCloud}s, in
+ * parts of the given size four at a time, and reads it back through {@link
+ * BlockingRafeStore#openStream}, comparing SHA-256s. Run by {@link LargeStreamTest} in a JVM with a
+ * small heap; exits 0 on a match. Arguments: directory, size, {@code plain} or {@code sealed}, part
+ * size.
  */
 public final class LargeStreamMain {
   private LargeStreamMain() {}
@@ -57,12 +59,13 @@ public final class LargeStreamMain {
   public static void main(String[] args) throws Exception {
     Path dir = Path.of(args[0]);
     long size = Long.parseLong(args[1]);
-    boolean sealed = args.length > 2 && args[2].equals("sealed");
+    boolean sealed = args[2].equals("sealed");
+    int partSize = Integer.parseInt(args[3]);
     RafeStore.Builder b =
         RafeStore.builder()
             .faultsTolerated(1)
             .writer("alice", SigningKeys.generate())
-            .partSize(8 << 20)
+            .partSize(partSize)
             .partsInFlight(4)
             .encryptValues(sealed);
     for (int i = 0; i < 4; i++) {
