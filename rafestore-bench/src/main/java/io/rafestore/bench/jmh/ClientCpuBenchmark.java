@@ -80,6 +80,16 @@ public class ClientCpuBenchmark {
   private static final int KEYS_LARGE = 16;
 
   /**
+   * System property: at most this many keys for {@link #write} (default: no limit). Only for the
+   * smoke run ({@code scripts/bench.sh --quick}, one 100 ms iteration in the launching JVM): there
+   * the set-up writing 4,096 keys, untimed, was nearly all of the JMH step, for a measurement of a
+   * few hundred writes (2026-11-29, 2 cores: {@code write}'s eight smoke runs alone 52 s, the whole
+   * step 48 s in CI before and 9 s with 64 keys). With fewer keys each gets more versions, so a
+   * smoke score is not comparable with a full run's.
+   */
+  static final String MAX_KEYS_PROPERTY = "rafestore.bench.maxKeys";
+
+  /**
    * The clients, their clouds and their scheduler, new each iteration; each benchmark takes one
    * subclass, whose set-up adds what it needs. Not states injected into one another: JMH (1.37)
    * gives a helper state that asks for another state an instance of its own, so a change made
@@ -201,7 +211,10 @@ public class ClientCpuBenchmark {
     @Setup(Level.Iteration)
     public void setUp() throws IOException {
       setUpClients();
-      int n = size <= 64 * 1024 ? KEYS_SMALL : KEYS_LARGE;
+      int n =
+          Math.min(
+              size <= 64 * 1024 ? KEYS_SMALL : KEYS_LARGE,
+              Math.max(1, Integer.getInteger(MAX_KEYS_PROPERTY, Integer.MAX_VALUE)));
       keys = new ArrayList<>(n);
       for (int i = 0; i < n; i++) {
         String key = "cpu/" + i;

@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,7 +34,11 @@ import org.junit.jupiter.api.Test;
  * opened during the second half (beyond what a pool still filling up adds) and few in TIME_WAIT at
  * the end. Before the drivers sized and reused their pools, Azure opened thousands of connections
  * over the run, GCS hundreds and S3 over a hundred, leaving 1,000 to 1,800 sockets in TIME_WAIT.
+ *
+ * <p>Tagged {@code c1-only}: this module's pom runs it in a Surefire execution of its own, in a JVM
+ * with C1 alone (C2 compiling the SDKs' paths cost this test more CPU than it saved).
  */
+@Tag("c1-only")
 class BoundedResourcesEmulatorsTest {
   private static final KeyPair KEYS = SigningKeys.generate();
   private static final int OPERATIONS = 10_000;
