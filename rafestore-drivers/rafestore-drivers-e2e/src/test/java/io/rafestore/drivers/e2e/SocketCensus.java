@@ -228,7 +228,7 @@ final class SocketCensus implements AutoCloseable {
     int port = 0;
     int shift = 0;
     while (--i >= bounds[2 * n] && table[i] != ':') {
-      port |= Character.digit(table[i], 16) << shift;
+      port |= digit(table, bounds, n, i, 16) << shift;
       shift += 4;
     }
     return port;
@@ -238,9 +238,28 @@ final class SocketCensus implements AutoCloseable {
   static long decimal(byte[] table, int[] bounds, int n) {
     long value = 0;
     for (int i = bounds[2 * n]; i < bounds[2 * n + 1]; i++) {
-      value = value * 10 + (table[i] - '0');
+      value = value * 10 + digit(table, bounds, n, i, 10);
     }
     return value;
+  }
+
+  /**
+   * The digit at {@code table[i]} in {@code radix}; a byte that is none fails, naming the field (as
+   * {@code Integer.parseInt} did when the census read strings), rather than skewing the count.
+   */
+  private static int digit(byte[] table, int[] bounds, int n, int i, int radix) {
+    int d = Character.digit(table[i], radix);
+    if (d < 0) {
+      String field =
+          new String(
+              table,
+              bounds[2 * n],
+              bounds[2 * n + 1] - bounds[2 * n],
+              java.nio.charset.StandardCharsets.US_ASCII);
+      throw new IllegalStateException(
+          "TCP table field " + n + " '" + field + "' is not a base-" + radix + " number");
+    }
+    return d;
   }
 
   /** Waits for a fresh sample, so figures reflect the present. */

@@ -63,6 +63,23 @@ class SocketCensusFieldsTest {
   }
 
   @Test
+  void aFieldThatIsNoNumberIsReportedNotMisread() {
+    byte[] line =
+        LINE.replace("0100007F:2328", "0100007F:23G8")
+            .replace("123456", "12x456")
+            .getBytes(StandardCharsets.US_ASCII);
+    int[] f = new int[2 * SocketCensus.TABLE_FIELDS];
+    assertThat(SocketCensus.fields(line, 0, line.length, f)).isTrue();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> SocketCensus.port(line, f, 2))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("field 2 '0100007F:23G8'")
+        .hasMessageContaining("base-16");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> SocketCensus.decimal(line, f, 9))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("field 9 '12x456'");
+  }
+
+  @Test
   void aLineCutShortHasNoFields() {
     byte[] cut = "   3: 0100007F:A1B2 0100007F:2328 01".getBytes(StandardCharsets.US_ASCII);
     assertThat(fieldsOf(cut, 0, cut.length)).isNull();
