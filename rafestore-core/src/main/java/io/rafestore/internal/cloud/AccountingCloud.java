@@ -192,7 +192,8 @@ public final class AccountingCloud extends ForwardingCloud {
     // Read while the request is being started, on the thread that starts it (RequestTenant).
     String tenant = sink == null ? null : RequestTenant.current();
     CompletableFuture<T> outer = Futures.relay(inner);
-    outer.whenComplete(
+    Futures.onEnd(
+        outer,
         (r, e) -> {
           CloudRequest.Outcome outcome = CloudRequest.Outcome.OK;
           if (e != null) {

@@ -91,4 +91,79 @@ class FuturesTest {
 
     assertThat(inner).isCancelled();
   }
+
+  /**
+   * A failure whose {@code toString} counts its calls: {@code new CompletionException(cause)} takes
+   * its message from {@code cause.toString()}, so the count is the number of wrappers made of it.
+   */
+  private static final class Counted extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final java.util.concurrent.atomic.AtomicInteger wrapped =
+        new java.util.concurrent.atomic.AtomicInteger();
+
+    Counted() {
+      super("not found", null, false, false);
+    }
+
+    @Override
+    public String toString() {
+      wrapped.incrementAndGet();
+      return super.toString();
+    }
+  }
+
+  @Test
+  void aFailurePassesThroughEveryRelayWithoutANewWrapper() {
+    Counted failure = new Counted();
+    CompletableFuture<Integer> inner = new CompletableFuture<>();
+    CompletableFuture<Integer> plain = Futures.relay(inner);
+    CompletableFuture<String> mapped = Futures.relay(inner, i -> "n=" + i);
+    CompletableFuture<Integer> translated = Futures.relayTranslating(inner, e -> e);
+    CompletableFuture<Integer> chained = Futures.relay(Futures.relay(Futures.relay(inner)));
+    java.util.concurrent.atomic.AtomicReference<Throwable> seen =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Futures.onEnd(inner, (v, e) -> seen.set(e));
+
+    inner.completeExceptionally(failure);
+
+    for (CompletableFuture<?> f : java.util.List.of(plain, mapped, translated, chained)) {
+      assertThat(f.handle((v, e) -> e).join()).isSameAs(failure);
+    }
+    assertThat(seen.get()).isSameAs(failure);
+    // whenComplete would have made one CompletionException per watcher (two per relay).
+    assertThat(failure.wrapped.get()).as("CompletionExceptions made of the failure").isZero();
+  }
+
+  @Test
+  void onEndSeesTheValueAndDropsWhatTheCallbackThrows() {
+    CompletableFuture<String> done = CompletableFuture.completedFuture("v");
+    java.util.concurrent.atomic.AtomicReference<String> seen =
+        new java.util.concurrent.atomic.AtomicReference<>();
+
+    Futures.onEnd(done, (v, e) -> seen.set(v + "/" + e));
+    Futures.onEnd(
+        done,
+        (v, e) -> {
+          throw new IllegalStateException("the caller of onEnd must not see this");
+        });
+
+    assertThat(seen.get()).isEqualTo("v/null");
+    assertThat(done.join()).isEqualTo("v");
+  }
+
+  @Test
+  void aMappingThatThrowsFailsTheMappedRelayWithItsException() {
+    CompletableFuture<Integer> inner = new CompletableFuture<>();
+    IllegalArgumentException bad = new IllegalArgumentException("bad value");
+    CompletableFuture<String> outer =
+        Futures.relay(
+            inner,
+            i -> {
+              throw bad;
+            });
+
+    inner.complete(1);
+
+    assertThat(outer.handle((v, e) -> e).join()).isSameAs(bad);
+  }
 }

@@ -124,7 +124,8 @@ public final class MeasuredCloud extends ForwardingCloud {
       model.ended(id(), expected);
       throw e;
     }
-    f.whenComplete(
+    Futures.onEnd(
+        f,
         (t, e) -> {
           model.ended(id(), expected);
           if (e == null) {
@@ -146,7 +147,8 @@ public final class MeasuredCloud extends ForwardingCloud {
       model.ended(id(), expected);
       throw e;
     }
-    f.whenComplete(
+    Futures.onEnd(
+        f,
         (b, e) -> {
           model.ended(id(), expected);
           if (e == null) {
@@ -198,7 +200,8 @@ public final class MeasuredCloud extends ForwardingCloud {
       model.ended(id(), data.length);
       throw e;
     }
-    f.whenComplete(
+    Futures.onEnd(
+        f,
         (r, e) -> {
           model.ended(id(), data.length);
           measure(f, data.length, start);
