@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
  * written for the first time), and it travels from the driver through the client's decorators
  * (accounting, the latency model) to readM. It must not be wrapped in a new {@code
  * CompletionException} at each hop, as watching it with {@code whenComplete} did: each wrapper
- * fills in a stack trace, and a dozen of them per cloud were half the client CPU of a read of a
- * changed key (rafestore-bench/report-notes.md, the run of 2026-11-29).
+ * fills in a stack trace, and a dozen of them per cloud were about a third of the client CPU of a
+ * read of a changed key (rafestore-bench/report-notes.md, the run of 2026-11-29).
  */
 class AbsentLogWrappersTest {
   private final VirtualScheduler clock = new VirtualScheduler();
