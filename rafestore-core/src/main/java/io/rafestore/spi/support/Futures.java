@@ -109,14 +109,11 @@ public final class Futures {
       CompletableFuture<T> inner,
       BiFunction<? super T, Throwable, ? extends CompletableFuture<U>> next) {
     CompletableFuture<U> outer = new CompletableFuture<>();
-    inner
-        .handle((v, e) -> e == null ? next.apply(v, null) : next.apply(null, unwrap(e)))
-        .thenCompose(f -> f)
-        .handle(
-            (v, e) -> {
-              completer(outer).accept(v, e);
-              return null;
-            });
+    onEnd(
+        inner
+            .handle((v, e) -> e == null ? next.apply(v, null) : next.apply(null, unwrap(e)))
+            .thenCompose(f -> f),
+        completer(outer));
     return cancelsInner(outer, inner);
   }
 
