@@ -563,7 +563,7 @@ public final class WanEmulator {
    * three are guarded by the emulator's monitor so cancellation can stop whichever it is.
    */
   private final class Call<T> {
-    final CompletableFuture<T> result = new CompletableFuture<>();
+    final CompletableFuture<T> result = Futures.newFuture();
     final long halfRttNanos;
     Scheduler.Cancellable timer;
     Flow flow;
@@ -584,7 +584,8 @@ public final class WanEmulator {
         }
       }
       this.halfRttNanos = Math.round(rtt * factor / 2);
-      result.whenComplete(
+      Futures.onEnd(
+          result,
           (r, e) -> {
             if (result.isCancelled()) {
               stop();
@@ -692,7 +693,8 @@ public final class WanEmulator {
         f.cancel(true);
         return;
       }
-      f.whenComplete(
+      Futures.onEnd(
+          f,
           (value, error) -> {
             synchronized (WanEmulator.this) {
               inner = null;

@@ -30,9 +30,47 @@ public final class Futures {
    * driver.
    */
   public static <T> CompletableFuture<T> relay(CompletableFuture<T> inner) {
-    CompletableFuture<T> outer = new CompletableFuture<>();
+    CompletableFuture<T> outer = newFuture();
     onEnd(inner, completer(outer));
     return cancelsInner(outer, inner);
+  }
+
+  /**
+   * A new incomplete future like {@code new CompletableFuture<>()}, except that {@link
+   * CompletableFuture#cancel cancel} completes it with a {@link CancellationException} that has no
+   * stack trace (so {@link CompletableFuture#isCancelled} is true, and callers see a cancellation
+   * as before). {@code CompletableFuture.cancel} fills in a stack trace for every future it
+   * cancels; a read that cancels its slowest cloud's requests cancels one future per layer (the
+   * latency model, the accounting, the driver), each deeper in the stack than the last, and did so
+   * several times per read. The relays here and the WAN emulator's requests are made with this; a
+   * driver may make its own futures with it too. The stack trace of a cancellation would only name
+   * who cancelled, which the caller knows.
+   */
+  public static <T> CompletableFuture<T> newFuture() {
+    return new CheaplyCancelled<>();
+  }
+
+  /** See {@link #newFuture}. */
+  private static final class CheaplyCancelled<T> extends CompletableFuture<T> {
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      boolean cancelled = !isDone() && completeExceptionally(new Cancelled());
+      return cancelled || isCancelled();
+    }
+  }
+
+  /** A cancellation without a stack trace (see {@link #newFuture}). */
+  private static final class Cancelled extends CancellationException {
+    private static final long serialVersionUID = 1L;
+
+    Cancelled() {
+      super("cancelled");
+    }
+
+    @Override
+    public synchronized Throwable fillInStackTrace() {
+      return this;
+    }
   }
 
   /**
@@ -58,7 +96,7 @@ public final class Futures {
    */
   public static <T, U> CompletableFuture<U> relay(
       CompletableFuture<T> inner, Function<? super T, ? extends U> map) {
-    CompletableFuture<U> outer = new CompletableFuture<>();
+    CompletableFuture<U> outer = newFuture();
     onEnd(
         inner,
         (value, error) -> {
@@ -85,7 +123,7 @@ public final class Futures {
    */
   public static <T> CompletableFuture<T> relayTranslating(
       CompletableFuture<T> inner, Function<Throwable, ? extends Throwable> translate) {
-    CompletableFuture<T> outer = new CompletableFuture<>();
+    CompletableFuture<T> outer = newFuture();
     onEnd(
         inner,
         (v, e) -> {
@@ -108,7 +146,7 @@ public final class Futures {
   public static <T, U> CompletableFuture<U> relayOutcome(
       CompletableFuture<T> inner,
       BiFunction<? super T, Throwable, ? extends CompletableFuture<U>> next) {
-    CompletableFuture<U> outer = new CompletableFuture<>();
+    CompletableFuture<U> outer = newFuture();
     onEnd(
         inner
             .handle((v, e) -> e == null ? next.apply(v, null) : next.apply(null, unwrap(e)))

@@ -2,6 +2,7 @@ package io.rafestore.spi.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
@@ -165,5 +166,46 @@ class FuturesTest {
     inner.complete(1);
 
     assertThat(outer.handle((v, e) -> e).join()).isSameAs(bad);
+  }
+
+  /**
+   * A read cancels its slowest cloud's requests through every layer above the driver; each layer is
+   * a relay, and a relay's cancellation must not cost a stack trace (the driver's own future, a
+   * plain one here, still gets its cancel and makes its own exception).
+   */
+  @Test
+  void cancellingAChainOfRelaysReachesTheDriverWithoutAStackTraceAbove() {
+    CompletableFuture<Integer> driver = new CompletableFuture<>();
+    CompletableFuture<Integer> accounting = Futures.relay(driver);
+    CompletableFuture<Integer> translated = Futures.relayTranslating(accounting, t -> t);
+    CompletableFuture<String> measured = Futures.relay(translated, i -> "n=" + i);
+
+    assertThat(measured.cancel(true)).isTrue();
+
+    assertThat(driver).isCancelled();
+    for (CompletableFuture<?> f : java.util.List.of(accounting, translated, measured)) {
+      assertThat(f).isCancelled();
+      Throwable cause = f.handle((v, e) -> e).join();
+      assertThat(cause).isInstanceOf(CancellationException.class);
+      assertThat(cause.getStackTrace()).as("stack trace of %s's cancellation", f).isEmpty();
+      assertThat(Futures.isCancellation(cause)).isTrue();
+    }
+  }
+
+  @Test
+  void aNewFutureCancelsLikeAnyOtherButOnlyWhileIncomplete() {
+    CompletableFuture<String> open = Futures.newFuture();
+    CompletableFuture<String> done = Futures.newFuture();
+    done.complete("kept");
+
+    assertThat(open.cancel(false)).isTrue();
+    assertThat(open.cancel(false)).as("cancelling twice still reports cancelled").isTrue();
+    assertThat(open.complete("late")).isFalse();
+    assertThat(open).isCancelled();
+    org.assertj.core.api.Assertions.assertThatThrownBy(open::join)
+        .isInstanceOf(CancellationException.class);
+
+    assertThat(done.cancel(true)).isFalse();
+    assertThat(done.join()).isEqualTo("kept");
   }
 }

@@ -49,7 +49,7 @@ public final class Loop {
    */
   public static <T> CompletableFuture<T> tied(
       CompletableFuture<?> inner, CompletableFuture<T> outer) {
-    outer.whenComplete((r, e) -> inner.cancel(true));
+    Futures.onEnd(outer, (r, e) -> inner.cancel(true));
     return outer;
   }
 

@@ -232,7 +232,7 @@ public final class MetadataRead {
       return;
     }
     verdicts.putAll(known);
-    result.whenComplete((v, e) -> cancelInflight());
+    Futures.onEnd(result, (v, e) -> cancelInflight());
     List<String> first;
     if (listing) {
       first = new ArrayList<>();
