@@ -8,6 +8,7 @@ import io.rafestore.spi.Multipart;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import io.rafestore.spi.TaggedGet;
+import io.rafestore.spi.support.Futures;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -140,7 +141,8 @@ final class DeferredDriver implements CloudDriver {
    */
   private <T> CompletableFuture<T> whenBuilt(Function<CloudDriver, CompletableFuture<T>> request) {
     CompletableFuture<T> result = new CompletableFuture<>();
-    built.whenComplete(
+    Futures.onEnd(
+        built,
         (d, buildFailure) -> {
           if (result.isDone()) {
             return; // cancelled, or failed at close
@@ -156,7 +158,8 @@ final class DeferredDriver implements CloudDriver {
             result.completeExceptionally(e);
             return;
           }
-          sent.whenComplete(
+          Futures.onEnd(
+              sent,
               (value, failure) -> {
                 if (failure != null) {
                   result.completeExceptionally(unwrap(failure));
@@ -164,7 +167,8 @@ final class DeferredDriver implements CloudDriver {
                   result.complete(value);
                 }
               });
-          result.whenComplete(
+          Futures.onEnd(
+              result,
               (value, failure) -> {
                 if (result.isCancelled()) {
                   sent.cancel(true);
@@ -172,7 +176,8 @@ final class DeferredDriver implements CloudDriver {
               });
         });
     if (!built.isDone()) {
-      closing.whenComplete(
+      Futures.onEnd(
+          closing,
           (v, e) ->
               result.completeExceptionally(
                   new CloudException(

@@ -249,7 +249,7 @@ public final class FaultyCloud extends ForwardingCloud {
   private <T> CompletableFuture<T> hangForever() {
     CompletableFuture<T> f = new CompletableFuture<>();
     hanging.add(f);
-    f.whenComplete((r, e) -> hanging.remove(f));
+    Futures.onEnd(f, (r, e) -> hanging.remove(f));
     if (closed) {
       f.completeExceptionally(injected("driver is closed"));
     }
@@ -278,9 +278,10 @@ public final class FaultyCloud extends ForwardingCloud {
                 return;
               }
               started.complete(inner);
-              inner.whenComplete(Futures.completer(result));
+              Futures.onEnd(inner, Futures.completer(result));
             });
-    result.whenComplete(
+    Futures.onEnd(
+        result,
         (r, e) -> {
           if (result.isCancelled()) {
             timer.cancel();

@@ -1,5 +1,6 @@
 package io.rafestore.spi;
 
+import io.rafestore.spi.support.Futures;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -120,7 +121,8 @@ public interface CloudDriver extends AutoCloseable {
     CompletableFuture<ListPage> page =
         all.thenApply(objects -> ListPage.of(objects, prefix, startAfter, limit));
     // Cancelling the page cancels the listing behind it.
-    page.whenComplete(
+    Futures.onEnd(
+        page,
         (r, e) -> {
           if (page.isCancelled()) {
             all.cancel(true);

@@ -2,6 +2,7 @@ package io.rafestore.internal.journal;
 
 import io.rafestore.JournalException;
 import io.rafestore.JournalException.Reason;
+import io.rafestore.spi.support.Futures;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -545,7 +546,8 @@ public final class Journal implements AutoCloseable {
         op.unattended();
         Waiter w = new Waiter(op, need);
         waiting.add(w);
-        op.done.whenComplete(
+        Futures.onEnd(
+            op.done,
             (r, e) -> {
               synchronized (this) {
                 waiting.remove(w);

@@ -6,6 +6,7 @@ import io.rafestore.PhaseTiming;
 import io.rafestore.ReadReceipt;
 import io.rafestore.StoredValue;
 import io.rafestore.WriteReceipt;
+import io.rafestore.spi.support.Futures;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -179,7 +180,8 @@ public final class OpTrace {
 
   private <T> CompletableFuture<T> relay(CompletableFuture<T> op, boolean endOnSuccess) {
     CompletableFuture<T> out = new CompletableFuture<>();
-    op.whenComplete(
+    Futures.onEnd(
+        op,
         (r, e) -> {
           Throwable cause = unwrap(e);
           if (r instanceof byte[] b) {
@@ -198,7 +200,8 @@ public final class OpTrace {
             out.completeExceptionally(cause);
           }
         });
-    out.whenComplete(
+    Futures.onEnd(
+        out,
         (r, e) -> {
           if (e != null && !op.isDone()) {
             op.completeExceptionally(unwrap(e));

@@ -352,7 +352,8 @@ public final class Client implements RafeStore {
                     Payload payload = Payload.of(ctx, key, copy, packer);
                     if (!(payload instanceof InlinePayload inline)) {
                       CompletableFuture<WriteReceipt> data = WriteOp.run(ctx, key, payload);
-                      data.whenComplete(
+                      Futures.onEnd(
+                          data,
                           (r, e) -> {
                             if (e == null) {
                               packer.afterDataWrite(key);
@@ -463,7 +464,7 @@ public final class Client implements RafeStore {
     PartedPayload payload = Payload.ofStream(ctx, key, size);
     CompletableFuture<WriteReceipt> op =
         bounded(WriteOp.run(ctx, key, payload), "streaming write of '" + key + "'");
-    op.whenComplete((r, e) -> payload.abort(e == null ? new IllegalStateException("done") : e));
+    Futures.onEnd(op, (r, e) -> payload.abort(e == null ? new IllegalStateException("done") : e));
     try {
       payload.produce(in);
     } catch (IOException | RuntimeException e) {
@@ -753,19 +754,19 @@ public final class Client implements RafeStore {
     if (published == null || published.isCompletedExceptionally()) {
       CompletableFuture<Void> next = new CompletableFuture<>();
       if (ownCertificate.compareAndSet(published, next)) {
-        io.rafestore.internal.protocol.quorum.CertifiedTrust.publish(
+        Futures.onEnd(
+            io.rafestore.internal.protocol.quorum.CertifiedTrust.publish(
                 ctx,
                 "certificate of " + cert.writerId(),
                 Names.certificateObject(cert.writerId()),
-                cert.encoded())
-            .whenComplete(
-                (v, e) -> {
-                  if (e != null) {
-                    next.completeExceptionally(e);
-                  } else {
-                    next.complete(null);
-                  }
-                });
+                cert.encoded()),
+            (v, e) -> {
+              if (e != null) {
+                next.completeExceptionally(e);
+              } else {
+                next.complete(null);
+              }
+            });
       }
       published = ownCertificate.get();
     }
@@ -996,7 +997,7 @@ public final class Client implements RafeStore {
                     out.completeExceptionally(e);
                   }
                 });
-    out.whenComplete((r, e) -> timer.cancel());
+    Futures.onEnd(out, (r, e) -> timer.cancel());
     return out;
   }
 

@@ -90,6 +90,33 @@ public final class Futures {
   }
 
   /**
+   * Runs {@code then} once, when every future of {@code futures} has ended (at once if all have, or
+   * if there are none), however each ended. Unlike watching {@code CompletableFuture.allOf}, which
+   * wraps a failed or cancelled member's exception in a new {@link CompletionException}, it makes
+   * no exception. An exception {@code then} throws is dropped, as in {@link #onEnd}.
+   */
+  public static void onAllEnded(
+      java.util.Collection<? extends CompletableFuture<?>> futures, Runnable then) {
+    java.util.concurrent.atomic.AtomicInteger left =
+        new java.util.concurrent.atomic.AtomicInteger(futures.size() + 1);
+    Runnable one =
+        () -> {
+          if (left.decrementAndGet() == 0) {
+            then.run();
+          }
+        };
+    for (CompletableFuture<?> f : futures) {
+      onEnd(f, (v, e) -> one.run());
+    }
+    // The extra count keeps futures that end while the loop above runs from running it early.
+    try {
+      one.run();
+    } catch (RuntimeException dropped) {
+      // As onEnd drops what its callback throws.
+    }
+  }
+
+  /**
    * Like {@link #relay(CompletableFuture)}, but the new future completes with {@code map} applied
    * to {@code inner}'s value (an exception thrown by {@code map} fails it). Cancelling it still
    * cancels {@code inner}, which a plain {@code inner.thenApply(map)} would not do.

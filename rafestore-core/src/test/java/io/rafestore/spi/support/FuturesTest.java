@@ -208,4 +208,25 @@ class FuturesTest {
     assertThat(done.cancel(true)).isFalse();
     assertThat(done.join()).isEqualTo("kept");
   }
+
+  @Test
+  void onAllEndedRunsOnceWhenTheLastFutureEndsHoweverEachEnded() {
+    CompletableFuture<String> answered = new CompletableFuture<>();
+    CompletableFuture<String> failed = new CompletableFuture<>();
+    CompletableFuture<String> cancelled = Futures.newFuture();
+    java.util.concurrent.atomic.AtomicInteger runs =
+        new java.util.concurrent.atomic.AtomicInteger();
+
+    Futures.onAllEnded(java.util.List.of(answered, failed, cancelled), runs::incrementAndGet);
+    answered.complete("ok");
+    failed.completeExceptionally(new IllegalStateException("boom"));
+    assertThat(runs).as("two of three ended").hasValue(0);
+    cancelled.cancel(true);
+    assertThat(runs).hasValue(1);
+
+    Futures.onAllEnded(java.util.List.of(), runs::incrementAndGet);
+    assertThat(runs).as("none to wait for: at once").hasValue(2);
+    Futures.onAllEnded(java.util.List.of(answered, failed), runs::incrementAndGet);
+    assertThat(runs).as("all ended already: at once").hasValue(3);
+  }
 }

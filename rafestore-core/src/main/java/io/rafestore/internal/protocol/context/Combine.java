@@ -34,10 +34,11 @@ public final class Combine {
             b.cancel(true);
           }
         };
-    a.whenComplete(firstFailure);
-    b.whenComplete(firstFailure);
-    a.thenCombineAsync(b, combine, executor).whenComplete(Futures.completer(out));
-    out.whenComplete(
+    Futures.onEnd(a, firstFailure);
+    Futures.onEnd(b, firstFailure);
+    Futures.onEnd(a.thenCombineAsync(b, combine, executor), Futures.completer(out));
+    Futures.onEnd(
+        out,
         (r, e) -> {
           if (out.isCancelled()) {
             a.cancel(true);

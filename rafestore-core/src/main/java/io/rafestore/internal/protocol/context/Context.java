@@ -9,6 +9,7 @@ import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.selection.LatencyModel;
 import io.rafestore.internal.protocol.selection.LayoutChooser;
 import io.rafestore.internal.protocol.selection.PriceBook;
+import io.rafestore.spi.support.Futures;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -491,7 +492,7 @@ public final class Context implements LayoutChooser.Timing {
       return root.enterKey(key, done);
     }
     CompletableFuture<Void> previous = keyTails.put(key, done);
-    done.whenComplete((r, e) -> keyTails.remove(key, done));
+    Futures.onEnd(done, (r, e) -> keyTails.remove(key, done));
     return previous == null
         ? CompletableFuture.completedFuture(null)
         : previous.handle((r, e) -> null);
@@ -512,7 +513,7 @@ public final class Context implements LayoutChooser.Timing {
       return;
     }
     loops.add(loop);
-    loop.whenComplete((r, e) -> loops.remove(loop));
+    Futures.onEnd(loop, (r, e) -> loops.remove(loop));
     if (closed) {
       loop.completeExceptionally(closedError());
     }
@@ -638,7 +639,7 @@ public final class Context implements LayoutChooser.Timing {
       return;
     }
     lingering.add(put);
-    put.whenComplete((r, e) -> lingering.remove(put));
+    Futures.onEnd(put, (r, e) -> lingering.remove(put));
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.rafestore.internal.protocol.context;
 
+import io.rafestore.spi.support.Futures;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -18,7 +19,7 @@ public final class Foreground {
     synchronized (this) {
       running++;
     }
-    op.whenComplete((r, e) -> ended());
+    Futures.onEnd(op, (r, e) -> ended());
   }
 
   private void ended() {

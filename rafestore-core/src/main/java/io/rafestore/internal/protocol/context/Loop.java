@@ -31,7 +31,8 @@ public final class Loop {
       Context ctx, Supplier<CompletableFuture<Boolean>> turn) {
     Runner r = new Runner(turn);
     ctx.track(r.done);
-    r.done.whenComplete(
+    Futures.onEnd(
+        r.done,
         (x, e) -> {
           CompletableFuture<Boolean> c = r.current;
           if (c != null) {
@@ -85,7 +86,7 @@ public final class Loop {
           }
           current = c;
           // Completed already: the callback only counts a pass; this loop consumes it below.
-          c.whenComplete((v, e) -> drive());
+          Futures.onEnd(c, (v, e) -> drive());
           if (done.isDone()) {
             c.cancel(true);
             return;

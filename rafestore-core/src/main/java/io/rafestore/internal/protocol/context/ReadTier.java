@@ -591,7 +591,8 @@ public final class ReadTier {
         feedback.late(unit, late.tag());
       }
       CompletableFuture<T> out = new CompletableFuture<>();
-      ahead.whenComplete(
+      Futures.onEnd(
+          ahead,
           (b, e) -> {
             if (b != null) {
               Prefetched p = settle(unit);
@@ -618,8 +619,8 @@ public final class ReadTier {
             } else if (!out.isDone()) {
               // The prefetch failed or was cancelled: the read fetches for itself.
               CompletableFuture<T> own = fetch.get();
-              own.whenComplete(Futures.completer(out));
-              out.whenComplete((v, x) -> own.cancel(true));
+              Futures.onEnd(own, Futures.completer(out));
+              Futures.onEnd(out, (v, x) -> own.cancel(true));
             }
           });
       return out;
@@ -658,8 +659,9 @@ public final class ReadTier {
       prefetched.put(unit, new Prefetched(unit.size(), dollars, tag));
     }
     CompletableFuture<byte[]> f = started(fetch);
-    mine.whenComplete((b, e) -> f.cancel(true));
-    f.whenComplete(
+    Futures.onEnd(mine, (b, e) -> f.cancel(true));
+    Futures.onEnd(
+        f,
         (b, e) -> {
           if (b != null) {
             stage(unit, b);

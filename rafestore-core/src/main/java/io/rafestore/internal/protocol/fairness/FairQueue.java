@@ -3,6 +3,7 @@ package io.rafestore.internal.protocol.fairness;
 import io.rafestore.Fairness;
 import io.rafestore.Scheduler;
 import io.rafestore.TenantShare;
+import io.rafestore.spi.support.Futures;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -152,7 +153,8 @@ public final class FairQueue {
       queued++;
       depth.changed(1, e.bytes);
     }
-    e.out.whenComplete(
+    Futures.onEnd(
+        e.out,
         (r, x) -> {
           if (e.out.isCancelled()) {
             cancelled(e);
@@ -429,7 +431,8 @@ public final class FairQueue {
         f = CompletableFuture.failedFuture(x);
       }
       inner = f;
-      f.whenComplete(
+      Futures.onEnd(
+          f,
           (r, x) -> {
             long size = -1;
             if (x == null && r != null) {

@@ -5,6 +5,7 @@ import io.rafestore.Fairness;
 import io.rafestore.Scheduler;
 import io.rafestore.TenantShare;
 import io.rafestore.TenantStats;
+import io.rafestore.spi.support.Futures;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -74,7 +75,7 @@ public final class Tenancy {
   /** An operation of {@code tenant} started now and ends with {@code op}. */
   public void operationStarted(String tenant, CompletableFuture<?> op) {
     long start = scheduler.nanoTime();
-    op.whenComplete((r, e) -> table.operation(tenant, scheduler.nanoTime() - start, e == null));
+    Futures.onEnd(op, (r, e) -> table.operation(tenant, scheduler.nanoTime() - start, e == null));
   }
 
   public Map<String, TenantStats> stats() {

@@ -45,7 +45,7 @@ final class CodedFetch {
   private final VersionInfo info;
   private final LogEntry entry;
   private final ObjectKey object;
-  private final CompletableFuture<StoredValue> result = new CompletableFuture<>();
+  private final CompletableFuture<StoredValue> result = Futures.newFuture();
   private final List<CompletableFuture<byte[]>> inflight = new ArrayList<>();
   private final List<CloudFault> faults = new ArrayList<>();
   private final byte[][] fragments;
@@ -134,7 +134,7 @@ final class CodedFetch {
             depSky ? info.size() + Aead.OVERHEAD : info.size(),
             info.sha256(),
             null);
-    f.result.whenComplete((r, e) -> f.cancelAll());
+    Futures.onEnd(f.result, (r, e) -> f.cancelAll());
     f.start();
     return f.result;
   }
@@ -161,7 +161,7 @@ final class CodedFetch {
             entry.storedPartSize(j),
             entry.partHashUnsafe(j),
             spread);
-    f.result.whenComplete((r, e) -> f.cancelAll());
+    Futures.onEnd(f.result, (r, e) -> f.cancelAll());
     f.start();
     // Relayed, so that cancelling the part's fetch cancels the fragment requests.
     return io.rafestore.spi.support.Futures.relay(
@@ -199,7 +199,7 @@ final class CodedFetch {
     } catch (RuntimeException e) {
       get = CompletableFuture.failedFuture(e);
     }
-    get.whenComplete((b, e) -> spread.release(id, pieceBytes));
+    Futures.onEnd(get, (b, e) -> spread.release(id, pieceBytes));
     synchronized (this) {
       inflight.add(get);
     }

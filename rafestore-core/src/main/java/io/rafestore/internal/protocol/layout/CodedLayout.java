@@ -7,6 +7,7 @@ import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.support.Futures;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -157,7 +158,8 @@ abstract class CodedLayout extends WholeLayout {
                     : bound.apply(
                         c.driver().get(ObjectKey.of(entry.dataObject()), Optional.empty()),
                         c.id() + " data");
-            get.whenComplete(
+            Futures.onEnd(
+                get,
                 (b, e) -> {
                   synchronized (lock) {
                     state[1]--;

@@ -56,7 +56,7 @@ final class DataFetch {
   private final byte[] expectedHash;
   private final List<String> order;
   private final boolean routed;
-  private final CompletableFuture<Fetched> result = new CompletableFuture<>();
+  private final CompletableFuture<Fetched> result = Futures.newFuture();
   private final Map<String, CompletableFuture<byte[]>> inflight = new HashMap<>();
   private final List<CloudFault> faults = new ArrayList<>();
   private int next;
@@ -209,7 +209,7 @@ final class DataFetch {
       ReadRouting.Kind kind) {
     DataFetch d =
         new DataFetch(ctx, key, info, dataObject, where, expectedSize, expectedHash, first, kind);
-    d.result.whenComplete((r, e) -> d.finish(r));
+    Futures.onEnd(d.result, (r, e) -> d.finish(r));
     List<Send> sends = new ArrayList<>();
     boolean none;
     synchronized (d) {
@@ -268,7 +268,7 @@ final class DataFetch {
   /** Registers a placeholder for a request to {@code id}. Caller holds the lock. */
   private Send plan(String id) {
     Where at = where == null ? new Where(object, Optional.empty()) : where.apply(id);
-    CompletableFuture<byte[]> slot = new CompletableFuture<>();
+    CompletableFuture<byte[]> slot = Futures.newFuture();
     inflight.put(id, slot);
     return new Send(id, at, slot);
   }
@@ -368,14 +368,14 @@ final class DataFetch {
       get = CompletableFuture.failedFuture(e);
     }
     CompletableFuture<byte[]> request = get;
-    s.slot()
-        .whenComplete(
-            (b, e) -> {
-              if (s.slot().isCancelled()) {
-                request.cancel(true);
-              }
-            });
-    request.whenComplete(Futures.completer(s.slot()));
+    Futures.onEnd(
+        s.slot(),
+        (b, e) -> {
+          if (s.slot().isCancelled()) {
+            request.cancel(true);
+          }
+        });
+    Futures.onEnd(request, Futures.completer(s.slot()));
     s.slot()
         .handleAsync(
             (bytes, error) -> {

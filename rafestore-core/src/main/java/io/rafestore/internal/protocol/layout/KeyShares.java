@@ -349,7 +349,7 @@ public final class KeyShares {
     }
 
     CompletableFuture<byte[]> start() {
-      result.whenComplete((r, e) -> cancelAll());
+      Futures.onEnd(result, (r, e) -> cancelAll());
       ObjectKey object = Names.metadataObject(key, writer);
       Optional<ByteRange> bound =
           Optional.of(ByteRange.of(0, ctx.settings.maxMetadataBytes() + 1L));

@@ -137,7 +137,8 @@ final class PartHealing {
     }
     CompletableFuture<Void> pass =
         begin().thenCompose(x -> Loop.repeat(ctx, this::turn)).thenCompose(x -> finish());
-    pass.whenComplete(
+    Futures.onEnd(
+        pass,
         (x, e) -> {
           // Whatever ended the pass (a cancelled repair, a closed client) ends every target.
           Throwable cause =

@@ -414,7 +414,8 @@ public final class PartedPayload implements Payload {
       uploaders.add(u);
       slotOf.put(cloud, k > 0 ? slot : 0);
     }
-    u.result.whenComplete(
+    Futures.onEnd(
+        u.result,
         (r, e) -> {
           u.cancelAll();
           if (e != null) {
@@ -749,7 +750,7 @@ public final class PartedPayload implements Payload {
         if (result.isDone()) {
           put.cancel(true);
         }
-        put.whenComplete((r, e) -> onPart(i, e));
+        Futures.onEnd(put, (r, e) -> onPart(i, e));
       }
     }
 
@@ -791,7 +792,8 @@ public final class PartedPayload implements Payload {
       if (result.isDone()) {
         joinedUp.cancel(true);
       }
-      joinedUp.whenComplete(
+      Futures.onEnd(
+          joinedUp,
           (r, e) -> {
             synchronized (PartedPayload.this) {
               inFlight.remove(-1);

@@ -157,7 +157,8 @@ final class PartedRead {
     int[] next = {first};
     int[] remaining = {last - first + 1};
     List<CompletableFuture<DataFetch.Fetched>> running = new ArrayList<>();
-    result.whenComplete(
+    Futures.onEnd(
+        result,
         (x, e) -> {
           List<CompletableFuture<DataFetch.Fetched>> copy;
           synchronized (lock) {
@@ -188,33 +189,33 @@ final class PartedRead {
                   }
                 }
               });
-          opened(r, i, part)
-              .whenComplete(
-                  (p, e) -> {
-                    if (e != null) {
-                      result.completeExceptionally(Futures.unwrap(e));
-                      return;
-                    }
-                    long partStart = entry.partOffset(i);
-                    long copyFrom = Math.max(from, partStart);
-                    long copyTo = Math.min(to, partStart + p.length);
-                    System.arraycopy(
-                        p,
-                        (int) (copyFrom - partStart),
-                        out,
-                        (int) (copyFrom - from),
-                        (int) (copyTo - copyFrom));
-                    boolean done;
-                    synchronized (lock) {
-                      running.remove(part);
-                      done = --remaining[0] == 0;
-                    }
-                    if (done) {
-                      result.complete(out);
-                    } else {
-                      launch[0].run();
-                    }
-                  });
+          Futures.onEnd(
+              opened(r, i, part),
+              (p, e) -> {
+                if (e != null) {
+                  result.completeExceptionally(Futures.unwrap(e));
+                  return;
+                }
+                long partStart = entry.partOffset(i);
+                long copyFrom = Math.max(from, partStart);
+                long copyTo = Math.min(to, partStart + p.length);
+                System.arraycopy(
+                    p,
+                    (int) (copyFrom - partStart),
+                    out,
+                    (int) (copyFrom - from),
+                    (int) (copyTo - copyFrom));
+                boolean done;
+                synchronized (lock) {
+                  running.remove(part);
+                  done = --remaining[0] == 0;
+                }
+                if (done) {
+                  result.complete(out);
+                } else {
+                  launch[0].run();
+                }
+              });
         };
     for (int i = 0; i < ctx.settings.partsInFlight(); i++) {
       launch[0].run();
@@ -258,7 +259,7 @@ final class PartedRead {
     CompletableFuture<DataFetch.Fetched> f =
         DataFetch.part(r.ctx, r.key, r.info, r.entry, i, first);
     if (first != null) {
-      f.whenComplete((p, e) -> spread.done(first));
+      Futures.onEnd(f, (p, e) -> spread.done(first));
     }
     return f;
   }

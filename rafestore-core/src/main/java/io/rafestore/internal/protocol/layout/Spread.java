@@ -3,6 +3,7 @@ package io.rafestore.internal.protocol.layout;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.selection.ReadRouting;
+import io.rafestore.spi.support.Futures;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -209,7 +210,7 @@ public final class Spread {
       return;
     }
     place(holder, bytes);
-    fetch.whenComplete((p, e) -> done(holder));
+    Futures.onEnd(fetch, (p, e) -> done(holder));
   }
 
   /** A whole-part fetch that asked {@code holder} first has ended. */

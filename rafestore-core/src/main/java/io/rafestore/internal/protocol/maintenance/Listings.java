@@ -10,6 +10,7 @@ import io.rafestore.internal.protocol.quorum.QuorumGather;
 import io.rafestore.internal.util.Names;
 import io.rafestore.spi.ListPage;
 import io.rafestore.spi.ObjectInfo;
+import io.rafestore.spi.support.Futures;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -68,7 +69,7 @@ public final class Listings {
     Walk w = new Walk(ctx, pacing, cloud, prefix, pageSize, onPage);
     CompletableFuture<Void> loop = Loop.repeat(ctx, w::turn);
     if (pacing != null) {
-      loop.whenComplete((r, e) -> pacing.finished(cloud, e == null));
+      Futures.onEnd(loop, (r, e) -> pacing.finished(cloud, e == null));
     }
     return loop;
   }
@@ -115,7 +116,8 @@ public final class Listings {
               ctx, cloud.driver().list(prefix, from, pageSize), cloud.id() + " list " + prefix);
       CompletableFuture<Boolean> out = new CompletableFuture<>();
       AtomicReference<CompletableFuture<Void>> work = new AtomicReference<>();
-      out.whenComplete(
+      Futures.onEnd(
+          out,
           (r, e) -> {
             if (out.isCancelled()) {
               request.cancel(true);
@@ -125,7 +127,8 @@ public final class Listings {
               }
             }
           });
-      request.whenComplete(
+      Futures.onEnd(
+          request,
           (page, e) -> {
             if (e != null) {
               out.completeExceptionally(e);
@@ -154,7 +157,8 @@ public final class Listings {
               w.cancel(true);
               return;
             }
-            w.whenComplete(
+            Futures.onEnd(
+                w,
                 (x, e2) -> {
                   if (e2 != null) {
                     out.completeExceptionally(e2);
@@ -526,7 +530,8 @@ public final class Listings {
       }
       CompletableFuture<Void> all =
           CompletableFuture.allOf(checks.toArray(new CompletableFuture<?>[0]));
-      all.whenComplete(
+      Futures.onEnd(
+          all,
           (x, e) -> {
             if (all.isCancelled()) {
               checks.forEach(c -> c.cancel(true));

@@ -65,7 +65,7 @@ public final class Maintenance {
             .thenApply(v -> ctx.ownView(key, v))
             .thenComposeAsync(
                 view -> collect(ctx, key, policy, view, trace), ctx.settings.executor());
-    result.whenComplete((r, e) -> done.complete(null));
+    Futures.onEnd(result, (r, e) -> done.complete(null));
     return result;
   }
 
@@ -425,7 +425,7 @@ public final class Maintenance {
                               meta.counts().forEach((c, n) -> out.merge(c, n, Integer::sum));
                               return out;
                             }));
-    result.whenComplete((r, e) -> done.complete(null));
+    Futures.onEnd(result, (r, e) -> done.complete(null));
     return result;
   }
 

@@ -103,7 +103,7 @@ public final class Scrub implements Scrubber {
     synchronized (this) {
       loop = l;
     }
-    l.whenComplete((x, e) -> end(e));
+    Futures.onEnd(l, (x, e) -> end(e));
     return done;
   }
 
@@ -265,7 +265,7 @@ public final class Scrub implements Scrubber {
     CompletableFuture<Boolean> f = new CompletableFuture<>();
     io.rafestore.Scheduler.Cancellable t =
         ctx.settings.scheduler().schedule(d, () -> f.complete(true));
-    f.whenComplete((r, e) -> t.cancel());
+    Futures.onEnd(f, (r, e) -> t.cancel());
     return f;
   }
 

@@ -234,13 +234,15 @@ final class ScrubPacer {
                   }
                 });
     // The caller's cancellation reaches the request.
-    p.result.whenComplete(
+    Futures.onEnd(
+        p.result,
         (r, e) -> {
           if (p.result.isCancelled()) {
             sent.cancel(true);
           }
         });
-    sent.whenComplete(
+    Futures.onEnd(
+        sent,
         (r, e) -> {
           limit.cancel();
           long bytes = 0;
@@ -303,15 +305,14 @@ final class ScrubPacer {
       return;
     }
     waitingForIdle = true;
-    ctx.foreground
-        .idle()
-        .whenComplete(
-            (r, e) -> {
-              synchronized (this) {
-                waitingForIdle = false;
-              }
-              pump();
-            });
+    Futures.onEnd(
+        ctx.foreground.idle(),
+        (r, e) -> {
+          synchronized (this) {
+            waitingForIdle = false;
+          }
+          pump();
+        });
   }
 
   /** Stops: every queued request fails, none starts after this. */

@@ -157,7 +157,8 @@ public final class Verifier {
               CompletableFuture<List<Answer>> all =
                   CompletableFuture.allOf(gets.toArray(new CompletableFuture<?>[0]))
                       .thenApply(x -> gets.stream().map(CompletableFuture::join).toList());
-              all.whenComplete(
+              Futures.onEnd(
+                  all,
                   (r, e) -> {
                     if (all.isCancelled()) {
                       gets.forEach(g -> g.cancel(true));
@@ -481,7 +482,8 @@ public final class Verifier {
               perCloud.get(c.id()).forEach(s -> checks.add(s.get()));
               CompletableFuture<Void> all =
                   CompletableFuture.allOf(checks.toArray(new CompletableFuture<?>[0]));
-              all.whenComplete(
+              Futures.onEnd(
+                  all,
                   (r, e) -> {
                     if (all.isCancelled()) {
                       checks.forEach(ch -> ch.cancel(true));
@@ -773,7 +775,7 @@ public final class Verifier {
                     request.cancel(true);
                   }
                 });
-    out.whenComplete((r, e) -> timer.cancel());
+    Futures.onEnd(out, (r, e) -> timer.cancel());
     return out;
   }
 }

@@ -191,24 +191,24 @@ public final class CertifiedTrust implements WriterTrust {
       refreshing = r;
       refreshingStarted = now;
     }
-    refresh(now)
-        .whenComplete(
-            (s, e) -> {
-              synchronized (this) {
-                if (refreshing == r) {
-                  refreshing = null;
-                }
-                if (s != null) {
-                  snapshot = s;
-                  checked.clear();
-                }
-              }
-              if (e != null) {
-                r.completeExceptionally(Futures.unwrap(e));
-              } else {
-                r.complete(s);
-              }
-            });
+    Futures.onEnd(
+        refresh(now),
+        (s, e) -> {
+          synchronized (this) {
+            if (refreshing == r) {
+              refreshing = null;
+            }
+            if (s != null) {
+              snapshot = s;
+              checked.clear();
+            }
+          }
+          if (e != null) {
+            r.completeExceptionally(Futures.unwrap(e));
+          } else {
+            r.complete(s);
+          }
+        });
     return r;
   }
 
@@ -542,7 +542,7 @@ public final class CertifiedTrust implements WriterTrust {
           },
           ctx.settings.executor());
     }
-    result.whenComplete((r, e) -> inflight.forEach(f -> f.cancel(true)));
+    Futures.onEnd(result, (r, e) -> inflight.forEach(f -> f.cancel(true)));
     return result;
   }
 
@@ -637,7 +637,7 @@ public final class CertifiedTrust implements WriterTrust {
           },
           ctx.settings.executor());
     }
-    result.whenComplete((r, e) -> inflight.forEach(f -> f.cancel(true)));
+    Futures.onEnd(result, (r, e) -> inflight.forEach(f -> f.cancel(true)));
     return result;
   }
 
@@ -661,7 +661,8 @@ public final class CertifiedTrust implements WriterTrust {
     for (Cloud c : ctx.clouds) {
       CompletableFuture<Void> put = c.driver().put(name, bytes.clone());
       ctx.linger(put);
-      put.whenComplete(
+      Futures.onEnd(
+          put,
           (v, error) -> {
             boolean done;
             boolean failed;

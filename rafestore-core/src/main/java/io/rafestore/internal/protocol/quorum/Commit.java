@@ -66,50 +66,50 @@ public final class Commit {
     CompletableFuture<WriteReceipt> result = new CompletableFuture<>();
     // Signed alone at once if the client's signer is idle, else with the logs of other writes
     // that wait for it (one signature for all: BatchSigner).
-    ctx.signer
-        .sign(next)
-        .thenCompose(
-            bytes -> {
-              // Reading this log back (readM of our own log) need not check our signature.
-              ctx.codec.rememberSigned(bytes, next, ctx.settings.writerKeys().getPublic());
-              return throughGate(ctx, key, next, List.of(signed), bytes)
-                  .thenCompose(
-                      x -> {
-                        java.util.function.Function<Cloud, byte[]> payloads =
-                            KeyShares.payloads(ctx, view, next, bytes, sealed);
-                        return QuorumPut.metadata(ctx, key, writer, payloads, "writeM");
-                      });
-            })
-        .whenComplete(
-            (acks, e) -> {
-              trace.end(Phase.WRITE_M);
-              if (e != null) {
-                result.completeExceptionally(Futures.unwrap(e));
-                return;
-              }
-              if (sealed != null) {
-                KeyShares.remember(ctx, signed, sealed.shares());
-              }
-              VersionInfo info = signed.info(key, writer);
-              // The read tier knows this client's own completed version (its bytes, if the
-              // caller gave them, are cached by Client.write against this very entry).
-              ctx.readTier.remember(key, new View.Item(info.version(), signed));
-              WriteReceipt receipt =
-                  new WriteReceipt(
-                      info,
-                      dataCloudsContacted,
-                      writeDfUsed,
-                      acks,
-                      readMSkipped,
-                      trace.elapsed(),
-                      ctx.f(),
-                      trace.phases(),
-                      choice);
-              // Reported before the caller sees the receipt, so a caller that reads its
-              // listener's figures after the write finds the write in them.
-              ctx.observer.writeCompleted(trace, receipt);
-              result.complete(receipt);
-            });
+    Futures.onEnd(
+        ctx.signer
+            .sign(next)
+            .thenCompose(
+                bytes -> {
+                  // Reading this log back (readM of our own log) need not check our signature.
+                  ctx.codec.rememberSigned(bytes, next, ctx.settings.writerKeys().getPublic());
+                  return throughGate(ctx, key, next, List.of(signed), bytes)
+                      .thenCompose(
+                          x -> {
+                            java.util.function.Function<Cloud, byte[]> payloads =
+                                KeyShares.payloads(ctx, view, next, bytes, sealed);
+                            return QuorumPut.metadata(ctx, key, writer, payloads, "writeM");
+                          });
+                }),
+        (acks, e) -> {
+          trace.end(Phase.WRITE_M);
+          if (e != null) {
+            result.completeExceptionally(Futures.unwrap(e));
+            return;
+          }
+          if (sealed != null) {
+            KeyShares.remember(ctx, signed, sealed.shares());
+          }
+          VersionInfo info = signed.info(key, writer);
+          // The read tier knows this client's own completed version (its bytes, if the
+          // caller gave them, are cached by Client.write against this very entry).
+          ctx.readTier.remember(key, new View.Item(info.version(), signed));
+          WriteReceipt receipt =
+              new WriteReceipt(
+                  info,
+                  dataCloudsContacted,
+                  writeDfUsed,
+                  acks,
+                  readMSkipped,
+                  trace.elapsed(),
+                  ctx.f(),
+                  trace.phases(),
+                  choice);
+          // Reported before the caller sees the receipt, so a caller that reads its
+          // listener's figures after the write finds the write in them.
+          ctx.observer.writeCompleted(trace, receipt);
+          result.complete(receipt);
+        });
     return result;
   }
 
@@ -126,7 +126,8 @@ public final class Commit {
   private static CompletableFuture<Void> throughGate(
       Context ctx, String key, MetadataLog next, List<LogEntry> entries, byte[] bytes) {
     CompletableFuture<Void> gate = ctx.commitGate().beforePut(key, next, entries, bytes);
-    gate.whenComplete(
+    Futures.onEnd(
+        gate,
         (x, e) -> {
           if (e != null) {
             ctx.renewIncarnation();
@@ -201,47 +202,47 @@ public final class Commit {
     String phase =
         members.size() == 1 ? "writeM" : "writeM (group commit of " + members.size() + " writes)";
     CompletableFuture<List<WriteReceipt>> result = new CompletableFuture<>();
-    ctx.signer
-        .sign(next)
-        .thenCompose(
-            bytes -> {
-              ctx.codec.rememberSigned(bytes, next, ctx.settings.writerKeys().getPublic());
-              java.util.function.Function<Cloud, byte[]> payloads =
-                  KeyShares.payloads(ctx, view, next, bytes, fresh);
-              return throughGate(ctx, key, next, signed, bytes)
-                  .thenCompose(x -> QuorumPut.metadata(ctx, key, writer, payloads, phase));
-            })
-        .whenComplete(
-            (acks, e) -> {
-              for (Member m : members) {
-                m.trace().end(Phase.WRITE_M);
-              }
-              if (e != null) {
-                result.completeExceptionally(Futures.unwrap(e));
-                return;
-              }
-              List<WriteReceipt> receipts = new java.util.ArrayList<>(members.size());
-              for (int i = 0; i < members.size(); i++) {
-                Member m = members.get(i);
-                LogEntry entry = signed.get(i);
-                VersionInfo info = entry.info(key, writer);
-                ctx.readTier.remember(key, new View.Item(info.version(), entry));
-                WriteReceipt receipt =
-                    new WriteReceipt(
-                        info,
-                        dataCloudsContacted,
-                        false,
-                        acks,
-                        readMSkipped,
-                        m.trace().elapsed(),
-                        ctx.f(),
-                        m.trace().phases(),
-                        m.choice());
-                ctx.observer.writeCompleted(m.trace(), receipt);
-                receipts.add(receipt);
-              }
-              result.complete(receipts);
-            });
+    Futures.onEnd(
+        ctx.signer
+            .sign(next)
+            .thenCompose(
+                bytes -> {
+                  ctx.codec.rememberSigned(bytes, next, ctx.settings.writerKeys().getPublic());
+                  java.util.function.Function<Cloud, byte[]> payloads =
+                      KeyShares.payloads(ctx, view, next, bytes, fresh);
+                  return throughGate(ctx, key, next, signed, bytes)
+                      .thenCompose(x -> QuorumPut.metadata(ctx, key, writer, payloads, phase));
+                }),
+        (acks, e) -> {
+          for (Member m : members) {
+            m.trace().end(Phase.WRITE_M);
+          }
+          if (e != null) {
+            result.completeExceptionally(Futures.unwrap(e));
+            return;
+          }
+          List<WriteReceipt> receipts = new java.util.ArrayList<>(members.size());
+          for (int i = 0; i < members.size(); i++) {
+            Member m = members.get(i);
+            LogEntry entry = signed.get(i);
+            VersionInfo info = entry.info(key, writer);
+            ctx.readTier.remember(key, new View.Item(info.version(), entry));
+            WriteReceipt receipt =
+                new WriteReceipt(
+                    info,
+                    dataCloudsContacted,
+                    false,
+                    acks,
+                    readMSkipped,
+                    m.trace().elapsed(),
+                    ctx.f(),
+                    m.trace().phases(),
+                    m.choice());
+            ctx.observer.writeCompleted(m.trace(), receipt);
+            receipts.add(receipt);
+          }
+          result.complete(receipts);
+        });
     return result;
   }
 }

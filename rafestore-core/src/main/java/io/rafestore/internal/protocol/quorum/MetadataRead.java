@@ -133,7 +133,7 @@ public final class MetadataRead {
   /** Writers whose logs were refused under their certificates (reported once per readM). */
   private final Set<String> refused = ConcurrentHashMap.newKeySet();
 
-  private final CompletableFuture<View> result = new CompletableFuture<>();
+  private final CompletableFuture<View> result = Futures.newFuture();
   private final List<CompletableFuture<?>> inflight = new ArrayList<>();
   private final List<CloudFault> faults = new ArrayList<>();
 
@@ -214,16 +214,15 @@ public final class MetadataRead {
     r.startedNanos = ctx.settings.scheduler().nanoTime();
     // The writers this client trusts now (complete at once with explicit trust alone, or while the
     // certified writers and revocation lists are fresh).
-    ctx.trust
-        .known()
-        .whenComplete(
-            (known, error) -> {
-              if (error != null) {
-                r.result.completeExceptionally(Futures.unwrap(error));
-              } else {
-                r.start(known);
-              }
-            });
+    Futures.onEnd(
+        ctx.trust.known(),
+        (known, error) -> {
+          if (error != null) {
+            r.result.completeExceptionally(Futures.unwrap(error));
+          } else {
+            r.start(known);
+          }
+        });
     return r.result;
   }
 
@@ -652,7 +651,8 @@ public final class MetadataRead {
       } catch (RuntimeException e) {
         known = CompletableFuture.failedFuture(e);
       }
-      known.whenComplete(
+      Futures.onEnd(
+          known,
           (k, error) -> {
             if (error != null) {
               Throwable cause = Futures.unwrap(error);
@@ -685,23 +685,23 @@ public final class MetadataRead {
       synchronized (this) {
         pending++;
       }
-      check(writer)
-          .whenComplete(
-              (v, error) -> {
-                if (error != null) {
-                  Throwable cause = Futures.unwrap(error);
-                  if (!Futures.isCancellation(cause)) {
-                    abort(cause);
-                  }
-                } else if (v.trusted()) {
-                  // Counted once: by asked from now on.
-                  synchronized (this) {
-                    checking.remove(writer);
-                  }
-                  fetch(writer);
-                }
-                done();
-              });
+      Futures.onEnd(
+          check(writer),
+          (v, error) -> {
+            if (error != null) {
+              Throwable cause = Futures.unwrap(error);
+              if (!Futures.isCancellation(cause)) {
+                abort(cause);
+              }
+            } else if (v.trusted()) {
+              // Counted once: by asked from now on.
+              synchronized (this) {
+                checking.remove(writer);
+              }
+              fetch(writer);
+            }
+            done();
+          });
     }
 
     private void answer(String writer, byte[] bytes, Throwable error) {

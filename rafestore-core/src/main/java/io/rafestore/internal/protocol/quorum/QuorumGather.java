@@ -2,6 +2,7 @@ package io.rafestore.internal.protocol.quorum;
 
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
+import io.rafestore.spi.support.Futures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -153,7 +154,7 @@ public final class QuorumGather {
       }
       // Callbacks are attached outside the lock: a driver may answer synchronously.
       for (Map.Entry<Cloud, CompletableFuture<T>> e : sent) {
-        e.getValue().whenComplete((v, t) -> answer(e.getKey(), v, t));
+        Futures.onEnd(e.getValue(), (v, t) -> answer(e.getKey(), v, t));
       }
       return result;
     }
@@ -239,7 +240,8 @@ public final class QuorumGather {
           CompletableFuture<T> probe = e.getValue();
           io.rafestore.Scheduler.Cancellable limit =
               ctx.settings.scheduler().schedule(PROBE_LIMIT, () -> probe.cancel(true));
-          probe.whenComplete(
+          Futures.onEnd(
+              probe,
               (v, t) -> {
                 ctx.lateProbes.remove(id);
                 limit.cancel();

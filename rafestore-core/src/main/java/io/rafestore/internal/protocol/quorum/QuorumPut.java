@@ -177,7 +177,7 @@ public final class QuorumPut {
       for (Cloud c : first) {
         send(c, true);
       }
-      result.whenComplete((r, e) -> finish());
+      Futures.onEnd(result, (r, e) -> finish());
       return result;
     }
 
@@ -224,7 +224,7 @@ public final class QuorumPut {
         puts.put(cloud.id(), put);
         afterFinish = finished;
       }
-      put.whenComplete((r, e) -> answered(cloud, e));
+      Futures.onEnd(put, (r, e) -> answered(cloud, e));
       if (afterFinish && !put.isDone()) {
         lingerOrCancel(ctx, List.of(put), linger);
       }
@@ -315,8 +315,7 @@ public final class QuorumPut {
       ctx.linger(p);
     }
     Scheduler.Cancellable timer = ctx.settings.scheduler().schedule(linger, cancel);
-    CompletableFuture.allOf(running.toArray(CompletableFuture<?>[]::new))
-        .whenComplete((x, y) -> timer.cancel());
+    Futures.onAllEnded(running, timer::cancel);
   }
 
   public static CompletableFuture<List<String>> run(

@@ -12,6 +12,7 @@ import io.rafestore.internal.protocol.layout.ValueRead;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
+import io.rafestore.spi.support.Futures;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -485,7 +486,8 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
     } catch (RuntimeException e) {
       m = CompletableFuture.failedFuture(e);
     }
-    m.whenComplete(
+    Futures.onEnd(
+        m,
         (view, e) -> {
           List<Runnable> sends = new ArrayList<>();
           synchronized (this) {
@@ -516,7 +518,7 @@ public final class Prefetcher implements ReadTier.Access, ReadTier.Feedback {
       release(u.size());
       return;
     }
-    f.whenComplete((b, e) -> release(u.size()));
+    Futures.onEnd(f, (b, e) -> release(u.size()));
   }
 
   private CompletableFuture<byte[]> unitFetch(

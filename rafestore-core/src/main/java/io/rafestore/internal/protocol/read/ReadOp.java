@@ -16,6 +16,7 @@ import io.rafestore.internal.protocol.layout.ValueRead;
 import io.rafestore.internal.protocol.metadata.LogEntry;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
+import io.rafestore.spi.support.Futures;
 import java.io.InputStream;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -153,7 +154,7 @@ public final class ReadOp {
    * cancelled.
    */
   private static <T> CompletableFuture<T> settled(Speculation spec, CompletableFuture<T> op) {
-    op.whenComplete((v, e) -> spec.abandon());
+    Futures.onEnd(op, (v, e) -> spec.abandon());
     return op;
   }
 
@@ -163,7 +164,7 @@ public final class ReadOp {
    * fetch its speculation started ({@link Speculation#end}).
    */
   private static <T> CompletableFuture<T> ended(Speculation spec, CompletableFuture<T> out) {
-    out.whenComplete((v, e) -> spec.end());
+    Futures.onEnd(out, (v, e) -> spec.end());
     return out;
   }
 

@@ -15,6 +15,7 @@ import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
 import io.rafestore.internal.protocol.quorum.QuorumPut;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.support.Futures;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -63,7 +64,7 @@ public final class DeleteOp {
                 // Encoding and signing the tombstone is CPU work: not on a driver's I/O thread.
                 ctx.settings.executor());
     // Release this client's turn on the key however the delete ends.
-    result.whenComplete((r, e) -> done.complete(null));
+    Futures.onEnd(result, (r, e) -> done.complete(null));
     return result;
   }
 

@@ -109,7 +109,7 @@ public final class DepSkyWriteOp {
                 // Encryption, coding, hashing and signing are CPU work: they run on the client's
                 // executor, never on the driver thread that completed the previous phase.
                 ctx.settings.executor());
-    result.whenComplete((r, e) -> done.complete(null));
+    Futures.onEnd(result, (r, e) -> done.complete(null));
     // Observed on the future the client bounds, so a timeout or a cancellation ends the trace.
     return trace.observe(Futures.relay(result));
   }

@@ -11,6 +11,7 @@ import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.quorum.Commit;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
+import io.rafestore.spi.support.Futures;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -86,7 +87,8 @@ public final class InlineWriteOp {
                           });
                 },
                 ctx.settings.executor());
-    result.whenComplete(
+    Futures.onEnd(
+        result,
         (r, e) -> {
           done.complete(null);
           if (e == null) {

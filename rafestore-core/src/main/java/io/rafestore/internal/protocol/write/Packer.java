@@ -463,7 +463,7 @@ public final class Packer implements LayoutChooser.LogRooms {
           .handle((r, e) -> out.complete(List.of()));
       Scheduler.Cancellable timer =
           ctx.settings.scheduler().schedule(bound, () -> out.complete(List.of()));
-      out.whenComplete((r, e) -> timer.cancel());
+      Futures.onEnd(out, (r, e) -> timer.cancel());
       return out;
     }
     if (inFlight != null) {
@@ -824,13 +824,15 @@ public final class Packer implements LayoutChooser.LogRooms {
   /** Starts uploading a pack {@link #reserve}d. */
   private void launch(Pack p, OpTrace trace) {
     CompletableFuture<WriteOp.Uploaded> upload = upload(p, trace);
-    p.upload.whenComplete(
+    Futures.onEnd(
+        p.upload,
         (r, e) -> {
           if (p.upload.isCancelled()) {
             upload.cancel(true);
           }
         });
-    upload.whenComplete(
+    Futures.onEnd(
+        upload,
         (r, e) -> {
           if (e == null) {
             p.upload.complete(r);
@@ -1025,7 +1027,8 @@ public final class Packer implements LayoutChooser.LogRooms {
     CompletableFuture<Void> out =
         bounded(
             op, "writeM of a pack of '" + key + "'", ctx.settings.operationTimeout().dividedBy(2));
-    out.whenComplete(
+    Futures.onEnd(
+        out,
         (r, e) -> {
           done.complete(null);
           if (e != null) {
@@ -1058,7 +1061,7 @@ public final class Packer implements LayoutChooser.LogRooms {
                     op.completeExceptionally(
                         new RafeStoreException(
                             what + " did not finish within " + timeout, new TimeoutException())));
-    op.whenComplete((r, e) -> timer.cancel());
+    Futures.onEnd(op, (r, e) -> timer.cancel());
     return op;
   }
 }

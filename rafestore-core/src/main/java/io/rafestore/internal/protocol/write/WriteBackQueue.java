@@ -547,7 +547,8 @@ public final class WriteBackQueue implements CommitGate {
       named(head, first);
       taken.add(head);
       CompletableFuture<WriteReceipt> data = WriteOp.run(ctx, head.key, first);
-      data.whenComplete(
+      Futures.onEnd(
+          data,
           (r, e) -> {
             if (e == null) {
               packer.afterDataWrite(head.key);
@@ -751,7 +752,7 @@ public final class WriteBackQueue implements CommitGate {
                       ctx, key, writer, KeyShares.payloads(ctx, view, next, bytes, null), phase);
                 },
                 ctx.settings.executor());
-    acked.whenComplete((r, e) -> done.complete(null));
+    Futures.onEnd(acked, (r, e) -> done.complete(null));
     List<CompletableFuture<WriteReceipt>> out = new ArrayList<>(batch.size());
     for (LogEntry entry : entries) {
       out.add(
@@ -869,7 +870,7 @@ public final class WriteBackQueue implements CommitGate {
                             new TimeoutException()));
                   }
                 });
-    all.whenComplete((r, e) -> timer.cancel());
+    Futures.onEnd(all, (r, e) -> timer.cancel());
   }
 
   /**

@@ -264,13 +264,15 @@ public final class WriteOp {
       Context ctx, String key, WholeUpload payload, OpTrace trace) {
     CompletableFuture<Uploaded> out = new CompletableFuture<>();
     WriteOp op = new WriteOp(ctx, key, payload, trace, out);
-    op.result.whenComplete(
+    Futures.onEnd(
+        op.result,
         (r, e) -> {
           if (e != null) {
             out.completeExceptionally(Futures.unwrap(e));
           }
         });
-    out.whenComplete(
+    Futures.onEnd(
+        out,
         (r, e) -> {
           if (e != null) {
             op.result.completeExceptionally(Futures.unwrap(e));
@@ -340,7 +342,7 @@ public final class WriteOp {
 
   private void start() {
     trace.begin(Phase.WRITE_DO);
-    result.whenComplete((r, e) -> finish());
+    Futures.onEnd(result, (r, e) -> finish());
     // An upload alone writes no metadata: it takes no turn in the key's queue.
     CompletableFuture<Void> turn =
         uploadOnly != null
@@ -371,7 +373,7 @@ public final class WriteOp {
       synchronized (this) {
         delayTimer = timer;
       }
-      result.whenComplete((r, e) -> timer.cancel());
+      Futures.onEnd(result, (r, e) -> timer.cancel());
     }
   }
 
@@ -446,13 +448,14 @@ public final class WriteOp {
                   ? parts.upload(ctx, id, dataObject, index)
                   : ctx.byId.get(id).driver().put(dataObject, payload);
           // Cancelling the slot (the request became useless) cancels the driver's request.
-          slot.whenComplete(
+          Futures.onEnd(
+              slot,
               (r, e) -> {
                 if (slot.isCancelled()) {
                   put.cancel(true);
                 }
               });
-          put.whenComplete((r, e) -> onData(id, e));
+          Futures.onEnd(put, (r, e) -> onData(id, e));
         });
     return true;
   }
@@ -556,7 +559,7 @@ public final class WriteOp {
       }
       readM = m;
     }
-    m.whenComplete(this::onReadM);
+    Futures.onEnd(m, this::onReadM);
   }
 
   private void onReadM(View v, Throwable error) {
@@ -706,8 +709,10 @@ public final class WriteOp {
       df = writeDfUsed;
       skipped = readMSkipped;
     }
-    Commit.run(ctx, key, v, entry, sealed, contactedCopy, df, skipped, trace, placement.choice())
-        .whenComplete(Futures.completer(result));
+    Futures.onEnd(
+        Commit.run(
+            ctx, key, v, entry, sealed, contactedCopy, df, skipped, trace, placement.choice()),
+        Futures.completer(result));
   }
 
   /** Cleanup on completion, success or failure: release the key, cancel what is still running. */
