@@ -175,10 +175,22 @@ public final class Futures {
       BiFunction<? super T, Throwable, ? extends CompletableFuture<U>> next) {
     CompletableFuture<U> outer = newFuture();
     onEnd(
-        inner
-            .handle((v, e) -> e == null ? next.apply(v, null) : next.apply(null, unwrap(e)))
-            .thenCompose(f -> f),
-        completer(outer));
+        inner,
+        (v, e) -> {
+          CompletableFuture<U> then;
+          try {
+            then = e == null ? next.apply(v, null) : next.apply(null, unwrap(e));
+          } catch (Throwable t) {
+            outer.completeExceptionally(t);
+            return;
+          }
+          if (then == null) {
+            outer.completeExceptionally(
+                new NullPointerException("relayOutcome: next returned no future"));
+            return;
+          }
+          onEnd(then, completer(outer));
+        });
     return cancelsInner(outer, inner);
   }
 

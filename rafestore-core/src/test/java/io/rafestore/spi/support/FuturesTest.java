@@ -229,4 +229,24 @@ class FuturesTest {
     Futures.onAllEnded(java.util.List.of(answered, failed), runs::incrementAndGet);
     assertThat(runs).as("all ended already: at once").hasValue(3);
   }
+
+  @Test
+  void anOutcomeRelayFailsWithWhatItsNextThrowsOrWithANullFuture() {
+    IllegalStateException bad = new IllegalStateException("bad");
+    CompletableFuture<Integer> inner = new CompletableFuture<>();
+    CompletableFuture<String> throwing =
+        Futures.relayOutcome(
+            inner,
+            (v, e) -> {
+              throw bad;
+            });
+    CompletableFuture<String> nothing = Futures.relayOutcome(inner, (v, e) -> null);
+
+    inner.complete(1);
+
+    assertThat(throwing.handle((v, e) -> e).join()).isSameAs(bad);
+    assertThat(nothing.handle((v, e) -> e).join())
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("next returned no future");
+  }
 }
