@@ -55,17 +55,22 @@ class WriteBackCrashTest {
         List.of(
             SigningKeys.encodePublic(keys.getPublic()),
             SigningKeys.encodePrivate(keys.getPrivate())));
-    long seed = System.nanoTime();
+    // -Drafestore.crash.seed replays a run's choice of kill points (the kills' timing still
+    // varies).
+    long seed = Long.getLong("rafestore.crash.seed", System.nanoTime());
     Random random = new Random(seed);
     Map<String, String> acked = new HashMap<>(); // sha -> key
     List<String> how = new ArrayList<>();
-    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(35);
+    // A build's budget: 8 to 40 runs in about 35 s; a soak raises both (scripts/soak.sh).
+    long end =
+        System.nanoTime() + TimeUnit.SECONDS.toNanos(Long.getLong("rafestore.crash.seconds", 35));
+    int maxRuns = Integer.getInteger("rafestore.crash.runs", 40);
     int runs = 0;
     int recoveredIntents = 0;
     int recoveredCommits = 0;
     int recoveredGrouped = 0;
     int recoveredBulk = 0;
-    while (runs < 40 && (runs < 8 || System.nanoTime() < end)) {
+    while (runs < maxRuns && (runs < 8 || System.nanoTime() < end)) {
       String option = null;
       if (runs >= 1 && runs <= 3) {
         // A round of several journaled writes, its commit records durable, no cloud has its log:

@@ -1190,9 +1190,11 @@ public final class Journal implements AutoCloseable {
       }
     } catch (IOException e) {
       // A full disk: take the partial frame back so that later frames do not follow a bad one
-      // (which replay would rightly call corruption). If that fails too, the journal stops.
+      // (which replay would rightly call corruption). If that fails too (a disk remounted
+      // read-only takes nothing back), the journal stops.
       JournalException err =
-          new JournalException(Reason.IO, active.path, "write failed (disk full?): " + e, e);
+          new JournalException(
+              Reason.IO, active.path, "write failed (disk full or read-only?): " + e, e);
       try {
         active.channel.truncate(start);
         active.channel.force(true);

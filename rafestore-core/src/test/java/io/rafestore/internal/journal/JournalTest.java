@@ -808,6 +808,74 @@ class JournalTest {
   }
 
   @Test
+  void aReadOnlyFileSystemIsReportedWhenOpenedEvenToRoot() throws Exception {
+    // The permission test above is skipped when the tests run as root (as CI does), which a
+    // read-only mount stops all the same: the kernel's EROFS on the first segment file.
+    Journal.Opener readOnly =
+        p -> {
+          throw new java.nio.file.FileSystemException(p.toString(), null, "Read-only file system");
+        };
+    assertThatThrownBy(() -> Journal.open(dir, 1 << 20, 10, readOnly))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(Reason.IO);
+              assertThat(e.getMessage())
+                  .contains(dir.toString())
+                  .contains("read-only or full disk")
+                  .contains("Read-only file system");
+            });
+    // The refused open let go of the directory's lock: a client can open it once it is writable.
+    try (Journal j = Journal.open(dir, 1 << 20, 10)) {
+      assertThat(j.recovered()).isEmpty();
+    }
+  }
+
+  @Test
+  void aDiskThatTurnsReadOnlyFailsTheNextWriteAtOnceAndKeepsWhatWasAcknowledged() throws Exception {
+    AtomicLong room = new AtomicLong(Long.MAX_VALUE);
+    Journal.Opener turnsReadOnly =
+        p ->
+            new LimitedChannel(
+                FileChannel.open(
+                    p,
+                    StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.WRITE,
+                    StandardOpenOption.READ),
+                room,
+                p.toString());
+    String kept = Journal.newId();
+    try (Journal j = Journal.open(dir, 1 << 20, 100, turnsReadOnly)) {
+      await(j.intent(kept, "k", bytes("before"), 1, true));
+      room.set(0); // remounted read-only, as ext4 does after an I/O error with errors=remount-ro
+      CompletableFuture<Void> f = j.intent(Journal.newId(), "k", bytes("refused"), 2, true);
+      assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS))
+          .cause()
+          .isInstanceOfSatisfying(
+              JournalException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(Reason.IO);
+                assertThat(e.getMessage())
+                    .contains(dir.toString())
+                    .contains("read-only")
+                    .contains("Read-only file system");
+              });
+      // Nothing can be taken back on a read-only disk, so the journal stops: every later write
+      // fails at once with the same error instead of waiting.
+      CompletableFuture<Void> later = j.intent(Journal.newId(), "k", bytes("later"), 3, true);
+      assertThatThrownBy(() -> later.get(10, TimeUnit.SECONDS))
+          .cause()
+          .isInstanceOf(JournalException.class)
+          .hasMessageContaining("Read-only file system");
+    }
+    try (Journal j = Journal.open(dir, 1 << 20, 100)) {
+      // The acknowledged record is all there is: the refused one never reached the file.
+      assertThat(j.recovered()).hasSize(1);
+      assertThat(j.recovered().get(0).id()).isEqualTo(kept);
+    }
+  }
+
+  @Test
   void aFullDiskFailsTheWriteAtOnceAndLeavesTheJournalUsable() throws Exception {
     AtomicLong room = new AtomicLong(Long.MAX_VALUE);
     Journal.Opener full = fullDisk(room);
@@ -839,14 +907,26 @@ class JournalTest {
     private final FileChannel d;
     private final AtomicLong room;
 
+    /** Null: a full disk (a write past the room lands in part); else a read-only one. */
+    private final String readOnly;
+
     LimitedChannel(FileChannel d, AtomicLong room) {
+      this(d, room, null);
+    }
+
+    LimitedChannel(FileChannel d, AtomicLong room, String readOnly) {
       this.d = d;
       this.room = room;
+      this.readOnly = readOnly;
     }
 
     @Override
     public int write(ByteBuffer src, long position) throws IOException {
       long left = room.get();
+      if (readOnly != null && src.remaining() > left) {
+        // EROFS, as after a remount read-only: nothing of the write lands.
+        throw new java.nio.file.FileSystemException(readOnly, null, "Read-only file system");
+      }
       if (src.remaining() > left) {
         ByteBuffer part = src.duplicate();
         part.limit(part.position() + (int) Math.max(0, left / 2));
@@ -896,6 +976,9 @@ class JournalTest {
 
     @Override
     public FileChannel truncate(long size) throws IOException {
+      if (readOnly != null && room.get() == 0) {
+        throw new java.nio.file.FileSystemException(readOnly, null, "Read-only file system");
+      }
       d.truncate(size);
       return this;
     }
