@@ -38,7 +38,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Many writers, keys and readers at once for a bounded time on in-memory clouds, one of which
@@ -64,6 +65,14 @@ import org.junit.jupiter.params.provider.ValueSource;
  * hide a completed write: the checks above hold for every completed write of every incarnation. The
  * collector of the GC variant has a writer id of its own.
  *
+ * <p>Each variant runs with and without the collector, on one of the value shapes of {@link Shape}:
+ * small values inline in the signed log (the default), whole copies on f+1 data clouds, fragments
+ * (k = 2), the paper's mode, and the layout chosen per value; so the data paths (anticipated
+ * fetches from a holder that may be the bad cloud, fragments rebuilt around it, collection of data
+ * objects) run under the same chaos as the logs. A value above the inline threshold is its name
+ * followed by a filler derived from the name, so a read's bytes are checked whole and only the name
+ * is kept.
+ *
  * <p>Runs for {@code -Drafestore.stress.seconds} (default 5 per variant in CI); the seed is printed
  * and can be replayed with {@code -Drafestore.stress.seed} (thread timing still varies).
  */
@@ -71,6 +80,83 @@ class StressHistoryTest {
   static final int WRITERS = 3;
   static final int READERS = 4;
   static final int KEYS = 4;
+
+  /** How the writers lay out their values, and how large the values are. */
+  enum Shape {
+    /** The defaults: values of a few dozen bytes, inline in the signed log, packed later. */
+    INLINE(0, 0),
+    /** Whole copies on f+1 data clouds (inline off), 2 to 4 KB. */
+    WHOLE(2_000, 2_000),
+    /** Fragments: k = 2 data and f parity on three data clouds (inline off), 3 to 6 KB. */
+    CODED(3_000, 3_000),
+    /** The paper's mode (anticipated readM, writeDf), whole copies, 1.5 to 2.5 KB. */
+    PAPER(1_500, 1_000),
+    /** The layout chosen per value (inline, whole or coded), 0 to 8 KB. */
+    AUTO(0, 8_000);
+
+    final int minFiller;
+    final int spread;
+
+    Shape(int minFiller, int spread) {
+      this.minFiller = minFiller;
+      this.spread = spread;
+    }
+
+    RafeStore.Builder configure(RafeStore.Builder b) {
+      return switch (this) {
+        case INLINE -> b;
+        case WHOLE -> b.inlineThreshold(0);
+        case CODED -> b.inlineThreshold(0).erasureCoding(2);
+        case PAPER -> b.mode(io.rafestore.ProtocolMode.PAPER).inlineThreshold(0);
+        case AUTO -> b.layout(io.rafestore.Layout.AUTO);
+      };
+    }
+
+    /** The filler length of a new value. */
+    int filler(SplittableRandom r) {
+      return spread == 0 ? minFiller : minFiller + r.nextInt(spread);
+    }
+  }
+
+  /**
+   * A value's bytes: its name, and if {@code filler} > 0, "|" and that many letters derived from
+   * the name. The name ends with the filler length, so {@link #nameOf} can check the bytes whole.
+   */
+  static byte[] valueBytes(String name, int filler) {
+    if (filler == 0) {
+      return utf8(name);
+    }
+    byte[] head = utf8(name + "|");
+    byte[] out = java.util.Arrays.copyOf(head, head.length + filler);
+    int h = name.hashCode();
+    for (int j = 0; j < filler; j++) {
+      out[head.length + j] = (byte) ('a' + Math.floorMod(h + 31 * j, 26));
+    }
+    return out;
+  }
+
+  /**
+   * The name of a value whose bytes are exactly {@link #valueBytes} of it, else a description of
+   * bytes no write wrote (which the checks then report as such).
+   */
+  static String nameOf(byte[] bytes) {
+    String all = new String(bytes, StandardCharsets.UTF_8);
+    int bar = all.indexOf('|');
+    String name = bar < 0 ? all : all.substring(0, bar);
+    int filler;
+    try {
+      filler = Integer.parseInt(name.substring(name.lastIndexOf(':') + 1));
+    } catch (RuntimeException e) {
+      filler = -1;
+    }
+    if (filler < 0 || !java.util.Arrays.equals(bytes, valueBytes(name, filler))) {
+      return "bytes no write wrote ("
+          + bytes.length
+          + " bytes): "
+          + all.substring(0, Math.min(all.length(), 80));
+    }
+    return name;
+  }
 
   record Write(String key, String value, long invoked, long completed, Version version) {}
 
@@ -166,12 +252,23 @@ class StressHistoryTest {
     }
   }
 
-  @ParameterizedTest(name = "gc={0}")
-  @ValueSource(booleans = {false, true})
-  void concurrentHistoryIsRegularAndComplete(boolean gc) throws Exception {
+  static java.util.stream.Stream<Arguments> variants() {
+    List<Arguments> out = new ArrayList<>();
+    for (Shape shape : Shape.values()) {
+      for (boolean gc : new boolean[] {false, true}) {
+        out.add(Arguments.of(gc, shape));
+      }
+    }
+    return out.stream();
+  }
+
+  @ParameterizedTest(name = "gc={0} {1}")
+  @MethodSource("variants")
+  void concurrentHistoryIsRegularAndComplete(boolean gc, Shape shape) throws Exception {
     long seconds = Long.getLong("rafestore.stress.seconds", 5);
     long seed = Long.getLong("rafestore.stress.seed", System.nanoTime());
-    System.out.println("StressHistoryTest gc=" + gc + " seed=" + seed + " seconds=" + seconds);
+    System.out.println(
+        "StressHistoryTest gc=" + gc + " " + shape + " seed=" + seed + " seconds=" + seconds);
     SplittableRandom random = new SplittableRandom(seed);
     int n = 4;
     int bad = random.nextInt(n);
@@ -221,7 +318,7 @@ class StressHistoryTest {
               b.trustWriter(ids.get(o), keys.get(o).getPublic());
             }
           }
-          return b.build();
+          return shape.configure(b).build();
         };
     List<RafeStore> clients = new ArrayList<>();
     for (int w = 0; w <= WRITERS; w++) {
@@ -249,14 +346,15 @@ class StressHistoryTest {
                 RafeStore c = newClient.apply(writer, process);
                 for (int i = 0; !stop.get(); i++) {
                   String key = "key" + r.nextInt(KEYS);
-                  String value = id + ":" + key + ":" + i + ":" + r.nextLong();
+                  int filler = shape.filler(r);
+                  String value = id + ":" + key + ":" + i + ":" + r.nextLong() + ":" + filler;
                   long t0 = System.nanoTime();
                   boolean crash = r.nextInt(8) == 0;
                   if (crash) {
                     process.killAfter(r.nextInt(12));
                   }
                   java.util.concurrent.CompletableFuture<WriteReceipt> pending =
-                      c.write(key, utf8(value));
+                      c.write(key, valueBytes(value, filler));
                   try {
                     java.util.concurrent.CompletableFuture.anyOf(pending, process.died)
                         .get(60, TimeUnit.SECONDS);
@@ -302,13 +400,7 @@ class StressHistoryTest {
                   long t0 = System.nanoTime();
                   try {
                     StoredValue v = c.blocking().read(key);
-                    reads.add(
-                        new Read(
-                            key,
-                            t0,
-                            System.nanoTime(),
-                            v.version(),
-                            new String(v.value(), StandardCharsets.UTF_8)));
+                    reads.add(new Read(key, t0, System.nanoTime(), v.version(), nameOf(v.value())));
                   } catch (KeyNotFoundException e) {
                     reads.add(new Read(key, t0, System.nanoTime(), null, null));
                   } catch (VersionCollectedException e) {
@@ -455,9 +547,10 @@ class StressHistoryTest {
       }
     }
     System.out.printf(
-        "StressHistoryTest gc=%s: %d writes (%d failed, %d crashed, %d restarts, %d collected), %d"
-            + " reads checked, bad cloud p%d%n",
+        "StressHistoryTest gc=%s %s: %d writes (%d failed, %d crashed, %d restarts, %d collected),"
+            + " %d reads checked, bad cloud p%d%n",
         gc,
+        shape,
         writes.size(),
         failedWrites.size(),
         crashedWrites.size(),
