@@ -8,7 +8,7 @@
 #
 #   scripts/soak.sh [minutes]        (default 30)
 #
-# Budgets per round (environment): SOAK_STRESS_SECONDS (per variant, of ten, default 30),
+# Budgets per round (environment): SOAK_STRESS_SECONDS (per variant, of 18, default 20),
 # SOAK_FUZZ_TRIES (cases per property, default 8000), SOAK_CRASH_SECONDS (default 90) and
 # SOAK_CRASH_RUNS (kills, default 100). Each round's Maven output is kept in target/soak/; a
 # failing round's surefire reports are copied beside it and the script prints the seeds that
@@ -24,7 +24,7 @@ die() { printf 'soak.sh: ERROR: %s\n' "$*" >&2; exit 2; }
 MINUTES="${1:-30}"
 [[ "$MINUTES" =~ ^[0-9]+$ && "$MINUTES" -gt 0 ]] \
   || die "minutes must be a positive whole number, got '$MINUTES' (usage: scripts/soak.sh [minutes])"
-STRESS_SECONDS="${SOAK_STRESS_SECONDS:-30}"
+STRESS_SECONDS="${SOAK_STRESS_SECONDS:-20}"
 FUZZ_TRIES="${SOAK_FUZZ_TRIES:-8000}"
 CRASH_SECONDS="${SOAK_CRASH_SECONDS:-90}"
 CRASH_RUNS="${SOAK_CRASH_RUNS:-100}"

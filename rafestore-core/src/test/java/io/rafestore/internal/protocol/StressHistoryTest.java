@@ -42,10 +42,11 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Many writers, keys and readers at once for a bounded time on in-memory clouds, one of which
- * (chosen by the seed) misbehaves in a randomly changing way: crashes, hangs, slowness, corrupt or
- * stale answers, garbled metadata, dropped writes. Every operation is recorded with its invocation
- * and completion times, and afterwards checked against a model of the writes:
+ * Many writers, keys and readers at once for a bounded time on in-memory clouds, f of which (chosen
+ * by the seed; f = 1 of four clouds, or 2 of seven) misbehave, each in its own randomly changing
+ * way: crashes, hangs, slowness, corrupt or stale answers, garbled metadata, dropped writes. Every
+ * operation is recorded with its invocation and completion times, and afterwards checked against a
+ * model of the writes:
  *
  * <ul>
  *   <li>every read returns exactly the bytes of a write of that key, under that write's version
@@ -68,10 +69,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>Each variant runs with and without the collector, on one of the value shapes of {@link Shape}:
  * small values inline in the signed log (the default), whole copies on f+1 data clouds, fragments
  * (k = 2), the paper's mode, and the layout chosen per value; so the data paths (anticipated
- * fetches from a holder that may be the bad cloud, fragments rebuilt around it, collection of data
- * objects) run under the same chaos as the logs. A value above the inline threshold is its name
- * followed by a filler derived from the name, so a read's bytes are checked whole and only the name
- * is kept.
+ * fetches from a holder that may be the bad cloud, fragments rebuilt around it, sealed values and
+ * their key shares, values in parts, collection of data objects) run under the same chaos as the
+ * logs. A value above the inline threshold is its name followed by a filler derived from the name,
+ * so a read's bytes are checked whole and only the name is kept.
  *
  * <p>Runs for {@code -Drafestore.stress.seconds} (default 5 per variant in CI); the seed is printed
  * and can be replayed with {@code -Drafestore.stress.seed} (thread timing still varies).
@@ -92,7 +93,11 @@ class StressHistoryTest {
     /** The paper's mode (anticipated readM, writeDf), whole copies, 1.5 to 2.5 KB. */
     PAPER(1_500, 1_000),
     /** The layout chosen per value (inline, whole or coded), 0 to 8 KB. */
-    AUTO(0, 8_000);
+    AUTO(0, 8_000),
+    /** Sealed values (AES-GCM, key shares in the envelopes): inline up to 1 KiB, whole above. */
+    SEALED(0, 3_000),
+    /** Whole copies in parts of 1 KiB (inline off), 1.5 to 5.5 KB: two to six parts a value. */
+    PARTED(1_500, 4_000);
 
     final int minFiller;
     final int spread;
@@ -109,6 +114,8 @@ class StressHistoryTest {
         case CODED -> b.inlineThreshold(0).erasureCoding(2);
         case PAPER -> b.mode(io.rafestore.ProtocolMode.PAPER).inlineThreshold(0);
         case AUTO -> b.layout(io.rafestore.Layout.AUTO);
+        case SEALED -> b.encryptValues(true).inlineThreshold(1024);
+        case PARTED -> b.inlineThreshold(0).partSize(1024);
       };
     }
 
@@ -252,39 +259,65 @@ class StressHistoryTest {
     }
   }
 
+  /**
+   * Every shape with f = 1 (four clouds, one bad); inline and whole with f = 2 (seven, two bad).
+   */
   static java.util.stream.Stream<Arguments> variants() {
     List<Arguments> out = new ArrayList<>();
     for (Shape shape : Shape.values()) {
       for (boolean gc : new boolean[] {false, true}) {
-        out.add(Arguments.of(gc, shape));
+        out.add(Arguments.of(1, gc, shape));
+      }
+    }
+    for (Shape shape : List.of(Shape.INLINE, Shape.WHOLE)) {
+      for (boolean gc : new boolean[] {false, true}) {
+        out.add(Arguments.of(2, gc, shape));
       }
     }
     return out.stream();
   }
 
-  @ParameterizedTest(name = "gc={0} {1}")
+  @ParameterizedTest(name = "f={0} gc={1} {2}")
   @MethodSource("variants")
-  void concurrentHistoryIsRegularAndComplete(boolean gc, Shape shape) throws Exception {
+  void concurrentHistoryIsRegularAndComplete(int f, boolean gc, Shape shape) throws Exception {
     long seconds = Long.getLong("rafestore.stress.seconds", 5);
     long seed = Long.getLong("rafestore.stress.seed", System.nanoTime());
     System.out.println(
-        "StressHistoryTest gc=" + gc + " " + shape + " seed=" + seed + " seconds=" + seconds);
+        "StressHistoryTest f="
+            + f
+            + " gc="
+            + gc
+            + " "
+            + shape
+            + " seed="
+            + seed
+            + " seconds="
+            + seconds);
     SplittableRandom random = new SplittableRandom(seed);
-    int n = 4;
-    int bad = random.nextInt(n);
+    int n = 3 * f + 1;
+    // f distinct bad clouds, each changing its behaviour on its own.
+    List<Integer> bad = new ArrayList<>();
+    while (bad.size() < f) {
+      int b = random.nextInt(n);
+      if (!bad.contains(b)) {
+        bad.add(b);
+      }
+    }
     List<MemoryCloud> stores = new ArrayList<>();
     List<CloudDriver> drivers = new ArrayList<>();
-    ByzantineCloud byzantine = null;
-    FaultyCloud faulty = null;
+    List<ByzantineCloud> byzantine = new ArrayList<>();
+    List<FaultyCloud> faulty = new ArrayList<>();
     ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
     Scheduler scheduler = Scheduler.of(timer);
     for (int i = 0; i < n; i++) {
       MemoryCloud m = new MemoryCloud("p" + i);
       stores.add(m);
-      if (i == bad) {
-        byzantine = new ByzantineCloud(m, seed);
-        faulty = new FaultyCloud(byzantine, scheduler, seed);
-        drivers.add(faulty);
+      if (bad.contains(i)) {
+        ByzantineCloud liar = new ByzantineCloud(m, seed + i);
+        FaultyCloud flaky = new FaultyCloud(liar, scheduler, seed + i);
+        byzantine.add(liar);
+        faulty.add(flaky);
+        drivers.add(flaky);
       } else {
         drivers.add(m);
       }
@@ -303,7 +336,7 @@ class StressHistoryTest {
         (w, process) -> {
           RafeStore.Builder b =
               RafeStore.builder()
-                  .faultsTolerated(1)
+                  .faultsTolerated(f)
                   .executor(cpu)
                   .scheduler(scheduler)
                   .closeDrivers(false)
@@ -430,20 +463,24 @@ class StressHistoryTest {
                 return null;
               }));
     }
-    // Chaos: the one bad cloud changes behaviour every 100 ms.
+    // Chaos: each bad cloud changes behaviour every 100 ms.
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     while (System.nanoTime() < end) {
-      faulty.heal();
-      byzantine.honest();
-      switch (random.nextInt(8)) {
-        case 0 -> faulty.crash();
-        case 1 -> faulty.hang();
-        case 2 -> faulty.slowDown(Duration.ofMillis(30));
-        case 3 -> byzantine.behave(ByzantineCloud.Behaviour.CORRUPT);
-        case 4 -> byzantine.behave(ByzantineCloud.Behaviour.STALE);
-        case 5 -> byzantine.behave(ByzantineCloud.Behaviour.GARBLE);
-        case 6 -> byzantine.behave(ByzantineCloud.Behaviour.DROP_WRITES);
-        default -> {}
+      for (int b = 0; b < f; b++) {
+        FaultyCloud flaky = faulty.get(b);
+        ByzantineCloud liar = byzantine.get(b);
+        flaky.heal();
+        liar.honest();
+        switch (random.nextInt(8)) {
+          case 0 -> flaky.crash();
+          case 1 -> flaky.hang();
+          case 2 -> flaky.slowDown(Duration.ofMillis(30));
+          case 3 -> liar.behave(ByzantineCloud.Behaviour.CORRUPT);
+          case 4 -> liar.behave(ByzantineCloud.Behaviour.STALE);
+          case 5 -> liar.behave(ByzantineCloud.Behaviour.GARBLE);
+          case 6 -> liar.behave(ByzantineCloud.Behaviour.DROP_WRITES);
+          default -> {}
+        }
       }
       Thread.sleep(100);
     }
@@ -451,8 +488,8 @@ class StressHistoryTest {
     for (Future<?> t : tasks) {
       t.get(60, TimeUnit.SECONDS);
     }
-    faulty.heal();
-    byzantine.honest();
+    faulty.forEach(FaultyCloud::heal);
+    byzantine.forEach(ByzantineCloud::honest);
     threads.shutdown();
 
     assertThat(failures).as("operations that failed with at most f faulty clouds").isEmpty();
@@ -547,8 +584,9 @@ class StressHistoryTest {
       }
     }
     System.out.printf(
-        "StressHistoryTest gc=%s %s: %d writes (%d failed, %d crashed, %d restarts, %d collected),"
-            + " %d reads checked, bad cloud p%d%n",
+        "StressHistoryTest f=%d gc=%s %s: %d writes (%d failed, %d crashed, %d restarts, %d"
+            + " collected), %d reads checked, bad clouds %s%n",
+        f,
         gc,
         shape,
         writes.size(),
