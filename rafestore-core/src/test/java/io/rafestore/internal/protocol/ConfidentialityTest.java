@@ -175,6 +175,66 @@ class ConfidentialityTest {
     }
   }
 
+  /**
+   * A sealed write whose writeM reached one cloud only (its writer crashed there, or it is still in
+   * flight): its signed entry is visible on that cloud, but only that cloud has its key share. A
+   * read of the latest must not fail for it (found by StressHistoryTest's sealed shape): it returns
+   * the newest version whose key can be recovered, and blames no correct cloud for lacking a share
+   * of a version its log does not carry. Fails without {@code ReadOp.newestReadable} (the read
+   * failed with "only 1 of the 2 key shares ... are valid") and without the stale check in {@code
+   * KeyShares} (p1 to p3 reported as corrupt).
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = ProtocolMode.class,
+      names = {"PAPER", "FAST"})
+  void aReadOfTheLatestPassesOverASealedWriteWhoseSharesReachedTooFewClouds(ProtocolMode mode)
+      throws Exception {
+    Harness h = new Harness(1, 4);
+    java.util.concurrent.atomic.AtomicBoolean cut = new java.util.concurrent.atomic.AtomicBoolean();
+    io.rafestore.spi.ObjectKey log = Names.metadataObject(KEY, "alice");
+    RafeStore.Builder b =
+        RafeStore.builder()
+            .faultsTolerated(1)
+            .mode(mode)
+            .executor(Runnable::run)
+            .scheduler(h.scheduler)
+            .closeDrivers(false)
+            .inlineThreshold(0)
+            .encryptValues(true)
+            .writer("alice", Harness.ALICE);
+    for (int i = 0; i < h.clouds.size(); i++) {
+      TestCloud c = h.clouds.get(i);
+      b.cloud(
+          i == 0 ? c : new FailingPuts(c, k -> cut.get() && k.equals(log)),
+          io.rafestore.CloudRole.DATA_AND_METADATA,
+          c.rtt());
+    }
+    try (RafeStore writer = b.build()) {
+      WriteReceipt first = h.run(writer.write(KEY, secret(1)));
+      cut.set(true);
+      // writeM of the second version reaches p0 only: the write fails, its entry stays on p0.
+      assertThatThrownBy(() -> h.run(writer.write(KEY, secret(2))))
+          .isInstanceOf(java.util.concurrent.ExecutionException.class);
+      List<CloudFault> faults = new CopyOnWriteArrayList<>();
+      RafeStoreListener listener =
+          new RafeStoreListener() {
+            @Override
+            public void cloudFault(String key, CloudFault fault) {
+              faults.add(fault);
+            }
+          };
+      try (RafeStore reader = h.builder(mode).encryptValues(true).listener(listener).build()) {
+        StoredValue v = h.run(reader.read(KEY));
+        assertThat(v.version()).isEqualTo(first.version());
+        assertThat(v.value()).isEqualTo(secret(1));
+        assertThat(faults)
+            .as("no correct cloud is blamed for a share of a version its log does not carry")
+            .noneMatch(f -> f.kind() == CloudFault.Kind.CORRUPT_DATA);
+      }
+    }
+  }
+
   @Test
   void aWriterThatForgotItsSharesRestoresThemFromTheClouds() throws Exception {
     Harness h = new Harness(1, 4);

@@ -320,6 +320,32 @@ public final class KeyShares {
     return new MoreShares(ctx, key, writer, e, valid, missing).start();
   }
 
+  /** Whether {@code log} holds {@code e} (the same signed entry: same id). */
+  private static boolean carries(MetadataLog log, LogEntry e) {
+    for (LogEntry x : log.entries()) {
+      if (x.id().equals(e.id())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Every cloud answered and fewer than f+1 valid shares of the entry exist. With at most f faulty
+   * clouds a completed write cannot end so (its log is on n - f clouds, at least f+1 of them
+   * correct, each with its share in its envelope, and a rewrite never drops a share), so the
+   * entry's write has not completed (it is in flight, or its writer crashed during writeM), or the
+   * version was collected meanwhile, or more than f clouds are faulty: in each case a read of the
+   * latest value may return an older version instead ({@code ReadOp}).
+   */
+  public static final class TooFewShares extends IntegrityException {
+    private static final long serialVersionUID = 1L;
+
+    TooFewShares(String message, List<CloudFault> faults) {
+      super(message, faults);
+    }
+  }
+
   /** Asks clouds whose share readM did not bring for the writer's metadata object. */
   private static final class MoreShares {
     private final Context ctx;
@@ -381,6 +407,7 @@ public final class KeyShares {
     private void onAnswer(int index, String cloud, byte[] bytes, Throwable error) {
       Shamir.Share share = null;
       String problem = null;
+      boolean stale = false;
       if (error != null) {
         if (Futures.isCancellation(Futures.unwrap(error))) {
           return;
@@ -391,20 +418,33 @@ public final class KeyShares {
           MetadataCodec.Envelope env =
               ctx.codec.decodeEnvelope(
                   bytes, key, writer, ctx.trust.keyOf(writer), ctx.settings.maxMetadataBytes());
-          byte[] enc = env.shares().get(entry.id());
-          if (enc != null && Sha256.matches(enc, entry.shareHashUnsafe(index))) {
-            share = parse(enc, index);
-          }
-          if (share == null) {
-            problem = "no valid key share for version " + entry.version(writer);
+          if (!carries(env.log(), entry)) {
+            // A log without the entry: the write has not reached this cloud yet (it is in flight,
+            // or its writer crashed before), or the version was collected since readM. No fault
+            // of the cloud's, and no share to be had from it.
+            stale = true;
+            problem = "its log does not carry version " + entry.version(writer);
+          } else {
+            byte[] enc = env.shares().get(entry.id());
+            if (enc != null && Sha256.matches(enc, entry.shareHashUnsafe(index))) {
+              share = parse(enc, index);
+            }
+            if (share == null) {
+              problem = "no valid key share for version " + entry.version(writer);
+            }
           }
         } catch (MalformedMetadataException e) {
           problem = "key share: " + e.getMessage();
         }
       }
       CloudFault fault =
-          problem == null ? null : new CloudFault(cloud, CloudFault.Kind.CORRUPT_DATA, problem);
-      if (fault != null) {
+          problem == null
+              ? null
+              : new CloudFault(
+                  cloud,
+                  stale ? CloudFault.Kind.STALE_METADATA : CloudFault.Kind.CORRUPT_DATA,
+                  problem);
+      if (fault != null && !stale) {
         ctx.report(key, fault);
       }
       byte[] secret = null;
@@ -439,7 +479,7 @@ public final class KeyShares {
         have = valid.size();
       }
       result.completeExceptionally(
-          new IntegrityException(
+          new TooFewShares(
               "only "
                   + have
                   + " of the "

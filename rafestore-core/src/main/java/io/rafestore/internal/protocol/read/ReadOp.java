@@ -11,6 +11,7 @@ import io.rafestore.VersionNotFoundException;
 import io.rafestore.internal.observe.OpTrace;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.internal.protocol.context.ReadTier;
+import io.rafestore.internal.protocol.layout.KeyShares;
 import io.rafestore.internal.protocol.layout.Layouts;
 import io.rafestore.internal.protocol.layout.ValueRead;
 import io.rafestore.internal.protocol.metadata.LogEntry;
@@ -378,7 +379,11 @@ public final class ReadOp {
    * data deleted), reads metadata again: a signed watermark now covering the version means it was
    * collected ({@link VersionCollectedException}), or for a read of the latest version, the newer
    * latest is fetched once. Without a watermark the fetch's own failure stands: missing data that
-   * no trusted writer collected is an integrity failure.
+   * no trusted writer collected is an integrity failure. One exception, for a read of the latest
+   * version: a sealed entry whose key shares every cloud was asked for and fewer than f+1 exist
+   * ({@link KeyShares.TooFewShares}: a write not completed, or more than f faulty clouds) gives way
+   * to the newest visible version of the fresh view whose key can be recovered ({@link
+   * #newestReadable}).
    *
    * @param read the read of {@code item} (with its anticipated fetch, if readM kept it)
    * @param asked the version asked for, null for "the latest"
@@ -405,6 +410,9 @@ public final class ReadOp {
                   .thenCompose(
                       fresh -> {
                         if (!fresh.isCollected(item.version())) {
+                          if (asked == null && tooFewShares(f)) {
+                            return newestReadable(ctx, trace, key, fresh, f, 0);
+                          }
                           return f;
                         }
                         if (asked == null && !fresh.visible.isEmpty()) {
@@ -415,6 +423,50 @@ public final class ReadOp {
                             new VersionCollectedException(key, item.version(), fresh.collected));
                       });
             });
+  }
+
+  /** At most this many versions a read of the latest tries for want of key shares. */
+  static final int MAX_SHARE_FALLBACKS = 8;
+
+  /**
+   * The newest of {@code view}'s visible versions, from index {@code from}, that can be read: each
+   * is fetched in turn while the fetch fails for want of key shares ({@link
+   * KeyShares.TooFewShares}), at most {@link #MAX_SHARE_FALLBACKS} of them. Regular: a write that
+   * completed before the read began leaves f+1 valid shares with at most f faulty clouds, so no
+   * version is passed over for one older than it (design.md, "Confidentiality option"). Another
+   * failure stands, and so does {@code failed} when no version is left to try.
+   */
+  private static CompletableFuture<StoredValue> newestReadable(
+      Context ctx,
+      OpTrace trace,
+      String key,
+      View view,
+      CompletableFuture<StoredValue> failed,
+      int from) {
+    if (from >= view.visible.size() || from >= MAX_SHARE_FALLBACKS) {
+      return failed;
+    }
+    View.Item item = view.visible.get(from);
+    CompletableFuture<StoredValue> attempt =
+        trace.timed(Phase.DATA_FETCH, fetch(ctx, key, view, item));
+    return attempt
+        .handle((v, e) -> attempt)
+        .thenCompose(
+            f ->
+                f.isCompletedExceptionally() && tooFewShares(f)
+                    ? newestReadable(ctx, trace, key, view, f, from + 1)
+                    : f);
+  }
+
+  /** Whether the failed {@code f} failed for want of key shares. */
+  private static boolean tooFewShares(CompletableFuture<?> f) {
+    try {
+      f.join();
+      return false;
+    } catch (java.util.concurrent.CompletionException
+        | java.util.concurrent.CancellationException e) {
+      return Futures.unwrap(e) instanceof KeyShares.TooFewShares;
+    }
   }
 
   private static CompletableFuture<StoredValue> fetch(
