@@ -416,8 +416,8 @@ public final class ReadOp {
                           return f;
                         }
                         if (asked == null && !fresh.visible.isEmpty()) {
-                          return trace.timed(
-                              Phase.DATA_FETCH, fetch(ctx, key, fresh, fresh.visible.get(0)));
+                          // The newer latest (passing over sealed ones short of shares, as above).
+                          return newestReadable(ctx, trace, key, fresh, null, 0);
                         }
                         return CompletableFuture.failedFuture(
                             new VersionCollectedException(key, item.version(), fresh.collected));
@@ -434,7 +434,9 @@ public final class ReadOp {
    * KeyShares.TooFewShares}), at most {@link #MAX_SHARE_FALLBACKS} of them. Regular: a write that
    * completed before the read began leaves f+1 valid shares with at most f faulty clouds, so no
    * version is passed over for one older than it (design.md, "Confidentiality option"). Another
-   * failure stands, and so does {@code failed} when no version is left to try.
+   * failure stands, and so does the last one for want of shares when no version is left to try.
+   *
+   * @param failed the failure to give if no version is tried at all (null: the view has one)
    */
   private static CompletableFuture<StoredValue> newestReadable(
       Context ctx,
@@ -444,7 +446,7 @@ public final class ReadOp {
       CompletableFuture<StoredValue> failed,
       int from) {
     if (from >= view.visible.size() || from >= MAX_SHARE_FALLBACKS) {
-      return failed;
+      return failed != null ? failed : CompletableFuture.failedFuture(notFound(key, view));
     }
     View.Item item = view.visible.get(from);
     CompletableFuture<StoredValue> attempt =
