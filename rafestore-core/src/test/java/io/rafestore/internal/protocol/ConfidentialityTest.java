@@ -144,19 +144,22 @@ class ConfidentialityTest {
     }
   }
 
+  /** A listener that adds every cloud fault it is told of to {@code faults}. */
+  private static RafeStoreListener faultsInto(List<CloudFault> faults) {
+    return new RafeStoreListener() {
+      @Override
+      public void cloudFault(String key, CloudFault fault) {
+        faults.add(fault);
+      }
+    };
+  }
+
   @Test
   void readAsksForMoreSharesWhenReadMBroughtTooFew() throws Exception {
     Harness h = new Harness(1, 4).rtts(5, 20, 40, 60);
     List<CloudFault> faults = new CopyOnWriteArrayList<>();
-    RafeStoreListener listener =
-        new RafeStoreListener() {
-          @Override
-          public void cloudFault(String key, CloudFault fault) {
-            faults.add(fault);
-          }
-        };
     try (RafeStore store =
-        h.builder(ProtocolMode.PAPER).encryptValues(true).listener(listener).build()) {
+        h.builder(ProtocolMode.PAPER).encryptValues(true).listener(faultsInto(faults)).build()) {
       h.run(store.write(KEY, secret(1)));
       // p3 is unreachable for the second write: it completes on p0, p1, p2 and p3 keeps the
       // first log only (with no share of the second version).
@@ -194,22 +197,8 @@ class ConfidentialityTest {
     java.util.concurrent.atomic.AtomicBoolean cut = new java.util.concurrent.atomic.AtomicBoolean();
     io.rafestore.spi.ObjectKey log = Names.metadataObject(KEY, "alice");
     RafeStore.Builder b =
-        RafeStore.builder()
-            .faultsTolerated(1)
-            .mode(mode)
-            .executor(Runnable::run)
-            .scheduler(h.scheduler)
-            .closeDrivers(false)
-            .inlineThreshold(0)
-            .encryptValues(true)
-            .writer("alice", Harness.ALICE);
-    for (int i = 0; i < h.clouds.size(); i++) {
-      TestCloud c = h.clouds.get(i);
-      b.cloud(
-          i == 0 ? c : new FailingPuts(c, k -> cut.get() && k.equals(log)),
-          io.rafestore.CloudRole.DATA_AND_METADATA,
-          c.rtt());
-    }
+        h.wrapped(mode, (i, c) -> i == 0 ? c : new FailingPuts(c, k -> cut.get() && k.equals(log)))
+            .encryptValues(true);
     try (RafeStore writer = b.build()) {
       WriteReceipt first = h.run(writer.write(KEY, secret(1)));
       cut.set(true);
@@ -217,14 +206,8 @@ class ConfidentialityTest {
       assertThatThrownBy(() -> h.run(writer.write(KEY, secret(2))))
           .isInstanceOf(java.util.concurrent.ExecutionException.class);
       List<CloudFault> faults = new CopyOnWriteArrayList<>();
-      RafeStoreListener listener =
-          new RafeStoreListener() {
-            @Override
-            public void cloudFault(String key, CloudFault fault) {
-              faults.add(fault);
-            }
-          };
-      try (RafeStore reader = h.builder(mode).encryptValues(true).listener(listener).build()) {
+      try (RafeStore reader =
+          h.builder(mode).encryptValues(true).listener(faultsInto(faults)).build()) {
         StoredValue v = h.run(reader.read(KEY));
         assertThat(v.version()).isEqualTo(first.version());
         assertThat(v.value()).isEqualTo(secret(1));

@@ -71,20 +71,38 @@ public final class Harness {
    */
   public RafeStore.Builder builder(
       ProtocolMode mode, BiFunction<Integer, CloudDriver, CloudRole> roles) {
-    RafeStore.Builder b =
-        RafeStore.builder()
-            .faultsTolerated(f)
-            .mode(mode)
-            .executor(Runnable::run)
-            .scheduler(scheduler)
-            .closeDrivers(false)
-            .inlineThreshold(0)
-            .writer("alice", ALICE);
+    RafeStore.Builder b = base(mode);
     for (int i = 0; i < clouds.size(); i++) {
       TestCloud c = clouds.get(i);
       b.cloud(c, roles.apply(i, c), c.rtt());
     }
     return b;
+  }
+
+  /**
+   * As {@link #builder(ProtocolMode)}, each cloud reached through {@code wrap.apply(index, cloud)}
+   * (a decorator that fails or holds some requests of this client only), its RTT still the hint.
+   */
+  public RafeStore.Builder wrapped(
+      ProtocolMode mode, BiFunction<Integer, TestCloud, CloudDriver> wrap) {
+    RafeStore.Builder b = base(mode);
+    for (int i = 0; i < clouds.size(); i++) {
+      TestCloud c = clouds.get(i);
+      b.cloud(wrap.apply(i, c), CloudRole.DATA_AND_METADATA, c.rtt());
+    }
+    return b;
+  }
+
+  /** Writer alice on this harness's scheduler, inline values off, no cloud yet. */
+  private RafeStore.Builder base(ProtocolMode mode) {
+    return RafeStore.builder()
+        .faultsTolerated(f)
+        .mode(mode)
+        .executor(Runnable::run)
+        .scheduler(scheduler)
+        .closeDrivers(false)
+        .inlineThreshold(0)
+        .writer("alice", ALICE);
   }
 
   /** A builder as {@link #builder(ProtocolMode)} with inline values at the client's defaults. */
