@@ -122,6 +122,7 @@ class BatchSigningTest {
             .scheduler(scheduler)
             .closeDrivers(false)
             .listener(RafeStoreListener.NONE)
+            .signatureProvider(new SlowSignatures())
             .writer(id, keys);
     if (trusted != null) {
       b.trustWriter("alice", trusted.getPublic());
@@ -130,6 +131,105 @@ class BatchSigningTest {
       b.cloud(d, CloudRole.DATA_AND_METADATA);
     }
     return b.build();
+  }
+
+  /**
+   * The JDK's Ed25519 (SunEC), each signature taking 2 ms of wall time more (a sleep, no CPU), so
+   * that logs arrive while a signature is being made and wait for the next round however the
+   * machine schedules the test's threads. With BouncyCastle's 30 us signatures on a machine shared
+   * with another test fork, two threads seldom signed at the same moment and a CI run found no
+   * batch at all (2026-11-29, beside StressHistoryTest). Logs are byte-identical whichever signer
+   * made them, and verification is not slowed.
+   */
+  static final class SlowSignatures extends java.security.Provider {
+    private static final long serialVersionUID = 1L;
+
+    SlowSignatures() {
+      super("RafeStoreSlowEd25519", "1", "SunEC's Ed25519, 2 ms more per signature");
+      // Keys as SunEC makes them (a client translates its keys with the provider's factory).
+      Service keys =
+          java.security.Security.getProvider("SunEC").getService("KeyFactory", "Ed25519");
+      putService(
+          new Service(this, "KeyFactory", "Ed25519", keys.getClassName(), null, null) {
+            @Override
+            public Object newInstance(Object parameter)
+                throws java.security.NoSuchAlgorithmException {
+              return keys.newInstance(parameter);
+            }
+          });
+      putService(
+          new Service(this, "Signature", "Ed25519", SlowSpi.class.getName(), null, null) {
+            @Override
+            public Object newInstance(Object parameter)
+                throws java.security.NoSuchAlgorithmException {
+              return new SlowSpi();
+            }
+          });
+    }
+  }
+
+  /** SunEC's Ed25519 signature, slowed by a sleep before each signing. */
+  static final class SlowSpi extends java.security.SignatureSpi {
+    private final java.security.Signature d;
+
+    SlowSpi() throws java.security.NoSuchAlgorithmException {
+      try {
+        d = java.security.Signature.getInstance("Ed25519", "SunEC");
+      } catch (java.security.NoSuchProviderException e) {
+        throw new java.security.NoSuchAlgorithmException("no SunEC provider: " + e, e);
+      }
+    }
+
+    @Override
+    protected void engineInitVerify(java.security.PublicKey key)
+        throws java.security.InvalidKeyException {
+      d.initVerify(key);
+    }
+
+    @Override
+    protected void engineInitSign(java.security.PrivateKey key)
+        throws java.security.InvalidKeyException {
+      d.initSign(key);
+    }
+
+    @Override
+    protected void engineUpdate(byte b) throws java.security.SignatureException {
+      d.update(b);
+    }
+
+    @Override
+    protected void engineUpdate(byte[] b, int off, int len)
+        throws java.security.SignatureException {
+      d.update(b, off, len);
+    }
+
+    @Override
+    protected byte[] engineSign() throws java.security.SignatureException {
+      try {
+        Thread.sleep(2);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new java.security.SignatureException("interrupted", e);
+      }
+      return d.sign();
+    }
+
+    @Override
+    protected boolean engineVerify(byte[] signature) throws java.security.SignatureException {
+      return d.verify(signature);
+    }
+
+    @Override
+    @Deprecated
+    protected void engineSetParameter(String param, Object value) {
+      throw new java.security.InvalidParameterException("no parameters");
+    }
+
+    @Override
+    @Deprecated
+    protected Object engineGetParameter(String param) {
+      throw new java.security.InvalidParameterException("no parameters");
+    }
   }
 
   private static boolean startsWith(byte[] bytes, byte[] prefix) {
