@@ -788,6 +788,18 @@ class JournalTest {
             });
   }
 
+  /**
+   * Checks a {@link JournalException}: reason IO, its message naming every one of {@code parts}.
+   */
+  private static java.util.function.Consumer<JournalException> ioError(String... parts) {
+    return e -> {
+      assertThat(e.reason()).isEqualTo(Reason.IO);
+      for (String part : parts) {
+        assertThat(e.getMessage()).contains(part);
+      }
+    };
+  }
+
   @Test
   void aReadOnlyDirectoryIsReportedWhenOpened() throws Exception {
     Path ro = Files.createDirectory(dir.resolve("ro"));
@@ -818,13 +830,7 @@ class JournalTest {
     assertThatThrownBy(() -> Journal.open(dir, 1 << 20, 10, readOnly))
         .isInstanceOfSatisfying(
             JournalException.class,
-            e -> {
-              assertThat(e.reason()).isEqualTo(Reason.IO);
-              assertThat(e.getMessage())
-                  .contains(dir.toString())
-                  .contains("read-only or full disk")
-                  .contains("Read-only file system");
-            });
+            ioError(dir.toString(), "read-only or full disk", "Read-only file system"));
     // The refused open let go of the directory's lock: a client can open it once it is writable.
     try (Journal j = Journal.open(dir, 1 << 20, 10)) {
       assertThat(j.recovered()).isEmpty();
@@ -853,13 +859,7 @@ class JournalTest {
           .cause()
           .isInstanceOfSatisfying(
               JournalException.class,
-              e -> {
-                assertThat(e.reason()).isEqualTo(Reason.IO);
-                assertThat(e.getMessage())
-                    .contains(dir.toString())
-                    .contains("read-only")
-                    .contains("Read-only file system");
-              });
+              ioError(dir.toString(), "read-only", "Read-only file system"));
       // Nothing can be taken back on a read-only disk, so the journal stops: every later write
       // fails at once with the same error instead of waiting.
       CompletableFuture<Void> later = j.intent(Journal.newId(), "k", bytes("later"), 3, true);
@@ -886,12 +886,7 @@ class JournalTest {
       CompletableFuture<Void> f = j.intent(Journal.newId(), "k", new byte[1000], 2, true);
       assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS))
           .cause()
-          .isInstanceOfSatisfying(
-              JournalException.class,
-              e -> {
-                assertThat(e.reason()).isEqualTo(Reason.IO);
-                assertThat(e.getMessage()).contains(dir.toString()).contains("No space left");
-              });
+          .isInstanceOfSatisfying(JournalException.class, ioError(dir.toString(), "No space left"));
       room.set(Long.MAX_VALUE);
       await(j.intent(Journal.newId(), "k", bytes("after"), 3, true));
     }

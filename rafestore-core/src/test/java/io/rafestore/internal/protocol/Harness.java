@@ -118,19 +118,7 @@ public final class Harness {
       KeyPair keys,
       List<String> trustedIds,
       List<KeyPair> trustedKeys) {
-    RafeStore.Builder b =
-        RafeStore.builder()
-            .faultsTolerated(f)
-            .mode(mode)
-            .executor(Runnable::run)
-            .scheduler(scheduler)
-            .closeDrivers(false)
-            .inlineThreshold(0)
-            .writer(writer, keys);
-    for (int i = 0; i < clouds.size(); i++) {
-      TestCloud c = clouds.get(i);
-      b.cloud(c, roles.apply(i, c), c.rtt());
-    }
+    RafeStore.Builder b = builder(mode, roles).writer(writer, keys);
     for (int i = 0; i < trustedIds.size(); i++) {
       b.trustWriter(trustedIds.get(i), trustedKeys.get(i).getPublic());
     }
