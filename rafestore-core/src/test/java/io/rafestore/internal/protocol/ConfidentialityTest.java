@@ -215,6 +215,15 @@ class ConfidentialityTest {
             .as("no correct cloud is blamed for a share of a version its log does not carry")
             .noneMatch(f -> f.kind() == CloudFault.Kind.CORRUPT_DATA);
       }
+      // A stream of the latest passes over it too, when it is opened (a fresh reader each time,
+      // so its view comes from readM, not from the first reader's read tier).
+      try (RafeStore reader =
+          h.builder(mode).encryptValues(true).listener(faultsInto(faults)).build()) {
+        try (java.io.InputStream in = reader.blocking().openStream(KEY)) {
+          assertThat(in.readAllBytes()).isEqualTo(secret(1));
+        }
+        assertThat(faults).noneMatch(f -> f.kind() == CloudFault.Kind.CORRUPT_DATA);
+      }
     }
   }
 

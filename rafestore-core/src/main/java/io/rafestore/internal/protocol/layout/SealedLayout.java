@@ -33,7 +33,11 @@ final class SealedLayout implements ValueLayout {
 
   /** The read, its stored bytes opened with the key recovered from the shares (started now). */
   private ValueRead sealed(ValueRead r) {
-    CompletableFuture<byte[]> key = KeyShares.recoverKey(r.ctx, r.key, r.view, r.writer, entry);
+    byte[] known = r.recoveredKey();
+    CompletableFuture<byte[]> key =
+        known != null
+            ? CompletableFuture.completedFuture(known)
+            : KeyShares.recoverKey(r.ctx, r.key, r.view, r.writer, entry);
     return r.opened(
         Futures.relay(
             key,

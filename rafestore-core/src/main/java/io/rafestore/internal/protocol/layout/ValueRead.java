@@ -27,6 +27,13 @@ public final class ValueRead {
   /** A fetch of this very entry started before readM decided, for the layout to use; or null. */
   final Anticipation anticipated;
 
+  /**
+   * A sealed entry's key, recovered before the read was handed to its layout ({@link #keyed}); null
+   * when the layout recovers it itself. Read only through {@link #recoveredKey()} (a copy each
+   * time: the layout wipes the copy it used).
+   */
+  private final byte[] recoveredKey;
+
   private ValueRead(
       Context ctx,
       String key,
@@ -35,6 +42,18 @@ public final class ValueRead {
       LogEntry entry,
       CompletableFuture<Opening> opening,
       Anticipation anticipated) {
+    this(ctx, key, view, writer, entry, opening, anticipated, null);
+  }
+
+  private ValueRead(
+      Context ctx,
+      String key,
+      View view,
+      String writer,
+      LogEntry entry,
+      CompletableFuture<Opening> opening,
+      Anticipation anticipated,
+      byte[] recoveredKey) {
     this.ctx = ctx;
     this.key = key;
     this.view = view;
@@ -43,6 +62,7 @@ public final class ValueRead {
     this.info = entry.info(key, writer);
     this.opening = opening;
     this.anticipated = anticipated;
+    this.recoveredKey = recoveredKey;
   }
 
   /** A read of {@code item} of {@code key}, found by readM in {@code view}. */
@@ -69,12 +89,33 @@ public final class ValueRead {
       throw new IllegalArgumentException(
           "an anticipated fetch of another entry than version " + info.version() + "'s");
     }
-    return new ValueRead(ctx, key, view, writer, entry, opening, a);
+    return new ValueRead(ctx, key, view, writer, entry, opening, a, recoveredKey);
+  }
+
+  /**
+   * The same read, for a sealed entry with its key recovered now ({@link KeyShares#recoverKey}:
+   * from the view's shares, or from the clouds' metadata objects if the view holds fewer than f+1
+   * valid ones), so that a stream fails when it is opened rather than at its first byte if the key
+   * cannot be had, and a read of the latest can pass over such an entry ({@link
+   * KeyShares.TooFewShares}); for an entry that is not sealed, or one whose key is recovered
+   * already, this read as it is.
+   */
+  public CompletableFuture<ValueRead> keyed() {
+    if (!entry.isSealed() || recoveredKey != null) {
+      return CompletableFuture.completedFuture(this);
+    }
+    return KeyShares.recoverKey(ctx, key, view, writer, entry)
+        .thenApply(k -> new ValueRead(ctx, key, view, writer, entry, opening, anticipated, k));
+  }
+
+  /** A copy of the key {@link #keyed} recovered, or null. */
+  byte[] recoveredKey() {
+    return recoveredKey == null ? null : recoveredKey.clone();
   }
 
   /** The same read, its stored bytes opened by {@code how}. */
   ValueRead opened(CompletableFuture<Opening> how) {
-    return new ValueRead(ctx, key, view, writer, entry, how, anticipated);
+    return new ValueRead(ctx, key, view, writer, entry, how, anticipated, recoveredKey);
   }
 
   /** The version's signed entry. */

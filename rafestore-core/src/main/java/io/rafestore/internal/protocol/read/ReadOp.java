@@ -344,8 +344,8 @@ public final class ReadOp {
                     if (view.visible.isEmpty()) {
                       return CompletableFuture.failedFuture(notFound(key, view));
                     }
-                    return CompletableFuture.completedFuture(
-                        found(trace, spec, view, view.visible.get(0)));
+                    return keyedOrOlder(
+                        ctx, trace, spec, key, found(trace, spec, view, view.visible.get(0)));
                   }
                   View.Item item = view.find(version.get());
                   if (item == null) {
@@ -354,6 +354,82 @@ public final class ReadOp {
                   }
                   return CompletableFuture.completedFuture(found(trace, spec, view, item));
                 }));
+  }
+
+  /**
+   * For a stream of the latest version, {@code first} (the newest visible one) with its key
+   * recovered if it is sealed ({@link ValueRead#keyed}); if that fails for want of key shares
+   * ({@link KeyShares.TooFewShares}), metadata is read again and the newest visible version of the
+   * fresh view whose key can be recovered is taken instead, as a read of the latest does ({@link
+   * #fetchOrCollected}, {@link #newestReadable}); the skipped version's anticipated fetch is
+   * cancelled. Any other failure stands.
+   */
+  private static CompletableFuture<Found> keyedOrOlder(
+      Context ctx, OpTrace trace, Speculation spec, String key, Found first) {
+    if (!first.read().entry().isSealed()) {
+      return CompletableFuture.completedFuture(first);
+    }
+    CompletableFuture<ValueRead> keyed = sharesTimed(trace, first.read().keyed());
+    return keyed
+        .handle((r, e) -> keyed)
+        .thenCompose(
+            k -> {
+              if (!k.isCompletedExceptionally()) {
+                return CompletableFuture.completedFuture(
+                    new Found(k.join(), first.layout(), first.trace()));
+              }
+              if (!tooFewShares(k)) {
+                return k.thenApply(r -> first);
+              }
+              spec.end();
+              return trace
+                  .timed(Phase.READ_M, MetadataRead.run(ctx, key))
+                  .thenCompose(fresh -> newestKeyed(ctx, trace, key, fresh, k, 0));
+            });
+  }
+
+  /**
+   * As {@link #newestReadable}, for a stream: the newest of {@code view}'s visible versions, from
+   * index {@code from}, whose key can be recovered (any version that is not sealed), at most {@link
+   * #MAX_SHARE_FALLBACKS} tried.
+   */
+  private static CompletableFuture<Found> newestKeyed(
+      Context ctx,
+      OpTrace trace,
+      String key,
+      View view,
+      CompletableFuture<ValueRead> failed,
+      int from) {
+    if (from >= view.visible.size() || from >= MAX_SHARE_FALLBACKS) {
+      return from == 0 && view.visible.isEmpty()
+          ? CompletableFuture.failedFuture(notFound(key, view))
+          : failed.thenApply(r -> null);
+    }
+    View.Item item = view.visible.get(from);
+    ctx.readTier.remember(key, item);
+    CompletableFuture<ValueRead> keyed =
+        sharesTimed(trace, ValueRead.of(ctx, key, view, item).keyed());
+    return keyed
+        .handle((r, e) -> keyed)
+        .thenCompose(
+            k -> {
+              if (!k.isCompletedExceptionally()) {
+                return CompletableFuture.completedFuture(
+                    new Found(k.join(), Layouts.of(item.entry()), trace));
+              }
+              return tooFewShares(k)
+                  ? newestKeyed(ctx, trace, key, view, k, from + 1)
+                  : k.thenApply(r -> null);
+            });
+  }
+
+  /**
+   * A key recovery as part of the data fetch's phase when it asks the clouds for shares; one that
+   * readM's shares completed at once is no phase of its own (the stream's fetch is timed later).
+   */
+  private static CompletableFuture<ValueRead> sharesTimed(
+      OpTrace trace, CompletableFuture<ValueRead> keyed) {
+    return keyed.isDone() ? keyed : trace.timed(Phase.DATA_FETCH, keyed);
   }
 
   private static Found found(OpTrace trace, Speculation spec, View view, View.Item item) {
