@@ -378,6 +378,12 @@ class StressHistoryTest {
     java.util.concurrent.atomic.AtomicInteger restarts =
         new java.util.concurrent.atomic.AtomicInteger();
     ConcurrentLinkedQueue<Read> reads = new ConcurrentLinkedQueue<>();
+    // Completed writes per key, for reads of a given version while the run goes on.
+    Map<String, List<Write>> completedOf = new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.concurrent.atomic.AtomicInteger versionReads =
+        new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicInteger versionReadsCollected =
+        new java.util.concurrent.atomic.AtomicInteger();
     ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
     AtomicBoolean stop = new AtomicBoolean();
     ExecutorService threads = Executors.newCachedThreadPool();
@@ -439,7 +445,12 @@ class StressHistoryTest {
                       // A future is done before its callbacks run: if the stamp is not there
                       // yet, now is later than the completion too.
                       long completed = done.get(b) != 0 ? done.get(b) : System.nanoTime();
-                      writes.add(new Write(key, value, t0, completed, p.join().version()));
+                      Write done1 = new Write(key, value, t0, completed, p.join().version());
+                      writes.add(done1);
+                      completedOf
+                          .computeIfAbsent(
+                              key, x -> java.util.Collections.synchronizedList(new ArrayList<>()))
+                          .add(done1);
                     } else if (died) {
                       // The machine died (maybe after the write completed, maybe in the middle).
                       crashedWrites.add(new Write(key, value, t0, System.nanoTime(), null));
@@ -472,6 +483,23 @@ class StressHistoryTest {
               () -> {
                 while (!stop.get()) {
                   String key = "key" + r.nextInt(KEYS);
+                  if (r.nextInt(8) == 0) {
+                    // One read in eight is of a completed write's version: whole, a range of it,
+                    // or a stream of it.
+                    Write w = someCompleted(completedOf.get(key), r);
+                    if (w != null) {
+                      versionReads.incrementAndGet();
+                      String problem = readVersion(c, w, r, gc);
+                      if (problem == null) {
+                        // Read exactly.
+                      } else if (problem.isEmpty()) {
+                        versionReadsCollected.incrementAndGet();
+                      } else {
+                        failures.add(problem);
+                      }
+                      continue;
+                    }
+                  }
                   long t0 = System.nanoTime();
                   // One read in four is a stream of the latest version (parts fetched as it is
                   // read; a sealed value's key recovered when it is opened).
@@ -662,7 +690,8 @@ class StressHistoryTest {
     }
     System.out.printf(
         "StressHistoryTest f=%d gc=%s %s: %d writes (%d failed, %d crashed, %d restarts, %d"
-            + " collected), %d reads checked (%d of them streams), bad clouds %s%n",
+            + " collected), %d reads checked (%d of them streams), %d reads of a completed"
+            + " version (%d found collected), bad clouds %s%n",
         f,
         gc,
         shape,
@@ -673,6 +702,8 @@ class StressHistoryTest {
         collected,
         checked,
         streamsChecked,
+        versionReads.get(),
+        versionReadsCollected.get(),
         bad);
     assertThat(restarts.get()).as("writers restarted").isPositive();
     if (!gc) {
@@ -683,6 +714,70 @@ class StressHistoryTest {
     }
     cpu.shutdown();
     timer.shutdown();
+  }
+
+  /** A completed write from {@code list}: half the time one of the newest 16, else any; or null. */
+  private static Write someCompleted(List<Write> list, SplittableRandom r) {
+    if (list == null) {
+      return null;
+    }
+    synchronized (list) {
+      int size = list.size();
+      if (size == 0) {
+        return null;
+      }
+      int recent = Math.min(size, 16);
+      return r.nextBoolean() ? list.get(size - 1 - r.nextInt(recent)) : list.get(r.nextInt(size));
+    }
+  }
+
+  /**
+   * Reads completed write {@code w}'s version of its key through {@code c}: the whole value, a
+   * random range of it, or a stream of it, each checked byte for byte against what {@code w} wrote.
+   * Null when read exactly; "" when the version was collected (allowed only with the collector);
+   * else what was wrong.
+   */
+  private static String readVersion(RafeStore c, Write w, SplittableRandom r, boolean gc) {
+    int filler = Integer.parseInt(w.value.substring(w.value.lastIndexOf(':') + 1));
+    byte[] expected = valueBytes(w.value, filler);
+    int how = r.nextInt(3);
+    String what = (how == 0 ? "read" : how == 1 ? "ranged read" : "stream") + " of " + w.key;
+    try {
+      byte[] got;
+      if (how == 0) {
+        StoredValue v = c.blocking().read(w.key, w.version);
+        if (!v.version().equals(w.version)) {
+          return what + " " + w.version + " returned version " + v.version();
+        }
+        got = v.value();
+      } else if (how == 1) {
+        int offset = r.nextInt(expected.length + 1);
+        int length = r.nextInt(expected.length - offset + 1);
+        got = c.blocking().read(w.key, w.version, offset, length);
+        expected = java.util.Arrays.copyOfRange(expected, offset, offset + length);
+        what += " [" + offset + ", +" + length + ")";
+      } else {
+        try (java.io.InputStream in = c.blocking().openStream(w.key, w.version)) {
+          got = in.readAllBytes();
+        }
+      }
+      return java.util.Arrays.equals(got, expected)
+          ? null
+          : what
+              + " "
+              + w.version
+              + " returned "
+              + got.length
+              + " bytes other than the "
+              + expected.length
+              + " written ("
+              + nameOf(got)
+              + ")";
+    } catch (VersionCollectedException e) {
+      return gc ? "" : what + " " + w.version + " collected without a collector: " + e;
+    } catch (Exception e) {
+      return what + " " + w.version + " (a completed write): " + e;
+    }
   }
 
   /** The watermark a read of {@code version} reports as covering it, or null if none does. */

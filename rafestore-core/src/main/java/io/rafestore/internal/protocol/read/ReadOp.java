@@ -285,9 +285,51 @@ public final class ReadOp {
                 found -> {
                   ctx.readTier.accessed(
                       ctx.tenant, key, version, found.read().entry(), offset, length, false);
-                  return trace.timed(
-                      Phase.DATA_FETCH, found.layout().range(found.read(), offset, length));
+                  return orCollected(
+                      ctx,
+                      trace,
+                      key,
+                      version,
+                      trace.timed(
+                          Phase.DATA_FETCH, found.layout().range(found.read(), offset, length)));
                 }));
+  }
+
+  /**
+   * {@code op}, a fetch of version {@code version}; if it fails (other than by cancellation or as
+   * collected already), metadata is read again and a signed watermark now covering the version
+   * makes the failure {@link VersionCollectedException}, as in {@link #fetchOrCollected}; otherwise
+   * the fetch's own failure stands.
+   */
+  private static <T> CompletableFuture<T> orCollected(
+      Context ctx, OpTrace trace, String key, Version version, CompletableFuture<T> op) {
+    return op.handle((v, e) -> op)
+        .thenCompose(
+            f -> {
+              if (!f.isCompletedExceptionally() || f.isCancelled()) {
+                return f;
+              }
+              Throwable cause = Futures.unwrap(f.handle((v, e) -> e).join());
+              if (cause instanceof VersionCollectedException || Futures.isCancellation(cause)) {
+                return f;
+              }
+              CompletableFuture<View> fresh = trace.timed(Phase.READ_M, MetadataRead.run(ctx, key));
+              return fresh
+                  .handle((view, e) -> view)
+                  .thenCompose(
+                      view ->
+                          view != null && view.isCollected(version)
+                              ? CompletableFuture.<T>failedFuture(
+                                  withCause(
+                                      new VersionCollectedException(key, version, view.collected),
+                                      cause))
+                              : f);
+            });
+  }
+
+  private static VersionCollectedException withCause(VersionCollectedException c, Throwable e) {
+    c.addSuppressed(e);
+    return c;
   }
 
   /**
@@ -299,10 +341,14 @@ public final class ReadOp {
    * @param trace the stream read's trace, which the stream ends
    */
   public record Found(
-      ValueRead read, io.rafestore.internal.protocol.layout.ValueLayout layout, OpTrace trace) {
+      Context ctx,
+      ValueRead read,
+      io.rafestore.internal.protocol.layout.ValueLayout layout,
+      OpTrace trace) {
     /**
      * A stream over the version's value (see {@link #stream}); its end, failure or close ends the
-     * operation's trace.
+     * operation's trace. A fetch that fails because the version was collected meanwhile fails the
+     * stream with {@link VersionCollectedException} ({@link CollectedCheck}).
      */
     public InputStream stream() {
       InputStream in;
@@ -312,7 +358,88 @@ public final class ReadOp {
         trace.finish(e);
         throw e;
       }
-      return trace.stream(in);
+      return trace.stream(new CollectedCheck(in, ctx, read.info().key(), read.info().version()));
+    }
+  }
+
+  /**
+   * A stream read's failure, told apart as {@link #fetchOrCollected} tells a whole read's: when a
+   * read of the stream fails (the data missing, or not matching its signed hash), metadata is read
+   * again, and if a signed watermark now covers the version, the stream fails with {@link
+   * VersionCollectedException} (the original failure suppressed in it); otherwise the original
+   * failure stands (missing data that no trusted writer collected is an integrity failure).
+   */
+  private static final class CollectedCheck extends java.io.FilterInputStream {
+    private final Context ctx;
+    private final String key;
+    private final Version version;
+
+    CollectedCheck(InputStream in, Context ctx, String key, Version version) {
+      super(in);
+      this.ctx = ctx;
+      this.key = key;
+      this.version = version;
+    }
+
+    @Override
+    public int read() throws java.io.IOException {
+      try {
+        return super.read();
+      } catch (io.rafestore.RafeStoreException e) {
+        throw told(e);
+      }
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws java.io.IOException {
+      try {
+        return super.read(b, off, len);
+      } catch (io.rafestore.RafeStoreException e) {
+        throw told(e);
+      }
+    }
+
+    @Override
+    public long skip(long n) throws java.io.IOException {
+      try {
+        return super.skip(n);
+      } catch (io.rafestore.RafeStoreException e) {
+        throw told(e);
+      }
+    }
+
+    private io.rafestore.RafeStoreException told(io.rafestore.RafeStoreException e) {
+      if (!(e instanceof io.rafestore.IntegrityException)) {
+        return e;
+      }
+      View fresh = freshView(ctx, key);
+      if (fresh == null || !fresh.isCollected(version)) {
+        return e;
+      }
+      VersionCollectedException c = new VersionCollectedException(key, version, fresh.collected);
+      c.addSuppressed(e);
+      return c;
+    }
+  }
+
+  /**
+   * A fresh readM of {@code key}, waited for at most the operation timeout (on the client's
+   * scheduler); null if it failed, timed out or the thread was interrupted (its flag kept).
+   */
+  private static View freshView(Context ctx, String key) {
+    CompletableFuture<View> f = MetadataRead.run(ctx, key);
+    io.rafestore.Scheduler.Cancellable timer =
+        ctx.settings.scheduler().schedule(ctx.settings.operationTimeout(), () -> f.cancel(true));
+    try {
+      return f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    } catch (java.util.concurrent.ExecutionException
+        | java.util.concurrent.CancellationException e) {
+      return null;
+    } finally {
+      timer.cancel();
     }
   }
 
@@ -345,14 +472,18 @@ public final class ReadOp {
                       return CompletableFuture.failedFuture(notFound(key, view));
                     }
                     return keyedOrOlder(
-                        ctx, trace, spec, key, found(trace, spec, view, view.visible.get(0)));
+                        ctx, trace, spec, key, found(ctx, trace, spec, view, view.visible.get(0)));
                   }
                   View.Item item = view.find(version.get());
+                  if (item == null && view.isCollected(version.get())) {
+                    return CompletableFuture.failedFuture(
+                        new VersionCollectedException(key, version.get(), view.collected));
+                  }
                   if (item == null) {
                     return CompletableFuture.failedFuture(
                         versionNotFound(key, view, version.get()));
                   }
-                  return CompletableFuture.completedFuture(found(trace, spec, view, item));
+                  return CompletableFuture.completedFuture(found(ctx, trace, spec, view, item));
                 }));
   }
 
@@ -376,7 +507,7 @@ public final class ReadOp {
             k -> {
               if (!k.isCompletedExceptionally()) {
                 return CompletableFuture.completedFuture(
-                    new Found(k.join(), first.layout(), first.trace()));
+                    new Found(ctx, k.join(), first.layout(), first.trace()));
               }
               if (!tooFewShares(k)) {
                 return k.thenApply(r -> first);
@@ -415,7 +546,7 @@ public final class ReadOp {
             k -> {
               if (!k.isCompletedExceptionally()) {
                 return CompletableFuture.completedFuture(
-                    new Found(k.join(), Layouts.of(item.entry()), trace));
+                    new Found(ctx, k.join(), Layouts.of(item.entry()), trace));
               }
               return tooFewShares(k)
                   ? newestKeyed(ctx, trace, key, view, k, from + 1)
@@ -432,9 +563,10 @@ public final class ReadOp {
     return keyed.isDone() ? keyed : trace.timed(Phase.DATA_FETCH, keyed);
   }
 
-  private static Found found(OpTrace trace, Speculation spec, View view, View.Item item) {
+  private static Found found(
+      Context ctx, OpTrace trace, Speculation spec, View view, View.Item item) {
     spec.remember(item);
-    return new Found(spec.readOf(view, item), Layouts.of(item.entry()), trace);
+    return new Found(ctx, spec.readOf(view, item), Layouts.of(item.entry()), trace);
   }
 
   private static KeyNotFoundException notFound(String key, View view) {

@@ -100,6 +100,12 @@ class GcTest {
           .cause()
           .isInstanceOf(VersionNotFoundException.class)
           .isNotInstanceOf(VersionCollectedException.class);
+      // A ranged read and a stream of a collected version say so too (not "not in the history").
+      assertThatThrownBy(() -> h.run(store.read("k", versions.get(2), 0, 1)))
+          .cause()
+          .isInstanceOf(VersionCollectedException.class);
+      assertThatThrownBy(() -> store.blocking().openStream("k", versions.get(2)))
+          .isInstanceOf(VersionCollectedException.class);
       assertThat(h.run(store.read("k")).utf8()).isEqualTo("v9");
       assertThat(h.run(store.read("k", versions.get(7))).utf8()).isEqualTo("v7");
 
@@ -260,6 +266,9 @@ class GcTest {
     // The reader's readM completes; its data gets wait at the gate.
     CompletableFuture<StoredValue> old = reader.read("k", v.get(1));
     CompletableFuture<StoredValue> latest = reader.read("k");
+    // So do a ranged read's and a stream's (the stream starts fetching when it is opened).
+    CompletableFuture<byte[]> range = reader.read("k", v.get(2), 0, 2);
+    java.io.InputStream stream = reader.blocking().openStream("k", v.get(3));
     writer.blocking().collect("k", RetentionPolicy.keepLast(1));
     writer.blocking().write("k", utf8("v5"));
     writer.blocking().collect("k", RetentionPolicy.keepLast(1));
@@ -268,6 +277,13 @@ class GcTest {
         .isInstanceOf(ExecutionException.class)
         .cause()
         .isInstanceOf(VersionCollectedException.class);
+    assertThatThrownBy(range::get)
+        .isInstanceOf(ExecutionException.class)
+        .cause()
+        .isInstanceOf(VersionCollectedException.class);
+    try (stream) {
+      assertThatThrownBy(stream::readAllBytes).isInstanceOf(VersionCollectedException.class);
+    }
     // A read of the latest whose version was collected meanwhile returns the newer latest.
     assertThat(latest.get().utf8()).isEqualTo("v5");
 
