@@ -59,7 +59,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * </ul>
  *
  * <p>One write in four is a burst of two or three concurrent writes of one key from one client
- * (group commit for inline values).
+ * (group commit for inline values). One operation in 128 deletes the key instead: a write the
+ * delete may hide (one that began before the delete completed) may be missing, and a read that
+ * finds nothing must find only such writes before it; a write the delete surely hides (completed
+ * before the delete began, the delete completed before the read began) must never be read or
+ * listed. One read in four is a stream; one in eight reads a completed write's version (whole, a
+ * range, or streamed) and must return exactly its bytes, unless it was collected or may be deleted.
  *
  * <p>Writers also crash and restart: about one write in eight arms a kill switch that ends the
  * writer's "process" after a random number (0 to 11) of its requests have landed (nothing it sends
@@ -169,6 +174,70 @@ class StressHistoryTest {
   }
 
   record Write(String key, String value, long invoked, long completed, Version version) {}
+
+  /**
+   * A delete of {@code key}, recorded when it is invoked; {@code completed} stays {@link
+   * Long#MAX_VALUE} until it completes, and for good if its writer crashed during it (it may take
+   * effect at any time).
+   */
+  static final class Delete {
+    final String key;
+    final long invoked;
+
+    /**
+     * When it completed; for a delete cut by a crash, when its restarted writer next completed an
+     * operation of the key (that operation's readM either carried the tombstone into the writer's
+     * new log or left it behind for good, so later operations of others see its outcome).
+     */
+    volatile long completed = Long.MAX_VALUE;
+
+    /** Whether it completed (so it surely took effect). */
+    volatile boolean succeeded;
+
+    Delete(String key, long invoked) {
+      this.key = key;
+      this.invoked = invoked;
+    }
+  }
+
+  /** Settles the deletes of {@code key} in {@code unsettled} (see {@link Delete#completed}). */
+  static void settle(List<Delete> unsettled, String key, long at) {
+    unsettled.removeIf(
+        d -> {
+          if (d.key.equals(key)) {
+            d.completed = at;
+            return true;
+          }
+          return false;
+        });
+  }
+
+  /**
+   * Whether a delete of {@code w}'s key may hide it from an operation that ended at {@code before}:
+   * one invoked before that which had not completed (or settled) when w began.
+   */
+  static boolean mayBeDeleted(Write w, long before, java.util.Collection<Delete> deletes) {
+    for (Delete d : deletes) {
+      if (d.key.equals(w.key) && d.completed > w.invoked && d.invoked < before) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether a delete of {@code w}'s key surely hides it from an operation that began at {@code t}:
+   * one invoked after w completed (its readM saw w, and its tombstone is above every version seen)
+   * that completed before {@code t}.
+   */
+  static boolean surelyDeleted(Write w, long t, java.util.Collection<Delete> deletes) {
+    for (Delete d : deletes) {
+      if (d.key.equals(w.key) && d.succeeded && d.invoked > w.completed && d.completed < t) {
+        return true;
+      }
+    }
+    return false;
+  }
 
   /**
    * A read; a stream read ({@code streamed}) has no version of its own (a stream gives only bytes):
@@ -377,7 +446,10 @@ class StressHistoryTest {
     ConcurrentLinkedQueue<Write> crashedWrites = new ConcurrentLinkedQueue<>();
     java.util.concurrent.atomic.AtomicInteger restarts =
         new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicInteger deleted =
+        new java.util.concurrent.atomic.AtomicInteger();
     ConcurrentLinkedQueue<Read> reads = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<Delete> deletes = new ConcurrentLinkedQueue<>();
     // Completed writes per key, for reads of a given version while the run goes on.
     Map<String, List<Write>> completedOf = new java.util.concurrent.ConcurrentHashMap<>();
     java.util.concurrent.atomic.AtomicInteger versionReads =
@@ -397,8 +469,58 @@ class StressHistoryTest {
               () -> {
                 Process process = new Process();
                 RafeStore c = newClient.apply(writer, process);
+                // This writer's deletes cut by a crash, until it next completes an operation of
+                // their key.
+                List<Delete> unsettled = new ArrayList<>();
                 for (int i = 0; !stop.get(); i++) {
                   String key = "key" + r.nextInt(KEYS);
+                  if (r.nextInt(128) == 0) {
+                    // One operation in 128 deletes the key (a signed tombstone above every version
+                    // its readM saw), with the same chance of a crash in the middle as a write.
+                    Delete d = new Delete(key, System.nanoTime());
+                    deletes.add(d);
+                    if (r.nextInt(8) == 0) {
+                      process.killAfter(r.nextInt(12));
+                    }
+                    java.util.concurrent.CompletableFuture<Void> p = c.delete(key);
+                    io.rafestore.spi.support.Futures.onEnd(
+                        p,
+                        (x, e) -> {
+                          if (e == null) {
+                            d.succeeded = true;
+                            d.completed = System.nanoTime();
+                          }
+                        });
+                    try {
+                      java.util.concurrent.CompletableFuture.anyOf(p, process.died)
+                          .get(60, TimeUnit.SECONDS);
+                    } catch (java.util.concurrent.ExecutionException e) {
+                      // Seen below.
+                    }
+                    if (process.dead()) {
+                      if (!d.succeeded) {
+                        unsettled.add(d);
+                      }
+                      c.close();
+                      process = new Process();
+                      c = newClient.apply(writer, process);
+                      restarts.incrementAndGet();
+                    } else {
+                      process.countdown.set(-1);
+                      try {
+                        p.join();
+                        d.succeeded = true;
+                        if (d.completed == Long.MAX_VALUE) {
+                          d.completed = System.nanoTime();
+                        }
+                        deleted.incrementAndGet();
+                        settle(unsettled, key, d.completed);
+                      } catch (Exception e) {
+                        failures.add("delete " + key + ": " + e);
+                      }
+                    }
+                    continue;
+                  }
                   // One write in four is a burst of two or three concurrent writes of the key
                   // from this client (group commit for inline values, the key's queue otherwise).
                   int burst = r.nextInt(4) == 0 ? 2 + r.nextInt(2) : 1;
@@ -447,6 +569,7 @@ class StressHistoryTest {
                       long completed = done.get(b) != 0 ? done.get(b) : System.nanoTime();
                       Write done1 = new Write(key, value, t0, completed, p.join().version());
                       writes.add(done1);
+                      settle(unsettled, key, completed);
                       completedOf
                           .computeIfAbsent(
                               key, x -> java.util.Collections.synchronizedList(new ArrayList<>()))
@@ -489,7 +612,7 @@ class StressHistoryTest {
                     Write w = someCompleted(completedOf.get(key), r);
                     if (w != null) {
                       versionReads.incrementAndGet();
-                      String problem = readVersion(c, w, r, gc);
+                      String problem = readVersion(c, w, r, gc, deletes);
                       if (problem == null) {
                         // Read exactly.
                       } else if (problem.isEmpty()) {
@@ -611,6 +734,8 @@ class StressHistoryTest {
     }
     int checked = 0;
     int streamsChecked = 0;
+    int notFound = 0;
+    int deletedWrites = 0;
     int collected = 0;
     for (Read r : reads) {
       Version newestBefore = null;
@@ -622,15 +747,26 @@ class StressHistoryTest {
         }
       }
       if (r.value == null) {
-        assertThat(newestBefore)
-            .as("read of %s found nothing after a completed write", r.key)
-            .isNull();
+        // Not found: every write completed before the read began may have been deleted.
+        for (Write w : writes) {
+          if (w.key.equals(r.key) && w.completed < r.invoked) {
+            assertThat(mayBeDeleted(w, r.completed, deletes))
+                .as("read of %s found nothing after completed write %s", r.key, w.version)
+                .isTrue();
+          }
+        }
+        notFound++;
         continue;
       }
       assertThat(invokedKeyOfValue.get(r.value))
           .as("read of %s returned a value never written to it: %s", r.key, r.value)
           .isEqualTo(r.key);
       Write w = byValue.get(r.value);
+      if (w != null) {
+        assertThat(surelyDeleted(w, r.invoked, deletes))
+            .as("read of %s returned %s, deleted before the read began", r.key, w.version)
+            .isFalse();
+      }
       if (r.streamed) {
         // The version is the write's the value names; a crashed or failed write's is unknown.
         if (w != null && newestBefore != null) {
@@ -674,7 +810,17 @@ class StressHistoryTest {
       }
       Version oldestListed = history.isEmpty() ? null : history.get(history.size() - 1).version();
       for (Write w : writes) {
-        if (!w.key.equals(key) || listed.contains(w.version)) {
+        if (!w.key.equals(key)) {
+          continue;
+        }
+        if (listed.contains(w.version)) {
+          assertThat(surelyDeleted(w, Long.MAX_VALUE, deletes))
+              .as("%s of %s is listed after a delete that began after it completed", w.version, key)
+              .isFalse();
+          continue;
+        }
+        if (mayBeDeleted(w, Long.MAX_VALUE, deletes)) {
+          deletedWrites++;
           continue;
         }
         // Not listed: it must have been collected (a signed watermark covers it, and collection
@@ -691,7 +837,8 @@ class StressHistoryTest {
     System.out.printf(
         "StressHistoryTest f=%d gc=%s %s: %d writes (%d failed, %d crashed, %d restarts, %d"
             + " collected), %d reads checked (%d of them streams), %d reads of a completed"
-            + " version (%d found collected), bad clouds %s%n",
+            + " version (%d found collected or deleted), %d deletes (%d reads found nothing, %d writes"
+            + " deleted or maybe), bad clouds %s%n",
         f,
         gc,
         shape,
@@ -704,6 +851,9 @@ class StressHistoryTest {
         streamsChecked,
         versionReads.get(),
         versionReadsCollected.get(),
+        deleted.get(),
+        notFound,
+        deletedWrites,
         bad);
     assertThat(restarts.get()).as("writers restarted").isPositive();
     if (!gc) {
@@ -734,10 +884,11 @@ class StressHistoryTest {
   /**
    * Reads completed write {@code w}'s version of its key through {@code c}: the whole value, a
    * random range of it, or a stream of it, each checked byte for byte against what {@code w} wrote.
-   * Null when read exactly; "" when the version was collected (allowed only with the collector);
-   * else what was wrong.
+   * Null when read exactly; "" when the version was collected (allowed only with the collector) or
+   * is not found and may have been deleted; else what was wrong.
    */
-  private static String readVersion(RafeStore c, Write w, SplittableRandom r, boolean gc) {
+  private static String readVersion(
+      RafeStore c, Write w, SplittableRandom r, boolean gc, java.util.Collection<Delete> deletes) {
     int filler = Integer.parseInt(w.value.substring(w.value.lastIndexOf(':') + 1));
     byte[] expected = valueBytes(w.value, filler);
     int how = r.nextInt(3);
@@ -775,6 +926,10 @@ class StressHistoryTest {
               + ")";
     } catch (VersionCollectedException e) {
       return gc ? "" : what + " " + w.version + " collected without a collector: " + e;
+    } catch (io.rafestore.VersionNotFoundException | KeyNotFoundException e) {
+      return mayBeDeleted(w, System.nanoTime(), deletes)
+          ? ""
+          : what + " " + w.version + " (a completed write, not deleted): " + e;
     } catch (Exception e) {
       return what + " " + w.version + " (a completed write): " + e;
     }

@@ -298,8 +298,9 @@ public final class ReadOp {
   /**
    * {@code op}, a fetch of version {@code version}; if it fails (other than by cancellation or as
    * collected already), metadata is read again and a signed watermark now covering the version
-   * makes the failure {@link VersionCollectedException}, as in {@link #fetchOrCollected}; otherwise
-   * the fetch's own failure stands.
+   * makes the failure {@link VersionCollectedException}, a tombstone now hiding it {@link
+   * VersionNotFoundException} ("deleted at"), as in {@link #fetchOrCollected}; otherwise the
+   * fetch's own failure stands.
    */
   private static <T> CompletableFuture<T> orCollected(
       Context ctx, OpTrace trace, String key, Version version, CompletableFuture<T> op) {
@@ -317,13 +318,20 @@ public final class ReadOp {
               return fresh
                   .handle((view, e) -> view)
                   .thenCompose(
-                      view ->
-                          view != null && view.isCollected(version)
-                              ? CompletableFuture.<T>failedFuture(
-                                  withCause(
-                                      new VersionCollectedException(key, version, view.collected),
-                                      cause))
-                              : f);
+                      view -> {
+                        if (view != null && view.isCollected(version)) {
+                          return CompletableFuture.<T>failedFuture(
+                              withCause(
+                                  new VersionCollectedException(key, version, view.collected),
+                                  cause));
+                        }
+                        if (view != null && deleted(view, version)) {
+                          VersionNotFoundException gone = versionNotFound(key, view, version);
+                          gone.addSuppressed(cause);
+                          return CompletableFuture.<T>failedFuture(gone);
+                        }
+                        return f;
+                      });
             });
   }
 
@@ -336,15 +344,18 @@ public final class ReadOp {
    * A version found by readM, ready to be read: the read, the version's layout, and the trace of
    * the stream read that found it.
    *
+   * @param ctx the client's context
    * @param read the version's read (key, view, entry)
    * @param layout how the version is stored
    * @param trace the stream read's trace, which the stream ends
+   * @param latest whether the stream is of the latest version (not of one the caller named)
    */
   public record Found(
       Context ctx,
       ValueRead read,
       io.rafestore.internal.protocol.layout.ValueLayout layout,
-      OpTrace trace) {
+      OpTrace trace,
+      boolean latest) {
     /**
      * A stream over the version's value (see {@link #stream}); its end, failure or close ends the
      * operation's trace. A fetch that fails because the version was collected meanwhile fails the
@@ -358,27 +369,33 @@ public final class ReadOp {
         trace.finish(e);
         throw e;
       }
-      return trace.stream(new CollectedCheck(in, ctx, read.info().key(), read.info().version()));
+      return trace.stream(
+          new CollectedCheck(in, ctx, read.info().key(), read.info().version(), latest));
     }
   }
 
   /**
    * A stream read's failure, told apart as {@link #fetchOrCollected} tells a whole read's: when a
-   * read of the stream fails (the data missing, or not matching its signed hash), metadata is read
-   * again, and if a signed watermark now covers the version, the stream fails with {@link
-   * VersionCollectedException} (the original failure suppressed in it); otherwise the original
-   * failure stands (missing data that no trusted writer collected is an integrity failure).
+   * read of the stream fails with an integrity failure (the data missing, or not matching its
+   * signed hash), metadata is read again; if a signed watermark now covers the version, the stream
+   * fails with {@link VersionCollectedException}, and if a tombstone now hides it, with {@link
+   * KeyNotFoundException} (a stream of the latest) or {@link VersionNotFoundException} (of a named
+   * version), the original failure suppressed in either; otherwise the original failure stands
+   * (missing data that no trusted writer collected or deleted is an integrity failure).
    */
   private static final class CollectedCheck extends java.io.FilterInputStream {
     private final Context ctx;
     private final String key;
     private final Version version;
 
-    CollectedCheck(InputStream in, Context ctx, String key, Version version) {
+    private final boolean latest;
+
+    CollectedCheck(InputStream in, Context ctx, String key, Version version, boolean latest) {
       super(in);
       this.ctx = ctx;
       this.key = key;
       this.version = version;
+      this.latest = latest;
     }
 
     @Override
@@ -413,12 +430,20 @@ public final class ReadOp {
         return e;
       }
       View fresh = freshView(ctx, key);
-      if (fresh == null || !fresh.isCollected(version)) {
+      if (fresh == null) {
         return e;
       }
-      VersionCollectedException c = new VersionCollectedException(key, version, fresh.collected);
-      c.addSuppressed(e);
-      return c;
+      io.rafestore.RafeStoreException told;
+      if (fresh.isCollected(version)) {
+        told = new VersionCollectedException(key, version, fresh.collected);
+      } else if (deleted(fresh, version)) {
+        // A stream of the latest version finds the key deleted; one of a version, that version.
+        told = latest ? notFound(key, fresh) : versionNotFound(key, fresh, version);
+      } else {
+        return e;
+      }
+      told.addSuppressed(e);
+      return told;
     }
   }
 
@@ -472,7 +497,11 @@ public final class ReadOp {
                       return CompletableFuture.failedFuture(notFound(key, view));
                     }
                     return keyedOrOlder(
-                        ctx, trace, spec, key, found(ctx, trace, spec, view, view.visible.get(0)));
+                        ctx,
+                        trace,
+                        spec,
+                        key,
+                        found(ctx, trace, spec, view, view.visible.get(0), true));
                   }
                   View.Item item = view.find(version.get());
                   if (item == null && view.isCollected(version.get())) {
@@ -483,7 +512,8 @@ public final class ReadOp {
                     return CompletableFuture.failedFuture(
                         versionNotFound(key, view, version.get()));
                   }
-                  return CompletableFuture.completedFuture(found(ctx, trace, spec, view, item));
+                  return CompletableFuture.completedFuture(
+                      found(ctx, trace, spec, view, item, false));
                 }));
   }
 
@@ -507,7 +537,7 @@ public final class ReadOp {
             k -> {
               if (!k.isCompletedExceptionally()) {
                 return CompletableFuture.completedFuture(
-                    new Found(ctx, k.join(), first.layout(), first.trace()));
+                    new Found(ctx, k.join(), first.layout(), first.trace(), true));
               }
               if (!tooFewShares(k)) {
                 return k.thenApply(r -> first);
@@ -546,7 +576,7 @@ public final class ReadOp {
             k -> {
               if (!k.isCompletedExceptionally()) {
                 return CompletableFuture.completedFuture(
-                    new Found(ctx, k.join(), Layouts.of(item.entry()), trace));
+                    new Found(ctx, k.join(), Layouts.of(item.entry()), trace, true));
               }
               return tooFewShares(k)
                   ? newestKeyed(ctx, trace, key, view, k, from + 1)
@@ -564,9 +594,14 @@ public final class ReadOp {
   }
 
   private static Found found(
-      Context ctx, OpTrace trace, Speculation spec, View view, View.Item item) {
+      Context ctx, OpTrace trace, Speculation spec, View view, View.Item item, boolean latest) {
     spec.remember(item);
-    return new Found(ctx, spec.readOf(view, item), Layouts.of(item.entry()), trace);
+    return new Found(ctx, spec.readOf(view, item), Layouts.of(item.entry()), trace, latest);
+  }
+
+  /** Whether a tombstone in {@code view} hides {@code version} (the key was deleted after it). */
+  private static boolean deleted(View view, Version version) {
+    return view.tombstone != null && version.compareTo(view.tombstone) <= 0;
   }
 
   private static KeyNotFoundException notFound(String key, View view) {
@@ -583,15 +618,17 @@ public final class ReadOp {
   }
 
   /**
-   * Fetches a version; if that fails (a reader that read metadata before a collection finds the
-   * data deleted), reads metadata again: a signed watermark now covering the version means it was
-   * collected ({@link VersionCollectedException}), or for a read of the latest version, the newer
-   * latest is fetched once. Without a watermark the fetch's own failure stands: missing data that
-   * no trusted writer collected is an integrity failure. One exception, for a read of the latest
-   * version: a sealed entry whose key shares every cloud was asked for and fewer than f+1 exist
-   * ({@link KeyShares.TooFewShares}: a write not completed, or more than f faulty clouds) gives way
-   * to the newest visible version of the fresh view whose key can be recovered ({@link
-   * #newestReadable}).
+   * Fetches a version; if that fails (a reader that read metadata before a collection or a delete
+   * finds the data deleted), reads metadata again: a signed watermark now covering the version
+   * means it was collected ({@link VersionCollectedException}), or for a read of the latest
+   * version, the newer latest is fetched once; a tombstone now hiding it means the key was deleted
+   * ({@link VersionNotFoundException} for a read of that version; for a read of the latest, the
+   * newer latest if one was written since, else {@link KeyNotFoundException}). Without a watermark
+   * the fetch's own failure stands: missing data that no trusted writer collected is an integrity
+   * failure. One exception, for a read of the latest version: a sealed entry whose key shares every
+   * cloud was asked for and fewer than f+1 exist ({@link KeyShares.TooFewShares}: a write not
+   * completed, or more than f faulty clouds) gives way to the newest visible version of the fresh
+   * view whose key can be recovered ({@link #newestReadable}).
    *
    * @param read the read of {@code item} (with its anticipated fetch, if readM kept it)
    * @param asked the version asked for, null for "the latest"
@@ -617,15 +654,25 @@ public final class ReadOp {
                   .timed(Phase.READ_M, MetadataRead.run(ctx, key))
                   .thenCompose(
                       fresh -> {
+                        if (deleted(fresh, item.version())) {
+                          // Deleted meanwhile: the data went after the tombstone was written.
+                          if (asked != null) {
+                            return CompletableFuture.failedFuture(
+                                versionNotFound(key, fresh, asked));
+                          }
+                          return fresh.visible.isEmpty()
+                              ? CompletableFuture.failedFuture(notFound(key, fresh))
+                              : newestReadable(ctx, trace, key, fresh, null, 0, 1);
+                        }
                         if (!fresh.isCollected(item.version())) {
                           if (asked == null && tooFewShares(f)) {
-                            return newestReadable(ctx, trace, key, fresh, f, 0);
+                            return newestReadable(ctx, trace, key, fresh, f, 0, 1);
                           }
                           return f;
                         }
                         if (asked == null && !fresh.visible.isEmpty()) {
                           // The newer latest (passing over sealed ones short of shares, as above).
-                          return newestReadable(ctx, trace, key, fresh, null, 0);
+                          return newestReadable(ctx, trace, key, fresh, null, 0, 1);
                         }
                         return CompletableFuture.failedFuture(
                             new VersionCollectedException(key, item.version(), fresh.collected));
@@ -645,6 +692,9 @@ public final class ReadOp {
    * failure stands, and so does the last one for want of shares when no version is left to try.
    *
    * @param failed the failure to give if no version is tried at all (null: the view has one)
+   * @param rereads how many times this read has read metadata again so far; a fetch that fails
+   *     because its version was collected or deleted since reads it again (at most {@link
+   *     #MAX_REREADS} in all) and goes on from the newer latest
    */
   private static CompletableFuture<StoredValue> newestReadable(
       Context ctx,
@@ -652,7 +702,8 @@ public final class ReadOp {
       String key,
       View view,
       CompletableFuture<StoredValue> failed,
-      int from) {
+      int from,
+      int rereads) {
     if (from >= view.visible.size() || from >= MAX_SHARE_FALLBACKS) {
       return failed != null ? failed : CompletableFuture.failedFuture(notFound(key, view));
     }
@@ -662,11 +713,35 @@ public final class ReadOp {
     return attempt
         .handle((v, e) -> attempt)
         .thenCompose(
-            f ->
-                f.isCompletedExceptionally() && tooFewShares(f)
-                    ? newestReadable(ctx, trace, key, view, f, from + 1)
-                    : f);
+            f -> {
+              if (!f.isCompletedExceptionally()) {
+                return f;
+              }
+              if (tooFewShares(f)) {
+                return newestReadable(ctx, trace, key, view, f, from + 1, rereads);
+              }
+              if (f.isCancelled() || rereads >= MAX_REREADS) {
+                return f;
+              }
+              // Collected or deleted in turn (a second collection or delete since the first
+              // readM): the newer latest, from metadata read again.
+              return trace
+                  .timed(Phase.READ_M, MetadataRead.run(ctx, key))
+                  .thenCompose(
+                      fresh -> {
+                        if (!deleted(fresh, item.version()) && !fresh.isCollected(item.version())) {
+                          return f;
+                        }
+                        return newestReadable(ctx, trace, key, fresh, null, 0, rereads + 1);
+                      });
+            });
   }
+
+  /**
+   * At most this many times a read of the latest reads metadata again because the version it was
+   * fetching was collected or deleted meanwhile (each time a newer one was written in between).
+   */
+  static final int MAX_REREADS = 4;
 
   /** Whether the failed {@code f} failed for want of key shares. */
   private static boolean tooFewShares(CompletableFuture<?> f) {

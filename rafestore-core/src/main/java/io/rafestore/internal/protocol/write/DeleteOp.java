@@ -13,6 +13,7 @@ import io.rafestore.internal.protocol.metadata.Logs;
 import io.rafestore.internal.protocol.metadata.MetadataLog;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
+import io.rafestore.internal.protocol.quorum.QuorumGather;
 import io.rafestore.internal.protocol.quorum.QuorumPut;
 import io.rafestore.spi.ObjectKey;
 import io.rafestore.spi.support.Futures;
@@ -75,11 +76,16 @@ public final class DeleteOp {
    * Deletes of missing objects succeed, and most providers do not charge for them. A parted value's
    * joined object is deleted too on every cloud that offers native multipart uploads (or is
    * recorded as joined).
+   *
+   * <p>Completes as a quorum read does ({@link QuorumGather}): once the clouds asked, less f, ended
+   * their deletes, the others get a grace; a cloud still deleting after it is reported (its objects
+   * are left as orphans, which {@code collectOrphans} removes), so one hung cloud does not hold the
+   * delete until the operation timeout. The tombstone is on n - f clouds before this starts, so
+   * which objects are gone decides nothing a reader sees.
    */
   static CompletableFuture<Void> deleteData(Context ctx, String key, List<View.Item> items) {
-    List<CompletableFuture<Void>> deletes = new ArrayList<>();
     // Packed values share their pack: one delete per object and cloud.
-    java.util.Set<String> asked = new java.util.HashSet<>();
+    java.util.Map<Cloud, java.util.Set<String>> byCloud = new java.util.LinkedHashMap<>();
     for (View.Item it : items) {
       for (Cloud c : ctx.clouds) {
         if (!c.role().holdsData()
@@ -89,29 +95,65 @@ public final class DeleteOp {
         }
         List<String> names =
             Layouts.of(it.entry()).objectsToDelete(c.id(), c.accounting().multipart().isPresent());
-        for (String name : names) {
-          if (!asked.add(c.id() + "\n" + name)) {
-            continue;
-          }
-          ObjectKey object = ObjectKey.of(name);
-          deletes.add(
-              c.driver()
-                  .delete(object)
-                  .handle(
-                      (r, e) -> {
-                        if (e != null) {
-                          ctx.report(
-                              key,
-                              new CloudFault(
-                                  c.id(),
-                                  CloudFault.Kind.ERROR,
-                                  "delete " + object + ": " + e.getMessage()));
-                        }
-                        return null;
-                      }));
+        if (!names.isEmpty()) {
+          byCloud.computeIfAbsent(c, x -> new java.util.LinkedHashSet<>()).addAll(names);
         }
       }
     }
-    return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]));
+    if (byCloud.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    List<Cloud> clouds = new ArrayList<>(byCloud.keySet());
+    int quorum = QuorumGather.quorumOf(ctx, clouds);
+    return QuorumGather.run(ctx, clouds, quorum, c -> deleteOn(ctx, key, c, byCloud.get(c)))
+        .thenAccept(
+            r -> {
+              for (Cloud c : r.late()) {
+                ctx.report(
+                    key,
+                    new CloudFault(
+                        c.id(),
+                        CloudFault.Kind.ERROR,
+                        "delete of the deleted versions' data objects: "
+                            + r.lateReason(quorum)
+                            + "; its objects are left as orphans"));
+              }
+            });
+  }
+
+  /** Deletes {@code names} from {@code c}, each failure reported; never fails itself. */
+  private static CompletableFuture<Void> deleteOn(
+      Context ctx, String key, Cloud c, java.util.Set<String> names) {
+    List<CompletableFuture<Void>> requests = new ArrayList<>();
+    List<CompletableFuture<Void>> deletes = new ArrayList<>();
+    for (String name : names) {
+      ObjectKey object = ObjectKey.of(name);
+      CompletableFuture<Void> request = c.driver().delete(object);
+      requests.add(request);
+      deletes.add(
+          request.handle(
+              (r, e) -> {
+                if (e != null && !Futures.isCancellation(Futures.unwrap(e))) {
+                  ctx.report(
+                      key,
+                      new CloudFault(
+                          c.id(),
+                          CloudFault.Kind.ERROR,
+                          "delete " + object + ": " + e.getMessage()));
+                }
+                return null;
+              }));
+    }
+    // Cancelling the cloud's request (it is late) cancels its deletes still out.
+    CompletableFuture<Void> all = Futures.newFuture();
+    Futures.onAllEnded(deletes, () -> all.complete(null));
+    Futures.onEnd(
+        all,
+        (r, e) -> {
+          if (all.isCancelled()) {
+            requests.forEach(d -> d.cancel(true));
+          }
+        });
+    return all;
   }
 }

@@ -298,6 +298,113 @@ class GcTest {
         .isInstanceOf(IntegrityException.class);
   }
 
+  @Test
+  void aReaderWithMetadataFromBeforeADeleteFindsTheKeyDeletedNotCorrupt() throws Exception {
+    List<MemoryCloud> stores = new ArrayList<>();
+    List<GatedCloud> gated = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      MemoryCloud m = new MemoryCloud("p" + i);
+      stores.add(m);
+      gated.add(new GatedCloud(m));
+    }
+    RafeStore writer = direct(stores, "alice", ALICE);
+    RafeStore reader = direct(gated, "alice", ALICE);
+    List<Version> v = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      v.add(writer.blocking().write("k", utf8("v" + i)).version());
+    }
+    // Each read's readM completes before the delete; its data gets wait at the gate.
+    CompletableFuture<StoredValue> latest = reader.read("k");
+    CompletableFuture<StoredValue> one = reader.read("k", v.get(1));
+    CompletableFuture<byte[]> range = reader.read("k", v.get(2), 0, 1);
+    java.io.InputStream stream = reader.blocking().openStream("k");
+    writer.blocking().delete("k");
+    gated.forEach(GatedCloud::open);
+    // Deleted, not "no holder returned matching bytes": the data went after the tombstone.
+    assertThatThrownBy(latest::get)
+        .cause()
+        .isInstanceOf(io.rafestore.KeyNotFoundException.class)
+        .hasMessageContaining("deleted");
+    assertThatThrownBy(one::get).cause().isInstanceOf(VersionNotFoundException.class);
+    assertThatThrownBy(range::get).cause().isInstanceOf(VersionNotFoundException.class);
+    try (stream) {
+      assertThatThrownBy(stream::readAllBytes)
+          .isInstanceOf(io.rafestore.KeyNotFoundException.class);
+    }
+
+    // A read of the latest that started before a delete and a new write returns the new value.
+    List<GatedCloud> again = new ArrayList<>();
+    for (MemoryCloud m : stores) {
+      again.add(new GatedCloud(m));
+    }
+    RafeStore second = direct(again, "alice", ALICE);
+    writer.blocking().write("k", utf8("before"));
+    CompletableFuture<StoredValue> racing = second.read("k");
+    writer.blocking().delete("k");
+    writer.blocking().write("k", utf8("after"));
+    again.forEach(GatedCloud::open);
+    assertThat(racing.get().utf8()).isEqualTo("after");
+  }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = ProtocolMode.class,
+      names = {"PAPER", "FAST", "DEPSKY_A"})
+  void aDeleteEndsWhileOneCloudNeverAnswersItsDataDeletes(ProtocolMode mode) throws Exception {
+    Harness h = new Harness(1, 4);
+    List<CompletableFuture<Void>> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<io.rafestore.CloudFault> faults = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (RafeStore store =
+        h.wrapped(
+                mode,
+                (i, c) ->
+                    i != 3
+                        ? c
+                        : new ForwardingCloud(c) {
+                          @Override
+                          public CompletableFuture<Void> delete(ObjectKey key) {
+                            CompletableFuture<Void> never = new CompletableFuture<>();
+                            held.add(never);
+                            return never;
+                          }
+
+                          @Override
+                          public void close() {}
+                        })
+            .listener(
+                new io.rafestore.RafeStoreListener() {
+                  @Override
+                  public void cloudFault(String key, io.rafestore.CloudFault fault) {
+                    faults.add(fault);
+                  }
+                })
+            .build()) {
+      for (int i = 0; i < 3; i++) {
+        h.run(store.write("k", utf8("v" + i)));
+      }
+      Duration before = h.scheduler.elapsed();
+      h.run(store.delete("k"));
+      Duration took = h.scheduler.elapsed().minus(before);
+      assertThat(took)
+          .as("a delete with one cloud silent on deletes (operation timeout 20 s)")
+          .isLessThan(Duration.ofSeconds(10));
+      assertThatThrownBy(() -> h.run(store.read("k")))
+          .cause()
+          .isInstanceOf(io.rafestore.KeyNotFoundException.class);
+      // The other clouds' data objects are gone; the silent cloud is reported.
+      for (int i = 0; i < 3; i++) {
+        assertThat(h.run(h.stores.get(i).list(Names.DATA_PREFIX))).as("p%d", i).isEmpty();
+      }
+      assertThat(held).as("p3 was asked to delete").isNotEmpty();
+      assertThat(faults)
+          .anySatisfy(
+              f -> {
+                assertThat(f.cloudId()).isEqualTo("p3");
+                assertThat(f.detail()).contains("left as orphans");
+              });
+    }
+  }
+
   /** Never answers metadata gets (a cloud slow for one client's readM), forwards the rest. */
   static final class SilentMetadataCloud extends ForwardingCloud {
     SilentMetadataCloud(CloudDriver delegate) {
