@@ -669,6 +669,32 @@ class StressHistoryTest {
                 return null;
               }));
     }
+    // Repair beside everything (its own client, the collector's identity, which it does not
+    // need): copies the newest signed logs to clouds that lack them and data to holders that lost
+    // it, under the same chaos, crashed writers' partial logs included.
+    java.util.concurrent.atomic.AtomicInteger repairs =
+        new java.util.concurrent.atomic.AtomicInteger();
+    {
+      RafeStore c = clients.get(WRITERS);
+      SplittableRandom r = random.split();
+      tasks.add(
+          threads.submit(
+              () -> {
+                while (!stop.get()) {
+                  String key = "key" + r.nextInt(KEYS);
+                  try {
+                    c.blocking().repair(key);
+                    repairs.incrementAndGet();
+                  } catch (KeyNotFoundException e) {
+                    // Never written, or deleted: nothing to repair.
+                  } catch (Exception e) {
+                    failures.add("repair " + key + ": " + e);
+                  }
+                  Thread.sleep(50);
+                }
+                return null;
+              }));
+    }
     // Chaos: each bad cloud changes behaviour every 100 ms.
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     while (System.nanoTime() < end) {
@@ -838,7 +864,7 @@ class StressHistoryTest {
         "StressHistoryTest f=%d gc=%s %s: %d writes (%d failed, %d crashed, %d restarts, %d"
             + " collected), %d reads checked (%d of them streams), %d reads of a completed"
             + " version (%d found collected or deleted), %d deletes (%d reads found nothing, %d writes"
-            + " deleted or maybe), bad clouds %s%n",
+            + " deleted or maybe), %d repairs, bad clouds %s%n",
         f,
         gc,
         shape,
@@ -854,6 +880,7 @@ class StressHistoryTest {
         deleted.get(),
         notFound,
         deletedWrites,
+        repairs.get(),
         bad);
     assertThat(restarts.get()).as("writers restarted").isPositive();
     if (!gc) {
