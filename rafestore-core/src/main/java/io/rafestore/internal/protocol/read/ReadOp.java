@@ -530,22 +530,34 @@ public final class ReadOp {
     if (!first.read().entry().isSealed()) {
       return CompletableFuture.completedFuture(first);
     }
-    CompletableFuture<ValueRead> keyed = sharesTimed(trace, first.read().keyed());
+    return keyedOr(
+        sharesTimed(trace, first.read().keyed()),
+        r -> new Found(ctx, r, first.layout(), first.trace(), true),
+        shortOfShares -> {
+          spec.end();
+          return trace
+              .timed(Phase.READ_M, MetadataRead.run(ctx, key))
+              .thenCompose(fresh -> newestKeyed(ctx, trace, key, fresh, shortOfShares, 0));
+        });
+  }
+
+  /**
+   * {@code keyed}'s read made a {@link Found} by {@code found}; if the key could not be recovered
+   * for want of shares, {@code shortOfShares} of that failed future; any other failure stands.
+   */
+  private static CompletableFuture<Found> keyedOr(
+      CompletableFuture<ValueRead> keyed,
+      java.util.function.Function<ValueRead, Found> found,
+      java.util.function.Function<CompletableFuture<ValueRead>, CompletableFuture<Found>>
+          shortOfShares) {
     return keyed
         .handle((r, e) -> keyed)
         .thenCompose(
             k -> {
               if (!k.isCompletedExceptionally()) {
-                return CompletableFuture.completedFuture(
-                    new Found(ctx, k.join(), first.layout(), first.trace(), true));
+                return CompletableFuture.completedFuture(found.apply(k.join()));
               }
-              if (!tooFewShares(k)) {
-                return k.thenApply(r -> first);
-              }
-              spec.end();
-              return trace
-                  .timed(Phase.READ_M, MetadataRead.run(ctx, key))
-                  .thenCompose(fresh -> newestKeyed(ctx, trace, key, fresh, k, 0));
+              return tooFewShares(k) ? shortOfShares.apply(k) : k.thenApply(r -> (Found) null);
             });
   }
 
@@ -568,20 +580,10 @@ public final class ReadOp {
     }
     View.Item item = view.visible.get(from);
     ctx.readTier.remember(key, item);
-    CompletableFuture<ValueRead> keyed =
-        sharesTimed(trace, ValueRead.of(ctx, key, view, item).keyed());
-    return keyed
-        .handle((r, e) -> keyed)
-        .thenCompose(
-            k -> {
-              if (!k.isCompletedExceptionally()) {
-                return CompletableFuture.completedFuture(
-                    new Found(ctx, k.join(), Layouts.of(item.entry()), trace, true));
-              }
-              return tooFewShares(k)
-                  ? newestKeyed(ctx, trace, key, view, k, from + 1)
-                  : k.thenApply(r -> null);
-            });
+    return keyedOr(
+        sharesTimed(trace, ValueRead.of(ctx, key, view, item).keyed()),
+        r -> new Found(ctx, r, Layouts.of(item.entry()), trace, true),
+        shortOfShares -> newestKeyed(ctx, trace, key, view, shortOfShares, from + 1));
   }
 
   /**

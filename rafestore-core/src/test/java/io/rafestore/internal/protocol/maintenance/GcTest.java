@@ -250,13 +250,8 @@ class GcTest {
 
   @Test
   void aReaderWithMetadataFromBeforeTheCollectionGetsVersionCollected() throws Exception {
-    List<MemoryCloud> stores = new ArrayList<>();
-    List<GatedCloud> gated = new ArrayList<>();
-    for (int i = 0; i < 4; i++) {
-      MemoryCloud m = new MemoryCloud("p" + i);
-      stores.add(m);
-      gated.add(new GatedCloud(m));
-    }
+    List<MemoryCloud> stores = memoryClouds(4);
+    List<GatedCloud> gated = gated(stores);
     RafeStore writer = direct(stores, "alice", ALICE);
     RafeStore reader = direct(gated, "alice", ALICE);
     List<Version> v = new ArrayList<>();
@@ -300,13 +295,8 @@ class GcTest {
 
   @Test
   void aReaderWithMetadataFromBeforeADeleteFindsTheKeyDeletedNotCorrupt() throws Exception {
-    List<MemoryCloud> stores = new ArrayList<>();
-    List<GatedCloud> gated = new ArrayList<>();
-    for (int i = 0; i < 4; i++) {
-      MemoryCloud m = new MemoryCloud("p" + i);
-      stores.add(m);
-      gated.add(new GatedCloud(m));
-    }
+    List<MemoryCloud> stores = memoryClouds(4);
+    List<GatedCloud> gated = gated(stores);
     RafeStore writer = direct(stores, "alice", ALICE);
     RafeStore reader = direct(gated, "alice", ALICE);
     List<Version> v = new ArrayList<>();
@@ -333,10 +323,7 @@ class GcTest {
     }
 
     // A read of the latest that started before a delete and a new write returns the new value.
-    List<GatedCloud> again = new ArrayList<>();
-    for (MemoryCloud m : stores) {
-      again.add(new GatedCloud(m));
-    }
+    List<GatedCloud> again = gated(stores);
     RafeStore second = direct(again, "alice", ALICE);
     writer.blocking().write("k", utf8("before"));
     CompletableFuture<StoredValue> racing = second.read("k");
@@ -473,6 +460,23 @@ class GcTest {
 
   static RafeStore direct(List<? extends CloudDriver> clouds, String id, KeyPair keys) {
     return trusting(clouds, id, keys, Map.of());
+  }
+
+  static List<MemoryCloud> memoryClouds(int n) {
+    List<MemoryCloud> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      out.add(new MemoryCloud("p" + i));
+    }
+    return out;
+  }
+
+  /** Each of {@code stores} behind a gate of its own. */
+  static List<GatedCloud> gated(List<MemoryCloud> stores) {
+    List<GatedCloud> out = new ArrayList<>();
+    for (MemoryCloud m : stores) {
+      out.add(new GatedCloud(m));
+    }
+    return out;
   }
 
   /** Holds data gets until opened, to give a reader metadata from before a collection. */
