@@ -290,31 +290,44 @@ public final class ReadOp {
                       trace,
                       key,
                       version,
-                      trace.timed(
-                          Phase.DATA_FETCH, found.layout().range(found.read(), offset, length)));
+                      length,
+                      found.layout().range(found.read(), offset, length));
                 }));
   }
 
   /**
-   * {@code op}, a fetch of version {@code version}; if it fails (other than by cancellation or as
-   * collected already), metadata is read again and a signed watermark now covering the version
-   * makes the failure {@link VersionCollectedException}, a tombstone now hiding it {@link
-   * VersionNotFoundException} ("deleted at"), as in {@link #fetchOrCollected}; otherwise the
-   * fetch's own failure stands.
+   * {@code fetch}, of version {@code version}, timed and watched ({@link #guarded}); if it fails
+   * (other than by cancellation or as collected already), metadata is read again and a signed
+   * watermark now covering the version makes the failure {@link VersionCollectedException}, a
+   * tombstone now hiding it {@link VersionNotFoundException} ("deleted at"), as in {@link
+   * #fetchOrCollected}; otherwise the fetch's own failure stands.
    */
   private static <T> CompletableFuture<T> orCollected(
-      Context ctx, OpTrace trace, String key, Version version, CompletableFuture<T> op) {
-    return op.handle((v, e) -> op)
+      Context ctx,
+      OpTrace trace,
+      String key,
+      Version version,
+      long bytes,
+      CompletableFuture<T> fetch) {
+    return guarded(ctx, trace, key, version, bytes, fetch)
         .thenCompose(
-            f -> {
-              if (!f.isCompletedExceptionally() || f.isCancelled()) {
-                return f;
+            a -> {
+              CompletableFuture<T> f = a.fetch();
+              Throwable cause;
+              CompletableFuture<View> fresh;
+              if (a.gone() != null) {
+                cause = new java.util.concurrent.CancellationException("version gone meanwhile");
+                fresh = CompletableFuture.completedFuture(a.gone());
+              } else {
+                if (!f.isCompletedExceptionally() || f.isCancelled()) {
+                  return f;
+                }
+                cause = Futures.unwrap(f.handle((v, e) -> e).join());
+                if (cause instanceof VersionCollectedException || Futures.isCancellation(cause)) {
+                  return f;
+                }
+                fresh = trace.timed(Phase.READ_M, MetadataRead.run(ctx, key));
               }
-              Throwable cause = Futures.unwrap(f.handle((v, e) -> e).join());
-              if (cause instanceof VersionCollectedException || Futures.isCancellation(cause)) {
-                return f;
-              }
-              CompletableFuture<View> fresh = trace.timed(Phase.READ_M, MetadataRead.run(ctx, key));
               return fresh
                   .handle((view, e) -> view)
                   .thenCompose(
@@ -333,6 +346,110 @@ public final class ReadOp {
                         return f;
                       });
             });
+  }
+
+  /**
+   * How long a data fetch runs before the read checks whether its version was collected or deleted
+   * meanwhile, and then again every so long while it runs. A holder that lost the data to a
+   * collection or a delete answers "missing", but a hung holder never answers, and without the
+   * check the fetch would wait for it until the operation timeout; with at most f faulty clouds a
+   * fetch of a version still there ends sooner than this as a rule, so the check costs a readM only
+   * for fetches that wait on a silent cloud.
+   */
+  static final java.time.Duration GONE_CHECK = java.time.Duration.ofSeconds(2);
+
+  /**
+   * When a fetch of {@code bytes} is late enough to check whether its version is gone: twice the
+   * (f+1)-th shortest time the latency model predicts for those bytes from any cloud (at most f
+   * clouds are faulty, so a correct one is that fast or faster; a hung cloud's estimate only
+   * grows), and at least {@link #GONE_CHECK}, so a large value that simply takes long to move is
+   * not checked over and over.
+   */
+  static java.time.Duration goneCheckAfter(Context ctx, long bytes) {
+    java.util.List<java.time.Duration> predicted = new java.util.ArrayList<>();
+    for (io.rafestore.internal.protocol.context.Cloud c : ctx.clouds) {
+      predicted.add(ctx.model.predict(c.id(), bytes));
+    }
+    predicted.sort(null);
+    java.time.Duration late =
+        predicted.isEmpty()
+            ? GONE_CHECK
+            : predicted.get(Math.min(ctx.f(), predicted.size() - 1)).multipliedBy(2);
+    return late.compareTo(GONE_CHECK) > 0 ? late : GONE_CHECK;
+  }
+
+  /**
+   * A fetch's outcome: {@code fetch} (done) with {@code gone} null, or, if its version was seen
+   * collected or deleted first, the fresh metadata that says so in {@code gone} (the fetch
+   * cancelled, maybe not yet done).
+   */
+  record Attempt<T>(CompletableFuture<T> fetch, View gone) {}
+
+  /**
+   * Runs {@code fetch} (of {@code bytes} of version {@code version}, timed as the data fetch) and,
+   * every {@link #goneCheckAfter} while it runs, reads metadata again; completes with the fetch
+   * once it ends, or, as soon as a readM shows the version collected or deleted, with that view
+   * (and cancels the fetch).
+   */
+  private static <T> CompletableFuture<Attempt<T>> guarded(
+      Context ctx,
+      OpTrace trace,
+      String key,
+      Version version,
+      long bytes,
+      CompletableFuture<T> fetch) {
+    CompletableFuture<T> timed = trace.timed(Phase.DATA_FETCH, fetch);
+    CompletableFuture<Attempt<T>> out = new CompletableFuture<>();
+    Futures.onEnd(timed, (v, e) -> out.complete(new Attempt<>(timed, null)));
+    watchGone(
+        ctx,
+        key,
+        version,
+        goneCheckAfter(ctx, bytes),
+        fetch,
+        view -> {
+          if (out.complete(new Attempt<>(timed, view))) {
+            fetch.cancel(true);
+          }
+        });
+    return out;
+  }
+
+  /**
+   * While {@code running} is not done, every {@code every} reads metadata of {@code key}; the first
+   * view that shows {@code version} collected or deleted goes to {@code gone} (once), and the watch
+   * ends.
+   */
+  private static void watchGone(
+      Context ctx,
+      String key,
+      Version version,
+      java.time.Duration every,
+      CompletableFuture<?> running,
+      java.util.function.Consumer<View> gone) {
+    io.rafestore.Scheduler.Cancellable timer =
+        ctx.settings
+            .scheduler()
+            .schedule(
+                every,
+                () -> {
+                  if (running.isDone()) {
+                    return;
+                  }
+                  Futures.onEnd(
+                      MetadataRead.run(ctx, key),
+                      (view, e) -> {
+                        if (running.isDone()) {
+                          return;
+                        }
+                        if (view != null && (view.isCollected(version) || deleted(view, version))) {
+                          gone.accept(view);
+                        } else {
+                          watchGone(ctx, key, version, every, running, gone);
+                        }
+                      });
+                });
+    Futures.onEnd(running, (v, e) -> timer.cancel());
   }
 
   private static VersionCollectedException withCause(VersionCollectedException c, Throwable e) {
@@ -370,7 +487,13 @@ public final class ReadOp {
         throw e;
       }
       return trace.stream(
-          new CollectedCheck(in, ctx, read.info().key(), read.info().version(), latest));
+          new CollectedCheck(
+              in,
+              ctx,
+              read.info().key(),
+              read.info().version(),
+              latest,
+              read.entry().isParted() ? read.entry().partLength() : read.info().size()));
     }
   }
 
@@ -387,41 +510,103 @@ public final class ReadOp {
     private final Context ctx;
     private final String key;
     private final Version version;
-
     private final boolean latest;
+    private final java.time.Duration checkAfter;
 
-    CollectedCheck(InputStream in, Context ctx, String key, Version version, boolean latest) {
+    /** What the watch of a blocked read saw: the view that shows the version gone, or null. */
+    private volatile View goneView;
+
+    /** A blocked read's state, so its thread is interrupted only while it is in the read. */
+    private final java.util.concurrent.atomic.AtomicInteger state =
+        new java.util.concurrent.atomic.AtomicInteger(IDLE);
+
+    private static final int IDLE = 0;
+    private static final int READING = 1;
+    private static final int INTERRUPTING = 2;
+    private static final int INTERRUPTED = 3;
+
+    CollectedCheck(
+        InputStream in, Context ctx, String key, Version version, boolean latest, long bytes) {
       super(in);
       this.ctx = ctx;
       this.key = key;
       this.version = version;
       this.latest = latest;
+      this.checkAfter = goneCheckAfter(ctx, bytes);
+    }
+
+    /** One call of the stream underneath. */
+    private interface Call<T> {
+      T run() throws java.io.IOException;
     }
 
     @Override
     public int read() throws java.io.IOException {
-      try {
-        return super.read();
-      } catch (io.rafestore.RafeStoreException e) {
-        throw told(e);
-      }
+      return watched(() -> in.read());
     }
 
     @Override
     public int read(byte[] b, int off, int len) throws java.io.IOException {
-      try {
-        return super.read(b, off, len);
-      } catch (io.rafestore.RafeStoreException e) {
-        throw told(e);
-      }
+      return watched(() -> in.read(b, off, len));
     }
 
     @Override
     public long skip(long n) throws java.io.IOException {
+      return watched(() -> in.skip(n));
+    }
+
+    /**
+     * Runs {@code call}; one that may block (nothing buffered) is watched as a fetch is ({@link
+     * #watchGone}): if readM shows the version collected or deleted while it waits (on a holder
+     * that never answers), the reading thread is interrupted and the call fails with what readM
+     * says. A failure with an integrity error is checked the same way ({@link #told}).
+     */
+    private <T> T watched(Call<T> call) throws java.io.IOException {
+      if (in.available() > 0) {
+        try {
+          return call.run();
+        } catch (io.rafestore.RafeStoreException e) {
+          throw told(e);
+        }
+      }
+      Thread reader = Thread.currentThread();
+      CompletableFuture<Void> running = new CompletableFuture<>();
+      state.set(READING);
+      watchGone(
+          ctx,
+          key,
+          version,
+          checkAfter,
+          running,
+          view -> {
+            goneView = view;
+            if (state.compareAndSet(READING, INTERRUPTING)) {
+              reader.interrupt();
+              state.set(INTERRUPTED);
+            }
+          });
       try {
-        return super.skip(n);
-      } catch (io.rafestore.RafeStoreException e) {
-        throw told(e);
+        return call.run();
+      } catch (java.io.IOException e) {
+        View gone = goneView;
+        if (gone != null) {
+          throw goneError(gone, e);
+        }
+        if (e instanceof io.rafestore.RafeStoreException r) {
+          throw told(r);
+        }
+        throw e;
+      } finally {
+        running.complete(null);
+        if (!state.compareAndSet(READING, IDLE)) {
+          // The watch interrupted this thread (or is about to): wait for it, then clear the
+          // interrupt, which was ours, not the caller's.
+          while (state.get() != INTERRUPTED) {
+            Thread.onSpinWait();
+          }
+          Thread.interrupted();
+          state.set(IDLE);
+        }
       }
     }
 
@@ -430,19 +615,22 @@ public final class ReadOp {
         return e;
       }
       View fresh = freshView(ctx, key);
-      if (fresh == null) {
+      if (fresh == null || !(fresh.isCollected(version) || deleted(fresh, version))) {
         return e;
       }
+      return goneError(fresh, e);
+    }
+
+    /** The failure for {@code view}, which shows the version collected or deleted. */
+    private io.rafestore.RafeStoreException goneError(View view, Exception cause) {
       io.rafestore.RafeStoreException told;
-      if (fresh.isCollected(version)) {
-        told = new VersionCollectedException(key, version, fresh.collected);
-      } else if (deleted(fresh, version)) {
-        // A stream of the latest version finds the key deleted; one of a version, that version.
-        told = latest ? notFound(key, fresh) : versionNotFound(key, fresh, version);
+      if (view.isCollected(version)) {
+        told = new VersionCollectedException(key, version, view.collected);
       } else {
-        return e;
+        // A stream of the latest version finds the key deleted; one of a version, that version.
+        told = latest ? notFound(key, view) : versionNotFound(key, view, version);
       }
-      told.addSuppressed(e);
+      told.addSuppressed(cause);
       return told;
     }
   }
@@ -601,6 +789,16 @@ public final class ReadOp {
     return new Found(ctx, spec.readOf(view, item), Layouts.of(item.entry()), trace, latest);
   }
 
+  /**
+   * Why a read of the latest gives up on {@code version}, which {@code view} shows collected or
+   * deleted (after {@link #MAX_REREADS} such versions in a row).
+   */
+  private static io.rafestore.RafeStoreException gone(String key, Version version, View view) {
+    return view.isCollected(version)
+        ? new VersionCollectedException(key, version, view.collected)
+        : notFound(key, view);
+  }
+
   /** Whether a tombstone in {@code view} hides {@code version} (the key was deleted after it). */
   private static boolean deleted(View view, Version version) {
     return view.tombstone != null && version.compareTo(view.tombstone) <= 0;
@@ -643,42 +841,47 @@ public final class ReadOp {
       View.Item item,
       ValueRead read,
       Version asked) {
-    CompletableFuture<StoredValue> first =
-        trace.timed(Phase.DATA_FETCH, Layouts.of(item.entry()).read(read));
-    return first
-        .handle((v, e) -> first)
+    return guarded(
+            ctx,
+            trace,
+            key,
+            item.version(),
+            item.entry().size(),
+            Layouts.of(item.entry()).read(read))
         .thenCompose(
-            f -> {
-              if (!f.isCompletedExceptionally()) {
+            a -> {
+              CompletableFuture<StoredValue> f = a.fetch();
+              if (a.gone() == null && !f.isCompletedExceptionally()) {
                 return f;
               }
-              return trace
-                  .timed(Phase.READ_M, MetadataRead.run(ctx, key))
-                  .thenCompose(
-                      fresh -> {
-                        if (deleted(fresh, item.version())) {
-                          // Deleted meanwhile: the data went after the tombstone was written.
-                          if (asked != null) {
-                            return CompletableFuture.failedFuture(
-                                versionNotFound(key, fresh, asked));
-                          }
-                          return fresh.visible.isEmpty()
-                              ? CompletableFuture.failedFuture(notFound(key, fresh))
-                              : newestReadable(ctx, trace, key, fresh, null, 0, 1);
-                        }
-                        if (!fresh.isCollected(item.version())) {
-                          if (asked == null && tooFewShares(f)) {
-                            return newestReadable(ctx, trace, key, fresh, f, 0, 1);
-                          }
-                          return f;
-                        }
-                        if (asked == null && !fresh.visible.isEmpty()) {
-                          // The newer latest (passing over sealed ones short of shares, as above).
-                          return newestReadable(ctx, trace, key, fresh, null, 0, 1);
-                        }
-                        return CompletableFuture.failedFuture(
-                            new VersionCollectedException(key, item.version(), fresh.collected));
-                      });
+              CompletableFuture<View> again =
+                  a.gone() != null
+                      ? CompletableFuture.completedFuture(a.gone())
+                      : trace.timed(Phase.READ_M, MetadataRead.run(ctx, key));
+              return again.thenCompose(
+                  fresh -> {
+                    if (deleted(fresh, item.version())) {
+                      // Deleted meanwhile: the data went after the tombstone was written.
+                      if (asked != null) {
+                        return CompletableFuture.failedFuture(versionNotFound(key, fresh, asked));
+                      }
+                      return fresh.visible.isEmpty()
+                          ? CompletableFuture.failedFuture(notFound(key, fresh))
+                          : newestReadable(ctx, trace, key, fresh, null, 0, 1);
+                    }
+                    if (!fresh.isCollected(item.version())) {
+                      if (asked == null && tooFewShares(f)) {
+                        return newestReadable(ctx, trace, key, fresh, f, 0, 1);
+                      }
+                      return f;
+                    }
+                    if (asked == null && !fresh.visible.isEmpty()) {
+                      // The newer latest (passing over sealed ones short of shares, as above).
+                      return newestReadable(ctx, trace, key, fresh, null, 0, 1);
+                    }
+                    return CompletableFuture.failedFuture(
+                        new VersionCollectedException(key, item.version(), fresh.collected));
+                  });
             });
   }
 
@@ -710,12 +913,16 @@ public final class ReadOp {
       return failed != null ? failed : CompletableFuture.failedFuture(notFound(key, view));
     }
     View.Item item = view.visible.get(from);
-    CompletableFuture<StoredValue> attempt =
-        trace.timed(Phase.DATA_FETCH, fetch(ctx, key, view, item));
-    return attempt
-        .handle((v, e) -> attempt)
+    return guarded(
+            ctx, trace, key, item.version(), item.entry().size(), fetch(ctx, key, view, item))
         .thenCompose(
-            f -> {
+            a -> {
+              CompletableFuture<StoredValue> f = a.fetch();
+              if (a.gone() != null) {
+                return rereads < MAX_REREADS
+                    ? newestReadable(ctx, trace, key, a.gone(), null, 0, rereads + 1)
+                    : CompletableFuture.failedFuture(gone(key, item.version(), a.gone()));
+              }
               if (!f.isCompletedExceptionally()) {
                 return f;
               }

@@ -333,6 +333,51 @@ class GcTest {
     assertThat(racing.get().utf8()).isEqualTo("after");
   }
 
+  @Test
+  void aReadWaitingOnHoldersThatNeverAnswerLearnsOfADeleteFromMetadata() throws Exception {
+    // The reader's data gets never return (its holders hang, or lost the data and the one left
+    // hangs): a delete after its readM must end the read with "deleted" (the read checks metadata
+    // again every ReadOp.GONE_CHECK while it waits), not leave it waiting for the timeout.
+    List<MemoryCloud> stores = memoryClouds(4);
+    List<GatedCloud> gated = gated(stores);
+    RafeStore writer = direct(stores, "alice", ALICE);
+    RafeStore reader = direct(gated, "alice", ALICE);
+    Version v = writer.blocking().write("k", utf8("v0")).version();
+    writer.blocking().write("k", utf8("v1"));
+    CompletableFuture<StoredValue> latest = reader.read("k");
+    CompletableFuture<StoredValue> one = reader.read("k", v);
+    CompletableFuture<byte[]> range = reader.read("k", v, 0, 1);
+    java.io.InputStream stream = reader.blocking().openStream("k");
+    // The stream is read on a thread of its own, which must end with its interrupt flag clear.
+    CompletableFuture<Boolean> streamed =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try (stream) {
+                assertThatThrownBy(stream::readAllBytes)
+                    .isInstanceOf(io.rafestore.KeyNotFoundException.class);
+              } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+              return Thread.currentThread().isInterrupted();
+            });
+    writer.blocking().delete("k");
+    // Well before the operation timeout (5 min): each within a few checks.
+    java.util.concurrent.TimeUnit s = java.util.concurrent.TimeUnit.SECONDS;
+    assertThatThrownBy(() -> latest.get(15, s))
+        .isInstanceOf(ExecutionException.class)
+        .cause()
+        .isInstanceOf(io.rafestore.KeyNotFoundException.class);
+    assertThatThrownBy(() -> one.get(15, s))
+        .isInstanceOf(ExecutionException.class)
+        .cause()
+        .isInstanceOf(VersionNotFoundException.class);
+    assertThatThrownBy(() -> range.get(15, s))
+        .isInstanceOf(ExecutionException.class)
+        .cause()
+        .isInstanceOf(VersionNotFoundException.class);
+    assertThat(streamed.get(15, s)).as("the reader's interrupt flag after the stream").isFalse();
+  }
+
   @ParameterizedTest
   @EnumSource(
       value = ProtocolMode.class,
