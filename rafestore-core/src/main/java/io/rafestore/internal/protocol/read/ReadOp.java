@@ -418,7 +418,8 @@ public final class ReadOp {
   /**
    * While {@code running} is not done, every {@code every} reads metadata of {@code key}; the first
    * view that shows {@code version} collected or deleted goes to {@code gone} (once), and the watch
-   * ends.
+   * ends. It ends too after the operation timeout: a fetch that hangs past it belongs to an
+   * operation that has ended (timed out), and nobody waits for it any more.
    */
   private static void watchGone(
       Context ctx,
@@ -427,28 +428,46 @@ public final class ReadOp {
       java.time.Duration every,
       CompletableFuture<?> running,
       java.util.function.Consumer<View> gone) {
+    io.rafestore.Scheduler clock = ctx.settings.scheduler();
+    watchGone(
+        ctx,
+        key,
+        version,
+        every,
+        clock.nanoTime() + ctx.settings.operationTimeout().toNanos(),
+        running,
+        gone);
+  }
+
+  private static void watchGone(
+      Context ctx,
+      String key,
+      Version version,
+      java.time.Duration every,
+      long until,
+      CompletableFuture<?> running,
+      java.util.function.Consumer<View> gone) {
+    io.rafestore.Scheduler clock = ctx.settings.scheduler();
     io.rafestore.Scheduler.Cancellable timer =
-        ctx.settings
-            .scheduler()
-            .schedule(
-                every,
-                () -> {
-                  if (running.isDone()) {
-                    return;
-                  }
-                  Futures.onEnd(
-                      MetadataRead.run(ctx, key),
-                      (view, e) -> {
-                        if (running.isDone()) {
-                          return;
-                        }
-                        if (view != null && (view.isCollected(version) || deleted(view, version))) {
-                          gone.accept(view);
-                        } else {
-                          watchGone(ctx, key, version, every, running, gone);
-                        }
-                      });
-                });
+        clock.schedule(
+            every,
+            () -> {
+              if (running.isDone() || clock.nanoTime() - until >= 0) {
+                return;
+              }
+              Futures.onEnd(
+                  MetadataRead.run(ctx, key),
+                  (view, e) -> {
+                    if (running.isDone()) {
+                      return;
+                    }
+                    if (view != null && (view.isCollected(version) || deleted(view, version))) {
+                      gone.accept(view);
+                    } else {
+                      watchGone(ctx, key, version, every, until, running, gone);
+                    }
+                  });
+            });
     Futures.onEnd(running, (v, e) -> timer.cancel());
   }
 

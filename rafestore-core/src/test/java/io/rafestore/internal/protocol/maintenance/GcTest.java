@@ -378,6 +378,48 @@ class GcTest {
     assertThat(streamed.get(15, s)).as("the reader's interrupt flag after the stream").isFalse();
   }
 
+  @Test
+  void theWatchOfAFetchThatNeverEndsStopsAtTheOperationTimeout() throws Exception {
+    // Every data get of this client hangs and the version stays: the read times out, and the
+    // metadata checks of its watch (ReadOp.watchGone) stop with it instead of going on forever.
+    Harness h = new Harness(1, 4);
+    java.util.concurrent.atomic.AtomicInteger metadataGets =
+        new java.util.concurrent.atomic.AtomicInteger();
+    try (RafeStore writer = h.client(ProtocolMode.FAST);
+        RafeStore reader =
+            h.wrapped(
+                    ProtocolMode.FAST,
+                    (i, c) ->
+                        new ForwardingCloud(c) {
+                          @Override
+                          public CompletableFuture<byte[]> get(
+                              ObjectKey key, Optional<ByteRange> range) {
+                            if (key.value().startsWith(Names.DATA_PREFIX)) {
+                              return new CompletableFuture<>();
+                            }
+                            metadataGets.incrementAndGet();
+                            return super.get(key, range);
+                          }
+
+                          @Override
+                          public void close() {}
+                        })
+                // No anticipated fetch, which the read's end would cancel: the fetch of the
+                // decided version is the read's own and is not cancelled when the read times out.
+                .speculativeReads(false)
+                .operationTimeout(Duration.ofSeconds(30))
+                .build()) {
+      h.run(writer.write("k", utf8("v0")));
+      assertThatThrownBy(() -> h.run(reader.read("k"))).hasMessageContaining("operation timeout");
+      int atTimeout = metadataGets.get();
+      assertThat(atTimeout).as("the watch read metadata while the fetch hung").isGreaterThan(8);
+      h.scheduler.advance(Duration.ofMinutes(10));
+      assertThat(metadataGets.get())
+          .as("metadata reads after the operation timeout")
+          .isLessThanOrEqualTo(atTimeout + 4);
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(
       value = ProtocolMode.class,
