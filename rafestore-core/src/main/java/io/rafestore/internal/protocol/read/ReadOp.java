@@ -331,20 +331,11 @@ public final class ReadOp {
               return fresh
                   .handle((view, e) -> view)
                   .thenCompose(
-                      view -> {
-                        if (view != null && view.isCollected(version)) {
-                          return CompletableFuture.<T>failedFuture(
-                              withCause(
-                                  new VersionCollectedException(key, version, view.collected),
-                                  cause));
-                        }
-                        if (view != null && deleted(view, version)) {
-                          VersionNotFoundException gone = versionNotFound(key, view, version);
-                          gone.addSuppressed(cause);
-                          return CompletableFuture.<T>failedFuture(gone);
-                        }
-                        return f;
-                      });
+                      view ->
+                          view != null && (view.isCollected(version) || deleted(view, version))
+                              ? CompletableFuture.<T>failedFuture(
+                                  goneFailure(key, version, view, false, cause))
+                              : f);
             });
   }
 
@@ -429,6 +420,17 @@ public final class ReadOp {
       CompletableFuture<?> running,
       java.util.function.Consumer<View> gone) {
     io.rafestore.Scheduler clock = ctx.settings.scheduler();
+    // The watch's pending check: one slot, cancelled once when the fetch ends.
+    java.util.concurrent.atomic.AtomicReference<io.rafestore.Scheduler.Cancellable> timer =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Futures.onEnd(
+        running,
+        (v, e) -> {
+          io.rafestore.Scheduler.Cancellable t = timer.get();
+          if (t != null) {
+            t.cancel();
+          }
+        });
     watchGone(
         ctx,
         key,
@@ -436,6 +438,7 @@ public final class ReadOp {
         every,
         clock.nanoTime() + ctx.settings.operationTimeout().toNanos(),
         running,
+        timer,
         gone);
   }
 
@@ -446,9 +449,10 @@ public final class ReadOp {
       java.time.Duration every,
       long until,
       CompletableFuture<?> running,
+      java.util.concurrent.atomic.AtomicReference<io.rafestore.Scheduler.Cancellable> timer,
       java.util.function.Consumer<View> gone) {
     io.rafestore.Scheduler clock = ctx.settings.scheduler();
-    io.rafestore.Scheduler.Cancellable timer =
+    timer.set(
         clock.schedule(
             every,
             () -> {
@@ -464,16 +468,10 @@ public final class ReadOp {
                     if (view != null && (view.isCollected(version) || deleted(view, version))) {
                       gone.accept(view);
                     } else {
-                      watchGone(ctx, key, version, every, until, running, gone);
+                      watchGone(ctx, key, version, every, until, running, timer, gone);
                     }
                   });
-            });
-    Futures.onEnd(running, (v, e) -> timer.cancel());
-  }
-
-  private static VersionCollectedException withCause(VersionCollectedException c, Throwable e) {
-    c.addSuppressed(e);
-    return c;
+            }));
   }
 
   /**
@@ -609,7 +607,7 @@ public final class ReadOp {
       } catch (java.io.IOException e) {
         View gone = goneView;
         if (gone != null) {
-          throw goneError(gone, e);
+          throw goneFailure(key, version, gone, latest, e);
         }
         if (e instanceof io.rafestore.RafeStoreException r) {
           throw told(r);
@@ -637,20 +635,7 @@ public final class ReadOp {
       if (fresh == null || !(fresh.isCollected(version) || deleted(fresh, version))) {
         return e;
       }
-      return goneError(fresh, e);
-    }
-
-    /** The failure for {@code view}, which shows the version collected or deleted. */
-    private io.rafestore.RafeStoreException goneError(View view, Exception cause) {
-      io.rafestore.RafeStoreException told;
-      if (view.isCollected(version)) {
-        told = new VersionCollectedException(key, version, view.collected);
-      } else {
-        // A stream of the latest version finds the key deleted; one of a version, that version.
-        told = latest ? notFound(key, view) : versionNotFound(key, view, version);
-      }
-      told.addSuppressed(cause);
-      return told;
+      return goneFailure(key, version, fresh, latest, e);
     }
   }
 
@@ -809,13 +794,21 @@ public final class ReadOp {
   }
 
   /**
-   * Why a read of the latest gives up on {@code version}, which {@code view} shows collected or
-   * deleted (after {@link #MAX_REREADS} such versions in a row).
+   * The failure of a read of {@code version}, which {@code view} shows collected or deleted: {@link
+   * VersionCollectedException}, or for a deleted one {@link KeyNotFoundException} when the read is
+   * of the latest version ({@code latest}) and {@link VersionNotFoundException} ("deleted at") when
+   * it named the version; {@code cause} (the fetch's own failure), if any, suppressed in it.
    */
-  private static io.rafestore.RafeStoreException gone(String key, Version version, View view) {
-    return view.isCollected(version)
-        ? new VersionCollectedException(key, version, view.collected)
-        : notFound(key, view);
+  private static io.rafestore.RafeStoreException goneFailure(
+      String key, Version version, View view, boolean latest, Throwable cause) {
+    io.rafestore.RafeStoreException told =
+        view.isCollected(version)
+            ? new VersionCollectedException(key, version, view.collected)
+            : latest ? notFound(key, view) : versionNotFound(key, view, version);
+    if (cause != null) {
+      told.addSuppressed(cause);
+    }
+    return told;
   }
 
   /** Whether a tombstone in {@code view} hides {@code version} (the key was deleted after it). */
@@ -940,7 +933,8 @@ public final class ReadOp {
               if (a.gone() != null) {
                 return rereads < MAX_REREADS
                     ? newestReadable(ctx, trace, key, a.gone(), null, 0, rereads + 1)
-                    : CompletableFuture.failedFuture(gone(key, item.version(), a.gone()));
+                    : CompletableFuture.failedFuture(
+                        goneFailure(key, item.version(), a.gone(), true, null));
               }
               if (!f.isCompletedExceptionally()) {
                 return f;
