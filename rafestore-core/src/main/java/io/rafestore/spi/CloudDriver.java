@@ -81,6 +81,42 @@ public interface CloudDriver extends AutoCloseable {
     return false;
   }
 
+  /**
+   * A conditional put: stores {@code data} under {@code key} only if the object is still the one a
+   * previous {@link #getTagged} of this key on this driver gave {@code ifMatch} for, or, with
+   * {@code ifMatch} empty, only if no object is stored under {@code key} (If-Match and
+   * If-None-Match "*" on S3 and Azure, ifGenerationMatch on GCS, a check-and-set script on Redis).
+   * The check and the store are one atomic step at the cloud: no other put can land between them.
+   * Completes with {@code true} if it stored, {@code false} if the condition did not hold (nothing
+   * was stored).
+   *
+   * <p>RafeStore asks it when repair copies a writer's log onto a cloud it found behind: the
+   * writer's own newer log may have landed there since repair read the cloud, and a plain put would
+   * replace it with the older one.
+   *
+   * <p>The default fails with a {@link CloudException} ({@link CloudException.Kind#OTHER}): a
+   * caller asks only a driver whose {@link #conditionalPuts()} is true. A decorator that changes
+   * puts and does not override this method keeps the default (and false), so it is never bypassed.
+   *
+   * @param ifMatch empty to store only where no object exists; otherwise a tag this driver's {@link
+   *     #getTagged} gave for {@code key}
+   */
+  default CompletableFuture<Boolean> putIfMatch(
+      ObjectKey key, byte[] data, Optional<String> ifMatch) {
+    return CompletableFuture.failedFuture(
+        new CloudException(
+            id(), CloudException.Kind.OTHER, "this driver does not offer conditional puts"));
+  }
+
+  /**
+   * Whether {@link #putIfMatch} is offered; false by default. A driver says true only if its {@link
+   * #getTagged} gives a tag for every object and {@link #putIfMatch} checks that same tag. A
+   * decorator that forwards {@code putIfMatch} with its behaviour applied forwards this too.
+   */
+  default boolean conditionalPuts() {
+    return false;
+  }
+
   /** Deletes an object. Deleting a missing object succeeds (deletes are idempotent). */
   CompletableFuture<Void> delete(ObjectKey key);
 

@@ -18,7 +18,9 @@ import java.util.function.Supplier;
  * exception is conditional gets: {@link #getTagged} and {@link #conditionalGets()} keep the
  * interface's defaults (a plain {@link #get} through this decorator, no tags), so a decorator that
  * changes gets is never bypassed by one. A decorator whose gets are the delegate's, or that applies
- * its behaviour to tagged answers too, overrides both to pass them on.
+ * its behaviour to tagged answers too, overrides both to pass them on. Conditional puts likewise:
+ * {@link #putIfMatch} and {@link #conditionalPuts()} keep the defaults (not offered) unless a
+ * decorator overrides both, applying to them what it applies to {@link #put}.
  *
  * <p><b>Native multipart uploads.</b> {@link #multipart()} offers the delegate's capability (if it
  * has one) with every call routed through four protected hooks: {@link #beginUpload}, {@link
