@@ -184,6 +184,98 @@ public final class GcsCloud implements CloudDriver {
         });
   }
 
+  /**
+   * GCS checks an object's generation on upload ({@code ifGenerationMatch}), so this driver offers
+   * conditional puts.
+   */
+  @Override
+  public boolean conditionalPuts() {
+    return true;
+  }
+
+  /**
+   * An upload with the precondition {@code ifGenerationMatch}: the generation a {@link #getTagged}
+   * gave as its tag ({@link Storage.BlobTargetOption#generationMatch(long)}), or, with {@code
+   * ifMatch} empty, 0, which GCS reads as "no live object" ({@link
+   * Storage.BlobTargetOption#doesNotExist()}). GCS checks the precondition and creates the new
+   * generation in one step, and gives every write a new generation (the same bytes written again
+   * too). It answers 412 Precondition Failed when the condition does not hold, a missing object
+   * included: {@code false}, nothing stored by this request. A missing bucket fails as {@link #put}
+   * does.
+   *
+   * <p>Written as {@link #put} writes: one upload request up to {@link
+   * Builder#resumableThreshold(long)}, a resumable upload above it, whose precondition is given
+   * when the session starts and checked by GCS when it completes, so a large conditional put is as
+   * atomic as a small one. A tag that is not a positive decimal number is no generation of this
+   * driver's and matches nothing ({@code false}, no request; 0 would otherwise mean "absent"). The
+   * SDK retries a conditional upload whose answer was lost ({@link Builder#maxAttempts(int)}); if
+   * that answer was a success, the retry meets the generation it created itself and completes
+   * {@code false}. Cancelled as {@link #put}.
+   */
+  @Override
+  public CompletableFuture<Boolean> putIfMatch(
+      ObjectKey key, byte[] data, Optional<String> ifMatch) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(ifMatch, "ifMatch");
+    byte[] copy = Objects.requireNonNull(data, "data").clone();
+    long generation;
+    if (ifMatch.isEmpty()) {
+      generation = 0;
+    } else {
+      try {
+        generation = Long.parseLong(ifMatch.get());
+      } catch (NumberFormatException e) {
+        return CompletableFuture.completedFuture(false);
+      }
+      if (generation <= 0 || !ifMatch.get().equals(Long.toString(generation))) {
+        return CompletableFuture.completedFuture(false);
+      }
+    }
+    BlobInfo info = BlobInfo.newBuilder(BlobId.of(bucket, key.value())).build();
+    return call(
+        () -> {
+          try {
+            if (copy.length <= resumableThreshold) {
+              storage.create(
+                  info,
+                  copy,
+                  generation == 0
+                      ? Storage.BlobTargetOption.doesNotExist()
+                      : Storage.BlobTargetOption.generationMatch(generation));
+            } else {
+              try (WriteChannel out =
+                  storage.writer(
+                      info,
+                      generation == 0
+                          ? Storage.BlobWriteOption.doesNotExist()
+                          : Storage.BlobWriteOption.generationMatch(generation))) {
+                out.setChunkSize(chunkSize);
+                ByteBuffer buf = ByteBuffer.wrap(copy);
+                while (buf.hasRemaining()) {
+                  out.write(buf);
+                }
+              }
+            }
+            return true;
+          } catch (IOException | RuntimeException e) {
+            if (preconditionFailed(e)) {
+              return false;
+            }
+            throw e;
+          }
+        });
+  }
+
+  /** Whether {@code e} is GCS's 412 answer (itself, or the cause of a write channel's failure). */
+  private static boolean preconditionFailed(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c instanceof BaseServiceException se) {
+        return se.getCode() == 412;
+      }
+    }
+    return false;
+  }
+
   @Override
   public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
     Objects.requireNonNull(key, "key");

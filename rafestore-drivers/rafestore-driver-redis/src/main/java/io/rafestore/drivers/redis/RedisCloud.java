@@ -50,6 +50,13 @@ import redis.clients.jedis.resps.ScanResult;
  */
 public final class RedisCloud implements CloudDriver {
   /**
+   * The tag of the value {@code v} in a script: the SHA-1 of its bytes and their length, computed
+   * by the server. One text for both scripts, so the conditional put checks exactly the tag the
+   * conditional get gives.
+   */
+  private static final String TAG_OF_V = "redis.sha1hex(v) .. ':' .. string.len(v)";
+
+  /**
    * The conditional get, one atomic script: the value's tag is the SHA-1 of its bytes and their
    * length, computed by the server; nil for a missing key, the tag alone when it equals the tag
    * sent (ARGV[1], empty for none), else the tag and the value, or the range of it from offset
@@ -59,7 +66,9 @@ public final class RedisCloud implements CloudDriver {
   private static final byte[] TAGGED_GET =
       ("local v = redis.call('GET', KEYS[1]) "
               + "if not v then return false end "
-              + "local t = redis.sha1hex(v) .. ':' .. string.len(v) "
+              + "local t = "
+              + TAG_OF_V
+              + " "
               + "if t == ARGV[1] then return {t} end "
               + "local len = tonumber(ARGV[3]) "
               + "if len >= 0 then "
@@ -68,14 +77,30 @@ public final class RedisCloud implements CloudDriver {
               + "return {t, v}")
           .getBytes(StandardCharsets.UTF_8);
 
+  /**
+   * The conditional put, one atomic script: with ARGV[1] = "1", sets the key to ARGV[3] only if its
+   * value's tag (as {@link #TAGGED_GET} computes it) is ARGV[2]; with ARGV[1] = "0", only if the
+   * key does not exist. Returns 1 if it set the key, 0 if not.
+   */
+  private static final byte[] PUT_IF_MATCH =
+      ("if ARGV[1] == '1' then "
+              + "local v = redis.call('GET', KEYS[1]) "
+              + "if not v or "
+              + TAG_OF_V
+              + " ~= ARGV[2] then return 0 end "
+              + "elseif redis.call('EXISTS', KEYS[1]) == 1 then return 0 end "
+              + "redis.call('SET', KEYS[1], ARGV[3]) "
+              + "return 1")
+          .getBytes(StandardCharsets.UTF_8);
+
   private final String id;
   private final byte[] keyPrefix;
   private final String keyPrefixText;
   private final RedisClient client;
   private final ExecutorService pool;
   private volatile boolean closed;
-  // The server's name (SHA-1, hex) of TAGGED_GET once loaded; null before.
-  private volatile String taggedGetSha;
+  private final Script taggedGetScript = new Script(TAGGED_GET);
+  private final Script putIfMatchScript = new Script(PUT_IF_MATCH);
 
   private RedisCloud(Builder b) {
     this.id = b.id();
@@ -187,18 +212,7 @@ public final class RedisCloud implements CloudDriver {
         Long.toString(range.map(ByteRange::length).orElse(-1L)).getBytes(StandardCharsets.US_ASCII);
     return call(
         () -> {
-          Object reply;
-          String sha = taggedGetSha;
-          if (sha == null) {
-            sha = new String(client.scriptLoad(TAGGED_GET, k), StandardCharsets.US_ASCII);
-            taggedGetSha = sha;
-          }
-          try {
-            reply =
-                client.evalsha(sha.getBytes(StandardCharsets.US_ASCII), 1, k, sent, from, length);
-          } catch (JedisNoScriptException e) {
-            reply = client.eval(TAGGED_GET, 1, k, sent, from, length); // loads it again, too
-          }
+          Object reply = run(taggedGetScript, k, sent, from, length);
           if (reply == null) {
             throw CloudException.notFound(id, key);
           }
@@ -216,6 +230,42 @@ public final class RedisCloud implements CloudDriver {
             throw new CloudException(id, Kind.OTHER, "unexpected answer to the tagged get");
           }
           return TaggedGet.of(value, tagText);
+        });
+  }
+
+  /** A check-and-set script compares the tag {@link #getTagged} gives, so conditional puts. */
+  @Override
+  public boolean conditionalPuts() {
+    return true;
+  }
+
+  /**
+   * A script run atomically on the server ({@code EVALSHA}, loaded once, sent again after a server
+   * restart or {@code SCRIPT FLUSH}, as {@link #getTagged}'s): it computes the tag of the value
+   * stored exactly as the conditional get does (the SHA-1 of the value and its length) and sets the
+   * key only if that is {@code ifMatch}, or, with {@code ifMatch} empty, only if the key does not
+   * exist; Redis runs no other command between the check and the {@code SET}. A missing key has no
+   * tag, so a deleted object's tag matches nothing. The tag stands for the content: the same bytes
+   * stored again keep the tag and still match. Needs scripting ({@code EVAL}) allowed for this
+   * user.
+   */
+  @Override
+  public CompletableFuture<Boolean> putIfMatch(
+      ObjectKey key, byte[] data, Optional<String> ifMatch) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(ifMatch, "ifMatch");
+    // Copied now: the caller may reuse its array as soon as the call returns.
+    byte[] copy = Objects.requireNonNull(data, "data").clone();
+    byte[] k = redisKey(key);
+    byte[] mode = (ifMatch.isPresent() ? "1" : "0").getBytes(StandardCharsets.US_ASCII);
+    byte[] tag = ifMatch.orElse("").getBytes(StandardCharsets.UTF_8);
+    return call(
+        () -> {
+          Object reply = run(putIfMatchScript, k, mode, tag, copy);
+          if (!(reply instanceof Long stored) || (stored != 0 && stored != 1)) {
+            throw new CloudException(id, Kind.OTHER, "unexpected answer to the conditional put");
+          }
+          return stored == 1;
         });
   }
 
@@ -282,6 +332,37 @@ public final class RedisCloud implements CloudDriver {
           new CloudException(id, Kind.UNAVAILABLE, "driver is closed"));
     }
     return BlockingCalls.submit(pool, body, this::translate);
+  }
+
+  /** A Lua script and the server's name for it (SHA-1, hex) once loaded; null before. */
+  private static final class Script {
+    final byte[] text;
+    volatile String sha;
+
+    Script(byte[] text) {
+      this.text = text;
+    }
+  }
+
+  /**
+   * Runs {@code script} with the one key {@code k} and {@code args}: by its SHA-1 ({@code
+   * EVALSHA}), loading it first if this driver has not yet, and whole ({@code EVAL}, which loads it
+   * again) if the server no longer knows it (a restart, {@code SCRIPT FLUSH}).
+   */
+  private Object run(Script script, byte[] k, byte[]... args) {
+    String sha = script.sha;
+    if (sha == null) {
+      sha = new String(client.scriptLoad(script.text, k), StandardCharsets.US_ASCII);
+      script.sha = sha;
+    }
+    byte[][] params = new byte[args.length + 1][];
+    params[0] = k;
+    System.arraycopy(args, 0, params, 1, args.length);
+    try {
+      return client.evalsha(sha.getBytes(StandardCharsets.US_ASCII), 1, params);
+    } catch (JedisNoScriptException e) {
+      return client.eval(script.text, 1, params);
+    }
   }
 
   private byte[] redisKey(ObjectKey key) {

@@ -11,6 +11,7 @@ import io.rafestore.spi.ObjectKey;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -35,6 +36,39 @@ class RedisCloudTest {
       a.delete(ObjectKey.of("k")).get(30, TimeUnit.SECONDS);
       assertThat(ab.get(ObjectKey.of("k")).get(30, TimeUnit.SECONDS)).isEqualTo(bytes("from a*"));
       ab.delete(ObjectKey.of("k")).get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * The conditional put's script is run by its SHA-1 and sent whole again when the server no longer
+   * knows it (a restart or SCRIPT FLUSH): the condition still holds across the flush, and the
+   * conditional get, whose script is flushed too, still gives the tag the put checks.
+   */
+  @Test
+  void conditionalPutsSurviveAScriptFlush() throws Exception {
+    ObjectKey key = ObjectKey.of("m/log");
+    try (RedisCloud d = RedisEmulator.fresh("flush");
+        redis.clients.jedis.RedisClient admin =
+            redis.clients.jedis.RedisClient.create(
+                RedisEmulator.uri().getHost(), RedisEmulator.uri().getPort())) {
+      assertThat(d.putIfMatch(key, bytes("one"), Optional.empty()).get(30, TimeUnit.SECONDS))
+          .isTrue();
+      String tag =
+          d.getTagged(key, Optional.empty(), Optional.empty())
+              .get(30, TimeUnit.SECONDS)
+              .tag()
+              .orElseThrow();
+      admin.scriptFlush();
+      assertThat(d.putIfMatch(key, bytes("late"), Optional.empty()).get(30, TimeUnit.SECONDS))
+          .isFalse();
+      admin.scriptFlush();
+      assertThat(d.putIfMatch(key, bytes("two"), Optional.of(tag)).get(30, TimeUnit.SECONDS))
+          .isTrue();
+      admin.scriptFlush();
+      assertThat(d.putIfMatch(key, bytes("three"), Optional.of(tag)).get(30, TimeUnit.SECONDS))
+          .isFalse();
+      assertThat(d.get(key).get(30, TimeUnit.SECONDS)).isEqualTo(bytes("two"));
+      d.delete(key).get(30, TimeUnit.SECONDS);
     }
   }
 

@@ -317,6 +317,79 @@ public final class S3Cloud implements CloudDriver {
         new CancelledRequest(finishCancelledUpTo, data.length));
   }
 
+  /** S3 checks an object's ETag on PutObject (If-Match, If-None-Match), so conditional puts. */
+  @Override
+  public boolean conditionalPuts() {
+    return true;
+  }
+
+  /**
+   * PutObject with If-Match, the ETag a {@link #getTagged} gave sent as given (quoted, as S3
+   * returns it and as the header takes it), or, with {@code ifMatch} empty, with If-None-Match
+   * {@code *}. S3 checks the condition and stores in one step. It answers 412 PreconditionFailed
+   * when the condition does not hold, 404 NoSuchKey to If-Match on a missing key (a deleted
+   * object's tag matches nothing), and 409 ConditionalRequestConflict while another conditional
+   * write of the key is in flight: each completes {@code false}, nothing stored by this request. A
+   * missing bucket fails as {@link #put} does.
+   *
+   * <p>Always one PutObject on the plain client, whatever the size: never the multipart upload
+   * {@link #put} makes above {@link Builder#multipartThreshold(long)}, so the request that checks
+   * the condition is the one that stores. A single PUT takes up to 5 GiB, more than an array holds.
+   *
+   * <p>A single-part object's ETag is the MD5 of its bytes, so the tag stands for the content: the
+   * same bytes stored again keep the tag and still match. The tag {@code *}, which If-Match would
+   * take for "any object", is no ETag and matches nothing here ({@code false}, no request). The SDK
+   * retries a request whose answer was lost ({@link Builder#maxAttempts(int)}); if that answer was
+   * a success, the retry meets the object it stored itself and completes {@code false}. Cancelled
+   * as {@link #put}: finished or aborted by its size.
+   */
+  @Override
+  public CompletableFuture<Boolean> putIfMatch(
+      ObjectKey key, byte[] data, Optional<String> ifMatch) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(data, "data");
+    Objects.requireNonNull(ifMatch, "ifMatch");
+    if (ifMatch.isPresent() && ifMatch.get().equals("*")) {
+      return CompletableFuture.completedFuture(false);
+    }
+    java.util.function.Consumer<software.amazon.awssdk.services.s3.model.PutObjectRequest.Builder>
+        request =
+            r -> {
+              r.bucket(bucket).key(key.value()).contentLength((long) data.length);
+              if (ifMatch.isPresent()) {
+                r.ifMatch(ifMatch.get());
+              } else {
+                r.ifNoneMatch("*");
+              }
+            };
+    CancelledRequest cancel = new CancelledRequest(finishCancelledUpTo, data.length);
+    CompletableFuture<Boolean> stored;
+    if (apache) {
+      // fromBytes copies, so the caller may reuse its array at once.
+      software.amazon.awssdk.core.sync.RequestBody rb =
+          software.amazon.awssdk.core.sync.RequestBody.fromBytes(data);
+      stored =
+          sync(
+              () -> {
+                syncClient.putObject(request, rb);
+                return true;
+              },
+              cancel);
+    } else {
+      AsyncRequestBody body = AsyncRequestBody.fromBytes(data);
+      stored = call(() -> asyncClient().putObject(request, body).thenApply(r -> true), cancel);
+    }
+    return answeringIf(
+        stored,
+        s3 -> {
+          String code = s3.awsErrorDetails() == null ? null : s3.awsErrorDetails().errorCode();
+          return s3.statusCode() == 412
+              || (s3.statusCode() == 409 && "ConditionalRequestConflict".equals(code))
+              || (s3.statusCode() == 404 && ifMatch.isPresent() && "NoSuchKey".equals(code));
+        },
+        false);
+  }
+
   @Override
   public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
     Objects.requireNonNull(key, "key");
@@ -423,6 +496,15 @@ public final class S3Cloud implements CloudDriver {
    */
   private static <T> CompletableFuture<T> answering(
       CompletableFuture<T> request, int status, T answer) {
+    return answeringIf(request, s3 -> s3.statusCode() == status, answer);
+  }
+
+  /**
+   * {@code request}, answered {@code answer} instead when it fails with an S3 error {@code when}
+   * accepts. Cancelling the result cancels the request.
+   */
+  private static <T> CompletableFuture<T> answeringIf(
+      CompletableFuture<T> request, java.util.function.Predicate<S3Exception> when, T answer) {
     CompletableFuture<T> out = new CompletableFuture<>();
     request.whenComplete(
         (v, e) -> {
@@ -430,7 +512,7 @@ public final class S3Cloud implements CloudDriver {
             out.complete(v);
           } else if (Futures.unwrap(e) instanceof CloudException ce
               && ce.getCause() instanceof S3Exception s3
-              && s3.statusCode() == status) {
+              && when.test(s3)) {
             out.complete(answer);
           } else {
             out.completeExceptionally(Futures.unwrap(e));
