@@ -12,8 +12,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A driver under another id: lets the benchmark put a configured cloud (say {@code minio}) in the
  * place of its profile's {@code p1}, so statistics and prices are keyed by the profile's ids. Every
- * request, native multipart uploads and conditional gets included, goes to the inner driver
- * unchanged.
+ * request, native multipart uploads, conditional gets and conditional puts included, goes to the
+ * inner driver unchanged.
  */
 final class RenamedCloud extends ForwardingCloud {
   private final String id;
@@ -37,6 +37,17 @@ final class RenamedCloud extends ForwardingCloud {
   public CompletableFuture<TaggedGet> getTagged(
       ObjectKey key, Optional<ByteRange> range, Optional<String> ifNoneMatch) {
     return delegate().getTagged(key, range, ifNoneMatch);
+  }
+
+  @Override
+  public boolean conditionalPuts() {
+    return delegate().conditionalPuts();
+  }
+
+  @Override
+  public CompletableFuture<Boolean> putIfMatch(
+      ObjectKey key, byte[] data, Optional<String> ifMatch) {
+    return delegate().putIfMatch(key, data, ifMatch);
   }
 
   @Override

@@ -4,7 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.spi.CloudDriver;
+import io.rafestore.spi.ForwardingCloud;
+import io.rafestore.spi.ObjectKey;
 import io.rafestore.testkit.CloudDriverContract;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,6 +31,38 @@ class RenamedCloudContractTest extends CloudDriverContract {
     try (CloudDriver plain =
         new RenamedCloud("p2", new io.rafestore.spi.ForwardingCloud(new MemoryCloud("p2")) {})) {
       assertThat(plain.conditionalGets()).isFalse();
+    }
+  }
+
+  @Test
+  void handsConditionalPutsToTheInnerDriver() throws Exception {
+    List<String> asked = new ArrayList<>();
+    CloudDriver inner =
+        new ForwardingCloud(new MemoryCloud("p3")) {
+          @Override
+          public boolean conditionalPuts() {
+            return true;
+          }
+
+          @Override
+          public CompletableFuture<Boolean> putIfMatch(
+              ObjectKey key, byte[] data, Optional<String> ifMatch) {
+            asked.add(key.value() + " " + data.length + " " + ifMatch.orElse("(absent)"));
+            return CompletableFuture.completedFuture(ifMatch.isPresent());
+          }
+        };
+    try (CloudDriver renamed = new RenamedCloud("p1", inner)) {
+      assertThat(renamed.conditionalPuts()).isTrue();
+      assertThat(renamed.putIfMatch(ObjectKey.of("m/k"), new byte[3], Optional.of("t")).get())
+          .isTrue();
+      assertThat(renamed.putIfMatch(ObjectKey.of("m/k"), new byte[4], Optional.empty()).get())
+          .isFalse();
+    }
+    assertThat(asked).containsExactly("m/k 3 t", "m/k 4 (absent)");
+    // A driver without them (a decorator that keeps the default) stays without.
+    try (CloudDriver plain =
+        new RenamedCloud("p2", new ForwardingCloud(new MemoryCloud("p2")) {})) {
+      assertThat(plain.conditionalPuts()).isFalse();
     }
   }
 }

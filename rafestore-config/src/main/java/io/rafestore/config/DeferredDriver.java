@@ -50,6 +50,10 @@ import java.util.function.Function;
  * the build completes asks plain gets, as it would of a driver without tags, and later reads ask
  * conditionally. (With no tag remembered yet, a first read could not have saved anything.)
  *
+ * <p>Conditional puts ({@link #putIfMatch}) likewise: held and handed on like every request, and
+ * {@link #conditionalPuts()} is the built driver's answer once there is one, false until then
+ * (without waiting), so a caller that asks before the build completes does not ask for them.
+ *
  * <p>Thread-safe.
  */
 final class DeferredDriver implements CloudDriver {
@@ -105,6 +109,18 @@ final class DeferredDriver implements CloudDriver {
   public boolean conditionalGets() {
     CloudDriver d = built.isDone() && !built.isCompletedExceptionally() ? built.join() : null;
     return d != null && d.conditionalGets();
+  }
+
+  @Override
+  public CompletableFuture<Boolean> putIfMatch(
+      ObjectKey key, byte[] data, Optional<String> ifMatch) {
+    return whenBuilt(d -> d.putIfMatch(key, data, ifMatch));
+  }
+
+  @Override
+  public boolean conditionalPuts() {
+    CloudDriver d = built.isDone() && !built.isCompletedExceptionally() ? built.join() : null;
+    return d != null && d.conditionalPuts();
   }
 
   @Override

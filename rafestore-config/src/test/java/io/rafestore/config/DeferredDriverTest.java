@@ -11,6 +11,7 @@ import io.rafestore.SigningKeys;
 import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
+import io.rafestore.spi.ForwardingCloud;
 import io.rafestore.spi.ObjectKey;
 import io.rafestore.spi.TaggedGet;
 import java.io.IOException;
@@ -18,9 +19,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
@@ -93,6 +96,63 @@ class DeferredDriverTest {
         assertThrows(
             ExecutionException.class,
             () -> d.getTagged(KEY, Optional.empty(), Optional.empty()).get(5, TimeUnit.SECONDS));
+    assertThat(e.getCause()).isInstanceOf(CloudException.class);
+  }
+
+  @Test
+  void conditionalPutsAreHeldAndHandedOnAndOfferedOnceBuilt() throws Exception {
+    CompletableFuture<CloudDriver> built = new CompletableFuture<>();
+    DeferredDriver d = new DeferredDriver("m", built);
+    List<String> asked = new CopyOnWriteArrayList<>();
+    // A driver offering conditional puts: it records each one and stores only where absent.
+    CloudDriver conditional =
+        new ForwardingCloud(new MemoryCloud("m")) {
+          @Override
+          public boolean conditionalPuts() {
+            return true;
+          }
+
+          @Override
+          public CompletableFuture<Boolean> putIfMatch(
+              ObjectKey key, byte[] data, Optional<String> ifMatch) {
+            asked.add(
+                key.value()
+                    + " "
+                    + new String(data, StandardCharsets.UTF_8)
+                    + " "
+                    + ifMatch.orElse("(absent)"));
+            return CompletableFuture.completedFuture(ifMatch.isEmpty());
+          }
+        };
+
+    // Not built yet: no waiting, and no conditional puts offered.
+    assertThat(d.conditionalPuts()).isFalse();
+    CompletableFuture<Boolean> held = d.putIfMatch(KEY, bytes("log"), Optional.empty());
+    assertThat(held).isNotDone();
+
+    built.complete(conditional);
+    assertThat(held.get(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(d.conditionalPuts()).isTrue();
+    assertThat(d.putIfMatch(KEY, bytes("newer"), Optional.of("t1")).get(5, TimeUnit.SECONDS))
+        .isFalse();
+    assertThat(asked).containsExactly("obj log (absent)", "obj newer t1");
+  }
+
+  @Test
+  void aDriverWithoutConditionalPutsOrAFailedBuildOffersNone() {
+    CompletableFuture<CloudDriver> built = new CompletableFuture<>();
+    DeferredDriver plain = new DeferredDriver("m", built);
+    // A decorator that keeps the default: no conditional puts.
+    built.complete(new ForwardingCloud(new MemoryCloud("m")) {});
+    assertThat(plain.conditionalPuts()).isFalse();
+
+    DeferredDriver failed =
+        new DeferredDriver("m", CompletableFuture.failedFuture(new IllegalStateException("no")));
+    assertThat(failed.conditionalPuts()).isFalse();
+    ExecutionException e =
+        assertThrows(
+            ExecutionException.class,
+            () -> failed.putIfMatch(KEY, bytes("log"), Optional.empty()).get(5, TimeUnit.SECONDS));
     assertThat(e.getCause()).isInstanceOf(CloudException.class);
   }
 

@@ -118,6 +118,18 @@ public final class MeteredCloud extends ForwardingCloud {
   }
 
   @Override
+  public boolean conditionalPuts() {
+    return delegate().conditionalPuts();
+  }
+
+  /** A conditional put, counted as {@link #put}: in flight until it ends, stored or not. */
+  @Override
+  public CompletableFuture<Boolean> putIfMatch(
+      ObjectKey key, byte[] data, Optional<String> ifMatch) {
+    return track(delegate().putIfMatch(key, data, ifMatch));
+  }
+
+  @Override
   public CompletableFuture<Void> delete(ObjectKey key) {
     return track(delegate().delete(key));
   }

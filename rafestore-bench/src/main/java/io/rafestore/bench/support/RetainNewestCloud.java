@@ -48,9 +48,40 @@ public final class RetainNewestCloud extends ForwardingCloud {
   @Override
   public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
     CompletableFuture<Void> result = store.put(key, data);
+    if (result.isDone()) {
+      retain(key);
+    }
+    return result;
+  }
+
+  /** Offered as the memory cloud offers them (puts stored are retained as {@link #put}'s are). */
+  @Override
+  public boolean conditionalPuts() {
+    return delegate().conditionalPuts();
+  }
+
+  /**
+   * The memory cloud's conditional put; one that stored is counted among its key's newest data
+   * objects as a {@link #put} is, so a data object stored either way is forgotten in turn.
+   */
+  @Override
+  public CompletableFuture<Boolean> putIfMatch(
+      ObjectKey key, byte[] data, Optional<String> ifMatch) {
+    CompletableFuture<Boolean> result = store.putIfMatch(key, data, ifMatch);
+    if (result.isDone() && !result.isCompletedExceptionally() && result.join()) {
+      retain(key);
+    }
+    return result;
+  }
+
+  /**
+   * Records {@code key}, just stored, among the newest data objects of its key prefix, and deletes
+   * the oldest beyond {@code keep}; metadata objects are not counted.
+   */
+  private void retain(ObjectKey key) {
     String name = key.value();
     int slash = name.lastIndexOf('/');
-    if (name.startsWith(DATA_PREFIX) && slash > 0 && result.isDone()) {
+    if (name.startsWith(DATA_PREFIX) && slash > 0) {
       String prefix = name.substring(0, slash);
       ObjectKey evicted = null;
       synchronized (this) {
@@ -64,7 +95,6 @@ public final class RetainNewestCloud extends ForwardingCloud {
         store.delete(evicted); // a MemoryCloud delete completes before it returns
       }
     }
-    return result;
   }
 
   /** Gets are not changed here, so conditional gets are the memory cloud's own. */

@@ -5,14 +5,51 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rafestore.clouds.MemoryCloud;
 import io.rafestore.clouds.VirtualScheduler;
 import io.rafestore.clouds.WanEmulator;
+import io.rafestore.spi.ForwardingCloud;
 import io.rafestore.spi.ObjectKey;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /** The two meters PaperBench puts on each cloud's path, on virtual time. */
 class MeteredCloudTest {
+
+  @Test
+  void conditionalPutsAreOfferedAsTheDelegatesAndCountedInFlightAsPuts() {
+    CompletableFuture<Boolean> answer = new CompletableFuture<>();
+    List<Optional<String>> asked = new ArrayList<>();
+    MeteredCloud metered =
+        new MeteredCloud(
+            new ForwardingCloud(new MemoryCloud("c")) {
+              @Override
+              public boolean conditionalPuts() {
+                return true;
+              }
+
+              @Override
+              public CompletableFuture<Boolean> putIfMatch(
+                  ObjectKey key, byte[] data, Optional<String> ifMatch) {
+                asked.add(ifMatch);
+                return answer;
+              }
+            });
+    assertThat(metered.conditionalPuts()).isTrue();
+    CompletableFuture<Boolean> put =
+        metered.putIfMatch(ObjectKey.of("m/k/w"), new byte[10], Optional.of("t"));
+    assertThat(asked).containsExactly(Optional.of("t"));
+    assertThat(metered.inFlight()).isEqualTo(1);
+    answer.complete(false);
+    assertThat(put.join()).isFalse();
+    assertThat(metered.inFlight()).isZero();
+    assertThat(metered.getsServed()).isZero();
+
+    // Over a driver without them (a decorator that keeps the default), none are offered.
+    assertThat(new MeteredCloud(new ForwardingCloud(new MemoryCloud("plain")) {}).conditionalPuts())
+        .isFalse();
+  }
 
   @Test
   void egressCountsWhatTheCloudSentEvenIfTheClientCancelledOnTheWay() {
