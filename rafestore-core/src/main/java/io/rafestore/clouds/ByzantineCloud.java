@@ -7,6 +7,7 @@ import io.rafestore.spi.ListPage;
 import io.rafestore.spi.MultipartUpload;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.TaggedGet;
 import io.rafestore.spi.support.Futures;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -57,6 +58,13 @@ import java.util.function.UnaryOperator;
  * runs. Missing objects and the wrapped driver's errors pass through. All randomness comes from a
  * generator seeded at construction, so the same calls in the same order get the same lies.
  * Cancelling a returned future cancels the wrapped driver's.
+ *
+ * <p>Conditional gets ({@link #getTagged}) and puts ({@link #putIfMatch}) are offered when the
+ * wrapped driver offers them, with the same lies: a tagged answer that carries bytes carries the
+ * bytes a plain get would (with the wrapped driver's true tag); a stale liar asked with a tag the
+ * object no longer has answers "unchanged", keeping the caller on what it had; an "unchanged"
+ * answer of the wrapped driver passes through. A conditional put is dropped (acknowledged as
+ * stored) or stored corrupted as a put is.
  *
  * <p>Thread-safe: the behaviour can be switched from any thread; each call obeys the behaviour in
  * force when it was made.
@@ -209,6 +217,71 @@ public final class ByzantineCloud extends ForwardingCloud {
       default: // DROP_WRITES: reads are honest
         return Futures.relay(delegate().get(key, range));
     }
+  }
+
+  @Override
+  public boolean conditionalGets() {
+    return delegate().conditionalGets();
+  }
+
+  /**
+   * As {@link #get}, lies included; the tag is the wrapped driver's (a liar keeps the true tag), an
+   * "unchanged" answer passes through, and a stale liar answers a tag the object no longer has
+   * "unchanged".
+   */
+  @Override
+  public CompletableFuture<TaggedGet> getTagged(
+      ObjectKey key, Optional<ByteRange> range, Optional<String> ifNoneMatch) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(range, "range");
+    Objects.requireNonNull(ifNoneMatch, "ifNoneMatch");
+    State s = state;
+    CompletableFuture<TaggedGet> tagged = delegate().getTagged(key, range, ifNoneMatch);
+    if (!s.lies(key) || s.behaviour == Behaviour.CORRUPT_WRITES) {
+      return Futures.relay(tagged);
+    }
+    return tagged.thenCompose(
+        t -> {
+          if (t.unchanged()) {
+            return CompletableFuture.completedFuture(t);
+          }
+          if (s.behaviour == Behaviour.STALE && ifNoneMatch.isPresent()) {
+            lies.incrementAndGet();
+            return CompletableFuture.completedFuture(TaggedGet.unchanged(ifNoneMatch.get()));
+          }
+          return get(key, range).thenApply(b -> TaggedGet.of(b, t.tag().orElse(null)));
+        });
+  }
+
+  @Override
+  public boolean conditionalPuts() {
+    return delegate().conditionalPuts();
+  }
+
+  @Override
+  public CompletableFuture<Boolean> putIfMatch(
+      ObjectKey key, byte[] data, Optional<String> ifMatch) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(data, "data");
+    Objects.requireNonNull(ifMatch, "ifMatch");
+    State s = state;
+    if (s.behaviour == Behaviour.DROP_WRITES && s.affected.test(key)) {
+      lies.incrementAndGet();
+      return CompletableFuture.completedFuture(true);
+    }
+    byte[] copy = data.clone();
+    if (s.behaviour == Behaviour.CORRUPT_WRITES && s.affected.test(key)) {
+      lies.incrementAndGet();
+      return Futures.relay(delegate().putIfMatch(key, corrupt(copy), ifMatch));
+    }
+    CompletableFuture<Boolean> inner = delegate().putIfMatch(key, data, ifMatch);
+    inner.thenAccept(
+        stored -> {
+          if (stored) {
+            history.compute(key, (k, v) -> new Versions(v == null ? null : v.current, copy));
+          }
+        });
+    return Futures.relay(inner);
   }
 
   @Override

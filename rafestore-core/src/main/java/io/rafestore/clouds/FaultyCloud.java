@@ -41,6 +41,9 @@ import java.util.function.Supplier;
  * an upload, each part and completing it are {@link Operation#PUT}s, aborting is a {@link
  * Operation#DELETE}; so a crashed cloud fails every part and a hung one never completes.
  *
+ * <p>Conditional gets ({@link #getTagged}) are {@link Operation#GET}s and conditional puts ({@link
+ * #putIfMatch}) {@link Operation#PUT}s, each offered when the delegate offers it.
+ *
  * <p>Thread-safe: the mode can be switched from any thread while calls are in flight; each call
  * obeys the mode in force when it was made.
  */
@@ -171,6 +174,36 @@ public final class FaultyCloud extends ForwardingCloud {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(range, "range");
     return call(state, Operation.GET, () -> delegate().get(key, range));
+  }
+
+  @Override
+  public boolean conditionalGets() {
+    return delegate().conditionalGets();
+  }
+
+  @Override
+  public CompletableFuture<io.rafestore.spi.TaggedGet> getTagged(
+      ObjectKey key, Optional<ByteRange> range, Optional<String> ifNoneMatch) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(range, "range");
+    Objects.requireNonNull(ifNoneMatch, "ifNoneMatch");
+    return call(state, Operation.GET, () -> delegate().getTagged(key, range, ifNoneMatch));
+  }
+
+  @Override
+  public boolean conditionalPuts() {
+    return delegate().conditionalPuts();
+  }
+
+  @Override
+  public CompletableFuture<Boolean> putIfMatch(
+      ObjectKey key, byte[] data, Optional<String> ifMatch) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(data, "data");
+    Objects.requireNonNull(ifMatch, "ifMatch");
+    State s = state;
+    byte[] payload = s.mode == Mode.SLOW ? data.clone() : data;
+    return call(s, Operation.PUT, () -> delegate().putIfMatch(key, payload, ifMatch));
   }
 
   @Override

@@ -12,6 +12,7 @@ import io.rafestore.spi.ObjectKey;
 import io.rafestore.spi.TaggedGet;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -144,11 +145,47 @@ public final class MemoryCloud implements CloudDriver {
     if (stored == null) {
       return CompletableFuture.failedFuture(CloudException.notFound(id, key));
     }
-    String tag = java.util.HexFormat.of().formatHex(Sha256.hash(stored));
+    String tag = HexFormat.of().formatHex(Sha256.hash(stored));
     if (ifNoneMatch.isPresent() && ifNoneMatch.get().equals(tag)) {
       return CompletableFuture.completedFuture(TaggedGet.unchanged(tag));
     }
     return CompletableFuture.completedFuture(TaggedGet.of(copy(stored, range), tag));
+  }
+
+  @Override
+  public boolean conditionalPuts() {
+    return true;
+  }
+
+  /**
+   * Conditional puts against the content tag {@link #getTagged} gives: the check and the store are
+   * one atomic step of the map, so no put lands between them.
+   */
+  @Override
+  public CompletableFuture<Boolean> putIfMatch(
+      ObjectKey key, byte[] data, Optional<String> ifMatch) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(data, "data");
+    Objects.requireNonNull(ifMatch, "ifMatch");
+    if (closed) {
+      return closedFailure();
+    }
+    byte[] copy = data.clone();
+    boolean[] stored = new boolean[1];
+    // The map may apply the function more than once under contention; the last application is the
+    // one that took effect, and it sets the flag last.
+    objects.compute(
+        key.value(),
+        (k, current) -> {
+          boolean match =
+              ifMatch.isEmpty()
+                  ? current == null
+                  : current != null
+                      && ifMatch.get().equals(HexFormat.of().formatHex(Sha256.hash(current)));
+          stored[0] = match;
+          return match ? copy : current;
+        });
+    return CompletableFuture.completedFuture(stored[0]);
   }
 
   @Override

@@ -436,6 +436,20 @@ public final class WanEmulator {
       return download(() -> delegate().get(key, range), bytes -> bytes.length);
     }
 
+    @Override
+    public boolean conditionalPuts() {
+      return delegate().conditionalPuts();
+    }
+
+    /** As {@link #put}: the payload crosses the uplink whether or not the condition holds. */
+    @Override
+    public CompletableFuture<Boolean> putIfMatch(
+        ObjectKey key, byte[] data, Optional<String> ifMatch) {
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(ifMatch, "ifMatch");
+      return upload(data, bytes -> delegate().putIfMatch(key, bytes, ifMatch));
+    }
+
     /**
      * A request whose answer comes down: half a round trip out, the cloud's answer, then its {@code
      * bytes} through the downlink (none for an error).
@@ -509,10 +523,10 @@ public final class WanEmulator {
     /**
      * Half a round trip, the payload up the shared and own links, the request, half a round trip.
      */
-    private CompletableFuture<Void> upload(
-        byte[] data, Function<byte[], CompletableFuture<Void>> request) {
+    private <T> CompletableFuture<T> upload(
+        byte[] data, Function<byte[], CompletableFuture<T>> request) {
       byte[] copy = data.clone(); // the caller may reuse its array while we wait
-      Call<Void> call = new Call<>(this);
+      Call<T> call = new Call<>(this);
       begin(
           call,
           () ->

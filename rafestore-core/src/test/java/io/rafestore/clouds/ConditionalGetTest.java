@@ -94,9 +94,44 @@ class ConditionalGetTest {
     assertThat(t.unchanged()).isFalse();
     assertThat(t.data()).containsExactly(7);
     assertThat(t.tag()).isEmpty();
-    // Fault injection keeps the default: its faults apply to conditional gets too.
-    assertThat(new FaultyCloud(mem, new VirtualScheduler(), 1).conditionalGets()).isFalse();
-    assertThat(new ByzantineCloud(mem, 1).conditionalGets()).isFalse();
+  }
+
+  @Test
+  void faultInjectionAppliesItsFaultsToConditionalGetsAndPuts() {
+    MemoryCloud mem = new MemoryCloud("p0");
+    mem.put(KEY, new byte[] {7}).join();
+    String tag = mem.getTagged(KEY, Optional.empty(), Optional.empty()).join().tag().orElseThrow();
+
+    FaultyCloud faulty = new FaultyCloud(mem, new VirtualScheduler(), 1);
+    assertThat(faulty.conditionalGets()).isTrue();
+    assertThat(faulty.conditionalPuts()).isTrue();
+    assertThat(faulty.getTagged(KEY, Optional.empty(), Optional.of(tag)).join().unchanged())
+        .isTrue();
+    faulty.crash();
+    assertThat(faulty.getTagged(KEY, Optional.empty(), Optional.of(tag)))
+        .isCompletedExceptionally();
+    assertThat(faulty.putIfMatch(KEY, new byte[] {8}, Optional.of(tag))).isCompletedExceptionally();
+    assertThat(mem.get(KEY).join()).containsExactly(7);
+
+    ByzantineCloud liar = new ByzantineCloud(mem, 1);
+    assertThat(liar.conditionalGets()).isTrue();
+    assertThat(liar.conditionalPuts()).isTrue();
+    // A stale liar asked with a tag the object no longer has says "unchanged".
+    liar.behave(ByzantineCloud.Behaviour.STALE);
+    mem.put(KEY, new byte[] {9}).join();
+    TaggedGet stale = liar.getTagged(KEY, Optional.empty(), Optional.of(tag)).join();
+    assertThat(stale.unchanged()).isTrue();
+    // A corrupting liar's tagged answer carries corrupted bytes with the true tag.
+    liar.behave(ByzantineCloud.Behaviour.CORRUPT);
+    TaggedGet corrupt = liar.getTagged(KEY, Optional.empty(), Optional.empty()).join();
+    assertThat(corrupt.data()).isNotEqualTo(new byte[] {9});
+    assertThat(corrupt.tag())
+        .isEqualTo(mem.getTagged(KEY, Optional.empty(), Optional.empty()).join().tag());
+    // A dropping liar acknowledges a conditional put it never made.
+    liar.behave(ByzantineCloud.Behaviour.DROP_WRITES);
+    assertThat(liar.putIfMatch(KEY, new byte[] {10}, Optional.empty()).join()).isTrue();
+    assertThat(mem.get(KEY).join()).containsExactly(9);
+    assertThat(liar.liesTold()).isEqualTo(3);
   }
 
   @Test

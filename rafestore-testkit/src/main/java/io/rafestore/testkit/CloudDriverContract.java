@@ -572,6 +572,134 @@ public abstract class CloudDriverContract {
     }
   }
 
+  // ---- conditional puts ----------------------------------------------------------------------
+
+  private boolean putIf(String name, byte[] data, Optional<String> ifMatch) throws Exception {
+    return await(driver.putIfMatch(key(name), data, ifMatch));
+  }
+
+  private String tagOf(String name) throws Exception {
+    return tagged(name, Optional.empty()).tag().orElseThrow();
+  }
+
+  /** A driver that offers conditional puts gives tags, so a caller has something to send. */
+  @Test
+  void aDriverWithConditionalPutsGivesTags() throws Exception {
+    Assumptions.assumeTrue(
+        driver.conditionalPuts(), "driver " + driver.id() + " offers no conditional puts");
+    put("cput/tagged", bytes("x"));
+    assertThat(tagged("cput/tagged", Optional.empty()).tag()).isPresent();
+  }
+
+  /** With no tag, a conditional put stores only where no object is, and leaves one that is. */
+  @Test
+  void conditionalPutWithoutATagStoresOnlyWhereNoObjectIs() throws Exception {
+    Assumptions.assumeTrue(
+        driver.conditionalPuts(), "driver " + driver.id() + " offers no conditional puts");
+    assertThat(putIf("cput/new", bytes("first"), Optional.empty())).isTrue();
+    assertThat(get("cput/new")).isEqualTo(bytes("first"));
+    assertThat(putIf("cput/new", bytes("second"), Optional.empty())).isFalse();
+    assertThat(get("cput/new")).isEqualTo(bytes("first"));
+    put("cput/empty", new byte[0]);
+    assertThat(putIf("cput/empty", bytes("over an empty object"), Optional.empty())).isFalse();
+    assertThat(get("cput/empty")).isEmpty();
+  }
+
+  /**
+   * With the tag of a tagged get, a conditional put stores while the object keeps that content;
+   * once another put changed it, or a delete removed it, the old tag no longer matches and nothing
+   * is stored.
+   */
+  @Test
+  void conditionalPutStoresOnlyWhileTheObjectKeepsTheTag() throws Exception {
+    Assumptions.assumeTrue(
+        driver.conditionalPuts(), "driver " + driver.id() + " offers no conditional puts");
+    put("cput/log", bytes("log 1"));
+    String tag1 = tagOf("cput/log");
+    assertThat(putIf("cput/log", bytes("log 2, by repair"), Optional.of(tag1))).isTrue();
+    assertThat(get("cput/log")).isEqualTo(bytes("log 2, by repair"));
+    // The object changed since tag1 was given: the conditional put with it stores nothing.
+    assertThat(putIf("cput/log", bytes("stale copy"), Optional.of(tag1))).isFalse();
+    assertThat(get("cput/log")).isEqualTo(bytes("log 2, by repair"));
+
+    String tag2 = tagOf("cput/log");
+    put("cput/log", bytes("log 3, by the writer"));
+    assertThat(putIf("cput/log", bytes("stale copy"), Optional.of(tag2))).isFalse();
+    assertThat(get("cput/log")).isEqualTo(bytes("log 3, by the writer"));
+
+    // A tag the driver never gave, or another object's, does not match either.
+    put("cput/other", bytes("another object"));
+    for (String foreign : List.of(tagOf("cput/other"), "\"0123456789abcdef\"", "1", "x")) {
+      assertThat(putIf("cput/log", bytes("stale copy"), Optional.of(foreign)))
+          .as("tag %s", foreign)
+          .isFalse();
+    }
+    assertThat(get("cput/log")).isEqualTo(bytes("log 3, by the writer"));
+
+    String tag3 = tagOf("cput/log");
+    await(driver.delete(key("cput/log")));
+    assertThat(putIf("cput/log", bytes("after the delete"), Optional.of(tag3))).isFalse();
+    assertThat(awaitFailure(driver.get(key("cput/log"))).kind())
+        .isEqualTo(CloudException.Kind.NOT_FOUND);
+  }
+
+  /** The array given to a conditional put is the caller's: changing it after does not reach it. */
+  @Test
+  void conditionalPutDoesNotAliasTheCallersArray() throws Exception {
+    Assumptions.assumeTrue(
+        driver.conditionalPuts(), "driver " + driver.id() + " offers no conditional puts");
+    byte[] mine = bytes("mine");
+    assertThat(putIf("cput/alias", mine, Optional.empty())).isTrue();
+    mine[0] = 'X';
+    assertThat(get("cput/alias")).isEqualTo(bytes("mine"));
+  }
+
+  /**
+   * Check and store are one step: of many conditional puts sent at once with the same tag, exactly
+   * one stores, and the object holds its bytes.
+   */
+  @Test
+  void concurrentConditionalPutsWithOneTagStoreExactlyOnce() throws Exception {
+    Assumptions.assumeTrue(
+        driver.conditionalPuts(), "driver " + driver.id() + " offers no conditional puts");
+    for (Optional<String> condition : List.of(Optional.<String>empty(), Optional.of("tag"))) {
+      String name = "cput/race-" + condition.isPresent();
+      Optional<String> ifMatch = Optional.empty();
+      if (condition.isPresent()) {
+        put(name, bytes("start"));
+        ifMatch = Optional.of(tagOf(name));
+      }
+      List<CompletableFuture<Boolean>> racing = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        racing.add(driver.putIfMatch(key(name), bytes("contender " + i), ifMatch));
+      }
+      List<Integer> winners = new ArrayList<>();
+      for (int i = 0; i < racing.size(); i++) {
+        if (await(racing.get(i))) {
+          winners.add(i);
+        }
+      }
+      assertThat(winners).as("winners with %s", condition).hasSize(1);
+      assertThat(get(name)).isEqualTo(bytes("contender " + winners.get(0)));
+    }
+  }
+
+  /**
+   * A driver without conditional puts says so, and a conditional put fails clearly, storing
+   * nothing.
+   */
+  @Test
+  void aDriverWithoutConditionalPutsRefusesThemClearly() throws Exception {
+    Assumptions.assumeFalse(
+        driver.conditionalPuts(), "driver " + driver.id() + " offers conditional puts");
+    CloudException e =
+        awaitFailure(driver.putIfMatch(key("cput/refused"), bytes("x"), Optional.empty()));
+    assertThat(e.cloudId()).isEqualTo(driver.id());
+    assertThat(e.getMessage()).contains("conditional puts");
+    assertThat(awaitFailure(driver.get(key("cput/refused"))).kind())
+        .isEqualTo(CloudException.Kind.NOT_FOUND);
+  }
+
   // ---- delete --------------------------------------------------------------------------------
 
   @Test

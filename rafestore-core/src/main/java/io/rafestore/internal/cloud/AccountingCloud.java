@@ -90,6 +90,23 @@ public final class AccountingCloud extends ForwardingCloud {
   }
 
   @Override
+  public boolean conditionalPuts() {
+    return delegate().conditionalPuts();
+  }
+
+  /** A conditional put is a put: its bytes go up whether or not the condition holds. */
+  @Override
+  public CompletableFuture<Boolean> putIfMatch(
+      ObjectKey key, byte[] data, Optional<String> ifMatch) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(data, "data");
+    Objects.requireNonNull(ifMatch, "ifMatch");
+    puts.increment();
+    bytesUp.add(data.length);
+    return watch(CloudRequest.Kind.PUT, data.length, delegate().putIfMatch(key, data, ifMatch));
+  }
+
+  @Override
   public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(range, "range");

@@ -96,6 +96,19 @@ public final class TenantDoor extends ForwardingCloud {
   }
 
   @Override
+  public boolean conditionalPuts() {
+    return below.conditionalPuts();
+  }
+
+  /** A conditional put enters as a put of its bytes. */
+  @Override
+  public CompletableFuture<Boolean> putIfMatch(
+      ObjectKey key, byte[] data, Optional<String> ifMatch) {
+    return enter(
+        data.length, data.length, () -> below.putIfMatch(key, data, ifMatch), TenantDoor::none);
+  }
+
+  @Override
   public CompletableFuture<byte[]> get(ObjectKey key, Optional<ByteRange> range) {
     boolean data = key.value().startsWith("d/");
     boolean exact = range.isPresent() && data;

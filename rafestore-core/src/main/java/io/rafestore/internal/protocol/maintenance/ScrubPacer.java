@@ -357,6 +357,35 @@ final class ScrubPacer {
     }
 
     @Override
+    public boolean conditionalGets() {
+      return delegate().conditionalGets();
+    }
+
+    /** A conditional get is paced as a get; an unchanged answer brings no bytes down. */
+    @Override
+    public CompletableFuture<io.rafestore.spi.TaggedGet> getTagged(
+        ObjectKey key,
+        java.util.Optional<io.rafestore.spi.ByteRange> range,
+        java.util.Optional<String> ifNoneMatch) {
+      return paced(
+          Kind.GET,
+          () -> delegate().getTagged(key, range, ifNoneMatch),
+          io.rafestore.spi.TaggedGet::bytes);
+    }
+
+    @Override
+    public boolean conditionalPuts() {
+      return delegate().conditionalPuts();
+    }
+
+    /** A conditional put is paced as a put. */
+    @Override
+    public CompletableFuture<Boolean> putIfMatch(
+        ObjectKey key, byte[] data, java.util.Optional<String> ifMatch) {
+      return paced(Kind.PUT, () -> delegate().putIfMatch(key, data, ifMatch), r -> 0);
+    }
+
+    @Override
     public CompletableFuture<Void> delete(ObjectKey key) {
       return paced(Kind.FREE, () -> delegate().delete(key), r -> 0);
     }

@@ -52,10 +52,11 @@ import java.util.function.Supplier;
  * half the operation timeout.
  *
  * <p>Repair copies the newest log <em>bytes</em> verbatim (metadata is opaque signed bytes; see
- * {@link #copyMetadata}) to every cloud that lacks it or holds an older or invalid one, and has the
- * version's layout restore each data object a listed holder lost ({@link ValueLayout#restore}:
- * copied from a holder whose bytes match the signed hash, or a coded piece rebuilt); then verifies
- * again.
+ * {@link #copyMetadata}) to every cloud that lacks it or holds an older or invalid one, each copy
+ * conditional on the cloud still holding what verify read there (a writer's newer log is never
+ * replaced), and has the version's layout restore each data object a listed holder lost ({@link
+ * ValueLayout#restore}: copied from a holder whose bytes match the signed hash, or a coded piece
+ * rebuilt), all within {@link #copyLimit}; then verifies again.
  */
 public final class Verifier {
   private final Context ctx;
@@ -118,8 +119,26 @@ public final class Verifier {
                                             before, log.actions, log.failures, after))));
   }
 
-  /** One metadata answer of one cloud for one writer. */
-  private record Answer(String cloud, String writer, byte[] bytes, Throwable error) {}
+  /**
+   * One metadata answer of one cloud for one writer.
+   *
+   * @param tag the cloud's tag for the object read (from a tagged get, {@link
+   *     io.rafestore.spi.CloudDriver#getTagged}), null if the driver gives none or there was none
+   */
+  private record Answer(String cloud, String writer, byte[] bytes, String tag, Throwable error) {
+    /** Whether the cloud said it holds no log of the writer. */
+    boolean absent() {
+      return error != null
+          && Futures.unwrap(error) instanceof CloudException ce
+          && ce.kind() == CloudException.Kind.NOT_FOUND;
+    }
+  }
+
+  /**
+   * Every answer, by {@code cloud + "\n" + writer}: what repair's copy of a log onto that cloud is
+   * conditional on ({@link #copyMetadata}).
+   */
+  private final Map<String, Answer> answered = new java.util.concurrent.ConcurrentHashMap<>();
 
   /** Clouds that did not answer within the grace after a quorum (reported, not asked again). */
   private final Set<String> late = new HashSet<>();
@@ -151,8 +170,28 @@ public final class Verifier {
               List<CompletableFuture<Answer>> gets = new ArrayList<>();
               for (String w : writerKeys.keySet()) {
                 gets.add(
-                    timed(c.driver().get(Names.metadataObject(key, w), bound), c.id() + " metadata")
-                        .handle((b, e) -> new Answer(c.id(), w, b, e)));
+                    timed(readLog(c, w, bound), c.id() + " metadata")
+                        .handle(
+                            (t, e) -> {
+                              Answer a =
+                                  e != null
+                                      ? new Answer(c.id(), w, null, null, e)
+                                      : t.unchanged()
+                                          ? new Answer(
+                                              c.id(),
+                                              w,
+                                              null,
+                                              null,
+                                              new CloudException(
+                                                  c.id(),
+                                                  CloudException.Kind.OTHER,
+                                                  "answered \"unchanged\" to a get that sent no"
+                                                      + " tag"))
+                                          : new Answer(
+                                              c.id(), w, t.data(), t.tag().orElse(null), null);
+                              answered.put(c.id() + "\n" + w, a);
+                              return a;
+                            }));
               }
               CompletableFuture<List<Answer>> all =
                   CompletableFuture.allOf(gets.toArray(new CompletableFuture<?>[0]))
@@ -658,23 +697,53 @@ public final class Verifier {
     return new VerifyReport(key, ids, seqs, retained, all, extra, margins, behind);
   }
 
-  /** Copies made and failed. */
+  /**
+   * Copies made and failed. Once {@link #close}d (the copy phase's time is up) a copy that ends is
+   * no longer recorded: it was already reported as not finished.
+   */
   private static final class RepairLog {
     final List<String> actions = new ArrayList<>();
     final List<String> failures = new ArrayList<>();
+    private boolean closed;
 
     synchronized void done(String a) {
-      actions.add(a);
+      if (!closed) {
+        actions.add(a);
+      }
     }
 
     synchronized void failed(String a) {
-      failures.add(a);
+      if (!closed) {
+        failures.add(a);
+      }
     }
+
+    /** Ends recording; {@code open} are the copies still out, reported as not finished. */
+    synchronized void close(List<String> open) {
+      if (!closed) {
+        failures.addAll(open);
+        closed = true;
+      }
+    }
+  }
+
+  /** One copy of the repair: what it restores and its future. */
+  private record Copy(String what, CompletableFuture<Void> done) {}
+
+  /**
+   * How long repair's copies may run, from the first: a quarter of the operation timeout (half a
+   * request's limit), so a copy that waits on a hung cloud (a source tried first, a damaged holder
+   * that stopped answering since verify) ends in time for the verify that follows, and the repair
+   * within its operation timeout. A copy still out then is cancelled and reported as not finished;
+   * the next repair (or the scrubber's next pass) tries again.
+   */
+  private Duration copyLimit() {
+    return ctx.requestLimit.dividedBy(2);
   }
 
   private CompletableFuture<RepairLog> repairFrom(VerifyReport before) {
     RepairLog log = new RepairLog();
-    List<CompletableFuture<Void>> copies = new ArrayList<>();
+    List<Copy> copies = new ArrayList<>();
     for (Finding f : before.findings()) {
       switch (f.problem()) {
         case METADATA_MISSING, METADATA_STALE, METADATA_INVALID, KEY_SHARE_MISSING -> {
@@ -697,17 +766,7 @@ public final class Verifier {
                   + " (sequence "
                   + newest.get(f.subject()).sequence()
                   + ")";
-          copies.add(
-              copyMetadata(ctx.byId.get(f.cloudId()), f.subject(), bytes)
-                  .handle(
-                      (r, e) -> {
-                        if (e == null) {
-                          log.done(what);
-                        } else {
-                          log.failed(what + ": " + Futures.unwrap(e).getMessage());
-                        }
-                        return null;
-                      }));
+          copies.add(new Copy(what, copyMetadata(ctx.byId.get(f.cloudId()), f.subject(), bytes)));
         }
         case DATA_MISSING, DATA_CORRUPT -> {
           // Repaired below, version by version, from what every holder still holds right.
@@ -722,34 +781,136 @@ public final class Verifier {
       }
       for (ValueLayout.Restore restore :
           Layouts.of(it.entry()).heal(ctx, this::timed, it.version(), health)) {
-        copies.add(
-            restore
-                .done()
-                .handle(
-                    (r, e) -> {
-                      if (e == null) {
-                        log.done(restore.what());
-                      } else {
-                        log.failed(restore.what() + ": " + Futures.unwrap(e).getMessage());
-                      }
-                      return null;
-                    }));
+        copies.add(new Copy(restore.what(), restore.done()));
       }
     }
-    return CompletableFuture.allOf(copies.toArray(new CompletableFuture<?>[0])).thenApply(x -> log);
+    CompletableFuture<RepairLog> out = new CompletableFuture<>();
+    if (copies.isEmpty()) {
+      out.complete(log);
+      return out;
+    }
+    java.util.concurrent.atomic.AtomicInteger left =
+        new java.util.concurrent.atomic.AtomicInteger(copies.size());
+    Duration limit = copyLimit();
+    io.rafestore.Scheduler.Cancellable timer =
+        ctx.settings
+            .scheduler()
+            .schedule(
+                limit,
+                () -> {
+                  List<String> open = new ArrayList<>();
+                  for (Copy c : copies) {
+                    if (!c.done().isDone()) {
+                      open.add(
+                          c.what()
+                              + ": did not finish within "
+                              + limit
+                              + " (a quarter of the operation timeout); cancelled, left for the"
+                              + " next repair");
+                    }
+                  }
+                  log.close(open);
+                  out.complete(log);
+                  copies.forEach(c -> c.done().cancel(true));
+                });
+    for (Copy c : copies) {
+      Futures.onEnd(
+          c.done(),
+          (r, e) -> {
+            if (e == null) {
+              log.done(c.what());
+            } else {
+              log.failed(c.what() + ": " + Futures.unwrap(e).getMessage());
+            }
+            if (left.decrementAndGet() == 0) {
+              timer.cancel();
+              out.complete(log);
+            }
+          });
+    }
+    return out;
   }
 
   /**
-   * Stores a writer's signed log bytes on one cloud, verbatim. The one place metadata is copied, so
-   * a mode whose metadata objects differ per cloud can specialise it.
+   * One cloud's log of one writer, bounded: a tagged get where the driver offers conditional puts
+   * (the tag is what repair's copy onto this cloud is conditional on), a plain get otherwise.
+   */
+  private CompletableFuture<io.rafestore.spi.TaggedGet> readLog(
+      Cloud c, String writer, Optional<ByteRange> bound) {
+    ObjectKey name = Names.metadataObject(key, writer);
+    if (c.driver().conditionalPuts()) {
+      return c.driver().getTagged(name, bound, Optional.empty());
+    }
+    return Futures.relay(c.driver().get(name, bound), b -> io.rafestore.spi.TaggedGet.of(b, null));
+  }
+
+  /**
+   * Stores a writer's signed log bytes on one cloud, verbatim, only if the cloud still holds what
+   * verify read there. The one place metadata is copied, so a mode whose metadata objects differ
+   * per cloud can specialise it.
+   *
+   * <p>The condition is what makes repair safe beside writers (design.md section 12, "Repair beside
+   * writers"): the writer may have put a newer log on this cloud since verify read it, and a plain
+   * put would replace it with the older one repair holds, taking a correct holder from a completed
+   * write (or, under the confidentiality option, a key share from a new entry). Where the driver
+   * offers conditional puts the check and the store are one step at the cloud ({@link
+   * io.rafestore.spi.CloudDriver#putIfMatch}: the tag verify's tagged get gave, or "no object"
+   * where there was none). Where it does not, the cloud is read again just before a plain put, and
+   * the copy is made only if it still answers the same bytes (or still nothing): this narrows the
+   * race to one round trip and does not close it. A copy not made because the cloud changed is
+   * reported as a failure that says so; the verify after repair shows the state the writer left.
    */
   private CompletableFuture<Void> copyMetadata(Cloud cloud, String writer, byte[] bytes) {
     // Without sealed entries this is the signed log verbatim. Under the confidentiality option
     // the cloud gets an envelope with its own key shares, restored from f+1 valid shares of other
     // clouds exactly as writeM restores them (KeyShares.payloads).
     byte[] payload = KeyShares.payloads(ctx, view, newest.get(writer), bytes, null).apply(cloud);
-    return timed(
-        cloud.driver().put(Names.metadataObject(key, writer), payload), cloud.id() + " put");
+    ObjectKey name = Names.metadataObject(key, writer);
+    Answer read = answered.get(cloud.id() + "\n" + writer);
+    if (read == null || !read.absent() && read.bytes == null) {
+      return CompletableFuture.failedFuture(
+          new IllegalStateException("not copied: verify has no answer of this cloud to check"));
+    }
+    CompletableFuture<Boolean> stored;
+    if (cloud.driver().conditionalPuts() && (read.absent() || read.tag != null)) {
+      stored =
+          timed(
+              cloud.driver().putIfMatch(name, payload, Optional.ofNullable(read.tag)),
+              cloud.id() + " conditional put");
+    } else {
+      Optional<ByteRange> bound =
+          Optional.of(ByteRange.of(0, ctx.settings.maxMetadataBytes() + 1L));
+      stored =
+          timed(cloud.driver().get(name, bound), cloud.id() + " metadata")
+              .handle(
+                  (now, e) -> {
+                    if (e != null) {
+                      Throwable cause = Futures.unwrap(e);
+                      if (!(cause instanceof CloudException ce
+                          && ce.kind() == CloudException.Kind.NOT_FOUND)) {
+                        throw new java.util.concurrent.CompletionException(cause);
+                      }
+                      return read.absent();
+                    }
+                    return !read.absent() && java.util.Arrays.equals(now, read.bytes);
+                  })
+              .thenCompose(
+                  same ->
+                      same
+                          ? timed(cloud.driver().put(name, payload), cloud.id() + " put")
+                              .thenApply(x -> true)
+                          : CompletableFuture.completedFuture(false));
+    }
+    return stored.thenApply(
+        done -> {
+          if (!done) {
+            throw new java.util.concurrent.CompletionException(
+                new IllegalStateException(
+                    "not copied: the log there changed since repair read it (its writer stored a"
+                        + " newer one, most likely), and repair does not replace it"));
+          }
+          return null;
+        });
   }
 
   private <T> CompletableFuture<T> timed(CompletableFuture<T> request, String what) {

@@ -39,6 +39,18 @@ public final class MeasuredCloud extends ForwardingCloud {
     return measured(data, bytes -> delegate().put(key, bytes));
   }
 
+  @Override
+  public boolean conditionalPuts() {
+    return delegate().conditionalPuts();
+  }
+
+  /** A conditional put is measured as a put of its bytes. */
+  @Override
+  public CompletableFuture<Boolean> putIfMatch(
+      ObjectKey key, byte[] data, Optional<String> ifMatch) {
+    return measured(data, bytes -> delegate().putIfMatch(key, bytes, ifMatch));
+  }
+
   /** The bytes a caller on this thread expects from the get it is making through a decorator. */
   private static final ThreadLocal<Long> EXPECTED = new ThreadLocal<>();
 
@@ -189,11 +201,11 @@ public final class MeasuredCloud extends ForwardingCloud {
     return measured(data, call);
   }
 
-  private CompletableFuture<Void> measured(
-      byte[] data, Function<byte[], CompletableFuture<Void>> call) {
+  private <T> CompletableFuture<T> measured(
+      byte[] data, Function<byte[], CompletableFuture<T>> call) {
     long start = model.scheduler().nanoTime();
     model.sent(id(), data.length);
-    CompletableFuture<Void> f;
+    CompletableFuture<T> f;
     try {
       f = Futures.relay(call.apply(data));
     } catch (RuntimeException | Error e) {
