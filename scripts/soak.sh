@@ -10,8 +10,8 @@
 #
 # Budgets per round (environment): SOAK_STRESS_SECONDS (per variant, of 18, default 20),
 # SOAK_FUZZ_TRIES (cases per property, default 8000), SOAK_CRASH_SECONDS (default 90) and
-# SOAK_CRASH_RUNS (kills, default 100). SOAK_STRESS_REPAIR=true adds StressHistoryTest's repairer
-# (off by default: it finds the known race of repair with writers, design.md section 12). Each round's Maven output is kept in target/soak/; a
+# SOAK_CRASH_RUNS (kills, default 100). SOAK_STRESS_REPAIR=false leaves out StressHistoryTest's
+# repairer (on by default, as in a build). Each round's Maven output is kept in target/soak/; a
 # failing round's surefire reports are copied beside it and the script prints the seeds that
 # replay it, then exits 1. On a machine others build on, run it under their lock (it is one
 # Maven test run at a time).
@@ -26,7 +26,7 @@ MINUTES="${1:-30}"
 [[ "$MINUTES" =~ ^[0-9]+$ && "$MINUTES" -gt 0 ]] \
   || die "minutes must be a positive whole number, got '$MINUTES' (usage: scripts/soak.sh [minutes])"
 STRESS_SECONDS="${SOAK_STRESS_SECONDS:-20}"
-STRESS_REPAIR="${SOAK_STRESS_REPAIR:-false}"
+STRESS_REPAIR="${SOAK_STRESS_REPAIR:-true}"
 [[ "$STRESS_REPAIR" == true || "$STRESS_REPAIR" == false ]] ||
   die "SOAK_STRESS_REPAIR must be true or false, got '$STRESS_REPAIR'"
 FUZZ_TRIES="${SOAK_FUZZ_TRIES:-8000}"

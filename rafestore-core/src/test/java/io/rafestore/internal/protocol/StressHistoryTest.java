@@ -671,11 +671,13 @@ class StressHistoryTest {
     }
     // Repair beside everything (the collector's client and identity, which it does not need):
     // copies the newest signed logs to clouds that lack them and data to holders that lost it,
-    // under the same chaos, crashed writers' partial logs included.
+    // under the same chaos, crashed writers' partial logs included; its copies are conditional on
+    // what it read (design.md section 12, "Repair beside writers"). On unless
+    // -Drafestore.stress.repair=false.
     java.util.concurrent.atomic.AtomicInteger repairs =
         new java.util.concurrent.atomic.AtomicInteger();
     SplittableRandom repairRandom = random.split();
-    if (Boolean.getBoolean("rafestore.stress.repair")) {
+    if (!"false".equals(System.getProperty("rafestore.stress.repair", "true"))) {
       tasks.add(
           threads.submit(
               everyKey(

@@ -53,6 +53,20 @@ public final class QuorumGather {
   private QuorumGather() {}
 
   /**
+   * The longest grace: an eighth of the operation timeout (a quarter of a request's limit), so a
+   * maintenance operation made of several gatherings (a repair: two verifies of two phases each,
+   * and its copies between) ends within its operation timeout however slow the latency model has
+   * learnt a cloud to be. A degraded cloud's prediction, doubled, once made each phase of a verify
+   * wait for it for seconds, and repairs beside writers ran past their operation timeout
+   * (StressHistoryTest with the repairer, 2026-11-29). At the default timeout of 5 minutes the cap
+   * is 37.5 s, above any prediction a correct cloud earns; below 16 s it is also below {@link
+   * #MIN_GRACE}, and wins.
+   */
+  static Duration maxGrace(Context ctx) {
+    return ctx.requestLimit.dividedBy(4);
+  }
+
+  /**
    * What the clouds answered.
    *
    * @param values answers, by cloud, in the order the clouds were given
@@ -198,6 +212,10 @@ public final class QuorumGather {
               }
             }
             grace = g.compareTo(MIN_GRACE) < 0 ? MIN_GRACE : g;
+          }
+          Duration cap = maxGrace(ctx);
+          if (grace.compareTo(cap) > 0) {
+            grace = cap;
           }
           arm = grace;
         }

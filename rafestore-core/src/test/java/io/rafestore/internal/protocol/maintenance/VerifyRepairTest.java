@@ -73,6 +73,37 @@ class VerifyRepairTest {
     }
   }
 
+  /**
+   * The wait for a cloud still out after the quorum is capped at an eighth of the operation
+   * timeout, however long the latency model predicts its answer takes: here p3 answers 12 s late
+   * and the model has learnt it (twice that is 24 s), the operation timeout is 40 s, and verify
+   * ends after the cap (5 s) with p3 named late, instead of waiting until the request's limit (20
+   * s).
+   */
+  @Test
+  void theWaitForACloudPredictedSlowIsCappedByTheOperationTimeout() throws Exception {
+    Harness h = new Harness(1, 4);
+    java.time.Duration timeout = java.time.Duration.ofSeconds(40);
+    try (RafeStore store = h.builder(ProtocolMode.PAPER).operationTimeout(timeout).build()) {
+      h.clouds.get(3).faulty().slowDown(java.time.Duration.ofSeconds(12));
+      for (int i = 0; i < 5; i++) {
+        h.run(store.write("k", utf8("v" + i)));
+        h.scheduler.advance(java.time.Duration.ofSeconds(15)); // p3's late answers are measured
+      }
+      long start = h.scheduler.nanoTime();
+      VerifyReport report = h.run(store.verify("k"));
+      java.time.Duration took = java.time.Duration.ofNanos(h.scheduler.nanoTime() - start);
+      assertThat(took).as(report.toString()).isLessThan(java.time.Duration.ofSeconds(12));
+      assertThat(report.findingsFor("p3"))
+          .as(report.toString())
+          .extracting(VerifyReport.Finding::problem)
+          .containsOnly(Problem.UNREACHABLE);
+      for (String id : List.of("p0", "p1", "p2")) {
+        assertThat(report.findingsFor(id)).as(id).isEmpty();
+      }
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(
       value = ProtocolMode.class,
