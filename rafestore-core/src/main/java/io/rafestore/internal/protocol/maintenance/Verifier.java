@@ -698,31 +698,47 @@ public final class Verifier {
   }
 
   /**
-   * Copies made and failed. Once {@link #close}d (the copy phase's time is up) a copy that ends is
-   * no longer recorded: it was already reported as not finished.
+   * Copies made and failed. Once {@link #close}d (the copy phase's time is up) every copy not yet
+   * recorded is reported as not finished, and a copy that ends after is no longer recorded.
    */
   private static final class RepairLog {
     final List<String> actions = new ArrayList<>();
     final List<String> failures = new ArrayList<>();
+    private final Set<Copy> recorded = new HashSet<>();
     private boolean closed;
 
-    synchronized void done(String a) {
-      if (!closed) {
-        actions.add(a);
-      }
-    }
-
     synchronized void failed(String a) {
-      if (!closed) {
-        failures.add(a);
+      failures.add(a);
+    }
+
+    /** Records how {@code c} ended, unless the phase was closed first. */
+    synchronized void ended(Copy c, Throwable error) {
+      if (closed || !recorded.add(c)) {
+        return;
+      }
+      if (error == null) {
+        actions.add(c.what());
+      } else {
+        failures.add(c.what() + ": " + Futures.unwrap(error).getMessage());
       }
     }
 
-    /** Ends recording; {@code open} are the copies still out, reported as not finished. */
-    synchronized void close(List<String> open) {
-      if (!closed) {
-        failures.addAll(open);
-        closed = true;
+    /**
+     * Ends recording: each of {@code copies} not recorded yet did not finish within {@code limit}.
+     */
+    synchronized void close(List<Copy> copies, Duration limit) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      for (Copy c : copies) {
+        if (!recorded.contains(c)) {
+          failures.add(
+              c.what()
+                  + ": did not finish within "
+                  + limit
+                  + " (a quarter of the operation timeout); cancelled, left for the next repair");
+        }
       }
     }
   }
@@ -798,18 +814,7 @@ public final class Verifier {
             .schedule(
                 limit,
                 () -> {
-                  List<String> open = new ArrayList<>();
-                  for (Copy c : copies) {
-                    if (!c.done().isDone()) {
-                      open.add(
-                          c.what()
-                              + ": did not finish within "
-                              + limit
-                              + " (a quarter of the operation timeout); cancelled, left for the"
-                              + " next repair");
-                    }
-                  }
-                  log.close(open);
+                  log.close(copies, limit);
                   out.complete(log);
                   copies.forEach(c -> c.done().cancel(true));
                 });
@@ -817,11 +822,7 @@ public final class Verifier {
       Futures.onEnd(
           c.done(),
           (r, e) -> {
-            if (e == null) {
-              log.done(c.what());
-            } else {
-              log.failed(c.what() + ": " + Futures.unwrap(e).getMessage());
-            }
+            log.ended(c, e);
             if (left.decrementAndGet() == 0) {
               timer.cancel();
               out.complete(log);

@@ -158,6 +158,26 @@ class RepairRaceTest {
   }
 
   /**
+   * Starts a repair of "k", writes "three" while it is held at p3's gate, lets it go: repair must
+   * report its copy to p3 not made, and the key must verify clean (p3 keeps the writer's log).
+   */
+  private static void writeWhileRepairIsHeld(Setup s) throws Exception {
+    CompletableFuture<RepairReport> repair = s.store.repair("k");
+    s.gate.reached.get(10, TimeUnit.SECONDS);
+    s.store.blocking().write("k", utf8("three"));
+    s.gate.release.complete(null);
+    RepairReport report = repair.get(10, TimeUnit.SECONDS);
+    assertThat(report.failures())
+        .as(report.toString())
+        .singleElement()
+        .asString()
+        .startsWith("p3: metadata of alice")
+        .contains("changed since repair read it");
+    VerifyReport after = s.store.blocking().verify("k");
+    assertThat(after.isClean()).as(after.toString()).isTrue();
+  }
+
+  /**
    * With conditional puts: repair read p3 behind, its copy is held until the writer's next write
    * has put its log on p3, and then the copy must not land.
    */
@@ -170,20 +190,7 @@ class RepairRaceTest {
       VerifyReport found = store.blocking().verify("k");
       assertThat(found.findingsFor("p3")).as(found.toString()).hasSize(1);
       s.gate.holdNextPut();
-      CompletableFuture<RepairReport> repair = store.repair("k");
-      s.gate.reached.get(10, TimeUnit.SECONDS);
-      store.blocking().write("k", utf8("three"));
-      s.gate.release.complete(null);
-      RepairReport report = repair.get(10, TimeUnit.SECONDS);
-
-      assertThat(report.failures())
-          .as(report.toString())
-          .singleElement()
-          .asString()
-          .startsWith("p3: metadata of alice")
-          .contains("changed since repair read it");
-      VerifyReport after = store.blocking().verify("k");
-      assertThat(after.isClean()).as(after.toString()).isTrue();
+      writeWhileRepairIsHeld(s);
       assertThat(store.blocking().read("k").utf8()).isEqualTo("three");
     }
   }
@@ -211,21 +218,10 @@ class RepairRaceTest {
   @ValueSource(booleans = {false, true})
   void withoutConditionalPutsANewerLogSeenByTheRereadIsKept(boolean stale) throws Exception {
     Setup s = setup(false, false, stale);
-    try (RafeStore store = s.store) {
+    try (s.store) {
       // Verify's read of p3 is the first metadata get, the re-read before the copy the second.
       s.gate.holdGet(2);
-      CompletableFuture<RepairReport> repair = store.repair("k");
-      s.gate.reached.get(10, TimeUnit.SECONDS);
-      store.blocking().write("k", utf8("three"));
-      s.gate.release.complete(null);
-      RepairReport report = repair.get(10, TimeUnit.SECONDS);
-      assertThat(report.failures())
-          .as(report.toString())
-          .singleElement()
-          .asString()
-          .contains("changed since repair read it");
-      VerifyReport after = store.blocking().verify("k");
-      assertThat(after.isClean()).as(after.toString()).isTrue();
+      writeWhileRepairIsHeld(s);
     }
   }
 
