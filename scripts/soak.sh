@@ -11,7 +11,7 @@
 # Budgets per round (environment): SOAK_STRESS_SECONDS (per variant, of 18, default 20),
 # SOAK_FUZZ_TRIES (cases per property, default 8000), SOAK_CRASH_SECONDS (default 90) and
 # SOAK_CRASH_RUNS (kills, default 100). SOAK_STRESS_REPAIR=false leaves out StressHistoryTest's
-# repairer (on by default, as in a build). Each round's Maven output is kept in target/soak/; a
+# repairer (on by default here; off in a build, design.md section 12). Each round's Maven output is kept in target/soak/; a
 # failing round's surefire reports are copied beside it and the script prints the seeds that
 # replay it, then exits 1. On a machine others build on, run it under their lock (it is one
 # Maven test run at a time).
