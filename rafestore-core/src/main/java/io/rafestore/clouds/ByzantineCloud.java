@@ -193,30 +193,47 @@ public final class ByzantineCloud extends ForwardingCloud {
     if (!s.lies(key) || s.behaviour == Behaviour.CORRUPT_WRITES) {
       return Futures.relay(delegate().get(key, range));
     }
-    switch (s.behaviour) {
-      case CORRUPT:
-        return altered(delegate().get(key, range), this::corrupt);
-      case GARBLE:
-        return altered(delegate().get(key, range), this::garble);
-      case CUSTOM:
-        return altered(delegate().get(key, range), s.forgery);
-      case STALE:
-        Versions v = history.get(key);
-        if (v != null && v.previous != null) {
-          lies.incrementAndGet();
-          return CompletableFuture.completedFuture(cut(v.previous, range));
-        }
-        return Futures.relay(delegate().get(key, range));
-      case OTHER_KEY:
-        byte[] other = otherObject(key);
-        if (other != null) {
-          lies.incrementAndGet();
-          return CompletableFuture.completedFuture(cut(other, range));
-        }
-        return Futures.relay(delegate().get(key, range));
-      default: // DROP_WRITES: reads are honest
-        return Futures.relay(delegate().get(key, range));
+    byte[] remembered = remembered(s, key, range);
+    if (remembered != null) {
+      return CompletableFuture.completedFuture(remembered);
     }
+    return Futures.relay(delegate().get(key, range), b -> alter(s, b));
+  }
+
+  /**
+   * A stale or other-key liar's answer from the history (counted as a lie), or null when it has
+   * none to give (then the true bytes, passed through {@link #alter}, which leaves them as they
+   * are).
+   */
+  private byte[] remembered(State s, ObjectKey key, Optional<ByteRange> range) {
+    byte[] told = null;
+    if (s.behaviour == Behaviour.STALE) {
+      Versions v = history.get(key);
+      told = v == null ? null : v.previous;
+    } else if (s.behaviour == Behaviour.OTHER_KEY) {
+      told = otherObject(key);
+    }
+    if (told == null) {
+      return null;
+    }
+    lies.incrementAndGet();
+    return cut(told, range);
+  }
+
+  /** The true bytes as a corrupting, garbling or forging liar tells them (others: as they are). */
+  private byte[] alter(State s, byte[] truth) {
+    UnaryOperator<byte[]> lie =
+        switch (s.behaviour) {
+          case CORRUPT -> this::corrupt;
+          case GARBLE -> this::garble;
+          case CUSTOM -> s.forgery;
+          default -> null; // STALE and OTHER_KEY without history, DROP_WRITES: honest reads
+        };
+    if (lie == null) {
+      return truth;
+    }
+    lies.incrementAndGet();
+    return lie.apply(truth);
   }
 
   @Override
@@ -225,9 +242,9 @@ public final class ByzantineCloud extends ForwardingCloud {
   }
 
   /**
-   * As {@link #get}, lies included; the tag is the wrapped driver's (a liar keeps the true tag), an
-   * "unchanged" answer passes through, and a stale liar answers a tag the object no longer has
-   * "unchanged".
+   * As {@link #get}, lies included, in one request to the wrapped driver: the tag is the wrapped
+   * driver's (a liar keeps the true tag), an "unchanged" answer passes through, and a stale liar
+   * answers a tag the object no longer has "unchanged".
    */
   @Override
   public CompletableFuture<TaggedGet> getTagged(
@@ -240,16 +257,19 @@ public final class ByzantineCloud extends ForwardingCloud {
     if (!s.lies(key) || s.behaviour == Behaviour.CORRUPT_WRITES) {
       return Futures.relay(tagged);
     }
-    return tagged.thenCompose(
+    return Futures.relay(
+        tagged,
         t -> {
           if (t.unchanged()) {
-            return CompletableFuture.completedFuture(t);
+            return t;
           }
           if (s.behaviour == Behaviour.STALE && ifNoneMatch.isPresent()) {
             lies.incrementAndGet();
-            return CompletableFuture.completedFuture(TaggedGet.unchanged(ifNoneMatch.get()));
+            return TaggedGet.unchanged(ifNoneMatch.get());
           }
-          return get(key, range).thenApply(b -> TaggedGet.of(b, t.tag().orElse(null)));
+          byte[] remembered = remembered(s, key, range);
+          return TaggedGet.of(
+              remembered != null ? remembered : alter(s, t.data()), t.tag().orElse(null));
         });
   }
 

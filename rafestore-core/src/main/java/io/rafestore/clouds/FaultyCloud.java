@@ -164,8 +164,7 @@ public final class FaultyCloud extends ForwardingCloud {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(data, "data");
     State s = state;
-    // A delayed put sends the bytes later; the caller may reuse its array meanwhile.
-    byte[] payload = s.mode == Mode.SLOW ? data.clone() : data;
+    byte[] payload = payload(s, data);
     return call(s, Operation.PUT, () -> delegate().put(key, payload));
   }
 
@@ -202,8 +201,13 @@ public final class FaultyCloud extends ForwardingCloud {
     Objects.requireNonNull(data, "data");
     Objects.requireNonNull(ifMatch, "ifMatch");
     State s = state;
-    byte[] payload = s.mode == Mode.SLOW ? data.clone() : data;
+    byte[] payload = payload(s, data);
     return call(s, Operation.PUT, () -> delegate().putIfMatch(key, payload, ifMatch));
+  }
+
+  /** A delayed put sends the bytes later, and the caller may reuse its array meanwhile: a copy. */
+  private static byte[] payload(State s, byte[] data) {
+    return s.mode == Mode.SLOW ? data.clone() : data;
   }
 
   @Override

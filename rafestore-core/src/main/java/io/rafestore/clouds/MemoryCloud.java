@@ -145,11 +145,16 @@ public final class MemoryCloud implements CloudDriver {
     if (stored == null) {
       return CompletableFuture.failedFuture(CloudException.notFound(id, key));
     }
-    String tag = HexFormat.of().formatHex(Sha256.hash(stored));
+    String tag = tagOf(stored);
     if (ifNoneMatch.isPresent() && ifNoneMatch.get().equals(tag)) {
       return CompletableFuture.completedFuture(TaggedGet.unchanged(tag));
     }
     return CompletableFuture.completedFuture(TaggedGet.of(copy(stored, range), tag));
+  }
+
+  /** The tag of stored bytes: their SHA-256, in hex. */
+  private static String tagOf(byte[] stored) {
+    return HexFormat.of().formatHex(Sha256.hash(stored));
   }
 
   @Override
@@ -180,8 +185,7 @@ public final class MemoryCloud implements CloudDriver {
           boolean match =
               ifMatch.isEmpty()
                   ? current == null
-                  : current != null
-                      && ifMatch.get().equals(HexFormat.of().formatHex(Sha256.hash(current)));
+                  : current != null && ifMatch.get().equals(tagOf(current));
           stored[0] = match;
           return match ? copy : current;
         });

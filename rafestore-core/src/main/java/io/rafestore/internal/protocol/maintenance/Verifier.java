@@ -128,10 +128,43 @@ public final class Verifier {
   private record Answer(String cloud, String writer, byte[] bytes, String tag, Throwable error) {
     /** Whether the cloud said it holds no log of the writer. */
     boolean absent() {
-      return error != null
-          && Futures.unwrap(error) instanceof CloudException ce
-          && ce.kind() == CloudException.Kind.NOT_FOUND;
+      return error != null && notFound(error);
     }
+  }
+
+  /** A cloud's answer to {@link #readLog}: its bytes and tag, or its failure. */
+  private static Answer answer(
+      Cloud c, String writer, io.rafestore.spi.TaggedGet t, Throwable error) {
+    if (error != null) {
+      return new Answer(c.id(), writer, null, null, error);
+    }
+    if (t.unchanged()) {
+      // No tag was sent, so "unchanged" is no answer a correct cloud gives.
+      return new Answer(
+          c.id(),
+          writer,
+          null,
+          null,
+          new CloudException(
+              c.id(),
+              CloudException.Kind.OTHER,
+              "answered \"unchanged\" to a get that sent no tag"));
+    }
+    return new Answer(c.id(), writer, t.data(), t.tag().orElse(null), null);
+  }
+
+  /** Whether {@code error} is a cloud's "no such object". */
+  private static boolean notFound(Throwable error) {
+    return Futures.unwrap(error) instanceof CloudException ce
+        && ce.kind() == CloudException.Kind.NOT_FOUND;
+  }
+
+  /**
+   * The range every log is read with: one byte more than a log may hold, so a faulty cloud that
+   * stores a huge object under a log's name costs at most that much.
+   */
+  private Optional<ByteRange> logBound() {
+    return Optional.of(ByteRange.of(0, ctx.settings.maxMetadataBytes() + 1L));
   }
 
   /**
@@ -159,7 +192,7 @@ public final class Verifier {
   }
 
   private CompletableFuture<VerifyReport> runWithWriters() {
-    Optional<ByteRange> bound = Optional.of(ByteRange.of(0, ctx.settings.maxMetadataBytes() + 1L));
+    Optional<ByteRange> bound = logBound();
     int quorum = QuorumGather.quorumOf(ctx, ctx.clouds);
     return QuorumGather.run(
             ctx,
@@ -173,22 +206,7 @@ public final class Verifier {
                     timed(readLog(c, w, bound), c.id() + " metadata")
                         .handle(
                             (t, e) -> {
-                              Answer a =
-                                  e != null
-                                      ? new Answer(c.id(), w, null, null, e)
-                                      : t.unchanged()
-                                          ? new Answer(
-                                              c.id(),
-                                              w,
-                                              null,
-                                              null,
-                                              new CloudException(
-                                                  c.id(),
-                                                  CloudException.Kind.OTHER,
-                                                  "answered \"unchanged\" to a get that sent no"
-                                                      + " tag"))
-                                          : new Answer(
-                                              c.id(), w, t.data(), t.tag().orElse(null), null);
+                              Answer a = answer(c, w, t, e);
                               answered.put(c.id() + "\n" + w, a);
                               return a;
                             }));
@@ -232,10 +250,14 @@ public final class Verifier {
     Set<String> unreachable = new HashSet<>();
     for (Answer a : answers) {
       if (a.error != null) {
-        Throwable cause = Futures.unwrap(a.error);
-        if (!(cause instanceof CloudException ce && ce.kind() == CloudException.Kind.NOT_FOUND)) {
+        if (!a.absent()) {
           if (unreachable.add(a.cloud)) {
-            addFinding(new Finding(a.cloud, Problem.UNREACHABLE, a.writer, String.valueOf(cause)));
+            addFinding(
+                new Finding(
+                    a.cloud,
+                    Problem.UNREACHABLE,
+                    a.writer,
+                    String.valueOf(Futures.unwrap(a.error))));
           }
         }
         continue;
@@ -561,8 +583,7 @@ public final class Verifier {
     Finding f = null;
     if (e != null) {
       Throwable cause = Futures.unwrap(e);
-      boolean missing =
-          cause instanceof CloudException ce && ce.kind() == CloudException.Kind.NOT_FOUND;
+      boolean missing = notFound(cause);
       if (missing) {
         mark(damagedParts, dc);
       }
@@ -879,17 +900,13 @@ public final class Verifier {
               cloud.driver().putIfMatch(name, payload, Optional.ofNullable(read.tag)),
               cloud.id() + " conditional put");
     } else {
-      Optional<ByteRange> bound =
-          Optional.of(ByteRange.of(0, ctx.settings.maxMetadataBytes() + 1L));
       stored =
-          timed(cloud.driver().get(name, bound), cloud.id() + " metadata")
+          timed(cloud.driver().get(name, logBound()), cloud.id() + " metadata")
               .handle(
                   (now, e) -> {
                     if (e != null) {
-                      Throwable cause = Futures.unwrap(e);
-                      if (!(cause instanceof CloudException ce
-                          && ce.kind() == CloudException.Kind.NOT_FOUND)) {
-                        throw new java.util.concurrent.CompletionException(cause);
+                      if (!notFound(e)) {
+                        throw new java.util.concurrent.CompletionException(Futures.unwrap(e));
                       }
                       return read.absent();
                     }
@@ -902,13 +919,14 @@ public final class Verifier {
                               .thenApply(x -> true)
                           : CompletableFuture.completedFuture(false));
     }
-    return stored.thenApply(
+    // Relayed, so the copy limit's cancel reaches the request (a conditional put).
+    return Futures.relay(
+        stored,
         done -> {
           if (!done) {
-            throw new java.util.concurrent.CompletionException(
-                new IllegalStateException(
-                    "not copied: the log there changed since repair read it (its writer stored a"
-                        + " newer one, most likely), and repair does not replace it"));
+            throw new IllegalStateException(
+                "not copied: the log there changed since repair read it (its writer stored a"
+                    + " newer one, most likely), and repair does not replace it");
           }
           return null;
         });
