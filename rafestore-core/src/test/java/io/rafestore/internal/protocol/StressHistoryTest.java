@@ -60,23 +60,25 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>One write in four is a burst of two or three concurrent writes of one key from one client
  * (group commit for inline values). One operation in 128 deletes the key instead: a write the
- * delete may hide (one that began before the delete completed) may be missing, and a read that
- * finds nothing must find only such writes before it; a write the delete surely hides (completed
- * before the delete began, the delete completed before the read began) must never be read or
- * listed. One read in four is a stream; one in eight reads a completed write's version (whole, a
- * range, or streamed) and must return exactly its bytes, unless it was collected or may be deleted.
- * With {@code -Drafestore.stress.repair=true} a repairer repairs a random key every 50 ms as well
- * (design.md section 12, "Repair beside writers"). Off in a build until the open finding there ("a
- * read found nothing" beside the repairer and the collector) is understood; scripts/soak.sh turns
- * it on.
+ * delete may hide (one that began before the delete completed; for a delete cut by a crash, one
+ * whose version is at or below the tombstone the dying process sent, whenever that tombstone
+ * surfaces) may be missing, and a read that finds nothing must find only such writes before it; a
+ * write the delete surely hides (completed before the delete began, the delete completed before the
+ * read began) must never be read or listed. One read in four is a stream; one in eight reads a
+ * completed write's version (whole, a range, or streamed) and must return exactly its bytes, unless
+ * it was collected or may be deleted. A repairer repairs a random key every 50 ms as well
+ * (design.md section 12, "Repair beside writers"; {@code -Drafestore.stress.repair=false} leaves it
+ * out).
  *
  * <p>Writers also crash and restart: about one write in eight arms a kill switch that ends the
  * writer's "process" after a random number (0 to 11) of its requests have landed (nothing it sends
- * afterwards leaves it, nothing it awaits completes), at any point of any phase; the writer then
- * restarts as a new client with the same writer id and key pair and goes on. A crashed write may be
- * read (it may take effect), but only under a version no completed write has, and it must never
- * hide a completed write: the checks above hold for every completed write of every incarnation. The
- * collector of the GC variant has a writer id of its own.
+ * afterwards leaves it, nothing it awaits completes), at any point of any phase; one delete in
+ * eight likewise, after up to as many requests as a delete makes (its readM of every writer's log
+ * on every cloud, then its log on every cloud), so that some tombstones of crashed deletes reach a
+ * few clouds; the writer then restarts as a new client with the same writer id and key pair and
+ * goes on. A crashed write may be read (it may take effect), but only under a version no completed
+ * write has, and it must never hide a completed write: the checks above hold for every completed
+ * write of every incarnation. The collector of the GC variant has a writer id of its own.
  *
  * <p>Each variant runs with and without the collector, on one of the value shapes of {@link Shape}:
  * small values inline in the signed log (the default), whole copies on f+1 data clouds, fragments
@@ -181,48 +183,66 @@ class StressHistoryTest {
 
   /**
    * A delete of {@code key}, recorded when it is invoked; {@code completed} stays {@link
-   * Long#MAX_VALUE} until it completes, and for good if its writer crashed during it (it may take
-   * effect at any time).
+   * Long#MAX_VALUE} until it completes, and for good if its writer crashed during it.
    */
   static final class Delete {
     final String key;
     final long invoked;
 
-    /**
-     * When it completed; for a delete cut by a crash, when its restarted writer next completed an
-     * operation of the key (that operation's readM either carried the tombstone into the writer's
-     * new log or left it behind for good, so later operations of others see its outcome).
-     */
+    /** When it completed. */
     volatile long completed = Long.MAX_VALUE;
 
     /** Whether it completed (so it surely took effect). */
     volatile boolean succeeded;
 
+    /** Whether its writer's process died during it (it may take effect at any later time). */
+    volatile boolean crashed;
+
+    /**
+     * The newest tombstone in a log of its key that its writer's process sent to a cloud while it
+     * ran (null while none left the process). A crashed delete's tombstone is fixed when it is
+     * signed, one timestamp above what its readM saw, and hides exactly the versions at or below
+     * it, whenever it surfaces: a reader that merges the dead incarnation's partial log, or repair
+     * copying it. Its restarted writer may miss that log and write at the same timestamp, ordered
+     * against the tombstone by incarnation (design.md section 4, "Incarnations"), so no moment
+     * after which it hides nothing exists; its version bounds it instead.
+     */
+    volatile Version tombstone;
+
     Delete(String key, long invoked) {
       this.key = key;
       this.invoked = invoked;
     }
-  }
 
-  /** Settles the deletes of {@code key} in {@code unsettled} (see {@link Delete#completed}). */
-  static void settle(List<Delete> unsettled, String key, long at) {
-    unsettled.removeIf(
-        d -> {
-          if (d.key.equals(key)) {
-            d.completed = at;
-            return true;
+    /** Records the tombstones of {@code log}, a log of this delete's key its process sent. */
+    synchronized void sent(io.rafestore.internal.protocol.metadata.MetadataLog log) {
+      for (io.rafestore.internal.protocol.metadata.LogEntry e : log.entries()) {
+        if (e.kind() == io.rafestore.internal.protocol.metadata.LogEntry.Kind.TOMBSTONE) {
+          Version v = e.version(log.writer());
+          if (tombstone == null || v.compareTo(tombstone) > 0) {
+            tombstone = v;
           }
-          return false;
-        });
+        }
+      }
+    }
   }
 
   /**
    * Whether a delete of {@code w}'s key may hide it from an operation that ended at {@code before}:
-   * one invoked before that which had not completed (or settled) when w began.
+   * one invoked before that which had not completed when w began, or one cut by a crash whose
+   * tombstone is at or above w's version.
    */
   static boolean mayBeDeleted(Write w, long before, java.util.Collection<Delete> deletes) {
     for (Delete d : deletes) {
-      if (d.key.equals(w.key) && d.completed > w.invoked && d.invoked < before) {
+      if (!d.key.equals(w.key) || d.invoked >= before) {
+        continue;
+      }
+      if (d.crashed) {
+        Version tombstone = d.tombstone;
+        if (tombstone != null && w.version.compareTo(tombstone) <= 0) {
+          return true;
+        }
+      } else if (d.completed > w.invoked) {
         return true;
       }
     }
@@ -255,6 +275,19 @@ class StressHistoryTest {
    * nothing it awaits completes, as if the machine had died.
    */
   static final class Process {
+    final String writer;
+    final java.security.PublicKey writerKey;
+    final io.rafestore.internal.protocol.metadata.MetadataCodec codec =
+        new io.rafestore.internal.protocol.metadata.MetadataCodec();
+
+    /** The delete this process is running, whose tombstones its puts are searched for. */
+    volatile Delete deleting;
+
+    Process(String writer, java.security.PublicKey writerKey) {
+      this.writer = writer;
+      this.writerKey = writerKey;
+    }
+
     final java.util.concurrent.atomic.AtomicInteger countdown =
         new java.util.concurrent.atomic.AtomicInteger(-1);
     final java.util.concurrent.CompletableFuture<Void> died =
@@ -308,6 +341,18 @@ class StressHistoryTest {
         @Override
         public java.util.concurrent.CompletableFuture<Void> put(
             io.rafestore.spi.ObjectKey key, byte[] data) {
+          Delete running = deleting;
+          if (running != null && !dead()) {
+            // What may leave the process; data objects and other keys' logs do not decode.
+            try {
+              running.sent(
+                  codec
+                      .decodeEnvelope(data, running.key, writer, writerKey, Integer.MAX_VALUE)
+                      .log());
+            } catch (io.rafestore.internal.protocol.metadata.MalformedMetadataException e) {
+              // Not a log of the deleted key.
+            }
+          }
           return call(() -> d.put(key, data));
         }
 
@@ -362,6 +407,52 @@ class StressHistoryTest {
       out.removeIf(a -> !names.contains(((Shape) a.get()[2]).name()));
     }
     return out.stream();
+  }
+
+  /**
+   * The checker's rule for a delete cut by a crash: its tombstone's version bounds what it may
+   * hide, at any time, including a tie with the restarted incarnation's first write.
+   */
+  @org.junit.jupiter.api.Test
+  void aCrashedDeleteMayHideOnlyVersionsAtOrBelowTheTombstoneItSent() throws Exception {
+    java.security.KeyPair pair = SigningKeys.generate();
+    Delete d = new Delete("k", 100);
+    d.crashed = true;
+    Write tiedBelow = new Write("k", "a", 200, 300, new Version(5, "w0", 0x10));
+    Write tiedAbove = new Write("k", "b", 200, 300, new Version(5, "w0", 0x30));
+    Write higher = new Write("k", "c", 200, 300, new Version(6, "w1", 0));
+    Write older = new Write("k", "d", 10, 20, new Version(3, "w2", 0));
+    Write otherKey = new Write("j", "e", 10, 20, new Version(1, "w2", 0));
+    List<Delete> deletes = List.of(d);
+    // No tombstone left the process: the delete cannot take effect.
+    for (Write w : List.of(tiedBelow, tiedAbove, higher, older)) {
+      assertThat(mayBeDeleted(w, Long.MAX_VALUE, deletes)).as("%s", w.version()).isFalse();
+    }
+    // The process sent its log with the tombstone 5@w0 of incarnation 0x20.
+    io.rafestore.internal.protocol.metadata.MetadataLog log =
+        new io.rafestore.internal.protocol.metadata.MetadataLog(
+            "k",
+            "w0",
+            2,
+            0x20,
+            List.of(
+                io.rafestore.internal.protocol.metadata.LogEntry.tombstone(5, 0)
+                    .withIncarnation(0x20)));
+    byte[] bytes =
+        new io.rafestore.internal.protocol.metadata.MetadataCodec().encode(log, pair.getPrivate());
+    Process process = new Process("w0", pair.getPublic());
+    process.deleting = d;
+    MemoryCloud cloud = new MemoryCloud("p0");
+    process.wrap(cloud).put(io.rafestore.spi.ObjectKey.of("some-log"), bytes).get();
+    process.wrap(cloud).put(io.rafestore.spi.ObjectKey.of("some-data"), new byte[] {9, 9}).get();
+    assertThat(d.tombstone).isEqualTo(new Version(5, "w0", 0x20));
+    assertThat(mayBeDeleted(tiedBelow, Long.MAX_VALUE, deletes)).isTrue();
+    assertThat(mayBeDeleted(older, Long.MAX_VALUE, deletes)).isTrue();
+    assertThat(mayBeDeleted(tiedAbove, Long.MAX_VALUE, deletes)).isFalse();
+    assertThat(mayBeDeleted(higher, Long.MAX_VALUE, deletes)).isFalse();
+    assertThat(mayBeDeleted(otherKey, Long.MAX_VALUE, deletes)).isFalse();
+    // Only for operations that ended after the delete was invoked.
+    assertThat(mayBeDeleted(tiedBelow, 50, deletes)).isFalse();
   }
 
   @ParameterizedTest(name = "f={0} gc={1} {2}")
@@ -471,11 +562,8 @@ class StressHistoryTest {
       tasks.add(
           threads.submit(
               () -> {
-                Process process = new Process();
+                Process process = new Process(id, keys.get(writer).getPublic());
                 RafeStore c = newClient.apply(writer, process);
-                // This writer's deletes cut by a crash, until it next completes an operation of
-                // their key.
-                List<Delete> unsettled = new ArrayList<>();
                 for (int i = 0; !stop.get(); i++) {
                   String key = "key" + r.nextInt(KEYS);
                   if (r.nextInt(128) == 0) {
@@ -484,8 +572,9 @@ class StressHistoryTest {
                     Delete d = new Delete(key, System.nanoTime());
                     deletes.add(d);
                     if (r.nextInt(8) == 0) {
-                      process.killAfter(r.nextInt(12));
+                      process.killAfter(r.nextInt(ids.size() * n + n));
                     }
+                    process.deleting = d;
                     java.util.concurrent.CompletableFuture<Void> p = c.delete(key);
                     io.rafestore.spi.support.Futures.onEnd(
                         p,
@@ -501,12 +590,13 @@ class StressHistoryTest {
                     } catch (java.util.concurrent.ExecutionException e) {
                       // Seen below.
                     }
+                    process.deleting = null;
                     if (process.dead()) {
                       if (!d.succeeded) {
-                        unsettled.add(d);
+                        d.crashed = true;
                       }
                       c.close();
-                      process = new Process();
+                      process = new Process(id, keys.get(writer).getPublic());
                       c = newClient.apply(writer, process);
                       restarts.incrementAndGet();
                     } else {
@@ -518,7 +608,6 @@ class StressHistoryTest {
                           d.completed = System.nanoTime();
                         }
                         deleted.incrementAndGet();
-                        settle(unsettled, key, d.completed);
                       } catch (Exception e) {
                         failures.add("delete " + key + ": " + e);
                       }
@@ -573,7 +662,6 @@ class StressHistoryTest {
                       long completed = done.get(b) != 0 ? done.get(b) : System.nanoTime();
                       Write done1 = new Write(key, value, t0, completed, p.join().version());
                       writes.add(done1);
-                      settle(unsettled, key, completed);
                       completedOf
                           .computeIfAbsent(
                               key, x -> java.util.Collections.synchronizedList(new ArrayList<>()))
@@ -593,7 +681,7 @@ class StressHistoryTest {
                   if (died) {
                     // Restart as a new client with the same writer id and key pair.
                     c.close();
-                    process = new Process();
+                    process = new Process(id, keys.get(writer).getPublic());
                     c = newClient.apply(writer, process);
                     restarts.incrementAndGet();
                   }
@@ -674,12 +762,12 @@ class StressHistoryTest {
     // Repair beside everything (the collector's client and identity, which it does not need):
     // copies the newest signed logs to clouds that lack them and data to holders that lost it,
     // under the same chaos, crashed writers' partial logs included; its copies are conditional on
-    // what it read (design.md section 12, "Repair beside writers"). On with
-    // -Drafestore.stress.repair=true (scripts/soak.sh sets it).
+    // what it read (design.md section 12, "Repair beside writers"). Off with
+    // -Drafestore.stress.repair=false.
     java.util.concurrent.atomic.AtomicInteger repairs =
         new java.util.concurrent.atomic.AtomicInteger();
     SplittableRandom repairRandom = random.split();
-    if (Boolean.getBoolean("rafestore.stress.repair")) {
+    if (Boolean.parseBoolean(System.getProperty("rafestore.stress.repair", "true"))) {
       tasks.add(
           threads.submit(
               everyKey(
@@ -862,8 +950,9 @@ class StressHistoryTest {
     System.out.printf(
         "StressHistoryTest f=%d gc=%s %s: %d writes (%d failed, %d crashed, %d restarts, %d"
             + " collected), %d reads checked (%d of them streams), %d reads of a completed"
-            + " version (%d found collected or deleted), %d deletes (%d reads found nothing, %d writes"
-            + " deleted or maybe), %d repairs, bad clouds %s%n",
+            + " version (%d found collected or deleted), %d deletes (%d cut by a crash, %d of them"
+            + " after a tombstone left; %d reads found nothing, %d writes deleted or maybe), %d"
+            + " repairs, bad clouds %s%n",
         f,
         gc,
         shape,
@@ -877,6 +966,8 @@ class StressHistoryTest {
         versionReads.get(),
         versionReadsCollected.get(),
         deleted.get(),
+        deletes.stream().filter(d -> d.crashed).count(),
+        deletes.stream().filter(d -> d.crashed && d.tombstone != null).count(),
         notFound,
         deletedWrites,
         repairs.get(),
