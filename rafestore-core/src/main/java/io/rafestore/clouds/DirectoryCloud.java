@@ -5,6 +5,7 @@ import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
 import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.TaggedGet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -58,6 +59,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * than {@link #STALE_TEMP_AGE} left by a crashed process are deleted when the cloud is opened.
  * Empty directories left by deletes are kept (removing them would race with puts).
  *
+ * <p><b>Conditional gets and puts.</b> An object's tag is the SHA-256 of its bytes, in hex (as
+ * {@link MemoryCloud}'s): {@link #getTagged} answers "unchanged" exactly when the file holds the
+ * bytes the tag was given for, and {@link #putIfMatch} renames its temporary file into place only
+ * while the file still holds them (or, with no tag, only where no file is). The check and the
+ * rename are one step against every other put, conditional or not, and every delete of the same
+ * name, in this process and in any other sharing the root: each renames or deletes under a lock of
+ * the name's stripe (one of {@value #LOCK_STRIPES}), a lock of this JVM taken first and then an
+ * advisory lock of the file system on the stripe's file under {@code <root>/locks/} (the JVM lock
+ * keeps two threads of one process off one file lock, which the JVM refuses, and lets each close
+ * its channel without releasing another thread's lock). Only the rename and the check run under it;
+ * the write and the forcing of the temporary file do not. Processes that do not take the lock (an
+ * older RafeStore, another program writing the files) are not excluded.
+ *
  * <p><b>Threads.</b> File I/O runs on an executor: one given to {@link #open(String, Path,
  * Executor)} (owned by the caller), or by default a small pool of daemon threads owned and shut
  * down by {@link #close()}, which waits (up to 10 s) for the requests handed over before it, so
@@ -86,9 +100,21 @@ public final class DirectoryCloud implements CloudDriver {
   private static final char CHUNK_DIR = '=';
   private static final String TEMP_SUFFIX = ".tmp";
 
+  /** Stripes of the lock a rename or delete of one name takes (see the class comment). */
+  static final int LOCK_STRIPES = 64;
+
+  /** This JVM's lock of each stripe file, by its real path (shared by instances on one root). */
+  private static final java.util.concurrent.ConcurrentHashMap<
+          Path, java.util.concurrent.locks.ReentrantLock>
+      STRIPES = new java.util.concurrent.ConcurrentHashMap<>();
+
   private final String id;
   private final Path objects;
   private final Path tmp;
+
+  /** The real path of {@code <root>/locks}, set when the cloud is opened. */
+  private Path locks;
+
   private final Executor executor;
   private final ExecutorService ownedExecutor;
   private volatile boolean closed;
@@ -97,6 +123,7 @@ public final class DirectoryCloud implements CloudDriver {
     this.id = id;
     this.objects = root.resolve("objects");
     this.tmp = root.resolve("tmp");
+    this.locks = root.resolve("locks");
     this.executor = executor;
     this.ownedExecutor = owned;
   }
@@ -155,6 +182,7 @@ public final class DirectoryCloud implements CloudDriver {
   private static DirectoryCloud init(DirectoryCloud cloud) throws IOException {
     Files.createDirectories(cloud.objects);
     Files.createDirectories(cloud.tmp);
+    cloud.locks = Files.createDirectories(cloud.locks).toRealPath();
     cloud.removeStaleTempFiles(Instant.now().minus(STALE_TEMP_AGE));
     return cloud;
   }
@@ -207,7 +235,7 @@ public final class DirectoryCloud implements CloudDriver {
     return submit(
         () -> {
           try {
-            writeAtomically(pathOf(key), copy);
+            writeAtomically(key, pathOf(key), copy, Optional.empty());
           } catch (NoSuchFileException e) {
             // Our own directories vanished under us: not the caller's missing object.
             throw new CloudException(
@@ -217,7 +245,14 @@ public final class DirectoryCloud implements CloudDriver {
         });
   }
 
-  private void writeAtomically(Path target, byte[] data) throws IOException {
+  /**
+   * Writes {@code data} to a temporary file, forces it, and renames it over {@code target} under
+   * the name's lock; with {@code condition} present, only if the file then holds the bytes whose
+   * tag it names (an empty tag: only if there is no file). Whether it renamed.
+   */
+  private boolean writeAtomically(
+      ObjectKey key, Path target, byte[] data, Optional<Optional<String>> condition)
+      throws IOException {
     Path temp = tmp.resolve(UUID.randomUUID() + TEMP_SUFFIX);
     boolean moved = false;
     try {
@@ -231,15 +266,134 @@ public final class DirectoryCloud implements CloudDriver {
       }
       // Every object path is objects/..., so it has a parent.
       Path dir = Objects.requireNonNull(target.getParent(), "parent of an object path");
-      Files.createDirectories(dir);
-      Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      moved = true;
-      forceDirectory(dir);
+      moved =
+          locked(
+              key,
+              () -> {
+                if (condition.isPresent()) {
+                  String current = tagOfFile(target);
+                  Optional<String> ifMatch = condition.get();
+                  if (ifMatch.isEmpty() ? current != null : !ifMatch.get().equals(current)) {
+                    return false;
+                  }
+                }
+                Files.createDirectories(dir);
+                Files.move(
+                    temp,
+                    target,
+                    StandardCopyOption.ATOMIC_MOVE,
+                    StandardCopyOption.REPLACE_EXISTING);
+                return true;
+              });
+      if (moved) {
+        forceDirectory(dir);
+      }
+      return moved;
     } finally {
       if (!moved) {
         Files.deleteIfExists(temp);
       }
     }
+  }
+
+  /**
+   * Runs {@code body} holding the lock of {@code key}'s stripe: this JVM's, then the file system's
+   * advisory lock on the stripe's file (see the class comment).
+   */
+  private <T> T locked(ObjectKey key, IoCall<T> body) throws IOException {
+    Path file =
+        locks.resolve(Integer.toString(Math.floorMod(key.value().hashCode(), LOCK_STRIPES)));
+    java.util.concurrent.locks.ReentrantLock inJvm =
+        STRIPES.computeIfAbsent(file, f -> new java.util.concurrent.locks.ReentrantLock());
+    inJvm.lock();
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+      java.nio.channels.FileLock lock = ch.lock();
+      try {
+        return body.call();
+      } finally {
+        lock.release();
+      }
+    } finally {
+      inJvm.unlock();
+    }
+  }
+
+  /** The tag of the bytes {@code file} holds, or null if there is no file. */
+  private static String tagOfFile(Path file) throws IOException {
+    try {
+      return tagOf(Files.readAllBytes(file));
+    } catch (NoSuchFileException e) {
+      return null;
+    }
+  }
+
+  /** The tag of stored bytes: their SHA-256, in hex. */
+  private static String tagOf(byte[] stored) {
+    return java.util.HexFormat.of().formatHex(io.rafestore.internal.codec.Sha256.hash(stored));
+  }
+
+  @Override
+  public boolean conditionalGets() {
+    return true;
+  }
+
+  /**
+   * Conditional gets with a content tag: the whole file is read (the tag is that of the whole
+   * object), and "unchanged" answered exactly when it holds the bytes the tag was given for.
+   */
+  @Override
+  public CompletableFuture<TaggedGet> getTagged(
+      ObjectKey key, Optional<ByteRange> range, Optional<String> ifNoneMatch) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(range, "range");
+    Objects.requireNonNull(ifNoneMatch, "ifNoneMatch");
+    return submit(
+        () -> {
+          byte[] whole;
+          try {
+            whole = Files.readAllBytes(pathOf(key));
+          } catch (NoSuchFileException e) {
+            throw CloudException.notFound(id, key);
+          }
+          String tag = tagOf(whole);
+          if (ifNoneMatch.isPresent() && ifNoneMatch.get().equals(tag)) {
+            return TaggedGet.unchanged(tag);
+          }
+          if (range.isEmpty()) {
+            return TaggedGet.of(whole, tag);
+          }
+          long[] span = range.get().clip(whole.length);
+          return TaggedGet.of(
+              java.util.Arrays.copyOfRange(whole, (int) span[0], (int) span[1]), tag);
+        });
+  }
+
+  @Override
+  public boolean conditionalPuts() {
+    return true;
+  }
+
+  /**
+   * Conditional puts against the content tag {@link #getTagged} gives: the check and the rename are
+   * one step under the name's lock (see the class comment).
+   */
+  @Override
+  public CompletableFuture<Boolean> putIfMatch(
+      ObjectKey key, byte[] data, Optional<String> ifMatch) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(data, "data");
+    Objects.requireNonNull(ifMatch, "ifMatch");
+    byte[] copy = data.clone();
+    return submit(
+        () -> {
+          try {
+            return writeAtomically(key, pathOf(key), copy, Optional.of(ifMatch));
+          } catch (NoSuchFileException e) {
+            throw new CloudException(
+                id, CloudException.Kind.UNAVAILABLE, "directory removed during put", e);
+          }
+        });
   }
 
   /** Makes the rename durable where the platform allows syncing a directory (not on Windows). */
@@ -300,10 +454,13 @@ public final class DirectoryCloud implements CloudDriver {
   public CompletableFuture<Void> delete(ObjectKey key) {
     Objects.requireNonNull(key, "key");
     return submit(
-        () -> {
-          Files.deleteIfExists(pathOf(key));
-          return null;
-        });
+        () ->
+            locked(
+                key,
+                () -> {
+                  Files.deleteIfExists(pathOf(key));
+                  return null;
+                }));
   }
 
   @Override

@@ -319,4 +319,101 @@ class DirectoryCloudTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("cloud id must not be blank");
   }
+
+  @Test
+  void conditionalPutsFromTwoInstancesOnOneRootStoreExactlyOnce() throws Exception {
+    // Two clouds on one root, as two clients of one machine open it: eight racing conditional puts
+    // with the tag both read, four from each, and exactly one lands.
+    try (DirectoryCloud a = DirectoryCloud.open("a", root);
+        DirectoryCloud b = DirectoryCloud.open("b", root)) {
+      a.put(KEY, bytes("v0")).join();
+      // Rounds of eight, each against the tag of what the last round stored.
+      for (int round = 0; round < 20; round++) {
+        String tag =
+            b.getTagged(KEY, java.util.Optional.empty(), java.util.Optional.empty())
+                .join()
+                .tag()
+                .orElseThrow();
+        assertThat(
+                a.getTagged(KEY, java.util.Optional.empty(), java.util.Optional.empty())
+                    .join()
+                    .tag()
+                    .orElseThrow())
+            .isEqualTo(tag);
+        List<CompletableFuture<Boolean>> racers = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+          DirectoryCloud c = i % 2 == 0 ? a : b;
+          racers.add(c.putIfMatch(KEY, bytes("r" + round + "." + i), java.util.Optional.of(tag)));
+        }
+        List<String> won = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+          if (racers.get(i).join()) {
+            won.add("r" + round + "." + i);
+          }
+        }
+        assertThat(won).as("round %d", round).hasSize(1);
+        assertThat(new String(b.get(KEY).join(), StandardCharsets.UTF_8)).isEqualTo(won.get(0));
+      }
+      // A plain put through one instance makes the other's tag stale.
+      String now =
+          a.getTagged(KEY, java.util.Optional.empty(), java.util.Optional.empty())
+              .join()
+              .tag()
+              .orElseThrow();
+      b.put(KEY, bytes("plain")).join();
+      assertThat(a.putIfMatch(KEY, bytes("late"), java.util.Optional.of(now)).join()).isFalse();
+      assertThat(new String(a.get(KEY).join(), StandardCharsets.UTF_8)).isEqualTo("plain");
+      // And a delete through one makes "only if absent" succeed through the other, once.
+      a.delete(KEY).join();
+      assertThat(b.putIfMatch(KEY, bytes("fresh"), java.util.Optional.empty()).join()).isTrue();
+      assertThat(a.putIfMatch(KEY, bytes("again"), java.util.Optional.empty()).join()).isFalse();
+    }
+  }
+
+  @Test
+  void aRenameWaitsForAnotherProcessHoldingTheNamesLock() throws Exception {
+    // Another process (Python, taking the same POSIX record lock the JVM takes) holds the lock of
+    // k's stripe: a put of k written meanwhile does not land until it lets go.
+    assumeThat(System.getProperty("os.name")).doesNotContainIgnoringCase("windows");
+    DirectoryCloud cloud = DirectoryCloud.open("d", root);
+    Path stripe =
+        root.resolve("locks")
+            .resolve(Integer.toString(Math.floorMod("k".hashCode(), DirectoryCloud.LOCK_STRIPES)));
+    Process holder =
+        new ProcessBuilder(
+                "python3",
+                "-c",
+                "import fcntl, sys\n"
+                    + "f = open(sys.argv[1], 'a+')\n"
+                    + "fcntl.lockf(f, fcntl.LOCK_EX)\n"
+                    + "print('locked', flush=True)\n"
+                    + "sys.stdin.read()\n",
+                stripe.toString())
+            .redirectErrorStream(true)
+            .start();
+    try {
+      java.io.BufferedReader out =
+          new java.io.BufferedReader(
+              new java.io.InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
+      assertThat(out.readLine()).isEqualTo("locked");
+      CompletableFuture<Void> put = cloud.put(KEY, bytes("waits"));
+      CompletableFuture<Boolean> conditional =
+          cloud.putIfMatch(ObjectKey.of("other"), bytes("x"), java.util.Optional.empty());
+      // A name of another stripe is not held up (unless it shares k's stripe).
+      if (Math.floorMod("other".hashCode(), DirectoryCloud.LOCK_STRIPES)
+          != Math.floorMod("k".hashCode(), DirectoryCloud.LOCK_STRIPES)) {
+        assertThat(conditional.get(30, TimeUnit.SECONDS)).isTrue();
+      }
+      Thread.sleep(300);
+      assertThat(put).as("the put waits for the other process's lock").isNotDone();
+      assertThat(Files.exists(cloud.objectsDirectory().resolve("k"))).isFalse();
+      holder.getOutputStream().close();
+      put.get(30, TimeUnit.SECONDS);
+      assertThat(new String(cloud.get(KEY).join(), StandardCharsets.UTF_8)).isEqualTo("waits");
+    } finally {
+      holder.destroy();
+      holder.waitFor(10, TimeUnit.SECONDS);
+      cloud.close();
+    }
+  }
 }
