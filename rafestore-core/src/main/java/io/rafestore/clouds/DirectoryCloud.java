@@ -230,18 +230,25 @@ public final class DirectoryCloud implements CloudDriver {
   public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(data, "data");
-    // The write happens later on another thread; the caller may reuse its array meanwhile.
+    return io.rafestore.spi.support.Futures.relay(store(key, data, Optional.empty()), x -> null);
+  }
+
+  /**
+   * A put on the I/O executor ({@link #writeAtomically}); whether it stored. The data is copied
+   * first: the write happens later on another thread, and the caller may reuse its array meanwhile.
+   */
+  private CompletableFuture<Boolean> store(
+      ObjectKey key, byte[] data, Optional<Optional<String>> condition) {
     byte[] copy = data.clone();
     return submit(
         () -> {
           try {
-            writeAtomically(key, pathOf(key), copy, Optional.empty());
+            return writeAtomically(key, pathOf(key), copy, condition);
           } catch (NoSuchFileException e) {
             // Our own directories vanished under us: not the caller's missing object.
             throw new CloudException(
                 id, CloudException.Kind.UNAVAILABLE, "directory removed during put", e);
           }
-          return null;
         });
   }
 
@@ -322,15 +329,10 @@ public final class DirectoryCloud implements CloudDriver {
   /** The tag of the bytes {@code file} holds, or null if there is no file. */
   private static String tagOfFile(Path file) throws IOException {
     try {
-      return tagOf(Files.readAllBytes(file));
+      return ContentTags.of(Files.readAllBytes(file));
     } catch (NoSuchFileException e) {
       return null;
     }
-  }
-
-  /** The tag of stored bytes: their SHA-256, in hex. */
-  private static String tagOf(byte[] stored) {
-    return java.util.HexFormat.of().formatHex(io.rafestore.internal.codec.Sha256.hash(stored));
   }
 
   @Override
@@ -356,16 +358,7 @@ public final class DirectoryCloud implements CloudDriver {
           } catch (NoSuchFileException e) {
             throw CloudException.notFound(id, key);
           }
-          String tag = tagOf(whole);
-          if (ifNoneMatch.isPresent() && ifNoneMatch.get().equals(tag)) {
-            return TaggedGet.unchanged(tag);
-          }
-          if (range.isEmpty()) {
-            return TaggedGet.of(whole, tag);
-          }
-          long[] span = range.get().clip(whole.length);
-          return TaggedGet.of(
-              java.util.Arrays.copyOfRange(whole, (int) span[0], (int) span[1]), tag);
+          return ContentTags.answer(whole, range, ifNoneMatch, true);
         });
   }
 
@@ -384,16 +377,7 @@ public final class DirectoryCloud implements CloudDriver {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(data, "data");
     Objects.requireNonNull(ifMatch, "ifMatch");
-    byte[] copy = data.clone();
-    return submit(
-        () -> {
-          try {
-            return writeAtomically(key, pathOf(key), copy, Optional.of(ifMatch));
-          } catch (NoSuchFileException e) {
-            throw new CloudException(
-                id, CloudException.Kind.UNAVAILABLE, "directory removed during put", e);
-          }
-        });
+    return store(key, data, Optional.of(ifMatch));
   }
 
   /** Makes the rename durable where the platform allows syncing a directory (not on Windows). */

@@ -1,6 +1,5 @@
 package io.rafestore.clouds;
 
-import io.rafestore.internal.codec.Sha256;
 import io.rafestore.spi.ByteRange;
 import io.rafestore.spi.CloudDriver;
 import io.rafestore.spi.CloudException;
@@ -11,8 +10,6 @@ import io.rafestore.spi.ObjectInfo;
 import io.rafestore.spi.ObjectKey;
 import io.rafestore.spi.TaggedGet;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -110,16 +107,7 @@ public final class MemoryCloud implements CloudDriver {
     if (stored == null) {
       return CompletableFuture.failedFuture(CloudException.notFound(id, key));
     }
-    return CompletableFuture.completedFuture(copy(stored, range));
-  }
-
-  /** A copy of {@code range} of {@code stored} (clipped to it), or of all of it. */
-  private static byte[] copy(byte[] stored, Optional<ByteRange> range) {
-    if (range.isEmpty()) {
-      return stored.clone();
-    }
-    long[] span = range.get().clip(stored.length);
-    return Arrays.copyOfRange(stored, (int) span[0], (int) span[1]);
+    return CompletableFuture.completedFuture(ContentTags.slice(stored, range, false));
   }
 
   @Override
@@ -145,16 +133,7 @@ public final class MemoryCloud implements CloudDriver {
     if (stored == null) {
       return CompletableFuture.failedFuture(CloudException.notFound(id, key));
     }
-    String tag = tagOf(stored);
-    if (ifNoneMatch.isPresent() && ifNoneMatch.get().equals(tag)) {
-      return CompletableFuture.completedFuture(TaggedGet.unchanged(tag));
-    }
-    return CompletableFuture.completedFuture(TaggedGet.of(copy(stored, range), tag));
-  }
-
-  /** The tag of stored bytes: their SHA-256, in hex. */
-  private static String tagOf(byte[] stored) {
-    return HexFormat.of().formatHex(Sha256.hash(stored));
+    return CompletableFuture.completedFuture(ContentTags.answer(stored, range, ifNoneMatch, false));
   }
 
   @Override
@@ -185,7 +164,7 @@ public final class MemoryCloud implements CloudDriver {
           boolean match =
               ifMatch.isEmpty()
                   ? current == null
-                  : current != null && ifMatch.get().equals(tagOf(current));
+                  : current != null && ifMatch.get().equals(ContentTags.of(current));
           stored[0] = match;
           return match ? copy : current;
         });
