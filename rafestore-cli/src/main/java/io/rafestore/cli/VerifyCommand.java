@@ -86,6 +86,9 @@ final class VerifyCommand extends StoreCommand {
       for (String f : repaired.failures()) {
         out().printf("%s: could not repair %s%n", key, f);
       }
+      for (String s : repaired.superseded()) {
+        out().printf("%s: did not repair %s%n", key, s);
+      }
     }
     if (report.isClean()) {
       out()
@@ -173,6 +176,7 @@ final class VerifyCommand extends StoreCommand {
     if (repaired != null) {
       o.put("repaired", repaired.actions());
       o.put("repairFailures", repaired.failures());
+      o.put("repairSuperseded", repaired.superseded());
       o.put("problemsBefore", repaired.before().findings().size());
     }
     return o;

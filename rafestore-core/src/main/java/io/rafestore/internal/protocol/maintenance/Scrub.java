@@ -332,6 +332,9 @@ public final class Scrub implements Scrubber {
       for (String a : repaired.failures()) {
         events.add(new ScrubEvent(ScrubEvent.Kind.REPAIR_FAILED, key, cloudOf(a), a));
       }
+      // A superseded copy (the cloud's log changed since the verify, its writer wrote) is neither
+      // repaired nor failed: the verify after the repair says what the cloud holds now, and a
+      // cloud still behind is found again on the next pass.
     }
     long risky = 0;
     long lost = 0;

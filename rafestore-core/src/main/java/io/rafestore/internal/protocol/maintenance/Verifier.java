@@ -116,7 +116,11 @@ public final class Verifier {
                                 .thenApply(
                                     after ->
                                         new RepairReport(
-                                            before, log.actions, log.failures, after))));
+                                            before,
+                                            log.actions,
+                                            log.failures,
+                                            log.superseded,
+                                            after))));
   }
 
   /**
@@ -725,6 +729,7 @@ public final class Verifier {
   private static final class RepairLog {
     final List<String> actions = new ArrayList<>();
     final List<String> failures = new ArrayList<>();
+    final List<String> superseded = new ArrayList<>();
     private final Set<Copy> recorded = new HashSet<>();
     private boolean closed;
 
@@ -737,10 +742,13 @@ public final class Verifier {
       if (closed || !recorded.add(c)) {
         return;
       }
-      if (error == null) {
+      Throwable cause = error == null ? null : Futures.unwrap(error);
+      if (cause == null) {
         actions.add(c.what());
+      } else if (cause instanceof Superseded) {
+        superseded.add(c.what() + ": " + cause.getMessage());
       } else {
-        failures.add(c.what() + ": " + Futures.unwrap(error).getMessage());
+        failures.add(c.what() + ": " + cause.getMessage());
       }
     }
 
@@ -761,6 +769,20 @@ public final class Verifier {
                   + " (a quarter of the operation timeout); cancelled, left for the next repair");
         }
       }
+    }
+  }
+
+  /** A copy of a log not made because the cloud's log changed since verify read it. */
+  private static final class Superseded extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Superseded() {
+      super(
+          "not copied: the log there changed since repair read it (its writer stored a newer one,"
+              + " most likely), and repair does not replace it",
+          null,
+          false,
+          false);
     }
   }
 
@@ -880,7 +902,8 @@ public final class Verifier {
    * where there was none). Where it does not, the cloud is read again just before a plain put, and
    * the copy is made only if it still answers the same bytes (or still nothing): this narrows the
    * race to one round trip and does not close it. A copy not made because the cloud changed is
-   * reported as a failure that says so; the verify after repair shows the state the writer left.
+   * reported as superseded, not as a failure; the verify after repair shows the state the writer
+   * left.
    */
   private CompletableFuture<Void> copyMetadata(Cloud cloud, String writer, byte[] bytes) {
     // Without sealed entries this is the signed log verbatim. Under the confidentiality option
@@ -924,9 +947,7 @@ public final class Verifier {
         stored,
         done -> {
           if (!done) {
-            throw new IllegalStateException(
-                "not copied: the log there changed since repair read it (its writer stored a"
-                    + " newer one, most likely), and repair does not replace it");
+            throw new Superseded();
           }
           return null;
         });

@@ -159,7 +159,8 @@ class RepairRaceTest {
 
   /**
    * Starts a repair of "k", writes "three" while it is held at p3's gate, lets it go: repair must
-   * report its copy to p3 not made, and the key must verify clean (p3 keeps the writer's log).
+   * report its copy to p3 superseded (not made, and not a failure), and the key must verify clean
+   * (p3 keeps the writer's log).
    */
   private static void writeWhileRepairIsHeld(Setup s) throws Exception {
     CompletableFuture<RepairReport> repair = s.store.repair("k");
@@ -167,12 +168,15 @@ class RepairRaceTest {
     s.store.blocking().write("k", utf8("three"));
     s.gate.release.complete(null);
     RepairReport report = repair.get(10, TimeUnit.SECONDS);
-    assertThat(report.failures())
+    assertThat(report.failures()).as(report.toString()).isEmpty();
+    assertThat(report.actions()).as(report.toString()).isEmpty();
+    assertThat(report.superseded())
         .as(report.toString())
         .singleElement()
         .asString()
         .startsWith("p3: metadata of alice")
         .contains("changed since repair read it");
+    assertThat(report.toString()).contains("superseded p3: metadata of alice");
     VerifyReport after = s.store.blocking().verify("k");
     assertThat(after.isClean()).as(after.toString()).isTrue();
   }
