@@ -22,6 +22,12 @@ import java.util.concurrent.ThreadLocalRandom;
  * driver, so the live {@link LatencyModel} learns from the probe. Probe objects live under {@link
  * ProbeOptions#PREFIX} with a fresh random name and are deleted afterwards (best effort; a failed
  * delete is listed among the cloud's errors).
+ *
+ * <p>A cloud that stops answering must not cost the report of the others: each request waits at
+ * most an eighth of the operation timeout ({@link #requestLimit}); a put that does not answer by
+ * then ends that cloud's rounds, and no round starts once half the operation timeout has passed
+ * ({@link #roundsLimit}). Each is listed among the cloud's errors. So the probe ends within three
+ * quarters of the operation timeout, whatever the clouds do.
  */
 public final class Probe {
   private static final int SMALL_BYTES = 16;
@@ -124,6 +130,9 @@ public final class Probe {
     final List<String> errors = new ArrayList<>();
     final long payloadBytes;
 
+    /** Whether the rounds were stopped (a put not answered in time, or the rounds' time up). */
+    boolean stopped;
+
     Measured(String cloud, long payloadBytes) {
       this.cloud = cloud;
       this.payloadBytes = payloadBytes;
@@ -162,12 +171,13 @@ public final class Probe {
     Measured m = new Measured(c.id(), options.payloadBytes());
     List<ObjectKey> written = new ArrayList<>();
     CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+    long roundsEnd = ctx.settings.scheduler().nanoTime() + roundsLimit().toNanos();
     byte[] small = new byte[SMALL_BYTES];
     ThreadLocalRandom.current().nextBytes(small);
     for (int i = 0; i < options.rttRounds(); i++) {
       ObjectKey k = ObjectKey.of(ProbeOptions.PREFIX + nonce + "-r" + i);
       written.add(k);
-      chain = chain.thenCompose(v -> timedPut(c, k, small, m, m.rtts));
+      chain = chain.thenCompose(v -> timedPut(c, k, small, m, m.rtts, roundsEnd));
     }
     if (options.payloadBytes() > 0 && options.payloadRounds() > 0) {
       byte[] big = new byte[(int) options.payloadBytes()];
@@ -175,7 +185,7 @@ public final class Probe {
       for (int i = 0; i < options.payloadRounds(); i++) {
         ObjectKey k = ObjectKey.of(ProbeOptions.PREFIX + nonce + "-b" + i);
         written.add(k);
-        chain = chain.thenCompose(v -> timedPut(c, k, big, m, m.payloads));
+        chain = chain.thenCompose(v -> timedPut(c, k, big, m, m.payloads, roundsEnd));
       }
     }
     return chain.thenCompose(
@@ -183,8 +193,7 @@ public final class Probe {
           List<CompletableFuture<Void>> deletes = new ArrayList<>();
           for (ObjectKey k : written) {
             deletes.add(
-                c.driver()
-                    .delete(k)
+                Verifier.timed(ctx, c.driver().delete(k), c.id() + " delete", requestLimit())
                     .handle(
                         (r, e) -> {
                           if (e != null) {
@@ -200,11 +209,39 @@ public final class Probe {
         });
   }
 
+  /** How long one probe request waits: an eighth of the operation timeout. */
+  private Duration requestLimit() {
+    return ctx.settings.operationTimeout().dividedBy(8);
+  }
+
+  /** After how long no more rounds start: half the operation timeout. */
+  private Duration roundsLimit() {
+    return ctx.settings.operationTimeout().dividedBy(2);
+  }
+
+  /**
+   * One timed put of a round, unless the cloud's probe was stopped (a put that did not answer
+   * within {@link #requestLimit}) or {@code roundsEnd} has passed.
+   */
   private CompletableFuture<Void> timedPut(
-      Cloud c, ObjectKey k, byte[] data, Measured m, List<Long> into) {
+      Cloud c, ObjectKey k, byte[] data, Measured m, List<Long> into, long roundsEnd) {
     long start = ctx.settings.scheduler().nanoTime();
-    return c.driver()
-        .put(k, data)
+    synchronized (m) {
+      if (m.stopped) {
+        return CompletableFuture.completedFuture(null);
+      }
+      if (start - roundsEnd >= 0) {
+        m.stopped = true;
+        m.errors.add(
+            "rounds stopped after half the operation timeout ("
+                + roundsLimit()
+                + "): "
+                + (m.rtts.size() + m.payloads.size())
+                + " measured");
+        return CompletableFuture.completedFuture(null);
+      }
+    }
+    return Verifier.timed(ctx, c.driver().put(k, data), c.id() + " put", requestLimit())
         .handle(
             (r, e) -> {
               long took = ctx.settings.scheduler().nanoTime() - start;
@@ -212,7 +249,12 @@ public final class Probe {
                 if (e == null) {
                   into.add(took);
                 } else {
-                  m.errors.add("put " + k + ": " + Futures.unwrap(e).getMessage());
+                  Throwable cause = Futures.unwrap(e);
+                  m.errors.add("put " + k + ": " + cause.getMessage());
+                  if (cause instanceof java.util.concurrent.TimeoutException) {
+                    m.stopped = true;
+                    m.errors.add("rounds stopped: the cloud did not answer a put in time");
+                  }
                 }
               }
               return null;

@@ -963,7 +963,12 @@ public final class Verifier {
    * must not stall a maintenance pass over all clouds until the whole operation times out.
    */
   static <T> CompletableFuture<T> timed(Context ctx, CompletableFuture<T> request, String what) {
-    Duration limit = ctx.requestLimit;
+    return timed(ctx, request, what, ctx.requestLimit);
+  }
+
+  /** As {@link #timed(Context, CompletableFuture, String)}, within {@code limit}. */
+  static <T> CompletableFuture<T> timed(
+      Context ctx, CompletableFuture<T> request, String what, Duration limit) {
     CompletableFuture<T> out = Futures.relay(request);
     io.rafestore.Scheduler.Cancellable timer =
         ctx.settings

@@ -9,6 +9,7 @@ import io.rafestore.ProtocolMode;
 import io.rafestore.RafeStore;
 import io.rafestore.internal.protocol.Harness;
 import io.rafestore.internal.protocol.TestCloud;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** The probe on virtual time: measurements, errors, the report, the live model it feeds. */
@@ -38,6 +39,44 @@ class ProbeTest {
         .contains("315 ms")
         .contains("recommended: data [p0, p1]")
         .contains("Condition 1");
+  }
+
+  /**
+   * A cloud that stops answering puts, and one so slow that its rounds outlast half the operation
+   * timeout: the probe still reports every cloud, well within the operation timeout, naming why
+   * each was cut short. Before, the probe waited on the hung cloud until the operation timeout and
+   * reported nothing.
+   */
+  @Test
+  void aHungOrVerySlowCloudIsCutShortAndTheOthersStillReported() throws Exception {
+    Harness h = new Harness(1, 4).rtts(5, 315, 750, 1200);
+    Duration timeout = Duration.ofSeconds(40);
+    h.clouds.get(3).faulty().affecting(io.rafestore.clouds.FaultyCloud.Operation.PUT).hang();
+    h.clouds.get(2).faulty().slowDown(Duration.ofSeconds(3));
+    try (RafeStore store = h.builder(ProtocolMode.PAPER).operationTimeout(timeout).build()) {
+      long start = h.scheduler.nanoTime();
+      ProbeReport r = h.run(store.probe(new ProbeOptions(10, 64 * 1024, 2, 64 * 1024)));
+      Duration took = Duration.ofNanos(h.scheduler.nanoTime() - start);
+      assertThat(took).isLessThanOrEqualTo(timeout.multipliedBy(3).dividedBy(4));
+      assertThat(r.clouds().get(0).succeeded()).isEqualTo(12);
+      assertThat(r.clouds().get(1).succeeded()).isEqualTo(12);
+      ProbeReport.CloudProbe slow = r.clouds().get(2);
+      // 3.75 s a put: five rounds fit in 20 s, and the sixth starts after.
+      assertThat(slow.succeeded()).as(slow.toString()).isBetween(5, 6);
+      assertThat(slow.errors())
+          .as(slow.toString())
+          .singleElement()
+          .asString()
+          .startsWith("rounds stopped after half the operation timeout (PT20S)");
+      ProbeReport.CloudProbe hung = r.clouds().get(3);
+      assertThat(hung.succeeded()).isZero();
+      assertThat(hung.errors())
+          .as(hung.toString())
+          .anyMatch(e -> e.startsWith("put probe/") && e.contains("did not answer within PT5S"))
+          .contains("rounds stopped: the cloud did not answer a put in time");
+      // The one put sent, and its delete, each waited once: no further rounds were sent to it.
+      assertThat(hung.errors()).hasSize(2);
+    }
   }
 
   @Test
