@@ -169,19 +169,38 @@ public final class ByzantineCloud extends ForwardingCloud {
   public CompletableFuture<Void> put(ObjectKey key, byte[] data) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(data, "data");
+    return write(key, data, null, b -> delegate().put(key, b), x -> true);
+  }
+
+  /**
+   * A put or a conditional put, lies included: a dropping liar acknowledges ({@code acknowledged})
+   * without sending, a corrupting one sends altered bytes; otherwise the bytes go as given and,
+   * once the wrapped driver says they were {@code stored}, become the key's newest remembered
+   * version (what a stale liar answers later).
+   */
+  private <T> CompletableFuture<T> write(
+      ObjectKey key,
+      byte[] data,
+      T acknowledged,
+      java.util.function.Function<byte[], CompletableFuture<T>> send,
+      java.util.function.Predicate<T> stored) {
     State s = state;
     if (s.behaviour == Behaviour.DROP_WRITES && s.affected.test(key)) {
       lies.incrementAndGet();
-      return CompletableFuture.completedFuture(null);
+      return CompletableFuture.completedFuture(acknowledged);
     }
     byte[] copy = data.clone();
     if (s.behaviour == Behaviour.CORRUPT_WRITES && s.affected.test(key)) {
       lies.incrementAndGet();
-      return Futures.relay(delegate().put(key, corrupt(copy)));
+      return Futures.relay(send.apply(corrupt(copy)));
     }
-    CompletableFuture<Void> inner = delegate().put(key, data);
-    inner.thenRun(
-        () -> history.compute(key, (k, v) -> new Versions(v == null ? null : v.current, copy)));
+    CompletableFuture<T> inner = send.apply(data);
+    inner.thenAccept(
+        r -> {
+          if (stored.test(r)) {
+            history.compute(key, (k, v) -> new Versions(v == null ? null : v.current, copy));
+          }
+        });
     return Futures.relay(inner);
   }
 
@@ -284,24 +303,8 @@ public final class ByzantineCloud extends ForwardingCloud {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(data, "data");
     Objects.requireNonNull(ifMatch, "ifMatch");
-    State s = state;
-    if (s.behaviour == Behaviour.DROP_WRITES && s.affected.test(key)) {
-      lies.incrementAndGet();
-      return CompletableFuture.completedFuture(true);
-    }
-    byte[] copy = data.clone();
-    if (s.behaviour == Behaviour.CORRUPT_WRITES && s.affected.test(key)) {
-      lies.incrementAndGet();
-      return Futures.relay(delegate().putIfMatch(key, corrupt(copy), ifMatch));
-    }
-    CompletableFuture<Boolean> inner = delegate().putIfMatch(key, data, ifMatch);
-    inner.thenAccept(
-        stored -> {
-          if (stored) {
-            history.compute(key, (k, v) -> new Versions(v == null ? null : v.current, copy));
-          }
-        });
-    return Futures.relay(inner);
+    return write(
+        key, data, true, b -> delegate().putIfMatch(key, b, ifMatch), Boolean::booleanValue);
   }
 
   @Override

@@ -562,7 +562,10 @@ class StressHistoryTest {
       tasks.add(
           threads.submit(
               () -> {
-                Process process = new Process(id, keys.get(writer).getPublic());
+                // A new process of this writer (its first, and each restart's).
+                java.util.function.Supplier<Process> start =
+                    () -> new Process(id, keys.get(writer).getPublic());
+                Process process = start.get();
                 RafeStore c = newClient.apply(writer, process);
                 for (int i = 0; !stop.get(); i++) {
                   String key = "key" + r.nextInt(KEYS);
@@ -596,7 +599,7 @@ class StressHistoryTest {
                         d.crashed = true;
                       }
                       c.close();
-                      process = new Process(id, keys.get(writer).getPublic());
+                      process = start.get();
                       c = newClient.apply(writer, process);
                       restarts.incrementAndGet();
                     } else {
@@ -681,7 +684,7 @@ class StressHistoryTest {
                   if (died) {
                     // Restart as a new client with the same writer id and key pair.
                     c.close();
-                    process = new Process(id, keys.get(writer).getPublic());
+                    process = start.get();
                     c = newClient.apply(writer, process);
                     restarts.incrementAndGet();
                   }
