@@ -194,6 +194,44 @@ public final class Futures {
     return cancelsInner(outer, inner);
   }
 
+  /**
+   * Like {@code first.thenCompose(next)}, but cancelling the new future reaches the request {@code
+   * next} started: it cancels the future {@code next} returned if it has started, and keeps {@code
+   * next} from being called if {@code first} has not ended yet. {@code first} itself is never
+   * cancelled (it may be shared: a multipart upload's begin, a part's bytes several uploads wait
+   * for). A plain {@code thenCompose} future, cancelled, leaves the second request running.
+   */
+  public static <T, U> CompletableFuture<U> compose(
+      CompletableFuture<T> first, Function<? super T, ? extends CompletableFuture<U>> next) {
+    CompletableFuture<U> outer = newFuture();
+    onEnd(
+        first,
+        (v, e) -> {
+          if (e != null) {
+            outer.completeExceptionally(unwrap(e));
+            return;
+          }
+          if (outer.isDone()) {
+            return;
+          }
+          CompletableFuture<U> then;
+          try {
+            then = next.apply(v);
+          } catch (Throwable t) {
+            outer.completeExceptionally(t);
+            return;
+          }
+          if (then == null) {
+            outer.completeExceptionally(
+                new NullPointerException("compose: next returned no future"));
+            return;
+          }
+          onEnd(then, completer(outer));
+          cancelsInner(outer, then);
+        });
+    return outer;
+  }
+
   /** Makes cancelling {@code outer} cancel {@code inner}; returns {@code outer}. */
   private static <U> CompletableFuture<U> cancelsInner(
       CompletableFuture<U> outer, CompletableFuture<?> inner) {

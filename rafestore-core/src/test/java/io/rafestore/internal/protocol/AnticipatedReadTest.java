@@ -392,6 +392,105 @@ class AnticipatedReadTest {
   }
 
   /**
+   * Without anticipation too: a read that the operation timeout ends while its data fetch (started
+   * after readM) still downloads cancels that fetch, whether it read the latest version or a named
+   * one, and whatever the value's layout, rather than leave the holders sending a 1 MiB value
+   * (about 4 s at 2 Mbit/s; the timeout is 2 s) to nobody.
+   */
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({
+    "FAST, false, whole",
+    "FAST, true, whole",
+    "FAST, false, parts",
+    "FAST, true, parts",
+    "FAST, false, coded",
+    "FAST, true, coded parts",
+    "PAPER, false, whole",
+    // DepSky-A's copy on p0 arrives in time; DepSky-CA needs a fragment from a remote cloud.
+    "DEPSKY_CA, true, whole"
+  })
+  void aTimedOutReadCancelsItsDataFetchWithoutAnticipation(
+      ProtocolMode mode, boolean named, String layout) throws Exception {
+    Harness h = table1();
+    RafeStore.Builder b = config2(h, mode);
+    if (layout.contains("parts")) {
+      b.partSize(256 << 10);
+    }
+    if (layout.contains("coded")) {
+      b.erasureCoding(2);
+    }
+    WriteReceipt w;
+    try (RafeStore writer = b.build()) {
+      w = h.run(writer.write(KEY, bytes(1 << 20, 24)));
+    }
+    h.scheduler.advance(Duration.ofSeconds(30));
+    try (RafeStore store =
+        config2(h, mode).speculativeReads(false).operationTimeout(Duration.ofSeconds(2)).build()) {
+      Map<String, CloudStats> before = store.stats();
+      CompletableFuture<StoredValue> read = named ? store.read(KEY, w.version()) : store.read(KEY);
+      h.scheduler.runUntilIdle();
+      assertThat(read).isCompletedExceptionally();
+      assertThat(store.stats().get("p0").speculationsKept()).isZero();
+      long cancelled = 0;
+      long down = 0;
+      for (String c : java.util.List.of("p1", "p2", "p3")) {
+        CloudStats d = store.stats().get(c).minus(before.get(c));
+        cancelled += d.cancelled();
+        down += d.bytesDown();
+      }
+      assertThat(cancelled).as("data gets cancelled at the timeout").isPositive();
+      assertThat(down).as("bytes downloaded from the holders").isLessThan(1 << 20);
+    }
+  }
+
+  /**
+   * As above for a read the read tier serves without readM (the version's signed entry known from
+   * an earlier readM, its bytes not cached): the timeout cancels its fetch, and the read does not
+   * fall back to readM after it ended.
+   */
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"whole", "parts"})
+  void aTimedOutReadOfAKnownEntryCancelsItsFetch(String layout) throws Exception {
+    Harness h = table1();
+    RafeStore.Builder b = config2(h, ProtocolMode.FAST);
+    if (layout.equals("parts")) {
+      b.partSize(256 << 10);
+    }
+    WriteReceipt w;
+    try (RafeStore writer = b.build()) {
+      w = h.run(writer.write(KEY, bytes(1 << 20, 25)));
+    }
+    h.scheduler.advance(Duration.ofSeconds(30));
+    try (RafeStore store =
+        config2(h, ProtocolMode.FAST)
+            .valueCache(new MapValueCache(4 << 20))
+            .speculativeReads(false)
+            .operationTimeout(Duration.ofSeconds(2))
+            .build()) {
+      // The first read's readM makes the entry known; its fetch times out too.
+      CompletableFuture<StoredValue> first = store.read(KEY, w.version());
+      h.scheduler.runUntilIdle();
+      assertThat(first).isCompletedExceptionally();
+      Map<String, CloudStats> before = store.stats();
+      CompletableFuture<StoredValue> read = store.read(KEY, w.version());
+      h.scheduler.runUntilIdle();
+      assertThat(read).isCompletedExceptionally();
+      long cancelled = 0;
+      long down = 0;
+      long metadataGets = 0;
+      for (String c : java.util.List.of("p0", "p1", "p2", "p3")) {
+        CloudStats d = store.stats().get(c).minus(before.get(c));
+        cancelled += d.cancelled();
+        down += d.bytesDown();
+        metadataGets += c.equals("p0") ? d.gets() : 0;
+      }
+      assertThat(metadataGets).as("no readM on p0 (metadata only)").isZero();
+      assertThat(cancelled).as("data gets cancelled at the timeout").isPositive();
+      assertThat(down).as("bytes downloaded from the holders").isLessThan(1 << 20);
+    }
+  }
+
+  /**
    * A kept anticipated fetch that the read never takes (a range of no bytes needs no part) is
    * cancelled when the read ends, not left running.
    */

@@ -8,6 +8,73 @@ import org.junit.jupiter.api.Test;
 
 class FuturesTest {
   @Test
+  void composeCancelsTheSecondRequestButNeverTheFirstStage() {
+    CompletableFuture<Integer> first = new CompletableFuture<>();
+    CompletableFuture<String> second = new CompletableFuture<>();
+    CompletableFuture<String> outer = Futures.compose(first, i -> second);
+
+    first.complete(1);
+    outer.cancel(true);
+
+    assertThat(second).as("the request next started").isCancelled();
+    assertThat(first).isCompletedWithValue(1);
+    // A plain thenCompose leaves the second request running when cancelled.
+    CompletableFuture<String> running = new CompletableFuture<>();
+    first.thenCompose(i -> running).cancel(true);
+    assertThat(running).isNotDone();
+  }
+
+  @Test
+  void composeCancelledBeforeTheFirstStageEndsNeverStartsTheSecond() {
+    CompletableFuture<Integer> first = new CompletableFuture<>();
+    int[] started = {0};
+    CompletableFuture<String> outer =
+        Futures.compose(
+            first,
+            i -> {
+              started[0]++;
+              return CompletableFuture.completedFuture("late");
+            });
+
+    outer.cancel(true);
+    first.complete(1);
+
+    assertThat(started[0]).isZero();
+    assertThat(first).as("a shared first stage stays").isCompletedWithValue(1);
+    assertThat(outer).isCancelled();
+  }
+
+  @Test
+  void composePassesValuesAndFailuresOfEitherStage() {
+    CompletableFuture<Integer> first = new CompletableFuture<>();
+    CompletableFuture<String> outer =
+        Futures.compose(first, i -> CompletableFuture.completedFuture("n=" + i));
+    first.complete(2);
+    assertThat(outer.join()).isEqualTo("n=2");
+
+    IllegalStateException boom = new IllegalStateException("boom");
+    CompletableFuture<String> failedFirst =
+        Futures.compose(
+            CompletableFuture.<Integer>failedFuture(boom),
+            i -> CompletableFuture.completedFuture(""));
+    assertThat(failedFirst.handle((v, e) -> e).join()).isSameAs(boom);
+
+    CompletableFuture<String> failedSecond =
+        Futures.compose(
+            CompletableFuture.completedFuture(1),
+            i -> CompletableFuture.<String>failedFuture(boom));
+    assertThat(failedSecond.handle((v, e) -> e).join()).isSameAs(boom);
+
+    CompletableFuture<String> thrown =
+        Futures.compose(
+            CompletableFuture.completedFuture(1),
+            i -> {
+              throw boom;
+            });
+    assertThat(thrown.handle((v, e) -> e).join()).isSameAs(boom);
+  }
+
+  @Test
   void mappedRelayCompletesWithTheMappedValue() {
     CompletableFuture<Integer> inner = new CompletableFuture<>();
     CompletableFuture<String> outer = Futures.relay(inner, i -> "n=" + i);

@@ -717,7 +717,7 @@ public final class PartedPayload implements Payload {
             .driver()
             .put(ObjectKey.of(LogEntry.partObject(object, i)), bytes);
       }
-      return nativeUpload().thenCompose(up -> up.putPart(i, bytes));
+      return Futures.compose(nativeUpload(), up -> up.putPart(i, bytes));
     }
 
     int lowestUnacked() {
@@ -741,7 +741,8 @@ public final class PartedPayload implements Payload {
         }
       }
       for (int i : launch) {
-        CompletableFuture<Void> put = part(i, cloud).thenCompose(bytes -> putPart(i, bytes));
+        // Cancelling the part cancels its put, not the part's bytes (shared by every holder).
+        CompletableFuture<Void> put = Futures.compose(part(i, cloud), bytes -> putPart(i, bytes));
         synchronized (PartedPayload.this) {
           if (inFlight.containsKey(i)) {
             inFlight.put(i, put);
@@ -785,7 +786,7 @@ public final class PartedPayload implements Payload {
      * tracked like a part, so cancelling the upload cancels it (and then aborts).
      */
     private void completeNative() {
-      CompletableFuture<Void> joinedUp = nativeUpload().thenCompose(up -> up.complete(count));
+      CompletableFuture<Void> joinedUp = Futures.compose(nativeUpload(), up -> up.complete(count));
       synchronized (PartedPayload.this) {
         inFlight.put(-1, joinedUp);
       }

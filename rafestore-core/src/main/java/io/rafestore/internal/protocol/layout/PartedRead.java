@@ -90,25 +90,27 @@ final class PartedRead {
                   + "; read it with openStream or by range"));
     }
     boolean[] fromCloud = {false};
-    return range(r, 0, (int) info.size(), parts, fromCloud)
-        .thenApply(
-            bytes -> {
-              // Every part matched its signed hash; the whole-value hash is signed too and must
-              // agree, or the writer produced inconsistent metadata. (A sealed value's hash is of
-              // its stored parts, each already checked, and is not recomputed.)
-              if (r.opening == null && !Sha256.matches(bytes, info.sha256())) {
-                throw new java.util.concurrent.CompletionException(
-                    new IntegrityException(
-                        "parts of '" + key + "' " + info.version() + " do not make up its hash",
-                        List.of()));
-              }
-              boolean cached;
-              synchronized (fromCloud) {
-                cached = !fromCloud[0];
-              }
-              return new StoredValue(
-                  info, bytes, cached ? StoredValue.FROM_CACHE : info.dataClouds().get(0));
-            });
+    // A relay, not thenApply: cancelling the whole value's future (a read that timed out) must
+    // cancel the range and so the parts still downloading.
+    return Futures.relay(
+        range(r, 0, (int) info.size(), parts, fromCloud),
+        bytes -> {
+          // Every part matched its signed hash; the whole-value hash is signed too and must
+          // agree, or the writer produced inconsistent metadata. (A sealed value's hash is of
+          // its stored parts, each already checked, and is not recomputed.)
+          if (r.opening == null && !Sha256.matches(bytes, info.sha256())) {
+            throw new java.util.concurrent.CompletionException(
+                new IntegrityException(
+                    "parts of '" + key + "' " + info.version() + " do not make up its hash",
+                    List.of()));
+          }
+          boolean cached;
+          synchronized (fromCloud) {
+            cached = !fromCloud[0];
+          }
+          return new StoredValue(
+              info, bytes, cached ? StoredValue.FROM_CACHE : info.dataClouds().get(0));
+        });
   }
 
   /**

@@ -55,12 +55,19 @@ public final class ReadOp {
         ctx.readTier.cloudFree(false);
       }
       accessed(ctx, key, item);
-      CompletableFuture<StoredValue> op =
-          cloudFree
-              ? Layouts.of(item.entry()).read(ValueRead.of(ctx, key, fresh, item))
-              : fetchOrCollected(
-                  ctx, trace, key, fresh, item, ValueRead.of(ctx, key, fresh, item), null);
-      return observed(ctx, trace, op);
+      if (cloudFree) {
+        return observed(
+            ctx, trace, Layouts.of(item.entry()).read(ValueRead.of(ctx, key, fresh, item)));
+      }
+      // No readM, so nothing to anticipate: the speculation only owns the fetch (ended below).
+      Speculation spec = Speculation.of(ctx, key, null, 0);
+      return ended(
+          spec,
+          observed(
+              ctx,
+              trace,
+              fetchOrCollected(
+                  ctx, trace, spec, key, fresh, item, ValueRead.of(ctx, key, fresh, item), null)));
     }
     Speculation spec = Speculation.of(ctx, key, null, 0);
     return ended(
@@ -79,7 +86,7 @@ public final class ReadOp {
                           View.Item item = view.visible.get(0);
                           accessed(ctx, key, item);
                           return fetchOrCollected(
-                              ctx, trace, key, view, item, spec.readOf(view, item), null);
+                              ctx, trace, spec, key, view, item, spec.readOf(view, item), null);
                         }))));
   }
 
@@ -187,16 +194,18 @@ public final class ReadOp {
       // readM (the entry of a version never changes); only if the fetch fails (the version was
       // collected, or its holders do not answer) does the read run readM as below.
       ctx.readTier.accessed(ctx.tenant, key, version, known, 0, known.size(), false);
-      return observed(
-          ctx,
-          trace,
-          Layouts.of(known)
-              .read(ValueRead.ofEntry(ctx, key, version, known))
-              .exceptionallyCompose(
-                  e -> {
-                    Speculation spec = Speculation.of(ctx, key, version, 0);
-                    return ended(spec, version(ctx, trace, spec, key, version));
-                  }));
+      Speculation spec = Speculation.of(ctx, key, version, 0);
+      return ended(
+          spec,
+          observed(
+              ctx,
+              trace,
+              spec.own(Layouts.of(known).read(ValueRead.ofEntry(ctx, key, version, known)))
+                  .exceptionallyCompose(
+                      e ->
+                          spec.hasEnded()
+                              ? CompletableFuture.failedFuture(e)
+                              : version(ctx, trace, spec, key, version))));
     }
     Speculation spec = Speculation.of(ctx, key, version, 0);
     return ended(spec, observed(ctx, trace, version(ctx, trace, spec, key, version)));
@@ -222,7 +231,7 @@ public final class ReadOp {
                     return CompletableFuture.failedFuture(versionNotFound(key, view, version));
                   }
                   return fetchOrCollected(
-                      ctx, trace, key, view, item, spec.readOf(view, item), version);
+                      ctx, trace, spec, key, view, item, spec.readOf(view, item), version);
                 }));
   }
 
@@ -266,33 +275,49 @@ public final class ReadOp {
       // As a read of a known version (see version()): fetched by the known entry, readM only if
       // that fails.
       ctx.readTier.accessed(ctx.tenant, key, version, known, offset, length, false);
-      return trace.observe(
-          Layouts.of(known)
-              .range(ValueRead.ofEntry(ctx, key, version, known), offset, length)
-              .exceptionallyCompose(e -> rangeByReadM(ctx, trace, key, version, offset, length)));
+      Speculation spec = Speculation.of(ctx, key, version, offset);
+      return ended(
+          spec,
+          trace.observe(
+              spec.own(
+                      Layouts.of(known)
+                          .range(ValueRead.ofEntry(ctx, key, version, known), offset, length))
+                  .exceptionallyCompose(
+                      e ->
+                          spec.hasEnded()
+                              ? CompletableFuture.failedFuture(e)
+                              : rangeByReadM(ctx, trace, spec, key, version, offset, length))));
     }
-    return trace.observe(rangeByReadM(ctx, trace, key, version, offset, length));
+    Speculation spec = Speculation.of(ctx, key, version, offset);
+    return ended(spec, trace.observe(rangeByReadM(ctx, trace, spec, key, version, offset, length)));
   }
 
-  /** A ranged read that finds the version by readM (not observed: the caller observes it). */
+  /**
+   * A ranged read that finds the version by readM (not observed: the caller observes it; nor ended:
+   * the caller ends {@code spec}).
+   */
   private static CompletableFuture<byte[]> rangeByReadM(
-      Context ctx, OpTrace trace, String key, Version version, long offset, int length) {
-    Speculation spec = Speculation.of(ctx, key, version, offset);
-    return ended(
-        spec,
-        resolve(ctx, trace, spec, key, Optional.of(version))
-            .thenCompose(
-                found -> {
-                  ctx.readTier.accessed(
-                      ctx.tenant, key, version, found.read().entry(), offset, length, false);
-                  return orCollected(
-                      ctx,
-                      trace,
-                      key,
-                      version,
-                      length,
-                      found.layout().range(found.read(), offset, length));
-                }));
+      Context ctx,
+      OpTrace trace,
+      Speculation spec,
+      String key,
+      Version version,
+      long offset,
+      int length) {
+    return resolve(ctx, trace, spec, key, Optional.of(version))
+        .thenCompose(
+            found -> {
+              ctx.readTier.accessed(
+                  ctx.tenant, key, version, found.read().entry(), offset, length, false);
+              return orCollected(
+                  ctx,
+                  trace,
+                  spec,
+                  key,
+                  version,
+                  length,
+                  found.layout().range(found.read(), offset, length));
+            });
   }
 
   /**
@@ -305,11 +330,12 @@ public final class ReadOp {
   private static <T> CompletableFuture<T> orCollected(
       Context ctx,
       OpTrace trace,
+      Speculation spec,
       String key,
       Version version,
       long bytes,
       CompletableFuture<T> fetch) {
-    return guarded(ctx, trace, key, version, bytes, fetch)
+    return guarded(ctx, trace, spec, key, version, bytes, fetch)
         .thenCompose(
             a -> {
               CompletableFuture<T> f = a.fetch();
@@ -385,10 +411,12 @@ public final class ReadOp {
   private static <T> CompletableFuture<Attempt<T>> guarded(
       Context ctx,
       OpTrace trace,
+      Speculation spec,
       String key,
       Version version,
       long bytes,
       CompletableFuture<T> fetch) {
+    spec.own(fetch);
     CompletableFuture<T> timed = trace.timed(Phase.DATA_FETCH, fetch);
     CompletableFuture<Attempt<T>> out = new CompletableFuture<>();
     Futures.onEnd(timed, (v, e) -> out.complete(new Attempt<>(timed, null)));
@@ -848,6 +876,7 @@ public final class ReadOp {
   private static CompletableFuture<StoredValue> fetchOrCollected(
       Context ctx,
       OpTrace trace,
+      Speculation spec,
       String key,
       View view,
       View.Item item,
@@ -856,6 +885,7 @@ public final class ReadOp {
     return guarded(
             ctx,
             trace,
+            spec,
             key,
             item.version(),
             item.entry().size(),
@@ -879,17 +909,17 @@ public final class ReadOp {
                       }
                       return fresh.visible.isEmpty()
                           ? CompletableFuture.failedFuture(notFound(key, fresh))
-                          : newestReadable(ctx, trace, key, fresh, null, 0, 1);
+                          : newestReadable(ctx, trace, spec, key, fresh, null, 0, 1);
                     }
                     if (!fresh.isCollected(item.version())) {
                       if (asked == null && tooFewShares(f)) {
-                        return newestReadable(ctx, trace, key, fresh, f, 0, 1);
+                        return newestReadable(ctx, trace, spec, key, fresh, f, 0, 1);
                       }
                       return f;
                     }
                     if (asked == null && !fresh.visible.isEmpty()) {
                       // The newer latest (passing over sealed ones short of shares, as above).
-                      return newestReadable(ctx, trace, key, fresh, null, 0, 1);
+                      return newestReadable(ctx, trace, spec, key, fresh, null, 0, 1);
                     }
                     return CompletableFuture.failedFuture(
                         new VersionCollectedException(key, item.version(), fresh.collected));
@@ -916,6 +946,7 @@ public final class ReadOp {
   private static CompletableFuture<StoredValue> newestReadable(
       Context ctx,
       OpTrace trace,
+      Speculation spec,
       String key,
       View view,
       CompletableFuture<StoredValue> failed,
@@ -926,13 +957,13 @@ public final class ReadOp {
     }
     View.Item item = view.visible.get(from);
     return guarded(
-            ctx, trace, key, item.version(), item.entry().size(), fetch(ctx, key, view, item))
+            ctx, trace, spec, key, item.version(), item.entry().size(), fetch(ctx, key, view, item))
         .thenCompose(
             a -> {
               CompletableFuture<StoredValue> f = a.fetch();
               if (a.gone() != null) {
                 return rereads < MAX_REREADS
-                    ? newestReadable(ctx, trace, key, a.gone(), null, 0, rereads + 1)
+                    ? newestReadable(ctx, trace, spec, key, a.gone(), null, 0, rereads + 1)
                     : CompletableFuture.failedFuture(
                         goneFailure(key, item.version(), a.gone(), true, null));
               }
@@ -940,7 +971,7 @@ public final class ReadOp {
                 return f;
               }
               if (tooFewShares(f)) {
-                return newestReadable(ctx, trace, key, view, f, from + 1, rereads);
+                return newestReadable(ctx, trace, spec, key, view, f, from + 1, rereads);
               }
               if (f.isCancelled() || rereads >= MAX_REREADS) {
                 return f;
@@ -954,7 +985,7 @@ public final class ReadOp {
                         if (!deleted(fresh, item.version()) && !fresh.isCollected(item.version())) {
                           return f;
                         }
-                        return newestReadable(ctx, trace, key, fresh, null, 0, rereads + 1);
+                        return newestReadable(ctx, trace, spec, key, fresh, null, 0, rereads + 1);
                       });
             });
   }

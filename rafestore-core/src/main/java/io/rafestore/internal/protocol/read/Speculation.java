@@ -8,6 +8,7 @@ import io.rafestore.internal.protocol.layout.Anticipation;
 import io.rafestore.internal.protocol.layout.ValueRead;
 import io.rafestore.internal.protocol.metadata.View;
 import io.rafestore.internal.protocol.quorum.MetadataRead;
+import io.rafestore.spi.support.Futures;
 import java.util.Optional;
 
 /**
@@ -34,6 +35,10 @@ final class Speculation {
   private String source;
   private boolean claimed;
   private boolean settled;
+  private boolean ended;
+  // Fetches the read started itself, after readM (not anticipated): cancelled by end().
+  private final java.util.List<java.util.concurrent.CompletableFuture<?>> owned =
+      new java.util.ArrayList<>();
 
   private Speculation(Context ctx, String key, Version asked, long offset) {
     this.ctx = ctx;
@@ -167,12 +172,51 @@ final class Speculation {
   void end() {
     abandon();
     Anticipation a;
+    java.util.List<java.util.concurrent.CompletableFuture<?>> fetches;
     synchronized (this) {
+      ended = true;
       a = started;
+      fetches = new java.util.ArrayList<>(owned);
+      owned.clear();
     }
     if (a != null) {
       a.cancel();
     }
+    for (java.util.concurrent.CompletableFuture<?> f : fetches) {
+      f.cancel(true);
+    }
+  }
+
+  /**
+   * {@code fetch}, a data fetch the read started itself once readM decided (not anticipated), is
+   * the read's too: {@link #end} cancels it if it still runs then (a read the operation timeout
+   * ended, or the caller cancelled), so its holders stop sending bytes nobody waits for. A fetch
+   * owned after the end is cancelled at once.
+   */
+  <T> java.util.concurrent.CompletableFuture<T> own(
+      java.util.concurrent.CompletableFuture<T> fetch) {
+    boolean late;
+    synchronized (this) {
+      late = ended;
+      if (!late) {
+        owned.add(fetch);
+      }
+    }
+    if (late) {
+      fetch.cancel(true);
+    } else {
+      Futures.onEnd(fetch, (v, e) -> disown(fetch));
+    }
+    return fetch;
+  }
+
+  /** Whether the read has ended ({@link #end}): it starts nothing more. */
+  synchronized boolean hasEnded() {
+    return ended;
+  }
+
+  private synchronized void disown(java.util.concurrent.CompletableFuture<?> fetch) {
+    owned.remove(fetch);
   }
 
   /** A started fetch and the cloud whose log started it. */

@@ -61,8 +61,13 @@ public final class DepSkyWriteOp {
         ca
             ? CompletableFuture.completedFuture(null)
             : CompletableFuture.supplyAsync(() -> Sha256.hash(value), ctx.settings.executor());
+    // What the caller gets; once it ends, the readM or data write still running is cancelled.
+    CompletableFuture<WriteReceipt> out = Futures.newFuture();
+    java.util.Queue<CompletableFuture<?>> phases =
+        new java.util.concurrent.ConcurrentLinkedQueue<>();
     CompletableFuture<WriteReceipt> result =
-        turn.thenCompose(x -> trace.timed(Phase.READ_M, MetadataRead.run(ctx, key)))
+        turn.thenCompose(
+                x -> trace.timed(Phase.READ_M, ended(out, phases, MetadataRead.run(ctx, key))))
             .thenApply(v -> ctx.ownView(key, v))
             .thenComposeAsync(
                 view -> {
@@ -73,15 +78,18 @@ public final class DepSkyWriteOp {
                   return trace
                       .timed(
                           Phase.WRITE_DO,
-                          QuorumPut.run(
-                              ctx,
-                              key,
-                              object,
-                              payload,
-                              ctx.clouds,
-                              ctx.settings.quorum(),
-                              ca ? "DepSky-CA data write" : "DepSky-A data write",
-                              Duration.ZERO))
+                          ended(
+                              out,
+                              phases,
+                              QuorumPut.run(
+                                  ctx,
+                                  key,
+                                  object,
+                                  payload,
+                                  ctx.clouds,
+                                  ctx.settings.quorum(),
+                                  ca ? "DepSky-CA data write" : "DepSky-A data write",
+                                  Duration.ZERO)))
                       .thenCompose(
                           acks ->
                               hash.thenComposeAsync(
@@ -110,7 +118,34 @@ public final class DepSkyWriteOp {
                 // executor, never on the driver thread that completed the previous phase.
                 ctx.settings.executor());
     Futures.onEnd(result, (r, e) -> done.complete(null));
+    Futures.onEnd(result, Futures.completer(out));
+    Futures.onEnd(
+        out,
+        (r, e) -> {
+          if (e != null) {
+            phases.forEach(f -> f.cancel(true));
+          }
+        });
     // Observed on the future the client bounds, so a timeout or a cancellation ends the trace.
-    return trace.observe(Futures.relay(result));
+    return trace.observe(out);
+  }
+
+  /**
+   * {@code phase}, cancelled when {@code out} (the write the caller waits for) fails first: the
+   * operation timeout or the caller's cancellation stops the readM or the data uploads (whole
+   * copies or fragments to every cloud) instead of leaving them running; a phase that starts after
+   * the write ended is cancelled at once. (writeM is not: a log that reached some clouds may still
+   * complete the write, as a crash would leave it.)
+   */
+  private static <T> CompletableFuture<T> ended(
+      CompletableFuture<WriteReceipt> out,
+      java.util.Queue<CompletableFuture<?>> phases,
+      CompletableFuture<T> phase) {
+    phases.add(phase);
+    Futures.onEnd(phase, (r, e) -> phases.remove(phase));
+    if (out.isCompletedExceptionally()) {
+      phase.cancel(true);
+    }
+    return phase;
   }
 }
