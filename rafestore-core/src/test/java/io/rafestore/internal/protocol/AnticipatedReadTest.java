@@ -405,6 +405,8 @@ class AnticipatedReadTest {
     "FAST, true, parts",
     "FAST, false, coded",
     "FAST, true, coded parts",
+    "FAST, false, sealed",
+    "FAST, true, sealed parts",
     "PAPER, false, whole",
     // DepSky-A's copy on p0 arrives in time; DepSky-CA needs a fragment from a remote cloud.
     "DEPSKY_CA, true, whole"
@@ -418,6 +420,9 @@ class AnticipatedReadTest {
     }
     if (layout.contains("coded")) {
       b.erasureCoding(2);
+    }
+    if (layout.contains("sealed")) {
+      b.encryptValues(true);
     }
     WriteReceipt w;
     try (RafeStore writer = b.build()) {

@@ -18,11 +18,11 @@ import org.junit.jupiter.params.provider.CsvSource;
  * A write the operation timeout ends while its data still uploads stops uploading: the paper's
  * Table 1 links (2 Mbit/s to the remote clouds), a 1 MiB value that needs about 4 s to reach a
  * remote holder, a 2 s timeout. In the paper's modes and the DepSky baselines, whole, in parts
- * (part objects or a cloud's native multipart upload), coded or coded in parts, nothing lands on
- * any cloud after the caller was told the write failed, the uploads are counted cancelled, and no
- * native upload is left open. Writes with part objects and the DepSky baselines kept uploading
- * before (`Futures.compose`, `DepSkyWriteOp.ended`); a native upload's parts land only when it
- * completes.
+ * (part objects or a cloud's native multipart upload), coded or coded in parts, sealed, nothing
+ * lands on any cloud after the caller was told the write failed, the uploads are counted cancelled,
+ * and no native upload is left open. Writes with part objects and the DepSky baselines kept
+ * uploading before (`Futures.compose`, `DepSkyWriteOp.ended`); a native upload's parts land only
+ * when it completes.
  */
 class OperationTimeoutTest {
   static final String KEY = "feed/item";
@@ -36,7 +36,9 @@ class OperationTimeoutTest {
     "FAST, parts",
     "FAST, native parts",
     "FAST, coded",
-    "FAST, coded parts"
+    "FAST, coded parts",
+    "FAST, sealed",
+    "FAST, sealed parts"
   })
   void aTimedOutWriteCancelsItsUploads(ProtocolMode mode, String layout) throws Exception {
     Harness h =
@@ -54,6 +56,9 @@ class OperationTimeoutTest {
     }
     if (layout.contains("coded")) {
       b.erasureCoding(2);
+    }
+    if (layout.contains("sealed")) {
+      b.encryptValues(true);
     }
     try (RafeStore store = b.build()) {
       Map<String, CloudStats> before = store.stats();
