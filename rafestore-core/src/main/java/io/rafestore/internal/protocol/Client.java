@@ -264,7 +264,8 @@ public final class Client implements RafeStore {
       return op.get();
     }
     CompletableFuture<Void> settled = writeBack.settled(key);
-    return settled.isDone() ? op.get() : settled.thenCompose(x -> op.get());
+    // Composed: the operation timeout or a cancellation of the returned future reaches op.
+    return settled.isDone() ? op.get() : Futures.compose(settled, x -> op.get());
   }
 
   /**
@@ -770,7 +771,8 @@ public final class Client implements RafeStore {
       }
       published = ownCertificate.get();
     }
-    return published.thenCompose(x -> op.get());
+    // Composed: the operation timeout or a cancellation of the returned future reaches op.
+    return Futures.compose(published, x -> op.get());
   }
 
   @Override

@@ -195,11 +195,12 @@ public final class Futures {
   }
 
   /**
-   * Like {@code first.thenCompose(next)}, but cancelling the new future reaches the request {@code
-   * next} started: it cancels the future {@code next} returned if it has started, and keeps {@code
-   * next} from being called if {@code first} has not ended yet. {@code first} itself is never
-   * cancelled (it may be shared: a multipart upload's begin, a part's bytes several uploads wait
-   * for). A plain {@code thenCompose} future, cancelled, leaves the second request running.
+   * Like {@code first.thenCompose(next)}, but ending the new future from outside (cancelling it, or
+   * completing it exceptionally: an operation timeout) reaches the request {@code next} started:
+   * the future {@code next} returned is cancelled if it has started, and {@code next} is not called
+   * if {@code first} has not ended yet. {@code first} itself is never cancelled (it may be shared:
+   * a multipart upload's begin, a part's bytes several uploads wait for, a key's turn). A plain
+   * {@code thenCompose} future, cancelled or failed, leaves the second request running.
    */
   public static <T, U> CompletableFuture<U> compose(
       CompletableFuture<T> first, Function<? super T, ? extends CompletableFuture<U>> next) {
@@ -227,7 +228,13 @@ public final class Futures {
             return;
           }
           onEnd(then, completer(outer));
-          cancelsInner(outer, then);
+          onEnd(
+              outer,
+              (r, x) -> {
+                if (x != null) {
+                  then.cancel(true);
+                }
+              });
         });
     return outer;
   }

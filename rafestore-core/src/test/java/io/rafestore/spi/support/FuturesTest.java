@@ -25,6 +25,17 @@ class FuturesTest {
   }
 
   @Test
+  void composeFailedFromOutsideCancelsTheSecondRequest() {
+    CompletableFuture<String> second = new CompletableFuture<>();
+    CompletableFuture<String> outer =
+        Futures.compose(CompletableFuture.completedFuture(1), i -> second);
+
+    outer.completeExceptionally(new java.util.concurrent.TimeoutException("operation timeout"));
+
+    assertThat(second).isCancelled();
+  }
+
+  @Test
   void composeCancelledBeforeTheFirstStageEndsNeverStartsTheSecond() {
     CompletableFuture<Integer> first = new CompletableFuture<>();
     int[] started = {0};

@@ -3,6 +3,7 @@ package io.rafestore.internal.protocol.layout;
 import io.rafestore.internal.protocol.context.Cloud;
 import io.rafestore.internal.protocol.context.Context;
 import io.rafestore.spi.ObjectKey;
+import io.rafestore.spi.support.Futures;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
@@ -41,14 +42,19 @@ final class Repairs {
                     : firstValid(ctx, bound, layout, sources, checkOn, i + 1));
   }
 
-  /** Puts {@code bytes} once they are in as {@code object} on {@code holder}. */
+  /**
+   * Puts {@code bytes} once they are in as {@code object} on {@code holder}. Cancelling the result
+   * (repair's copy limit) cancels the put, not {@code bytes}, which other holders' copies may
+   * share.
+   */
   static CompletableFuture<Void> put(
       Context ctx,
       ValueLayout.Bound bound,
       String holder,
       String object,
       CompletableFuture<byte[]> bytes) {
-    return bytes.thenCompose(
+    return Futures.compose(
+        bytes,
         b ->
             bound.apply(
                 ctx.byId.get(holder).driver().put(ObjectKey.of(object), b), holder + " put"));

@@ -923,7 +923,7 @@ public final class Verifier {
               cloud.driver().putIfMatch(name, payload, Optional.ofNullable(read.tag)),
               cloud.id() + " conditional put");
     } else {
-      stored =
+      CompletableFuture<Boolean> unchanged =
           timed(cloud.driver().get(name, logBound()), cloud.id() + " metadata")
               .handle(
                   (now, e) -> {
@@ -934,15 +934,18 @@ public final class Verifier {
                       return read.absent();
                     }
                     return !read.absent() && java.util.Arrays.equals(now, read.bytes);
-                  })
-              .thenCompose(
-                  same ->
-                      same
-                          ? timed(cloud.driver().put(name, payload), cloud.id() + " put")
-                              .thenApply(x -> true)
-                          : CompletableFuture.completedFuture(false));
+                  });
+      // Composed so that the copy limit's cancel reaches the plain put too.
+      stored =
+          Futures.compose(
+              unchanged,
+              same ->
+                  same
+                      ? Futures.relay(
+                          timed(cloud.driver().put(name, payload), cloud.id() + " put"), x -> true)
+                      : CompletableFuture.completedFuture(false));
     }
-    // Relayed, so the copy limit's cancel reaches the request (a conditional put).
+    // Relayed, so the copy limit's cancel reaches the request (the conditional or plain put).
     return Futures.relay(
         stored,
         done -> {

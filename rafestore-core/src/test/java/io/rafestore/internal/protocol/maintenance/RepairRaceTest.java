@@ -259,4 +259,38 @@ class RepairRaceTest {
       assertThat(h.run(store.repair("k")).isClean()).isTrue();
     }
   }
+
+  /**
+   * As above for a data copy: a holder that lost its copy and stopped answering puts. The copy is
+   * cancelled at the copy limit, and the cancel reaches the put itself (counted on p1), rather than
+   * leaving the request to the cloud's silence.
+   */
+  @org.junit.jupiter.api.Test
+  void aDataCopyCancelledAtTheCopyLimitCancelsItsPut() throws Exception {
+    io.rafestore.internal.protocol.Harness h = new io.rafestore.internal.protocol.Harness(1, 4);
+    java.time.Duration timeout = java.time.Duration.ofSeconds(40);
+    try (RafeStore store =
+        h.builder(io.rafestore.ProtocolMode.PAPER).operationTimeout(timeout).build()) {
+      io.rafestore.WriteReceipt w = h.run(store.write("k", utf8("one")));
+      assertThat(w.info().dataClouds()).contains("p1");
+      for (io.rafestore.spi.ObjectInfo o : h.stores.get(1).list("d/").join()) {
+        h.stores.get(1).delete(o.key()).join();
+      }
+      h.clouds.get(1).faulty().affecting(io.rafestore.clouds.FaultyCloud.Operation.PUT).hang();
+      long cancelledBefore = store.stats().get("p1").cancelled();
+      RepairReport report = h.run(store.repair("k"));
+      assertThat(report.failures())
+          .as(report.toString())
+          .singleElement()
+          .asString()
+          .startsWith("p1: ")
+          .contains("did not finish within PT10S");
+      // At once, not when the put's own request limit (half the operation timeout) ends it.
+      assertThat(store.stats().get("p1").cancelled() - cancelledBefore)
+          .as("the hung put to p1, cancelled by the time the repair returns")
+          .isPositive();
+      h.clouds.get(1).faulty().heal();
+      assertThat(h.run(store.repair("k")).isClean()).isTrue();
+    }
+  }
 }
