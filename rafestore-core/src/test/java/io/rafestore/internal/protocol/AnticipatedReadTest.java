@@ -52,6 +52,19 @@ class AnticipatedReadTest {
     return Duration.ofNanos(h.scheduler.nanoTime() - start);
   }
 
+  /** What {@code counter} counted on {@code clouds} since {@code before} ({@code stats()}). */
+  static long since(
+      RafeStore store,
+      Map<String, CloudStats> before,
+      java.util.function.ToLongFunction<CloudStats> counter,
+      String... clouds) {
+    long sum = 0;
+    for (String c : clouds) {
+      sum += counter.applyAsLong(store.stats().get(c).minus(before.get(c)));
+    }
+    return sum;
+  }
+
   static long total(RafeStore store, java.util.function.ToLongFunction<CloudStats> counter) {
     return store.stats().values().stream().mapToLong(counter).sum();
   }
@@ -379,15 +392,12 @@ class AnticipatedReadTest {
       assertThat(store.stats().get("p0").speculationsKept()).isEqualTo(1);
       // The kept fetch (and a hedge, if the fresh client's model expected the value sooner) is
       // cancelled at the timeout rather than left to download the whole value afterwards.
-      long cancelled = 0;
-      long down = 0;
-      for (String c : java.util.List.of("p1", "p2")) {
-        CloudStats d = store.stats().get(c).minus(before.get(c));
-        cancelled += d.cancelled();
-        down += d.bytesDown();
-      }
-      assertThat(cancelled).as("data gets cancelled at the timeout").isPositive();
-      assertThat(down).as("bytes downloaded from the holders").isLessThan(1 << 20);
+      assertThat(since(store, before, CloudStats::cancelled, "p1", "p2"))
+          .as("data gets cancelled at the timeout")
+          .isPositive();
+      assertThat(since(store, before, CloudStats::bytesDown, "p1", "p2"))
+          .as("bytes downloaded from the holders")
+          .isLessThan(1 << 20);
     }
   }
 
@@ -436,15 +446,12 @@ class AnticipatedReadTest {
       h.scheduler.runUntilIdle();
       assertThat(read).isCompletedExceptionally();
       assertThat(store.stats().get("p0").speculationsKept()).isZero();
-      long cancelled = 0;
-      long down = 0;
-      for (String c : java.util.List.of("p1", "p2", "p3")) {
-        CloudStats d = store.stats().get(c).minus(before.get(c));
-        cancelled += d.cancelled();
-        down += d.bytesDown();
-      }
-      assertThat(cancelled).as("data gets cancelled at the timeout").isPositive();
-      assertThat(down).as("bytes downloaded from the holders").isLessThan(1 << 20);
+      assertThat(since(store, before, CloudStats::cancelled, "p1", "p2", "p3"))
+          .as("data gets cancelled at the timeout")
+          .isPositive();
+      assertThat(since(store, before, CloudStats::bytesDown, "p1", "p2", "p3"))
+          .as("bytes downloaded from the holders")
+          .isLessThan(1 << 20);
     }
   }
 
@@ -480,18 +487,15 @@ class AnticipatedReadTest {
       CompletableFuture<StoredValue> read = store.read(KEY, w.version());
       h.scheduler.runUntilIdle();
       assertThat(read).isCompletedExceptionally();
-      long cancelled = 0;
-      long down = 0;
-      long metadataGets = 0;
-      for (String c : java.util.List.of("p0", "p1", "p2", "p3")) {
-        CloudStats d = store.stats().get(c).minus(before.get(c));
-        cancelled += d.cancelled();
-        down += d.bytesDown();
-        metadataGets += c.equals("p0") ? d.gets() : 0;
-      }
-      assertThat(metadataGets).as("no readM on p0 (metadata only)").isZero();
-      assertThat(cancelled).as("data gets cancelled at the timeout").isPositive();
-      assertThat(down).as("bytes downloaded from the holders").isLessThan(1 << 20);
+      assertThat(since(store, before, CloudStats::gets, "p0"))
+          .as("no readM on p0 (metadata only)")
+          .isZero();
+      assertThat(since(store, before, CloudStats::cancelled, "p1", "p2", "p3"))
+          .as("data gets cancelled at the timeout")
+          .isPositive();
+      assertThat(since(store, before, CloudStats::bytesDown, "p1", "p2", "p3"))
+          .as("bytes downloaded from the holders")
+          .isLessThan(1 << 20);
     }
   }
 

@@ -47,6 +47,8 @@ public final class ReadOp {
       Context ctx, String key, java.time.Duration maxStaleness) {
     OpTrace trace = ctx.observer.start(key, OperationReceipt.Kind.READ, ctx.tenant);
     View fresh = ctx.readTier.freshView(key, maxStaleness);
+    Speculation spec = Speculation.of(ctx, key, null, 0);
+    CompletableFuture<StoredValue> op;
     if (fresh != null && !fresh.visible.isEmpty()) {
       View.Item item = fresh.visible.get(0);
       boolean cloudFree = servableWithoutCloud(ctx, key, item.version(), item.entry());
@@ -60,34 +62,26 @@ public final class ReadOp {
             ctx, trace, Layouts.of(item.entry()).read(ValueRead.of(ctx, key, fresh, item)));
       }
       // No readM, so nothing to anticipate: the speculation only owns the fetch (ended below).
-      Speculation spec = Speculation.of(ctx, key, null, 0);
-      return ended(
-          spec,
-          observed(
-              ctx,
-              trace,
-              fetchOrCollected(
-                  ctx, trace, spec, key, fresh, item, ValueRead.of(ctx, key, fresh, item), null)));
+      op =
+          fetchOrCollected(
+              ctx, trace, spec, key, fresh, item, ValueRead.of(ctx, key, fresh, item), null);
+    } else {
+      op =
+          settled(
+              spec,
+              readM(ctx, key, trace, spec)
+                  .thenCompose(
+                      view -> {
+                        if (view.visible.isEmpty()) {
+                          return CompletableFuture.failedFuture(notFound(key, view));
+                        }
+                        View.Item item = view.visible.get(0);
+                        accessed(ctx, key, item);
+                        return fetchOrCollected(
+                            ctx, trace, spec, key, view, item, spec.readOf(view, item), null);
+                      }));
     }
-    Speculation spec = Speculation.of(ctx, key, null, 0);
-    return ended(
-        spec,
-        observed(
-            ctx,
-            trace,
-            settled(
-                spec,
-                readM(ctx, key, trace, spec)
-                    .thenCompose(
-                        view -> {
-                          if (view.visible.isEmpty()) {
-                            return CompletableFuture.failedFuture(notFound(key, view));
-                          }
-                          View.Item item = view.visible.get(0);
-                          accessed(ctx, key, item);
-                          return fetchOrCollected(
-                              ctx, trace, spec, key, view, item, spec.readOf(view, item), null);
-                        }))));
+    return ended(spec, observed(ctx, trace, op));
   }
 
   /**
