@@ -59,7 +59,7 @@ final class PackedLayout extends WholeLayout {
   /** The whole pack, copied from a holder whose bytes match the pack's signed hash. */
   @Override
   public Restore restore(Context ctx, Bound bound, Version version, String holder, String object) {
-    return restoreCopy(ctx, bound, version, holder, "pack", object);
+    return restoreCopy(ctx, bound, version, holder, "pack", object, pack.size());
   }
 
   /** One copy of the pack from a holder found right, put to every damaged holder. */

@@ -228,7 +228,8 @@ final class PartHealing {
    */
   private CompletableFuture<byte[]> copyOf(int p) {
     List<String> sources = health.split(entry.holders(), p).sources(ctx, entry.storedPartSize(p));
-    return Repairs.firstValid(ctx, bound, layout, sources, s -> layout.check(s, p), 0)
+    return Repairs.firstValid(
+            ctx, bound, layout, sources, s -> layout.check(s, p), entry.storedPartSize(p))
         .exceptionally(
             e -> {
               throw new java.util.concurrent.CompletionException(

@@ -46,7 +46,7 @@ public final class ReplicaLayout extends WholeLayout {
 
   @Override
   public Restore restore(Context ctx, Bound bound, Version version, String holder, String object) {
-    return restoreCopy(ctx, bound, version, holder, "data", object);
+    return restoreCopy(ctx, bound, version, holder, "data", object, entry.storedSize());
   }
 
   /** One copy from a holder found right, put to every damaged holder ({@link #healCopies}). */

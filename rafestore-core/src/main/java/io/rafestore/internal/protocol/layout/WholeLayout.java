@@ -49,7 +49,7 @@ abstract class WholeLayout implements ValueLayout {
     }
     Check whole = checksOn(split.damaged().get(0)).get(0);
     CompletableFuture<byte[]> copy =
-        Repairs.firstValid(ctx, bound, this, split.sources(ctx, bytes), source -> whole, 0);
+        Repairs.firstValid(ctx, bound, this, split.sources(ctx, bytes), source -> whole, bytes);
     for (String holder : split.damaged()) {
       out.add(
           new Restore(
@@ -64,9 +64,16 @@ abstract class WholeLayout implements ValueLayout {
    * whose bytes match the signed hash, knowing nothing of the others.
    */
   final Restore restoreCopy(
-      Context ctx, Bound bound, Version version, String holder, String what, String object) {
-    List<String> sources = new java.util.ArrayList<>(entry.holders());
-    sources.remove(holder);
+      Context ctx,
+      Bound bound,
+      Version version,
+      String holder,
+      String what,
+      String object,
+      long bytes) {
+    List<String> others = new java.util.ArrayList<>(entry.holders());
+    others.remove(holder);
+    List<String> sources = ctx.model.fastestFirst(others, bytes);
     Check whole = checksOn(holder).get(0);
     return new Restore(
         holder + ": " + what + " " + object + " of version " + version,
@@ -75,7 +82,7 @@ abstract class WholeLayout implements ValueLayout {
             bound,
             holder,
             object,
-            Repairs.firstValid(ctx, bound, this, sources, source -> whole, 0)));
+            Repairs.firstValid(ctx, bound, this, sources, source -> whole, bytes)));
   }
 
   @Override

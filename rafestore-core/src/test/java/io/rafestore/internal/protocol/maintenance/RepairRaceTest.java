@@ -293,4 +293,55 @@ class RepairRaceTest {
       assertThat(h.run(store.repair("k")).isClean()).isTrue();
     }
   }
+
+  /**
+   * A data copy's source that stopped answering since verify (f = 2: three whole copies; p2 lost
+   * its copy; p0, the fastest source, answered verify's check and then never answers the copy) is
+   * hedged like a read's data fetch: the next source, p1, is asked once p0 is late, and the copy
+   * lands. Sources were asked one after another, each waited for up to its request limit, so the
+   * copy limit cut the copy first and the repair failed.
+   */
+  @org.junit.jupiter.api.Test
+  void aDataCopysSourceThatStoppedAnsweringIsHedged() throws Exception {
+    io.rafestore.internal.protocol.Harness h =
+        new io.rafestore.internal.protocol.Harness(2, 7).rtts(5, 20, 40, 60, 80, 100, 120);
+    java.util.concurrent.atomic.AtomicInteger p0DataGets =
+        new java.util.concurrent.atomic.AtomicInteger();
+    java.time.Duration timeout = java.time.Duration.ofSeconds(40);
+    try (RafeStore store =
+        h.wrapped(
+                io.rafestore.ProtocolMode.PAPER,
+                (i, c) ->
+                    i != 0
+                        ? c
+                        : new io.rafestore.spi.ForwardingCloud(c) {
+                          @Override
+                          public java.util.concurrent.CompletableFuture<byte[]> get(
+                              ObjectKey key, java.util.Optional<io.rafestore.spi.ByteRange> range) {
+                            if (key.value().startsWith("d/") && p0DataGets.incrementAndGet() == 2) {
+                              return new java.util.concurrent.CompletableFuture<>();
+                            }
+                            return super.get(key, range);
+                          }
+                        })
+            .operationTimeout(timeout)
+            .build()) {
+      io.rafestore.WriteReceipt w = h.run(store.write("k", utf8("three copies")));
+      assertThat(w.info().dataClouds()).containsExactlyInAnyOrder("p0", "p1", "p2");
+      for (io.rafestore.spi.ObjectInfo o : h.stores.get(2).list("d/").join()) {
+        h.stores.get(2).delete(o.key()).join();
+      }
+      RepairReport report = h.run(store.repair("k"));
+      assertThat(p0DataGets.get())
+          .as("verify's check, the copy's first source (never answered), the verify after")
+          .isEqualTo(3);
+      assertThat(report.failures()).as(report.toString()).isEmpty();
+      assertThat(report.actions())
+          .as(report.toString())
+          .singleElement()
+          .asString()
+          .startsWith("p2: ");
+      assertThat(report.isClean()).as(report.toString()).isTrue();
+    }
+  }
 }
