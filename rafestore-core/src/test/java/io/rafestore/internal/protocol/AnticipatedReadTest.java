@@ -65,6 +65,36 @@ class AnticipatedReadTest {
     return sum;
   }
 
+  /**
+   * {@code b} writing values in {@code layout}: a text naming any of "parts" (256 KiB parts),
+   * "coded" (k = 2) and "sealed" ({@code encryptValues}); whole copies otherwise.
+   */
+  static RafeStore.Builder laidOut(RafeStore.Builder b, String layout) {
+    if (layout.contains("parts")) {
+      b.partSize(256 << 10);
+    }
+    if (layout.contains("coded")) {
+      b.erasureCoding(2);
+    }
+    if (layout.contains("sealed")) {
+      b.encryptValues(true);
+    }
+    return b;
+  }
+
+  /**
+   * Since {@code before}, the data gets to the remote holders were cancelled and less than the 1
+   * MiB value came down: a timed-out read's fetch stopped.
+   */
+  static void fetchStopped(RafeStore store, Map<String, CloudStats> before) {
+    assertThat(since(store, before, CloudStats::cancelled, "p1", "p2", "p3"))
+        .as("data gets cancelled at the timeout")
+        .isPositive();
+    assertThat(since(store, before, CloudStats::bytesDown, "p1", "p2", "p3"))
+        .as("bytes downloaded from the holders")
+        .isLessThan(1 << 20);
+  }
+
   static long total(RafeStore store, java.util.function.ToLongFunction<CloudStats> counter) {
     return store.stats().values().stream().mapToLong(counter).sum();
   }
@@ -424,18 +454,8 @@ class AnticipatedReadTest {
   void aTimedOutReadCancelsItsDataFetchWithoutAnticipation(
       ProtocolMode mode, boolean named, String layout) throws Exception {
     Harness h = table1();
-    RafeStore.Builder b = config2(h, mode);
-    if (layout.contains("parts")) {
-      b.partSize(256 << 10);
-    }
-    if (layout.contains("coded")) {
-      b.erasureCoding(2);
-    }
-    if (layout.contains("sealed")) {
-      b.encryptValues(true);
-    }
     WriteReceipt w;
-    try (RafeStore writer = b.build()) {
+    try (RafeStore writer = laidOut(config2(h, mode), layout).build()) {
       w = h.run(writer.write(KEY, bytes(1 << 20, 24)));
     }
     h.scheduler.advance(Duration.ofSeconds(30));
@@ -446,12 +466,7 @@ class AnticipatedReadTest {
       h.scheduler.runUntilIdle();
       assertThat(read).isCompletedExceptionally();
       assertThat(store.stats().get("p0").speculationsKept()).isZero();
-      assertThat(since(store, before, CloudStats::cancelled, "p1", "p2", "p3"))
-          .as("data gets cancelled at the timeout")
-          .isPositive();
-      assertThat(since(store, before, CloudStats::bytesDown, "p1", "p2", "p3"))
-          .as("bytes downloaded from the holders")
-          .isLessThan(1 << 20);
+      fetchStopped(store, before);
     }
   }
 
@@ -464,12 +479,8 @@ class AnticipatedReadTest {
   @org.junit.jupiter.params.provider.ValueSource(strings = {"whole", "parts"})
   void aTimedOutReadOfAKnownEntryCancelsItsFetch(String layout) throws Exception {
     Harness h = table1();
-    RafeStore.Builder b = config2(h, ProtocolMode.FAST);
-    if (layout.equals("parts")) {
-      b.partSize(256 << 10);
-    }
     WriteReceipt w;
-    try (RafeStore writer = b.build()) {
+    try (RafeStore writer = laidOut(config2(h, ProtocolMode.FAST), layout).build()) {
       w = h.run(writer.write(KEY, bytes(1 << 20, 25)));
     }
     h.scheduler.advance(Duration.ofSeconds(30));
@@ -490,12 +501,7 @@ class AnticipatedReadTest {
       assertThat(since(store, before, CloudStats::gets, "p0"))
           .as("no readM on p0 (metadata only)")
           .isZero();
-      assertThat(since(store, before, CloudStats::cancelled, "p1", "p2", "p3"))
-          .as("data gets cancelled at the timeout")
-          .isPositive();
-      assertThat(since(store, before, CloudStats::bytesDown, "p1", "p2", "p3"))
-          .as("bytes downloaded from the holders")
-          .isLessThan(1 << 20);
+      fetchStopped(store, before);
     }
   }
 

@@ -49,16 +49,8 @@ class OperationTimeoutTest {
                     i -> io.rafestore.clouds.MemoryCloud.withMultipart("p" + i, 1024, 10_000)))
             : AnticipatedReadTest.table1();
     RafeStore.Builder b =
-        AnticipatedReadTest.config2(h, mode).operationTimeout(Duration.ofSeconds(2));
-    if (layout.contains("parts")) {
-      b.partSize(256 << 10);
-    }
-    if (layout.contains("coded")) {
-      b.erasureCoding(2);
-    }
-    if (layout.contains("sealed")) {
-      b.encryptValues(true);
-    }
+        AnticipatedReadTest.laidOut(
+            AnticipatedReadTest.config2(h, mode).operationTimeout(Duration.ofSeconds(2)), layout);
     try (RafeStore store = b.build()) {
       Map<String, CloudStats> before = store.stats();
       CompletableFuture<WriteReceipt> write =

@@ -68,10 +68,14 @@ final class Repairs {
       return result;
     }
 
-    /** Asks the next source there is, and arms the hedge after it; fails when none is left. */
+    /**
+     * Asks the next source there is, and arms the hedge after it if another is left; fails when
+     * none is left and none is still out.
+     */
     private void ask() {
       Cloud c = null;
       boolean exhausted = false;
+      boolean more;
       synchronized (this) {
         if (result.isDone()) {
           return;
@@ -82,6 +86,7 @@ final class Repairs {
         if (c == null) {
           exhausted = inFlight.isEmpty();
         }
+        more = next < sources.size();
       }
       if (c == null) {
         if (exhausted) {
@@ -101,7 +106,9 @@ final class Repairs {
         request.cancel(true);
         return;
       }
-      armHedge(c.id());
+      if (more) {
+        armHedge(c.id());
+      }
       String id = c.id();
       Futures.onEnd(request, (b, e) -> answered(id, check, request, e == null ? b : null));
     }
