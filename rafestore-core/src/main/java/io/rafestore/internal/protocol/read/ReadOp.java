@@ -194,12 +194,9 @@ public final class ReadOp {
           observed(
               ctx,
               trace,
-              spec.own(Layouts.of(known).read(ValueRead.ofEntry(ctx, key, version, known)))
-                  .exceptionallyCompose(
-                      e ->
-                          spec.hasEnded()
-                              ? CompletableFuture.failedFuture(e)
-                              : version(ctx, trace, spec, key, version))));
+              spec.ownOrElse(
+                  Layouts.of(known).read(ValueRead.ofEntry(ctx, key, version, known)),
+                  () -> version(ctx, trace, spec, key, version))));
     }
     Speculation spec = Speculation.of(ctx, key, version, 0);
     return ended(spec, observed(ctx, trace, version(ctx, trace, spec, key, version)));
@@ -273,14 +270,10 @@ public final class ReadOp {
       return ended(
           spec,
           trace.observe(
-              spec.own(
-                      Layouts.of(known)
-                          .range(ValueRead.ofEntry(ctx, key, version, known), offset, length))
-                  .exceptionallyCompose(
-                      e ->
-                          spec.hasEnded()
-                              ? CompletableFuture.failedFuture(e)
-                              : rangeByReadM(ctx, trace, spec, key, version, offset, length))));
+              spec.ownOrElse(
+                  Layouts.of(known)
+                      .range(ValueRead.ofEntry(ctx, key, version, known), offset, length),
+                  () -> rangeByReadM(ctx, trace, spec, key, version, offset, length))));
     }
     Speculation spec = Speculation.of(ctx, key, version, offset);
     return ended(spec, trace.observe(rangeByReadM(ctx, trace, spec, key, version, offset, length)));

@@ -210,8 +210,23 @@ final class Speculation {
     return fetch;
   }
 
-  /** Whether the read has ended ({@link #end}): it starts nothing more. */
-  synchronized boolean hasEnded() {
+  /**
+   * {@code fetch}, owned ({@link #own}); if it fails, the future {@code instead} gives (the read
+   * tier's read by a known entry falling back to readM), unless the read has ended by then: then
+   * the failure stands, since nothing of a read starts after its end.
+   */
+  <T> java.util.concurrent.CompletableFuture<T> ownOrElse(
+      java.util.concurrent.CompletableFuture<T> fetch,
+      java.util.function.Supplier<java.util.concurrent.CompletableFuture<T>> instead) {
+    return own(fetch)
+        .exceptionallyCompose(
+            e ->
+                hasEnded()
+                    ? java.util.concurrent.CompletableFuture.failedFuture(e)
+                    : instead.get());
+  }
+
+  private synchronized boolean hasEnded() {
     return ended;
   }
 
